@@ -1,0 +1,2 @@
+//! The native CLI (in progress).
+fn main() {}

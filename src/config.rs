@@ -1,0 +1,249 @@
+//! Run configuration: one flat, serde-friendly struct shared by the CLI, the URL state
+//! and the wasm API, plus validation that names the field, the value and what is allowed.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use crate::timing::EnginePreset;
+
+/// How arrival times are drawn for a synthetic workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalModel {
+    /// Exponential inter-arrival times (a Poisson process).
+    Poisson,
+    /// Evenly spaced arrivals, exactly 1/rate apart.
+    Deterministic,
+    /// Gamma inter-arrival times with shape = burstiness (1.0 is Poisson, lower is burstier).
+    Gamma,
+}
+
+/// Routing policy of the fleet's router.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// The deployed KV router's cost: overlap weight x missed blocks + load.
+    Kv,
+    /// Consistent hashing of the leading block on a ring with virtual nodes.
+    PrefixAware,
+    /// Replicas in turn.
+    RoundRobin,
+    /// A seeded uniform pick.
+    Random,
+}
+
+impl Policy {
+    /// Every policy, in the order the report and the page list them.
+    pub const ALL: [Policy; 4] = [
+        Policy::RoundRobin,
+        Policy::Random,
+        Policy::PrefixAware,
+        Policy::Kv,
+    ];
+
+    /// The name used on the command line and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Kv => "kv",
+            Policy::PrefixAware => "prefix_aware",
+            Policy::RoundRobin => "round_robin",
+            Policy::Random => "random",
+        }
+    }
+
+    /// Parses a policy name (`kv`, `prefix_aware`, `round_robin`, `random`).
+    pub fn parse(text: &str) -> Result<Policy, ConfigError> {
+        Policy::ALL
+            .into_iter()
+            .find(|p| p.name() == text)
+            .ok_or_else(|| {
+                ConfigError::new(
+                    "routing",
+                    text,
+                    "one of kv, prefix_aware, round_robin, random",
+                )
+            })
+    }
+}
+
+impl ArrivalModel {
+    /// The name used on the command line and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArrivalModel::Poisson => "poisson",
+            ArrivalModel::Deterministic => "deterministic",
+            ArrivalModel::Gamma => "gamma",
+        }
+    }
+
+    /// Parses an arrival model name.
+    pub fn parse(text: &str) -> Result<ArrivalModel, ConfigError> {
+        match text {
+            "poisson" => Ok(ArrivalModel::Poisson),
+            "deterministic" => Ok(ArrivalModel::Deterministic),
+            "gamma" => Ok(ArrivalModel::Gamma),
+            _ => Err(ConfigError::new(
+                "arrival_model",
+                text,
+                "one of poisson, deterministic, gamma",
+            )),
+        }
+    }
+}
+
+/// How requests pick a prefix from the pool.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Popularity {
+    /// Every prefix equally likely.
+    Uniform,
+    /// Prefix i (from 0) has weight 1/(i+1)^s, s > 0.
+    Zipf(f64),
+    /// Prefix 0 takes this share of all requests; the rest share the remainder evenly.
+    Hot(f64),
+}
+
+impl Popularity {
+    /// Parses `uniform`, `zipf:S` (S > 0) or `hot:SHARE` (0 <= SHARE <= 1).
+    pub fn parse(text: &str) -> Result<Popularity, ConfigError> {
+        let allowed = "uniform, zipf:S with S > 0 (e.g. zipf:1.1), or hot:SHARE with 0 <= SHARE <= 1 (e.g. hot:0.85)";
+        let bad = || ConfigError::new("prefix_popularity", text, allowed);
+        if text == "uniform" {
+            return Ok(Popularity::Uniform);
+        }
+        let (kind, value) = text.split_once(':').ok_or_else(bad)?;
+        let number: f64 = value.trim().parse().map_err(|_| bad())?;
+        match kind {
+            "zipf" if number.is_finite() && number > 0.0 => Ok(Popularity::Zipf(number)),
+            "hot" if (0.0..=1.0).contains(&number) => Ok(Popularity::Hot(number)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for Popularity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Popularity::Uniform => write!(f, "uniform"),
+            Popularity::Zipf(s) => write!(f, "zipf:{s}"),
+            Popularity::Hot(share) => write!(f, "hot:{share}"),
+        }
+    }
+}
+
+/// A configuration error: which field, what value it had, and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Field name in snake_case (the CLI flag is `--des-` plus it with dashes, mostly).
+    pub field: String,
+    /// The offending value, as text.
+    pub value: String,
+    /// What the field accepts.
+    pub allowed: String,
+}
+
+impl ConfigError {
+    /// Builds an error for `field` holding `value`, which must be `allowed`.
+    pub fn new(field: &str, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
+        ConfigError {
+            field: field.to_string(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid {}: got {}; allowed: {}",
+            self.field, self.value, self.allowed
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// One simulation run. Field names match the CLI flags (`--des-num-requests` is
+/// `num_requests`) and the page's URL keys. Units are at the end of names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The one seed that drives every random stream.
+    pub seed: u64,
+    /// Offered request rate, requests per second.
+    pub request_rate: f64,
+    /// Arrival process.
+    pub arrival_model: ArrivalModel,
+    /// Gamma shape for `gamma` arrivals (1.0 = Poisson, lower = burstier).
+    pub burstiness: f64,
+    /// Number of synthetic requests.
+    pub num_requests: u32,
+    /// Mean prompt length, tokens (prefix included).
+    pub input_len: u32,
+    /// Mean output length, tokens.
+    pub output_len: u32,
+    /// Lengths are drawn uniformly in [len x (1 - r), len x (1 + r)].
+    pub range_ratio: f64,
+    /// Number of distinct shared prefixes in the pool (0 = every prompt unique).
+    pub num_prefixes: u32,
+    /// Length of every shared prefix, tokens.
+    pub prefix_len: u32,
+    /// `uniform`, `zipf:S` or `hot:SHARE`.
+    pub prefix_popularity: String,
+    /// Number of engine replicas behind the router.
+    pub instances: u32,
+    /// Routing policy.
+    pub routing: Policy,
+    /// `kv` policy: weight of missed blocks against load (0 = pure load balance).
+    pub overlap_weight: f64,
+    /// Tokens per KV block (the unit of matching and eviction).
+    pub block_size: u32,
+    /// KV capacity per replica in blocks; `None` means unbounded.
+    pub kv_blocks: Option<u64>,
+    /// Concurrency slots: most requests running at once per replica.
+    pub max_batch: u32,
+    /// Prefill token budget per engine step (chunked prefill).
+    pub max_batched_tokens: u32,
+    /// Engine timing preset.
+    pub engine: EnginePreset,
+    /// Custom timing (used when `engine` is `custom`): fixed cost per step, microseconds.
+    pub step_fixed_us: f64,
+    /// Custom timing: cost per prefill token, microseconds.
+    pub prefill_token_us: f64,
+    /// Custom timing: cost per decoding sequence per step, microseconds.
+    pub decode_seq_us: f64,
+    /// Custom timing: cost per KV token read by decode attention, nanoseconds.
+    pub kv_read_token_ns: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let custom = EnginePreset::Llama3_8bH100.timing();
+        Config {
+            seed: 42,
+            request_rate: 6.0,
+            arrival_model: ArrivalModel::Poisson,
+            burstiness: 1.0,
+            num_requests: 200,
+            input_len: 4096,
+            output_len: 256,
+            range_ratio: 0.0,
+            num_prefixes: 8,
+            prefix_len: 2048,
+            prefix_popularity: "uniform".to_string(),
+            instances: 4,
+            routing: Policy::Kv,
+            overlap_weight: 1.0,
+            block_size: 512,
+            kv_blocks: None,
+            max_batch: 256,
+            max_batched_tokens: 8192,
+            engine: EnginePreset::Llama3_8bH100,
+            step_fixed_us: custom.step_fixed_us,
+            prefill_token_us: custom.prefill_token_us,
+            decode_seq_us: custom.decode_seq_us,
+            kv_read_token_ns: custom.kv_read_token_ns,
+        }
+    }
+}

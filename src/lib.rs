@@ -1,0 +1,40 @@
+//! kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache.
+//!
+//! The pipeline, a pure core with thin edges:
+//!
+//! ```text
+//! Config --validate--> Workload (synthetic | trace)        config, params, workload, trace
+//!                         | requests in arrival order
+//!                         v
+//!            event loop (integer µs, ordered by (time, seq))   sim
+//!              | Arrival -> Router.pick(request, views) -> Replica   router
+//!              | Step    -> Replica: admit (cache lookup, pin),    engine, cache, timing
+//!              |            prefill, decode (closed form), complete
+//!              v
+//!           Recorder -> Report (summary, per-replica, series)   metrics, report
+//!                         |- text report (CLI)  |- JSON (CLI, wasm)
+//! ```
+//!
+//! `api` is the string-in, string-out surface shared by the CLI, the wasm bindings
+//! (`wasm`, only on wasm32) and the tests.
+
+pub mod api;
+pub mod cache;
+pub mod config;
+pub mod engine;
+pub mod metrics;
+pub mod params;
+pub mod report;
+pub mod rng;
+pub mod router;
+pub mod sim;
+pub mod timing;
+pub mod trace;
+pub mod workload;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use config::{ArrivalModel, Config, ConfigError, Policy, Popularity};
+pub use report::Report;
+pub use workload::Request;

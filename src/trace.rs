@@ -1,0 +1,1 @@
+//! Trace sources (Mooncake JSONL, workload CSV/JSONL): streaming parsers, export and analysis.
