@@ -30,3 +30,39 @@ pub fn run_trace_json(config_json: &str, trace_text: &str, name: &str) -> Result
     let _ = (config_json, trace_text, name);
     Err("not implemented yet".to_string())
 }
+
+/// A run that can be advanced a slice at a time, so a caller (the page's worker) can show
+/// progress and cancel between slices.
+pub struct Job {
+    _private: (),
+}
+
+impl Job {
+    /// Prepares a synthetic run from a JSON config.
+    pub fn synthetic(config_json: &str) -> Result<Job, String> {
+        let _ = config_json;
+        Err("not implemented yet".to_string())
+    }
+
+    /// Prepares a Mooncake trace replay (trace given as JSONL text).
+    pub fn trace(config_json: &str, trace_text: &str, name: &str) -> Result<Job, String> {
+        let _ = (config_json, trace_text, name);
+        Err("not implemented yet".to_string())
+    }
+
+    /// Processes up to `max_events` events; returns true once the run has finished.
+    pub fn advance(&mut self, max_events: u32) -> bool {
+        let _ = max_events;
+        true
+    }
+
+    /// Share of the work done, 0.0 to 1.0.
+    pub fn progress(&self) -> f64 {
+        1.0
+    }
+
+    /// The report as JSON (runs to the end first if needed).
+    pub fn report_json(&mut self) -> String {
+        "{}".to_string()
+    }
+}
