@@ -1,0 +1,227 @@
+// www/js/charts.js: the four result charts (Chart.js 4, loaded as a UMD global), created once and
+// updated in place from each report. Replica i has the same colour in every chart.
+
+import { replicaColor, themeInk, pct, num } from './format.js';
+
+const MAX_LEGEND = 10;
+
+export function applyChartDefaults() {
+  const t = themeInk();
+  const C = window.Chart;
+  C.defaults.color = t.muted;
+  C.defaults.borderColor = t.line;
+  C.defaults.font.family = getComputedStyle(document.body).fontFamily;
+  C.defaults.font.size = 12;
+  C.defaults.animation = false;          // results follow the slider; no tweening between runs
+  C.defaults.responsive = true;
+  C.defaults.maintainAspectRatio = false;
+  C.defaults.plugins.tooltip.intersect = false;
+  C.defaults.plugins.legend.labels.boxWidth = 12;
+  C.defaults.plugins.legend.labels.boxHeight = 12;
+}
+
+const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
+const replicaLabel = (i) => `R${i}`;
+
+// Draws the fleet hit rate (dashed line) and the per-replica min–max band across the hit-rate chart.
+const fleetBand = {
+  id: 'fleetBand',
+  beforeDatasetsDraw(chart, _args, o) {
+    if (!o || o.min === undefined) return;
+    const { ctx, chartArea: a, scales: { y } } = chart;
+    const top = y.getPixelForValue(o.max), bottom = y.getPixelForValue(o.min);
+    ctx.save();
+    ctx.fillStyle = o.band;
+    ctx.fillRect(a.left, top, a.right - a.left, Math.max(1, bottom - top));
+    ctx.restore();
+  },
+  afterDatasetsDraw(chart, _args, o) {
+    if (!o || o.fleet === undefined) return;
+    const { ctx, chartArea: a, scales: { y } } = chart;
+    const py = y.getPixelForValue(o.fleet);
+    ctx.save();
+    ctx.strokeStyle = o.ink;
+    ctx.lineWidth = 2;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath(); ctx.moveTo(a.left, py); ctx.lineTo(a.right, py); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.font = `600 12px ${window.Chart.defaults.font.family}`;
+    const label = `fleet ${o.fleet.toFixed(1)}%  ·  spread ${o.min.toFixed(0)}–${o.max.toFixed(0)}%`;
+    const w = ctx.measureText(label).width + 10;
+    const ly = py - 20 < a.top ? py + 4 : py - 20;
+    ctx.fillStyle = o.panel;
+    ctx.globalAlpha = 0.85;
+    ctx.fillRect(a.right - w, ly, w, 16);
+    ctx.globalAlpha = 1;
+    ctx.fillStyle = o.ink;
+    ctx.textBaseline = 'top';
+    ctx.fillText(label, a.right - w + 5, ly + 2);
+    ctx.restore();
+  },
+};
+
+export class Charts {
+  constructor(ids) {
+    this.ids = ids;
+    this.charts = {};
+    this.create();
+  }
+
+  destroy() { for (const c of Object.values(this.charts)) c.destroy(); this.charts = {}; }
+
+  create() {
+    const C = window.Chart;
+    const t = themeInk();
+    const get = (k) => document.getElementById(this.ids[k]);
+
+    this.charts.hit = new C(get('hit'), {
+      type: 'bar',
+      data: { labels: [], datasets: [{ label: 'Hit rate (% of requests)', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56 }] },
+      plugins: [fleetBand],
+      options: {
+        plugins: { legend: { display: false }, fleetBand: {},
+          tooltip: { callbacks: { label: (c) => ` ${c.parsed.y.toFixed(1)}% of its requests hit the cache` } } },
+        scales: {
+          x: { title: axisTitle('Replica'), grid: { display: false } },
+          y: { min: 0, max: 100, title: axisTitle('Requests with a cache hit (%)'), ticks: { callback: (v) => `${v}%` } },
+        },
+      },
+    });
+
+    this.charts.load = new C(get('load'), {
+      type: 'bar',
+      data: { labels: [], datasets: [
+        { type: 'bar', label: 'Requests routed', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56, yAxisID: 'y', order: 2 },
+        { type: 'line', label: 'Busy (% of run)', data: [], yAxisID: 'y1', borderColor: t.ink, backgroundColor: t.ink,
+          pointRadius: 4, pointHoverRadius: 6, pointStyle: 'rectRot', showLine: false, order: 1 },
+      ] },
+      options: {
+        plugins: {
+          legend: { labels: { generateLabels: (chart) => [
+            { text: 'Requests routed (bars)', fillStyle: themeInk().muted, strokeStyle: themeInk().muted, lineWidth: 0, datasetIndex: 0, fontColor: themeInk().muted },
+            { text: 'Busy, % of run (◆)', fillStyle: themeInk().ink, strokeStyle: themeInk().ink, pointStyle: 'rectRot', datasetIndex: 1, fontColor: themeInk().muted },
+          ] } },
+          tooltip: { callbacks: { label: (c) => c.datasetIndex === 0 ? ` ${c.parsed.y} requests` : ` busy ${c.parsed.y.toFixed(1)}% of the run` } },
+        },
+        scales: {
+          x: { title: axisTitle('Replica'), grid: { display: false } },
+          y: { beginAtZero: true, title: axisTitle('Requests routed'), ticks: { precision: 0 } },
+          y1: { position: 'right', min: 0, max: 100, title: axisTitle('Busy (% of run)'), grid: { display: false }, ticks: { callback: (v) => `${v}%` } },
+        },
+      },
+    });
+
+    this.charts.latency = new C(get('latency'), {
+      type: 'line',
+      data: { datasets: [
+        { label: 'TTFT (time to first token)', data: [], borderColor: t.accent, backgroundColor: t.accent, borderWidth: 2.5, pointRadius: 0, tension: 0 },
+        { label: 'End-to-end (whole answer)', data: [], borderColor: t.warn, backgroundColor: t.warn, borderWidth: 2.5, borderDash: [7, 4], pointRadius: 0, tension: 0 },
+      ] },
+      options: {
+        parsing: false,
+        interaction: { mode: 'nearest', axis: 'y', intersect: false },
+        plugins: { tooltip: { callbacks: { label: (c) => ` ${c.dataset.label.split(' (')[0]}: ${c.parsed.y.toFixed(0)}% of requests within ${fmtMs(c.parsed.x)}` } } },
+        scales: {
+          x: { type: 'logarithmic', title: axisTitle('Latency (ms, log scale)'),
+            ticks: { maxRotation: 0, autoSkip: true, callback: (v) => logTick(v) } },
+          y: { min: 0, max: 100, title: axisTitle('Requests at or below (%)'), ticks: { callback: (v) => `${v}%` } },
+        },
+      },
+    });
+
+    const timeChart = (canvas, yTitle) => new C(canvas, {
+      type: 'line',
+      data: { datasets: [] },
+      options: {
+        parsing: false,
+        normalized: true,
+        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        plugins: { legend: { position: 'right', labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } } },
+          tooltip: { callbacks: { title: (items) => items.length ? `t = ${items[0].parsed.x.toFixed(1)} s` : '' } } },
+        scales: {
+          x: { type: 'linear', min: 0, title: axisTitle('Time (s)') },
+          y: { beginAtZero: true, title: axisTitle(yTitle), ticks: { precision: 0 } },
+        },
+      },
+    });
+    this.charts.queue = timeChart(get('queue'), 'Waiting (requests)');
+    this.charts.cache = timeChart(get('cache'), 'Cache (blocks)');
+  }
+
+  /** Redraws every chart from a report. */
+  update(report) {
+    const per = report.per_instance || [];
+    const n = per.length;
+    const labels = per.map((r) => replicaLabel(r.index ?? 0));
+    const colors = per.map((r) => replicaColor(r.index ?? 0));
+    const s = report.summary || {};
+    const t = themeInk();
+
+    const hit = this.charts.hit;
+    hit.data.labels = labels;
+    hit.data.datasets[0].data = per.map((r) => (r.hit_rate_requests ?? 0) * 100);
+    hit.data.datasets[0].backgroundColor = colors;
+    hit.options.plugins.fleetBand = {
+      fleet: (s.hit_rate_requests ?? 0) * 100,
+      min: (s.hit_rate_instance_min ?? 0) * 100,
+      max: (s.hit_rate_instance_max ?? 0) * 100,
+      ink: t.ink, panel: t.panel, band: hexAlpha(t.muted, 0.16),
+    };
+    hit.update('none');
+    setLabel(hit, `Hit rate per replica. Fleet ${pct(s.hit_rate_requests)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_requests, 0)}`).join(', ')}.`);
+
+    const load = this.charts.load;
+    load.data.labels = labels;
+    load.data.datasets[0].data = per.map((r) => r.requests ?? 0);
+    load.data.datasets[0].backgroundColor = colors;
+    load.data.datasets[1].data = per.map((r) => (r.busy_share ?? 0) * 100);
+    load.update('none');
+    setLabel(load, `Requests per replica: ${per.map((r, i) => `${labels[i]} ${r.requests} (busy ${pct(r.busy_share, 0)})`).join(', ')}.`);
+
+    const cdf = report.latency_cdf || { q: [], ttft_ms: [], e2e_ms: [] };
+    const pts = (arr) => (arr || []).map((x, i) => ({ x: Math.max(x, 0.01), y: cdf.q[i] * 100 }));
+    const lat = this.charts.latency;
+    lat.data.datasets[0].data = pts(cdf.ttft_ms);
+    lat.data.datasets[1].data = pts(cdf.e2e_ms);
+    lat.update('none');
+    setLabel(lat, `Latency: TTFT p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; end-to-end p50 ${fmtMs(s.e2e_ms_p50)}, p99 ${fmtMs(s.e2e_ms_p99)}.`);
+
+    const series = report.series || {};
+    const ts = series.t_s || [];
+    for (const [key, field] of [['queue', 'queue'], ['cache', 'cache_blocks']]) {
+      const ch = this.charts[key];
+      const rows = series[field] || [];
+      ch.data.datasets = rows.map((row, i) => ({
+        label: replicaLabel(i),
+        data: row.map((v, j) => ({ x: ts[j], y: v })),
+        borderColor: replicaColor(i), backgroundColor: replicaColor(i),
+        borderWidth: n > 16 ? 1 : 1.75, pointRadius: 0, stepped: true,
+      }));
+      ch.options.plugins.legend.display = rows.length > 1 && rows.length <= MAX_LEGEND;
+      ch.options.scales.x.max = ts.length ? ts[ts.length - 1] : undefined;
+      ch.update('none');
+    }
+    const peak = (rows) => Math.max(0, ...(rows || []).map((r) => Math.max(0, ...r.filter(Number.isFinite))));
+    setLabel(this.charts.queue, `Queue depth over time; the deepest queue reached ${num(peak(series.queue))} requests.`);
+    setLabel(this.charts.cache, `Cache occupancy over time; the fullest replica held ${num(peak(series.cache_blocks))} blocks.`);
+  }
+}
+
+function setLabel(chart, text) { chart.canvas.setAttribute('aria-label', text); }
+
+export function fmtMs(x) {
+  if (!Number.isFinite(x)) return '–';
+  return x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 10 ? 1 : 0)} ms`;
+}
+
+function logTick(v) {
+  const e = Math.log10(v);
+  if (Math.abs(e - Math.round(e)) > 1e-9 && ![2, 5].includes(Math.round(v / 10 ** Math.floor(e)))) return '';
+  return v >= 1000 ? `${v / 1000} s` : `${v} ms`;
+}
+
+export function hexAlpha(color, a) {
+  const m = /^#([0-9a-f]{6})$/i.exec(color);
+  if (!m) return color;
+  return `#${m[1]}${Math.round(a * 255).toString(16).padStart(2, '0')}`;
+}

@@ -1,0 +1,290 @@
+// www/js/controls.js: builds the settings panel from the simulator's params_json (label, live readout
+// with unit, help on hover and focus, per-field error slot), and keeps it in step with the config.
+
+import { compact } from './format.js';
+
+// Presentation only: which group a parameter sits in and which groups start open. Parameters the
+// simulator adds later land in "More" with a generic control, so the page never needs to know them all.
+const GROUPS = [
+  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'routing', 'overlap_weight'] },
+  { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size'] },
+  { id: 'prefixes', title: 'Shared prefixes', open: true, essential: true, names: ['num_prefixes', 'prefix_len', 'prefix_popularity'] },
+  { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'num_requests', 'arrival_model', 'burstiness', 'input_len', 'output_len', 'range_ratio'] },
+  { id: 'engine', title: 'Engine', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
+  { id: 'run', title: 'Randomness', open: true, names: ['seed'] },
+];
+
+/** Parameters a trace replaces (disabled while a trace is the workload). */
+export const SYNTHETIC_ONLY = ['request_rate', 'num_requests', 'arrival_model', 'burstiness', 'input_len',
+  'output_len', 'range_ratio', 'num_prefixes', 'prefix_len', 'prefix_popularity'];
+
+const SHOWN_WHEN = {
+  overlap_weight: (c) => c.routing === 'kv',
+  burstiness: (c) => c.arrival_model === 'gamma',
+  step_fixed_us: (c) => c.engine === 'custom',
+  prefill_token_us: (c) => c.engine === 'custom',
+  decode_seq_us: (c) => c.engine === 'custom',
+  kv_read_token_ns: (c) => c.engine === 'custom',
+};
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
+function decimals(step) {
+  const s = String(step);
+  return s.includes('.') ? s.length - s.indexOf('.') - 1 : 0;
+}
+
+function snap(v, p) {
+  const step = p.step || (p.kind === 'float' ? 0.01 : 1);
+  const base = Number.isFinite(p.min) ? p.min : 0;
+  const out = base + Math.round((v - base) / step) * step;
+  return +out.toFixed(decimals(step));
+}
+
+/** The values a slider steps through: null for a plain linear slider, else a sorted "nice" list. */
+function valueList(p) {
+  const step = p.step || (p.kind === 'float' ? 0.01 : 1);
+  const span = (p.max - p.min) / step;
+  if (!p.log && span <= 400) return null;
+  const lo = p.min, hi = Math.min(p.max, MAX_SAFE);
+  const set = new Set();
+  const add = (v) => { if (v >= lo && v <= hi) set.add(snap(v, p)); };
+  add(lo); add(hi);
+  if (p.default !== null && p.default !== undefined) add(p.default);
+  if (p.kind !== 'float') for (let v = Math.max(lo, 1); v <= Math.min(hi, 16); v++) add(v);
+  for (let e = -3; e <= 15; e++) for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8]) add(m * 10 ** e);
+  for (let e = 0; e < 50; e++) add(2 ** e);
+  return [...set].filter((v) => v >= lo && v <= hi).sort((a, b) => a - b);
+}
+
+export function formatValue(p, v) {
+  if (v === null || v === undefined) return p.kind === 'optional_int' ? 'unbounded' : '–';
+  if (typeof v !== 'number') return String(v);
+  const unit = p.unit ? ` ${p.unit}` : '';
+  return `${compact(v)}${unit}`;
+}
+
+class Slider {
+  constructor(p, onInput) {
+    this.p = p;
+    this.list = valueList(p);
+    const attrs = { type: 'range', id: `in-${p.name}`, name: p.name, 'data-testid': `input-${p.name}` };
+    if (this.list) Object.assign(attrs, { min: 0, max: this.list.length - 1, step: 1 });
+    else Object.assign(attrs, { min: p.min, max: p.max, step: p.step || 'any' });
+    this.input = el('input', attrs);
+    this.input.addEventListener('input', () => onInput(this.value()));
+  }
+  value() {
+    const raw = Number(this.input.value);
+    return this.list ? this.list[raw] : snap(raw, this.p);
+  }
+  set(v) {
+    if (this.list) {
+      if (!this.list.includes(v)) {
+        this.list = [...this.list, v].sort((a, b) => a - b);
+        this.input.max = String(this.list.length - 1);
+      }
+      this.input.value = String(this.list.indexOf(v));
+    } else {
+      this.input.value = String(v);
+    }
+    this.input.setAttribute('aria-valuetext', formatValue(this.p, v));
+  }
+}
+
+export class Controls {
+  constructor(form, params, onChange) {
+    this.form = form;
+    this.params = params;
+    this.byName = new Map(params.map((p) => [p.name, p]));
+    this.onChange = onChange;
+    this.fields = new Map(); // name -> {root, readout, error, set(v), inputs: []}
+    this.build();
+  }
+
+  build() {
+    const placed = new Set();
+    const groups = GROUPS.map((g) => ({ ...g, names: g.names.filter((n) => this.byName.has(n)) }));
+    const rest = this.params.map((p) => p.name).filter((n) => !GROUPS.some((g) => g.names.includes(n)));
+    if (rest.length) groups.push({ id: 'more', title: 'More', open: false, names: rest });
+    for (const g of groups) {
+      if (!g.names.length) continue;
+      const body = el('div', { class: 'group-body' });
+      const det = el('details', { class: `group${g.essential ? ' essential' : ''}`, id: `group-${g.id}`, open: g.open },
+        el('summary', { text: g.title }), body);
+      for (const name of g.names) {
+        if (placed.has(name)) continue;
+        placed.add(name);
+        body.append(this.field(this.byName.get(name)));
+      }
+      this.form.append(det);
+    }
+    this.form.addEventListener('submit', (e) => e.preventDefault());
+  }
+
+  emit(name, value) {
+    const f = this.fields.get(name);
+    if (f && f.readout) f.readout.textContent = formatValue(this.byName.get(name), value);
+    this.onChange(name, value);
+  }
+
+  field(p) {
+    const id = `in-${p.name}`;
+    const help = el('p', { class: 'help on-focus', id: `help-${p.name}`, text: p.help || '' });
+    const error = el('p', { class: 'field-error', id: `err-${p.name}`, 'data-testid': `error-${p.name}`, hidden: true });
+    const readout = el('output', { for: id, id: `out-${p.name}`, 'data-testid': `readout-${p.name}` });
+    let root, set, inputs;
+
+    if (p.kind === 'choice' && p.name === 'routing') {
+      root = el('fieldset', { class: 'field' });
+      const seg = el('div', { class: 'seg', role: 'radiogroup' });
+      inputs = p.choices.map((c) => {
+        const r = el('input', { type: 'radio', name: p.name, value: c, id: `${id}-${c}`, 'data-testid': `input-${p.name}-${c}` });
+        r.addEventListener('change', () => r.checked && this.emit(p.name, c));
+        seg.append(el('label', { for: `${id}-${c}`, title: p.help }, r, el('span', { text: c })));
+        return r;
+      });
+      root.append(el('div', { class: 'field-top' }, el('legend', { text: p.label }), readout), seg);
+      set = (v) => inputs.forEach((r) => { r.checked = r.value === v; });
+    } else if (p.kind === 'choice') {
+      const s = el('select', { id, name: p.name, 'data-testid': `input-${p.name}` });
+      for (const c of p.choices) s.append(el('option', { value: c, text: c }));
+      s.addEventListener('change', () => this.emit(p.name, s.value));
+      inputs = [s];
+      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), s);
+      set = (v) => { s.value = v; };
+    } else if (p.name === 'seed') {
+      const n = el('input', { type: 'number', id, name: p.name, min: p.min ?? 0, max: Math.min(p.max ?? MAX_SAFE, MAX_SAFE), step: 1, inputmode: 'numeric', 'data-testid': `input-${p.name}` });
+      const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': 'reroll', title: 'Pick a new random seed', text: '🎲 Re-roll' });
+      n.addEventListener('change', () => {
+        const v = Number(n.value);
+        if (n.value.trim() !== '' && Number.isSafeInteger(v) && v >= (p.min ?? 0)) this.emit(p.name, v);
+        else this.showError(p.name, `Seed must be a whole number from ${p.min ?? 0} to ${MAX_SAFE}.`);
+      });
+      roll.addEventListener('click', () => {
+        const v = crypto.getRandomValues(new Uint32Array(1))[0];
+        n.value = String(v);
+        this.emit(p.name, v);
+      });
+      inputs = [n, roll];
+      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
+      set = (v) => { n.value = String(v); };
+    } else if (p.kind === 'int' || p.kind === 'float') {
+      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); });
+      inputs = [sl.input];
+      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input);
+      set = (v) => sl.set(v);
+    } else if (p.kind === 'optional_int') {
+      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); });
+      const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `input-${p.name}-unbounded` });
+      let lastBounded = Math.min(p.max, Math.max(p.min, 64));
+      box.addEventListener('change', () => {
+        sl.input.disabled = box.checked;
+        this.emit(p.name, box.checked ? null : lastBounded);
+      });
+      sl.input.addEventListener('input', () => { lastBounded = sl.value(); });
+      inputs = [sl.input, box];
+      root = el('div', { class: 'field' },
+        el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout),
+        sl.input,
+        el('label', { class: 'check', for: `${id}-unbounded` }, box, document.createTextNode('Unbounded (no evictions: the ceiling)')));
+      set = (v) => {
+        box.checked = v === null;
+        sl.input.disabled = v === null;
+        if (v !== null) lastBounded = v;
+        sl.set(lastBounded);
+      };
+    } else if (p.name === 'prefix_popularity') {
+      ({ root, set, inputs } = this.popularity(p, id, readout));
+    } else {
+      const t = el('input', { type: 'text', id, name: p.name, spellcheck: 'false', 'data-testid': `input-${p.name}` });
+      t.addEventListener('change', () => this.emit(p.name, t.value.trim()));
+      inputs = [t];
+      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), t);
+      set = (v) => { t.value = v ?? ''; };
+    }
+    root.id = `field-${p.name}`;
+    root.dataset.testid = `field-${p.name}`;
+    if (p.help) root.title = p.help;
+    for (const i of inputs) i.setAttribute('aria-describedby', `help-${p.name} err-${p.name}`);
+    root.append(help, error);
+    this.fields.set(p.name, { root, readout, error, set, inputs });
+    return root;
+  }
+
+  // prefix_popularity is text ("uniform", "zipf:S", "hot:SHARE"): shown as a kind picker plus a slider.
+  popularity(p, id, readout) {
+    const kind = el('select', { id, 'data-testid': `input-${p.name}` });
+    for (const [v, t] of [['uniform', 'uniform: every prefix equally likely'], ['zipf', 'zipf: a few prefixes dominate'], ['hot', 'hot: one prefix takes a share']]) {
+      kind.append(el('option', { value: v, text: t }));
+    }
+    const amount = el('input', { type: 'range', id: `${id}-amount`, 'data-testid': `input-${p.name}-amount`, 'aria-label': 'Popularity parameter' });
+    const amountLabel = el('label', { for: `${id}-amount`, class: 'help' });
+    const remembered = { zipf: 1.1, hot: 0.85 };
+    const compose = () => kind.value === 'uniform' ? 'uniform' : `${kind.value}:${+Number(amount.value).toFixed(2)}`;
+    const layout = () => {
+      const k = kind.value;
+      amount.hidden = amountLabel.hidden = k === 'uniform';
+      if (k === 'zipf') { amount.min = '0.05'; amount.max = '3'; amount.step = '0.05'; amountLabel.textContent = 'Zipf exponent S (higher = more skewed)'; }
+      if (k === 'hot') { amount.min = '0'; amount.max = '1'; amount.step = '0.05'; amountLabel.textContent = 'Share of requests on the hot prefix'; }
+      if (k !== 'uniform') amount.value = String(remembered[k]);
+    };
+    kind.addEventListener('change', () => { layout(); this.emit(p.name, compose()); });
+    amount.addEventListener('input', () => { remembered[kind.value] = Number(amount.value); this.emit(p.name, compose()); });
+    const root = el('div', { class: 'field' },
+      el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), kind, amountLabel, amount);
+    const set = (v) => {
+      const m = /^(zipf|hot):\s*([0-9.]+)$/.exec(String(v));
+      if (m) { kind.value = m[1]; remembered[m[1]] = Number(m[2]); } else kind.value = 'uniform';
+      layout();
+    };
+    return { root, set, inputs: [kind, amount] };
+  }
+
+  /** Puts every control (and its readout) at the config's values, and applies visibility rules. */
+  setAll(config, traceMode) {
+    for (const [name, f] of this.fields) {
+      const p = this.byName.get(name);
+      const v = config[name];
+      f.set(v);
+      f.readout.textContent = formatValue(p, v);
+      const shown = SHOWN_WHEN[name] ? SHOWN_WHEN[name](config) : true;
+      f.root.hidden = !shown;
+      const off = traceMode && SYNTHETIC_ONLY.includes(name);
+      f.root.classList.toggle('disabled', off);
+      for (const i of f.inputs) {
+        if (off) i.disabled = true;
+        else if (!(p.kind === 'optional_int' && i.type === 'range' && v === null)) i.disabled = false;
+      }
+      if (off) f.root.title = 'Set by the trace (not used while a trace is the workload)';
+      else if (p.help) f.root.title = p.help;
+    }
+  }
+
+  /** Shows an error under a field; returns false when no such field exists. */
+  showError(name, message) {
+    const f = this.fields.get(name);
+    if (!f) return false;
+    f.error.textContent = message;
+    f.error.hidden = false;
+    const g = f.root.closest('details');
+    if (g) g.open = true;
+    return true;
+  }
+
+  clearErrors() {
+    for (const f of this.fields.values()) { f.error.hidden = true; f.error.textContent = ''; }
+  }
+}

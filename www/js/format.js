@@ -1,0 +1,73 @@
+// www/js/format.js: number formatting and the theme palette (per-replica and per-policy colours).
+
+export function pct(x, digits = 1) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return `${(x * 100).toFixed(digits)}%`;
+}
+
+export function num(x, digits = 0) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** A value with its unit, in the most readable magnitude (ms -> s above 10 s). */
+export function ms(x) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return ['–', ''];
+  if (x >= 10000) return [(x / 1000).toFixed(1), 's'];
+  if (x >= 1000) return [(x / 1000).toFixed(2), 's'];
+  if (x >= 100) return [x.toFixed(0), 'ms'];
+  if (x >= 10) return [x.toFixed(1), 'ms'];
+  return [x.toFixed(2), 'ms'];
+}
+
+export function seconds(x) {
+  if (!Number.isFinite(x)) return ['–', ''];
+  if (x >= 3600) return [(x / 3600).toFixed(2), 'h'];
+  if (x >= 120) return [(x / 60).toFixed(1), 'min'];
+  return [x >= 10 ? x.toFixed(1) : x.toFixed(2), 's'];
+}
+
+/** Compact numbers for slider readouts: 4096, 12.5k, 1.2M. */
+export function compact(x) {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  if (a >= 1e6) return `${+(x / 1e6).toFixed(2)}M`;
+  if (a >= 1e5) return `${+(x / 1e3).toFixed(0)}k`;
+  if (a >= 1e4) return `${+(x / 1e3).toFixed(1)}k`;
+  if (Number.isInteger(x)) return String(x);
+  return String(+x.toFixed(a < 1 ? 3 : 2));
+}
+
+export function isDark() {
+  return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+}
+
+// Ten hues in a fixed order (replica i always gets hue i mod 10), tuned per theme so each stays
+// distinguishable and has contrast against that theme's background.
+const REPLICA_LIGHT = ['#1f5fbf', '#d9480f', '#2b8a3e', '#ae3ec9', '#c92a2a', '#0b7285', '#a66a00', '#5f3dc4', '#868e96', '#d6336c'];
+const REPLICA_DARK = ['#74a9ff', '#ff9254', '#69db7c', '#e599f7', '#ff8787', '#3bc9db', '#ffd43b', '#b197fc', '#ced4da', '#f783ac'];
+
+export function replicaColor(i, alpha = 1) {
+  const c = (isDark() ? REPLICA_DARK : REPLICA_LIGHT)[i % 10];
+  return alpha >= 1 ? c : c + Math.round(alpha * 255).toString(16).padStart(2, '0');
+}
+
+export const POLICIES = ['round_robin', 'random', 'prefix_aware', 'kv'];
+const POLICY_LIGHT = { round_robin: '#868e96', random: '#a66a00', prefix_aware: '#ae3ec9', kv: '#1f5fbf' };
+const POLICY_DARK = { round_robin: '#adb5bd', random: '#ffd43b', prefix_aware: '#e599f7', kv: '#74a9ff' };
+
+export function policyColor(p) {
+  return (isDark() ? POLICY_DARK : POLICY_LIGHT)[p] || '#888888';
+}
+
+export function themeInk() {
+  const s = getComputedStyle(document.documentElement);
+  return {
+    ink: s.getPropertyValue('--ink').trim() || '#16181d',
+    muted: s.getPropertyValue('--muted').trim() || '#555c68',
+    line: s.getPropertyValue('--line').trim() || '#dde1e7',
+    accent: s.getPropertyValue('--accent').trim() || '#2454c6',
+    warn: s.getPropertyValue('--warn-line').trim() || '#c77700',
+    panel: s.getPropertyValue('--panel').trim() || '#ffffff',
+  };
+}

@@ -1,0 +1,290 @@
+// www/js/main.js: the page's conductor. Boots the worker, builds controls from the simulator's specs,
+// keeps config <-> URL <-> controls in step, coalesces runs (one per frame, newest wins) and renders.
+
+import { Controls } from './controls.js';
+import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
+import { Charts, applyChartDefaults } from './charts.js';
+import { renderHeadline, renderFleetLines, renderHotspot } from './headline.js';
+import { Compare } from './compare.js';
+import { Traces, BUILTIN, builtin } from './traces.js';
+import { renderScenarios } from './scenarios.js';
+import { POLICIES } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
+
+let resolveReady, rejectReady;
+const hook = {
+  ready: new Promise((res, rej) => { resolveReady = res; rejectReady = rej; }),
+  lastReport: null, runCount: 0, lastRenderAt: 0, lastRunMs: 0, config: null, version: null, errors: [],
+};
+hook.ready.catch(() => {});
+window.kvfleet = hook;
+
+const st = {
+  params: [], defaults: {}, config: {}, fromUrl: new Set(), embed: false,
+  source: null,      // null = synthetic, else a trace {name, url|file}
+  goodSource: null,  // the source of the result on screen
+  nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
+  compareId: 0,
+};
+let worker, controls, charts, compare, traces;
+
+// ---------------------------------------------------------------- boot
+
+function fail(reason) {
+  const box = $('boot');
+  box.classList.add('failed');
+  box.setAttribute('role', 'alert');
+  $('boot-text').textContent = `The simulator could not start: ${reason}`;
+  $('status-text').textContent = 'Simulator unavailable.';
+  rejectReady(new Error(reason));
+}
+
+function boot() {
+  const q = new URLSearchParams(location.search);
+  st.embed = q.get('embed') === '1' || q.get('embed') === 'true';
+  document.body.classList.toggle('embed', st.embed);
+  if (typeof WebAssembly !== 'object') return fail('this browser has WebAssembly turned off or does not support it. Try a current Chrome, Firefox, Safari or Edge, with WebAssembly enabled.');
+  if (location.protocol === 'file:') return fail('the page was opened as a file. Browsers only run its WebAssembly worker over http: run `cargo xtask serve` and open the URL it prints.');
+  if (!window.Chart) return fail('the charting library (vendor/chart.umd.js) did not load. Run `cargo xtask build`, which copies it into www/vendor/.');
+  try {
+    worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  } catch (err) {
+    return fail(`this browser cannot start a module Web Worker (${err.message}).`);
+  }
+  worker.onmessage = (e) => onWorker(e.data);
+  worker.onerror = (e) => { e.preventDefault(); fail(`the worker script failed to load (${e.message || 'is www/pkg/ built? run `cargo xtask build`'}).`); };
+  const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);
+  hook.ready.finally(() => clearTimeout(slow)).catch(() => {});
+}
+
+function onReady(msg) {
+  hook.version = msg.version;
+  $('version').textContent = msg.version;
+  st.params = msg.params;
+  st.defaults = { ...msg.defaults };
+  for (const p of st.params) if (!(p.name in st.defaults)) st.defaults[p.name] = p.default;
+  const fromUrl = readUrl(location.search, st.params, st.defaults);
+  st.config = fromUrl.config;
+  st.fromUrl = fromUrl.fromUrl;
+  if (fromUrl.trace) st.source = builtin(fromUrl.trace);
+  showNotes(fromUrl.notes);
+
+  applyChartDefaults();
+  charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
+  controls = new Controls($('controls'), st.params, onControl);
+  compare = new Compare({
+    button: $('compare-run'), status: $('compare-status'), out: $('compare-out'), table: $('compare-table'),
+    canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread') },
+  }, runCompare);
+  traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
+  renderScenarios($('scenarios'), $('scenario-note'), applyScenario);
+  $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
+  $('cancel').addEventListener('click', cancelRun);
+  $('share').addEventListener('click', share);
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
+  $('boot').hidden = true;
+  refresh();
+}
+
+function showNotes(notes) {
+  const box = $('url-notes');
+  if (!notes.length) return;
+  for (const n of notes) { const p = document.createElement('p'); p.textContent = n; box.append(p); }
+  box.hidden = false;
+}
+
+// ---------------------------------------------------------------- state changes
+
+function onControl(name, value) {
+  st.config[name] = value;
+  st.fromUrl.delete(name);
+  refresh({ keepControls: true });
+}
+
+function refresh({ keepControls = false } = {}) {
+  hook.config = st.config;
+  controls.clearErrors();
+  if (!keepControls) controls.setAll(st.config, !!st.source);
+  else controls.setAll(st.config, !!st.source); // cheap: keeps visibility rules and readouts in step
+  $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : 'synthetic prefix pool';
+  $('source-reset').hidden = !st.source;
+  const traceKey = st.source && st.source.builtin ? st.source.name : null;
+  writeUrl(st.config, st.params, { embed: st.embed, trace: traceKey });
+  $('open-full').href = `./?${queryFor(st.config, st.params, { trace: traceKey })}`;
+  scheduleRun();
+}
+
+function applyScenario(set) {
+  st.config = { ...st.defaults, ...set };
+  st.fromUrl.clear();
+  st.source = null;
+  refresh();
+}
+
+function onTrace(trace) {
+  st.source = trace;
+  refresh();
+}
+
+// ---------------------------------------------------------------- runs
+
+function scheduleRun() {
+  if (st.raf) return;
+  st.raf = requestAnimationFrame(() => { st.raf = 0; sendRun(); });
+}
+
+function sendRun() {
+  // A short run in flight finishes soon: wait for it rather than queueing behind it. A long one
+  // (a trace) is superseded in the worker at its next slice boundary.
+  if (st.inflight && performance.now() - st.inflight.start < PROGRESS_AFTER_MS) { st.dirty = true; return; }
+  st.dirty = false;
+  const id = st.nextId++;
+  st.inflight = { id, start: performance.now(), source: st.source, config: { ...st.config } };
+  worker.postMessage({ type: 'run', lane: 'main', id, config: st.config, trace: st.source });
+  clearTimeout(st.progressTimer);
+  st.progressTimer = setTimeout(() => showProgress(true), PROGRESS_AFTER_MS);
+}
+
+function settle(id) {
+  if (!st.inflight || st.inflight.id !== id) return false;
+  const run = st.inflight;
+  st.inflight = null;
+  clearTimeout(st.progressTimer);
+  showProgress(false);
+  if (st.dirty) sendRun();
+  return run;
+}
+
+function showProgress(on, p) {
+  $('progress-wrap').hidden = !on;
+  if (on && p !== undefined) { $('progress').value = p; $('progress').textContent = `${Math.round(p * 100)}%`; }
+  if (on && st.inflight) $('status-text').textContent = st.inflight.source ? `Replaying ${st.inflight.source.name}…` : 'Simulating…';
+}
+
+function cancelRun() {
+  if (!st.inflight) return;
+  st.userCancel = st.inflight.id;
+  st.dirty = false;
+  worker.postMessage({ type: 'cancel', lane: 'main' });
+}
+
+function onWorker(msg) {
+  switch (msg.type) {
+    case 'ready': return onReady(msg);
+    case 'fatal': return fail(`${msg.message}. The page needs WebAssembly and the built files in www/pkg/ (run \`cargo xtask build\`).`);
+    case 'progress':
+      if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.progress(msg.p); return; }
+      if (st.inflight && msg.id === st.inflight.id && performance.now() - st.inflight.start > PROGRESS_AFTER_MS) showProgress(true, msg.p);
+      return;
+    case 'result': return onResult(msg);
+    case 'error': return onError(msg);
+    case 'cancelled':
+      if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.cancelled(); return; }
+      if (settle(msg.id) && msg.id === st.userCancel) {
+        $('status-text').textContent = 'Cancelled. The previous result is still shown.';
+        if (st.source !== st.goodSource) { st.source = st.goodSource; refresh(); st.dirty = false; }
+      }
+      return;
+    case 'compare-result':
+      if (msg.id === st.compareId) compare.show(msg.reports.map((r) => JSON.parse(r)), st.config.routing, msg.ms);
+      return;
+    default:
+  }
+}
+
+function onResult(msg) {
+  const run = settle(msg.id) || { source: st.source };
+  if (msg.id <= st.shownId) return;
+  st.shownId = msg.id;
+  const report = JSON.parse(msg.report);
+  st.goodSource = run.source;
+  $('run-error').hidden = true;
+  render(report, msg.ms);
+}
+
+function render(report, runMs) {
+  const s = report.summary || {};
+  renderHeadline($('headline'), report);
+  renderFleetLines($('fleet-lines'), report);
+  renderHotspot($('hotspot'), report);
+  charts.update(report);
+  hook.lastReport = report;
+  hook.lastRunMs = runMs;
+  hook.runCount += 1;
+  hook.lastRenderAt = performance.now();
+  const src = report.source && report.source !== 'synthetic' ? ` · ${report.source}` : '';
+  $('status-text').textContent = `${s.requests} requests on ${(report.per_instance || []).length} replica(s), routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
+  document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
+  if (hook.runCount === 1) resolveReady();
+}
+
+function fieldOf(message) {
+  const m = /^invalid ([a-z0-9_]+)\b/i.exec(message) || /\b(?:field|parameter|setting) `?([a-z0-9_]+)`?/i.exec(message);
+  if (m && st.params.some((p) => p.name === m[1])) return m[1];
+  const names = st.params.map((p) => p.name).sort((a, b) => b.length - a.length);
+  return names.find((n) => new RegExp(`\\b${n}\\b`).test(message)) || null;
+}
+
+function onError(msg) {
+  if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.error(msg.message); return; }
+  const run = settle(msg.id);
+  if (!run) return;
+  hook.errors.push(msg.message);
+  if (run.source && run.source !== st.goodSource) {
+    // A bad trace: report it by line in the trace panel, go back to the workload on screen.
+    traces.showError(msg.message);
+    $('status-text').textContent = 'The trace could not be replayed; the previous result is still shown.';
+    st.source = st.goodSource;
+    refresh({ keepControls: true });
+    st.dirty = false;
+    cancelAnimationFrame(st.raf); st.raf = 0;
+    return;
+  }
+  const field = fieldOf(msg.message);
+  if (field && st.fromUrl.has(field) && !hook.lastReport) {
+    // A value from the link that the simulator rejects: fall back to its default, say so, run again.
+    const p = st.params.find((x) => x.name === field);
+    showNotes([`The link's value for ${p.label} (${field}) was rejected by the simulator: ${msg.message}. Using the default, ${fmtDefault(p)}.`]);
+    st.config[field] = st.defaults[field];
+    st.fromUrl.delete(field);
+    refresh();
+    return;
+  }
+  if (!(field && controls.showError(field, msg.message))) {
+    $('run-error').textContent = msg.message;
+    $('run-error').hidden = false;
+  }
+  $('status-text').textContent = hook.lastReport ? 'That setting was rejected; the previous result is still shown.' : 'That setting was rejected.';
+}
+
+function runCompare(policies) {
+  const order = POLICIES.filter((p) => policies.includes(p));
+  st.compareId = st.nextId++;
+  compare.busy(true);
+  worker.postMessage({ type: 'compare', id: st.compareId, config: st.config, trace: st.source, policies: order });
+}
+
+// ---------------------------------------------------------------- misc
+
+async function share() {
+  const btn = $('share');
+  try {
+    await navigator.clipboard.writeText(location.href);
+    btn.textContent = 'Link copied ✓';
+  } catch {
+    btn.textContent = 'Copy the address bar';
+  }
+  setTimeout(() => { btn.textContent = 'Copy link'; }, 2000);
+}
+
+function retheme() {
+  applyChartDefaults();
+  charts.destroy();
+  charts.create();
+  if (hook.lastReport) charts.update(hook.lastReport);
+  compare.retheme();
+}
+
+boot();

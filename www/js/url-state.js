@@ -1,0 +1,99 @@
+// www/js/url-state.js: the whole config (seed included) in the query string. Reading validates every
+// value against the parameter specs; a bad one falls back to its default with a note (plain text only).
+
+const PAGE_KEYS = new Set(['embed', 'trace']);
+const BUILTIN_TRACES = ['conversation_trace.jsonl', 'synthetic_trace.jsonl'];
+
+function checkNumber(p, raw) {
+  const text = raw.trim();
+  if (p.kind === 'int' || p.kind === 'optional_int') {
+    if (!/^-?\d+$/.test(text)) return `“${raw}” is not a whole number`;
+  } else if (!/^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text)) {
+    return `“${raw}” is not a number`;
+  }
+  const v = Number(text);
+  if (!Number.isFinite(v)) return `“${raw}” is not a finite number`;
+  if ((p.kind === 'int' || p.kind === 'optional_int') && !Number.isSafeInteger(v)) return `“${raw}” is too large`;
+  if (Number.isFinite(p.min) && v < p.min) return `${v} is below the minimum ${p.min}`;
+  if (Number.isFinite(p.max) && v > p.max) return `${v} is above the maximum ${p.max}`;
+  return null;
+}
+
+/** Parses one URL value for parameter p: {value} or {error}. */
+export function parseValue(p, raw) {
+  switch (p.kind) {
+    case 'int':
+    case 'float': {
+      const err = checkNumber(p, raw);
+      return err ? { error: err } : { value: Number(raw.trim()) };
+    }
+    case 'optional_int': {
+      const t = raw.trim().toLowerCase();
+      if (t === '' || t === 'unbounded' || t === 'null' || t === 'none') return { value: null };
+      const err = checkNumber(p, raw);
+      return err ? { error: err } : { value: Number(raw.trim()) };
+    }
+    case 'choice':
+      return p.choices.includes(raw) ? { value: raw } : { error: `“${raw}” is not one of ${p.choices.join(', ')}` };
+    default:
+      if (raw.length > 200) return { error: 'the value is too long' };
+      return raw.trim() ? { value: raw.trim() } : { error: 'the value is empty' };
+  }
+}
+
+/**
+ * Reads the query string. Returns {config, notes, fromUrl, embed, trace}; `fromUrl` lists the
+ * parameters the URL set (so a later simulator error on one of them can fall back too).
+ */
+export function readUrl(search, params, defaults) {
+  const q = new URLSearchParams(search);
+  const byName = new Map(params.map((p) => [p.name, p]));
+  const config = { ...defaults };
+  const notes = [];
+  const fromUrl = new Set();
+  for (const [key, raw] of q) {
+    if (PAGE_KEYS.has(key)) continue;
+    const p = byName.get(key);
+    if (!p) { notes.push(`Ignored an unknown setting in the link: “${key}”.`); continue; }
+    const r = parseValue(p, raw);
+    if (r.error) {
+      notes.push(`The link's value for ${p.label} (${key}) was not valid: ${r.error}. Using the default, ${fmtDefault(p)}.`);
+    } else {
+      config[key] = r.value;
+      fromUrl.add(key);
+    }
+  }
+  let trace = q.get('trace');
+  if (trace !== null && !BUILTIN_TRACES.includes(trace)) {
+    notes.push(`The link names a trace the page does not have (“${trace}”); using the synthetic workload.`);
+    trace = null;
+  }
+  const embed = q.get('embed') === '1' || q.get('embed') === 'true';
+  return { config, notes, fromUrl, embed, trace };
+}
+
+export function fmtDefault(p) {
+  return p.default === null ? 'unbounded' : String(p.default);
+}
+
+/** The query string for a config (every parameter, so a link reproduces the run exactly). */
+export function queryFor(config, params, { embed = false, trace = null } = {}) {
+  const q = new URLSearchParams();
+  for (const p of params) {
+    const v = config[p.name];
+    q.set(p.name, v === null || v === undefined ? 'unbounded' : String(v));
+  }
+  if (trace) q.set('trace', trace);
+  if (embed) q.set('embed', '1');
+  return q.toString();
+}
+
+let pending = 0;
+/** Updates the address bar without adding history entries (coalesced to one per frame). */
+export function writeUrl(config, params, opts) {
+  cancelAnimationFrame(pending);
+  pending = requestAnimationFrame(() => {
+    const url = `${location.pathname}?${queryFor(config, params, opts)}${location.hash}`;
+    history.replaceState(null, '', url);
+  });
+}
