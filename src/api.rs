@@ -1,6 +1,12 @@
 //! String-in, string-out entry points shared by the CLI, the wasm bindings and the tests.
 //! Errors are plain messages that name the field (or file and line) and what is allowed.
 
+use crate::config::Config;
+use crate::params;
+use crate::sim::Simulation;
+use crate::trace::{self, TraceOptions};
+use crate::workload::{Request, Synthetic};
+
 /// The crate version, as printed by `kvfleet --version` and shown by the page.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -9,60 +15,93 @@ pub fn version() -> &'static str {
 /// Every tunable parameter with its default, limits, step, unit and help text, as a JSON
 /// array (the page builds its controls from it).
 pub fn params_json() -> String {
-    "[]".to_string()
+    serde_json::to_string(&params::specs()).expect("params serialise")
 }
 
 /// The default configuration as a JSON object (the seed's example).
 pub fn defaults_json() -> String {
-    serde_json::to_string(&crate::Config::default()).expect("config serialises")
+    serde_json::to_string(&Config::default()).expect("config serialises")
+}
+
+/// Parses a JSON config; missing keys take their defaults, unknown keys are errors.
+pub fn parse_config(config_json: &str) -> Result<Config, String> {
+    serde_json::from_str(config_json).map_err(|e| format!("invalid config: {e}"))
+}
+
+/// A synthetic simulation of a validated config.
+pub fn synthetic_simulation(cfg: &Config) -> Result<Simulation<'static>, String> {
+    let popularity = params::validate(cfg).map_err(|e| e.to_string())?;
+    let source = Synthetic::new(cfg, popularity);
+    let total = source.remaining() as u64;
+    Ok(Simulation::new(cfg, Box::new(source), total, "synthetic"))
+}
+
+/// A replay of `requests` (already parsed) under a config whose fleet fields are valid.
+pub fn replay_simulation(cfg: &Config, requests: Vec<Request>, name: &str) -> Result<Simulation<'static>, String> {
+    params::validate_fleet(cfg).map_err(|e| e.to_string())?;
+    let total = requests.len() as u64;
+    Ok(Simulation::new(cfg, Box::new(requests.into_iter()), total, name))
 }
 
 /// Runs a synthetic workload described by a JSON config (missing keys take defaults) and
 /// returns the report as JSON.
 pub fn run_json(config_json: &str) -> Result<String, String> {
-    let _ = config_json;
-    Err("not implemented yet".to_string())
+    let cfg = parse_config(config_json)?;
+    Ok(synthetic_simulation(&cfg)?.into_report().to_json())
+}
+
+fn parse_trace_text(cfg: &Config, trace_text: &str, name: &str) -> Result<Vec<Request>, String> {
+    let opts = TraceOptions { block_size: cfg.block_size, ..TraceOptions::default() };
+    trace::parse_mooncake(trace_text.as_bytes(), name, &opts).map_err(|e| e.to_string())
 }
 
 /// Replays a Mooncake JSONL trace (given as text) under a JSON config and returns the
 /// report as JSON. `name` is used in error messages ("NAME:LINE: what is wrong").
 pub fn run_trace_json(config_json: &str, trace_text: &str, name: &str) -> Result<String, String> {
-    let _ = (config_json, trace_text, name);
-    Err("not implemented yet".to_string())
+    let cfg = parse_config(config_json)?;
+    let requests = parse_trace_text(&cfg, trace_text, name)?;
+    Ok(replay_simulation(&cfg, requests, name)?.into_report().to_json())
 }
 
 /// A run that can be advanced a slice at a time, so a caller (the page's worker) can show
 /// progress and cancel between slices.
 pub struct Job {
-    _private: (),
+    sim: Option<Simulation<'static>>,
+    report: Option<String>,
 }
 
 impl Job {
     /// Prepares a synthetic run from a JSON config.
     pub fn synthetic(config_json: &str) -> Result<Job, String> {
-        let _ = config_json;
-        Err("not implemented yet".to_string())
+        let cfg = parse_config(config_json)?;
+        Ok(Job { sim: Some(synthetic_simulation(&cfg)?), report: None })
     }
 
     /// Prepares a Mooncake trace replay (trace given as JSONL text).
     pub fn trace(config_json: &str, trace_text: &str, name: &str) -> Result<Job, String> {
-        let _ = (config_json, trace_text, name);
-        Err("not implemented yet".to_string())
+        let cfg = parse_config(config_json)?;
+        let requests = parse_trace_text(&cfg, trace_text, name)?;
+        Ok(Job { sim: Some(replay_simulation(&cfg, requests, name)?), report: None })
     }
 
     /// Processes up to `max_events` events; returns true once the run has finished.
     pub fn advance(&mut self, max_events: u32) -> bool {
-        let _ = max_events;
-        true
+        match self.sim.as_mut() {
+            Some(sim) => sim.advance(max_events as u64),
+            None => true,
+        }
     }
 
     /// Share of the work done, 0.0 to 1.0.
     pub fn progress(&self) -> f64 {
-        1.0
+        self.sim.as_ref().map_or(1.0, |s| s.progress())
     }
 
     /// The report as JSON (runs to the end first if needed).
     pub fn report_json(&mut self) -> String {
-        "{}".to_string()
+        if let Some(sim) = self.sim.take() {
+            self.report = Some(sim.into_report().to_json());
+        }
+        self.report.clone().unwrap_or_default()
     }
 }

@@ -1,1 +1,354 @@
-//! (in progress) cache
+//! One replica's content-addressed KV block cache: resident blocks by id, pinning by
+//! in-flight requests, readiness after the computing step, and O(1) LRU eviction.
+//!
+//! Memory model: the cache and the running requests share one pool of `capacity`
+//! blocks. A request holds its full prompt blocks as shared, content-addressed entries
+//! (pinned while it runs) and the rest of its KV (the partial last prompt block and its
+//! output) as private blocks. Unpinned entries stay resident, evictable, least recently
+//! released first; a released request's tail blocks are evicted before its head.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+const NIL: u32 = u32::MAX;
+
+/// A fast, deterministic hasher for integer block ids (a multiplicative mix).
+#[derive(Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x517C_C1B7_2722_0A95);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (x >> 32);
+    }
+}
+
+/// A `HashMap` keyed by block id; used only for lookups, never iterated to decide anything.
+pub type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+
+#[derive(Clone, Debug)]
+struct Slot {
+    id: u64,
+    refs: u32,
+    ready: bool,
+    prev: u32,
+    next: u32,
+}
+
+/// Why a request could not be given its blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoRoom {
+    /// Blocks the request needs that are not resident.
+    pub needed_blocks: u64,
+    /// Blocks that are free or evictable for it.
+    pub available_blocks: u64,
+}
+
+/// A replica's block cache.
+#[derive(Clone, Debug)]
+pub struct BlockCache {
+    capacity_blocks: Option<u64>,
+    index: IdMap<u32>,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    lru_head: u32,
+    lru_tail: u32,
+    evictable_blocks: u64,
+    pinned_blocks: u64,
+    private_blocks: u64,
+    evictions: u64,
+}
+
+impl BlockCache {
+    /// An empty cache of `capacity_blocks` blocks (`None` = unbounded).
+    pub fn new(capacity_blocks: Option<u64>) -> BlockCache {
+        BlockCache {
+            capacity_blocks,
+            index: IdMap::default(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            lru_head: NIL,
+            lru_tail: NIL,
+            evictable_blocks: 0,
+            pinned_blocks: 0,
+            private_blocks: 0,
+            evictions: 0,
+        }
+    }
+
+    /// Capacity in blocks, `None` when unbounded.
+    pub fn capacity_blocks(&self) -> Option<u64> {
+        self.capacity_blocks
+    }
+
+    /// Blocks in use: resident entries plus private blocks of running requests.
+    pub fn used_blocks(&self) -> u64 {
+        self.index.len() as u64 + self.private_blocks
+    }
+
+    /// Resident content-addressed entries (pinned or evictable).
+    pub fn resident_blocks(&self) -> u64 {
+        self.index.len() as u64
+    }
+
+    /// Distinct entries pinned by in-flight requests.
+    pub fn pinned_blocks(&self) -> u64 {
+        self.pinned_blocks
+    }
+
+    /// Unpinned resident entries, the eviction candidates.
+    pub fn evictable_blocks(&self) -> u64 {
+        self.evictable_blocks
+    }
+
+    /// Private (not content-addressed) blocks held by running requests.
+    pub fn private_blocks(&self) -> u64 {
+        self.private_blocks
+    }
+
+    /// Entries evicted so far.
+    pub fn evictions(&self) -> u64 {
+        self.evictions
+    }
+
+    /// Whether `id` is resident and computed.
+    pub fn is_ready(&self, id: u64) -> bool {
+        self.index
+            .get(&id)
+            .is_some_and(|&s| self.slots[s as usize].ready)
+    }
+
+    /// Whether `id` is resident (computed or still being computed).
+    pub fn contains(&self, id: u64) -> bool {
+        self.index.contains_key(&id)
+    }
+
+    /// Whether `id` is resident and pinned by a running request.
+    pub fn is_pinned(&self, id: u64) -> bool {
+        self.index
+            .get(&id)
+            .is_some_and(|&s| self.slots[s as usize].refs > 0)
+    }
+
+    /// The longest leading run of `ids` that is resident and computed, at most `max`.
+    pub fn hit_blocks(&self, ids: &[u64], max: usize) -> usize {
+        ids.iter()
+            .take(max)
+            .take_while(|&&id| self.is_ready(id))
+            .count()
+    }
+
+    /// Ids in eviction order (least recently released first); for tests and debugging.
+    pub fn lru_order(&self) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.evictable_blocks as usize);
+        let mut at = self.lru_head;
+        while at != NIL {
+            out.push(self.slots[at as usize].id);
+            at = self.slots[at as usize].next;
+        }
+        out
+    }
+
+    /// Checks whether a request holding content entries `ids` plus `private` blocks fits
+    /// now, evicting if needed; on success pins `ids` (new ones start not ready) and
+    /// reserves `private`. On failure nothing changes.
+    pub fn acquire(&mut self, ids: &[u64], private: u64) -> Result<(), NoRoom> {
+        self.room_for(ids, private)?;
+        for &id in ids {
+            self.pin(id);
+        }
+        self.private_blocks += private;
+        self.make_room();
+        Ok(())
+    }
+
+    /// Whether `acquire(ids, private)` would succeed now (changes nothing).
+    pub fn room_for(&self, ids: &[u64], private: u64) -> Result<(), NoRoom> {
+        let Some(capacity) = self.capacity_blocks else {
+            return Ok(());
+        };
+        let mut missing = 0u64;
+        let mut own_evictable = 0u64;
+        for id in ids {
+            match self.index.get(id) {
+                None => missing += 1,
+                Some(&s) if self.slots[s as usize].refs == 0 => own_evictable += 1,
+                Some(_) => {}
+            }
+        }
+        let needed_blocks = missing + private;
+        let free = capacity.saturating_sub(self.used_blocks());
+        let available_blocks = free + self.evictable_blocks - own_evictable;
+        if needed_blocks > available_blocks {
+            return Err(NoRoom {
+                needed_blocks,
+                available_blocks,
+            });
+        }
+        Ok(())
+    }
+
+    /// Marks entries as computed (the step that computed them has run).
+    pub fn mark_ready(&mut self, ids: &[u64]) {
+        for id in ids {
+            if let Some(&s) = self.index.get(id) {
+                self.slots[s as usize].ready = true;
+            }
+        }
+    }
+
+    /// Unpins a finished request's entries and frees its private blocks. Entries are
+    /// released tail first, so a prompt's last blocks are evicted before its first.
+    /// An entry left unpinned but never computed is dropped.
+    pub fn release(&mut self, ids: &[u64], private: u64) {
+        for &id in ids.iter().rev() {
+            let Some(&s) = self.index.get(&id) else {
+                continue;
+            };
+            let slot = &mut self.slots[s as usize];
+            debug_assert!(slot.refs > 0, "release of unpinned block {id}");
+            slot.refs -= 1;
+            if slot.refs > 0 {
+                continue;
+            }
+            self.pinned_blocks -= 1;
+            if slot.ready {
+                self.lru_push_back(s);
+            } else {
+                self.remove_slot(s);
+            }
+        }
+        self.private_blocks -= private;
+    }
+
+    fn pin(&mut self, id: u64) {
+        if let Some(&s) = self.index.get(&id) {
+            if self.slots[s as usize].refs == 0 {
+                self.lru_unlink(s);
+                self.pinned_blocks += 1;
+            }
+            self.slots[s as usize].refs += 1;
+            return;
+        }
+        let slot = Slot {
+            id,
+            refs: 1,
+            ready: false,
+            prev: NIL,
+            next: NIL,
+        };
+        let s = match self.free_slots.pop() {
+            Some(s) => {
+                self.slots[s as usize] = slot;
+                s
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.index.insert(id, s);
+        self.pinned_blocks += 1;
+    }
+
+    fn make_room(&mut self) {
+        let Some(capacity) = self.capacity_blocks else {
+            return;
+        };
+        while self.used_blocks() > capacity && self.lru_head != NIL {
+            let victim = self.lru_head;
+            self.lru_unlink(victim);
+            self.remove_slot(victim);
+            self.evictions += 1;
+        }
+        debug_assert!(self.used_blocks() <= capacity, "cache over capacity");
+    }
+
+    fn remove_slot(&mut self, s: u32) {
+        let id = self.slots[s as usize].id;
+        self.index.remove(&id);
+        self.free_slots.push(s);
+    }
+
+    fn lru_push_back(&mut self, s: u32) {
+        let tail = self.lru_tail;
+        {
+            let slot = &mut self.slots[s as usize];
+            slot.prev = tail;
+            slot.next = NIL;
+        }
+        if tail == NIL {
+            self.lru_head = s;
+        } else {
+            self.slots[tail as usize].next = s;
+        }
+        self.lru_tail = s;
+        self.evictable_blocks += 1;
+    }
+
+    fn lru_unlink(&mut self, s: u32) {
+        let (prev, next) = {
+            let slot = &self.slots[s as usize];
+            (slot.prev, slot.next)
+        };
+        if prev == NIL {
+            self.lru_head = next;
+        } else {
+            self.slots[prev as usize].next = next;
+        }
+        if next == NIL {
+            self.lru_tail = prev;
+        } else {
+            self.slots[next as usize].prev = prev;
+        }
+        let slot = &mut self.slots[s as usize];
+        slot.prev = NIL;
+        slot.next = NIL;
+        self.evictable_blocks -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_need_computed_blocks() {
+        let mut c = BlockCache::new(None);
+        c.acquire(&[1, 2, 3], 1).unwrap();
+        assert_eq!(c.hit_blocks(&[1, 2, 3], 3), 0, "pending blocks are not hits");
+        c.mark_ready(&[1, 2]);
+        assert_eq!(c.hit_blocks(&[1, 2, 3], 3), 2);
+        assert_eq!(c.hit_blocks(&[1, 2, 3], 1), 1);
+        c.mark_ready(&[3]);
+        c.release(&[1, 2, 3], 1);
+        assert_eq!(c.lru_order(), vec![3, 2, 1]);
+        assert_eq!(c.used_blocks(), 3);
+    }
+
+    #[test]
+    fn evicts_least_recently_released_tail_first() {
+        let mut c = BlockCache::new(Some(4));
+        c.acquire(&[1, 2], 0).unwrap();
+        c.mark_ready(&[1, 2]);
+        c.release(&[1, 2], 0);
+        c.acquire(&[7, 8, 9], 0).unwrap();
+        assert_eq!(c.evictions(), 1);
+        assert!(c.contains(1) && !c.contains(2));
+        assert_eq!(
+            c.acquire(&[10, 11], 0),
+            Err(NoRoom {
+                needed_blocks: 2,
+                available_blocks: 1
+            })
+        );
+        assert!(c.contains(1), "a failed acquire changes nothing");
+    }
+}

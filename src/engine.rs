@@ -1,1 +1,446 @@
-//! (in progress) engine
+//! One engine replica: a waiting queue, continuous batching under concurrency slots and
+//! a chunked-prefill token budget, KV admission against the block cache, and decode
+//! advanced in closed form between events (cost grows with events, not tokens).
+
+use std::collections::VecDeque;
+
+use crate::cache::BlockCache;
+use crate::timing::Timing;
+use crate::workload::Request;
+
+/// Static engine settings shared by every replica.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineSpec {
+    /// Step-time coefficients.
+    pub timing: Timing,
+    /// Concurrency slots: most running requests.
+    pub max_batch: u32,
+    /// Prefill token budget per step.
+    pub max_batched_tokens: u32,
+    /// Tokens per KV block.
+    pub block_size: u32,
+}
+
+/// A request's lifecycle as the recorder needs it, reported when it completes.
+#[derive(Clone, Copy, Debug)]
+pub struct Finished {
+    /// Request id.
+    pub id: u32,
+    /// Replica that served it.
+    pub replica: u32,
+    /// Arrival, admission, first token and last token times, µs.
+    pub arrival_us: u64,
+    /// Admission time, µs.
+    pub admit_us: u64,
+    /// First-token time, µs.
+    pub first_token_us: u64,
+    /// Completion time, µs.
+    pub done_us: u64,
+    /// Output tokens generated.
+    pub output_tokens: u32,
+}
+
+/// What happened inside a replica during one call; the simulator drains it.
+#[derive(Default, Debug)]
+pub struct Outbox {
+    /// (request id, replica, admit time µs, prompt tokens, prompt blocks, hit blocks).
+    pub admitted: Vec<Admitted>,
+    /// Completed requests.
+    pub finished: Vec<Finished>,
+    /// (request id, replica) of requests refused because they can never fit in the
+    /// replica's KV capacity.
+    pub rejected: Vec<(u32, u32)>,
+    /// (step duration µs, tokens) for inter-token latency: `count` steps whose
+    /// durations start at `first_us` and grow by `delta_us`, each emitting `tokens`.
+    pub itl_runs: Vec<ItlRun>,
+}
+
+/// An admission.
+#[derive(Clone, Copy, Debug)]
+pub struct Admitted {
+    /// Request id.
+    pub id: u32,
+    /// Replica.
+    pub replica: u32,
+    /// Admission time, µs.
+    pub admit_us: u64,
+    /// Prompt tokens.
+    pub prompt_tokens: u32,
+    /// Prompt blocks (full and partial).
+    pub prompt_blocks: u32,
+    /// Leading blocks found in the cache.
+    pub hit_blocks: u32,
+}
+
+/// Steps that emitted inter-token gaps: `count` steps of `first_us + i x delta_us`.
+#[derive(Clone, Copy, Debug)]
+pub struct ItlRun {
+    /// Duration of the first step, µs.
+    pub first_us: f64,
+    /// Growth of the duration per step, µs.
+    pub delta_us: f64,
+    /// Steps.
+    pub count: u64,
+    /// Tokens (sequences) per step that count as inter-token gaps.
+    pub tokens: u64,
+}
+
+struct Active {
+    req: Request,
+    full_blocks: usize,
+    private_blocks: u64,
+    prompt_private_blocks: u64,
+    prefilled_tokens: u32,
+    ready_blocks: usize,
+    generated: u32,
+    admit_us: u64,
+    first_token_us: u64,
+}
+
+enum Plan {
+    Idle,
+    /// One step with prefill: per running index, the prefill tokens it computes.
+    Step {
+        start_us: u64,
+        end_us: u64,
+        chunks: Vec<(usize, u32)>,
+        decode_seqs: u64,
+    },
+    /// `steps` pure decode steps of every running request.
+    DecodeRun {
+        start_us: u64,
+        steps: u64,
+        seqs: u64,
+        kv_tokens: u64,
+    },
+}
+
+/// Per-replica counters for the report.
+#[derive(Clone, Debug, Default)]
+pub struct ReplicaStats {
+    /// Requests routed here.
+    pub routed: u64,
+    /// Time spent in steps, µs.
+    pub busy_us: u64,
+    /// Longest waiting queue seen.
+    pub peak_queue: u32,
+}
+
+/// One engine replica.
+pub struct Replica {
+    index: u32,
+    spec: EngineSpec,
+    cache: BlockCache,
+    waiting: VecDeque<Request>,
+    running: Vec<Active>,
+    prompt_private_blocks: u64,
+    plan: Plan,
+    generation: u64,
+    stats: ReplicaStats,
+}
+
+impl Replica {
+    /// An idle replica with an empty cache.
+    pub fn new(index: u32, spec: EngineSpec, capacity_blocks: Option<u64>) -> Replica {
+        Replica {
+            index,
+            spec,
+            cache: BlockCache::new(capacity_blocks),
+            waiting: VecDeque::new(),
+            running: Vec::new(),
+            prompt_private_blocks: 0,
+            plan: Plan::Idle,
+            generation: 0,
+            stats: ReplicaStats::default(),
+        }
+    }
+
+    /// The replica's cache.
+    pub fn cache(&self) -> &BlockCache {
+        &self.cache
+    }
+
+    /// Distinct prompt blocks held by running requests (shared prefixes once).
+    pub fn active_blocks(&self) -> u64 {
+        self.cache.pinned_blocks() + self.prompt_private_blocks
+    }
+
+    /// Requests waiting for admission.
+    pub fn waiting(&self) -> u32 {
+        self.waiting.len() as u32
+    }
+
+    /// Requests running.
+    pub fn running(&self) -> u32 {
+        self.running.len() as u32
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ReplicaStats {
+        &self.stats
+    }
+
+    /// The generation of the step end currently scheduled; older events are stale.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// A routed request arrives at `now_us`. Returns the end time of a newly scheduled
+    /// step (the caller schedules a step-end event with the current generation).
+    pub fn arrive(&mut self, req: Request, now_us: u64, out: &mut Outbox) -> Option<u64> {
+        self.stats.routed += 1;
+        self.waiting.push_back(req);
+        self.stats.peak_queue = self.stats.peak_queue.max(self.waiting.len() as u32);
+        match self.plan {
+            Plan::Idle => self.begin_step(now_us, out),
+            Plan::DecodeRun { .. } if self.head_admissible() => self.truncate_run(now_us),
+            _ => None,
+        }
+    }
+
+    /// The scheduled step (or decode run) ends at `now_us`: apply it, then plan the next.
+    pub fn step_end(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
+        match std::mem::replace(&mut self.plan, Plan::Idle) {
+            Plan::Idle => {}
+            Plan::Step {
+                start_us,
+                end_us,
+                chunks,
+                decode_seqs,
+            } => {
+                debug_assert_eq!(end_us, now_us);
+                self.stats.busy_us += end_us - start_us;
+                self.apply_step(&chunks, now_us, out);
+                if decode_seqs > 0 {
+                    let d = (end_us - start_us) as f64;
+                    out.itl_runs.push(ItlRun {
+                        first_us: d,
+                        delta_us: 0.0,
+                        count: 1,
+                        tokens: decode_seqs,
+                    });
+                }
+            }
+            Plan::DecodeRun {
+                start_us,
+                steps,
+                seqs,
+                kv_tokens,
+            } => {
+                self.stats.busy_us += now_us - start_us;
+                self.apply_decode_run(steps, now_us, out);
+                let t = &self.spec.timing;
+                out.itl_runs.push(ItlRun {
+                    first_us: t.step_fixed_us
+                        + t.decode_seq_us * seqs as f64
+                        + t.kv_read_token_ns * kv_tokens as f64 / 1000.0,
+                    delta_us: t.kv_read_token_ns * seqs as f64 / 1000.0,
+                    count: steps,
+                    tokens: seqs,
+                });
+            }
+        }
+        self.begin_step(now_us, out)
+    }
+
+    fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
+        let bs = self.spec.block_size;
+        let total = (req.prompt_tokens + req.output_tokens).div_ceil(bs) as u64;
+        let prompt_blocks = req.prompt_tokens.div_ceil(bs) as u64;
+        let full = if req.block_ids.is_empty() {
+            0
+        } else {
+            (req.prompt_tokens / bs) as usize
+        };
+        (full, total - full as u64, prompt_blocks - full as u64)
+    }
+
+    fn head_admissible(&self) -> bool {
+        let Some(req) = self.waiting.front() else {
+            return false;
+        };
+        if self.running.len() >= self.spec.max_batch as usize {
+            return false;
+        }
+        let (full, private, _) = self.kv_needs(req);
+        self.cache.room_for(&req.block_ids[..full], private).is_ok()
+    }
+
+    fn truncate_run(&mut self, now_us: u64) -> Option<u64> {
+        let Plan::DecodeRun {
+            start_us,
+            steps,
+            seqs,
+            kv_tokens,
+        } = self.plan
+        else {
+            return None;
+        };
+        let t = self.spec.timing;
+        let done = t.decode_steps_within(now_us - start_us, steps, seqs, kv_tokens);
+        let keep = (done + 1).min(steps);
+        if keep == steps {
+            return None;
+        }
+        self.plan = Plan::DecodeRun {
+            start_us,
+            steps: keep,
+            seqs,
+            kv_tokens,
+        };
+        self.generation += 1;
+        Some(start_us + t.decode_run_us(keep, seqs, kv_tokens))
+    }
+
+    fn admit_waiting(&mut self, now_us: u64, out: &mut Outbox) {
+        while self.running.len() < self.spec.max_batch as usize {
+            let Some(req) = self.waiting.front() else {
+                break;
+            };
+            let (full, private, prompt_private) = self.kv_needs(req);
+            if let Some(capacity) = self.cache.capacity_blocks() {
+                if full as u64 + private > capacity {
+                    let req = self.waiting.pop_front().expect("head exists");
+                    out.rejected.push((req.id, self.index));
+                    continue;
+                }
+            }
+            let bs = self.spec.block_size;
+            let reusable = (req.prompt_tokens.saturating_sub(1) / bs) as usize;
+            let hit = self.cache.hit_blocks(&req.block_ids, reusable.min(full));
+            if self.cache.acquire(&req.block_ids[..full], private).is_err() {
+                break;
+            }
+            let req = self.waiting.pop_front().expect("head exists");
+            self.prompt_private_blocks += prompt_private;
+            out.admitted.push(Admitted {
+                id: req.id,
+                replica: self.index,
+                admit_us: now_us,
+                prompt_tokens: req.prompt_tokens,
+                prompt_blocks: req.prompt_tokens.div_ceil(bs),
+                hit_blocks: hit as u32,
+            });
+            self.running.push(Active {
+                full_blocks: full,
+                private_blocks: private,
+                prompt_private_blocks: prompt_private,
+                prefilled_tokens: hit as u32 * bs,
+                ready_blocks: hit,
+                generated: 0,
+                admit_us: now_us,
+                first_token_us: 0,
+                req,
+            });
+        }
+    }
+
+    fn begin_step(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
+        self.admit_waiting(now_us, out);
+        if self.running.is_empty() {
+            self.plan = Plan::Idle;
+            return None;
+        }
+        let mut budget = self.spec.max_batched_tokens;
+        let mut chunks = Vec::new();
+        let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
+        for (i, a) in self.running.iter().enumerate() {
+            if a.prefilled_tokens < a.req.prompt_tokens {
+                if budget > 0 {
+                    let c = (a.req.prompt_tokens - a.prefilled_tokens).min(budget);
+                    budget -= c;
+                    chunks.push((i, c));
+                }
+            } else {
+                decode_seqs += 1;
+                kv_tokens += (a.req.prompt_tokens + a.generated) as u64;
+            }
+        }
+        self.generation += 1;
+        let t = self.spec.timing;
+        if !chunks.is_empty() {
+            let prefill: u64 = chunks.iter().map(|&(_, c)| c as u64).sum();
+            let end_us = now_us + t.step_us(prefill, decode_seqs, kv_tokens);
+            self.plan = Plan::Step {
+                start_us: now_us,
+                end_us,
+                chunks,
+                decode_seqs,
+            };
+            return Some(end_us);
+        }
+        let steps = self
+            .running
+            .iter()
+            .map(|a| (a.req.output_tokens - a.generated) as u64)
+            .min()
+            .expect("running is not empty");
+        self.plan = Plan::DecodeRun {
+            start_us: now_us,
+            steps,
+            seqs: decode_seqs,
+            kv_tokens,
+        };
+        Some(now_us + t.decode_run_us(steps, decode_seqs, kv_tokens))
+    }
+
+    fn apply_step(&mut self, chunks: &[(usize, u32)], now_us: u64, out: &mut Outbox) {
+        let bs = self.spec.block_size;
+        let was_decoding: Vec<bool> = self
+            .running
+            .iter()
+            .map(|a| a.prefilled_tokens >= a.req.prompt_tokens)
+            .collect();
+        for &(i, c) in chunks {
+            let a = &mut self.running[i];
+            a.prefilled_tokens += c;
+            let ready = ((a.prefilled_tokens / bs) as usize).min(a.full_blocks);
+            if ready > a.ready_blocks {
+                self.cache
+                    .mark_ready(&a.req.block_ids[a.ready_blocks..ready]);
+                a.ready_blocks = ready;
+            }
+            if a.prefilled_tokens == a.req.prompt_tokens {
+                a.generated = 1;
+                a.first_token_us = now_us;
+            }
+        }
+        for (a, decoding) in self.running.iter_mut().zip(was_decoding) {
+            if decoding {
+                a.generated += 1;
+            }
+        }
+        self.retire_finished(now_us, out);
+    }
+
+    fn apply_decode_run(&mut self, steps: u64, now_us: u64, out: &mut Outbox) {
+        for a in &mut self.running {
+            a.generated += steps as u32;
+        }
+        self.retire_finished(now_us, out);
+    }
+
+    fn retire_finished(&mut self, now_us: u64, out: &mut Outbox) {
+        let mut i = 0;
+        while i < self.running.len() {
+            let a = &self.running[i];
+            if a.generated < a.req.output_tokens {
+                i += 1;
+                continue;
+            }
+            let a = self.running.remove(i);
+            self.cache
+                .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
+            self.prompt_private_blocks -= a.prompt_private_blocks;
+            out.finished.push(Finished {
+                id: a.req.id,
+                replica: self.index,
+                arrival_us: a.req.arrival_us,
+                admit_us: a.admit_us,
+                first_token_us: a.first_token_us,
+                done_us: now_us,
+                output_tokens: a.req.output_tokens,
+            });
+        }
+    }
+}

@@ -1,1 +1,259 @@
-//! (in progress) params
+//! Parameter table (default, limits, unit, help for every field; the page builds its
+//! controls from it) and validation that names the field, the value and what is allowed.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::config::{Config, ConfigError, Popularity};
+use crate::timing::{EnginePreset, Timing};
+
+/// Largest seed (2^53, so the page's JavaScript numbers hold it exactly).
+pub const MAX_SEED: u64 = 1 << 53;
+
+/// One tunable parameter, as the page and `--help` describe it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParamSpec {
+    /// Config key (snake_case); the CLI flag is listed in `flag`.
+    pub name: &'static str,
+    /// The command-line flag.
+    pub flag: &'static str,
+    /// Short label.
+    pub label: &'static str,
+    /// `int`, `float`, `choice`, `text` or `optional_int`.
+    pub kind: &'static str,
+    /// Default value.
+    pub default: Value,
+    /// Smallest allowed value (numbers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// Largest allowed value (numbers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// Slider step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
+    /// Whether a slider should move on a log scale.
+    pub log: bool,
+    /// Unit, shown after the readout.
+    pub unit: &'static str,
+    /// What it does.
+    pub help: &'static str,
+    /// Allowed values (choices) or examples (text).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<&'static str>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn num(
+    name: &'static str,
+    flag: &'static str,
+    label: &'static str,
+    kind: &'static str,
+    default: Value,
+    range: (f64, f64, f64),
+    log: bool,
+    unit: &'static str,
+    help: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        flag,
+        label,
+        kind,
+        default,
+        min: Some(range.0),
+        max: Some(range.1),
+        step: Some(range.2),
+        log,
+        unit,
+        help,
+        choices: Vec::new(),
+    }
+}
+
+fn choice(
+    name: &'static str,
+    flag: &'static str,
+    label: &'static str,
+    kind: &'static str,
+    default: Value,
+    choices: Vec<&'static str>,
+    help: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        flag,
+        label,
+        kind,
+        default,
+        min: None,
+        max: None,
+        step: None,
+        log: false,
+        unit: "",
+        help,
+        choices,
+    }
+}
+
+/// Every parameter, in the order the page shows them.
+pub fn specs() -> Vec<ParamSpec> {
+    let d = Config::default();
+    vec![
+        num("instances", "--des-instances", "Replicas", "int", json!(d.instances), (1.0, 256.0, 1.0), false, "replicas", "Engine replicas behind the router. More replicas spread load, but each one must warm its own cache."),
+        choice("routing", "--des-routing", "Routing policy", "choice", json!(d.routing), vec!["kv", "prefix_aware", "round_robin", "random"], "kv: the deployed router's cost (overlap weight x missed blocks + load). prefix_aware: hash the leading block to a home replica. round_robin / random: ignore locality."),
+        num("overlap_weight", "--des-overlap-weight", "Overlap weight", "float", json!(d.overlap_weight), (0.0, 20.0, 0.1), false, "x", "kv only: weight of missed blocks against load. 0 is pure load balance; higher chases cache hits."),
+        num("num_prefixes", "--des-num-prefixes", "Prefixes", "int", json!(d.num_prefixes), (0.0, 100_000.0, 1.0), true, "prefixes", "Distinct shared prefixes (system prompts) in the pool. 0 makes every prompt unique."),
+        num("prefix_len", "--des-prefix-len", "Prefix length", "int", json!(d.prefix_len), (0.0, 1_000_000.0, 64.0), true, "tok", "Tokens in each shared prefix (at most the shortest prompt)."),
+        choice("prefix_popularity", "--des-prefix-popularity", "Prefix popularity", "text", json!(d.prefix_popularity), vec!["uniform", "zipf:1.1", "hot:0.85"], "How requests pick a prefix: uniform, zipf:S (S > 0, skewed), or hot:SHARE (one prefix takes SHARE of all requests)."),
+        num("kv_blocks", "--des-kv-blocks", "Cache per replica", "optional_int", Value::Null, (1.0, 100_000_000.0, 1.0), true, "blocks", "KV capacity per replica in blocks, shared by cached prefixes and running requests; unbounded when unset."),
+        num("block_size", "--des-block-size", "Block size", "int", json!(d.block_size), (1.0, 65_536.0, 16.0), true, "tok", "Tokens per KV block: the unit of matching and eviction. Mooncake traces need 512."),
+        num("request_rate", "--request-rate", "Request rate", "float", json!(d.request_rate), (0.01, 100_000.0, 0.1), true, "req/s", "Offered arrival rate."),
+        num("num_requests", "--des-num-requests", "Requests", "int", json!(d.num_requests), (1.0, 10_000_000.0, 1.0), true, "req", "Requests to simulate."),
+        num("input_len", "--des-input-len", "Input length", "int", json!(d.input_len), (1.0, 1_000_000.0, 1.0), true, "tok", "Mean prompt length, prefix included."),
+        num("output_len", "--des-output-len", "Output length", "int", json!(d.output_len), (1.0, 100_000.0, 1.0), true, "tok", "Mean tokens generated per request."),
+        num("range_ratio", "--des-range-ratio", "Length spread", "float", json!(d.range_ratio), (0.0, 0.99, 0.01), false, "x", "Lengths are drawn uniformly in mean x (1 - r) to mean x (1 + r)."),
+        choice("arrival_model", "--arrival-model", "Arrival model", "choice", json!(d.arrival_model), vec!["poisson", "deterministic", "gamma"], "poisson: random arrivals; deterministic: evenly spaced; gamma: shape = burstiness."),
+        num("burstiness", "--des-burstiness", "Burstiness", "float", json!(d.burstiness), (0.01, 100.0, 0.01), true, "shape", "gamma only: the gamma shape. 1 is Poisson; below 1 arrivals come in bursts."),
+        num("max_batch", "--des-max-batch", "Concurrency slots", "int", json!(d.max_batch), (1.0, 4096.0, 1.0), true, "req", "Most requests running at once on a replica; the rest wait."),
+        num("max_batched_tokens", "--des-max-batched-tokens", "Prefill budget", "int", json!(d.max_batched_tokens), (1.0, 1_000_000.0, 1.0), true, "tok/step", "Prefill tokens per engine step (chunked prefill)."),
+        choice("engine", "--des-engine", "Engine", "choice", json!(d.engine), vec!["llama3-8b-h100", "llama3-70b-4xh100", "custom"], "Step-time preset (model x GPU, from a roofline), or custom coefficients."),
+        num("step_fixed_us", "--des-step-fixed-us", "Fixed step cost", "float", json!(d.step_fixed_us), (0.0, 1_000_000.0, 100.0), false, "µs", "custom engine: fixed cost of every step (weight streaming)."),
+        num("prefill_token_us", "--des-prefill-token-us", "Prefill cost", "float", json!(d.prefill_token_us), (0.0, 10_000.0, 1.0), false, "µs/tok", "custom engine: cost per prefill token."),
+        num("decode_seq_us", "--des-decode-seq-us", "Decode cost", "float", json!(d.decode_seq_us), (0.0, 100_000.0, 1.0), false, "µs/seq", "custom engine: marginal cost per decoding sequence per step."),
+        num("kv_read_token_ns", "--des-kv-read-token-ns", "KV read cost", "float", json!(d.kv_read_token_ns), (0.0, 100_000.0, 1.0), false, "ns/tok", "custom engine: cost per KV token read by decode attention."),
+        num("seed", "--seed", "Seed", "int", json!(d.seed), (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),
+    ]
+}
+
+fn spec(name: &str) -> ParamSpec {
+    specs().into_iter().find(|s| s.name == name).expect("known parameter")
+}
+
+fn check_range(name: &str, value: f64) -> Result<(), ConfigError> {
+    let s = spec(name);
+    let (min, max) = (s.min.unwrap_or(f64::MIN), s.max.unwrap_or(f64::MAX));
+    if value.is_finite() && value >= min && value <= max {
+        return Ok(());
+    }
+    let fmt = |x: f64| if x.fract() == 0.0 { format!("{}", x as i64) } else { format!("{x}") };
+    Err(ConfigError::new(name, value, format!("{} to {}{}", fmt(min), fmt(max), unit_suffix(s.unit))))
+}
+
+fn unit_suffix(unit: &str) -> String {
+    if unit.is_empty() || unit == "x" {
+        String::new()
+    } else {
+        format!(" {unit}")
+    }
+}
+
+/// The step-time coefficients of a config (the preset's, or the custom ones).
+pub fn timing_of(cfg: &Config) -> Timing {
+    match cfg.engine {
+        EnginePreset::Custom => Timing {
+            step_fixed_us: cfg.step_fixed_us,
+            prefill_token_us: cfg.prefill_token_us,
+            decode_seq_us: cfg.decode_seq_us,
+            kv_read_token_ns: cfg.kv_read_token_ns,
+        },
+        preset => preset.timing(),
+    }
+}
+
+/// The longest prompt and output a synthetic config can draw, tokens.
+pub fn max_lengths(cfg: &Config) -> (u64, u64) {
+    let hi = |mean: u32| libm::floor(mean as f64 * (1.0 + cfg.range_ratio)) as u64;
+    (hi(cfg.input_len), hi(cfg.output_len))
+}
+
+/// Validates every field of a config used for a synthetic run; returns the parsed
+/// popularity. Trace replays use `validate_fleet` (workload fields are not used).
+pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
+    validate_fleet(cfg)?;
+    for (name, value) in [
+        ("request_rate", cfg.request_rate),
+        ("burstiness", cfg.burstiness),
+        ("num_requests", cfg.num_requests as f64),
+        ("input_len", cfg.input_len as f64),
+        ("output_len", cfg.output_len as f64),
+        ("range_ratio", cfg.range_ratio),
+        ("num_prefixes", cfg.num_prefixes as f64),
+        ("prefix_len", cfg.prefix_len as f64),
+    ] {
+        check_range(name, value)?;
+    }
+    let popularity = Popularity::parse(&cfg.prefix_popularity)?;
+    let shortest = libm::floor(cfg.input_len as f64 * (1.0 - cfg.range_ratio)) as u64;
+    if cfg.num_prefixes > 0 && cfg.prefix_len as u64 > shortest.max(1) {
+        return Err(ConfigError::new(
+            "prefix_len",
+            cfg.prefix_len,
+            format!("at most the shortest prompt, {shortest} tok (input_len {} with range_ratio {})", cfg.input_len, cfg.range_ratio),
+        ));
+    }
+    if let Some(capacity) = cfg.kv_blocks {
+        let (input, output) = max_lengths(cfg);
+        let needed = (input + output).div_ceil(cfg.block_size as u64);
+        if capacity < needed {
+            return Err(ConfigError::new(
+                "kv_blocks",
+                capacity,
+                format!("at least {needed} blocks: the longest request ({input} prompt + {output} output tokens at block_size {}) must fit in one replica, or it could never run", cfg.block_size),
+            ));
+        }
+    }
+    Ok(popularity)
+}
+
+/// Validates the fleet, cache, engine and seed fields.
+pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
+    for (name, value) in [
+        ("seed", cfg.seed as f64),
+        ("instances", cfg.instances as f64),
+        ("overlap_weight", cfg.overlap_weight),
+        ("block_size", cfg.block_size as f64),
+        ("max_batch", cfg.max_batch as f64),
+        ("max_batched_tokens", cfg.max_batched_tokens as f64),
+        ("step_fixed_us", cfg.step_fixed_us),
+        ("prefill_token_us", cfg.prefill_token_us),
+        ("decode_seq_us", cfg.decode_seq_us),
+        ("kv_read_token_ns", cfg.kv_read_token_ns),
+    ] {
+        check_range(name, value)?;
+    }
+    if let Some(capacity) = cfg.kv_blocks {
+        check_range("kv_blocks", capacity as f64)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_field_value_and_range() {
+        let bad = Config { instances: 0, ..Config::default() };
+        let e = validate(&bad).unwrap_err().to_string();
+        assert_eq!(e, "invalid instances: got 0; allowed: 1 to 256 replicas");
+        let nan = Config { request_rate: f64::NAN, ..Config::default() };
+        assert!(validate(&nan).unwrap_err().to_string().contains("request_rate: got NaN"));
+        let long = Config { prefix_len: 5000, ..Config::default() };
+        assert!(validate(&long).unwrap_err().to_string().contains("shortest prompt, 4096"));
+        let small = Config { kv_blocks: Some(8), ..Config::default() };
+        assert!(validate(&small).unwrap_err().to_string().contains("at least 9 blocks"));
+        let zipf = Config { prefix_popularity: "zipf:0".into(), ..Config::default() };
+        assert_eq!(validate(&zipf).unwrap_err().field, "prefix_popularity");
+    }
+
+    #[test]
+    fn defaults_are_valid_and_inside_their_ranges() {
+        validate(&Config::default()).unwrap();
+        for s in specs() {
+            if let (Some(min), Some(max), Some(d)) = (s.min, s.max, s.default.as_f64()) {
+                assert!(d >= min && d <= max, "{}", s.name);
+            }
+        }
+    }
+}

@@ -1,5 +1,275 @@
-//! Report: summary, per-replica table and columnar series; JSON and the text report.
+//! The report of one run: summary, per-replica table, columnar series, latency CDFs,
+//! the seed's three fleet lines and plain-language warnings; serialised as JSON.
+
 use serde::Serialize;
-/// The whole result of one run (filled in by the simulator).
+
+use crate::config::Config;
+use crate::metrics::{quantile_sorted, quantiles_ms, Quantiles};
+use crate::series::Series;
+use crate::sim::Simulation;
+
+/// Hit-rate spread (max - min over replicas) at which the report warns of a hot spot.
+pub const HOT_HIT_SPREAD: f64 = 0.25;
+/// Load spread ((max - min) / mean requests per replica) at which it warns.
+pub const HOT_LOAD_SPREAD: f64 = 0.5;
+
+/// Fleet-wide figures. Rates are fractions in 0..=1; units are at the end of names.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub requests: u64,
+    pub completed: u64,
+    pub rejected: u64,
+    pub hit_rate_requests: f64,
+    pub hit_rate_tokens: f64,
+    pub block_reuse: f64,
+    pub cached_tokens_avg: f64,
+    pub cached_blocks: u64,
+    pub prompt_blocks: u64,
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    pub evictions: u64,
+    pub ttft_ms_mean: f64,
+    pub ttft_ms_p50: f64,
+    pub ttft_ms_p90: f64,
+    pub ttft_ms_p99: f64,
+    pub ttft_admit_ms_mean: f64,
+    pub ttft_admit_ms_p50: f64,
+    pub ttft_admit_ms_p90: f64,
+    pub ttft_admit_ms_p99: f64,
+    pub queue_ms_mean: f64,
+    pub queue_ms_p50: f64,
+    pub queue_ms_p90: f64,
+    pub queue_ms_p99: f64,
+    pub tpot_ms_mean: f64,
+    pub tpot_ms_p50: f64,
+    pub tpot_ms_p90: f64,
+    pub tpot_ms_p99: f64,
+    pub itl_ms_mean: f64,
+    pub itl_ms_p50: f64,
+    pub itl_ms_p90: f64,
+    pub itl_ms_p99: f64,
+    pub e2e_ms_mean: f64,
+    pub e2e_ms_p50: f64,
+    pub e2e_ms_p90: f64,
+    pub e2e_ms_p99: f64,
+    pub output_tokens: u64,
+    pub throughput_tok_s: f64,
+    pub throughput_req_s: f64,
+    pub offered_rate: f64,
+    pub achieved_rate: f64,
+    pub makespan_s: f64,
+    pub hit_rate_instance_min: f64,
+    pub hit_rate_instance_max: f64,
+    pub load_spread: f64,
+    pub hot_spot: bool,
+    pub events: u64,
+    pub seed: u64,
+}
+
+/// One replica's row.
 #[derive(Clone, Debug, Serialize)]
-pub struct Report {}
+pub struct InstanceReport {
+    pub index: u32,
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    pub hit_rate_requests: f64,
+    pub hit_rate_tokens: f64,
+    pub busy_share: f64,
+    pub peak_queue: u32,
+    pub evictions: u64,
+    pub rejected: u64,
+}
+
+/// Latency distributions at 100 evenly spaced quantiles (0.01 to 1.00), ms.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LatencyCdf {
+    pub q: Vec<f64>,
+    pub ttft_ms: Vec<f64>,
+    pub e2e_ms: Vec<f64>,
+}
+
+/// The whole result of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub kvfleet_version: &'static str,
+    pub seed: u64,
+    pub config: Config,
+    pub source: String,
+    pub summary: Summary,
+    pub per_instance: Vec<InstanceReport>,
+    pub series: Series,
+    pub latency_cdf: LatencyCdf,
+    pub fleet_lines: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// Compact JSON (byte-identical for the same config and seed, native or wasm).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("report serialises")
+    }
+
+    /// Human text report.
+    pub fn to_text(&self) -> String {
+        crate::text::render(self)
+    }
+}
+
+fn ratio(num: f64, den: f64) -> f64 {
+    if den > 0.0 {
+        num / den
+    } else {
+        0.0
+    }
+}
+
+impl Simulation<'_> {
+    /// Finishes the run (if needed) and builds its report.
+    pub fn into_report(mut self) -> Report {
+        self.run_to_end();
+        let start_us = self.first_arrival_us.unwrap_or(0);
+        let end_us = self.recorder.last_done_us.max(self.now_us);
+        let makespan_us = end_us.saturating_sub(start_us);
+        let per_instance = self.instance_rows(makespan_us);
+        let mut summary = self.summary(makespan_us, &per_instance);
+        let series = std::mem::take(&mut self.sampler).finish(end_us, &self.replicas);
+        let latency_cdf = latency_cdf(&mut self.recorder.ttft_us, &mut self.recorder.e2e_us);
+        self.fill_latencies(&mut summary);
+        let warnings = warnings(&summary, &per_instance);
+        summary.hot_spot = !warnings.is_empty();
+        let fleet_lines = crate::text::fleet_lines(&self.cfg, &self.source_name, &summary);
+        Report {
+            kvfleet_version: crate::api::version(),
+            seed: self.cfg.seed,
+            config: self.cfg.clone(),
+            source: self.source_name.clone(),
+            summary,
+            per_instance,
+            series,
+            latency_cdf,
+            fleet_lines,
+            warnings,
+        }
+    }
+
+    fn instance_rows(&self, makespan_us: u64) -> Vec<InstanceReport> {
+        let bs = self.cfg.block_size as u64;
+        self.replicas
+            .iter()
+            .zip(&self.recorder.replicas)
+            .enumerate()
+            .map(|(i, (rep, c))| InstanceReport {
+                index: i as u32,
+                requests: rep.stats().routed,
+                prompt_tokens: c.prompt_tokens,
+                cached_tokens: c.cached_blocks * bs,
+                hit_rate_requests: ratio(c.hit_requests as f64, c.admitted as f64),
+                hit_rate_tokens: ratio((c.cached_blocks * bs) as f64, c.prompt_tokens as f64),
+                busy_share: ratio(rep.stats().busy_us as f64, makespan_us as f64),
+                peak_queue: rep.stats().peak_queue,
+                evictions: rep.cache().evictions(),
+                rejected: c.rejected,
+            })
+            .collect()
+    }
+
+    fn summary(&self, makespan_us: u64, rows: &[InstanceReport]) -> Summary {
+        let c = &self.recorder.replicas;
+        let admitted: u64 = c.iter().map(|c| c.admitted).sum();
+        let hits: u64 = c.iter().map(|c| c.hit_requests).sum();
+        let cached_blocks: u64 = c.iter().map(|c| c.cached_blocks).sum();
+        let prompt_blocks: u64 = c.iter().map(|c| c.prompt_blocks).sum();
+        let prompt_tokens: u64 = c.iter().map(|c| c.prompt_tokens).sum();
+        let cached_tokens = cached_blocks * self.cfg.block_size as u64;
+        let makespan_s = makespan_us as f64 / 1e6;
+        let served: Vec<&InstanceReport> = rows.iter().filter(|r| r.requests > 0).collect();
+        let rates = served.iter().map(|r| r.hit_rate_requests);
+        let loads: Vec<f64> = rows.iter().map(|r| r.requests as f64).collect();
+        let mean_load = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
+        let spread = loads.iter().cloned().fold(f64::MIN, f64::max) - loads.iter().cloned().fold(f64::MAX, f64::min);
+        Summary {
+            requests: self.arrived,
+            completed: self.recorder.completed,
+            rejected: self.rejected,
+            hit_rate_requests: ratio(hits as f64, admitted as f64),
+            hit_rate_tokens: ratio(cached_tokens as f64, prompt_tokens as f64),
+            block_reuse: ratio(cached_blocks as f64, prompt_blocks as f64),
+            cached_tokens_avg: ratio(cached_tokens as f64, admitted as f64),
+            cached_blocks,
+            prompt_blocks,
+            prompt_tokens,
+            cached_tokens,
+            evictions: self.replicas.iter().map(|r| r.cache().evictions()).sum(),
+            output_tokens: self.recorder.output_tokens,
+            throughput_tok_s: ratio(self.recorder.output_tokens as f64, makespan_s),
+            throughput_req_s: ratio(self.recorder.completed as f64, makespan_s),
+            offered_rate: self.offered_rate(),
+            achieved_rate: ratio(self.recorder.completed as f64, makespan_s),
+            makespan_s,
+            hit_rate_instance_min: rates.clone().fold(f64::NAN, f64::min).max(0.0),
+            hit_rate_instance_max: rates.fold(f64::NAN, f64::max).max(0.0),
+            load_spread: ratio(spread, mean_load),
+            events: self.events,
+            seed: self.cfg.seed,
+            ..Summary::default()
+        }
+    }
+
+    fn offered_rate(&self) -> f64 {
+        if self.source_name == "synthetic" {
+            return self.cfg.request_rate;
+        }
+        let span_s = (self.last_arrival_us - self.first_arrival_us.unwrap_or(0)) as f64 / 1e6;
+        ratio(self.arrived.saturating_sub(1) as f64, span_s)
+    }
+
+    fn fill_latencies(&mut self, s: &mut Summary) {
+        let r = &mut self.recorder;
+        let set = |q: Quantiles, m: &mut f64, p50: &mut f64, p90: &mut f64, p99: &mut f64| {
+            (*m, *p50, *p90, *p99) = (q.mean, q.p50, q.p90, q.p99);
+        };
+        set(quantiles_ms(&mut r.ttft_us), &mut s.ttft_ms_mean, &mut s.ttft_ms_p50, &mut s.ttft_ms_p90, &mut s.ttft_ms_p99);
+        set(quantiles_ms(&mut r.ttft_admit_us), &mut s.ttft_admit_ms_mean, &mut s.ttft_admit_ms_p50, &mut s.ttft_admit_ms_p90, &mut s.ttft_admit_ms_p99);
+        set(quantiles_ms(&mut r.queue_us), &mut s.queue_ms_mean, &mut s.queue_ms_p50, &mut s.queue_ms_p90, &mut s.queue_ms_p99);
+        set(quantiles_ms(&mut r.tpot_us), &mut s.tpot_ms_mean, &mut s.tpot_ms_p50, &mut s.tpot_ms_p90, &mut s.tpot_ms_p99);
+        set(r.itl.quantiles_ms(), &mut s.itl_ms_mean, &mut s.itl_ms_p50, &mut s.itl_ms_p90, &mut s.itl_ms_p99);
+        set(quantiles_ms(&mut r.e2e_us), &mut s.e2e_ms_mean, &mut s.e2e_ms_p50, &mut s.e2e_ms_p90, &mut s.e2e_ms_p99);
+    }
+}
+
+fn latency_cdf(ttft_us: &mut [f64], e2e_us: &mut [f64]) -> LatencyCdf {
+    ttft_us.sort_by(f64::total_cmp);
+    e2e_us.sort_by(f64::total_cmp);
+    let q: Vec<f64> = (1..=100).map(|i| i as f64 / 100.0).collect();
+    let at = |v: &[f64]| q.iter().map(|&q| quantile_sorted(v, q) / 1000.0).collect();
+    LatencyCdf { ttft_ms: at(ttft_us), e2e_ms: at(e2e_us), q }
+}
+
+fn warnings(s: &Summary, rows: &[InstanceReport]) -> Vec<String> {
+    let mut out = Vec::new();
+    if rows.len() < 2 || s.requests < 4 * rows.len() as u64 {
+        return out;
+    }
+    let hit_spread = s.hit_rate_instance_max - s.hit_rate_instance_min;
+    if hit_spread >= HOT_HIT_SPREAD {
+        out.push(format!(
+            "Hot spot: per-replica hit rates range from {:.0}% to {:.0}%. Some replicas reuse their cache far more than others, so the fleet's rate hides uneven work.",
+            100.0 * s.hit_rate_instance_min,
+            100.0 * s.hit_rate_instance_max
+        ));
+    }
+    if s.load_spread >= HOT_LOAD_SPREAD {
+        let busiest = rows.iter().max_by_key(|r| (r.requests, std::cmp::Reverse(r.index))).expect("rows");
+        let share = ratio(busiest.requests as f64, s.requests as f64);
+        out.push(format!(
+            "Hot spot: replica {} received {:.0}% of requests ({} of {}; an even share is {:.0}%). Locality piled traffic onto it: expect its queue and p99 TTFT to grow while others idle.",
+            busiest.index,
+            100.0 * share,
+            busiest.requests,
+            s.requests,
+            100.0 / rows.len() as f64
+        ));
+    }
+    out
+}

@@ -1,1 +1,272 @@
-//! (in progress) sim
+//! The event loop: arrivals (pulled lazily from the workload, in order) merged with
+//! per-replica step ends (a heap ordered by (time, seq)), one dispatcher, integer time.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::engine::{EngineSpec, Outbox, Replica};
+use crate::metrics::Recorder;
+use crate::router::{Candidate, ReplicaView, Router};
+use crate::series::Sampler;
+use crate::workload::Request;
+
+/// One routing decision, as written to the decision log.
+#[derive(Clone, Debug, Serialize)]
+pub struct Decision {
+    /// Request id.
+    pub id: u32,
+    /// Arrival time, seconds.
+    pub arrival_s: f64,
+    /// Full prompt blocks the router scored.
+    pub request_blocks: u32,
+    /// Every replica's terms and cost.
+    pub candidates: Vec<Candidate>,
+    /// The replica picked.
+    pub chosen: u32,
+    /// Admission time, seconds (null if never admitted).
+    pub admit_s: Option<f64>,
+    /// Leading blocks found in the chosen replica's cache at admission.
+    pub cached_blocks: Option<u32>,
+    /// Time to first token from arrival, ms.
+    pub ttft_ms: Option<f64>,
+    /// End-to-end latency, ms.
+    pub e2e_ms: Option<f64>,
+    /// Whether the replica refused the request.
+    pub rejected: bool,
+}
+
+/// A simulation in progress; advance it in slices, then turn it into a report.
+pub struct Simulation<'w> {
+    pub(crate) cfg: Config,
+    source: Box<dyn Iterator<Item = Request> + 'w>,
+    pub(crate) total_requests: u64,
+    next_arrival: Option<Request>,
+    heap: BinaryHeap<Reverse<(u64, u64, u32, u64)>>,
+    seq: u64,
+    pub(crate) replicas: Vec<Replica>,
+    router: Router,
+    pub(crate) recorder: Recorder,
+    pub(crate) sampler: Sampler,
+    outbox: Outbox,
+    pub(crate) events: u64,
+    pub(crate) now_us: u64,
+    pub(crate) arrived: u64,
+    pub(crate) first_arrival_us: Option<u64>,
+    pub(crate) last_arrival_us: u64,
+    pub(crate) rejected: u64,
+    pub(crate) decisions: Option<Vec<Decision>>,
+    pub(crate) source_name: String,
+}
+
+impl<'w> Simulation<'w> {
+    /// A simulation of a validated `cfg` over `requests` (in arrival order), of which
+    /// there are `total_requests` (for progress).
+    pub fn new(
+        cfg: &Config,
+        requests: Box<dyn Iterator<Item = Request> + 'w>,
+        total_requests: u64,
+        source_name: &str,
+    ) -> Simulation<'w> {
+        let timing = crate::params::timing_of(cfg);
+        let spec = EngineSpec {
+            timing,
+            max_batch: cfg.max_batch,
+            max_batched_tokens: cfg.max_batched_tokens,
+            block_size: cfg.block_size,
+        };
+        let n = cfg.instances as usize;
+        let mut source = requests;
+        let next_arrival = source.next();
+        Simulation {
+            cfg: cfg.clone(),
+            source,
+            total_requests,
+            next_arrival,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            replicas: (0..n as u32)
+                .map(|i| Replica::new(i, spec, cfg.kv_blocks))
+                .collect(),
+            router: Router::new(cfg),
+            recorder: Recorder::new(n, cfg.block_size),
+            sampler: Sampler::new(n),
+            outbox: Outbox::default(),
+            events: 0,
+            now_us: 0,
+            arrived: 0,
+            first_arrival_us: None,
+            last_arrival_us: 0,
+            rejected: 0,
+            decisions: None,
+            source_name: source_name.to_string(),
+        }
+    }
+
+    /// Keeps one record per routing decision (off by default: it costs memory).
+    pub fn record_decisions(&mut self) {
+        self.decisions = Some(Vec::new());
+    }
+
+    /// The decision log, if recorded.
+    pub fn decisions(&self) -> Option<&[Decision]> {
+        self.decisions.as_deref()
+    }
+
+    /// Takes the decision log out (empty if it was not recorded).
+    pub fn take_decisions(&mut self) -> Vec<Decision> {
+        self.decisions.take().unwrap_or_default()
+    }
+
+    /// Whether every request has arrived and every replica is idle.
+    pub fn is_done(&self) -> bool {
+        self.next_arrival.is_none() && self.heap.is_empty()
+    }
+
+    /// Share of requests that have arrived, 0.0 to 1.0 (1.0 once done).
+    pub fn progress(&self) -> f64 {
+        if self.is_done() || self.total_requests == 0 {
+            return 1.0;
+        }
+        (self.arrived as f64 / self.total_requests as f64).min(0.999)
+    }
+
+    /// Processes up to `max_events` events; returns true once the run is done.
+    pub fn advance(&mut self, max_events: u64) -> bool {
+        for _ in 0..max_events {
+            if !self.next_event() {
+                return true;
+            }
+        }
+        self.is_done()
+    }
+
+    /// Runs to the end.
+    pub fn run_to_end(&mut self) {
+        while self.next_event() {}
+    }
+
+    /// Dispatches the earliest event (step ends before arrivals at equal times).
+    fn next_event(&mut self) -> bool {
+        let step_at = self.heap.peek().map(|Reverse((t, ..))| *t);
+        let arrival_at = self.next_arrival.as_ref().map(|r| r.arrival_us);
+        match (step_at, arrival_at) {
+            (None, None) => false,
+            (Some(s), Some(a)) if a < s => self.on_arrival(),
+            (None, Some(_)) => self.on_arrival(),
+            _ => self.on_step_end(),
+        }
+    }
+
+    fn on_arrival(&mut self) -> bool {
+        let req = self.next_arrival.take().expect("an arrival is pending");
+        self.next_arrival = self.source.next();
+        self.advance_clock(req.arrival_us);
+        self.events += 1;
+        self.arrived += 1;
+        self.first_arrival_us.get_or_insert(req.arrival_us);
+        self.last_arrival_us = req.arrival_us;
+        let full = if req.block_ids.is_empty() {
+            0
+        } else {
+            (req.prompt_tokens / self.cfg.block_size) as usize
+        };
+        let views: Vec<ReplicaView> = self
+            .replicas
+            .iter()
+            .map(|r| ReplicaView {
+                cache: r.cache(),
+                active_blocks: r.active_blocks(),
+                waiting: r.waiting(),
+                running: r.running(),
+            })
+            .collect();
+        let mut log = self.decisions.as_ref().map(|_| Vec::new());
+        let chosen = self.router.pick(&req.block_ids, full, &views, log.as_mut());
+        if let (Some(decisions), Some(candidates)) = (self.decisions.as_mut(), log) {
+            decisions.push(Decision {
+                id: req.id,
+                arrival_s: req.arrival_us as f64 / 1e6,
+                request_blocks: full as u32,
+                candidates,
+                chosen: chosen as u32,
+                admit_s: None,
+                cached_blocks: None,
+                ttft_ms: None,
+                e2e_ms: None,
+                rejected: false,
+            });
+        }
+        let now = self.now_us;
+        let end = self.replicas[chosen].arrive(req, now, &mut self.outbox);
+        self.schedule(chosen, end);
+        self.drain_outbox();
+        true
+    }
+
+    fn on_step_end(&mut self) -> bool {
+        let Reverse((t, _, replica, generation)) = self.heap.pop().expect("a step is pending");
+        if generation != self.replicas[replica as usize].generation() {
+            return true;
+        }
+        self.advance_clock(t);
+        self.events += 1;
+        let end = self.replicas[replica as usize].step_end(t, &mut self.outbox);
+        self.schedule(replica as usize, end);
+        self.drain_outbox();
+        true
+    }
+
+    fn advance_clock(&mut self, t_us: u64) {
+        debug_assert!(t_us >= self.now_us, "time went backwards");
+        self.sampler.advance_to(t_us, &self.replicas);
+        self.now_us = t_us;
+    }
+
+    fn schedule(&mut self, replica: usize, end_us: Option<u64>) {
+        if let Some(end_us) = end_us {
+            self.seq += 1;
+            let generation = self.replicas[replica].generation();
+            self.heap
+                .push(Reverse((end_us, self.seq, replica as u32, generation)));
+        }
+    }
+
+    fn drain_outbox(&mut self) {
+        for a in self.outbox.admitted.drain(..) {
+            self.recorder.admitted(&a);
+            self.sampler.admitted(a.replica, a.hit_blocks > 0);
+            if let Some(d) = self
+                .decisions
+                .as_mut()
+                .and_then(|d| d.get_mut(a.id as usize))
+            {
+                d.admit_s = Some(a.admit_us as f64 / 1e6);
+                d.cached_blocks = Some(a.hit_blocks);
+            }
+        }
+        for f in self.outbox.finished.drain(..) {
+            self.recorder.finished(&f);
+            if let Some(d) = self
+                .decisions
+                .as_mut()
+                .and_then(|d| d.get_mut(f.id as usize))
+            {
+                d.ttft_ms = Some((f.first_token_us - f.arrival_us) as f64 / 1000.0);
+                d.e2e_ms = Some((f.done_us - f.arrival_us) as f64 / 1000.0);
+            }
+        }
+        for (id, replica) in self.outbox.rejected.drain(..) {
+            self.rejected += 1;
+            self.recorder.rejected(replica);
+            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(id as usize)) {
+                d.rejected = true;
+            }
+        }
+        for run in self.outbox.itl_runs.drain(..) {
+            self.recorder.itl.add_run(&run);
+        }
+    }
+}

@@ -147,7 +147,9 @@ mod tests {
         let t = EnginePreset::Llama3_8bH100.timing();
         let mut total = 0.0;
         for i in 0..100u64 {
-            total += t.step_fixed_us + t.decode_seq_us * 7.0 + t.kv_read_token_ns * (5000 + 7 * i) as f64 / 1000.0;
+            total += t.step_fixed_us
+                + t.decode_seq_us * 7.0
+                + t.kv_read_token_ns * (5000 + 7 * i) as f64 / 1000.0;
         }
         let closed = t.decode_run_us(100, 7, 5000);
         assert!((closed as f64 - total).abs() <= 1.0, "{closed} vs {total}");

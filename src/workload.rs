@@ -20,3 +20,213 @@ pub struct Request {
     /// empty when the source has no content (a plain workload file).
     pub block_ids: Vec<u64>,
 }
+
+use crate::config::{ArrivalModel, Config, Popularity};
+use crate::rng::{Rng, Stream};
+
+/// The seeded synthetic generator: yields requests lazily, in arrival order, so memory
+/// does not grow with the number of requests generated.
+pub struct Synthetic {
+    remaining: u32,
+    next_id: u32,
+    clock_us: f64,
+    gap_mean_us: f64,
+    arrival_model: ArrivalModel,
+    burstiness: f64,
+    input_len: u32,
+    output_len: u32,
+    range_ratio: f64,
+    block_size: u32,
+    prefix_len: u32,
+    prefix_blocks: u64,
+    prefix_cdf: Vec<f64>,
+    next_unique_id: u64,
+    arrivals: Rng,
+    lengths: Rng,
+    prefixes: Rng,
+}
+
+impl Synthetic {
+    /// A generator for a validated config.
+    pub fn new(cfg: &Config, popularity: Popularity) -> Synthetic {
+        let prefix_blocks = (cfg.prefix_len / cfg.block_size) as u64;
+        Synthetic {
+            remaining: cfg.num_requests,
+            next_id: 0,
+            clock_us: 0.0,
+            gap_mean_us: 1e6 / cfg.request_rate,
+            arrival_model: cfg.arrival_model,
+            burstiness: cfg.burstiness,
+            input_len: cfg.input_len,
+            output_len: cfg.output_len,
+            range_ratio: cfg.range_ratio,
+            block_size: cfg.block_size,
+            prefix_len: cfg.prefix_len,
+            prefix_blocks,
+            prefix_cdf: prefix_cdf(cfg.num_prefixes, popularity),
+            next_unique_id: cfg.num_prefixes as u64 * prefix_blocks,
+            arrivals: Rng::fork(cfg.seed, Stream::Arrivals),
+            lengths: Rng::fork(cfg.seed, Stream::Lengths),
+            prefixes: Rng::fork(cfg.seed, Stream::Prefixes),
+        }
+    }
+
+    /// How many requests the generator will still yield.
+    pub fn remaining(&self) -> u32 {
+        self.remaining
+    }
+
+    fn gap_us(&mut self) -> f64 {
+        match self.arrival_model {
+            ArrivalModel::Deterministic => self.gap_mean_us,
+            ArrivalModel::Poisson => self.arrivals.exponential(self.gap_mean_us),
+            ArrivalModel::Gamma => self
+                .arrivals
+                .gamma(self.burstiness, self.gap_mean_us / self.burstiness),
+        }
+    }
+
+    fn spread(&mut self, mean: u32) -> u32 {
+        if self.range_ratio <= 0.0 {
+            return mean;
+        }
+        let lo = libm::floor(mean as f64 * (1.0 - self.range_ratio)) as u64;
+        let hi = libm::floor(mean as f64 * (1.0 + self.range_ratio)) as u64;
+        self.lengths.range_inclusive(lo, hi).max(1) as u32
+    }
+
+    fn pick_prefix(&mut self) -> Option<u64> {
+        if self.prefix_cdf.is_empty() {
+            return None;
+        }
+        let u = self.prefixes.next_f64();
+        let index = self.prefix_cdf.partition_point(|&c| c <= u);
+        Some(index.min(self.prefix_cdf.len() - 1) as u64)
+    }
+
+    fn block_ids(&mut self, prompt_tokens: u32, prefix: Option<u64>) -> Vec<u64> {
+        let total = prompt_tokens.div_ceil(self.block_size) as u64;
+        let shared = match prefix {
+            Some(_) if self.prefix_len <= prompt_tokens => self.prefix_blocks.min(total),
+            _ => 0,
+        };
+        let mut ids = Vec::with_capacity(total as usize);
+        if let Some(p) = prefix {
+            ids.extend((0..shared).map(|j| p * self.prefix_blocks + j));
+        }
+        for _ in shared..total {
+            ids.push(self.next_unique_id);
+            self.next_unique_id += 1;
+        }
+        ids
+    }
+}
+
+impl Iterator for Synthetic {
+    type Item = Request;
+
+    fn next(&mut self) -> Option<Request> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        if self.next_id > 0 {
+            self.clock_us += self.gap_us();
+        }
+        let prompt_tokens = self.spread(self.input_len);
+        let output_tokens = self.spread(self.output_len);
+        let prefix = self.pick_prefix();
+        let block_ids = self.block_ids(prompt_tokens, prefix);
+        let id = self.next_id;
+        self.next_id += 1;
+        Some(Request {
+            id,
+            arrival_us: libm::round(self.clock_us) as u64,
+            prompt_tokens,
+            output_tokens,
+            block_ids,
+        })
+    }
+}
+
+/// Cumulative popularity of the prefixes (empty when there is no pool).
+fn prefix_cdf(num_prefixes: u32, popularity: Popularity) -> Vec<f64> {
+    let n = num_prefixes as usize;
+    if n == 0 {
+        return Vec::new();
+    }
+    let weights: Vec<f64> = (0..n)
+        .map(|i| match popularity {
+            Popularity::Uniform => 1.0,
+            Popularity::Zipf(s) => 1.0 / libm::pow(i as f64 + 1.0, s),
+            Popularity::Hot(share) if n == 1 => share.max(1.0),
+            Popularity::Hot(share) if i == 0 => share,
+            Popularity::Hot(share) => (1.0 - share) / (n - 1) as f64,
+        })
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let mut acc = 0.0;
+    weights
+        .iter()
+        .map(|w| {
+            acc += w / total;
+            acc
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(cfg: &Config) -> Vec<Request> {
+        let popularity = Popularity::parse(&cfg.prefix_popularity).unwrap();
+        Synthetic::new(cfg, popularity).collect()
+    }
+
+    #[test]
+    fn prefixes_share_leading_ids_and_suffixes_are_unique() {
+        let reqs = generate(&Config::default());
+        assert_eq!(reqs.len(), 200);
+        let mut seen = std::collections::HashSet::new();
+        for r in &reqs {
+            assert_eq!(r.block_ids.len(), 8);
+            assert!(r.block_ids[0] < 32, "prefix ids come from the pool");
+            for &id in &r.block_ids[4..] {
+                assert!(seen.insert(id), "suffix id {id} repeats");
+            }
+        }
+        let firsts: std::collections::BTreeSet<u64> = reqs.iter().map(|r| r.block_ids[0]).collect();
+        assert_eq!(firsts.len(), 8);
+    }
+
+    #[test]
+    fn hot_prefix_takes_its_share() {
+        let cfg = Config {
+            num_requests: 4000,
+            prefix_popularity: "hot:0.85".into(),
+            ..Config::default()
+        };
+        let hot = generate(&cfg)
+            .iter()
+            .filter(|r| r.block_ids[0] == 0)
+            .count();
+        let share = hot as f64 / 4000.0;
+        assert!((share - 0.85 - 0.15 / 7.0).abs() < 0.02, "{share}");
+    }
+
+    #[test]
+    fn rate_and_spread_hold() {
+        let cfg = Config {
+            num_requests: 5000,
+            range_ratio: 0.5,
+            ..Config::default()
+        };
+        let reqs = generate(&cfg);
+        let span_s = reqs.last().unwrap().arrival_us as f64 / 1e6;
+        assert!((4999.0 / span_s - 6.0).abs() < 0.3);
+        let min = reqs.iter().map(|r| r.prompt_tokens).min().unwrap();
+        let max = reqs.iter().map(|r| r.prompt_tokens).max().unwrap();
+        assert!(min >= 2048 && max <= 6144 && max - min > 3500);
+    }
+}

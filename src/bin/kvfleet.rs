@@ -1,2 +1,0 @@
-//! The native CLI (in progress).
-fn main() {}

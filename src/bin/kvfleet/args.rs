@@ -1,0 +1,192 @@
+//! Command-line flags (clap), named as in the seed's simulator, and their mapping to a
+//! `Config`. Every flag documents its unit and default.
+
+use clap::{Args, Parser, Subcommand};
+use kvfleet::timing::EnginePreset;
+use kvfleet::{ArrivalModel, Config, Policy};
+
+/// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
+/// and its router. Hit rate, balance and latency emerge from content, capacity and routing.
+#[derive(Parser, Debug)]
+#[command(name = "kvfleet", version, allow_negative_numbers = true, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands besides the default (simulate).
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Summarise a Mooncake JSONL trace: lengths, blocks, the hit-rate ceiling of one
+    /// infinite cache, distinct first blocks and hazards for routing policies.
+    Analyze {
+        /// The trace file (Mooncake JSONL with hash_ids).
+        file: String,
+        /// Tokens per block of the trace's hash_ids.
+        #[arg(long = "des-block-size", default_value_t = 512)]
+        block_size: u32,
+    },
+}
+
+fn whole(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("expected a whole number >= 0, got {text:?}"))
+}
+
+fn whole32(text: &str) -> Result<u32, String> {
+    let n = whole(text)?;
+    u32::try_from(n).map_err(|_| format!("expected a whole number up to {}, got {text}", u32::MAX))
+}
+
+fn number(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("expected a number, got {text:?}"))
+}
+
+fn routing(text: &str) -> Result<Policy, String> {
+    Policy::parse(text).map_err(|e| e.allowed)
+}
+
+fn arrival(text: &str) -> Result<ArrivalModel, String> {
+    ArrivalModel::parse(text).map_err(|e| e.allowed)
+}
+
+fn engine(text: &str) -> Result<EnginePreset, String> {
+    EnginePreset::parse(text).ok_or_else(|| "one of llama3-8b-h100, llama3-70b-4xh100, custom".to_string())
+}
+
+/// Flags of a simulation run.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Offered request rate, requests per second.
+    #[arg(long, value_name = "REQ_PER_S", default_value = "6", value_parser = number)]
+    pub request_rate: f64,
+    /// Arrival model: poisson, deterministic, or gamma (shape = --des-burstiness).
+    #[arg(long, value_name = "MODEL", default_value = "poisson", value_parser = arrival)]
+    pub arrival_model: ArrivalModel,
+    /// Gamma shape for --arrival-model gamma: 1.0 is Poisson, below 1 is burstier.
+    #[arg(long = "des-burstiness", value_name = "SHAPE", default_value = "1.0", value_parser = number)]
+    pub burstiness: f64,
+    /// Number of synthetic requests.
+    #[arg(long = "des-num-requests", value_name = "N", default_value = "200", value_parser = whole32)]
+    pub num_requests: u32,
+    /// Mean prompt length in tokens (shared prefix included).
+    #[arg(long = "des-input-len", value_name = "TOKENS", default_value = "4096", value_parser = whole32)]
+    pub input_len: u32,
+    /// Mean output length in tokens.
+    #[arg(long = "des-output-len", value_name = "TOKENS", default_value = "256", value_parser = whole32)]
+    pub output_len: u32,
+    /// Length spread r: lengths are uniform in mean x (1 - r) .. mean x (1 + r), 0 <= r < 1.
+    #[arg(long = "des-range-ratio", value_name = "R", default_value = "0", value_parser = number)]
+    pub range_ratio: f64,
+    /// Distinct shared prefixes in the pool (0 = every prompt unique).
+    #[arg(long = "des-num-prefixes", value_name = "N", default_value = "8", value_parser = whole32)]
+    pub num_prefixes: u32,
+    /// Length of each shared prefix in tokens.
+    #[arg(long = "des-prefix-len", value_name = "TOKENS", default_value = "2048", value_parser = whole32)]
+    pub prefix_len: u32,
+    /// Prefix popularity: uniform, zipf:S (S > 0), or hot:SHARE (one prefix takes SHARE, 0..1).
+    #[arg(long = "des-prefix-popularity", value_name = "DIST", default_value = "uniform")]
+    pub prefix_popularity: String,
+    /// Number of engine replicas behind the router.
+    #[arg(long = "des-instances", value_name = "N", default_value = "4", value_parser = whole32)]
+    pub instances: u32,
+    /// Routing policy: kv, prefix_aware, round_robin or random.
+    #[arg(long = "des-routing", value_name = "POLICY", default_value = "kv", value_parser = routing)]
+    pub routing: Policy,
+    /// kv policy: weight of missed blocks against load (0 = pure load balance).
+    #[arg(long = "des-overlap-weight", value_name = "W", default_value = "1.0", value_parser = number)]
+    pub overlap_weight: f64,
+    /// Tokens per KV cache block (the unit of matching and eviction).
+    #[arg(long = "des-block-size", value_name = "TOKENS", default_value = "512", value_parser = whole32)]
+    pub block_size: u32,
+    /// KV capacity per replica in blocks (cached prefixes and running requests share it) [default: unbounded].
+    #[arg(long = "des-kv-blocks", value_name = "BLOCKS", value_parser = whole)]
+    pub kv_blocks: Option<u64>,
+    /// Concurrency slots: most requests running at once per replica.
+    #[arg(long = "des-max-batch", value_name = "REQS", default_value = "256", value_parser = whole32)]
+    pub max_batch: u32,
+    /// Prefill token budget per engine step (chunked prefill), tokens.
+    #[arg(long = "des-max-batched-tokens", value_name = "TOKENS", default_value = "8192", value_parser = whole32)]
+    pub max_batched_tokens: u32,
+    /// Engine timing preset: llama3-8b-h100, llama3-70b-4xh100, or custom (then the four
+    /// --des-step-fixed-us .. --des-kv-read-token-ns flags apply).
+    #[arg(long = "des-engine", value_name = "PRESET", default_value = "llama3-8b-h100", value_parser = engine)]
+    pub engine: EnginePreset,
+    /// Custom engine: fixed cost of every step, microseconds.
+    #[arg(long = "des-step-fixed-us", value_name = "US", default_value = "6000", value_parser = number)]
+    pub step_fixed_us: f64,
+    /// Custom engine: cost per prefill token, microseconds.
+    #[arg(long = "des-prefill-token-us", value_name = "US", default_value = "32", value_parser = number)]
+    pub prefill_token_us: f64,
+    /// Custom engine: marginal cost per decoding sequence per step, microseconds.
+    #[arg(long = "des-decode-seq-us", value_name = "US", default_value = "20", value_parser = number)]
+    pub decode_seq_us: f64,
+    /// Custom engine: cost per KV token read by decode attention, nanoseconds.
+    #[arg(long = "des-kv-read-token-ns", value_name = "NS", default_value = "49", value_parser = number)]
+    pub kv_read_token_ns: f64,
+    /// The one seed behind every random draw (0 .. 2^53).
+    #[arg(long, value_name = "SEED", default_value = "42", value_parser = whole)]
+    pub seed: u64,
+    /// Write the whole report as JSON to FILE ("-" for standard output).
+    #[arg(long = "des-report-json", value_name = "FILE")]
+    pub report_json: Option<String>,
+    /// Replay a Mooncake JSONL trace (timestamp ms, input_length, output_length, hash_ids
+    /// of 512-token blocks) instead of the synthetic workload.
+    #[arg(long = "des-mooncake-trace", value_name = "FILE", conflicts_with = "workload_file")]
+    pub mooncake_trace: Option<String>,
+    /// Replay a workload file (CSV with a header, or JSONL): arrival, prompt and output
+    /// lengths, no block ids (so no content reuse).
+    #[arg(long = "des-workload-file", value_name = "FILE")]
+    pub workload_file: Option<String>,
+    /// Divide trace arrival times by X: 2 replays twice as fast, 0.001 stretches 1000x.
+    #[arg(long = "des-arrival-speedup", value_name = "X", default_value = "1", value_parser = number)]
+    pub arrival_speedup: f64,
+    /// Replay only the first N requests of a trace [default: all].
+    #[arg(long = "des-max-requests", value_name = "N", value_parser = whole32)]
+    pub max_requests: Option<u32>,
+    /// Sort trace requests by arrival instead of failing when timestamps go backwards.
+    #[arg(long = "des-sort-arrivals")]
+    pub sort_arrivals: bool,
+    /// Write the workload that was run (synthetic included) as Mooncake JSONL to FILE.
+    #[arg(long = "des-export-trace", value_name = "FILE")]
+    pub export_trace: Option<String>,
+    /// Write one JSONL record per routing decision (candidates, costs, chosen) to FILE.
+    #[arg(long = "des-decisions", value_name = "FILE")]
+    pub decisions: Option<String>,
+}
+
+impl RunArgs {
+    /// The simulation config these flags describe (validated later by the core).
+    pub fn config(&self) -> Config {
+        Config {
+            seed: self.seed,
+            request_rate: self.request_rate,
+            arrival_model: self.arrival_model,
+            burstiness: self.burstiness,
+            num_requests: self.num_requests,
+            input_len: self.input_len,
+            output_len: self.output_len,
+            range_ratio: self.range_ratio,
+            num_prefixes: self.num_prefixes,
+            prefix_len: self.prefix_len,
+            prefix_popularity: self.prefix_popularity.clone(),
+            instances: self.instances,
+            routing: self.routing,
+            overlap_weight: self.overlap_weight,
+            block_size: self.block_size,
+            kv_blocks: self.kv_blocks,
+            max_batch: self.max_batch,
+            max_batched_tokens: self.max_batched_tokens,
+            engine: self.engine,
+            step_fixed_us: self.step_fixed_us,
+            prefill_token_us: self.prefill_token_us,
+            decode_seq_us: self.decode_seq_us,
+            kv_read_token_ns: self.kv_read_token_ns,
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Columnar time series for charts: per-replica queue depth, running requests, cache
+//! occupancy and windowed hit rate, on a grid that coarsens (by decimation) so a run of
+//! any length keeps at most a few hundred points and sampling costs O(points).
+
+use serde::Serialize;
+
+use crate::engine::Replica;
+
+/// Most samples kept; the grid doubles its interval when it would exceed this.
+pub const MAX_POINTS: usize = 240;
+const FIRST_INTERVAL_US: u64 = 10_000;
+
+/// The sampled series as the report carries them (one array per replica per metric).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Series {
+    /// Sample times, seconds.
+    pub t_s: Vec<f64>,
+    /// Waiting requests per replica at each sample.
+    pub queue: Vec<Vec<u32>>,
+    /// Running requests per replica at each sample.
+    pub running: Vec<Vec<u32>>,
+    /// KV blocks in use per replica at each sample.
+    pub cache_blocks: Vec<Vec<u64>>,
+    /// Share of requests admitted in the window ending at each sample that hit the
+    /// cache, per replica (`null` when none was admitted).
+    pub hit_rate: Vec<Vec<Option<f64>>>,
+    /// The same, over the whole fleet.
+    pub hit_rate_fleet: Vec<Option<f64>>,
+}
+
+/// Samples replica state on a regular grid as the simulation advances.
+#[derive(Clone, Debug)]
+pub struct Sampler {
+    interval_us: u64,
+    next_us: u64,
+    times_us: Vec<u64>,
+    queue: Vec<Vec<u32>>,
+    running: Vec<Vec<u32>>,
+    cache_blocks: Vec<Vec<u64>>,
+    admits: Vec<Vec<u32>>,
+    hits: Vec<Vec<u32>>,
+    window_admits: Vec<u32>,
+    window_hits: Vec<u32>,
+}
+
+impl Default for Sampler {
+    fn default() -> Self {
+        Sampler::new(0)
+    }
+}
+
+impl Sampler {
+    /// An empty sampler for `replicas` replicas.
+    pub fn new(replicas: usize) -> Sampler {
+        Sampler {
+            interval_us: FIRST_INTERVAL_US,
+            next_us: 0,
+            times_us: Vec::new(),
+            queue: vec![Vec::new(); replicas],
+            running: vec![Vec::new(); replicas],
+            cache_blocks: vec![Vec::new(); replicas],
+            admits: vec![Vec::new(); replicas],
+            hits: vec![Vec::new(); replicas],
+            window_admits: vec![0; replicas],
+            window_hits: vec![0; replicas],
+        }
+    }
+
+    /// Emits every grid sample strictly before `now_us` (state is constant since the
+    /// previous event). Call before processing each event.
+    pub fn advance_to(&mut self, now_us: u64, replicas: &[Replica]) {
+        while self.next_us < now_us {
+            let pending = (now_us - self.next_us) / self.interval_us;
+            if self.times_us.len() >= MAX_POINTS || pending as usize > MAX_POINTS {
+                self.decimate();
+                continue;
+            }
+            self.push_sample(replicas);
+        }
+    }
+
+    /// Counts an admission (and whether it hit) in the current window.
+    pub fn admitted(&mut self, replica: u32, hit: bool) {
+        self.window_admits[replica as usize] += 1;
+        self.window_hits[replica as usize] += hit as u32;
+    }
+
+    /// Closes the series with one last sample at `end_us` and converts to columns.
+    pub fn finish(mut self, end_us: u64, replicas: &[Replica]) -> Series {
+        self.advance_to(end_us, replicas);
+        self.next_us = end_us;
+        self.push_sample(replicas);
+        let rate = |h: u32, a: u32| (a > 0).then(|| h as f64 / a as f64);
+        let points = self.times_us.len();
+        let hit_rate_fleet = (0..points)
+            .map(|k| {
+                let a = self.admits.iter().map(|v| v[k]).sum();
+                let h = self.hits.iter().map(|v| v[k]).sum();
+                rate(h, a)
+            })
+            .collect();
+        let hit_rate = self
+            .admits
+            .iter()
+            .zip(&self.hits)
+            .map(|(a, h)| a.iter().zip(h).map(|(&a, &h)| rate(h, a)).collect())
+            .collect();
+        Series {
+            t_s: self.times_us.iter().map(|&t| t as f64 / 1e6).collect(),
+            queue: self.queue,
+            running: self.running,
+            cache_blocks: self.cache_blocks,
+            hit_rate,
+            hit_rate_fleet,
+        }
+    }
+
+    fn push_sample(&mut self, replicas: &[Replica]) {
+        self.times_us.push(self.next_us);
+        for (r, rep) in replicas.iter().enumerate() {
+            self.queue[r].push(rep.waiting());
+            self.running[r].push(rep.running());
+            self.cache_blocks[r].push(rep.cache().used_blocks());
+            self.admits[r].push(std::mem::take(&mut self.window_admits[r]));
+            self.hits[r].push(std::mem::take(&mut self.window_hits[r]));
+        }
+        self.next_us += self.interval_us;
+    }
+
+    /// Keeps every other sample, merging window counts, and doubles the interval.
+    fn decimate(&mut self) {
+        let n = self.times_us.len();
+        self.interval_us *= 2;
+        if n == 0 {
+            self.next_us = 0;
+            return;
+        }
+        let trailing_odd = n % 2 == 0;
+        keep_even(&mut self.times_us);
+        for r in 0..self.queue.len() {
+            keep_even(&mut self.queue[r]);
+            keep_even(&mut self.running[r]);
+            keep_even(&mut self.cache_blocks[r]);
+            for (counts, window) in [
+                (&mut self.admits[r], &mut self.window_admits[r]),
+                (&mut self.hits[r], &mut self.window_hits[r]),
+            ] {
+                if trailing_odd {
+                    *window += counts[n - 1];
+                }
+                let merged: Vec<u32> = (0..n.div_ceil(2))
+                    .map(|j| counts[2 * j] + if j > 0 { counts[2 * j - 1] } else { 0 })
+                    .collect();
+                *counts = merged;
+            }
+        }
+        self.next_us = self.times_us.last().copied().unwrap_or(0) + self.interval_us;
+    }
+}
+
+fn keep_even<T: Copy>(values: &mut Vec<T>) {
+    let kept: Vec<T> = values.iter().step_by(2).copied().collect();
+    *values = kept;
+}

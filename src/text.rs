@@ -1,0 +1,126 @@
+//! The human text report: the seed's header and three fleet lines, the latency table,
+//! the per-replica table and hot-spot warnings.
+
+use std::fmt::Write;
+
+use crate::config::Config;
+use crate::report::{Report, Summary};
+
+/// Formats a duration given in ms the way the latency table does.
+pub fn duration(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else if ms >= 100.0 {
+        format!("{ms:.0} ms")
+    } else if ms >= 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.2} ms")
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// The seed's three fleet lines, word for word in form.
+pub fn fleet_lines(cfg: &Config, source: &str, s: &Summary) -> Vec<String> {
+    let pool = if source == "synthetic" {
+        format!("prefix pool: {} prefixes", cfg.num_prefixes)
+    } else {
+        format!("workload: {source}")
+    };
+    let capacity = cfg.kv_blocks.map_or("unbounded".to_string(), |b| format!("{b} blocks"));
+    vec![
+        format!("  Fleet: {} instance(s), routing={} | {pool}", cfg.instances, cfg.routing.name()),
+        format!(
+            "  KV block cache: block_size={} tok, capacity/instance={capacity}, evictions={}, block-reuse={}",
+            cfg.block_size,
+            s.evictions,
+            pct(s.block_reuse)
+        ),
+        format!(
+            "  Prefix-cache hit rate: {} of requests (avg {:.0} cached tok/req; per-instance {:.0}–{:.0}%)",
+            pct(s.hit_rate_requests),
+            s.cached_tokens_avg,
+            100.0 * s.hit_rate_instance_min,
+            100.0 * s.hit_rate_instance_max
+        ),
+    ]
+}
+
+fn latency_row(out: &mut String, name: &str, v: [f64; 4]) {
+    let _ = writeln!(
+        out,
+        "  {name:<20}{:>10}{:>10}{:>10}{:>10}",
+        duration(v[0]),
+        duration(v[1]),
+        duration(v[2]),
+        duration(v[3])
+    );
+}
+
+/// The whole text report.
+pub fn render(r: &Report) -> String {
+    let s = &r.summary;
+    let c = &r.config;
+    let mut out = String::new();
+    let _ = writeln!(out, "kvfleet: discrete-event simulation (arrival-driven), seed {}", r.seed);
+    if r.source == "synthetic" {
+        let _ = writeln!(
+            out,
+            "  Arrivals: {} @ {:.1} req/s offered (achieved {:.1} req/s)",
+            c.arrival_model.name(),
+            s.offered_rate,
+            s.achieved_rate
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  Arrivals: {} @ {:.2} req/s offered (achieved {:.2} req/s)",
+            r.source, s.offered_rate, s.achieved_rate
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  Simulated: {} requests over {:.1} s -> output throughput {:.0} tok/s, makespan {:.1} s ({} events)",
+        s.requests, s.makespan_s, s.throughput_tok_s, s.makespan_s, s.events
+    );
+    let _ = writeln!(out, "  {:<20}{:>10}{:>10}{:>10}{:>10}", "metric", "mean", "p50", "p90", "p99");
+    latency_row(&mut out, "TTFT (from arrival)", [s.ttft_ms_mean, s.ttft_ms_p50, s.ttft_ms_p90, s.ttft_ms_p99]);
+    latency_row(&mut out, "  queue wait", [s.queue_ms_mean, s.queue_ms_p50, s.queue_ms_p90, s.queue_ms_p99]);
+    latency_row(&mut out, "  TTFT (from admit)", [s.ttft_admit_ms_mean, s.ttft_admit_ms_p50, s.ttft_admit_ms_p90, s.ttft_admit_ms_p99]);
+    latency_row(&mut out, "TPOT (per token)", [s.tpot_ms_mean, s.tpot_ms_p50, s.tpot_ms_p90, s.tpot_ms_p99]);
+    latency_row(&mut out, "ITL (inter-token)", [s.itl_ms_mean, s.itl_ms_p50, s.itl_ms_p90, s.itl_ms_p99]);
+    latency_row(&mut out, "End-to-end", [s.e2e_ms_mean, s.e2e_ms_p50, s.e2e_ms_p90, s.e2e_ms_p99]);
+    for line in &r.fleet_lines {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(
+        out,
+        "  Token hit rate: {} of prompt tokens ({} of {} tok cached) | completed {}, rejected {}",
+        pct(s.hit_rate_tokens),
+        s.cached_tokens,
+        s.prompt_tokens,
+        s.completed,
+        s.rejected
+    );
+    let _ = writeln!(out, "  replica  requests  prompt tok  hit rate   busy  peak queue  evictions");
+    for p in &r.per_instance {
+        let _ = writeln!(
+            out,
+            "  {:>7}  {:>8}  {:>10}  {:>8}  {:>5}  {:>10}  {:>9}",
+            p.index,
+            p.requests,
+            p.prompt_tokens,
+            pct(p.hit_rate_requests),
+            format!("{:.0}%", 100.0 * p.busy_share),
+            p.peak_queue,
+            p.evictions
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(out, "  WARNING: {w}");
+    }
+    out
+}
