@@ -37,10 +37,19 @@ pub fn synthetic_simulation(cfg: &Config) -> Result<Simulation<'static>, String>
 }
 
 /// A replay of `requests` (already parsed) under a config whose fleet fields are valid.
-pub fn replay_simulation(cfg: &Config, requests: Vec<Request>, name: &str) -> Result<Simulation<'static>, String> {
+pub fn replay_simulation(
+    cfg: &Config,
+    requests: Vec<Request>,
+    name: &str,
+) -> Result<Simulation<'static>, String> {
     params::validate_fleet(cfg).map_err(|e| e.to_string())?;
     let total = requests.len() as u64;
-    Ok(Simulation::new(cfg, Box::new(requests.into_iter()), total, name))
+    Ok(Simulation::new(
+        cfg,
+        Box::new(requests.into_iter()),
+        total,
+        name,
+    ))
 }
 
 /// Runs a synthetic workload described by a JSON config (missing keys take defaults) and
@@ -51,7 +60,10 @@ pub fn run_json(config_json: &str) -> Result<String, String> {
 }
 
 fn parse_trace_text(cfg: &Config, trace_text: &str, name: &str) -> Result<Vec<Request>, String> {
-    let opts = TraceOptions { block_size: cfg.block_size, ..TraceOptions::default() };
+    let opts = TraceOptions {
+        block_size: cfg.block_size,
+        ..TraceOptions::default()
+    };
     trace::parse_mooncake(trace_text.as_bytes(), name, &opts).map_err(|e| e.to_string())
 }
 
@@ -60,7 +72,9 @@ fn parse_trace_text(cfg: &Config, trace_text: &str, name: &str) -> Result<Vec<Re
 pub fn run_trace_json(config_json: &str, trace_text: &str, name: &str) -> Result<String, String> {
     let cfg = parse_config(config_json)?;
     let requests = parse_trace_text(&cfg, trace_text, name)?;
-    Ok(replay_simulation(&cfg, requests, name)?.into_report().to_json())
+    Ok(replay_simulation(&cfg, requests, name)?
+        .into_report()
+        .to_json())
 }
 
 /// A run that can be advanced a slice at a time, so a caller (the page's worker) can show
@@ -74,14 +88,20 @@ impl Job {
     /// Prepares a synthetic run from a JSON config.
     pub fn synthetic(config_json: &str) -> Result<Job, String> {
         let cfg = parse_config(config_json)?;
-        Ok(Job { sim: Some(synthetic_simulation(&cfg)?), report: None })
+        Ok(Job {
+            sim: Some(synthetic_simulation(&cfg)?),
+            report: None,
+        })
     }
 
     /// Prepares a Mooncake trace replay (trace given as JSONL text).
     pub fn trace(config_json: &str, trace_text: &str, name: &str) -> Result<Job, String> {
         let cfg = parse_config(config_json)?;
         let requests = parse_trace_text(&cfg, trace_text, name)?;
-        Ok(Job { sim: Some(replay_simulation(&cfg, requests, name)?), report: None })
+        Ok(Job {
+            sim: Some(replay_simulation(&cfg, requests, name)?),
+            report: None,
+        })
     }
 
     /// Processes up to `max_events` events; returns true once the run has finished.

@@ -323,7 +323,11 @@ mod tests {
     fn hits_need_computed_blocks() {
         let mut c = BlockCache::new(None);
         c.acquire(&[1, 2, 3], 1).unwrap();
-        assert_eq!(c.hit_blocks(&[1, 2, 3], 3), 0, "pending blocks are not hits");
+        assert_eq!(
+            c.hit_blocks(&[1, 2, 3], 3),
+            0,
+            "pending blocks are not hits"
+        );
         c.mark_ready(&[1, 2]);
         assert_eq!(c.hit_blocks(&[1, 2, 3], 3), 2);
         assert_eq!(c.hit_blocks(&[1, 2, 3], 1), 1);

@@ -127,7 +127,10 @@ pub fn specs() -> Vec<ParamSpec> {
 }
 
 fn spec(name: &str) -> ParamSpec {
-    specs().into_iter().find(|s| s.name == name).expect("known parameter")
+    specs()
+        .into_iter()
+        .find(|s| s.name == name)
+        .expect("known parameter")
 }
 
 fn check_range(name: &str, value: f64) -> Result<(), ConfigError> {
@@ -136,8 +139,18 @@ fn check_range(name: &str, value: f64) -> Result<(), ConfigError> {
     if value.is_finite() && value >= min && value <= max {
         return Ok(());
     }
-    let fmt = |x: f64| if x.fract() == 0.0 { format!("{}", x as i64) } else { format!("{x}") };
-    Err(ConfigError::new(name, value, format!("{} to {}{}", fmt(min), fmt(max), unit_suffix(s.unit))))
+    let fmt = |x: f64| {
+        if x.fract() == 0.0 {
+            format!("{}", x as i64)
+        } else {
+            format!("{x}")
+        }
+    };
+    Err(ConfigError::new(
+        name,
+        value,
+        format!("{} to {}{}", fmt(min), fmt(max), unit_suffix(s.unit)),
+    ))
 }
 
 fn unit_suffix(unit: &str) -> String {
@@ -189,7 +202,10 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
         return Err(ConfigError::new(
             "prefix_len",
             cfg.prefix_len,
-            format!("at most the shortest prompt, {shortest} tok (input_len {} with range_ratio {})", cfg.input_len, cfg.range_ratio),
+            format!(
+                "at most the shortest prompt, {shortest} tok (input_len {} with range_ratio {})",
+                cfg.input_len, cfg.range_ratio
+            ),
         ));
     }
     if let Some(capacity) = cfg.kv_blocks {
@@ -234,16 +250,40 @@ mod tests {
 
     #[test]
     fn errors_name_field_value_and_range() {
-        let bad = Config { instances: 0, ..Config::default() };
+        let bad = Config {
+            instances: 0,
+            ..Config::default()
+        };
         let e = validate(&bad).unwrap_err().to_string();
         assert_eq!(e, "invalid instances: got 0; allowed: 1 to 256 replicas");
-        let nan = Config { request_rate: f64::NAN, ..Config::default() };
-        assert!(validate(&nan).unwrap_err().to_string().contains("request_rate: got NaN"));
-        let long = Config { prefix_len: 5000, ..Config::default() };
-        assert!(validate(&long).unwrap_err().to_string().contains("shortest prompt, 4096"));
-        let small = Config { kv_blocks: Some(8), ..Config::default() };
-        assert!(validate(&small).unwrap_err().to_string().contains("at least 9 blocks"));
-        let zipf = Config { prefix_popularity: "zipf:0".into(), ..Config::default() };
+        let nan = Config {
+            request_rate: f64::NAN,
+            ..Config::default()
+        };
+        assert!(validate(&nan)
+            .unwrap_err()
+            .to_string()
+            .contains("request_rate: got NaN"));
+        let long = Config {
+            prefix_len: 5000,
+            ..Config::default()
+        };
+        assert!(validate(&long)
+            .unwrap_err()
+            .to_string()
+            .contains("shortest prompt, 4096"));
+        let small = Config {
+            kv_blocks: Some(8),
+            ..Config::default()
+        };
+        assert!(validate(&small)
+            .unwrap_err()
+            .to_string()
+            .contains("at least 9 blocks"));
+        let zipf = Config {
+            prefix_popularity: "zipf:0".into(),
+            ..Config::default()
+        };
         assert_eq!(validate(&zipf).unwrap_err().field, "prefix_popularity");
     }
 

@@ -187,7 +187,8 @@ impl Simulation<'_> {
         let rates = served.iter().map(|r| r.hit_rate_requests);
         let loads: Vec<f64> = rows.iter().map(|r| r.requests as f64).collect();
         let mean_load = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
-        let spread = loads.iter().cloned().fold(f64::MIN, f64::max) - loads.iter().cloned().fold(f64::MAX, f64::min);
+        let spread = loads.iter().cloned().fold(f64::MIN, f64::max)
+            - loads.iter().cloned().fold(f64::MAX, f64::min);
         Summary {
             requests: self.arrived,
             completed: self.recorder.completed,
@@ -229,12 +230,48 @@ impl Simulation<'_> {
         let set = |q: Quantiles, m: &mut f64, p50: &mut f64, p90: &mut f64, p99: &mut f64| {
             (*m, *p50, *p90, *p99) = (q.mean, q.p50, q.p90, q.p99);
         };
-        set(quantiles_ms(&mut r.ttft_us), &mut s.ttft_ms_mean, &mut s.ttft_ms_p50, &mut s.ttft_ms_p90, &mut s.ttft_ms_p99);
-        set(quantiles_ms(&mut r.ttft_admit_us), &mut s.ttft_admit_ms_mean, &mut s.ttft_admit_ms_p50, &mut s.ttft_admit_ms_p90, &mut s.ttft_admit_ms_p99);
-        set(quantiles_ms(&mut r.queue_us), &mut s.queue_ms_mean, &mut s.queue_ms_p50, &mut s.queue_ms_p90, &mut s.queue_ms_p99);
-        set(quantiles_ms(&mut r.tpot_us), &mut s.tpot_ms_mean, &mut s.tpot_ms_p50, &mut s.tpot_ms_p90, &mut s.tpot_ms_p99);
-        set(r.itl.quantiles_ms(), &mut s.itl_ms_mean, &mut s.itl_ms_p50, &mut s.itl_ms_p90, &mut s.itl_ms_p99);
-        set(quantiles_ms(&mut r.e2e_us), &mut s.e2e_ms_mean, &mut s.e2e_ms_p50, &mut s.e2e_ms_p90, &mut s.e2e_ms_p99);
+        set(
+            quantiles_ms(&mut r.ttft_us),
+            &mut s.ttft_ms_mean,
+            &mut s.ttft_ms_p50,
+            &mut s.ttft_ms_p90,
+            &mut s.ttft_ms_p99,
+        );
+        set(
+            quantiles_ms(&mut r.ttft_admit_us),
+            &mut s.ttft_admit_ms_mean,
+            &mut s.ttft_admit_ms_p50,
+            &mut s.ttft_admit_ms_p90,
+            &mut s.ttft_admit_ms_p99,
+        );
+        set(
+            quantiles_ms(&mut r.queue_us),
+            &mut s.queue_ms_mean,
+            &mut s.queue_ms_p50,
+            &mut s.queue_ms_p90,
+            &mut s.queue_ms_p99,
+        );
+        set(
+            quantiles_ms(&mut r.tpot_us),
+            &mut s.tpot_ms_mean,
+            &mut s.tpot_ms_p50,
+            &mut s.tpot_ms_p90,
+            &mut s.tpot_ms_p99,
+        );
+        set(
+            r.itl.quantiles_ms(),
+            &mut s.itl_ms_mean,
+            &mut s.itl_ms_p50,
+            &mut s.itl_ms_p90,
+            &mut s.itl_ms_p99,
+        );
+        set(
+            quantiles_ms(&mut r.e2e_us),
+            &mut s.e2e_ms_mean,
+            &mut s.e2e_ms_p50,
+            &mut s.e2e_ms_p90,
+            &mut s.e2e_ms_p99,
+        );
     }
 }
 
@@ -243,7 +280,11 @@ fn latency_cdf(ttft_us: &mut [f64], e2e_us: &mut [f64]) -> LatencyCdf {
     e2e_us.sort_by(f64::total_cmp);
     let q: Vec<f64> = (1..=100).map(|i| i as f64 / 100.0).collect();
     let at = |v: &[f64]| q.iter().map(|&q| quantile_sorted(v, q) / 1000.0).collect();
-    LatencyCdf { ttft_ms: at(ttft_us), e2e_ms: at(e2e_us), q }
+    LatencyCdf {
+        ttft_ms: at(ttft_us),
+        e2e_ms: at(e2e_us),
+        q,
+    }
 }
 
 fn warnings(s: &Summary, rows: &[InstanceReport]) -> Vec<String> {
@@ -260,7 +301,10 @@ fn warnings(s: &Summary, rows: &[InstanceReport]) -> Vec<String> {
         ));
     }
     if s.load_spread >= HOT_LOAD_SPREAD {
-        let busiest = rows.iter().max_by_key(|r| (r.requests, std::cmp::Reverse(r.index))).expect("rows");
+        let busiest = rows
+            .iter()
+            .max_by_key(|r| (r.requests, std::cmp::Reverse(r.index)))
+            .expect("rows");
         let share = ratio(busiest.requests as f64, s.requests as f64);
         out.push(format!(
             "Hot spot: replica {} received {:.0}% of requests ({} of {}; an even share is {:.0}%). Locality piled traffic onto it: expect its queue and p99 TTFT to grow while others idle.",

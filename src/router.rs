@@ -160,7 +160,7 @@ impl Router {
     }
 
     fn ring_home(&self, first_block: u64) -> usize {
-        let key = splitmix64(first_block ^ 0x5EED_0F_B10C);
+        let key = splitmix64(first_block ^ 0x005E_ED0F_B10C);
         let at = self.ring.partition_point(|&(h, _)| h < key);
         self.ring[at % self.ring.len()].1 as usize
     }

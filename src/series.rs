@@ -135,7 +135,7 @@ impl Sampler {
             self.next_us = 0;
             return;
         }
-        let trailing_odd = n % 2 == 0;
+        let trailing_odd = n.is_multiple_of(2);
         keep_even(&mut self.times_us);
         for r in 0..self.queue.len() {
             keep_even(&mut self.queue[r]);

@@ -30,7 +30,9 @@ pub fn fleet_lines(cfg: &Config, source: &str, s: &Summary) -> Vec<String> {
     } else {
         format!("workload: {source}")
     };
-    let capacity = cfg.kv_blocks.map_or("unbounded".to_string(), |b| format!("{b} blocks"));
+    let capacity = cfg
+        .kv_blocks
+        .map_or("unbounded".to_string(), |b| format!("{b} blocks"));
     vec![
         format!("  Fleet: {} instance(s), routing={} | {pool}", cfg.instances, cfg.routing.name()),
         format!(
@@ -65,7 +67,11 @@ pub fn render(r: &Report) -> String {
     let s = &r.summary;
     let c = &r.config;
     let mut out = String::new();
-    let _ = writeln!(out, "kvfleet: discrete-event simulation (arrival-driven), seed {}", r.seed);
+    let _ = writeln!(
+        out,
+        "kvfleet: discrete-event simulation (arrival-driven), seed {}",
+        r.seed
+    );
     if r.source == "synthetic" {
         let _ = writeln!(
             out,
@@ -86,13 +92,51 @@ pub fn render(r: &Report) -> String {
         "  Simulated: {} requests over {:.1} s -> output throughput {:.0} tok/s, makespan {:.1} s ({} events)",
         s.requests, s.makespan_s, s.throughput_tok_s, s.makespan_s, s.events
     );
-    let _ = writeln!(out, "  {:<20}{:>10}{:>10}{:>10}{:>10}", "metric", "mean", "p50", "p90", "p99");
-    latency_row(&mut out, "TTFT (from arrival)", [s.ttft_ms_mean, s.ttft_ms_p50, s.ttft_ms_p90, s.ttft_ms_p99]);
-    latency_row(&mut out, "  queue wait", [s.queue_ms_mean, s.queue_ms_p50, s.queue_ms_p90, s.queue_ms_p99]);
-    latency_row(&mut out, "  TTFT (from admit)", [s.ttft_admit_ms_mean, s.ttft_admit_ms_p50, s.ttft_admit_ms_p90, s.ttft_admit_ms_p99]);
-    latency_row(&mut out, "TPOT (per token)", [s.tpot_ms_mean, s.tpot_ms_p50, s.tpot_ms_p90, s.tpot_ms_p99]);
-    latency_row(&mut out, "ITL (inter-token)", [s.itl_ms_mean, s.itl_ms_p50, s.itl_ms_p90, s.itl_ms_p99]);
-    latency_row(&mut out, "End-to-end", [s.e2e_ms_mean, s.e2e_ms_p50, s.e2e_ms_p90, s.e2e_ms_p99]);
+    let _ = writeln!(
+        out,
+        "  {:<20}{:>10}{:>10}{:>10}{:>10}",
+        "metric", "mean", "p50", "p90", "p99"
+    );
+    latency_row(
+        &mut out,
+        "TTFT (from arrival)",
+        [s.ttft_ms_mean, s.ttft_ms_p50, s.ttft_ms_p90, s.ttft_ms_p99],
+    );
+    latency_row(
+        &mut out,
+        "  queue wait",
+        [
+            s.queue_ms_mean,
+            s.queue_ms_p50,
+            s.queue_ms_p90,
+            s.queue_ms_p99,
+        ],
+    );
+    latency_row(
+        &mut out,
+        "  TTFT (from admit)",
+        [
+            s.ttft_admit_ms_mean,
+            s.ttft_admit_ms_p50,
+            s.ttft_admit_ms_p90,
+            s.ttft_admit_ms_p99,
+        ],
+    );
+    latency_row(
+        &mut out,
+        "TPOT (per token)",
+        [s.tpot_ms_mean, s.tpot_ms_p50, s.tpot_ms_p90, s.tpot_ms_p99],
+    );
+    latency_row(
+        &mut out,
+        "ITL (inter-token)",
+        [s.itl_ms_mean, s.itl_ms_p50, s.itl_ms_p90, s.itl_ms_p99],
+    );
+    latency_row(
+        &mut out,
+        "End-to-end",
+        [s.e2e_ms_mean, s.e2e_ms_p50, s.e2e_ms_p90, s.e2e_ms_p99],
+    );
     for line in &r.fleet_lines {
         let _ = writeln!(out, "{line}");
     }
@@ -105,7 +149,10 @@ pub fn render(r: &Report) -> String {
         s.completed,
         s.rejected
     );
-    let _ = writeln!(out, "  replica  requests  prompt tok  hit rate   busy  peak queue  evictions");
+    let _ = writeln!(
+        out,
+        "  replica  requests  prompt tok  hit rate   busy  peak queue  evictions"
+    );
     for p in &r.per_instance {
         let _ = writeln!(
             out,

@@ -212,7 +212,7 @@ mod tests {
             .filter(|r| r.block_ids[0] == 0)
             .count();
         let share = hot as f64 / 4000.0;
-        assert!((share - 0.85 - 0.15 / 7.0).abs() < 0.02, "{share}");
+        assert!((share - 0.85).abs() < 0.02, "{share}");
     }
 
     #[test]

@@ -8,7 +8,12 @@ use kvfleet::{ArrivalModel, Config, Policy};
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
 /// and its router. Hit rate, balance and latency emerge from content, capacity and routing.
 #[derive(Parser, Debug)]
-#[command(name = "kvfleet", version, allow_negative_numbers = true, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "kvfleet",
+    version,
+    allow_negative_numbers = true,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -56,7 +61,8 @@ fn arrival(text: &str) -> Result<ArrivalModel, String> {
 }
 
 fn engine(text: &str) -> Result<EnginePreset, String> {
-    EnginePreset::parse(text).ok_or_else(|| "one of llama3-8b-h100, llama3-70b-4xh100, custom".to_string())
+    EnginePreset::parse(text)
+        .ok_or_else(|| "one of llama3-8b-h100, llama3-70b-4xh100, custom".to_string())
 }
 
 /// Flags of a simulation run.
@@ -90,7 +96,11 @@ pub struct RunArgs {
     #[arg(long = "des-prefix-len", value_name = "TOKENS", default_value = "2048", value_parser = whole32)]
     pub prefix_len: u32,
     /// Prefix popularity: uniform, zipf:S (S > 0), or hot:SHARE (one prefix takes SHARE, 0..1).
-    #[arg(long = "des-prefix-popularity", value_name = "DIST", default_value = "uniform")]
+    #[arg(
+        long = "des-prefix-popularity",
+        value_name = "DIST",
+        default_value = "uniform"
+    )]
     pub prefix_popularity: String,
     /// Number of engine replicas behind the router.
     #[arg(long = "des-instances", value_name = "N", default_value = "4", value_parser = whole32)]
@@ -137,7 +147,11 @@ pub struct RunArgs {
     pub report_json: Option<String>,
     /// Replay a Mooncake JSONL trace (timestamp ms, input_length, output_length, hash_ids
     /// of 512-token blocks) instead of the synthetic workload.
-    #[arg(long = "des-mooncake-trace", value_name = "FILE", conflicts_with = "workload_file")]
+    #[arg(
+        long = "des-mooncake-trace",
+        value_name = "FILE",
+        conflicts_with = "workload_file"
+    )]
     pub mooncake_trace: Option<String>,
     /// Replay a workload file (CSV with a header, or JSONL): arrival, prompt and output
     /// lengths, no block ids (so no content reuse).

@@ -55,7 +55,10 @@ fn create(path: &str) -> Result<Box<dyn Write>, String> {
 }
 
 fn analyze(path: &str, block_size: u32) -> Result<(), String> {
-    let opts = TraceOptions { block_size, ..TraceOptions::default() };
+    let opts = TraceOptions {
+        block_size,
+        ..TraceOptions::default()
+    };
     let requests = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
     print!("{}", trace::analyze(&requests, block_size).render_text());
     Ok(())
@@ -78,9 +81,11 @@ fn read_trace(a: &RunArgs) -> Result<Option<(Vec<Request>, String)>, String> {
         return Ok(Some((reqs, base_name(path))));
     }
     if let Some(path) = &a.workload_file {
-        let format = WorkloadFormat::from_path(path)
-            .ok_or_else(|| format!("--des-workload-file: cannot tell the format of {path}: name it .csv or .jsonl"))?;
-        let reqs = trace::parse_workload_file(open(path)?, path, format, &opts).map_err(|e| e.to_string())?;
+        let format = WorkloadFormat::from_path(path).ok_or_else(|| {
+            format!("--des-workload-file: cannot tell the format of {path}: name it .csv or .jsonl")
+        })?;
+        let reqs = trace::parse_workload_file(open(path)?, path, format, &opts)
+            .map_err(|e| e.to_string())?;
         return Ok(Some((reqs, base_name(path))));
     }
     Ok(None)
@@ -126,7 +131,8 @@ fn run(a: &RunArgs) -> Result<(), String> {
     if let Some(path) = &a.report_json {
         let mut out = create(path)?;
         writeln!(out, "{}", report.to_json()).map_err(|e| format!("cannot write {path}: {e}"))?;
-        out.flush().map_err(|e| format!("cannot write {path}: {e}"))?;
+        out.flush()
+            .map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     Ok(())
 }

@@ -1,0 +1,191 @@
+//! The native CLI end to end: the seed's example verbatim, --help, the JSON report, and
+//! clear errors (flag, value, what is allowed) for bad input, never a panic.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::Command;
+
+fn kvfleet(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const SEED_EXAMPLE: &[&str] = &[
+    "--request-rate",
+    "6",
+    "--arrival-model",
+    "poisson",
+    "--des-num-requests",
+    "200",
+    "--des-instances",
+    "4",
+    "--des-routing",
+    "kv",
+    "--des-num-prefixes",
+    "8",
+    "--des-prefix-len",
+    "2048",
+    "--des-block-size",
+    "512",
+];
+
+#[test]
+fn seed_example_prints_the_fleet_lines_and_tables() {
+    let (code, out, err) = kvfleet(SEED_EXAMPLE);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("kvfleet: discrete-event simulation (arrival-driven), seed 42\n"));
+    assert!(out.contains("  Fleet: 4 instance(s), routing=kv | prefix pool: 8 prefixes\n"));
+    assert!(out.contains("  KV block cache: block_size=512 tok, capacity/instance=unbounded, evictions=0, block-reuse="));
+    assert!(out.contains("  Prefix-cache hit rate: "));
+    assert!(out.contains("% of requests (avg "));
+    assert!(out.contains("TTFT (from arrival)") && out.contains("End-to-end"));
+    assert!(out.contains("  replica  requests  prompt tok  hit rate"));
+    let golden = include_str!("golden/seed_example.txt");
+    assert_eq!(out, golden, "the CLI prints the golden report");
+}
+
+#[test]
+fn help_documents_every_flag_with_default_and_unit() {
+    let (code, out, _) = kvfleet(&["--help"]);
+    assert_eq!(code, 0);
+    for flag in [
+        "--request-rate",
+        "--arrival-model",
+        "--des-num-requests",
+        "--des-instances",
+        "--des-routing",
+        "--des-num-prefixes",
+        "--des-prefix-len",
+        "--des-block-size",
+        "--des-kv-blocks",
+        "--des-overlap-weight",
+        "--des-burstiness",
+        "--des-range-ratio",
+        "--des-input-len",
+        "--des-output-len",
+        "--des-prefix-popularity",
+        "--des-max-batch",
+        "--des-max-batched-tokens",
+        "--des-engine",
+        "--seed",
+        "--des-report-json",
+    ] {
+        assert!(out.contains(flag), "--help lacks {flag}");
+    }
+    assert!(out.contains("[default: 6]") && out.contains("requests per second"));
+    assert!(out.contains("[default: unbounded]"));
+    assert!(out.contains("tokens"));
+}
+
+#[test]
+fn report_json_has_the_documented_keys() {
+    let path = std::env::temp_dir().join(format!("kvfleet-cli-{}.json", std::process::id()));
+    let p = path.to_str().unwrap();
+    let (code, _, err) = kvfleet(&["--des-report-json", p, "--seed", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).ok();
+    let s = &v["summary"];
+    for key in [
+        "requests",
+        "completed",
+        "rejected",
+        "hit_rate_requests",
+        "hit_rate_tokens",
+        "block_reuse",
+        "cached_tokens_avg",
+        "evictions",
+        "ttft_ms_p50",
+        "ttft_ms_p99",
+        "e2e_ms_p99",
+        "makespan_s",
+        "events",
+        "seed",
+    ] {
+        assert!(!s[key].is_null(), "summary.{key} missing");
+    }
+    assert_eq!(s["seed"], 3);
+    assert_eq!(v["per_instance"].as_array().unwrap().len(), 4);
+    for key in ["requests", "hit_rate_requests", "prompt_tokens"] {
+        assert!(!v["per_instance"][0][key].is_null());
+    }
+    assert_eq!(v["series"]["queue"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        v["series"]["t_s"].as_array().unwrap().len(),
+        v["series"]["queue"][0].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn bad_flags_name_the_flag_the_value_and_what_is_allowed() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--des-instances", "0"],
+            &["--des-instances", "got 0", "1 to 256"],
+        ),
+        (
+            &["--request-rate", "-3"],
+            &["--request-rate", "got -3", "0.01 to 100000"],
+        ),
+        (&["--request-rate", "NaN"], &["--request-rate", "got NaN"]),
+        (
+            &["--request-rate", "fast"],
+            &["--request-rate", "expected a number"],
+        ),
+        (
+            &["--des-block-size", "0"],
+            &["--des-block-size", "got 0", "1 to 65536"],
+        ),
+        (
+            &["--des-prefix-len", "5000"],
+            &["--des-prefix-len", "got 5000", "shortest prompt"],
+        ),
+        (
+            &["--des-prefix-popularity", "zipf:0"],
+            &["--des-prefix-popularity", "zipf:0", "S > 0"],
+        ),
+        (
+            &["--des-prefix-popularity", "hot:1.5"],
+            &["--des-prefix-popularity", "SHARE <= 1"],
+        ),
+        (
+            &["--des-kv-blocks", "3"],
+            &[
+                "--des-kv-blocks",
+                "got 3",
+                "at least 9 blocks",
+                "could never run",
+            ],
+        ),
+        (
+            &["--des-routing", "fastest"],
+            &["--des-routing", "fastest", "kv, prefix_aware"],
+        ),
+        (
+            &["--des-instances", "-1"],
+            &["--des-instances", "-1", "whole number"],
+        ),
+        (
+            &["--des-range-ratio", "1"],
+            &["--des-range-ratio", "got 1", "0 to 0.99"],
+        ),
+        (&["--des-max-batch", "0"], &["--des-max-batch", "got 0"]),
+        (&["--seed", "-5"], &["--seed", "whole number"]),
+    ];
+    for (args, needles) in cases {
+        let (code, out, err) = kvfleet(args);
+        assert_ne!(code, 0, "{args:?} should fail");
+        assert!(out.is_empty(), "{args:?} printed a report");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{args:?}: error lacks {n:?}: {err}");
+        }
+    }
+}
