@@ -1,0 +1,129 @@
+//! Turning checked lines into the request list: arrival scaling, the backwards-time
+//! check (or the stable sort), `max_requests`, ids by position, the empty-input error.
+
+use super::scalar::Number;
+use super::{TraceError, TraceOptions};
+use crate::Request;
+
+/// One line's request before it gets an id and a scaled arrival.
+#[derive(Debug)]
+pub(super) struct Parsed {
+    /// The time as written, and its unit.
+    pub(super) time: Number,
+    pub(super) unit: TimeUnit,
+    pub(super) prompt_tokens: u32,
+    pub(super) output_tokens: u32,
+    pub(super) block_ids: Vec<u64>,
+}
+
+/// The unit of a time field, with its name for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TimeUnit {
+    pub(super) us: u64,
+    pub(super) name: &'static str,
+}
+
+pub(super) const MS: TimeUnit = TimeUnit {
+    us: 1000,
+    name: "ms",
+};
+pub(super) const SECONDS: TimeUnit = TimeUnit {
+    us: 1_000_000,
+    name: "s",
+};
+pub(super) const US: TimeUnit = TimeUnit { us: 1, name: "µs" };
+
+/// Accumulates requests in file order.
+pub(super) struct Collector<'a> {
+    file: &'a str,
+    opts: &'a TraceOptions,
+    requests: Vec<Request>,
+    /// The previous request's time as written, and its line.
+    previous: Option<(Number, TimeUnit, u64)>,
+    unsorted: bool,
+}
+
+impl<'a> Collector<'a> {
+    pub(super) fn new(file: &'a str, opts: &'a TraceOptions) -> Self {
+        Collector {
+            file,
+            opts,
+            requests: Vec::new(),
+            previous: None,
+            unsorted: false,
+        }
+    }
+
+    /// True once `max_requests` requests are in: stop reading.
+    pub(super) fn is_full(&self) -> bool {
+        self.opts
+            .max_requests
+            .is_some_and(|max| self.requests.len() as u64 >= u64::from(max))
+    }
+
+    /// Adds the request of line `line`, checking its arrival against the previous one.
+    pub(super) fn push(&mut self, line: u64, parsed: Parsed) -> Result<(), TraceError> {
+        let fail = |message: String| TraceError::at(self.file, line, message);
+        let arrival_us = parsed
+            .time
+            .scaled_us(parsed.unit.us, self.opts.arrival_speedup)
+            .ok_or_else(|| {
+                fail(format!(
+                    "time {} {} is too large once scaled to µs (speedup {})",
+                    parsed.time, parsed.unit.name, self.opts.arrival_speedup
+                ))
+            })?;
+        let id = u32::try_from(self.requests.len())
+            .map_err(|_| fail(format!("more than {} requests", u32::MAX)))?;
+        if let Some(last) = self.requests.last() {
+            if arrival_us < last.arrival_us {
+                self.backwards(line, &parsed)?;
+            }
+        }
+        self.previous = Some((parsed.time, parsed.unit, line));
+        self.requests.push(Request {
+            id,
+            arrival_us,
+            prompt_tokens: parsed.prompt_tokens,
+            output_tokens: parsed.output_tokens,
+            block_ids: parsed.block_ids,
+        });
+        Ok(())
+    }
+
+    /// A time earlier than the previous line's: an error, or noted for the final sort.
+    fn backwards(&mut self, line: u64, parsed: &Parsed) -> Result<(), TraceError> {
+        if self.opts.sort_arrivals {
+            self.unsorted = true;
+            return Ok(());
+        }
+        let (time, unit, previous_line) = self.previous.expect("a previous request");
+        Err(TraceError::at(
+            self.file,
+            line,
+            format!(
+                "time goes backwards: {} {} here, after {} {} on line {}; \
+                 sort the file by time or pass --des-sort-arrivals",
+                parsed.time, parsed.unit.name, time, unit.name, previous_line
+            ),
+        ))
+    }
+
+    /// The requests in arrival order with ids by position, or an error if there are none.
+    pub(super) fn finish(self) -> Result<Vec<Request>, TraceError> {
+        let mut requests = self.requests;
+        if requests.is_empty() {
+            return Err(TraceError::whole(
+                self.file,
+                "no requests: the input is empty or has only blank lines",
+            ));
+        }
+        if self.unsorted {
+            requests.sort_by_key(|r| r.arrival_us);
+            for (index, request) in requests.iter_mut().enumerate() {
+                request.id = index as u32;
+            }
+        }
+        Ok(requests)
+    }
+}
