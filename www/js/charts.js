@@ -139,7 +139,7 @@ export class Charts {
         plugins: { legend: { position: 'right', labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } } },
           tooltip: { callbacks: { title: (items) => items.length ? `t = ${items[0].parsed.x.toFixed(1)} s` : '' } } },
         scales: {
-          x: { type: 'linear', min: 0, title: axisTitle('Time (s)') },
+          x: { type: 'linear', min: 0, title: axisTitle('Time (s)'), ticks: { includeBounds: false } },
           y: { beginAtZero: true, title: axisTitle(yTitle), ticks: { precision: 0 } },
         },
       },

@@ -22,7 +22,7 @@ const COLUMNS = [
 const METRICS = [
   ['hit', 'Request hit rate (%)', (s) => (s.hit_rate_requests ?? 0) * 100, (v) => `${v.toFixed(1)}%`],
   ['ttft', 'TTFT p99 (ms)', (s) => s.ttft_ms_p99 ?? 0, (v) => fmtMs(v)],
-  ['spread', 'Load spread (lower = more even)', (s) => s.load_spread ?? 0, (v) => v.toFixed(2)],
+  ['spread', 'Load spread: (max − min) / mean requests', (s) => s.load_spread ?? 0, (v) => v.toFixed(2)],
 ];
 
 export class Compare {

@@ -46,11 +46,14 @@ function decimals(step) {
   return s.includes('.') ? s.length - s.indexOf('.') - 1 : 0;
 }
 
+// Multiples of the step (from 0, so block sizes read 16, 32, 512 even when the minimum is 1),
+// kept inside the limits.
 function snap(v, p) {
   const step = p.step || (p.kind === 'float' ? 0.01 : 1);
-  const base = Number.isFinite(p.min) ? p.min : 0;
-  const out = base + Math.round((v - base) / step) * step;
-  return +out.toFixed(decimals(step));
+  let out = +(Math.round(v / step) * step).toFixed(decimals(step));
+  if (Number.isFinite(p.min) && out < p.min) out = p.min;
+  if (Number.isFinite(p.max) && out > p.max) out = p.max;
+  return out;
 }
 
 /** The values a slider steps through: null for a plain linear slider, else a sorted "nice" list. */
@@ -62,7 +65,7 @@ function valueList(p) {
   const set = new Set();
   const add = (v) => { if (v >= lo && v <= hi) set.add(snap(v, p)); };
   add(lo); add(hi);
-  if (p.default !== null && p.default !== undefined) add(p.default);
+  if (typeof p.default === 'number') set.add(p.default);
   if (p.kind !== 'float') for (let v = Math.max(lo, 1); v <= Math.min(hi, 16); v++) add(v);
   for (let e = -3; e <= 15; e++) for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8]) add(m * 10 ** e);
   for (let e = 0; e < 50; e++) add(2 ** e);
@@ -72,7 +75,7 @@ function valueList(p) {
 export function formatValue(p, v) {
   if (v === null || v === undefined) return p.kind === 'optional_int' ? 'unbounded' : '–';
   if (typeof v !== 'number') return String(v);
-  const unit = p.unit ? ` ${p.unit}` : '';
+  const unit = p.unit === 'x' ? '×' : p.unit ? ` ${p.unit}` : '';
   return `${compact(v)}${unit}`;
 }
 

@@ -64,13 +64,14 @@ export function renderHotspot(box, report) {
       const share = busiest.requests / total;
       parts.push(`Replica R${busiest.index} took ${pct(share, 0)} of all requests (an even split would be ${pct(1 / per.length, 0)} each). ` +
         `Per-replica hit rates range ${pct(s.hit_rate_instance_min, 0)}–${pct(s.hit_rate_instance_max, 0)}. ` +
-        'A high hit rate here is not a win: the busy replica queues and its answers slow down.');
+        'A high hit rate beside uneven work is not a win: the busy replica queues and its answers slow down.');
     }
   } else {
     title.textContent = '⚠ Note';
   }
+  const lines = warnings.length ? [...warnings, 'A high hit rate beside uneven work is not a win: the busy replica queues and its answers slow down.'] : parts;
   const nodes = [title];
-  for (const t of [...parts, ...warnings]) {
+  for (const t of lines) {
     const p = document.createElement('p');
     p.textContent = t;
     nodes.push(p);

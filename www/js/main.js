@@ -63,6 +63,7 @@ function onReady(msg) {
   hook.version = msg.version;
   $('version').textContent = msg.version;
   st.params = msg.params;
+  hook.params = msg.params;
   st.defaults = { ...msg.defaults };
   for (const p of st.params) if (!(p.name in st.defaults)) st.defaults[p.name] = p.default;
   const fromUrl = readUrl(location.search, st.params, st.defaults);
@@ -100,14 +101,14 @@ function showNotes(notes) {
 function onControl(name, value) {
   st.config[name] = value;
   st.fromUrl.delete(name);
-  refresh({ keepControls: true });
+  refresh();
 }
 
-function refresh({ keepControls = false } = {}) {
+function refresh() {
   hook.config = st.config;
   controls.clearErrors();
-  if (!keepControls) controls.setAll(st.config, !!st.source);
-  else controls.setAll(st.config, !!st.source); // cheap: keeps visibility rules and readouts in step
+  // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
+  controls.setAll(st.config, !!st.source);
   $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : 'synthetic prefix pool';
   $('source-reset').hidden = !st.source;
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
@@ -237,7 +238,7 @@ function onError(msg) {
     traces.showError(msg.message);
     $('status-text').textContent = 'The trace could not be replayed; the previous result is still shown.';
     st.source = st.goodSource;
-    refresh({ keepControls: true });
+    refresh();
     st.dirty = false;
     cancelAnimationFrame(st.raf); st.raf = 0;
     return;

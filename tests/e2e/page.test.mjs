@@ -1,0 +1,278 @@
+// tests/e2e/page.test.mjs: the playground page in real Chromium: loads clean, keyboard slider changes
+// charts and numbers (equal to the native CLI's), policy switch, URL round-trip and bad values, a
+// broken trace upload, compare, embed layout; screenshots of each state; input->redraw timing.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, launchBrowser, openPage, shot, ROOT } from './page-harness.mjs';
+
+let server, browser;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// ------------------------------------------------------------------ helpers
+
+const summaryOf = (page) => page.evaluate(() => window.kvfleet.lastReport.summary);
+const runCount = (page) => page.evaluate(() => window.kvfleet.runCount);
+
+async function waitForRun(page, after) {
+  await page.waitForFunction((n) => window.kvfleet.runCount > n, after, { timeout: 20000 });
+}
+
+/** Data of a chart's first dataset, read from Chart.js itself. */
+const chartData = (page, testid, dataset = 0) => page.evaluate(([id, ds]) => {
+  const c = window.Chart.getChart(document.querySelector(`[data-testid="${id}"]`));
+  return { labels: c.data.labels, data: c.data.datasets[ds]?.data, n: c.data.datasets.length };
+}, [testid, dataset]);
+
+/** The native CLI's JSON report for a config, built from the same parameter specs (flags). */
+function nativeReport(config, params) {
+  const bin = ['target/debug/kvfleet', 'target/release/kvfleet'].map((p) => path.join(ROOT, p)).find(existsSync);
+  const args = [];
+  for (const p of params) {
+    const v = config[p.name];
+    if (v === null || v === undefined) continue;
+    args.push(p.flag, String(v));
+  }
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-')), 'report.json');
+  args.push('--des-report-json', out);
+  if (bin) execFileSync(bin, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  else execFileSync('cargo', ['run', '-q', '--bin', 'kvfleet', '--', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+// ------------------------------------------------------------------ tests
+
+test('the page loads with no console errors and shows the wasm version and a first run', async () => {
+  const { page, errors, close } = await openPage(browser, server.url);
+  try {
+    const version = await page.textContent('#version');
+    assert.match(version, /^\d+\.\d+\.\d+/);
+    const golden = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/seed_example.json'), 'utf8'));
+    const report = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.deepEqual(report.summary, golden.summary, 'default run equals the checked-in golden report');
+    assert.deepEqual(report.fleet_lines, golden.fleet_lines);
+    assert.equal(await page.textContent('[data-testid="fleet-lines"]'), golden.fleet_lines.join('\n'));
+    assert.match(await page.textContent('[data-testid="fig-hit-rate"]'), /85\.0%/);
+    assert.equal(await page.isVisible('[data-testid="boot"]'), false);
+    await shot(page, 'page-default-1280-light');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('replicas slider by keyboard: charts and numbers change and equal the native CLI', async () => {
+  const { page, errors, close } = await openPage(browser, server.url);
+  try {
+    const before = await summaryOf(page);
+    const hitBefore = await chartData(page, 'chart-hit');
+    assert.equal(hitBefore.labels.length, 4);
+    const n = await runCount(page);
+    await page.focus('[data-testid="input-instances"]');
+    await page.keyboard.press('ArrowRight');
+    await waitForRun(page, n);
+    const report = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(report.config.instances, 5);
+    assert.equal(await page.textContent('[data-testid="readout-instances"]'), '5 replicas');
+    const hitAfter = await chartData(page, 'chart-hit');
+    assert.equal(hitAfter.labels.length, 5, 'hit-rate chart has one bar per replica');
+    assert.equal((await chartData(page, 'chart-load')).data.length, 5);
+    assert.equal((await chartData(page, 'chart-queue')).n, 5, 'one queue line per replica');
+    assert.notDeepEqual(report.summary, before);
+    const params = await page.evaluate(() => window.kvfleet.params);
+    const native = nativeReport(report.config, params);
+    assert.deepEqual(report.summary, native.summary, 'wasm summary equals native CLI summary');
+    assert.deepEqual(report.per_instance, native.per_instance);
+    assert.deepEqual(report.fleet_lines, native.fleet_lines);
+    assert.match(await page.textContent('[data-testid="fig-hit-rate"]'), new RegExp(`${(native.summary.hit_rate_requests * 100).toFixed(1)}%`));
+    await shot(page, 'page-replicas-5');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('switching the routing policy changes the per-replica chart', async () => {
+  const { page, errors, close } = await openPage(browser, server.url, { colorScheme: 'dark' });
+  try {
+    const kv = await chartData(page, 'chart-hit');
+    const n = await runCount(page);
+    await page.click('label[for="in-routing-round_robin"]');
+    await waitForRun(page, n);
+    const rr = await chartData(page, 'chart-hit');
+    assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.routing), 'round_robin');
+    assert.notDeepEqual(rr.data, kv.data, 'per-replica hit rates differ between kv and round_robin');
+    assert.equal(await page.isVisible('[data-testid="field-overlap_weight"]'), false, 'overlap weight only shown for kv');
+    assert.match(page.url(), /routing=round_robin/);
+    await shot(page, 'page-round-robin-dark');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a URL round-trip reproduces the run', async () => {
+  const first = await openPage(browser, server.url);
+  let url, summary;
+  try {
+    const { page } = first;
+    let n = await runCount(page);
+    await page.click('label[for="in-routing-prefix_aware"]');
+    await waitForRun(page, n);
+    n = await runCount(page);
+    await page.click('[data-testid="reroll"]');
+    await waitForRun(page, n);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === String(window.kvfleet.lastReport.seed));
+    url = page.url();
+    summary = await summaryOf(page);
+    assert.deepEqual(first.errors, []);
+  } finally { await first.close(); }
+  const second = await openPage(browser, url);
+  try {
+    assert.deepEqual(await summaryOf(second.page), summary, 'same link, same numbers');
+    assert.equal(await second.page.evaluate(() => window.kvfleet.lastReport.config.routing), 'prefix_aware');
+    assert.equal(await second.page.isVisible('[data-testid="url-notes"]'), false);
+    assert.deepEqual(second.errors, []);
+  } finally { await second.close(); }
+});
+
+test('a bad URL value falls back to its default with a visible note', async () => {
+  const url = `${server.url}?instances=abc&routing=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&prefix_popularity=hot%3A7&num_prefixes=12`;
+  const { page, errors, close } = await openPage(browser, url);
+  try {
+    const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
+    assert.equal(cfg.instances, 4);
+    assert.equal(cfg.routing, 'kv');
+    assert.equal(cfg.prefix_popularity, 'uniform', 'a value the simulator rejects also falls back');
+    assert.equal(cfg.num_prefixes, 12, 'good values are kept');
+    const notes = await page.textContent('[data-testid="url-notes"]');
+    assert.match(notes, /Replicas \(instances\)/);
+    assert.match(notes, /Routing policy \(routing\)/);
+    assert.match(notes, /prefix_popularity/);
+    assert.equal(await page.locator('[data-testid="url-notes"] img').count(), 0, 'URL values are never HTML');
+    await shot(page, 'page-bad-url');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('uploading a trace with a broken line shows its line number and keeps the last result', async () => {
+  const { page, errors, close } = await openPage(browser, server.url);
+  try {
+    const before = await summaryOf(page);
+    const text = [
+      '{"timestamp": 0, "input_length": 1200, "output_length": 20, "hash_ids": [1, 2, 3]}',
+      '{"timestamp": 5, "input_length": 1200, "output_length": 20, "hash_ids": [1, 2, 4]}',
+      '{"timestamp": 9, "input_length": 1200, "output_length": 20, "hash_ids": [1, 2,',
+      '{"timestamp": 12, "input_length": 1200, "output_length": 20, "hash_ids": [1, 5, 6]}',
+    ].join('\n');
+    await page.setInputFiles('[data-testid="trace-file"]', { name: 'broken.jsonl', mimeType: 'application/json', buffer: Buffer.from(text) });
+    await page.waitForSelector('[data-testid="trace-error"]:not([hidden])');
+    assert.match(await page.textContent('[data-testid="trace-error"]'), /broken\.jsonl:3:/);
+    assert.deepEqual(await summaryOf(page), before, 'the last good result stays on screen');
+    assert.match(await page.textContent('#source-name'), /synthetic/);
+    await page.locator('[data-testid="traces"]').scrollIntoViewIfNeeded();
+    await shot(page, 'page-broken-trace', { fullPage: false });
+
+    // A good file then replays.
+    const good = text.split('\n').filter((_, i) => i !== 2).join('\n');
+    const n = await runCount(page);
+    await page.setInputFiles('[data-testid="trace-file"]', { name: 'good.jsonl', mimeType: 'application/json', buffer: Buffer.from(good) });
+    await waitForRun(page, n);
+    assert.equal(await page.evaluate(() => window.kvfleet.lastReport.summary.requests), 3);
+    assert.equal(await page.isVisible('[data-testid="trace-error"]'), false);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('compare runs all four policies and shows a table and bars', async () => {
+  const { page, errors, close } = await openPage(browser, server.url);
+  try {
+    await page.click('[data-testid="compare-run"]');
+    await page.waitForSelector('[data-testid="compare-table"] tbody tr:nth-child(4)', { timeout: 20000 });
+    const policies = await page.$$eval('[data-testid="compare-table"] tbody tr', (rows) => rows.map((r) => r.dataset.policy));
+    assert.deepEqual(policies.sort(), ['kv', 'prefix_aware', 'random', 'round_robin']);
+    const kvRow = await page.textContent('[data-testid="compare-table"] tr[data-policy="kv"]');
+    assert.match(kvRow, /85\.0%/, 'the kv row matches the main run');
+    await page.locator('[data-testid="compare"]').scrollIntoViewIfNeeded();
+    await shot(page, 'page-compare', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the hot-prefix scenario shows a plain-words hot-spot warning', async () => {
+  const { page, errors, close } = await openPage(browser, server.url);
+  try {
+    const n = await runCount(page);
+    await page.click('[data-testid="scenario-hot"]');
+    await waitForRun(page, n);
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.config.routing, 'prefix_aware');
+    if (r.summary.hot_spot) {
+      assert.equal(await page.isVisible('[data-testid="hotspot"]'), true);
+      assert.match(await page.textContent('[data-testid="hotspot"]'), /Hot spot/);
+    }
+    await shot(page, 'page-hot-prefix');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the embed layout renders compactly, at 360 px too', async () => {
+  const { page, errors, close } = await openPage(browser, `${server.url}?embed=1`, { width: 800, height: 760 });
+  try {
+    assert.equal(await page.evaluate(() => document.body.classList.contains('embed')), true);
+    assert.equal(await page.isVisible('#explainer'), false);
+    assert.equal(await page.isVisible('[data-testid="compare"]'), false);
+    assert.equal(await page.isVisible('[data-testid="chart-hit"]'), true);
+    assert.equal(await page.isVisible('[data-testid="input-instances"]'), true);
+    assert.match(await page.getAttribute('#open-full', 'href'), /instances=4/);
+    await shot(page, 'page-embed-800', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+  const small = await openPage(browser, server.url, { width: 360, height: 780, colorScheme: 'dark' });
+  try {
+    const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `no horizontal scroll at 360 px (overflow ${overflow}px)`);
+    await shot(small.page, 'page-360-dark');
+    assert.deepEqual(small.errors, []);
+  } finally { await small.close(); }
+  const demo = await openPage(browser, `${server.url}embed-demo.html`, { waitForRun: false });
+  try {
+    const frame = demo.page.frameLocator('[data-testid="embed-frame-rr"]');
+    await frame.locator('[data-testid="fig-hit-rate"]').waitFor({ timeout: 20000 });
+    assert.match(await frame.locator('[data-testid="readout-instances"]').textContent(), /8 replicas/);
+    await shot(demo.page, 'embed-demo', { fullPage: false });
+    assert.deepEqual(demo.errors, []);
+  } finally { await demo.close(); }
+});
+
+test('input to redrawn charts, default scenario (median of 10)', async () => {
+  const { page, errors, close } = await openPage(browser, server.url);
+  try {
+    await page.focus('[data-testid="input-instances"]');
+    const times = [];
+    for (let i = 0; i < 10; i++) {
+      await page.evaluate(() => {
+        window.__t0 = 0;
+        document.addEventListener('input', () => { window.__t0 = performance.now(); }, { capture: true, once: true });
+      });
+      const n = await runCount(page);
+      await page.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
+      await waitForRun(page, n);
+      times.push(await page.evaluate(() => window.kvfleet.lastRenderAt - window.__t0));
+    }
+    times.sort((a, b) => a - b);
+    const median = (times[4] + times[5]) / 2;
+    console.log(`# input -> redrawn charts (default scenario): median ${median.toFixed(1)} ms; all: ${times.map((t) => t.toFixed(1)).join(', ')}`);
+    assert.ok(median > 0 && median < 2000, `median ${median} ms`);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
