@@ -75,8 +75,9 @@ pub fn render(r: &Report) -> String {
     if r.source == "synthetic" {
         let _ = writeln!(
             out,
-            "  Arrivals: {} @ {:.1} req/s offered (achieved {:.1} req/s)",
+            "  Arrivals: {} @ {:.1} req/s offered ({:.2} req/s drawn; achieved {:.1} req/s)",
             c.arrival_model.name(),
+            c.request_rate,
             s.offered_rate,
             s.achieved_rate
         );

@@ -1,0 +1,241 @@
+//! Trace replay through the simulator: the reference token hit rates of an independent
+//! simulator, the decision log's consistency, the export round trip, and CLI errors.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::fs::File;
+use std::io::BufReader;
+use std::process::Command;
+
+use kvfleet::trace::{parse_mooncake, TraceOptions};
+use kvfleet::{api, Config, Policy, Request};
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/mooncake");
+
+fn load(name: &str, speedup: f64) -> Vec<Request> {
+    let path = format!("{DATA}/{name}_trace.jsonl");
+    let opts = TraceOptions {
+        arrival_speedup: speedup,
+        ..TraceOptions::default()
+    };
+    parse_mooncake(BufReader::new(File::open(&path).unwrap()), &path, &opts).unwrap()
+}
+
+fn replay(requests: Vec<Request>, instances: u32, routing: Policy) -> kvfleet::Report {
+    let cfg = Config {
+        instances,
+        routing,
+        ..Config::default()
+    };
+    api::replay_simulation(&cfg, requests, "trace")
+        .unwrap()
+        .into_report()
+}
+
+#[test]
+fn reproduces_the_reference_token_hit_rates() {
+    // An independent simulator's figures: unbounded caches, 512-token blocks, only full
+    // blocks cached, last prompt token recomputed, arrivals stretched 1000x.
+    let table = [
+        ("conversation", 1, 0.3734),
+        ("conversation", 4, 0.1955),
+        ("conversation", 8, 0.1390),
+        ("synthetic", 1, 0.6504),
+        ("synthetic", 4, 0.3712),
+        ("synthetic", 8, 0.2305),
+    ];
+    for (name, instances, want) in table {
+        let got = replay(load(name, 0.001), instances, Policy::RoundRobin)
+            .summary
+            .hit_rate_tokens;
+        assert!(
+            (got - want).abs() <= 0.002,
+            "{name} x{instances}: got {got:.4}, want {want}"
+        );
+    }
+}
+
+#[test]
+fn every_decision_picks_a_lowest_cost_candidate() {
+    for routing in [
+        Policy::Kv,
+        Policy::PrefixAware,
+        Policy::RoundRobin,
+        Policy::Random,
+    ] {
+        let cfg = Config {
+            instances: 8,
+            routing,
+            ..Config::default()
+        };
+        let mut sim = api::replay_simulation(&cfg, load("synthetic", 1.0), "synthetic").unwrap();
+        sim.record_decisions();
+        sim.run_to_end();
+        let decisions = sim.take_decisions();
+        assert_eq!(decisions.len(), 3993);
+        for d in &decisions {
+            assert_eq!(d.candidates.len(), 8);
+            let best = d
+                .candidates
+                .iter()
+                .map(|c| c.cost)
+                .fold(f64::INFINITY, f64::min);
+            let chosen = &d.candidates[d.chosen as usize];
+            assert_eq!(chosen.replica, d.chosen);
+            assert_eq!(
+                chosen.cost, best,
+                "{routing:?} request {}: chose cost {} over {best}",
+                d.id, chosen.cost
+            );
+            if routing == Policy::Kv {
+                // The cost is exactly weight x missed + active + recent.
+                for c in &d.candidates {
+                    let want = (d.request_blocks - c.hit_blocks) as f64
+                        + (c.active_blocks as f64 + c.recent);
+                    assert_eq!(c.cost, want);
+                }
+                // Ties go to less load, then to the lower index.
+                for c in d.candidates.iter().filter(|c| c.cost == best) {
+                    let load = |x: &kvfleet::router::Candidate| x.active_blocks as f64 + x.recent;
+                    assert!(
+                        load(chosen) < load(c)
+                            || (load(chosen) == load(c) && chosen.replica <= c.replica)
+                    );
+                }
+            }
+            assert!(d.admit_s.is_some() && d.ttft_ms.is_some() && d.e2e_ms.is_some());
+        }
+    }
+}
+
+fn kvfleet(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+fn tmp(name: &str) -> String {
+    std::env::temp_dir()
+        .join(format!("kvfleet-{}-{name}", std::process::id()))
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn summary_of(path: &str) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v["summary"].clone()
+}
+
+#[test]
+fn replaying_an_export_reproduces_the_run() {
+    for extra in [
+        &["--des-routing", "kv"][..],
+        &[
+            "--des-routing",
+            "random",
+            "--des-block-size",
+            "64",
+            "--des-range-ratio",
+            "0.5",
+        ][..],
+    ] {
+        let (trace, first, second) = (tmp("export.jsonl"), tmp("first.json"), tmp("second.json"));
+        let mut args = vec!["--des-export-trace", &trace, "--des-report-json", &first];
+        args.extend_from_slice(extra);
+        let (code, _, err) = kvfleet(&args);
+        assert_eq!(code, 0, "{err}");
+        let mut args = vec!["--des-mooncake-trace", &trace, "--des-report-json", &second];
+        args.extend_from_slice(extra);
+        let (code, _, err) = kvfleet(&args);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(summary_of(&first), summary_of(&second), "{extra:?}");
+        for f in [trace, first, second] {
+            std::fs::remove_file(f).ok();
+        }
+    }
+}
+
+#[test]
+fn decision_log_names_candidates_cost_and_chosen() {
+    let log = tmp("decisions.jsonl");
+    let (code, _, err) = kvfleet(&["--des-decisions", &log, "--des-num-requests", "50"]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).ok();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 50);
+    for (i, d) in lines.iter().enumerate() {
+        assert_eq!(d["id"], i);
+        let c = d["candidates"].as_array().unwrap();
+        assert_eq!(c.len(), 4);
+        for key in ["replica", "cost", "hit_blocks", "active_blocks", "recent"] {
+            assert!(!c[0][key].is_null(), "candidates[].{key}");
+        }
+        for key in [
+            "chosen",
+            "arrival_s",
+            "admit_s",
+            "cached_blocks",
+            "ttft_ms",
+            "e2e_ms",
+        ] {
+            assert!(!d[key].is_null(), "{key}");
+        }
+    }
+}
+
+#[test]
+fn replay_prints_the_analysis_and_flags_the_shared_first_block() {
+    let trace = format!("{DATA}/conversation_trace.jsonl");
+    let (code, out, err) = kvfleet(&[
+        "--des-mooncake-trace",
+        &trace,
+        "--des-routing",
+        "prefix_aware",
+        "--des-max-requests",
+        "500",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("prefix_aware"), "{out}");
+    assert!(out.contains("share first block 0"));
+    assert!(
+        out.contains("WARNING: Hot spot: replica"),
+        "the report warns: {out}"
+    );
+    let (code, out, _) = kvfleet(&["analyze", &trace]);
+    assert_eq!(code, 0);
+    assert!(out.contains("12031 requests"));
+}
+
+#[test]
+fn bad_traces_fail_with_file_line_and_reason() {
+    let bad = tmp("bad.jsonl");
+    std::fs::write(&bad, "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [1, 2]}\n{\"timestamp\": 1, \"input_length\": 600\n").unwrap();
+    let (code, out, err) = kvfleet(&["--des-mooncake-trace", &bad]);
+    assert_ne!(code, 0);
+    assert!(out.is_empty());
+    assert!(err.contains(&format!("{bad}:2:")), "{err}");
+    let (code, _, err) = kvfleet(&["--des-mooncake-trace", &bad, "--des-block-size", "256"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--des-block-size") && err.contains("512"),
+        "{err}"
+    );
+    let (code, _, err) = kvfleet(&["--des-mooncake-trace", "/nonexistent/trace.jsonl"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("cannot read /nonexistent/trace.jsonl"),
+        "{err}"
+    );
+    std::fs::remove_file(&bad).ok();
+}
