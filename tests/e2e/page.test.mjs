@@ -8,23 +8,29 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, launchBrowser, openPage, shot, ROOT } from './page-harness.mjs';
+import { startSite, screenshot, ROOT } from './harness.mjs';
 
-let server, browser;
+let site;
 
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  server = await startServer();
-  browser = await launchBrowser();
+  site = await startSite();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await site?.close();
 });
 
 // ------------------------------------------------------------------ helpers
+
+/** Opens PATH (e.g. '/?embed=1') in a fresh context; waits for the first rendered run unless told not to. */
+async function openPage(where, { width = 1280, height = 900, colorScheme = 'light', waitForRun = true } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
+  if (waitForRun) await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  return { page, errors, close: () => context.close() };
+}
+
+const shot = (page, name, { fullPage = true } = {}) => screenshot(page, name, { fullPage });
 
 const summaryOf = (page) => page.evaluate(() => window.kvfleet.lastReport.summary);
 const runCount = (page) => page.evaluate(() => window.kvfleet.runCount);
@@ -58,7 +64,7 @@ function nativeReport(config, params) {
 // ------------------------------------------------------------------ tests
 
 test('the page loads with no console errors and shows the wasm version and a first run', async () => {
-  const { page, errors, close } = await openPage(browser, server.url);
+  const { page, errors, close } = await openPage('/');
   try {
     const version = await page.textContent('#version');
     assert.match(version, /^\d+\.\d+\.\d+/);
@@ -75,7 +81,7 @@ test('the page loads with no console errors and shows the wasm version and a fir
 });
 
 test('replicas slider by keyboard: charts and numbers change and equal the native CLI', async () => {
-  const { page, errors, close } = await openPage(browser, server.url);
+  const { page, errors, close } = await openPage('/');
   try {
     const before = await summaryOf(page);
     const hitBefore = await chartData(page, 'chart-hit');
@@ -104,7 +110,7 @@ test('replicas slider by keyboard: charts and numbers change and equal the nativ
 });
 
 test('switching the routing policy changes the per-replica chart', async () => {
-  const { page, errors, close } = await openPage(browser, server.url, { colorScheme: 'dark' });
+  const { page, errors, close } = await openPage('/', { colorScheme: 'dark' });
   try {
     const kv = await chartData(page, 'chart-hit');
     const n = await runCount(page);
@@ -121,7 +127,7 @@ test('switching the routing policy changes the per-replica chart', async () => {
 });
 
 test('a URL round-trip reproduces the run', async () => {
-  const first = await openPage(browser, server.url);
+  const first = await openPage('/');
   let url, summary;
   try {
     const { page } = first;
@@ -132,11 +138,11 @@ test('a URL round-trip reproduces the run', async () => {
     await page.click('[data-testid="reroll"]');
     await waitForRun(page, n);
     await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === String(window.kvfleet.lastReport.seed));
-    url = page.url();
+    url = new URL(page.url()).pathname + new URL(page.url()).search;
     summary = await summaryOf(page);
     assert.deepEqual(first.errors, []);
   } finally { await first.close(); }
-  const second = await openPage(browser, url);
+  const second = await openPage(url);
   try {
     assert.deepEqual(await summaryOf(second.page), summary, 'same link, same numbers');
     assert.equal(await second.page.evaluate(() => window.kvfleet.lastReport.config.routing), 'prefix_aware');
@@ -146,8 +152,8 @@ test('a URL round-trip reproduces the run', async () => {
 });
 
 test('a bad URL value falls back to its default with a visible note', async () => {
-  const url = `${server.url}?instances=abc&routing=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&prefix_popularity=hot%3A7&num_prefixes=12`;
-  const { page, errors, close } = await openPage(browser, url);
+  const url = `/?instances=abc&routing=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&prefix_popularity=hot%3A7&num_prefixes=12`;
+  const { page, errors, close } = await openPage(url);
   try {
     const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
     assert.equal(cfg.instances, 4);
@@ -165,7 +171,7 @@ test('a bad URL value falls back to its default with a visible note', async () =
 });
 
 test('uploading a trace with a broken line shows its line number and keeps the last result', async () => {
-  const { page, errors, close } = await openPage(browser, server.url);
+  const { page, errors, close } = await openPage('/');
   try {
     const before = await summaryOf(page);
     const text = [
@@ -194,7 +200,7 @@ test('uploading a trace with a broken line shows its line number and keeps the l
 });
 
 test('compare runs all four policies and shows a table and bars', async () => {
-  const { page, errors, close } = await openPage(browser, server.url);
+  const { page, errors, close } = await openPage('/');
   try {
     await page.click('[data-testid="compare-run"]');
     await page.waitForSelector('[data-testid="compare-table"] tbody tr:nth-child(4)', { timeout: 20000 });
@@ -209,7 +215,7 @@ test('compare runs all four policies and shows a table and bars', async () => {
 });
 
 test('the hot-prefix scenario shows a plain-words hot-spot warning', async () => {
-  const { page, errors, close } = await openPage(browser, server.url);
+  const { page, errors, close } = await openPage('/');
   try {
     const n = await runCount(page);
     await page.click('[data-testid="scenario-hot"]');
@@ -226,7 +232,7 @@ test('the hot-prefix scenario shows a plain-words hot-spot warning', async () =>
 });
 
 test('the embed layout renders compactly, at 360 px too', async () => {
-  const { page, errors, close } = await openPage(browser, `${server.url}?embed=1`, { width: 800, height: 760 });
+  const { page, errors, close } = await openPage('/?embed=1', { width: 800, height: 760 });
   try {
     assert.equal(await page.evaluate(() => document.body.classList.contains('embed')), true);
     assert.equal(await page.isVisible('#explainer'), false);
@@ -237,14 +243,14 @@ test('the embed layout renders compactly, at 360 px too', async () => {
     await shot(page, 'page-embed-800', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await close(); }
-  const small = await openPage(browser, server.url, { width: 360, height: 780, colorScheme: 'dark' });
+  const small = await openPage('/', { width: 360, height: 780, colorScheme: 'dark' });
   try {
     const overflow = await small.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `no horizontal scroll at 360 px (overflow ${overflow}px)`);
     await shot(small.page, 'page-360-dark');
     assert.deepEqual(small.errors, []);
   } finally { await small.close(); }
-  const demo = await openPage(browser, `${server.url}embed-demo.html`, { waitForRun: false });
+  const demo = await openPage('/embed-demo.html', { waitForRun: false });
   try {
     const frame = demo.page.frameLocator('[data-testid="embed-frame-rr"]');
     await frame.locator('[data-testid="fig-hit-rate"]').waitFor({ timeout: 20000 });
@@ -255,7 +261,7 @@ test('the embed layout renders compactly, at 360 px too', async () => {
 });
 
 test('input to redrawn charts, default scenario (median of 10)', async () => {
-  const { page, errors, close } = await openPage(browser, server.url);
+  const { page, errors, close } = await openPage('/');
   try {
     await page.focus('[data-testid="input-instances"]');
     const times = [];
@@ -275,4 +281,58 @@ test('input to redrawn charts, default scenario (median of 10)', async () => {
     assert.ok(median > 0 && median < 2000, `median ${median} ms`);
     assert.deepEqual(errors, []);
   } finally { await close(); }
+});
+
+test('a built-in trace replays in the worker; back to synthetic restores the pool', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    let n = await runCount(page);
+    await page.click('[data-testid="trace-synthetic"]');
+    await waitForRun(page, n);
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.match(r.source, /synthetic_trace\.jsonl/);
+    assert.equal(r.summary.requests, 3993);
+    assert.match(await page.textContent('#source-name'), /trace: synthetic trace/);
+    assert.equal(await page.isDisabled('[data-testid="input-request_rate"]'), true, 'workload sliders are off during a trace');
+    assert.match(page.url(), /trace=synthetic_trace\.jsonl/);
+    await shot(page, 'page-trace-synthetic');
+    n = await runCount(page);
+    await page.click('#source-reset');
+    await waitForRun(page, n);
+    assert.equal(await page.evaluate(() => window.kvfleet.lastReport.source), 'synthetic');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a long run shows progress and can be cancelled; the previous result and settings come back', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    const before = await summaryOf(page);
+    await page.click('#group-traffic > summary');
+    await page.focus('[data-testid="input-num_requests"]');
+    await page.keyboard.press('End');
+    await page.waitForSelector('[data-testid="progress"]', { state: 'visible', timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="progress"]').value > 0, null, { timeout: 10000 });
+    await shot(page, 'page-progress', { fullPage: false });
+    await page.click('[data-testid="cancel"]');
+    await page.waitForFunction(() => /Cancelled/.test(document.querySelector('[data-testid="status"]').textContent), null, { timeout: 10000 });
+    assert.equal(await page.isVisible('[data-testid="progress"]'), false);
+    assert.deepEqual(await summaryOf(page), before);
+    assert.equal(await page.textContent('[data-testid="readout-num_requests"]'), '200 req');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('if WebAssembly cannot load, the page says why', async () => {
+  const context = await site.browser.newContext({ viewport: { width: 1000, height: 700 } });
+  try {
+    await context.route('**/kvfleet_bg.wasm', (route) => route.abort());
+    const page = await context.newPage();
+    await page.goto(`${site.url}/`);
+    await page.waitForSelector('.boot.failed', { timeout: 15000 });
+    const text = await page.textContent('[data-testid="boot"]');
+    assert.match(text, /could not start/);
+    assert.match(text, /cargo xtask build|WebAssembly/);
+    await shot(page, 'page-wasm-failed', { fullPage: false });
+  } finally { await context.close(); }
 });

@@ -93,7 +93,7 @@ export class Charts {
       data: { labels: [], datasets: [
         { type: 'bar', label: 'Requests routed', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56, yAxisID: 'y', order: 2 },
         { type: 'line', label: 'Busy (% of run)', data: [], yAxisID: 'y1', borderColor: t.ink, backgroundColor: t.ink,
-          pointRadius: 4, pointHoverRadius: 6, pointStyle: 'rectRot', showLine: false, order: 1 },
+          pointRadius: 4, pointHoverRadius: 6, pointStyle: 'rectRot', showLine: false, order: 1, clip: 8 },
       ] },
       options: {
         plugins: {
@@ -123,7 +123,7 @@ export class Charts {
         plugins: { tooltip: { callbacks: { label: (c) => ` ${c.dataset.label.split(' (')[0]}: ${c.parsed.y.toFixed(0)}% of requests within ${fmtMs(c.parsed.x)}` } } },
         scales: {
           x: { type: 'logarithmic', title: axisTitle('Latency (ms, log scale)'),
-            ticks: { maxRotation: 0, autoSkip: true, callback: (v) => logTick(v) } },
+            ticks: { maxRotation: 0, autoSkip: true, callback(v) { return logTick(v, this.max / Math.max(this.min, 1e-9)); } } },
           y: { min: 0, max: 100, title: axisTitle('Requests at or below (%)'), ticks: { callback: (v) => `${v}%` } },
         },
       },
@@ -214,9 +214,12 @@ export function fmtMs(x) {
   return x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 10 ? 1 : 0)} ms`;
 }
 
-function logTick(v) {
+// Log-axis labels: 1-2-5 steps on a narrow range, powers of ten only on a wide one.
+function logTick(v, ratio) {
   const e = Math.log10(v);
-  if (Math.abs(e - Math.round(e)) > 1e-9 && ![2, 5].includes(Math.round(v / 10 ** Math.floor(e)))) return '';
+  const lead = Math.round(v / 10 ** Math.floor(e));
+  const power = Math.abs(e - Math.round(e)) < 1e-9;
+  if (!power && (ratio > 300 || ![2, 5].includes(lead))) return '';
   return v >= 1000 ? `${v / 1000} s` : `${v} ms`;
 }
 

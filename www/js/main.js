@@ -183,16 +183,24 @@ function onWorker(msg) {
     case 'error': return onError(msg);
     case 'cancelled':
       if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.cancelled(); return; }
-      if (settle(msg.id) && msg.id === st.userCancel) {
-        $('status-text').textContent = 'Cancelled. The previous result is still shown.';
-        if (st.source !== st.goodSource) { st.source = st.goodSource; refresh(); st.dirty = false; }
-      }
+      if (settle(msg.id) && msg.id === st.userCancel) onCancelled();
       return;
     case 'compare-result':
       if (msg.id === st.compareId) compare.show(msg.reports.map((r) => JSON.parse(r)), st.config.routing, msg.ms);
       return;
     default:
   }
+}
+
+// After a cancel, the settings go back to those of the result on screen, so the two agree.
+function onCancelled() {
+  st.source = st.goodSource;
+  if (hook.lastReport) {
+    for (const p of st.params) if (p.name in hook.lastReport.config) st.config[p.name] = hook.lastReport.config[p.name];
+  }
+  refresh();
+  cancelAnimationFrame(st.raf); st.raf = 0; st.dirty = false;
+  $('status-text').textContent = 'Cancelled. The previous result and its settings are back.';
 }
 
 function onResult(msg) {

@@ -41,5 +41,5 @@ export class Traces {
 }
 
 export function builtin(file) {
-  return { name: file, url: `data/${file}`, builtin: true };
+  return { name: file, url: new URL(`data/${file}`, location.href).href, builtin: true };
 }
