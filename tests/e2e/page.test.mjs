@@ -206,6 +206,9 @@ test('compare runs all four policies and shows a table and bars', async () => {
     await page.waitForSelector('[data-testid="compare-table"] tbody tr:nth-child(4)', { timeout: 20000 });
     const policies = await page.$$eval('[data-testid="compare-table"] tbody tr', (rows) => rows.map((r) => r.dataset.policy));
     assert.deepEqual(policies.sort(), ['kv', 'prefix_aware', 'random', 'round_robin']);
+    const sweep = await chartData(page, 'compare-sweep');
+    assert.equal(sweep.n, 4, 'one hit-rate-vs-replicas line per policy');
+    assert.deepEqual(sweep.labels, ['1', '2', '4', '8', '16', '32']);
     const kvRow = await page.textContent('[data-testid="compare-table"] tr[data-policy="kv"]');
     assert.match(kvRow, /85\.0%/, 'the kv row matches the main run');
     await page.locator('[data-testid="compare"]').scrollIntoViewIfNeeded();

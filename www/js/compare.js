@@ -1,5 +1,6 @@
 // www/js/compare.js: "Compare routing policies": one click runs the same workload under every policy
-// (in the worker); shows a table and grouped bars of hit rate, p99 TTFT and load spread.
+// (in the worker); shows a table and grouped bars of hit rate, p99 TTFT and load spread, and a sweep
+// of hit rate against the number of replicas for every policy.
 
 import { pct, num, policyColor, POLICIES } from './format.js';
 import { fmtMs } from './charts.js';
@@ -7,15 +8,13 @@ import { fmtMs } from './charts.js';
 const COLUMNS = [
   ['Policy', null],
   ['Hit rate', (s) => pct(s.hit_rate_requests)],
-  ['Token hit', (s) => pct(s.hit_rate_tokens)],
   ['Block reuse', (s) => pct(s.block_reuse)],
   ['Evictions', (s) => num(s.evictions)],
   ['TTFT p50', (s) => fmtMs(s.ttft_ms_p50)],
   ['TTFT p99', (s) => fmtMs(s.ttft_ms_p99)],
-  ['E2E p99', (s) => fmtMs(s.e2e_ms_p99)],
   ['Makespan', (s) => `${num(s.makespan_s, 1)} s`],
   ['Load spread', (s) => num(s.load_spread, 2)],
-  ['Per-replica hit', (s) => `${pct(s.hit_rate_instance_min, 0)}–${pct(s.hit_rate_instance_max, 0)}`],
+  ['Per replica', (s) => `${pct(s.hit_rate_instance_min, 0)}–${pct(s.hit_rate_instance_max, 0)}`],
   ['Hot spot', (s) => (s.hot_spot ? 'yes ⚠' : 'no')],
 ];
 
@@ -25,12 +24,28 @@ const METRICS = [
   ['spread', 'Load spread: (max − min) / mean requests', (s) => s.load_spread ?? 0, (v) => v.toFixed(2)],
 ];
 
+const SWEEP = [1, 2, 4, 8, 16, 32];
+
+/** The runs behind a comparison: every policy at the current config, then every policy x SWEEP replicas. */
+export function comparePlan(config, maxInstances = 256) {
+  const configs = POLICIES.map((routing) => ({ ...config, routing }));
+  const sweep = SWEEP.filter((n) => n <= maxInstances);
+  for (const routing of POLICIES) for (const instances of sweep) configs.push({ ...config, routing, instances });
+  return { configs, sweep };
+}
+
 export class Compare {
   constructor(els, run) {
     this.els = els;
     this.charts = {};
     this.last = null;
-    els.button.addEventListener('click', () => run(POLICIES));
+    els.button.addEventListener('click', () => run());
+  }
+
+  /** Says the table no longer matches the settings (they changed since it ran). */
+  markStale() {
+    if (!this.last || this.els.button.disabled) return;
+    this.els.status.textContent = 'The settings changed since this comparison: run it again to update it.';
   }
 
   busy(on) {
@@ -47,9 +62,10 @@ export class Compare {
 
   cancelled() { this.busy(false); this.els.status.textContent = 'Compare cancelled.'; }
 
-  show(reports, currentPolicy, ms) {
+  show(all, sweep, currentPolicy, ms) {
     this.busy(false);
-    this.last = { reports, currentPolicy };
+    const reports = all.slice(0, POLICIES.length);
+    this.last = { reports, currentPolicy, sweep, sweepReports: all.slice(POLICIES.length) };
     const src = reports[0]?.source || 'synthetic';
     this.els.status.textContent = `Done in ${Math.round(ms)} ms · seed ${reports[0]?.seed ?? '?'} · ${src}. Your current policy is highlighted.`;
     const table = this.els.table;
@@ -83,6 +99,7 @@ export class Compare {
     if (!this.last) return;
     const { reports } = this.last;
     const C = window.Chart;
+    this.drawSweep();
     const labels = reports.map((r) => r.config?.routing ?? '?');
     const colors = labels.map(policyColor);
     for (const [key, title, get, fmt] of METRICS) {
@@ -106,6 +123,37 @@ export class Compare {
       ch.update('none');
       ch.canvas.setAttribute('aria-label', `${title}: ${labels.map((l, i) => `${l} ${fmt(data[i])}`).join(', ')}`);
     }
+  }
+
+  drawSweep() {
+    const { sweep, sweepReports } = this.last;
+    const data = POLICIES.map((p, i) => ({
+      label: p,
+      data: sweep.map((n, j) => (sweepReports[i * sweep.length + j]?.summary?.hit_rate_requests ?? 0) * 100),
+      borderColor: policyColor(p), backgroundColor: policyColor(p),
+      borderWidth: p === 'kv' ? 3 : 2, pointRadius: 4, borderDash: p === 'random' ? [6, 4] : [],
+    }));
+    let ch = this.charts.sweep;
+    if (!ch) {
+      ch = this.charts.sweep = new window.Chart(this.els.canvases.sweep, {
+        type: 'line',
+        data: { labels: sweep.map(String), datasets: data },
+        options: {
+          interaction: { mode: 'nearest', axis: 'x', intersect: false },
+          plugins: { tooltip: { callbacks: {
+            title: (items) => items.length ? `${items[0].label} replica(s)` : '',
+            label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% of requests hit` } } },
+          scales: {
+            x: { title: { display: true, text: 'Replicas (doubling)', font: { weight: '600' } } },
+            y: { min: 0, max: 100, title: { display: true, text: 'Request hit rate (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
+          },
+        },
+      });
+    }
+    ch.data.labels = sweep.map(String);
+    ch.data.datasets = data;
+    ch.update('none');
+    ch.canvas.setAttribute('aria-label', `Hit rate as replicas grow: ${data.map((d) => `${d.label} ${d.data.map((y, j) => `${sweep[j]}: ${y.toFixed(0)}%`).join(', ')}`).join('; ')}`);
   }
 
   retheme() {

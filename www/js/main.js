@@ -5,10 +5,9 @@ import { Controls } from './controls.js';
 import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderHotspot } from './headline.js';
-import { Compare } from './compare.js';
+import { Compare, comparePlan } from './compare.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
-import { POLICIES } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
@@ -38,6 +37,8 @@ function fail(reason) {
   box.setAttribute('role', 'alert');
   $('boot-text').textContent = `The simulator could not start: ${reason}`;
   $('status-text').textContent = 'Simulator unavailable.';
+  $('version').textContent = 'unavailable';
+  document.body.classList.add('failed');
   rejectReady(new Error(reason));
 }
 
@@ -77,7 +78,7 @@ function onReady(msg) {
   controls = new Controls($('controls'), st.params, onControl);
   compare = new Compare({
     button: $('compare-run'), status: $('compare-status'), out: $('compare-out'), table: $('compare-table'),
-    canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread') },
+    canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread'), sweep: $('cmp-sweep') },
   }, runCompare);
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), applyScenario);
@@ -113,6 +114,7 @@ function refresh() {
   $('source-reset').hidden = !st.source;
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   writeUrl(st.config, st.params, { embed: st.embed, trace: traceKey });
+  compare.markStale();
   $('open-full').href = `./?${queryFor(st.config, st.params, { trace: traceKey })}`;
   scheduleRun();
 }
@@ -160,6 +162,7 @@ function settle(id) {
 
 function showProgress(on, p) {
   $('progress-wrap').hidden = !on;
+  $('results').classList.toggle('stale', on);
   if (on && p !== undefined) { $('progress').value = p; $('progress').textContent = `${Math.round(p * 100)}%`; }
   if (on && st.inflight) $('status-text').textContent = st.inflight.source ? `Replaying ${st.inflight.source.name}…` : 'Simulating…';
 }
@@ -174,7 +177,7 @@ function cancelRun() {
 function onWorker(msg) {
   switch (msg.type) {
     case 'ready': return onReady(msg);
-    case 'fatal': return fail(`${msg.message}. The page needs WebAssembly and the built files in www/pkg/ (run \`cargo xtask build\`).`);
+    case 'fatal': return fail(`${msg.message}.\nThe page needs a browser with WebAssembly and the built files in www/pkg/ (run \`cargo xtask build\`, then \`cargo xtask serve\`).`);
     case 'progress':
       if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.progress(msg.p); return; }
       if (st.inflight && msg.id === st.inflight.id && performance.now() - st.inflight.start > PROGRESS_AFTER_MS) showProgress(true, msg.p);
@@ -186,7 +189,7 @@ function onWorker(msg) {
       if (settle(msg.id) && msg.id === st.userCancel) onCancelled();
       return;
     case 'compare-result':
-      if (msg.id === st.compareId) compare.show(msg.reports.map((r) => JSON.parse(r)), st.config.routing, msg.ms);
+      if (msg.id === st.compareId) compare.show(msg.reports.map((r) => JSON.parse(r)), st.comparePlan.sweep, st.comparePlan.policy, msg.ms);
       return;
     default:
   }
@@ -226,7 +229,10 @@ function render(report, runMs) {
   const src = report.source && report.source !== 'synthetic' ? ` · ${report.source}` : '';
   $('status-text').textContent = `${s.requests} requests on ${(report.per_instance || []).length} replica(s), routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
-  if (hook.runCount === 1) resolveReady();
+  if (hook.runCount === 1) {
+    resolveReady();
+    if (!st.embed) runCompare(); // a first comparison, so the policy story is on the page from the start
+  }
 }
 
 function fieldOf(message) {
@@ -268,11 +274,13 @@ function onError(msg) {
   $('status-text').textContent = hook.lastReport ? 'That setting was rejected; the previous result is still shown.' : 'That setting was rejected.';
 }
 
-function runCompare(policies) {
-  const order = POLICIES.filter((p) => policies.includes(p));
+function runCompare() {
+  const maxInstances = st.params.find((p) => p.name === 'instances')?.max ?? 256;
+  const plan = comparePlan(st.config, maxInstances);
   st.compareId = st.nextId++;
+  st.comparePlan = { ...plan, policy: st.config.routing };
   compare.busy(true);
-  worker.postMessage({ type: 'compare', id: st.compareId, config: st.config, trace: st.source, policies: order });
+  worker.postMessage({ type: 'compare', id: st.compareId, configs: plan.configs, trace: st.source });
 }
 
 // ---------------------------------------------------------------- misc

@@ -2,7 +2,7 @@
 // request supersedes (or a cancel stops) a run in flight; reads trace files here, off the UI thread.
 //
 // In:  {type:'run', id, lane, config, trace?}  lane 'main' | 'compare'; a newer id on a lane supersedes
-//      {type:'compare', id, config, trace?, policies}
+//      {type:'compare', id, configs: [config, ...], trace?}  (reports come back in the same order)
 //      {type:'cancel', lane}
 // Out: {type:'ready', version, params, defaults} | {type:'fatal', message}
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms}
@@ -94,19 +94,22 @@ async function handleRun(msg) {
   }
 }
 
+// Runs a list of configs on the compare lane, one after another, yielding between them so the main
+// lane (the slider) is never stuck behind a comparison.
 async function handleCompare(msg) {
-  const { id, policies } = msg;
+  const { id, configs } = msg;
   const lane = 'compare';
   const t0 = performance.now();
   const reports = [];
   try {
-    for (let i = 0; i < policies.length; i++) {
-      const config = { ...msg.config, routing: policies[i] };
-      const report = await runJob(lane, id, JSON.stringify(config), msg.trace, (p) =>
-        postMessage({ type: 'progress', id, lane, p: (i + p) / policies.length }));
+    for (let i = 0; i < configs.length; i++) {
+      const report = await runJob(lane, id, JSON.stringify(configs[i]), msg.trace, (p) =>
+        postMessage({ type: 'progress', id, lane, p: (i + p) / configs.length }));
       if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
       reports.push(report);
-      postMessage({ type: 'progress', id, lane, p: (i + 1) / policies.length });
+      postMessage({ type: 'progress', id, lane, p: (i + 1) / configs.length });
+      await yieldToQueue();
+      if (latest[lane] !== id || cancelled[lane] >= id) { postMessage({ type: 'cancelled', id, lane }); return; }
     }
     postMessage({ type: 'compare-result', id, reports, ms: performance.now() - t0 });
   } catch (err) {
@@ -117,8 +120,17 @@ async function handleCompare(msg) {
 async function boot() {
   try {
     if (typeof WebAssembly !== 'object') throw new Error('this browser has no WebAssembly support');
-    const mod = await import('../pkg/kvfleet.js');
-    await mod.default();
+    let mod;
+    try {
+      mod = await import('../pkg/kvfleet.js');
+    } catch (err) {
+      throw new Error(`its JavaScript bindings (pkg/kvfleet.js) did not load (${messageOf(err)})`);
+    }
+    try {
+      await mod.default();
+    } catch (err) {
+      throw new Error(`the WebAssembly module (pkg/kvfleet_bg.wasm) could not be downloaded or compiled; the browser said: ${messageOf(err)}`);
+    }
     wasm = mod;
     postMessage({
       type: 'ready',
