@@ -5,7 +5,9 @@ use crate::config::Config;
 use crate::params;
 use crate::sim::Simulation;
 use crate::trace::{self, TraceOptions};
-use crate::workload::{Request, Synthetic};
+use crate::config::WorkloadKind;
+use crate::sessions::Sessions;
+use crate::workload::{IterSource, Request, Synthetic};
 
 /// The crate version, as printed by `kvfleet --version` and shown by the page.
 pub fn version() -> &'static str {
@@ -28,12 +30,15 @@ pub fn parse_config(config_json: &str) -> Result<Config, String> {
     serde_json::from_str(config_json).map_err(|e| format!("invalid config: {e}"))
 }
 
-/// A synthetic simulation of a validated config.
+/// A synthetic simulation (prefix pool or sessions) of a config, validated first.
 pub fn synthetic_simulation(cfg: &Config) -> Result<Simulation<'static>, String> {
     let popularity = params::validate(cfg).map_err(|e| e.to_string())?;
+    if cfg.workload == WorkloadKind::Sessions {
+        return Ok(Simulation::new(cfg, Box::new(Sessions::new(cfg)), "sessions"));
+    }
     let source = Synthetic::new(cfg, popularity);
     let total = source.remaining() as u64;
-    Ok(Simulation::new(cfg, Box::new(source), total, "synthetic"))
+    Ok(Simulation::new(cfg, Box::new(IterSource::new(source, total)), "synthetic"))
 }
 
 /// A replay of `requests` (already parsed) under a config whose fleet fields are valid.
@@ -44,12 +49,8 @@ pub fn replay_simulation(
 ) -> Result<Simulation<'static>, String> {
     params::validate_fleet(cfg).map_err(|e| e.to_string())?;
     let total = requests.len() as u64;
-    Ok(Simulation::new(
-        cfg,
-        Box::new(requests.into_iter()),
-        total,
-        name,
-    ))
+    let source = IterSource::new(requests.into_iter(), total);
+    Ok(Simulation::new(cfg, Box::new(source), name))
 }
 
 /// Runs a synthetic workload described by a JSON config (missing keys take defaults) and
@@ -113,8 +114,8 @@ impl Job {
     }
 
     /// Share of the work done, 0.0 to 1.0.
-    pub fn progress(&self) -> f64 {
-        self.sim.as_ref().map_or(1.0, |s| s.progress())
+    pub fn progress(&mut self) -> f64 {
+        self.sim.as_mut().map_or(1.0, |s| s.progress())
     }
 
     /// The report as JSON (runs to the end first if needed).
@@ -124,4 +125,9 @@ impl Job {
         }
         self.report.clone().unwrap_or_default()
     }
+}
+
+/// Both lessons (story, broken config, goal checks, hints, fixes) as JSON.
+pub fn lessons_json() -> String {
+    serde_json::to_string(&crate::lessons::lessons()).expect("lessons serialise")
 }

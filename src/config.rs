@@ -30,15 +30,32 @@ pub enum Policy {
     RoundRobin,
     /// A seeded uniform pick.
     Random,
+    /// Session affinity: back to the replica that served the session (or holds the
+    /// prefix) for `session_affinity` % of requests, round robin otherwise; spills to the
+    /// least busy replica when the sticky one has `spill_queue` requests waiting.
+    Sticky,
+}
+
+impl Config {
+    /// The effective session affinity as a share 0..=1 (the policy default when unset).
+    pub fn affinity_share(&self) -> f64 {
+        let percent = self.session_affinity.unwrap_or(if self.routing == Policy::Sticky {
+            100.0
+        } else {
+            0.0
+        });
+        percent / 100.0
+    }
 }
 
 impl Policy {
     /// Every policy, in the order the report and the page list them.
-    pub const ALL: [Policy; 4] = [
+    pub const ALL: [Policy; 5] = [
         Policy::RoundRobin,
         Policy::Random,
         Policy::PrefixAware,
         Policy::Kv,
+        Policy::Sticky,
     ];
 
     /// The name used on the command line and in the report.
@@ -48,6 +65,7 @@ impl Policy {
             Policy::PrefixAware => "prefix_aware",
             Policy::RoundRobin => "round_robin",
             Policy::Random => "random",
+            Policy::Sticky => "sticky",
         }
     }
 
@@ -60,7 +78,7 @@ impl Policy {
                 ConfigError::new(
                     "routing",
                     text,
-                    "one of kv, prefix_aware, round_robin, random",
+                    "one of kv, prefix_aware, round_robin, random, sticky",
                 )
             })
     }
@@ -87,6 +105,36 @@ impl ArrivalModel {
                 text,
                 "one of poisson, deterministic, gamma",
             )),
+        }
+    }
+}
+
+/// Which synthetic workload to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// Independent requests: a shared prefix from the pool plus a unique suffix.
+    Pool,
+    /// Multi-turn sessions (agents, chats): each turn extends the previous prompt, and
+    /// the next turn is sent a think time after the previous answer (closed loop).
+    Sessions,
+}
+
+impl WorkloadKind {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::Pool => "pool",
+            WorkloadKind::Sessions => "sessions",
+        }
+    }
+
+    /// Parses `pool` or `sessions`.
+    pub fn parse(text: &str) -> Result<WorkloadKind, ConfigError> {
+        match text {
+            "pool" => Ok(WorkloadKind::Pool),
+            "sessions" => Ok(WorkloadKind::Sessions),
+            _ => Err(ConfigError::new("workload", text, "one of pool, sessions")),
         }
     }
 }
@@ -215,6 +263,34 @@ pub struct Config {
     pub decode_seq_us: f64,
     /// Custom timing: cost per KV token read by decode attention, nanoseconds.
     pub kv_read_token_ns: f64,
+    /// `pool` (independent requests) or `sessions` (multi-turn, closed loop).
+    pub workload: WorkloadKind,
+    /// Sessions: tasks started per second.
+    pub session_rate: f64,
+    /// Sessions: number of tasks.
+    pub num_sessions: u32,
+    /// Sessions: turns (agent steps) per task.
+    pub turns: u32,
+    /// Sessions: new tokens each turn adds to the prompt (the first turn's user text).
+    pub turn_input_len: u32,
+    /// Sessions: output tokens per turn.
+    pub turn_output_len: u32,
+    /// Sessions: think time between an answer and the next turn, ms.
+    pub think_time_ms: f64,
+    /// Sessions: shared system prompt (tool schemas included) every task opens with, tokens.
+    pub system_prompt_len: u32,
+    /// Share of requests (%) sent back to the replica that served the session or holds
+    /// the prefix; `None` = the policy's default (100 for `sticky`, 0 otherwise).
+    pub session_affinity: Option<f64>,
+    /// Spill to the least busy replica when the sticky (or prefix home) replica has this
+    /// many requests waiting; 0 never spills.
+    pub spill_queue: u32,
+    /// Requests allowed to wait for a free slot per replica; beyond it arrivals are
+    /// rejected (0 rejects whenever every slot is busy); `None` = unbounded.
+    pub queue_capacity: Option<u32>,
+    /// Caller timeout: a request with no first token this long after arrival is dropped
+    /// (from the queue, or aborted at the next step); `None` = wait forever. ms.
+    pub timeout_ms: Option<f64>,
 }
 
 impl Default for Config {
@@ -244,6 +320,18 @@ impl Default for Config {
             prefill_token_us: custom.prefill_token_us,
             decode_seq_us: custom.decode_seq_us,
             kv_read_token_ns: custom.kv_read_token_ns,
+            workload: WorkloadKind::Pool,
+            session_rate: 1.0,
+            num_sessions: 100,
+            turns: 20,
+            turn_input_len: 512,
+            turn_output_len: 256,
+            think_time_ms: 1000.0,
+            system_prompt_len: 2048,
+            session_affinity: None,
+            spill_queue: 0,
+            queue_capacity: None,
+            timeout_ms: None,
         }
     }
 }

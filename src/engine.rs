@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use crate::cache::BlockCache;
 use crate::timing::Timing;
-use crate::workload::Request;
+use crate::workload::{Request, SessionTag};
 
 /// Static engine settings shared by every replica.
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +19,10 @@ pub struct EngineSpec {
     pub max_batched_tokens: u32,
     /// Tokens per KV block.
     pub block_size: u32,
+    /// Requests allowed to wait for a slot; `None` = unbounded.
+    pub queue_capacity: Option<u32>,
+    /// Caller timeout on the first token, µs; `None` = none.
+    pub timeout_us: Option<u64>,
 }
 
 /// A request's lifecycle as the recorder needs it, reported when it completes.
@@ -38,6 +42,32 @@ pub struct Finished {
     pub done_us: u64,
     /// Output tokens generated.
     pub output_tokens: u32,
+    /// Session and turn, if any.
+    pub session: Option<SessionTag>,
+}
+
+/// Why a request left without completing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropKind {
+    /// Arrived to a full queue.
+    QueueFull,
+    /// Needs more KV blocks than the replica has: it could never run.
+    TooLarge,
+    /// No first token within the caller's timeout.
+    TimedOut,
+}
+
+/// A request that left without completing.
+#[derive(Clone, Copy, Debug)]
+pub struct Dropped {
+    /// Request id.
+    pub id: u32,
+    /// Replica it was routed to.
+    pub replica: u32,
+    /// Session and turn, if any.
+    pub session: Option<SessionTag>,
+    /// Why.
+    pub kind: DropKind,
 }
 
 /// What happened inside a replica during one call; the simulator drains it.
@@ -47,9 +77,8 @@ pub struct Outbox {
     pub admitted: Vec<Admitted>,
     /// Completed requests.
     pub finished: Vec<Finished>,
-    /// (request id, replica) of requests refused because they can never fit in the
-    /// replica's KV capacity.
-    pub rejected: Vec<(u32, u32)>,
+    /// Requests rejected or timed out.
+    pub dropped: Vec<Dropped>,
     /// (step duration µs, tokens) for inter-token latency: `count` steps whose
     /// durations start at `first_us` and grow by `delta_us`, each emitting `tokens`.
     pub itl_runs: Vec<ItlRun>,
@@ -70,6 +99,8 @@ pub struct Admitted {
     pub prompt_blocks: u32,
     /// Leading blocks found in the cache.
     pub hit_blocks: u32,
+    /// Turn within its session, if any.
+    pub turn: Option<u32>,
 }
 
 /// Steps that emitted inter-token gaps: `count` steps of `first_us + i x delta_us`.
@@ -189,6 +220,14 @@ impl Replica {
     /// step (the caller schedules a step-end event with the current generation).
     pub fn arrive(&mut self, req: Request, now_us: u64, out: &mut Outbox) -> Option<u64> {
         self.stats.routed += 1;
+        self.expire_waiting(now_us, out);
+        if let Some(capacity) = self.spec.queue_capacity {
+            let busy = self.waiting.len() + self.running.len();
+            if busy.saturating_sub(self.spec.max_batch as usize) >= capacity as usize {
+                self.drop_request(&req, DropKind::QueueFull, out);
+                return None;
+            }
+        }
         self.waiting.push_back(req);
         self.stats.peak_queue = self.stats.peak_queue.max(self.waiting.len() as u32);
         match self.plan {
@@ -241,6 +280,54 @@ impl Replica {
             }
         }
         self.begin_step(now_us, out)
+    }
+
+    fn drop_request(&self, req: &Request, kind: DropKind, out: &mut Outbox) {
+        out.dropped.push(Dropped {
+            id: req.id,
+            replica: self.index,
+            session: req.session,
+            kind,
+        });
+    }
+
+    /// Requests waiting for a slot beyond the free ones (what a queue capacity limits).
+    pub fn queued_for_slot(&self) -> u32 {
+        (self.waiting.len() + self.running.len()).saturating_sub(self.spec.max_batch as usize) as u32
+    }
+
+    fn expired(&self, req: &Request, now_us: u64) -> bool {
+        self.spec
+            .timeout_us
+            .is_some_and(|t| req.arrival_us + t <= now_us)
+    }
+
+    /// Drops waiting requests whose caller gave up (the queue is in arrival order per
+    /// replica, so expired ones are at the front).
+    fn expire_waiting(&mut self, now_us: u64, out: &mut Outbox) {
+        while let Some(req) = self.waiting.front() {
+            if !self.expired(req, now_us) {
+                break;
+            }
+            let req = self.waiting.pop_front().expect("front exists");
+            self.drop_request(&req, DropKind::TimedOut, out);
+        }
+    }
+
+    /// Aborts running requests still without a first token past their deadline.
+    fn expire_running(&mut self, now_us: u64, out: &mut Outbox) {
+        let mut i = 0;
+        while i < self.running.len() {
+            let a = &self.running[i];
+            if a.generated > 0 || !self.expired(&a.req, now_us) {
+                i += 1;
+                continue;
+            }
+            let a = self.running.remove(i);
+            self.cache.release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
+            self.prompt_private_blocks -= a.prompt_private_blocks;
+            self.drop_request(&a.req, DropKind::TimedOut, out);
+        }
     }
 
     fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
@@ -301,7 +388,7 @@ impl Replica {
             if let Some(capacity) = self.cache.capacity_blocks() {
                 if full as u64 + private > capacity {
                     let req = self.waiting.pop_front().expect("head exists");
-                    out.rejected.push((req.id, self.index));
+                    self.drop_request(&req, DropKind::TooLarge, out);
                     continue;
                 }
             }
@@ -320,6 +407,7 @@ impl Replica {
                 prompt_tokens: req.prompt_tokens,
                 prompt_blocks: req.prompt_tokens.div_ceil(bs),
                 hit_blocks: hit as u32,
+                turn: req.session.map(|t| t.turn),
             });
             self.running.push(Active {
                 full_blocks: full,
@@ -336,6 +424,10 @@ impl Replica {
     }
 
     fn begin_step(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
+        if self.spec.timeout_us.is_some() {
+            self.expire_running(now_us, out);
+            self.expire_waiting(now_us, out);
+        }
         self.admit_waiting(now_us, out);
         if self.running.is_empty() {
             self.plan = Plan::Idle;
@@ -440,6 +532,7 @@ impl Replica {
                 first_token_us: a.first_token_us,
                 done_us: now_us,
                 output_tokens: a.req.output_tokens,
+                session: a.req.session,
             });
         }
     }

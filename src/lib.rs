@@ -22,12 +22,14 @@ pub mod api;
 pub mod cache;
 pub mod config;
 pub mod engine;
+pub mod lessons;
 pub mod metrics;
 pub mod params;
 pub mod report;
 pub mod rng;
 pub mod router;
 pub mod series;
+pub mod sessions;
 pub mod sim;
 pub mod text;
 pub mod timing;
@@ -37,6 +39,6 @@ pub mod workload;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use config::{ArrivalModel, Config, ConfigError, Policy, Popularity};
+pub use config::{ArrivalModel, Config, ConfigError, Policy, Popularity, WorkloadKind};
 pub use report::Report;
 pub use workload::Request;

@@ -144,8 +144,27 @@ pub struct ReplicaCounters {
     pub prompt_blocks: u64,
     /// Cached (reused) blocks.
     pub cached_blocks: u64,
-    /// Requests refused.
+    /// Requests refused (queue full, or too large to ever fit).
     pub rejected: u64,
+    /// Requests dropped by the caller's timeout.
+    pub timed_out: u64,
+}
+
+/// Cache and latency counters of one session turn index.
+#[derive(Clone, Debug, Default)]
+pub struct TurnCounters {
+    /// Requests admitted at this turn.
+    pub admitted: u64,
+    /// Of them, with at least one cached block.
+    pub hit_requests: u64,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Cached tokens.
+    pub cached_tokens: u64,
+    /// Completed requests at this turn.
+    pub completed: u64,
+    /// Sum of their TTFT, µs.
+    pub ttft_us_sum: f64,
 }
 
 /// Everything recorded while the simulation runs.
@@ -173,6 +192,8 @@ pub struct Recorder {
     pub last_done_us: u64,
     /// Block size, tokens.
     pub block_size: u32,
+    /// Per session turn (empty without sessions).
+    pub turns: Vec<TurnCounters>,
 }
 
 impl Recorder {
@@ -190,6 +211,7 @@ impl Recorder {
             output_tokens: 0,
             last_done_us: 0,
             block_size,
+            turns: Vec::new(),
         }
     }
 
@@ -201,6 +223,22 @@ impl Recorder {
         c.prompt_tokens += a.prompt_tokens as u64;
         c.prompt_blocks += a.prompt_blocks as u64;
         c.cached_blocks += a.hit_blocks as u64;
+        if let Some(turn) = a.turn {
+            let block_size = self.block_size as u64;
+            let t = self.turn(turn);
+            t.admitted += 1;
+            t.hit_requests += (a.hit_blocks > 0) as u64;
+            t.prompt_tokens += a.prompt_tokens as u64;
+            t.cached_tokens += a.hit_blocks as u64 * block_size;
+        }
+    }
+
+    fn turn(&mut self, turn: u32) -> &mut TurnCounters {
+        let i = turn as usize;
+        if self.turns.len() <= i {
+            self.turns.resize(i + 1, TurnCounters::default());
+        }
+        &mut self.turns[i]
     }
 
     /// Records a completion.
@@ -213,6 +251,11 @@ impl Recorder {
             .push((f.first_token_us - f.admit_us) as f64);
         self.queue_us.push((f.admit_us - f.arrival_us) as f64);
         self.e2e_us.push((f.done_us - f.arrival_us) as f64);
+        if let Some(tag) = f.session {
+            let t = self.turn(tag.turn);
+            t.completed += 1;
+            t.ttft_us_sum += (f.first_token_us - f.arrival_us) as f64;
+        }
         if f.output_tokens > 1 {
             let gaps = (f.output_tokens - 1) as f64;
             self.tpot_us
@@ -220,8 +263,13 @@ impl Recorder {
         }
     }
 
-    /// Records a refusal at `replica`.
-    pub fn rejected(&mut self, replica: u32) {
-        self.replicas[replica as usize].rejected += 1;
+    /// Records a rejection or a timeout at `replica`.
+    pub fn dropped(&mut self, replica: u32, timed_out: bool) {
+        let c = &mut self.replicas[replica as usize];
+        if timed_out {
+            c.timed_out += 1;
+        } else {
+            c.rejected += 1;
+        }
     }
 }

@@ -19,7 +19,7 @@ pub struct ParamSpec {
     pub flag: &'static str,
     /// Short label.
     pub label: &'static str,
-    /// `int`, `float`, `choice`, `text` or `optional_int`.
+    /// `int`, `float`, `choice`, `text`, `optional_int` or `optional_float`.
     pub kind: &'static str,
     /// Default value.
     pub default: Value,
@@ -122,6 +122,18 @@ pub fn specs() -> Vec<ParamSpec> {
         num("prefill_token_us", "--des-prefill-token-us", "Prefill cost", "float", json!(d.prefill_token_us), (0.0, 10_000.0, 1.0), false, "µs/tok", "custom engine: cost per prefill token."),
         num("decode_seq_us", "--des-decode-seq-us", "Decode cost", "float", json!(d.decode_seq_us), (0.0, 100_000.0, 1.0), false, "µs/seq", "custom engine: marginal cost per decoding sequence per step."),
         num("kv_read_token_ns", "--des-kv-read-token-ns", "KV read cost", "float", json!(d.kv_read_token_ns), (0.0, 100_000.0, 1.0), false, "ns/tok", "custom engine: cost per KV token read by decode attention."),
+        choice("workload", "--des-workload", "Workload", "choice", json!(d.workload), vec!["pool", "sessions"], "pool: independent requests sharing prefixes from the pool. sessions: multi-turn tasks (agents, chats) whose prompts grow turn by turn; the next turn waits for the previous answer."),
+        num("session_rate", "--des-session-rate", "Task rate", "float", json!(d.session_rate), (0.001, 1000.0, 0.1), true, "tasks/s", "sessions: tasks started per second."),
+        num("num_sessions", "--des-num-sessions", "Tasks", "int", json!(d.num_sessions), (1.0, 1_000_000.0, 1.0), true, "tasks", "sessions: number of tasks to simulate."),
+        num("turns", "--des-turns", "Turns per task", "int", json!(d.turns), (1.0, 1000.0, 1.0), true, "turns", "sessions: steps of an agent task (turns of a chat)."),
+        num("turn_input_len", "--des-turn-input-len", "New tokens per turn", "int", json!(d.turn_input_len), (1.0, 1_000_000.0, 1.0), true, "tok", "sessions: tokens each turn adds (tool results, user text) on top of the previous prompt and answer."),
+        num("turn_output_len", "--des-turn-output-len", "Output per turn", "int", json!(d.turn_output_len), (1.0, 100_000.0, 1.0), true, "tok", "sessions: tokens generated per turn; they join the next turn's prompt."),
+        num("think_time_ms", "--des-think-time-ms", "Think time", "float", json!(d.think_time_ms), (0.0, 3_600_000.0, 10.0), true, "ms", "sessions: pause between an answer and the next turn (tool execution, user typing)."),
+        num("system_prompt_len", "--des-system-prompt-len", "System prompt", "int", json!(d.system_prompt_len), (0.0, 1_000_000.0, 64.0), true, "tok", "sessions: shared system prompt (tool schemas included) that every task opens with."),
+        num("session_affinity", "--des-session-affinity", "Session affinity", "optional_float", Value::Null, (0.0, 100.0, 1.0), false, "%", "Share of requests sent back to the replica that served the session (or holds the prefix). 0 is the policy alone (round robin for sticky); 100 is fully sticky. Unset: 100 for sticky, 0 otherwise."),
+        num("spill_queue", "--des-spill-queue", "Spill at queue", "int", json!(d.spill_queue), (0.0, 100_000.0, 1.0), false, "req", "When the sticky (or prefix home) replica has this many requests waiting, send the next one to the least busy replica. 0 never spills."),
+        num("queue_capacity", "--des-queue-capacity", "Queue capacity", "optional_int", Value::Null, (0.0, 1_000_000.0, 1.0), true, "req", "Requests allowed to wait for a free slot on a replica; beyond it they are rejected. 0 rejects whenever every slot is busy. Unset: unbounded."),
+        num("timeout_ms", "--des-timeout-ms", "Caller timeout", "optional_float", Value::Null, (1.0, 3_600_000.0, 100.0), true, "ms", "A request with no first token this long after it arrived is dropped. A timeout below p99 TTFT cuts off healthy calls. Unset: callers wait forever."),
         num("seed", "--seed", "Seed", "int", json!(d.seed), (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),
     ]
 }
@@ -193,8 +205,18 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
         ("range_ratio", cfg.range_ratio),
         ("num_prefixes", cfg.num_prefixes as f64),
         ("prefix_len", cfg.prefix_len as f64),
+        ("session_rate", cfg.session_rate),
+        ("num_sessions", cfg.num_sessions as f64),
+        ("turns", cfg.turns as f64),
+        ("turn_input_len", cfg.turn_input_len as f64),
+        ("turn_output_len", cfg.turn_output_len as f64),
+        ("think_time_ms", cfg.think_time_ms),
+        ("system_prompt_len", cfg.system_prompt_len as f64),
     ] {
         check_range(name, value)?;
+    }
+    if cfg.workload == crate::config::WorkloadKind::Sessions {
+        return validate_sessions(cfg).map(|_| popularity_or_uniform(cfg));
     }
     let popularity = Popularity::parse(&cfg.prefix_popularity)?;
     let shortest = libm::floor(cfg.input_len as f64 * (1.0 - cfg.range_ratio)) as u64;
@@ -222,6 +244,35 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
     Ok(popularity)
 }
 
+fn popularity_or_uniform(cfg: &Config) -> Popularity {
+    Popularity::parse(&cfg.prefix_popularity).unwrap_or(Popularity::Uniform)
+}
+
+/// The longest prompt and output of a sessions config (its last turn), tokens.
+pub fn session_max_lengths(cfg: &Config) -> (u64, u64) {
+    let hi = |mean: u32| libm::floor(mean as f64 * (1.0 + cfg.range_ratio)) as u64;
+    let turns = cfg.turns as u64;
+    let prompt = cfg.system_prompt_len as u64
+        + turns * hi(cfg.turn_input_len)
+        + (turns - 1) * hi(cfg.turn_output_len);
+    (prompt, hi(cfg.turn_output_len))
+}
+
+fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
+    if let Some(capacity) = cfg.kv_blocks {
+        let (prompt, output) = session_max_lengths(cfg);
+        let needed = (prompt + output).div_ceil(cfg.block_size as u64);
+        if capacity < needed {
+            return Err(ConfigError::new(
+                "kv_blocks",
+                capacity,
+                format!("at least {needed} blocks: a task's last turn ({prompt} prompt + {output} output tokens at block_size {}) must fit in one replica", cfg.block_size),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Validates the fleet, cache, engine and seed fields.
 pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     for (name, value) in [
@@ -240,6 +291,16 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     }
     if let Some(capacity) = cfg.kv_blocks {
         check_range("kv_blocks", capacity as f64)?;
+    }
+    if let Some(affinity) = cfg.session_affinity {
+        check_range("session_affinity", affinity)?;
+    }
+    check_range("spill_queue", cfg.spill_queue as f64)?;
+    if let Some(capacity) = cfg.queue_capacity {
+        check_range("queue_capacity", capacity as f64)?;
+    }
+    if let Some(timeout) = cfg.timeout_ms {
+        check_range("timeout_ms", timeout)?;
     }
     Ok(())
 }

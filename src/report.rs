@@ -19,6 +19,7 @@ pub struct Summary {
     pub requests: u64,
     pub completed: u64,
     pub rejected: u64,
+    pub timed_out: u64,
     pub hit_rate_requests: f64,
     pub hit_rate_tokens: f64,
     pub block_reuse: f64,
@@ -79,6 +80,7 @@ pub struct InstanceReport {
     pub peak_queue: u32,
     pub evictions: u64,
     pub rejected: u64,
+    pub timed_out: u64,
 }
 
 /// Latency distributions at 100 evenly spaced quantiles (0.01 to 1.00), ms.
@@ -102,6 +104,9 @@ pub struct Report {
     pub latency_cdf: LatencyCdf,
     pub fleet_lines: Vec<String>,
     pub warnings: Vec<String>,
+    /// Task-level results, for the `sessions` workload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<crate::sessions::SessionReport>,
 }
 
 impl Report {
@@ -139,6 +144,7 @@ impl Simulation<'_> {
         let warnings = warnings(&summary, &per_instance);
         summary.hot_spot = !warnings.is_empty();
         let fleet_lines = crate::text::fleet_lines(&self.cfg, &self.source_name, &summary);
+        let sessions = self.session_report();
         Report {
             kvfleet_version: crate::api::version(),
             seed: self.cfg.seed,
@@ -150,7 +156,18 @@ impl Simulation<'_> {
             latency_cdf,
             fleet_lines,
             warnings,
+            sessions,
         }
+    }
+
+    fn session_report(&self) -> Option<crate::sessions::SessionReport> {
+        let mut report = self.source.session_report()?;
+        let turns = &self.recorder.turns;
+        report.hit_rate_by_turn = turns.iter().map(|t| ratio(t.hit_requests as f64, t.admitted as f64)).collect();
+        report.token_hit_rate_by_turn = turns.iter().map(|t| ratio(t.cached_tokens as f64, t.prompt_tokens as f64)).collect();
+        report.ttft_ms_by_turn = turns.iter().map(|t| ratio(t.ttft_us_sum, t.completed as f64) / 1000.0).collect();
+        report.prompt_tokens_by_turn = turns.iter().map(|t| ratio(t.prompt_tokens as f64, t.admitted as f64)).collect();
+        Some(report)
     }
 
     fn instance_rows(&self, makespan_us: u64) -> Vec<InstanceReport> {
@@ -170,6 +187,7 @@ impl Simulation<'_> {
                 peak_queue: rep.stats().peak_queue,
                 evictions: rep.cache().evictions(),
                 rejected: c.rejected,
+                timed_out: c.timed_out,
             })
             .collect()
     }
@@ -193,6 +211,7 @@ impl Simulation<'_> {
             requests: self.arrived,
             completed: self.recorder.completed,
             rejected: self.rejected,
+            timed_out: self.timed_out,
             hit_rate_requests: ratio(hits as f64, admitted as f64),
             hit_rate_tokens: ratio(cached_tokens as f64, prompt_tokens as f64),
             block_reuse: ratio(cached_blocks as f64, prompt_blocks as f64),

@@ -26,6 +26,8 @@ pub enum Stream {
     Prefixes = 3,
     /// The `random` router.
     Router = 4,
+    /// Session-affinity draws.
+    Affinity = 5,
 }
 
 impl Rng {

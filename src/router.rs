@@ -1,10 +1,11 @@
 //! Routers: each picks one replica per request from a read-only view of every replica:
 //! `kv` (the deployed router's cost), `prefix_aware` (consistent hashing of the leading
-//! block), `round_robin` and `random` (seeded).
+//! block), `round_robin`, `random` (seeded) and `sticky` (session affinity); affinity
+//! and spill also act as modifiers on the other policies.
 
 use serde::Serialize;
 
-use crate::cache::BlockCache;
+use crate::cache::{BlockCache, IdMap};
 use crate::config::{Config, Policy};
 use crate::rng::{splitmix64, Rng, Stream};
 
@@ -37,19 +38,50 @@ pub struct Candidate {
     pub active_blocks: u64,
     /// The decayed recent-miss term.
     pub recent: f64,
+    /// Requests waiting on the replica.
+    pub waiting: u32,
+    /// Requests running on the replica.
+    pub running: u32,
     /// The cost under the active policy (lowest wins; for `round_robin`, `random` and
     /// `prefix_aware` it is 0 for the pick and 1 for the others).
     pub cost: f64,
+}
+
+/// Why the router picked what it picked (written to the decision log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The policy's own choice.
+    Policy,
+    /// Session affinity: back to the session's replica, or the prefix's holder.
+    Sticky,
+    /// The sticky or home replica's queue reached the spill threshold.
+    Spill,
 }
 
 /// The fleet's router.
 pub struct Router {
     policy: Policy,
     overlap_weight: f64,
+    affinity_share: f64,
+    spill_queue: u32,
     next_rr: usize,
     rng: Rng,
+    affinity_rng: Rng,
     ring: Vec<(u64, u32)>,
     recent: Vec<f64>,
+    session_home: IdMap<u32>,
+}
+
+/// What the router needs to know of a request.
+#[derive(Clone, Copy)]
+pub struct Ask<'a> {
+    /// The prompt's block ids.
+    pub block_ids: &'a [u64],
+    /// How many of them are full blocks.
+    pub full_blocks: usize,
+    /// The request's session, if any.
+    pub session: Option<u32>,
 }
 
 impl Router {
@@ -59,10 +91,14 @@ impl Router {
         Router {
             policy: cfg.routing,
             overlap_weight: cfg.overlap_weight,
+            affinity_share: cfg.affinity_share(),
+            spill_queue: cfg.spill_queue,
             next_rr: 0,
             rng: Rng::fork(cfg.seed, Stream::Router),
+            affinity_rng: Rng::fork(cfg.seed, Stream::Affinity),
             ring: build_ring(replicas),
             recent: vec![0.0; replicas],
+            session_home: IdMap::default(),
         }
     }
 
@@ -71,44 +107,50 @@ impl Router {
         self.policy
     }
 
-    /// Picks a replica for a request with `block_ids`, of which the first `full_blocks`
-    /// are full. When `log` is given, every candidate's terms are appended to it.
+    /// Picks a replica. When `log` is given, every candidate's terms are appended to it.
     pub fn pick(
         &mut self,
-        block_ids: &[u64],
-        full_blocks: usize,
+        ask: Ask,
         views: &[ReplicaView],
         log: Option<&mut Vec<Candidate>>,
-    ) -> usize {
-        let chosen = match self.policy {
-            Policy::Kv => self.pick_kv(block_ids, full_blocks, views, log),
-            Policy::PrefixAware => {
-                let home = match block_ids.first() {
-                    Some(&id) => self.ring_home(id),
-                    None => self.round_robin(views.len()),
-                };
-                log_indicator(home, block_ids, full_blocks, views, &self.recent, log);
-                home
-            }
-            Policy::RoundRobin => {
-                let pick = self.round_robin(views.len());
-                log_indicator(pick, block_ids, full_blocks, views, &self.recent, log);
-                pick
-            }
-            Policy::Random => {
-                let pick = self.rng.below(views.len() as u64) as usize;
-                log_indicator(pick, block_ids, full_blocks, views, &self.recent, log);
-                pick
-            }
+    ) -> (usize, Reason) {
+        let sticky = self.sticky_target(&ask, views);
+        let (mut chosen, mut reason, local) = match sticky {
+            Some(target) => (target, Reason::Sticky, true),
+            None => match self.policy {
+                Policy::Kv => (self.pick_kv(&ask, views), Reason::Policy, false),
+                Policy::PrefixAware => match ask.block_ids.first() {
+                    Some(&id) => (self.ring_home(id), Reason::Policy, true),
+                    None => (self.round_robin(views.len()), Reason::Policy, false),
+                },
+                Policy::RoundRobin | Policy::Sticky => {
+                    (self.round_robin(views.len()), Reason::Policy, false)
+                }
+                Policy::Random => (
+                    self.rng.below(views.len() as u64) as usize,
+                    Reason::Policy,
+                    false,
+                ),
+            },
         };
-        let missed = if block_ids.is_empty() {
+        if local && self.spill_queue > 0 && views[chosen].waiting >= self.spill_queue {
+            chosen = least_busy(views);
+            reason = Reason::Spill;
+        }
+        if let Some(log) = log {
+            self.log(&ask, views, chosen, reason, log);
+        }
+        if let Some(session) = ask.session {
+            self.session_home.insert(session as u64, chosen as u32);
+        }
+        let missed = if ask.block_ids.is_empty() {
             1.0
         } else {
-            let hits = views[chosen].cache.hit_blocks(block_ids, full_blocks);
-            (full_blocks - hits) as f64
+            let hits = views[chosen].cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            (ask.full_blocks - hits) as f64
         };
         self.charge(chosen, missed);
-        chosen
+        (chosen, reason)
     }
 
     /// The `kv` cost of one replica: weight x (request blocks - hits) + active + recent.
@@ -120,21 +162,39 @@ impl Router {
         view.active_blocks as f64 + self.recent[r]
     }
 
-    fn pick_kv(
-        &self,
-        block_ids: &[u64],
-        full_blocks: usize,
-        views: &[ReplicaView],
-        mut log: Option<&mut Vec<Candidate>>,
-    ) -> usize {
+    /// With probability `affinity_share`: the session's last replica, or (for requests
+    /// without a session) the replica holding the longest prefix of the prompt.
+    fn sticky_target(&mut self, ask: &Ask, views: &[ReplicaView]) -> Option<usize> {
+        if self.affinity_share <= 0.0 {
+            return None;
+        }
+        if self.affinity_share < 1.0 && self.affinity_rng.next_f64() >= self.affinity_share {
+            return None;
+        }
+        if let Some(session) = ask.session {
+            return self.session_home.get(&(session as u64)).map(|&r| r as usize);
+        }
+        let mut best: Option<(usize, u32, usize)> = None;
+        for (r, view) in views.iter().enumerate() {
+            let hits = view.cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            let busy = view.waiting + view.running;
+            let better = match best {
+                None => hits > 0,
+                Some((h, b, _)) => hits > h || (hits == h && busy < b),
+            };
+            if better {
+                best = Some((hits, busy, r));
+            }
+        }
+        best.map(|(_, _, r)| r)
+    }
+
+    fn pick_kv(&self, ask: &Ask, views: &[ReplicaView]) -> usize {
         let mut best: Option<(f64, f64, usize)> = None;
         for (r, view) in views.iter().enumerate() {
-            let hits = view.cache.hit_blocks(block_ids, full_blocks);
-            let cost = self.kv_cost(full_blocks, hits, view, r);
+            let hits = view.cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            let cost = self.kv_cost(ask.full_blocks, hits, view, r);
             let load = self.load(view, r);
-            if let Some(log) = log.as_deref_mut() {
-                log.push(candidate(r, hits, view, self.recent[r], cost));
-            }
             let better = match best {
                 None => true,
                 Some((c, l, _)) => cost < c || (cost == c && load < l),
@@ -144,6 +204,34 @@ impl Router {
             }
         }
         best.map_or(0, |(_, _, r)| r)
+    }
+
+    fn log(
+        &self,
+        ask: &Ask,
+        views: &[ReplicaView],
+        chosen: usize,
+        reason: Reason,
+        log: &mut Vec<Candidate>,
+    ) {
+        let kv = self.policy == Policy::Kv && reason == Reason::Policy;
+        for (r, view) in views.iter().enumerate() {
+            let hits = view.cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            let cost = match (kv, r == chosen) {
+                (true, _) => self.kv_cost(ask.full_blocks, hits, view, r),
+                (false, true) => 0.0,
+                (false, false) => 1.0,
+            };
+            log.push(Candidate {
+                replica: r as u32,
+                hit_blocks: hits as u32,
+                active_blocks: view.active_blocks,
+                recent: self.recent[r],
+                waiting: view.waiting,
+                running: view.running,
+                cost,
+            });
+        }
     }
 
     fn charge(&mut self, chosen: usize, missed: f64) {
@@ -166,6 +254,15 @@ impl Router {
     }
 }
 
+/// The replica with the fewest waiting + running requests (lowest index on ties).
+pub fn least_busy(views: &[ReplicaView]) -> usize {
+    views
+        .iter()
+        .enumerate()
+        .min_by_key(|(r, v)| (v.waiting + v.running, *r))
+        .map_or(0, |(r, _)| r)
+}
+
 fn build_ring(replicas: usize) -> Vec<(u64, u32)> {
     let mut ring: Vec<(u64, u32)> = (0..replicas as u32)
         .flat_map(|r| {
@@ -174,34 +271,6 @@ fn build_ring(replicas: usize) -> Vec<(u64, u32)> {
         .collect();
     ring.sort_unstable();
     ring
-}
-
-fn candidate(r: usize, hits: usize, view: &ReplicaView, recent: f64, cost: f64) -> Candidate {
-    Candidate {
-        replica: r as u32,
-        hit_blocks: hits as u32,
-        active_blocks: view.active_blocks,
-        recent,
-        cost,
-    }
-}
-
-fn log_indicator(
-    chosen: usize,
-    block_ids: &[u64],
-    full_blocks: usize,
-    views: &[ReplicaView],
-    recent: &[f64],
-    log: Option<&mut Vec<Candidate>>,
-) {
-    let Some(log) = log else {
-        return;
-    };
-    for (r, view) in views.iter().enumerate() {
-        let hits = view.cache.hit_blocks(block_ids, full_blocks);
-        let cost = if r == chosen { 0.0 } else { 1.0 };
-        log.push(candidate(r, hits, view, recent[r], cost));
-    }
 }
 
 #[cfg(test)]
@@ -214,6 +283,10 @@ mod tests {
         c.mark_ready(ids);
         c.release(ids, 0);
         c
+    }
+
+    fn ask(block_ids: &[u64], full_blocks: usize) -> Ask<'_> {
+        Ask { block_ids, full_blocks, session: None }
     }
 
     fn kv_router(replicas: u32, weight: f64) -> Router {
@@ -245,7 +318,7 @@ mod tests {
         ];
         let mut router = kv_router(2, 1.0);
         let mut log = Vec::new();
-        assert_eq!(router.pick(&prompt, 10, &views, Some(&mut log)), 0);
+        assert_eq!(router.pick(ask(&prompt, 10), &views, Some(&mut log)).0, 0);
         assert_eq!(log[0].cost, 8.0);
         assert_eq!(log[1].cost, 11.0);
         assert_eq!(log[0].hit_blocks, 8);
@@ -272,9 +345,9 @@ mod tests {
                 running: 0,
             },
         ];
-        assert_eq!(kv_router(2, 1.0).pick(&prompt, 4, &views, None), 1);
+        assert_eq!(kv_router(2, 1.0).pick(ask(&prompt, 4), &views, None).0, 1);
         let same = [views[1], views[1], views[1]];
-        assert_eq!(kv_router(3, 1.0).pick(&prompt, 4, &same, None), 0);
+        assert_eq!(kv_router(3, 1.0).pick(ask(&prompt, 4), &same, None).0, 0);
     }
 
     #[test]
@@ -288,12 +361,12 @@ mod tests {
         }; 2];
         let mut router = kv_router(2, 1.0);
         let prompt: Vec<u64> = (0..10).collect();
-        assert_eq!(router.pick(&prompt, 10, &views, None), 0);
+        assert_eq!(router.pick(ask(&prompt, 10), &views, None).0, 0);
         assert_eq!(router.recent, vec![10.0, 0.0]);
-        assert_eq!(router.pick(&prompt, 10, &views, None), 1);
+        assert_eq!(router.pick(ask(&prompt, 10), &views, None).0, 1);
         assert_eq!(router.recent, vec![10.0 * 0.97, 10.0]);
         // An id-less request charges 1.
-        router.pick(&[], 0, &views, None);
+        router.pick(ask(&[], 0), &views, None);
         assert!((router.recent[0] - (10.0 * 0.97 * 0.97 + 1.0)).abs() < 1e-12);
     }
 
@@ -312,10 +385,10 @@ mod tests {
             ..Config::default()
         });
         let homes: Vec<usize> = (0..400u64)
-            .map(|p| router.pick(&[p * 7], 1, &views, None))
+            .map(|p| router.pick(ask(&[p * 7], 1), &views, None).0)
             .collect();
         let again: Vec<usize> = (0..400u64)
-            .map(|p| router.pick(&[p * 7], 1, &views, None))
+            .map(|p| router.pick(ask(&[p * 7], 1), &views, None).0)
             .collect();
         assert_eq!(homes, again);
         for r in 0..8 {

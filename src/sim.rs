@@ -7,11 +7,11 @@ use std::collections::BinaryHeap;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::engine::{EngineSpec, Outbox, Replica};
+use crate::engine::{DropKind, EngineSpec, Outbox, Replica};
 use crate::metrics::Recorder;
-use crate::router::{Candidate, ReplicaView, Router};
+use crate::router::{Ask, Candidate, Reason, ReplicaView, Router};
 use crate::series::Sampler;
-use crate::workload::Request;
+use crate::workload::{EndedRequest, Source};
 
 /// One routing decision, as written to the decision log.
 #[derive(Clone, Debug, Serialize)]
@@ -26,6 +26,11 @@ pub struct Decision {
     pub candidates: Vec<Candidate>,
     /// The replica picked.
     pub chosen: u32,
+    /// Why: the policy's choice, session affinity (`sticky`), or a `spill`.
+    pub reason: Reason,
+    /// The request's session, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<u32>,
     /// Admission time, seconds (null if never admitted).
     pub admit_s: Option<f64>,
     /// Leading blocks found in the chosen replica's cache at admission.
@@ -34,16 +39,16 @@ pub struct Decision {
     pub ttft_ms: Option<f64>,
     /// End-to-end latency, ms.
     pub e2e_ms: Option<f64>,
-    /// Whether the replica refused the request.
+    /// Whether the replica refused the request (queue full, or too large to ever fit).
     pub rejected: bool,
+    /// Whether the caller's timeout dropped it.
+    pub timed_out: bool,
 }
 
 /// A simulation in progress; advance it in slices, then turn it into a report.
 pub struct Simulation<'w> {
     pub(crate) cfg: Config,
-    source: Box<dyn Iterator<Item = Request> + 'w>,
-    pub(crate) total_requests: u64,
-    next_arrival: Option<Request>,
+    pub(crate) source: Box<dyn Source + 'w>,
     heap: BinaryHeap<Reverse<(u64, u64, u32, u64)>>,
     seq: u64,
     pub(crate) replicas: Vec<Replica>,
@@ -57,34 +62,27 @@ pub struct Simulation<'w> {
     pub(crate) first_arrival_us: Option<u64>,
     pub(crate) last_arrival_us: u64,
     pub(crate) rejected: u64,
+    pub(crate) timed_out: u64,
     pub(crate) decisions: Option<Vec<Decision>>,
     pub(crate) source_name: String,
 }
 
 impl<'w> Simulation<'w> {
-    /// A simulation of a validated `cfg` over `requests` (in arrival order), of which
-    /// there are `total_requests` (for progress).
-    pub fn new(
-        cfg: &Config,
-        requests: Box<dyn Iterator<Item = Request> + 'w>,
-        total_requests: u64,
-        source_name: &str,
-    ) -> Simulation<'w> {
+    /// A simulation of a validated `cfg` over the requests of `source`.
+    pub fn new(cfg: &Config, source: Box<dyn Source + 'w>, source_name: &str) -> Simulation<'w> {
         let timing = crate::params::timing_of(cfg);
         let spec = EngineSpec {
             timing,
             max_batch: cfg.max_batch,
             max_batched_tokens: cfg.max_batched_tokens,
             block_size: cfg.block_size,
+            queue_capacity: cfg.queue_capacity,
+            timeout_us: cfg.timeout_ms.map(|ms| libm::round(ms * 1000.0) as u64),
         };
         let n = cfg.instances as usize;
-        let mut source = requests;
-        let next_arrival = source.next();
         Simulation {
             cfg: cfg.clone(),
             source,
-            total_requests,
-            next_arrival,
             heap: BinaryHeap::new(),
             seq: 0,
             replicas: (0..n as u32)
@@ -100,6 +98,7 @@ impl<'w> Simulation<'w> {
             first_arrival_us: None,
             last_arrival_us: 0,
             rejected: 0,
+            timed_out: 0,
             decisions: None,
             source_name: source_name.to_string(),
         }
@@ -121,16 +120,17 @@ impl<'w> Simulation<'w> {
     }
 
     /// Whether every request has arrived and every replica is idle.
-    pub fn is_done(&self) -> bool {
-        self.next_arrival.is_none() && self.heap.is_empty()
+    pub fn is_done(&mut self) -> bool {
+        self.source.peek_arrival_us().is_none() && self.heap.is_empty()
     }
 
     /// Share of requests that have arrived, 0.0 to 1.0 (1.0 once done).
-    pub fn progress(&self) -> f64 {
-        if self.is_done() || self.total_requests == 0 {
+    pub fn progress(&mut self) -> f64 {
+        let total = self.source.total_hint();
+        if self.is_done() || total == 0 {
             return 1.0;
         }
-        (self.arrived as f64 / self.total_requests as f64).min(0.999)
+        (self.arrived as f64 / total as f64).min(0.999)
     }
 
     /// Processes up to `max_events` events; returns true once the run is done.
@@ -151,7 +151,7 @@ impl<'w> Simulation<'w> {
     /// Dispatches the earliest event (step ends before arrivals at equal times).
     fn next_event(&mut self) -> bool {
         let step_at = self.heap.peek().map(|Reverse((t, ..))| *t);
-        let arrival_at = self.next_arrival.as_ref().map(|r| r.arrival_us);
+        let arrival_at = self.source.peek_arrival_us();
         match (step_at, arrival_at) {
             (None, None) => false,
             (Some(s), Some(a)) if a < s => self.on_arrival(),
@@ -161,8 +161,7 @@ impl<'w> Simulation<'w> {
     }
 
     fn on_arrival(&mut self) -> bool {
-        let req = self.next_arrival.take().expect("an arrival is pending");
-        self.next_arrival = self.source.next();
+        let req = self.source.pop().expect("an arrival is pending");
         self.advance_clock(req.arrival_us);
         self.events += 1;
         self.arrived += 1;
@@ -184,7 +183,9 @@ impl<'w> Simulation<'w> {
             })
             .collect();
         let mut log = self.decisions.as_ref().map(|_| Vec::new());
-        let chosen = self.router.pick(&req.block_ids, full, &views, log.as_mut());
+        let session = req.session.map(|t| t.session);
+        let ask = Ask { block_ids: &req.block_ids, full_blocks: full, session };
+        let (chosen, reason) = self.router.pick(ask, &views, log.as_mut());
         if let (Some(decisions), Some(candidates)) = (self.decisions.as_mut(), log) {
             decisions.push(Decision {
                 id: req.id,
@@ -192,11 +193,14 @@ impl<'w> Simulation<'w> {
                 request_blocks: full as u32,
                 candidates,
                 chosen: chosen as u32,
+                reason,
+                session,
                 admit_s: None,
                 cached_blocks: None,
                 ttft_ms: None,
                 e2e_ms: None,
                 rejected: false,
+                timed_out: false,
             });
         }
         let now = self.now_us;
@@ -249,20 +253,26 @@ impl<'w> Simulation<'w> {
         }
         for f in self.outbox.finished.drain(..) {
             self.recorder.finished(&f);
-            if let Some(d) = self
-                .decisions
-                .as_mut()
-                .and_then(|d| d.get_mut(f.id as usize))
-            {
+            let ended = EndedRequest { id: f.id, session: f.session, ok: true, output_tokens: f.output_tokens };
+            self.source.on_end(ended, f.done_us);
+            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(f.id as usize)) {
                 d.ttft_ms = Some((f.first_token_us - f.arrival_us) as f64 / 1000.0);
                 d.e2e_ms = Some((f.done_us - f.arrival_us) as f64 / 1000.0);
             }
         }
-        for (id, replica) in self.outbox.rejected.drain(..) {
-            self.rejected += 1;
-            self.recorder.rejected(replica);
-            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(id as usize)) {
-                d.rejected = true;
+        for x in self.outbox.dropped.drain(..) {
+            let timed_out = x.kind == DropKind::TimedOut;
+            if timed_out {
+                self.timed_out += 1;
+            } else {
+                self.rejected += 1;
+            }
+            self.recorder.dropped(x.replica, timed_out);
+            let ended = EndedRequest { id: x.id, session: x.session, ok: false, output_tokens: 0 };
+            self.source.on_end(ended, self.now_us);
+            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(x.id as usize)) {
+                d.rejected = !timed_out;
+                d.timed_out = timed_out;
             }
         }
         for run in self.outbox.itl_runs.drain(..) {

@@ -143,28 +143,40 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(
         out,
-        "  Token hit rate: {} of prompt tokens ({} of {} tok cached) | completed {}, rejected {}",
+        "  Token hit rate: {} of prompt tokens ({} of {} tok cached) | completed {}, rejected {}, timed out {}",
         pct(s.hit_rate_tokens),
         s.cached_tokens,
         s.prompt_tokens,
         s.completed,
-        s.rejected
+        s.rejected,
+        s.timed_out
     );
+    if let Some(t) = &r.sessions {
+        let _ = writeln!(
+            out,
+            "  Tasks: {} started, {} completed, {} failed | task time mean {:.1} s, p50 {:.1} s, p99 {:.1} s",
+            t.tasks, t.completed_tasks, t.failed_tasks, t.task_s.mean, t.task_s.p50, t.task_s.p99
+        );
+        let by_turn: Vec<String> = t.token_hit_rate_by_turn.iter().map(|x| format!("{:.0}", 100.0 * x)).collect();
+        let _ = writeln!(out, "  Token hit rate by turn (%): {}", by_turn.join(" "));
+    }
     let _ = writeln!(
         out,
-        "  replica  requests  prompt tok  hit rate   busy  peak queue  evictions"
+        "  replica  requests  prompt tok  hit rate   busy  peak queue  evictions  rejected  timed out"
     );
     for p in &r.per_instance {
         let _ = writeln!(
             out,
-            "  {:>7}  {:>8}  {:>10}  {:>8}  {:>5}  {:>10}  {:>9}",
+            "  {:>7}  {:>8}  {:>10}  {:>8}  {:>5}  {:>10}  {:>9}  {:>8}  {:>9}",
             p.index,
             p.requests,
             p.prompt_tokens,
             pct(p.hit_rate_requests),
             format!("{:.0}%", 100.0 * p.busy_share),
             p.peak_queue,
-            p.evictions
+            p.evictions,
+            p.rejected,
+            p.timed_out
         );
     }
     for w in &r.warnings {

@@ -19,6 +19,78 @@ pub struct Request {
     /// One id per block of the prompt (`ceil(prompt_tokens / block_size)` of them), or
     /// empty when the source has no content (a plain workload file).
     pub block_ids: Vec<u64>,
+    /// The session and turn this request belongs to, for multi-turn workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionTag>,
+}
+
+/// A request's place in a multi-turn session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionTag {
+    /// Session (task) index, from 0.
+    pub session: u32,
+    /// Turn within the session, from 0.
+    pub turn: u32,
+}
+
+/// A source of requests in arrival order. Closed-loop sources (sessions) learn when
+/// each request ends, and may then schedule the next one.
+pub trait Source {
+    /// Arrival time of the next request, if any is known now.
+    fn peek_arrival_us(&mut self) -> Option<u64>;
+    /// Removes and returns the next request (the one `peek_arrival_us` described).
+    fn pop(&mut self) -> Option<Request>;
+    /// A request ended at `now_us`: completed (`ok`), or rejected or timed out.
+    fn on_end(&mut self, _req: EndedRequest, _now_us: u64) {}
+    /// How many requests the source expects to produce in all (for progress).
+    fn total_hint(&self) -> u64;
+    /// Per-session results, for sources that have sessions.
+    fn session_report(&self) -> Option<crate::sessions::SessionReport> {
+        None
+    }
+}
+
+/// What a source learns about a request that ended.
+#[derive(Clone, Copy, Debug)]
+pub struct EndedRequest {
+    /// Request id.
+    pub id: u32,
+    /// Its session, if any.
+    pub session: Option<SessionTag>,
+    /// Whether it completed (false: rejected or timed out).
+    pub ok: bool,
+    /// Output tokens it generated (its answer joins the next turn's prompt).
+    pub output_tokens: u32,
+}
+
+/// Adapts an iterator of requests in arrival order into a `Source`.
+pub struct IterSource<I: Iterator<Item = Request>> {
+    iter: I,
+    peeked: Option<Request>,
+    total: u64,
+}
+
+impl<I: Iterator<Item = Request>> IterSource<I> {
+    /// Wraps `iter`, which yields `total` requests.
+    pub fn new(mut iter: I, total: u64) -> Self {
+        let peeked = iter.next();
+        IterSource { iter, peeked, total }
+    }
+}
+
+impl<I: Iterator<Item = Request>> Source for IterSource<I> {
+    fn peek_arrival_us(&mut self) -> Option<u64> {
+        self.peeked.as_ref().map(|r| r.arrival_us)
+    }
+
+    fn pop(&mut self) -> Option<Request> {
+        let next = self.iter.next();
+        std::mem::replace(&mut self.peeked, next)
+    }
+
+    fn total_hint(&self) -> u64 {
+        self.total
+    }
 }
 
 use crate::config::{ArrivalModel, Config, Popularity};
@@ -145,6 +217,7 @@ impl Iterator for Synthetic {
             prompt_tokens,
             output_tokens,
             block_ids,
+            session: None,
         })
     }
 }

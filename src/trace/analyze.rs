@@ -335,6 +335,7 @@ mod tests {
             prompt_tokens,
             output_tokens: 1,
             block_ids,
+            session: None,
         }
     }
 

@@ -87,6 +87,7 @@ impl<'a> Collector<'a> {
             prompt_tokens: parsed.prompt_tokens,
             output_tokens: parsed.output_tokens,
             block_ids: parsed.block_ids,
+            session: None,
         });
         Ok(())
     }

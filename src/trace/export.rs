@@ -95,6 +95,7 @@ mod tests {
             prompt_tokens,
             output_tokens: 3,
             block_ids,
+            session: None,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
-use kvfleet::{ArrivalModel, Config, Policy};
+use kvfleet::{ArrivalModel, Config, Policy, WorkloadKind};
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
 /// and its router. Hit rate, balance and latency emerge from content, capacity and routing.
@@ -60,6 +60,10 @@ fn arrival(text: &str) -> Result<ArrivalModel, String> {
     ArrivalModel::parse(text).map_err(|e| e.allowed)
 }
 
+fn workload(text: &str) -> Result<WorkloadKind, String> {
+    WorkloadKind::parse(text).map_err(|e| e.allowed)
+}
+
 fn engine(text: &str) -> Result<EnginePreset, String> {
     EnginePreset::parse(text)
         .ok_or_else(|| "one of llama3-8b-h100, llama3-70b-4xh100, custom".to_string())
@@ -105,7 +109,7 @@ pub struct RunArgs {
     /// Number of engine replicas behind the router.
     #[arg(long = "des-instances", value_name = "N", default_value = "4", value_parser = whole32)]
     pub instances: u32,
-    /// Routing policy: kv, prefix_aware, round_robin or random.
+    /// Routing policy: kv, prefix_aware, round_robin, random or sticky.
     #[arg(long = "des-routing", value_name = "POLICY", default_value = "kv", value_parser = routing)]
     pub routing: Policy,
     /// kv policy: weight of missed blocks against load (0 = pure load balance).
@@ -142,6 +146,52 @@ pub struct RunArgs {
     /// The one seed behind every random draw (0 .. 2^53).
     #[arg(long, value_name = "SEED", default_value = "42", value_parser = whole)]
     pub seed: u64,
+    /// Synthetic workload: pool (independent requests with a shared prefix from the pool)
+    /// or sessions (multi-turn tasks, closed loop).
+    #[arg(long = "des-workload", value_name = "KIND", default_value = "pool", value_parser = workload)]
+    pub workload: WorkloadKind,
+    /// Sessions: tasks started per second.
+    #[arg(long = "des-session-rate", value_name = "TASKS_PER_S", default_value = "1", value_parser = number)]
+    pub session_rate: f64,
+    /// Sessions: number of tasks.
+    #[arg(long = "des-num-sessions", value_name = "N", default_value = "100", value_parser = whole32)]
+    pub num_sessions: u32,
+    /// Sessions: turns (agent steps) per task.
+    #[arg(long = "des-turns", value_name = "N", default_value = "20", value_parser = whole32)]
+    pub turns: u32,
+    /// Sessions: new tokens each turn adds to the prompt, tokens.
+    #[arg(long = "des-turn-input-len", value_name = "TOKENS", default_value = "512", value_parser = whole32)]
+    pub turn_input_len: u32,
+    /// Sessions: output tokens per turn.
+    #[arg(long = "des-turn-output-len", value_name = "TOKENS", default_value = "256", value_parser = whole32)]
+    pub turn_output_len: u32,
+    /// Sessions: think time between an answer and the next turn, milliseconds.
+    #[arg(long = "des-think-time-ms", value_name = "MS", default_value = "1000", value_parser = number)]
+    pub think_time_ms: f64,
+    /// Sessions: shared system prompt every task opens with (tool schemas included), tokens.
+    #[arg(long = "des-system-prompt-len", value_name = "TOKENS", default_value = "2048", value_parser = whole32)]
+    pub system_prompt_len: u32,
+    /// Session affinity, percent (0-100): share of requests sent back to the replica that
+    /// served the session (or holds the prefix); the rest follow the policy (round robin
+    /// for sticky) [default: 100 for sticky, 0 otherwise].
+    #[arg(long = "des-session-affinity", value_name = "PERCENT", value_parser = number)]
+    pub session_affinity: Option<f64>,
+    /// Spill to the least busy replica when the sticky (or prefix_aware home) replica has
+    /// this many requests waiting; 0 never spills.
+    #[arg(long = "des-spill-queue", value_name = "REQS", default_value = "0", value_parser = whole32)]
+    pub spill_queue: u32,
+    /// Requests allowed to wait for a free slot per replica; beyond it arrivals are
+    /// rejected (0 rejects whenever every slot is busy) [default: unbounded].
+    #[arg(long = "des-queue-capacity", value_name = "REQS", value_parser = whole32)]
+    pub queue_capacity: Option<u32>,
+    /// Caller timeout: a request with no first token this long after arrival is dropped,
+    /// milliseconds [default: none].
+    #[arg(long = "des-timeout-ms", value_name = "MS", value_parser = number)]
+    pub timeout_ms: Option<f64>,
+    /// Start from a lesson's broken configuration: more-replicas-slower or hot-prefix.
+    /// Flags given explicitly override the preset.
+    #[arg(long, value_name = "LESSON")]
+    pub preset: Option<String>,
     /// Write the whole report as JSON to FILE ("-" for standard output).
     #[arg(long = "des-report-json", value_name = "FILE")]
     pub report_json: Option<String>,
@@ -201,6 +251,18 @@ impl RunArgs {
             prefill_token_us: self.prefill_token_us,
             decode_seq_us: self.decode_seq_us,
             kv_read_token_ns: self.kv_read_token_ns,
+            workload: self.workload,
+            session_rate: self.session_rate,
+            num_sessions: self.num_sessions,
+            turns: self.turns,
+            turn_input_len: self.turn_input_len,
+            turn_output_len: self.turn_output_len,
+            think_time_ms: self.think_time_ms,
+            system_prompt_len: self.system_prompt_len,
+            session_affinity: self.session_affinity,
+            spill_queue: self.spill_queue,
+            queue_capacity: self.queue_capacity,
+            timeout_ms: self.timeout_ms,
         }
     }
 }

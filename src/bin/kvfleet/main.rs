@@ -7,8 +7,10 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use kvfleet::api;
+use kvfleet::lessons::{self, Lesson};
 use kvfleet::params;
 use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
 use kvfleet::workload::Synthetic;
@@ -17,10 +19,14 @@ use kvfleet::{Config, ConfigError, Request};
 use args::{Cli, Command, RunArgs};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
-        None => run(&cli.run),
+        None => config(&cli.run, &matches).and_then(|(cfg, lesson)| run(&cli.run, cfg, lesson)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -97,8 +103,42 @@ fn base_name(path: &str) -> String {
         .map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-fn run(a: &RunArgs) -> Result<(), String> {
-    let cfg: Config = a.config();
+/// The config of the flags; with `--preset`, the lesson's broken state with the flags
+/// given explicitly on the command line applied on top.
+fn config(a: &RunArgs, matches: &ArgMatches) -> Result<(Config, Option<Lesson>), String> {
+    let Some(id) = &a.preset else {
+        return Ok((a.config(), None));
+    };
+    let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
+    let lesson = lessons::lesson(id)
+        .ok_or_else(|| format!("--preset: unknown lesson {id:?}; allowed: {}", names.join(", ")))?;
+    let given = serde_json::to_value(a.config()).expect("config serialises");
+    let explicit: serde_json::Map<String, serde_json::Value> = given
+        .as_object()
+        .expect("an object")
+        .iter()
+        .filter(|(key, _)| {
+            matches
+                .ids()
+                .any(|id| id.as_str() == key.as_str() && matches.value_source(key) == Some(ValueSource::CommandLine))
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let cfg = lessons::apply(&lessons::broken_config(&lesson), &explicit.into())?;
+    Ok((cfg, Some(lesson)))
+}
+
+fn print_goal(lesson: &Lesson, report: &kvfleet::Report) {
+    let results = lessons::evaluate(lesson, report);
+    let met = results.iter().all(|r| r.met);
+    println!("  Lesson: {} | goal: {}", lesson.title, lesson.goal);
+    for r in &results {
+        println!("    [{}] {} (measured {:.4})", if r.met { "met" } else { "NOT met" }, r.label, r.value);
+    }
+    println!("  Goal {}", if met { "MET" } else { "NOT MET" });
+}
+
+fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     let trace = read_trace(a)?;
     let mut sim = match &trace {
         Some((requests, name)) => {
@@ -128,6 +168,9 @@ fn run(a: &RunArgs) -> Result<(), String> {
     }
     let report = sim.into_report();
     print!("{}", report.to_text());
+    if let Some(lesson) = &lesson {
+        print_goal(lesson, &report);
+    }
     if let Some(path) = &a.report_json {
         let mut out = create(path)?;
         writeln!(out, "{}", report.to_json()).map_err(|e| format!("cannot write {path}: {e}"))?;
