@@ -38,6 +38,7 @@ fn id_less_requests_round_trip_as_id_less() {
             prompt_tokens: 1000 + i,
             output_tokens: 5,
             block_ids: Vec::new(),
+            session: None,
         })
         .collect();
     assert_eq!(round_trip(&requests, 512), requests);
@@ -75,6 +76,7 @@ fn requests_strategy() -> impl Strategy<Value = (u32, Vec<Request>)> {
                             prompt_tokens,
                             output_tokens,
                             block_ids,
+                            session: None,
                         }
                     },
                 )
@@ -103,6 +105,7 @@ fn large_arrivals_round_trip() {
             prompt_tokens: 1,
             output_tokens: 1,
             block_ids: vec![i as u64],
+            session: None,
         })
         .collect();
     assert_eq!(round_trip(&requests, 512), requests);
