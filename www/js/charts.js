@@ -105,7 +105,7 @@ export class Charts {
         },
         scales: {
           x: { title: axisTitle('Replica'), grid: { display: false } },
-          y: { beginAtZero: true, title: axisTitle('Requests routed'), ticks: { precision: 0 } },
+          y: { beginAtZero: true, grace: '8%', title: axisTitle('Requests routed'), ticks: { precision: 0 } },
           y1: { position: 'right', min: 0, max: 100, title: axisTitle('Busy (% of run)'), grid: { display: false }, ticks: { callback: (v) => `${v}%` } },
         },
       },

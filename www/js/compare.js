@@ -2,7 +2,7 @@
 // (in the worker); shows a table and grouped bars of hit rate, p99 TTFT and load spread, and a sweep
 // of hit rate against the number of replicas for every policy.
 
-import { pct, num, policyColor, POLICIES } from './format.js';
+import { pct, num, policyColor } from './format.js';
 import { fmtMs } from './charts.js';
 
 const COLUMNS = [
@@ -27,11 +27,11 @@ const METRICS = [
 const SWEEP = [1, 2, 4, 8, 16, 32];
 
 /** The runs behind a comparison: every policy at the current config, then every policy x SWEEP replicas. */
-export function comparePlan(config, maxInstances = 256) {
-  const configs = POLICIES.map((routing) => ({ ...config, routing }));
+export function comparePlan(config, policies, maxInstances = 256) {
+  const configs = policies.map((routing) => ({ ...config, routing }));
   const sweep = SWEEP.filter((n) => n <= maxInstances);
-  for (const routing of POLICIES) for (const instances of sweep) configs.push({ ...config, routing, instances });
-  return { configs, sweep };
+  for (const routing of policies) for (const instances of sweep) configs.push({ ...config, routing, instances });
+  return { configs, sweep, policies };
 }
 
 export class Compare {
@@ -50,10 +50,10 @@ export class Compare {
 
   busy(on) {
     this.els.button.disabled = on;
-    if (on) this.els.status.textContent = 'Running all four policies…';
+    if (on) this.els.status.textContent = 'Running every policy…';
   }
 
-  progress(p) { this.els.status.textContent = `Running all four policies… ${Math.round(p * 100)}%`; }
+  progress(p) { this.els.status.textContent = `Running every policy… ${Math.round(p * 100)}%`; }
 
   error(message) {
     this.busy(false);
@@ -62,10 +62,11 @@ export class Compare {
 
   cancelled() { this.busy(false); this.els.status.textContent = 'Compare cancelled.'; }
 
-  show(all, sweep, currentPolicy, ms) {
+  show(all, plan, currentPolicy, ms) {
     this.busy(false);
-    const reports = all.slice(0, POLICIES.length);
-    this.last = { reports, currentPolicy, sweep, sweepReports: all.slice(POLICIES.length) };
+    const { sweep, policies } = plan;
+    const reports = all.slice(0, policies.length);
+    this.last = { reports, currentPolicy, sweep, policies, sweepReports: all.slice(policies.length) };
     const src = reports[0]?.source || 'synthetic';
     this.els.status.textContent = `Done in ${Math.round(ms)} ms · seed ${reports[0]?.seed ?? '?'} · ${src}. Your current policy is highlighted.`;
     const table = this.els.table;
@@ -126,8 +127,8 @@ export class Compare {
   }
 
   drawSweep() {
-    const { sweep, sweepReports } = this.last;
-    const data = POLICIES.map((p, i) => ({
+    const { sweep, sweepReports, policies } = this.last;
+    const data = policies.map((p, i) => ({
       label: p,
       data: sweep.map((n, j) => (sweepReports[i * sweep.length + j]?.summary?.hit_rate_requests ?? 0) * 100),
       borderColor: policyColor(p), backgroundColor: policyColor(p),

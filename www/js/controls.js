@@ -6,18 +6,24 @@ import { compact } from './format.js';
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
 const GROUPS = [
-  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'routing', 'overlap_weight'] },
+  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'routing', 'overlap_weight', 'session_affinity', 'spill_queue'] },
   { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size'] },
-  { id: 'prefixes', title: 'Shared prefixes', open: true, essential: true, names: ['num_prefixes', 'prefix_len', 'prefix_popularity'] },
-  { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'num_requests', 'arrival_model', 'burstiness', 'input_len', 'output_len', 'range_ratio'] },
-  { id: 'engine', title: 'Engine', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
+  { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
+    'system_prompt_len', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms'] },
+  { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',
+    'input_len', 'output_len', 'range_ratio'] },
+  { id: 'engine', title: 'Engine and overload', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'queue_capacity', 'timeout_ms',
+    'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
   { id: 'run', title: 'Randomness', open: true, names: ['seed'] },
 ];
 
-/** Parameters a trace replaces (disabled while a trace is the workload). */
-export const SYNTHETIC_ONLY = ['request_rate', 'num_requests', 'arrival_model', 'burstiness', 'input_len',
-  'output_len', 'range_ratio', 'num_prefixes', 'prefix_len', 'prefix_popularity'];
+const POOL_ONLY = ['num_prefixes', 'prefix_len', 'prefix_popularity', 'request_rate', 'num_requests', 'input_len', 'output_len'];
+const SESSIONS_ONLY = ['session_rate', 'num_sessions', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms', 'system_prompt_len'];
 
+/** Parameters a trace replaces (disabled while a trace is the workload). */
+export const SYNTHETIC_ONLY = ['workload', 'arrival_model', 'burstiness', 'range_ratio', ...POOL_ONLY, ...SESSIONS_ONLY];
+
+const isPool = (c) => c.workload === undefined || c.workload === 'pool';
 const SHOWN_WHEN = {
   overlap_weight: (c) => c.routing === 'kv',
   burstiness: (c) => c.arrival_model === 'gamma',
@@ -25,7 +31,20 @@ const SHOWN_WHEN = {
   prefill_token_us: (c) => c.engine === 'custom',
   decode_seq_us: (c) => c.engine === 'custom',
   kv_read_token_ns: (c) => c.engine === 'custom',
+  ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
+  ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
 };
+
+// What "no value" means for each optional parameter: the readout and the checkbox's words.
+const NONE = {
+  kv_blocks: ['unbounded', 'Unbounded (no evictions: the ceiling)'],
+  queue_capacity: ['unbounded', 'Unbounded queue (never reject)'],
+  timeout_ms: ['none', 'No timeout (callers wait forever)'],
+  session_affinity: ['policy default', 'Policy default (100% for sticky, 0 otherwise)'],
+};
+const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
+// A bounded value to start from when the checkbox is cleared.
+const FIRST_VALUE = { kv_blocks: 64, queue_capacity: 16, timeout_ms: 5000, session_affinity: 80 };
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -49,7 +68,7 @@ function decimals(step) {
 // Multiples of the step (from 0, so block sizes read 16, 32, 512 even when the minimum is 1),
 // kept inside the limits.
 function snap(v, p) {
-  const step = p.step || (p.kind === 'float' ? 0.01 : 1);
+  const step = p.step || (p.kind.includes('float') ? 0.01 : 1);
   let out = +(Math.round(v / step) * step).toFixed(decimals(step));
   if (Number.isFinite(p.min) && out < p.min) out = p.min;
   if (Number.isFinite(p.max) && out > p.max) out = p.max;
@@ -58,22 +77,24 @@ function snap(v, p) {
 
 /** The values a slider steps through: null for a plain linear slider, else a sorted "nice" list. */
 function valueList(p) {
-  const step = p.step || (p.kind === 'float' ? 0.01 : 1);
+  const step = p.step || (p.kind.includes('float') ? 0.01 : 1);
   const span = (p.max - p.min) / step;
-  if (!p.log && span <= 400) return null;
+  // A plain slider when every position is reachable by mouse; else nice values (all small integers,
+  // then 1-1.5-2-2.5-3-4-5-6-8 steps and powers of two), so 1 to 16 replicas is not a 50 px sliver.
+  if (!p.log && span <= (p.kind.includes('float') ? 400 : 64)) return null;
   const lo = p.min, hi = Math.min(p.max, MAX_SAFE);
   const set = new Set();
   const add = (v) => { if (v >= lo && v <= hi) set.add(snap(v, p)); };
   add(lo); add(hi);
   if (typeof p.default === 'number') set.add(p.default);
-  if (p.kind !== 'float') for (let v = Math.max(lo, 1); v <= Math.min(hi, 16); v++) add(v);
+  if (!p.kind.includes('float')) for (let v = Math.max(lo, 1); v <= Math.min(hi, 16); v++) add(v);
   for (let e = -3; e <= 15; e++) for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8]) add(m * 10 ** e);
   for (let e = 0; e < 50; e++) add(2 ** e);
   return [...set].filter((v) => v >= lo && v <= hi).sort((a, b) => a - b);
 }
 
 export function formatValue(p, v) {
-  if (v === null || v === undefined) return p.kind === 'optional_int' ? 'unbounded' : '–';
+  if (v === null || v === undefined) return p.kind.startsWith('optional') ? noneWords(p)[0] : '–';
   if (typeof v !== 'number') return String(v);
   const unit = p.unit === 'x' ? '×' : p.unit ? ` ${p.unit}` : '';
   return `${compact(v)}${unit}`;
@@ -170,7 +191,7 @@ export class Controls {
       set = (v) => { s.value = v; };
     } else if (p.name === 'seed') {
       const n = el('input', { type: 'number', id, name: p.name, min: p.min ?? 0, max: Math.min(p.max ?? MAX_SAFE, MAX_SAFE), step: 1, inputmode: 'numeric', 'data-testid': `input-${p.name}` });
-      const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': 'reroll', title: 'Pick a new random seed', text: '🎲 Re-roll' });
+      const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': 'reroll', title: 'Pick a new random seed', text: '↻ Re-roll' });
       n.addEventListener('change', () => {
         const v = Number(n.value);
         if (n.value.trim() !== '' && Number.isSafeInteger(v) && v >= (p.min ?? 0)) this.emit(p.name, v);
@@ -189,10 +210,10 @@ export class Controls {
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input);
       set = (v) => sl.set(v);
-    } else if (p.kind === 'optional_int') {
+    } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
       const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); });
       const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `input-${p.name}-unbounded` });
-      let lastBounded = Math.min(p.max, Math.max(p.min, 64));
+      let lastBounded = Math.min(p.max, Math.max(p.min, FIRST_VALUE[p.name] ?? p.min));
       box.addEventListener('change', () => {
         sl.input.disabled = box.checked;
         this.emit(p.name, box.checked ? null : lastBounded);
@@ -202,7 +223,7 @@ export class Controls {
       root = el('div', { class: 'field' },
         el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout),
         sl.input,
-        el('label', { class: 'check', for: `${id}-unbounded` }, box, document.createTextNode('Unbounded (no evictions: the ceiling)')));
+        el('label', { class: 'check', for: `${id}-unbounded` }, box, document.createTextNode(noneWords(p)[1])));
       set = (v) => {
         box.checked = v === null;
         sl.input.disabled = v === null;
@@ -269,7 +290,7 @@ export class Controls {
       f.root.classList.toggle('disabled', off);
       for (const i of f.inputs) {
         if (off) i.disabled = true;
-        else if (!(p.kind === 'optional_int' && i.type === 'range' && v === null)) i.disabled = false;
+        else if (!(p.kind.startsWith('optional') && i.type === 'range' && v === null)) i.disabled = false;
       }
       if (off) f.root.title = 'Set by the trace (not used while a trace is the workload)';
       else if (p.help) f.root.title = p.help;

@@ -52,12 +52,25 @@ export function replicaColor(i, alpha = 1) {
   return alpha >= 1 ? c : c + Math.round(alpha * 255).toString(16).padStart(2, '0');
 }
 
-export const POLICIES = ['round_robin', 'random', 'prefix_aware', 'kv'];
-const POLICY_LIGHT = { round_robin: '#868e96', random: '#a66a00', prefix_aware: '#ae3ec9', kv: '#1f5fbf' };
-const POLICY_DARK = { round_robin: '#adb5bd', random: '#ffd43b', prefix_aware: '#e599f7', kv: '#74a9ff' };
+/** Policies in the order the page compares them (locality-blind first); others follow as listed. */
+export const POLICY_ORDER = ['round_robin', 'random', 'sticky', 'prefix_aware', 'kv'];
+const POLICY_LIGHT = { round_robin: '#868e96', random: '#a66a00', sticky: '#0b7285', prefix_aware: '#ae3ec9', kv: '#1f5fbf' };
+const POLICY_DARK = { round_robin: '#adb5bd', random: '#ffd43b', sticky: '#3bc9db', prefix_aware: '#e599f7', kv: '#74a9ff' };
+const SPARE_LIGHT = ['#2b8a3e', '#c92a2a', '#5f3dc4'];
+const SPARE_DARK = ['#69db7c', '#ff8787', '#b197fc'];
+
+export function orderPolicies(choices) {
+  const known = POLICY_ORDER.filter((p) => choices.includes(p));
+  return [...known, ...choices.filter((p) => !known.includes(p))];
+}
 
 export function policyColor(p) {
-  return (isDark() ? POLICY_DARK : POLICY_LIGHT)[p] || '#888888';
+  const dark = isDark();
+  const fixed = (dark ? POLICY_DARK : POLICY_LIGHT)[p];
+  if (fixed) return fixed;
+  let h = 0;
+  for (const ch of String(p)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return (dark ? SPARE_DARK : SPARE_LIGHT)[h % 3];
 }
 
 export function themeInk() {

@@ -6,6 +6,7 @@ import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderHotspot } from './headline.js';
 import { Compare, comparePlan } from './compare.js';
+import { orderPolicies } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 
@@ -105,7 +106,7 @@ function onControl(name, value) {
   refresh();
 }
 
-function refresh() {
+function refresh({ run = true } = {}) {
   hook.config = st.config;
   controls.clearErrors();
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
@@ -116,7 +117,7 @@ function refresh() {
   writeUrl(st.config, st.params, { embed: st.embed, trace: traceKey });
   compare.markStale();
   $('open-full').href = `./?${queryFor(st.config, st.params, { trace: traceKey })}`;
-  scheduleRun();
+  if (run) scheduleRun();
 }
 
 function applyScenario(set) {
@@ -133,7 +134,10 @@ function onTrace(trace) {
 
 // ---------------------------------------------------------------- runs
 
+// Idle: run at once (no frame of delay). Busy: coalesce into one run per frame; sendRun then waits for
+// a short run in flight, or supersedes a long one.
 function scheduleRun() {
+  if (!st.inflight && !st.raf) { sendRun(); return; }
   if (st.raf) return;
   st.raf = requestAnimationFrame(() => { st.raf = 0; sendRun(); });
 }
@@ -189,7 +193,7 @@ function onWorker(msg) {
       if (settle(msg.id) && msg.id === st.userCancel) onCancelled();
       return;
     case 'compare-result':
-      if (msg.id === st.compareId) compare.show(msg.reports.map((r) => JSON.parse(r)), st.comparePlan.sweep, st.comparePlan.policy, msg.ms);
+      if (msg.id === st.compareId) compare.show(msg.reports.map((r) => JSON.parse(r)), st.comparePlan, st.comparePlan.policy, msg.ms);
       return;
     default:
   }
@@ -201,8 +205,8 @@ function onCancelled() {
   if (hook.lastReport) {
     for (const p of st.params) if (p.name in hook.lastReport.config) st.config[p.name] = hook.lastReport.config[p.name];
   }
-  refresh();
-  cancelAnimationFrame(st.raf); st.raf = 0; st.dirty = false;
+  refresh({ run: false });
+  st.dirty = false;
   $('status-text').textContent = 'Cancelled. The previous result and its settings are back.';
 }
 
@@ -252,9 +256,8 @@ function onError(msg) {
     traces.showError(msg.message);
     $('status-text').textContent = 'The trace could not be replayed; the previous result is still shown.';
     st.source = st.goodSource;
-    refresh();
+    refresh({ run: false });
     st.dirty = false;
-    cancelAnimationFrame(st.raf); st.raf = 0;
     return;
   }
   const field = fieldOf(msg.message);
@@ -276,7 +279,8 @@ function onError(msg) {
 
 function runCompare() {
   const maxInstances = st.params.find((p) => p.name === 'instances')?.max ?? 256;
-  const plan = comparePlan(st.config, maxInstances);
+  const routing = st.params.find((p) => p.name === 'routing');
+  const plan = comparePlan(st.config, orderPolicies(routing?.choices || ['round_robin', 'random', 'prefix_aware', 'kv']), maxInstances);
   st.compareId = st.nextId++;
   st.comparePlan = { ...plan, policy: st.config.routing };
   compare.busy(true);

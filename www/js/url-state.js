@@ -27,7 +27,8 @@ export function parseValue(p, raw) {
       const err = checkNumber(p, raw);
       return err ? { error: err } : { value: Number(raw.trim()) };
     }
-    case 'optional_int': {
+    case 'optional_int':
+    case 'optional_float': {
       const t = raw.trim().toLowerCase();
       if (t === '' || t === 'unbounded' || t === 'null' || t === 'none') return { value: null };
       const err = checkNumber(p, raw);
