@@ -114,8 +114,8 @@ impl Job {
     }
 
     /// Share of the work done, 0.0 to 1.0.
-    pub fn progress(&mut self) -> f64 {
-        self.sim.as_mut().map_or(1.0, |s| s.progress())
+    pub fn progress(&self) -> f64 {
+        self.sim.as_ref().map_or(1.0, |s| s.progress())
     }
 
     /// The report as JSON (runs to the end first if needed).

@@ -180,7 +180,7 @@ impl Sessions {
 }
 
 impl Source for Sessions {
-    fn peek_arrival_us(&mut self) -> Option<u64> {
+    fn peek_arrival_us(&self) -> Option<u64> {
         let turn = self.pending.peek().map(|Reverse((t, ..))| *t);
         match (turn, self.next_start()) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -120,12 +120,12 @@ impl<'w> Simulation<'w> {
     }
 
     /// Whether every request has arrived and every replica is idle.
-    pub fn is_done(&mut self) -> bool {
+    pub fn is_done(&self) -> bool {
         self.source.peek_arrival_us().is_none() && self.heap.is_empty()
     }
 
     /// Share of requests that have arrived, 0.0 to 1.0 (1.0 once done).
-    pub fn progress(&mut self) -> f64 {
+    pub fn progress(&self) -> f64 {
         let total = self.source.total_hint();
         if self.is_done() || total == 0 {
             return 1.0;

@@ -37,7 +37,7 @@ pub struct SessionTag {
 /// each request ends, and may then schedule the next one.
 pub trait Source {
     /// Arrival time of the next request, if any is known now.
-    fn peek_arrival_us(&mut self) -> Option<u64>;
+    fn peek_arrival_us(&self) -> Option<u64>;
     /// Removes and returns the next request (the one `peek_arrival_us` described).
     fn pop(&mut self) -> Option<Request>;
     /// A request ended at `now_us`: completed (`ok`), or rejected or timed out.
@@ -79,7 +79,7 @@ impl<I: Iterator<Item = Request>> IterSource<I> {
 }
 
 impl<I: Iterator<Item = Request>> Source for IterSource<I> {
-    fn peek_arrival_us(&mut self) -> Option<u64> {
+    fn peek_arrival_us(&self) -> Option<u64> {
         self.peeked.as_ref().map(|r| r.arrival_us)
     }
 
