@@ -2,11 +2,11 @@
 //! Errors are plain messages that name the field (or file and line) and what is allowed.
 
 use crate::config::Config;
+use crate::config::WorkloadKind;
 use crate::params;
+use crate::sessions::Sessions;
 use crate::sim::Simulation;
 use crate::trace::{self, TraceOptions};
-use crate::config::WorkloadKind;
-use crate::sessions::Sessions;
 use crate::workload::{IterSource, Request, Synthetic};
 
 /// The crate version, as printed by `kvfleet --version` and shown by the page.
@@ -34,11 +34,19 @@ pub fn parse_config(config_json: &str) -> Result<Config, String> {
 pub fn synthetic_simulation(cfg: &Config) -> Result<Simulation<'static>, String> {
     let popularity = params::validate(cfg).map_err(|e| e.to_string())?;
     if cfg.workload == WorkloadKind::Sessions {
-        return Ok(Simulation::new(cfg, Box::new(Sessions::new(cfg)), "sessions"));
+        return Ok(Simulation::new(
+            cfg,
+            Box::new(Sessions::new(cfg)),
+            "sessions",
+        ));
     }
     let source = Synthetic::new(cfg, popularity);
     let total = source.remaining() as u64;
-    Ok(Simulation::new(cfg, Box::new(IterSource::new(source, total)), "synthetic"))
+    Ok(Simulation::new(
+        cfg,
+        Box::new(IterSource::new(source, total)),
+        "synthetic",
+    ))
 }
 
 /// A replay of `requests` (already parsed) under a config whose fleet fields are valid.

@@ -39,11 +39,13 @@ pub enum Policy {
 impl Config {
     /// The effective session affinity as a share 0..=1 (the policy default when unset).
     pub fn affinity_share(&self) -> f64 {
-        let percent = self.session_affinity.unwrap_or(if self.routing == Policy::Sticky {
-            100.0
-        } else {
-            0.0
-        });
+        let percent = self
+            .session_affinity
+            .unwrap_or(if self.routing == Policy::Sticky {
+                100.0
+            } else {
+                0.0
+            });
         percent / 100.0
     }
 }

@@ -293,7 +293,8 @@ impl Replica {
 
     /// Requests waiting for a slot beyond the free ones (what a queue capacity limits).
     pub fn queued_for_slot(&self) -> u32 {
-        (self.waiting.len() + self.running.len()).saturating_sub(self.spec.max_batch as usize) as u32
+        (self.waiting.len() + self.running.len()).saturating_sub(self.spec.max_batch as usize)
+            as u32
     }
 
     fn expired(&self, req: &Request, now_us: u64) -> bool {
@@ -324,7 +325,8 @@ impl Replica {
                 continue;
             }
             let a = self.running.remove(i);
-            self.cache.release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
+            self.cache
+                .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
             self.prompt_private_blocks -= a.prompt_private_blocks;
             self.drop_request(&a.req, DropKind::TimedOut, out);
         }

@@ -172,7 +172,11 @@ pub fn evaluate(lesson: &Lesson, report: &Report) -> Vec<CheckResult> {
                 "<=" => value <= c.value,
                 _ => value >= c.value,
             };
-            CheckResult { label: c.label, value, met }
+            CheckResult {
+                label: c.label,
+                value,
+                met,
+            }
         })
         .collect()
 }

@@ -163,10 +163,22 @@ impl Simulation<'_> {
     fn session_report(&self) -> Option<crate::sessions::SessionReport> {
         let mut report = self.source.session_report()?;
         let turns = &self.recorder.turns;
-        report.hit_rate_by_turn = turns.iter().map(|t| ratio(t.hit_requests as f64, t.admitted as f64)).collect();
-        report.token_hit_rate_by_turn = turns.iter().map(|t| ratio(t.cached_tokens as f64, t.prompt_tokens as f64)).collect();
-        report.ttft_ms_by_turn = turns.iter().map(|t| ratio(t.ttft_us_sum, t.completed as f64) / 1000.0).collect();
-        report.prompt_tokens_by_turn = turns.iter().map(|t| ratio(t.prompt_tokens as f64, t.admitted as f64)).collect();
+        report.hit_rate_by_turn = turns
+            .iter()
+            .map(|t| ratio(t.hit_requests as f64, t.admitted as f64))
+            .collect();
+        report.token_hit_rate_by_turn = turns
+            .iter()
+            .map(|t| ratio(t.cached_tokens as f64, t.prompt_tokens as f64))
+            .collect();
+        report.ttft_ms_by_turn = turns
+            .iter()
+            .map(|t| ratio(t.ttft_us_sum, t.completed as f64) / 1000.0)
+            .collect();
+        report.prompt_tokens_by_turn = turns
+            .iter()
+            .map(|t| ratio(t.prompt_tokens as f64, t.admitted as f64))
+            .collect();
         Some(report)
     }
 

@@ -146,7 +146,9 @@ impl Router {
         let missed = if ask.block_ids.is_empty() {
             1.0
         } else {
-            let hits = views[chosen].cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            let hits = views[chosen]
+                .cache
+                .hit_blocks(ask.block_ids, ask.full_blocks);
             (ask.full_blocks - hits) as f64
         };
         self.charge(chosen, missed);
@@ -172,7 +174,10 @@ impl Router {
             return None;
         }
         if let Some(session) = ask.session {
-            return self.session_home.get(&(session as u64)).map(|&r| r as usize);
+            return self
+                .session_home
+                .get(&(session as u64))
+                .map(|&r| r as usize);
         }
         let mut best: Option<(usize, u32, usize)> = None;
         for (r, view) in views.iter().enumerate() {
@@ -286,7 +291,11 @@ mod tests {
     }
 
     fn ask(block_ids: &[u64], full_blocks: usize) -> Ask<'_> {
-        Ask { block_ids, full_blocks, session: None }
+        Ask {
+            block_ids,
+            full_blocks,
+            session: None,
+        }
     }
 
     fn kv_router(replicas: u32, weight: f64) -> Router {

@@ -162,7 +162,9 @@ impl Sessions {
 
     fn request(&mut self, session: u32, now_us: u64) -> Request {
         let output_tokens = self.spread(self.turn_output_len);
-        let state = self.states[session as usize].as_ref().expect("live session");
+        let state = self.states[session as usize]
+            .as_ref()
+            .expect("live session");
         let id = self.next_request_id;
         self.next_request_id += 1;
         Request {

@@ -184,7 +184,11 @@ impl<'w> Simulation<'w> {
             .collect();
         let mut log = self.decisions.as_ref().map(|_| Vec::new());
         let session = req.session.map(|t| t.session);
-        let ask = Ask { block_ids: &req.block_ids, full_blocks: full, session };
+        let ask = Ask {
+            block_ids: &req.block_ids,
+            full_blocks: full,
+            session,
+        };
         let (chosen, reason) = self.router.pick(ask, &views, log.as_mut());
         if let (Some(decisions), Some(candidates)) = (self.decisions.as_mut(), log) {
             decisions.push(Decision {
@@ -253,9 +257,18 @@ impl<'w> Simulation<'w> {
         }
         for f in self.outbox.finished.drain(..) {
             self.recorder.finished(&f);
-            let ended = EndedRequest { id: f.id, session: f.session, ok: true, output_tokens: f.output_tokens };
+            let ended = EndedRequest {
+                id: f.id,
+                session: f.session,
+                ok: true,
+                output_tokens: f.output_tokens,
+            };
             self.source.on_end(ended, f.done_us);
-            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(f.id as usize)) {
+            if let Some(d) = self
+                .decisions
+                .as_mut()
+                .and_then(|d| d.get_mut(f.id as usize))
+            {
                 d.ttft_ms = Some((f.first_token_us - f.arrival_us) as f64 / 1000.0);
                 d.e2e_ms = Some((f.done_us - f.arrival_us) as f64 / 1000.0);
             }
@@ -268,9 +281,18 @@ impl<'w> Simulation<'w> {
                 self.rejected += 1;
             }
             self.recorder.dropped(x.replica, timed_out);
-            let ended = EndedRequest { id: x.id, session: x.session, ok: false, output_tokens: 0 };
+            let ended = EndedRequest {
+                id: x.id,
+                session: x.session,
+                ok: false,
+                output_tokens: 0,
+            };
             self.source.on_end(ended, self.now_us);
-            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(x.id as usize)) {
+            if let Some(d) = self
+                .decisions
+                .as_mut()
+                .and_then(|d| d.get_mut(x.id as usize))
+            {
                 d.rejected = !timed_out;
                 d.timed_out = timed_out;
             }

@@ -157,7 +157,11 @@ pub fn render(r: &Report) -> String {
             "  Tasks: {} started, {} completed, {} failed | task time mean {:.1} s, p50 {:.1} s, p99 {:.1} s",
             t.tasks, t.completed_tasks, t.failed_tasks, t.task_s.mean, t.task_s.p50, t.task_s.p99
         );
-        let by_turn: Vec<String> = t.token_hit_rate_by_turn.iter().map(|x| format!("{:.0}", 100.0 * x)).collect();
+        let by_turn: Vec<String> = t
+            .token_hit_rate_by_turn
+            .iter()
+            .map(|x| format!("{:.0}", 100.0 * x))
+            .collect();
         let _ = writeln!(out, "  Token hit rate by turn (%): {}", by_turn.join(" "));
     }
     let _ = writeln!(

@@ -74,7 +74,11 @@ impl<I: Iterator<Item = Request>> IterSource<I> {
     /// Wraps `iter`, which yields `total` requests.
     pub fn new(mut iter: I, total: u64) -> Self {
         let peeked = iter.next();
-        IterSource { iter, peeked, total }
+        IterSource {
+            iter,
+            peeked,
+            total,
+        }
     }
 }
 

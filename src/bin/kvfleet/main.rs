@@ -110,17 +110,22 @@ fn config(a: &RunArgs, matches: &ArgMatches) -> Result<(Config, Option<Lesson>),
         return Ok((a.config(), None));
     };
     let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
-    let lesson = lessons::lesson(id)
-        .ok_or_else(|| format!("--preset: unknown lesson {id:?}; allowed: {}", names.join(", ")))?;
+    let lesson = lessons::lesson(id).ok_or_else(|| {
+        format!(
+            "--preset: unknown lesson {id:?}; allowed: {}",
+            names.join(", ")
+        )
+    })?;
     let given = serde_json::to_value(a.config()).expect("config serialises");
     let explicit: serde_json::Map<String, serde_json::Value> = given
         .as_object()
         .expect("an object")
         .iter()
         .filter(|(key, _)| {
-            matches
-                .ids()
-                .any(|id| id.as_str() == key.as_str() && matches.value_source(key) == Some(ValueSource::CommandLine))
+            matches.ids().any(|id| {
+                id.as_str() == key.as_str()
+                    && matches.value_source(key) == Some(ValueSource::CommandLine)
+            })
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
@@ -133,7 +138,12 @@ fn print_goal(lesson: &Lesson, report: &kvfleet::Report) {
     let met = results.iter().all(|r| r.met);
     println!("  Lesson: {} | goal: {}", lesson.title, lesson.goal);
     for r in &results {
-        println!("    [{}] {} (measured {:.4})", if r.met { "met" } else { "NOT met" }, r.label, r.value);
+        println!(
+            "    [{}] {} (measured {:.4})",
+            if r.met { "met" } else { "NOT met" },
+            r.label,
+            r.value
+        );
     }
     println!("  Goal {}", if met { "MET" } else { "NOT MET" });
 }

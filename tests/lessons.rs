@@ -1,0 +1,130 @@
+//! The two lessons end to end: the broken preset shows its symptom (measured
+//! thresholds), it fails its goal, and every documented fix meets the goal.
+#![cfg(not(target_arch = "wasm32"))]
+
+use kvfleet::lessons::{self, apply, broken_config, evaluate, Lesson};
+use kvfleet::{api, Config, Report};
+
+fn run(cfg: &Config) -> Report {
+    api::synthetic_simulation(cfg).unwrap().into_report()
+}
+
+fn met(lesson: &Lesson, report: &Report) -> bool {
+    evaluate(lesson, report).iter().all(|c| c.met)
+}
+
+fn check_fixes(lesson: &Lesson) {
+    let broken = broken_config(lesson);
+    for fix in &lesson.fixes {
+        let cfg = apply(&broken, &fix.config).unwrap();
+        let report = run(&cfg);
+        assert!(
+            met(lesson, &report),
+            "{}: fix '{}' misses the goal: {:?}",
+            lesson.id,
+            fix.name,
+            evaluate(lesson, &report)
+        );
+    }
+}
+
+#[test]
+fn more_replicas_slower_broken_state_shows_the_symptom() {
+    let lesson = lessons::lesson("more-replicas-slower").unwrap();
+    let broken = broken_config(&lesson);
+    let report = run(&broken);
+    assert!(!met(&lesson, &report));
+    let s = &report.summary;
+    assert!(
+        s.hit_rate_tokens < 0.65,
+        "token hit rate {}",
+        s.hit_rate_tokens
+    );
+    assert!(
+        s.hit_rate_requests > 0.99,
+        "every request still hits the system prompt"
+    );
+    // The replica sweep: round robin's hit rate falls and its median TTFT rises as
+    // replicas are added.
+    let at = |n: u32| {
+        run(&Config {
+            instances: n,
+            ..broken.clone()
+        })
+        .summary
+    };
+    let (s4, s8, s16) = (at(4), at(8), at(16));
+    assert!(
+        s4.hit_rate_tokens > s8.hit_rate_tokens + 0.05
+            && s8.hit_rate_tokens > s16.hit_rate_tokens + 0.05
+    );
+    assert!(s4.ttft_ms_p50 < s8.ttft_ms_p50 && s8.ttft_ms_p50 < s16.ttft_ms_p50);
+    // Twice the replicas under round robin still lose to 8 sticky ones.
+    let sticky8 = run(&apply(&broken, &serde_json::json!({"routing": "sticky"})).unwrap());
+    let rr16 = run(&Config {
+        instances: 16,
+        ..broken.clone()
+    });
+    assert!(sticky8.summary.ttft_ms_p99 < rr16.summary.ttft_ms_p99);
+    assert!(sticky8.sessions.unwrap().task_s.mean < rr16.sessions.unwrap().task_s.mean);
+    check_fixes(&lesson);
+}
+
+#[test]
+fn hot_prefix_broken_state_shows_the_symptom() {
+    let lesson = lessons::lesson("hot-prefix").unwrap();
+    let report = run(&broken_config(&lesson));
+    assert!(!met(&lesson, &report));
+    let s = &report.summary;
+    assert!(
+        s.hit_rate_tokens > 0.85,
+        "locality looks excellent: {}",
+        s.hit_rate_tokens
+    );
+    assert!(s.ttft_ms_p99 > 10_000.0, "p99 TTFT {}", s.ttft_ms_p99);
+    assert!(s.rejected > 1000, "rejections {}", s.rejected);
+    assert!(s.hot_spot);
+    let hot = report
+        .per_instance
+        .iter()
+        .max_by_key(|p| p.requests)
+        .unwrap();
+    assert!(hot.busy_share > 0.99 && hot.peak_queue >= 32);
+    for p in report.per_instance.iter().filter(|p| p.index != hot.index) {
+        assert!(
+            p.busy_share < 0.7,
+            "replica {} busy {}",
+            p.index,
+            p.busy_share
+        );
+    }
+    check_fixes(&lesson);
+    // Spilling late is no fix: the card's rule is to spill once the replica saturates.
+    let late = apply(
+        &broken_config(&lesson),
+        &serde_json::json!({"spill_queue": 16}),
+    )
+    .unwrap();
+    assert!(!met(&lesson, &run(&late)));
+}
+
+#[test]
+fn lessons_serialise_for_the_page() {
+    let v: serde_json::Value = serde_json::from_str(&api::lessons_json()).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    for l in v.as_array().unwrap() {
+        for key in [
+            "id",
+            "title",
+            "story",
+            "broken",
+            "goal",
+            "checks",
+            "hints",
+            "fixes",
+            "explanation",
+        ] {
+            assert!(!l[key].is_null(), "{key}");
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! Sessions, sticky routing and spill, admission limits and timeouts, through whole runs
+//! and the decision log.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::BTreeMap;
+
+use kvfleet::api;
+use kvfleet::router::Reason;
+use kvfleet::sessions::Sessions;
+use kvfleet::sim::Decision;
+use kvfleet::workload::{EndedRequest, Source};
+use kvfleet::{Config, Policy, WorkloadKind};
+
+fn sessions(routing: Policy, instances: u32) -> Config {
+    Config {
+        workload: WorkloadKind::Sessions,
+        num_sessions: 40,
+        turns: 8,
+        session_rate: 1.0,
+        turn_input_len: 700,
+        turn_output_len: 60,
+        think_time_ms: 300.0,
+        system_prompt_len: 1024,
+        instances,
+        routing,
+        ..Config::default()
+    }
+}
+
+fn decisions(cfg: &Config) -> (Vec<Decision>, kvfleet::Report) {
+    let mut sim = api::synthetic_simulation(cfg).unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.take_decisions();
+    (d, sim.into_report())
+}
+
+/// Decisions grouped by session, in turn order.
+fn by_session(d: &[Decision]) -> BTreeMap<u32, Vec<&Decision>> {
+    let mut m: BTreeMap<u32, Vec<&Decision>> = BTreeMap::new();
+    for x in d {
+        m.entry(x.session.expect("session requests"))
+            .or_default()
+            .push(x);
+    }
+    m
+}
+
+#[test]
+fn each_turn_extends_the_previous_prompt() {
+    let cfg = sessions(Policy::RoundRobin, 2);
+    let mut src = Sessions::new(&cfg);
+    let first = src.pop().unwrap();
+    assert_eq!(first.session.unwrap().turn, 0);
+    assert_eq!(first.prompt_tokens, 1024 + 700);
+    assert_eq!(
+        &first.block_ids[..2],
+        &[0, 1],
+        "tasks open with the shared system prompt"
+    );
+    // Only the first session has started; the next turn waits for the answer.
+    let next_start = src.peek_arrival_us().unwrap();
+    assert!(next_start > 0);
+    src.on_end(
+        EndedRequest {
+            id: first.id,
+            session: first.session,
+            ok: true,
+            output_tokens: 60,
+        },
+        5_000,
+    );
+    let mut prev = first;
+    for turn in 1..8 {
+        while src.peek_arrival_us() != Some(prev_done(turn)) {
+            let other = src.pop().unwrap();
+            assert_ne!(other.session.unwrap().session, 0);
+        }
+        let next = src.pop().unwrap();
+        assert_eq!(
+            next.session.unwrap(),
+            kvfleet::workload::SessionTag { session: 0, turn }
+        );
+        assert_eq!(next.prompt_tokens, prev.prompt_tokens + 60 + 700);
+        let kept = (prev.prompt_tokens / 512) as usize;
+        assert_eq!(
+            &next.block_ids[..kept],
+            &prev.block_ids[..kept],
+            "turn {turn} extends turn {}",
+            turn - 1
+        );
+        assert!(next.block_ids[kept..]
+            .iter()
+            .all(|id| !prev.block_ids.contains(id)));
+        src.on_end(
+            EndedRequest {
+                id: next.id,
+                session: next.session,
+                ok: true,
+                output_tokens: 60,
+            },
+            prev_done(turn + 1) - 300_000,
+        );
+        prev = next;
+    }
+}
+
+/// In the test above, turn t's answer arrives at 5,000 µs + (t - 1) x 1 s, and the next
+/// turn follows 300 ms of think time later.
+fn prev_done(turn: u32) -> u64 {
+    5_000 + 300_000 + (turn as u64 - 1) * 1_000_000
+}
+
+#[test]
+fn a_turn_never_starts_before_the_previous_completes() {
+    let (d, report) = decisions(&sessions(Policy::Kv, 4));
+    assert_eq!(report.summary.completed, 40 * 8);
+    for turns in by_session(&d).values() {
+        assert_eq!(turns.len(), 8);
+        for w in turns.windows(2) {
+            let done_s = w[0].arrival_s + w[0].e2e_ms.unwrap() / 1000.0;
+            assert!(
+                w[1].arrival_s >= done_s + 0.3 - 1e-6,
+                "turn sent at {} before {} + think",
+                w[1].arrival_s,
+                done_s
+            );
+        }
+    }
+    let t = report.sessions.unwrap();
+    assert_eq!((t.tasks, t.completed_tasks, t.failed_tasks), (40, 40, 0));
+    assert_eq!(t.hit_rate_by_turn.len(), 8);
+    assert!(t.task_s.mean > 8.0 * 0.3);
+}
+
+#[test]
+fn round_robin_scatters_consecutive_turns() {
+    let single = Config {
+        num_sessions: 1,
+        ..sessions(Policy::RoundRobin, 4)
+    };
+    let (d, _) = decisions(&single);
+    for w in d.windows(2) {
+        assert_ne!(
+            w[0].chosen, w[1].chosen,
+            "one task under round robin never repeats a replica"
+        );
+    }
+    let (d, _) = decisions(&sessions(Policy::RoundRobin, 8));
+    let (mut same, mut pairs) = (0, 0);
+    for turns in by_session(&d).values() {
+        for w in turns.windows(2) {
+            pairs += 1;
+            same += (w[0].chosen == w[1].chosen) as u32;
+        }
+    }
+    assert!(
+        (same as f64) < 0.25 * pairs as f64,
+        "{same} of {pairs} consecutive turns stayed"
+    );
+}
+
+#[test]
+fn fully_sticky_sessions_never_move() {
+    let (d, report) = decisions(&sessions(Policy::Sticky, 8));
+    for turns in by_session(&d).values() {
+        assert!(turns.iter().all(|t| t.chosen == turns[0].chosen));
+        assert!(turns[1..].iter().all(|t| t.reason == Reason::Sticky));
+    }
+    let rr = api::synthetic_simulation(&sessions(Policy::RoundRobin, 8))
+        .unwrap()
+        .into_report();
+    assert!(report.summary.hit_rate_tokens > rr.summary.hit_rate_tokens + 0.15);
+}
+
+#[test]
+fn spill_moves_a_session_only_when_its_queue_reaches_the_threshold() {
+    let cfg = Config {
+        spill_queue: 2,
+        session_rate: 6.0,
+        num_sessions: 60,
+        ..sessions(Policy::Sticky, 3)
+    };
+    let (d, _) = decisions(&cfg);
+    let mut spills = 0;
+    for turns in by_session(&d).values() {
+        for w in turns.windows(2) {
+            let home = &w[1].candidates[w[0].chosen as usize];
+            if home.waiting >= 2 {
+                assert_eq!(w[1].reason, Reason::Spill);
+                spills += 1;
+            } else {
+                assert_eq!(
+                    w[1].chosen, w[0].chosen,
+                    "moved although its replica had {} waiting",
+                    home.waiting
+                );
+            }
+        }
+    }
+    assert!(spills > 0, "the load is high enough to spill");
+}
+
+#[test]
+fn partial_affinity_mixes_sticky_and_policy_picks() {
+    let cfg = Config {
+        session_affinity: Some(50.0),
+        ..sessions(Policy::RoundRobin, 8)
+    };
+    let (d, _) = decisions(&cfg);
+    let sticky = d.iter().filter(|x| x.reason == Reason::Sticky).count() as f64;
+    let later_turns = d.len() as f64 - 40.0;
+    assert!(
+        (sticky / later_turns - 0.5).abs() < 0.1,
+        "{sticky} of {later_turns}"
+    );
+}
+
+#[test]
+fn rejections_happen_exactly_when_the_queue_is_full() {
+    for capacity in [0u32, 3] {
+        let cfg = Config {
+            request_rate: 60.0,
+            num_requests: 600,
+            max_batch: 4,
+            queue_capacity: Some(capacity),
+            routing: Policy::RoundRobin,
+            ..Config::default()
+        };
+        let (d, report) = decisions(&cfg);
+        let mut rejected = 0;
+        for x in &d {
+            let c = &x.candidates[x.chosen as usize];
+            let queued = (c.waiting + c.running).saturating_sub(4);
+            assert_eq!(
+                x.rejected,
+                queued >= capacity,
+                "request {}: {queued} queued, capacity {capacity}",
+                x.id
+            );
+            rejected += x.rejected as u64;
+        }
+        let s = &report.summary;
+        assert!(rejected > 0);
+        assert_eq!(s.rejected, rejected);
+        assert_eq!(
+            s.completed + s.rejected + s.timed_out,
+            s.requests,
+            "every request ends exactly once"
+        );
+        let per: u64 = report.per_instance.iter().map(|p| p.rejected).sum();
+        assert_eq!(per, rejected);
+    }
+}
+
+#[test]
+fn a_timeout_below_p99_cuts_off_calls_and_conservation_holds() {
+    let base = Config {
+        request_rate: 30.0,
+        num_requests: 600,
+        instances: 2,
+        ..Config::default()
+    };
+    let free = api::synthetic_simulation(&base)
+        .unwrap()
+        .into_report()
+        .summary;
+    assert_eq!(free.timed_out, 0);
+    let tight = Config {
+        timeout_ms: Some(free.ttft_ms_p50),
+        ..base.clone()
+    };
+    let (d, report) = decisions(&tight);
+    let s = report.summary;
+    assert!(s.timed_out > 0, "a timeout below p99 drops calls");
+    assert_eq!(s.completed + s.rejected + s.timed_out, s.requests);
+    assert!(d
+        .iter()
+        .filter(|x| x.timed_out)
+        .all(|x| x.ttft_ms.is_none()));
+    let loose = Config {
+        timeout_ms: Some(10.0 * free.ttft_ms_p99 + 1000.0),
+        ..base
+    };
+    assert_eq!(
+        api::synthetic_simulation(&loose)
+            .unwrap()
+            .into_report()
+            .summary
+            .timed_out,
+        0
+    );
+}
+
+#[test]
+fn slots_rule_of_thumb_needed_slots_are_rate_times_latency() {
+    // 4 replicas at 12 req/s with ~2 s per call need about 12 x 2 / 4 = 6 slots each.
+    let at = |slots: u32| {
+        let cfg = Config {
+            request_rate: 12.0,
+            num_requests: 600,
+            max_batch: slots,
+            routing: Policy::RoundRobin,
+            ..Config::default()
+        };
+        api::synthetic_simulation(&cfg)
+            .unwrap()
+            .into_report()
+            .summary
+    };
+    let (few, enough) = (at(3), at(12));
+    assert!(
+        few.queue_ms_p99 > 10.0 * enough.queue_ms_p99.max(1.0),
+        "{} vs {}",
+        few.queue_ms_p99,
+        enough.queue_ms_p99
+    );
+    assert!(enough.queue_ms_p50 < 20.0);
+}
