@@ -1,1 +1,57 @@
-fn main() {}
+//! `cargo xtask <cmd>`: the project's build, serve and test driver (see `usage()`).
+
+mod build;
+mod serve;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+fn usage() -> &'static str {
+    "usage: cargo xtask <command>
+
+commands:
+  build                 wasm32 release build -> wasm-bindgen (--target web) -> wasm-opt -Oz
+                        into pkg/, then copy pkg/ to www/pkg/ and chart.js to www/vendor/
+  serve [--port N]      build, then serve www/ on http://127.0.0.1:N/ (default 8000,
+                        or a free port when 8000 is busy)
+  test                  the one check: fmt, clippy, native tests, xtask build, wasm tests
+                        in Chromium, build, page tests (node --test tests/e2e/)
+  test-runner WASM ...  the wasm-bindgen-test runner (cargo's runner for wasm32)"
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else {
+        eprintln!("{}", usage());
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    let result = match cmd.as_str() {
+        "build" => build::build(false).map(|_| ()),
+        "serve" => serve::serve(rest),
+        "test" => test::test(rest),
+        "test-runner" => run_test_runner(),
+        "help" | "-h" | "--help" => {
+            println!("{}", usage());
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`\n\n{}", usage())),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("xtask {cmd}: error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the wasm-bindgen test runner as a library; cargo calls us as
+/// `xtask test-runner path/to/test.wasm [libtest args...]`.
+fn run_test_runner() -> Result<(), String> {
+    let args = std::iter::once(std::ffi::OsString::from("wasm-bindgen-test-runner"))
+        .chain(std::env::args_os().skip(2));
+    wasm_bindgen_cli::wasm_bindgen_test_runner::run_cli_with_args(args)
+        .map_err(|e| format!("{e:#}"))
+}

@@ -1,0 +1,101 @@
+//! Browser tests of the wasm bindings: round-trip, error messages, native == wasm.
+#![cfg(target_arch = "wasm32")]
+
+use kvfleet::wasm;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The report of the default config, produced natively by the core's golden test.
+const GOLDEN_DEFAULT_REPORT: &str = include_str!("golden/seed_example.json");
+
+/// The message of a `JsError` as JS sees it (`err.message`).
+fn js_message(err: wasm_bindgen::JsError) -> String {
+    let value: JsValue = err.into();
+    value
+        .dyn_into::<js_sys::Error>()
+        .expect("a JsError reaches JS as an Error")
+        .message()
+        .into()
+}
+
+#[wasm_bindgen_test]
+fn version_and_defaults_round_trip() {
+    let v = wasm::version();
+    assert!(!v.is_empty(), "version is empty");
+    assert_eq!(v, env!("CARGO_PKG_VERSION"));
+
+    let defaults: serde_json::Value =
+        serde_json::from_str(&wasm::defaults_json()).expect("defaults_json is JSON");
+    let obj = defaults
+        .as_object()
+        .expect("defaults_json is a JSON object");
+    assert!(obj.contains_key("seed"), "defaults lack `seed`: {defaults}");
+
+    let params: serde_json::Value =
+        serde_json::from_str(&wasm::params_json()).expect("params_json is JSON");
+    assert!(params.is_array(), "params_json is not an array: {params}");
+}
+
+#[wasm_bindgen_test]
+fn bad_config_is_a_js_error_naming_the_field() {
+    let err = wasm::run_json(r#"{"instances":0}"#).expect_err("0 instances must be rejected");
+    let msg = js_message(err);
+    assert!(
+        msg.contains("instances"),
+        "message does not name the field: {msg:?}"
+    );
+
+    let err = wasm::Job::synthetic(r#"{"instances":0}"#)
+        .err()
+        .expect("a Job with 0 instances must be rejected");
+    let msg = js_message(err);
+    assert!(
+        msg.contains("instances"),
+        "message does not name the field: {msg:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn default_report_equals_native_golden() {
+    let report = wasm::run_json("{}").unwrap_or_else(|e| panic!("run_json: {}", js_message(e)));
+    // The golden file may end with a newline; the report itself is compared byte for byte.
+    let golden = GOLDEN_DEFAULT_REPORT
+        .strip_suffix('\n')
+        .unwrap_or(GOLDEN_DEFAULT_REPORT);
+    assert!(
+        report == golden,
+        "wasm report differs from tests/golden/seed_example.json (native); \
+         first difference at byte {}",
+        report
+            .bytes()
+            .zip(golden.bytes())
+            .position(|(a, b)| a != b)
+            .unwrap_or(report.len().min(golden.len()))
+    );
+}
+
+#[wasm_bindgen_test]
+fn job_in_slices_equals_one_shot_run() {
+    let one_shot = wasm::run_json("{}").unwrap_or_else(|e| panic!("run_json: {}", js_message(e)));
+    let mut job =
+        wasm::Job::synthetic("{}").unwrap_or_else(|e| panic!("Job::synthetic: {}", js_message(e)));
+    let mut last = job.progress();
+    let mut slices = 0;
+    while !job.advance(1000) {
+        let p = job.progress();
+        assert!(
+            (last..=1.0).contains(&p),
+            "progress went from {last} to {p}"
+        );
+        last = p;
+        slices += 1;
+        assert!(slices < 1_000_000, "job never finished");
+    }
+    assert_eq!(job.progress(), 1.0);
+    assert!(
+        job.report_json() == one_shot,
+        "sliced Job report differs from run_json"
+    );
+}

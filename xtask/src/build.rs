@@ -1,0 +1,153 @@
+//! `cargo xtask build`: the optimised wasm package in pkg/, copied with chart.js into www/.
+
+use crate::util::{cmd, ensure_node_modules, root, run, secs};
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+
+const TARGET: &str = "wasm32-unknown-unknown";
+/// The crate's wasm output (crate name with `-` as `_`).
+const WASM_NAME: &str = "kvfleet";
+
+/// Builds pkg/ and refreshes www/pkg/ and www/vendor/ (`locked`: pass `--locked` to cargo).
+/// Returns the optimised wasm size in bytes.
+pub fn build(locked: bool) -> Result<u64, String> {
+    let t0 = Instant::now();
+    let root = root();
+    ensure_node_modules()?;
+    let wasm_opt = root.join("node_modules/.bin/wasm-opt");
+    if !wasm_opt.exists() {
+        return Err(format!(
+            "{} is missing: run `npm ci` (binaryen@132 from package-lock.json; never Debian's binaryen)",
+            wasm_opt.display()
+        ));
+    }
+
+    let t = Instant::now();
+    println!("xtask build: cargo build --release --target {TARGET} --lib");
+    let mut c = cmd(
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "--target",
+            TARGET,
+            "--lib",
+            "-p",
+            "kvfleet",
+        ],
+    );
+    if locked {
+        c.arg("--locked");
+    }
+    run(c)?;
+    println!("  compiled in {}", secs(t));
+
+    let t = Instant::now();
+    let input = root.join(format!("target/{TARGET}/release/{WASM_NAME}.wasm"));
+    let pkg = root.join("pkg");
+    if pkg.exists() {
+        fs::remove_dir_all(&pkg).map_err(|e| format!("cannot clear {}: {e}", pkg.display()))?;
+    }
+    let args = [
+        "wasm-bindgen".into(),
+        "--target".into(),
+        "web".into(),
+        "--out-dir".into(),
+        pkg.clone().into_os_string(),
+        input.into_os_string(),
+    ];
+    wasm_bindgen_cli::wasm_bindgen::run_cli_with_args(args)
+        .map_err(|e| format!("wasm-bindgen failed: {e:#}"))?;
+    println!("  wasm-bindgen (--target web) in {}", secs(t));
+
+    let t = Instant::now();
+    let wasm = pkg.join(format!("{WASM_NAME}_bg.wasm"));
+    let raw_before = size(&wasm)?;
+    let wasm_s = wasm.to_string_lossy().into_owned();
+    run(cmd(
+        &wasm_opt.to_string_lossy(),
+        &[
+            "-Oz",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+            "--enable-sign-ext",
+            "--enable-mutable-globals",
+            "--enable-reference-types",
+            "--enable-multivalue",
+            &wasm_s,
+            "-o",
+            &wasm_s,
+        ],
+    ))?;
+    println!(
+        "  wasm-opt -Oz in {} ({} -> {} bytes)",
+        secs(t),
+        raw_before,
+        size(&wasm)?
+    );
+
+    let www = root.join("www");
+    copy_dir(&pkg, &www.join("pkg"))?;
+    let vendor = www.join("vendor");
+    fs::create_dir_all(&vendor).map_err(|e| format!("cannot create {}: {e}", vendor.display()))?;
+    let chart = root.join("node_modules/chart.js");
+    for (from, to) in [
+        ("dist/chart.umd.js", "chart.umd.js"),
+        ("dist/chart.umd.js.map", "chart.umd.js.map"),
+        ("LICENSE.md", "chart.js.LICENSE.md"),
+    ] {
+        copy(&chart.join(from), &vendor.join(to))?;
+    }
+
+    let raw = size(&wasm)?;
+    let gz = gzip_size(&wasm)?;
+    println!(
+        "xtask build: www/pkg/{WASM_NAME}_bg.wasm {raw} bytes ({:.1} KiB), gzip {gz} bytes ({:.1} KiB); done in {}",
+        raw as f64 / 1024.0,
+        gz as f64 / 1024.0,
+        secs(t0)
+    );
+    Ok(raw)
+}
+
+fn size(p: &Path) -> Result<u64, String> {
+    fs::metadata(p)
+        .map(|m| m.len())
+        .map_err(|e| format!("cannot stat {}: {e}", p.display()))
+}
+
+/// gzip -9 size, via the system's gzip (kept out of the xtask's dependencies).
+fn gzip_size(p: &Path) -> Result<u64, String> {
+    let out = std::process::Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(p)
+        .output()
+        .map_err(|e| format!("cannot run gzip: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gzip failed on {}", p.display()));
+    }
+    Ok(out.stdout.len() as u64)
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), String> {
+    fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+}
+
+/// Replaces `to` with a flat copy of the files in `from`.
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    if to.exists() {
+        fs::remove_dir_all(to).map_err(|e| format!("cannot clear {}: {e}", to.display()))?;
+    }
+    fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries = fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        if entry.path().is_file() {
+            copy(&entry.path(), &to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}

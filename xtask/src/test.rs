@@ -1,0 +1,96 @@
+//! `cargo xtask test`: every check in order, stopping at the first failure.
+
+use crate::util::{cmd, ensure_node_modules, run, secs};
+use std::process::Command;
+use std::time::Instant;
+
+enum Step {
+    Cmd(Command),
+    Build,
+}
+
+pub fn test(args: &[String]) -> Result<(), String> {
+    if let Some(a) = args.first() {
+        return Err(format!("`test` takes no arguments, got `{a}`"));
+    }
+    let wasm = "wasm32-unknown-unknown";
+    let steps: Vec<(&str, Step)> = vec![
+        (
+            "format",
+            Step::Cmd(cmd("cargo", &["fmt", "--all", "--", "--check"])),
+        ),
+        (
+            "clippy",
+            Step::Cmd(cmd(
+                "cargo",
+                &[
+                    "clippy",
+                    "--locked",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+            )),
+        ),
+        (
+            "native tests",
+            Step::Cmd(cmd("cargo", &["test", "--locked"])),
+        ),
+        (
+            "xtask (wasm test runner) build",
+            Step::Cmd(cmd("cargo", &["build", "--locked", "-p", "xtask"])),
+        ),
+        (
+            "wasm tests in Chromium",
+            Step::Cmd(cmd(
+                "cargo",
+                &["test", "--locked", "--target", wasm, "--tests"],
+            )),
+        ),
+        ("wasm package build", Step::Build),
+        (
+            "page tests",
+            Step::Cmd(cmd("node", &["--test", "tests/e2e/"])),
+        ),
+    ];
+    let total = steps.len();
+    let t0 = Instant::now();
+    let mut done = Vec::new();
+    for (i, (name, step)) in steps.into_iter().enumerate() {
+        let t = Instant::now();
+        let shown = match &step {
+            Step::Cmd(c) => crate::util::show(c),
+            Step::Build => "cargo xtask build (with --locked)".to_string(),
+        };
+        println!("\n==> xtask test [{}/{total}] {name}: {shown}", i + 1);
+        let result = match step {
+            Step::Cmd(c) => {
+                if name == "page tests" {
+                    ensure_node_modules()?;
+                }
+                run(c)
+            }
+            Step::Build => crate::build::build(true).map(|_| ()),
+        };
+        if let Err(e) = result {
+            return Err(format!(
+                "step {}/{total} `{name}` FAILED after {}: {e}\n(steps passed before it: {})",
+                i + 1,
+                secs(t),
+                if done.is_empty() {
+                    "none".to_string()
+                } else {
+                    done.join(", ")
+                }
+            ));
+        }
+        println!("<== {name}: ok in {}", secs(t));
+        done.push(format!("{name} {}", secs(t)));
+    }
+    println!("\nxtask test: all {total} steps passed in {}", secs(t0));
+    for d in &done {
+        println!("  ok  {d}");
+    }
+    Ok(())
+}
