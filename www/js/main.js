@@ -9,6 +9,7 @@ import { Compare, comparePlan } from './compare.js';
 import { orderPolicies } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
+import { Lessons } from './lessons.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
@@ -28,7 +29,7 @@ const st = {
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0,
 };
-let worker, controls, charts, compare, traces;
+let worker, controls, charts, compare, traces, lessons;
 
 // ---------------------------------------------------------------- boot
 
@@ -82,7 +83,17 @@ function onReady(msg) {
     canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread'), sweep: $('cmp-sweep') },
   }, runCompare);
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
-  renderScenarios($('scenarios'), $('scenario-note'), applyScenario);
+  renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); });
+  lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson') }, {
+    start: (broken) => applyScenario(broken),
+    fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
+    stop: () => refresh(),
+  });
+  lessons.setLessons(msg.lessons || []);
+  if (fromUrl.lesson) {
+    if (lessons.has(fromUrl.lesson)) lessons.start(fromUrl.lesson, { loadConfig: false });
+    else showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
+  }
   $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
   $('cancel').addEventListener('click', cancelRun);
   $('share').addEventListener('click', share);
@@ -114,7 +125,7 @@ function refresh({ run = true } = {}) {
   $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : 'synthetic prefix pool';
   $('source-reset').hidden = !st.source;
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
-  writeUrl(st.config, st.params, { embed: st.embed, trace: traceKey });
+  writeUrl(st.config, st.params, { embed: st.embed, trace: traceKey, lesson: lessons.active?.id });
   compare.markStale();
   $('open-full').href = `./?${queryFor(st.config, st.params, { trace: traceKey })}`;
   if (run) scheduleRun();
@@ -226,6 +237,7 @@ function render(report, runMs) {
   renderFleetLines($('fleet-lines'), report);
   renderHotspot($('hotspot'), report);
   charts.update(report);
+  lessons.update(report);
   hook.lastReport = report;
   hook.lastRunMs = runMs;
   hook.runCount += 1;

@@ -1,7 +1,7 @@
 // www/js/url-state.js: the whole config (seed included) in the query string. Reading validates every
 // value against the parameter specs; a bad one falls back to its default with a note (plain text only).
 
-const PAGE_KEYS = new Set(['embed', 'trace']);
+const PAGE_KEYS = new Set(['embed', 'trace', 'lesson']);
 const BUILTIN_TRACES = ['conversation_trace.jsonl', 'synthetic_trace.jsonl'];
 
 function checkNumber(p, raw) {
@@ -70,7 +70,7 @@ export function readUrl(search, params, defaults) {
     trace = null;
   }
   const embed = q.get('embed') === '1' || q.get('embed') === 'true';
-  return { config, notes, fromUrl, embed, trace };
+  return { config, notes, fromUrl, embed, trace, lesson: q.get('lesson') };
 }
 
 export function fmtDefault(p) {
@@ -78,13 +78,14 @@ export function fmtDefault(p) {
 }
 
 /** The query string for a config (every parameter, so a link reproduces the run exactly). */
-export function queryFor(config, params, { embed = false, trace = null } = {}) {
+export function queryFor(config, params, { embed = false, trace = null, lesson = null } = {}) {
   const q = new URLSearchParams();
   for (const p of params) {
     const v = config[p.name];
     q.set(p.name, v === null || v === undefined ? 'unbounded' : String(v));
   }
   if (trace) q.set('trace', trace);
+  if (lesson) q.set('lesson', lesson);
   if (embed) q.set('embed', '1');
   return q.toString();
 }

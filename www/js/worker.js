@@ -4,7 +4,7 @@
 // In:  {type:'run', id, lane, config, trace?}  lane 'main' | 'compare'; a newer id on a lane supersedes
 //      {type:'compare', id, configs: [config, ...], trace?}  (reports come back in the same order)
 //      {type:'cancel', lane}
-// Out: {type:'ready', version, params, defaults} | {type:'fatal', message}
+// Out: {type:'ready', version, params, defaults, lessons} | {type:'fatal', message}
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms}
 //      {type:'error', id, lane, message} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
@@ -137,6 +137,7 @@ async function boot() {
       version: mod.version(),
       params: JSON.parse(mod.params_json()),
       defaults: JSON.parse(mod.defaults_json()),
+      lessons: typeof mod.lessons_json === 'function' ? JSON.parse(mod.lessons_json()) : [],
     });
   } catch (err) {
     postMessage({ type: 'fatal', message: messageOf(err) });

@@ -99,6 +99,12 @@ pub fn build(locked: bool) -> Result<u64, String> {
     ] {
         copy(&chart.join(from), &vendor.join(to))?;
     }
+    // The built-in Mooncake traces the page offers (fetched by its worker from www/data/).
+    let data = www.join("data");
+    fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+    for name in ["conversation_trace.jsonl", "synthetic_trace.jsonl"] {
+        copy(&root.join("data/mooncake").join(name), &data.join(name))?;
+    }
 
     let raw = size(&wasm)?;
     let gz = gzip_size(&wasm)?;

@@ -12,7 +12,8 @@ fn usage() -> &'static str {
 
 commands:
   build                 wasm32 release build -> wasm-bindgen (--target web) -> wasm-opt -Oz
-                        into pkg/, then copy pkg/ to www/pkg/ and chart.js to www/vendor/
+                        into pkg/, then copy pkg/ to www/pkg/, chart.js to www/vendor/ and
+                        the built-in Mooncake traces to www/data/
   serve [--port N]      build, then serve www/ on http://127.0.0.1:N/ (default 8000,
                         or a free port when 8000 is busy)
   test                  the one check: fmt, clippy, native tests, xtask build, wasm tests
