@@ -64,6 +64,7 @@ pub struct BlockCache {
     pinned_blocks: u64,
     private_blocks: u64,
     evictions: u64,
+    journal: Vec<(u64, bool)>,
 }
 
 impl BlockCache {
@@ -80,6 +81,7 @@ impl BlockCache {
             pinned_blocks: 0,
             private_blocks: 0,
             evictions: 0,
+            journal: Vec::new(),
         }
     }
 
@@ -197,11 +199,21 @@ impl BlockCache {
 
     /// Marks entries as computed (the step that computed them has run).
     pub fn mark_ready(&mut self, ids: &[u64]) {
-        for id in ids {
-            if let Some(&s) = self.index.get(id) {
-                self.slots[s as usize].ready = true;
+        for &id in ids {
+            if let Some(&s) = self.index.get(&id) {
+                let slot = &mut self.slots[s as usize];
+                if !slot.ready {
+                    slot.ready = true;
+                    self.journal.push((id, true));
+                }
             }
         }
+    }
+
+    /// Takes the store (`true`) and evict (`false`) events of computed blocks since the
+    /// last call, in order, for the fleet-wide block index.
+    pub fn drain_journal(&mut self) -> std::vec::Drain<'_, (u64, bool)> {
+        self.journal.drain(..)
     }
 
     /// Unpins a finished request's entries and frees its private blocks. Entries are
@@ -273,6 +285,9 @@ impl BlockCache {
 
     fn remove_slot(&mut self, s: u32) {
         let id = self.slots[s as usize].id;
+        if self.slots[s as usize].ready {
+            self.journal.push((id, false));
+        }
         self.index.remove(&id);
         self.free_slots.push(s);
     }

@@ -191,6 +191,11 @@ impl Replica {
         &self.cache
     }
 
+    /// The cache, mutably (to drain its journal into the fleet index).
+    pub fn cache_mut(&mut self) -> &mut BlockCache {
+        &mut self.cache
+    }
+
     /// Distinct prompt blocks held by running requests (shared prefixes once).
     pub fn active_blocks(&self) -> u64 {
         self.cache.pinned_blocks() + self.prompt_private_blocks

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::cache::{BlockCache, IdMap};
+use crate::cache::IdMap;
 use crate::config::{Config, Policy};
 use crate::rng::{splitmix64, Rng, Stream};
 
@@ -14,11 +14,9 @@ pub const RECENT_DECAY: f64 = 0.97;
 /// Virtual nodes per replica on the consistent-hash ring.
 pub const VNODES_PER_REPLICA: u32 = 160;
 
-/// What a router may see of one replica.
-#[derive(Clone, Copy)]
-pub struct ReplicaView<'a> {
-    /// The replica's cache (hits are looked up here).
-    pub cache: &'a BlockCache,
+/// What a router may see of one replica (its cache hits come with the `Ask`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReplicaView {
     /// Distinct prompt blocks of in-flight requests (shared prefixes counted once).
     pub active_blocks: u64,
     /// Requests waiting for admission.
@@ -82,6 +80,9 @@ pub struct Ask<'a> {
     pub full_blocks: usize,
     /// The request's session, if any.
     pub session: Option<u32>,
+    /// Per replica: the leading run of the full blocks it holds computed (from the
+    /// fleet's block index).
+    pub hits: &'a [u32],
 }
 
 impl Router {
@@ -146,10 +147,7 @@ impl Router {
         let missed = if ask.block_ids.is_empty() {
             1.0
         } else {
-            let hits = views[chosen]
-                .cache
-                .hit_blocks(ask.block_ids, ask.full_blocks);
-            (ask.full_blocks - hits) as f64
+            (ask.full_blocks - ask.hits[chosen] as usize) as f64
         };
         self.charge(chosen, missed);
         (chosen, reason)
@@ -181,7 +179,7 @@ impl Router {
         }
         let mut best: Option<(usize, u32, usize)> = None;
         for (r, view) in views.iter().enumerate() {
-            let hits = view.cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            let hits = ask.hits[r] as usize;
             let busy = view.waiting + view.running;
             let better = match best {
                 None => hits > 0,
@@ -197,7 +195,7 @@ impl Router {
     fn pick_kv(&self, ask: &Ask, views: &[ReplicaView]) -> usize {
         let mut best: Option<(f64, f64, usize)> = None;
         for (r, view) in views.iter().enumerate() {
-            let hits = view.cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            let hits = ask.hits[r] as usize;
             let cost = self.kv_cost(ask.full_blocks, hits, view, r);
             let load = self.load(view, r);
             let better = match best {
@@ -221,7 +219,7 @@ impl Router {
     ) {
         let kv = self.policy == Policy::Kv && reason == Reason::Policy;
         for (r, view) in views.iter().enumerate() {
-            let hits = view.cache.hit_blocks(ask.block_ids, ask.full_blocks);
+            let hits = ask.hits[r] as usize;
             let cost = match (kv, r == chosen) {
                 (true, _) => self.kv_cost(ask.full_blocks, hits, view, r),
                 (false, true) => 0.0,
@@ -282,19 +280,19 @@ fn build_ring(replicas: usize) -> Vec<(u64, u32)> {
 mod tests {
     use super::*;
 
-    fn cache_with(ids: &[u64]) -> BlockCache {
-        let mut c = BlockCache::new(None);
-        c.acquire(ids, 0).unwrap();
-        c.mark_ready(ids);
-        c.release(ids, 0);
-        c
-    }
-
-    fn ask(block_ids: &[u64], full_blocks: usize) -> Ask<'_> {
+    fn ask<'a>(block_ids: &'a [u64], full_blocks: usize, hits: &'a [u32]) -> Ask<'a> {
         Ask {
             block_ids,
             full_blocks,
             session: None,
+            hits,
+        }
+    }
+
+    fn view(active_blocks: u64) -> ReplicaView {
+        ReplicaView {
+            active_blocks,
+            ..ReplicaView::default()
         }
     }
 
@@ -308,26 +306,18 @@ mod tests {
 
     #[test]
     fn deployed_routers_worked_example() {
+        // A 10-block prompt, weight 1.0: W0 has 8 hits and 6 active blocks (cost 8), W1
+        // has 0 hits and 1 active block (cost 11); W0 wins.
         let prompt: Vec<u64> = (0..10).collect();
-        let w0 = cache_with(&prompt[..8]);
-        let w1 = BlockCache::new(None);
-        let views = [
-            ReplicaView {
-                cache: &w0,
-                active_blocks: 6,
-                waiting: 0,
-                running: 1,
-            },
-            ReplicaView {
-                cache: &w1,
-                active_blocks: 1,
-                waiting: 0,
-                running: 1,
-            },
-        ];
+        let views = [view(6), view(1)];
         let mut router = kv_router(2, 1.0);
         let mut log = Vec::new();
-        assert_eq!(router.pick(ask(&prompt, 10), &views, Some(&mut log)).0, 0);
+        assert_eq!(
+            router
+                .pick(ask(&prompt, 10, &[8, 0]), &views, Some(&mut log))
+                .0,
+            0
+        );
         assert_eq!(log[0].cost, 8.0);
         assert_eq!(log[1].cost, 11.0);
         assert_eq!(log[0].hit_blocks, 8);
@@ -336,76 +326,100 @@ mod tests {
     #[test]
     fn ties_go_to_less_load_then_lower_index() {
         let prompt: Vec<u64> = (0..4).collect();
-        let warm = cache_with(&prompt[..2]);
-        let cold = BlockCache::new(None);
-        // cost 2 + 3 = 5 on the warm replica, 4 + 1 = 5 on the cold one: equal cost,
-        // the cold one carries less load.
-        let views = [
-            ReplicaView {
-                cache: &warm,
-                active_blocks: 3,
-                waiting: 0,
-                running: 0,
-            },
-            ReplicaView {
-                cache: &cold,
-                active_blocks: 1,
-                waiting: 0,
-                running: 0,
-            },
-        ];
-        assert_eq!(kv_router(2, 1.0).pick(ask(&prompt, 4), &views, None).0, 1);
-        let same = [views[1], views[1], views[1]];
-        assert_eq!(kv_router(3, 1.0).pick(ask(&prompt, 4), &same, None).0, 0);
+        // Cost 2 + 3 = 5 on the warm replica, 4 + 1 = 5 on the cold one: equal cost, the
+        // cold one carries less load.
+        let views = [view(3), view(1)];
+        assert_eq!(
+            kv_router(2, 1.0)
+                .pick(ask(&prompt, 4, &[2, 0]), &views, None)
+                .0,
+            1
+        );
+        let same = [view(1); 3];
+        assert_eq!(
+            kv_router(3, 1.0)
+                .pick(ask(&prompt, 4, &[0, 0, 0]), &same, None)
+                .0,
+            0
+        );
     }
 
     #[test]
     fn recent_term_decays_per_pick() {
-        let empty = BlockCache::new(None);
-        let views = [ReplicaView {
-            cache: &empty,
-            active_blocks: 0,
-            waiting: 0,
-            running: 0,
-        }; 2];
+        let views = [view(0); 2];
         let mut router = kv_router(2, 1.0);
         let prompt: Vec<u64> = (0..10).collect();
-        assert_eq!(router.pick(ask(&prompt, 10), &views, None).0, 0);
+        assert_eq!(router.pick(ask(&prompt, 10, &[0, 0]), &views, None).0, 0);
         assert_eq!(router.recent, vec![10.0, 0.0]);
-        assert_eq!(router.pick(ask(&prompt, 10), &views, None).0, 1);
+        assert_eq!(router.pick(ask(&prompt, 10, &[0, 0]), &views, None).0, 1);
         assert_eq!(router.recent, vec![10.0 * 0.97, 10.0]);
+        // A hit lowers the charge to the missed blocks only.
+        assert_eq!(router.pick(ask(&prompt, 10, &[7, 0]), &views, None).0, 0);
+        assert!((router.recent[0] - (10.0 * 0.97 * 0.97 + 3.0)).abs() < 1e-12);
         // An id-less request charges 1.
-        router.pick(ask(&[], 0), &views, None);
-        assert!((router.recent[0] - (10.0 * 0.97 * 0.97 + 1.0)).abs() < 1e-12);
+        router.pick(ask(&[], 0, &[0, 0]), &views, None);
+        assert!((router.recent[1] - (10.0 * 0.97 * 0.97 + 1.0)).abs() < 1e-12);
     }
 
     #[test]
     fn prefix_aware_is_stable_and_spreads_prefixes() {
-        let empty = BlockCache::new(None);
-        let views = [ReplicaView {
-            cache: &empty,
-            active_blocks: 0,
-            waiting: 0,
-            running: 0,
-        }; 8];
+        let views = [view(0); 8];
         let mut router = Router::new(&Config {
             instances: 8,
             routing: Policy::PrefixAware,
             ..Config::default()
         });
-        let homes: Vec<usize> = (0..400u64)
-            .map(|p| router.pick(ask(&[p * 7], 1), &views, None).0)
-            .collect();
-        let again: Vec<usize> = (0..400u64)
-            .map(|p| router.pick(ask(&[p * 7], 1), &views, None).0)
-            .collect();
-        assert_eq!(homes, again);
+        let hits = [0u32; 8];
+        let mut homes = Vec::new();
+        for _ in 0..2 {
+            homes.push(
+                (0..400u64)
+                    .map(|p| router.pick(ask(&[p * 7], 1, &hits), &views, None).0)
+                    .collect::<Vec<usize>>(),
+            );
+        }
+        assert_eq!(homes[0], homes[1]);
         for r in 0..8 {
-            let n = homes.iter().filter(|&&h| h == r).count();
+            let n = homes[0].iter().filter(|&&h| h == r).count();
             assert!(
                 (20..=90).contains(&n),
                 "replica {r} got {n} of 400 prefixes"
             );
         }
+    }
+
+    #[test]
+    fn sticky_follows_the_session_then_spills() {
+        let mut router = Router::new(&Config {
+            instances: 3,
+            routing: Policy::Sticky,
+            spill_queue: 2,
+            ..Config::default()
+        });
+        let ids = [1u64, 2];
+        let a = |session| Ask {
+            block_ids: &ids,
+            full_blocks: 2,
+            session: Some(session),
+            hits: &[0, 0, 0],
+        };
+        let idle = [view(0); 3];
+        let (first, reason) = router.pick(a(9), &idle, None);
+        assert_eq!(reason, Reason::Policy, "a first turn has no home yet");
+        assert_eq!(router.pick(a(9), &idle, None), (first, Reason::Sticky));
+        let mut busy = idle;
+        busy[first].waiting = 2;
+        busy[(first + 1) % 3].running = 1;
+        let (spilled, reason) = router.pick(a(9), &busy, None);
+        assert_eq!(reason, Reason::Spill);
+        assert_eq!(spilled, (first + 2) % 3, "the least busy replica");
+        // Without a session, affinity follows the longest cached prefix.
+        let prefix = Ask {
+            block_ids: &ids,
+            full_blocks: 2,
+            session: None,
+            hits: &[0, 2, 1],
+        };
+        assert_eq!(router.pick(prefix, &idle, None), (1, Reason::Sticky));
     }
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::engine::{DropKind, EngineSpec, Outbox, Replica};
+use crate::index::BlockIndex;
 use crate::metrics::Recorder;
 use crate::router::{Ask, Candidate, Reason, ReplicaView, Router};
 use crate::series::Sampler;
@@ -53,6 +54,8 @@ pub struct Simulation<'w> {
     seq: u64,
     pub(crate) replicas: Vec<Replica>,
     router: Router,
+    index: BlockIndex,
+    hits: Vec<u32>,
     pub(crate) recorder: Recorder,
     pub(crate) sampler: Sampler,
     outbox: Outbox,
@@ -89,6 +92,8 @@ impl<'w> Simulation<'w> {
                 .map(|i| Replica::new(i, spec, cfg.kv_blocks))
                 .collect(),
             router: Router::new(cfg),
+            index: BlockIndex::new(n),
+            hits: vec![0; n],
             recorder: Recorder::new(n, cfg.block_size),
             sampler: Sampler::new(n),
             outbox: Outbox::default(),
@@ -176,7 +181,6 @@ impl<'w> Simulation<'w> {
             .replicas
             .iter()
             .map(|r| ReplicaView {
-                cache: r.cache(),
                 active_blocks: r.active_blocks(),
                 waiting: r.waiting(),
                 running: r.running(),
@@ -184,10 +188,20 @@ impl<'w> Simulation<'w> {
             .collect();
         let mut log = self.decisions.as_ref().map(|_| Vec::new());
         let session = req.session.map(|t| t.session);
+        self.index.hits(&req.block_ids, full, &mut self.hits);
+        #[cfg(debug_assertions)]
+        for (r, rep) in self.replicas.iter().enumerate() {
+            let direct = rep.cache().hit_blocks(&req.block_ids, full) as u32;
+            debug_assert_eq!(
+                self.hits[r], direct,
+                "block index out of step with replica {r}"
+            );
+        }
         let ask = Ask {
             block_ids: &req.block_ids,
             full_blocks: full,
             session,
+            hits: &self.hits,
         };
         let (chosen, reason) = self.router.pick(ask, &views, log.as_mut());
         if let (Some(decisions), Some(candidates)) = (self.decisions.as_mut(), log) {
@@ -210,6 +224,7 @@ impl<'w> Simulation<'w> {
         let now = self.now_us;
         let end = self.replicas[chosen].arrive(req, now, &mut self.outbox);
         self.schedule(chosen, end);
+        self.sync_index(chosen);
         self.drain_outbox();
         true
     }
@@ -223,8 +238,20 @@ impl<'w> Simulation<'w> {
         self.events += 1;
         let end = self.replicas[replica as usize].step_end(t, &mut self.outbox);
         self.schedule(replica as usize, end);
+        self.sync_index(replica as usize);
         self.drain_outbox();
         true
+    }
+
+    /// Applies a replica's cache store and evict events to the fleet's block index.
+    fn sync_index(&mut self, r: usize) {
+        for (id, added) in self.replicas[r].cache_mut().drain_journal() {
+            if added {
+                self.index.insert(id, r);
+            } else {
+                self.index.remove(id, r);
+            }
+        }
     }
 
     fn advance_clock(&mut self, t_us: u64) {

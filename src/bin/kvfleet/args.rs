@@ -33,6 +33,16 @@ pub enum Command {
         #[arg(long = "des-block-size", default_value_t = 512)]
         block_size: u32,
     },
+    /// Measure speed: the seed example, synthetic runs of 1e4 to 1e6 requests on 16 and
+    /// 64 replicas, and the Mooncake conversation trace; prints a markdown table.
+    Bench {
+        /// Small sizes, one run each (for CI: checks the benches run, not their speed).
+        #[arg(long)]
+        quick: bool,
+        /// Run only scenario N in this process (used internally, one child per scenario).
+        #[arg(long, hide = true)]
+        scenario: Option<usize>,
+    },
 }
 
 fn whole(text: &str) -> Result<u64, String> {
@@ -188,6 +198,19 @@ pub struct RunArgs {
     /// milliseconds [default: none].
     #[arg(long = "des-timeout-ms", value_name = "MS", value_parser = number)]
     pub timeout_ms: Option<f64>,
+    /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
+    /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
+    #[arg(long = "des-sweep", value_name = "SPEC")]
+    pub sweep: Option<String>,
+    /// With --des-sweep: write the table as CSV to FILE.
+    #[arg(long = "des-sweep-csv", value_name = "FILE", requires = "sweep")]
+    pub sweep_csv: Option<String>,
+    /// With --des-sweep: write the table as JSON to FILE.
+    #[arg(long = "des-sweep-json", value_name = "FILE", requires = "sweep")]
+    pub sweep_json: Option<String>,
+    /// Worker threads for sweeps (0 = one per core); results do not depend on it.
+    #[arg(long = "des-threads", value_name = "N", default_value = "0", value_parser = whole)]
+    pub threads: u64,
     /// Start from a lesson's broken configuration: more-replicas-slower or hot-prefix.
     /// Flags given explicitly override the preset.
     #[arg(long, value_name = "LESSON")]

@@ -2,6 +2,8 @@
 //! text report and write the JSON, export and decision-log files. Nothing else.
 
 mod args;
+mod bench;
+mod sweep;
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -26,6 +28,14 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
+        Some(Command::Bench {
+            quick,
+            scenario: Some(i),
+        }) => bench::child(*i, *quick),
+        Some(Command::Bench {
+            quick,
+            scenario: None,
+        }) => bench::run(*quick),
         None => config(&cli.run, &matches).and_then(|(cfg, lesson)| run(&cli.run, cfg, lesson)),
     };
     match result {
@@ -52,7 +62,7 @@ fn open(path: &str) -> Result<BufReader<File>, String> {
         .map_err(|e| format!("cannot read {path}: {e}"))
 }
 
-fn create(path: &str) -> Result<Box<dyn Write>, String> {
+pub(crate) fn create(path: &str) -> Result<Box<dyn Write>, String> {
     if path == "-" {
         return Ok(Box::new(std::io::stdout()));
     }
@@ -150,6 +160,15 @@ fn print_goal(lesson: &Lesson, report: &kvfleet::Report) {
 
 fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     let trace = read_trace(a)?;
+    if let Some(spec) = &a.sweep {
+        let args = sweep::SweepArgs {
+            spec,
+            csv: a.sweep_csv.as_deref(),
+            json: a.sweep_json.as_deref(),
+            threads: a.threads as usize,
+        };
+        return sweep::run(&cfg, args, trace.as_ref());
+    }
     let mut sim = match &trace {
         Some((requests, name)) => {
             params::validate_fleet(&cfg).map_err(flag_error)?;

@@ -1,0 +1,222 @@
+//! Sweeps: one workload run across the values of one parameter
+//! (`overlap-weight=0:8:0.5`, `instances=1:32`, `routing=kv,round_robin`), each point an
+//! independent seeded run, so the results never depend on how the points are scheduled.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::params::{self, ParamSpec};
+use crate::report::Report;
+
+/// Most points one sweep may have.
+pub const MAX_POINTS: usize = 1000;
+
+/// One point of a sweep: the swept value and the full config it gives.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepPoint {
+    /// The swept parameter's value at this point.
+    pub value: Value,
+    /// The config of this point.
+    pub config: Config,
+}
+
+/// One row of a sweep's table (also a CSV line and a JSON record).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepRow {
+    /// The swept parameter (config key).
+    pub param: String,
+    /// Its value at this point.
+    pub value: Value,
+    pub hit_rate_requests: f64,
+    pub hit_rate_tokens: f64,
+    pub ttft_ms_p50: f64,
+    pub ttft_ms_p99: f64,
+    pub e2e_ms_p99: f64,
+    pub makespan_s: f64,
+    pub load_spread: f64,
+    pub rejected: u64,
+    pub timed_out: u64,
+    pub evictions: u64,
+}
+
+/// The CSV header matching `SweepRow::csv`.
+pub const CSV_HEADER: &str = "param,value,hit_rate_requests,hit_rate_tokens,ttft_ms_p50,ttft_ms_p99,e2e_ms_p99,makespan_s,load_spread,rejected,timed_out,evictions";
+
+impl SweepRow {
+    /// The row of one point's report.
+    pub fn of(param: &str, value: &Value, r: &Report) -> SweepRow {
+        let s = &r.summary;
+        SweepRow {
+            param: param.to_string(),
+            value: value.clone(),
+            hit_rate_requests: s.hit_rate_requests,
+            hit_rate_tokens: s.hit_rate_tokens,
+            ttft_ms_p50: s.ttft_ms_p50,
+            ttft_ms_p99: s.ttft_ms_p99,
+            e2e_ms_p99: s.e2e_ms_p99,
+            makespan_s: s.makespan_s,
+            load_spread: s.load_spread,
+            rejected: s.rejected,
+            timed_out: s.timed_out,
+            evictions: s.evictions,
+        }
+    }
+
+    /// One CSV line (no newline); floats at full precision.
+    pub fn csv(&self) -> String {
+        let value = match &self.value {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            self.param,
+            value,
+            self.hit_rate_requests,
+            self.hit_rate_tokens,
+            self.ttft_ms_p50,
+            self.ttft_ms_p99,
+            self.e2e_ms_p99,
+            self.makespan_s,
+            self.load_spread,
+            self.rejected,
+            self.timed_out,
+            self.evictions
+        )
+    }
+}
+
+/// The swept parameter's config key and spec, from a name with dashes or underscores.
+fn param_of(name: &str) -> Result<ParamSpec, String> {
+    let key = name.trim().replace('-', "_");
+    params::specs()
+        .into_iter()
+        .find(|s| s.name == key)
+        .ok_or_else(|| {
+            let names: Vec<String> = params::specs()
+                .iter()
+                .map(|s| s.name.replace('_', "-"))
+                .collect();
+            format!(
+                "--des-sweep: unknown parameter {name:?}; allowed: {}",
+                names.join(", ")
+            )
+        })
+}
+
+fn number(text: &str, spec: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("--des-sweep {spec}: {text:?} is not a number"))
+}
+
+/// The values of `START:END[:STEP]` (inclusive; STEP defaults to 1 for integers and to a
+/// tenth of the range for decimals) or of a comma-separated list.
+fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
+    let integer = matches!(p.kind, "int" | "optional_int");
+    let numeric = integer || matches!(p.kind, "float" | "optional_float");
+    if text.contains(',') || !numeric || !text.contains(':') {
+        return text
+            .split(',')
+            .map(|v| {
+                let v = v.trim();
+                match (numeric, integer) {
+                    (false, _) => Ok(Value::String(v.to_string())),
+                    (true, true) => Ok(Value::from(number(v, spec)? as i64)),
+                    (true, false) => Ok(Value::from(number(v, spec)?)),
+                }
+            })
+            .collect();
+    }
+    let parts: Vec<&str> = text.split(':').collect();
+    if parts.len() > 3 {
+        return Err(format!(
+            "--des-sweep {spec}: expected START:END or START:END:STEP"
+        ));
+    }
+    let (start, end) = (number(parts[0], spec)?, number(parts[1], spec)?);
+    let default_step = if integer { 1.0 } else { (end - start) / 10.0 };
+    let step = parts.get(2).map_or(Ok(default_step), |s| number(s, spec))?;
+    if step <= 0.0 || end < start {
+        return Err(format!(
+            "--des-sweep {spec}: need START <= END and STEP > 0"
+        ));
+    }
+    let count = ((end - start) / step + 1e-9).floor() as usize + 1;
+    if count > MAX_POINTS {
+        return Err(format!(
+            "--des-sweep {spec}: {count} points; at most {MAX_POINTS}"
+        ));
+    }
+    Ok((0..count)
+        .map(|i| {
+            let x = start + step * i as f64;
+            if integer {
+                Value::from(libm::round(x) as i64)
+            } else {
+                Value::from(libm::round(x * 1e9) / 1e9)
+            }
+        })
+        .collect())
+}
+
+/// Parses `NAME=VALUES` and returns the swept config key and every point's config, each
+/// validated (an invalid point is an error naming the value).
+pub fn plan(base: &Config, spec: &str) -> Result<(String, Vec<SweepPoint>), String> {
+    let (name, text) = spec.split_once('=').ok_or_else(|| {
+        format!("--des-sweep {spec:?}: expected NAME=START:END[:STEP] or NAME=A,B,C")
+    })?;
+    let p = param_of(name)?;
+    let base_json = serde_json::to_value(base).expect("config serialises");
+    let mut points = Vec::new();
+    for value in values(&p, text, spec)? {
+        let mut v = base_json.clone();
+        v[p.name] = value.clone();
+        let config: Config = serde_json::from_value(v)
+            .map_err(|e| format!("--des-sweep {spec}: {} = {value}: {e}", p.name))?;
+        params::validate(&config).map_err(|e| format!("--des-sweep {spec}: {e}"))?;
+        points.push(SweepPoint { value, config });
+    }
+    Ok((p.name.to_string(), points))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_lists_and_errors() {
+        let base = Config::default();
+        let (key, pts) = plan(&base, "overlap-weight=0:8:0.5").unwrap();
+        assert_eq!(key, "overlap_weight");
+        assert_eq!(pts.len(), 17);
+        assert_eq!(pts[3].config.overlap_weight, 1.5);
+        let (_, pts) = plan(&base, "instances=1:4").unwrap();
+        assert_eq!(
+            pts.iter().map(|p| p.config.instances).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
+        let (_, pts) = plan(&base, "routing=kv,round_robin").unwrap();
+        assert_eq!(pts[1].value, Value::from("round_robin"));
+        let (_, pts) = plan(&base, "kv_blocks=100,200").unwrap();
+        assert_eq!(pts[1].config.kv_blocks, Some(200));
+        assert!(plan(&base, "instances=0:3")
+            .unwrap_err()
+            .contains("invalid instances: got 0"));
+        assert!(plan(&base, "speed=1:2")
+            .unwrap_err()
+            .contains("unknown parameter"));
+        assert!(plan(&base, "instances")
+            .unwrap_err()
+            .contains("expected NAME="));
+        assert!(plan(&base, "instances=5:1")
+            .unwrap_err()
+            .contains("START <= END"));
+        assert!(plan(&base, "seed=0:5000")
+            .unwrap_err()
+            .contains("at most 1000"));
+    }
+}

@@ -1,0 +1,156 @@
+//! Sweeps: point by point equal to single runs, independent of the thread count; and the
+//! bench command in quick mode (it must keep running; no timing is asserted).
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::Command;
+
+use kvfleet::sweep::{plan, SweepRow};
+use kvfleet::{api, Config};
+
+fn kvfleet(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+fn tmp(name: &str) -> String {
+    std::env::temp_dir()
+        .join(format!("kvfleet-sweep-{}-{name}", std::process::id()))
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn each_sweep_point_equals_its_single_run() {
+    let json = tmp("points.json");
+    let (code, out, err) = kvfleet(&[
+        "--des-sweep",
+        "instances=1:6",
+        "--des-sweep-json",
+        &json,
+        "--des-num-requests",
+        "120",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("instances") && out.lines().count() >= 8,
+        "{out}"
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    assert_eq!(rows.len(), 6);
+    for (i, row) in rows.iter().enumerate() {
+        let n = (i + 1).to_string();
+        let single = tmp(&format!("single-{n}.json"));
+        let (code, _, err) = kvfleet(&[
+            "--des-instances",
+            &n,
+            "--des-num-requests",
+            "120",
+            "--des-report-json",
+            &single,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&single).unwrap()).unwrap();
+        std::fs::remove_file(&single).ok();
+        for key in [
+            "hit_rate_requests",
+            "hit_rate_tokens",
+            "ttft_ms_p50",
+            "ttft_ms_p99",
+            "makespan_s",
+            "load_spread",
+            "rejected",
+        ] {
+            assert_eq!(row[key], report["summary"][key], "instances={n}: {key}");
+        }
+    }
+}
+
+#[test]
+fn thread_count_changes_no_number() {
+    let (one, four) = (tmp("t1.csv"), tmp("t4.csv"));
+    for (threads, path) in [("1", &one), ("4", &four)] {
+        let (code, _, err) = kvfleet(&[
+            "--des-sweep",
+            "overlap-weight=0:4:0.5",
+            "--des-threads",
+            threads,
+            "--des-sweep-csv",
+            path,
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (a, b) = (
+        std::fs::read_to_string(&one).unwrap(),
+        std::fs::read_to_string(&four).unwrap(),
+    );
+    std::fs::remove_file(&one).ok();
+    std::fs::remove_file(&four).ok();
+    assert_eq!(a, b);
+    assert_eq!(a.lines().count(), 10, "header and 9 points");
+}
+
+#[test]
+fn library_sweep_rows_match_run_json() {
+    let base = Config {
+        num_requests: 80,
+        ..Config::default()
+    };
+    let (param, points) = plan(&base, "routing=kv,prefix_aware,round_robin,random,sticky").unwrap();
+    for p in points {
+        let report = api::synthetic_simulation(&p.config).unwrap().into_report();
+        let row = SweepRow::of(&param, &p.value, &report);
+        let again: serde_json::Value = serde_json::from_str(
+            &api::run_json(&serde_json::to_string(&p.config).unwrap()).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::json!(row.ttft_ms_p99),
+            again["summary"]["ttft_ms_p99"]
+        );
+        assert_eq!(
+            serde_json::json!(row.hit_rate_requests),
+            again["summary"]["hit_rate_requests"]
+        );
+    }
+}
+
+#[test]
+fn bad_sweeps_fail_clearly() {
+    let (code, out, err) = kvfleet(&["--des-sweep", "instances=0:2"]);
+    assert_ne!(code, 0);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("--des-sweep instances=0:2") && err.contains("got 0"),
+        "{err}"
+    );
+    let (code, _, err) = kvfleet(&["--des-sweep", "warp=1:2"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("unknown parameter") && err.contains("overlap-weight"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_quick_runs_every_scenario() {
+    let (code, out, err) = kvfleet(&["bench", "--quick"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| scenario"))
+        .collect();
+    assert_eq!(rows.len(), 9, "{out}");
+    assert!(out.contains("conversation trace, kv, 8 replicas"));
+    assert!(out.contains("synthetic 1e6 req, 64 replicas"));
+}
