@@ -139,3 +139,13 @@ impl Job {
 pub fn lessons_json() -> String {
     serde_json::to_string(&crate::lessons::lessons()).expect("lessons serialise")
 }
+
+/// The points of a sweep (`NAME=START:END[:STEP]` or `NAME=A,B,C`) over a JSON config, as
+/// a JSON object `{"param": KEY, "points": [{"value": V, "config": {...}}, ...]}`; the page
+/// runs each point's config with `run_json` in parallel workers.
+pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, String> {
+    let cfg = parse_config(config_json)?;
+    let (param, points) = crate::sweep::plan(&cfg, spec)?;
+    let v = serde_json::json!({ "param": param, "points": points });
+    Ok(v.to_string())
+}

@@ -78,3 +78,15 @@ impl Job {
         self.inner.report_json()
     }
 }
+
+/// Both break-and-fix lessons (story, broken config, goal checks, hints, fixes) as JSON.
+#[wasm_bindgen]
+pub fn lessons_json() -> String {
+    api::lessons_json()
+}
+
+/// The points of a sweep spec over a JSON config, as JSON `{param, points: [{value, config}]}`.
+#[wasm_bindgen]
+pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, JsError> {
+    api::sweep_plan_json(config_json, spec).map_err(|m| JsError::new(&m))
+}
