@@ -342,3 +342,35 @@ test('if WebAssembly cannot load, the page says why', async () => {
     await shot(page, 'page-wasm-failed', { fullPage: false });
   } finally { await context.close(); }
 });
+
+test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal met', async (t) => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    const ids = await page.evaluate(() => window.kvfleet.lessons);
+    if (!ids.includes('hot-prefix')) { t.skip('this wasm build exports no lessons_json'); return; }
+    let n = await runCount(page);
+    await page.click('[data-testid="lesson-hot-prefix"]');
+    await waitForRun(page, n);
+    assert.match(page.url(), /lesson=hot-prefix/);
+    assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.routing), 'prefix_aware');
+    assert.ok(await page.locator('[data-testid="lesson-checks"] li.unmet').count() > 0, 'the broken setup misses the goal');
+    assert.equal(await page.isVisible('[data-testid="lesson-done"]'), false);
+    for (let i = 0; i < 3; i++) await page.click('[data-testid="lesson-hint"]');
+    await shot(page, 'page-lesson-broken');
+    n = await runCount(page);
+    await page.click('[data-testid="lesson-fix-kv-routing"]');
+    await waitForRun(page, n);
+    assert.equal(await page.locator('[data-testid="lesson-checks"] li.unmet').count(), 0, 'every check met after the fix');
+    assert.equal(await page.isVisible('[data-testid="lesson-done"]'), true);
+    await page.locator('[data-testid="lesson"]').scrollIntoViewIfNeeded();
+    await shot(page, 'page-lesson-fixed', { fullPage: false });
+    // The link keeps the lesson and the fixed settings.
+    const url = new URL(page.url());
+    const again = await openPage(url.pathname + url.search);
+    try {
+      assert.equal(await again.page.isVisible('[data-testid="lesson-done"]'), true);
+      assert.deepEqual(again.errors, []);
+    } finally { await again.close(); }
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});

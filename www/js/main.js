@@ -90,6 +90,7 @@ function onReady(msg) {
     stop: () => refresh(),
   });
   lessons.setLessons(msg.lessons || []);
+  hook.lessons = (msg.lessons || []).map((l) => l.id);
   if (fromUrl.lesson) {
     if (lessons.has(fromUrl.lesson)) lessons.start(fromUrl.lesson, { loadConfig: false });
     else showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
