@@ -374,3 +374,26 @@ test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal m
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });
+
+test('a sweep runs the points in parallel workers and matches single runs; a bad spec says why', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    await page.selectOption('[data-testid="sweep-param"]', 'instances');
+    await page.fill('[data-testid="sweep-spec"]', '1,2,4,8');
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="sweep-table"] tbody tr').length === 4, null, { timeout: 30000 });
+    const firstCells = await page.$$eval('[data-testid="sweep-table"] tbody tr th', (ths) => ths.map((t) => t.textContent));
+    assert.deepEqual(firstCells, ['1', '2', '4', '8']);
+    const sweepHit = (await chartData(page, 'sweep-chart')).data;
+    // The point at 4 replicas is the default run, so it equals the main result.
+    const main = await summaryOf(page);
+    assert.equal(sweepHit[2], main.hit_rate_requests * 100);
+    await page.locator('[data-testid="sweep"]').scrollIntoViewIfNeeded();
+    await shot(page, 'page-sweep', { fullPage: false });
+    await page.fill('[data-testid="sweep-spec"]', '0:3');
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForSelector('[data-testid="sweep-error"]:not([hidden])');
+    assert.match(await page.textContent('[data-testid="sweep-error"]'), /instances/);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});

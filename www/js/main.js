@@ -10,6 +10,7 @@ import { orderPolicies } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
+import { Sweep } from './sweep.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
@@ -29,7 +30,8 @@ const st = {
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0,
 };
-let worker, controls, charts, compare, traces, lessons;
+let worker, controls, charts, compare, traces, lessons, sweep;
+const planWaiters = new Map();
 
 // ---------------------------------------------------------------- boot
 
@@ -89,6 +91,19 @@ function onReady(msg) {
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
   });
+  sweep = new Sweep({
+    param: $('sweep-param'), spec: $('sweep-spec'), run: $('sweep-run'), cancel: $('sweep-cancel'), progress: $('sweep-progress'),
+    status: $('sweep-status'), error: $('sweep-error'), out: $('sweep-out'), canvas: $('sweep-chart'), table: $('sweep-table'),
+  }, {
+    plan: (config, spec) => new Promise((resolve, reject) => {
+      const id = st.nextId++;
+      planWaiters.set(id, { resolve, reject });
+      worker.postMessage({ type: 'plan', id, config, spec });
+    }),
+    workerUrl: new URL('./worker.js', import.meta.url),
+    state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
+  });
+  sweep.setParams(st.params, st.config);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
   if (fromUrl.lesson) {
@@ -199,6 +214,13 @@ function onWorker(msg) {
       if (st.inflight && msg.id === st.inflight.id && performance.now() - st.inflight.start > PROGRESS_AFTER_MS) showProgress(true, msg.p);
       return;
     case 'result': return onResult(msg);
+    case 'plan-result':
+    case 'plan-error': {
+      const w = planWaiters.get(msg.id);
+      planWaiters.delete(msg.id);
+      if (w) { if (msg.type === 'plan-result') w.resolve(msg.plan); else w.reject(new Error(msg.message)); }
+      return;
+    }
     case 'error': return onError(msg);
     case 'cancelled':
       if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.cancelled(); return; }
@@ -319,6 +341,7 @@ function retheme() {
   charts.create();
   if (hook.lastReport) charts.update(hook.lastReport);
   compare.retheme();
+  sweep.retheme();
 }
 
 boot();

@@ -4,6 +4,7 @@
 // In:  {type:'run', id, lane, config, trace?}  lane 'main' | 'compare'; a newer id on a lane supersedes
 //      {type:'compare', id, configs: [config, ...], trace?}  (reports come back in the same order)
 //      {type:'cancel', lane}
+//      {type:'plan', id, config, spec}  -> {type:'plan-result', id, plan} | {type:'plan-error', id, message}
 // Out: {type:'ready', version, params, defaults, lessons} | {type:'fatal', message}
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms}
 //      {type:'error', id, lane, message} | {type:'cancelled', id, lane}
@@ -146,9 +147,19 @@ async function boot() {
 
 const booted = boot();
 
+function handlePlan(msg) {
+  try {
+    if (typeof wasm.sweep_plan_json !== 'function') throw new Error('this build of the simulator has no sweeps');
+    postMessage({ type: 'plan-result', id: msg.id, plan: JSON.parse(wasm.sweep_plan_json(JSON.stringify(msg.config), msg.spec)) });
+  } catch (err) {
+    postMessage({ type: 'plan-error', id: msg.id, message: messageOf(err) });
+  }
+}
+
 self.onmessage = async (e) => {
   const msg = e.data;
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
+  if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
   if (msg.type === 'run' || msg.type === 'compare') {
     const lane = msg.type === 'compare' ? 'compare' : msg.lane;
     latest[lane] = msg.id;
