@@ -191,12 +191,15 @@ export class Charts {
     for (const [key, field] of [['queue', 'queue'], ['cache', 'cache_blocks']]) {
       const ch = this.charts[key];
       const rows = series[field] || [];
-      ch.data.datasets = rows.map((row, i) => ({
-        label: replicaLabel(i),
-        data: row.map((v, j) => ({ x: ts[j], y: v })),
-        borderColor: replicaColor(i), backgroundColor: replicaColor(i),
-        borderWidth: n > 16 ? 1 : 1.75, pointRadius: 0, stepped: true,
-      }));
+      // Reuse dataset objects (Chart.js then keeps their controllers) and only swap the data.
+      const sets = ch.data.datasets;
+      sets.length = Math.min(sets.length, rows.length);
+      rows.forEach((row, i) => {
+        const data = row.map((v, j) => ({ x: ts[j], y: v }));
+        if (sets[i]) { sets[i].data = data; sets[i].borderWidth = n > 16 ? 1 : 1.75; return; }
+        sets.push({ label: replicaLabel(i), data, borderColor: replicaColor(i), backgroundColor: replicaColor(i),
+          borderWidth: n > 16 ? 1 : 1.75, pointRadius: 0, stepped: true });
+      });
       ch.options.plugins.legend.display = rows.length > 1 && rows.length <= MAX_LEGEND;
       ch.options.scales.x.max = ts.length ? ts[ts.length - 1] : undefined;
       ch.update('none');

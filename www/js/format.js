@@ -38,8 +38,15 @@ export function compact(x) {
   return String(+x.toFixed(a < 1 ? 3 : 2));
 }
 
+// The theme is read once and cached (reading computed styles mid-render forces a style recalc);
+// main.js calls resetTheme() when the system theme changes.
+let darkCache = null;
+let inkCache = null;
+export function resetTheme() { darkCache = null; inkCache = null; }
+
 export function isDark() {
-  return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  if (darkCache === null) darkCache = !!(window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  return darkCache;
 }
 
 // Ten hues in a fixed order (replica i always gets hue i mod 10), tuned per theme so each stays
@@ -74,8 +81,9 @@ export function policyColor(p) {
 }
 
 export function themeInk() {
+  if (inkCache) return inkCache;
   const s = getComputedStyle(document.documentElement);
-  return {
+  inkCache = {
     ink: s.getPropertyValue('--ink').trim() || '#16181d',
     muted: s.getPropertyValue('--muted').trim() || '#555c68',
     line: s.getPropertyValue('--line').trim() || '#dde1e7',
@@ -83,4 +91,5 @@ export function themeInk() {
     warn: s.getPropertyValue('--warn-line').trim() || '#c77700',
     panel: s.getPropertyValue('--panel').trim() || '#ffffff',
   };
+  return inkCache;
 }

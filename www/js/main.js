@@ -6,7 +6,7 @@ import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderHotspot } from './headline.js';
 import { Compare, comparePlan } from './compare.js';
-import { orderPolicies } from './format.js';
+import { orderPolicies, resetTheme } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
@@ -255,16 +255,18 @@ function onResult(msg) {
 }
 
 function render(report, runMs) {
+  const t0 = performance.now();
   const s = report.summary || {};
+  charts.update(report); // canvases first, then the DOM text (no style recalc in between)
   renderHeadline($('headline'), report);
   renderFleetLines($('fleet-lines'), report);
   renderHotspot($('hotspot'), report);
-  charts.update(report);
   lessons.update(report);
   hook.lastReport = report;
   hook.lastRunMs = runMs;
   hook.runCount += 1;
   hook.lastRenderAt = performance.now();
+  hook.lastDrawMs = hook.lastRenderAt - t0;
   const src = report.source && report.source !== 'synthetic' ? ` · ${report.source}` : '';
   $('status-text').textContent = `${s.requests} requests on ${(report.per_instance || []).length} replica(s), routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
@@ -336,6 +338,7 @@ async function share() {
 }
 
 function retheme() {
+  resetTheme();
   applyChartDefaults();
   charts.destroy();
   charts.create();
