@@ -44,18 +44,6 @@ const fleetBand = {
     ctx.lineWidth = 2;
     ctx.setLineDash([6, 4]);
     ctx.beginPath(); ctx.moveTo(a.left, py); ctx.lineTo(a.right, py); ctx.stroke();
-    ctx.setLineDash([]);
-    ctx.font = `600 12px ${window.Chart.defaults.font.family}`;
-    const label = `fleet ${o.fleet.toFixed(1)}%  ·  spread ${o.min.toFixed(0)}–${o.max.toFixed(0)}%`;
-    const w = ctx.measureText(label).width + 10;
-    const ly = py - 20 < a.top ? py + 4 : py - 20;
-    ctx.fillStyle = o.panel;
-    ctx.globalAlpha = 0.85;
-    ctx.fillRect(a.right - w, ly, w, 16);
-    ctx.globalAlpha = 1;
-    ctx.fillStyle = o.ink;
-    ctx.textBaseline = 'top';
-    ctx.fillText(label, a.right - w + 5, ly + 2);
     ctx.restore();
   },
 };
@@ -80,6 +68,7 @@ export class Charts {
       plugins: [fleetBand],
       options: {
         plugins: { legend: { display: false }, fleetBand: {},
+          subtitle: { display: true, align: 'start', font: { size: 12, weight: '600' }, padding: { bottom: 8 }, text: '' },
           tooltip: { callbacks: { label: (c) => ` ${c.parsed.y.toFixed(1)}% of its requests hit the cache` } } },
         scales: {
           x: { title: axisTitle('Replica'), grid: { display: false } },
@@ -167,6 +156,8 @@ export class Charts {
       max: (s.hit_rate_instance_max ?? 0) * 100,
       ink: t.ink, panel: t.panel, band: hexAlpha(t.muted, 0.16),
     };
+    hit.options.plugins.subtitle.color = t.ink;
+    hit.options.plugins.subtitle.text = `- - fleet ${pct(s.hit_rate_requests)}    ▒ per-replica spread ${pct(s.hit_rate_instance_min, 0)}–${pct(s.hit_rate_instance_max, 0)}`;
     hit.update('none');
     setLabel(hit, `Hit rate per replica. Fleet ${pct(s.hit_rate_requests)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_requests, 0)}`).join(', ')}.`);
 
