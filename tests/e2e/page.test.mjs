@@ -397,3 +397,41 @@ test('a sweep runs the points in parallel workers and matches single runs; a bad
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });
+
+test('accessibility basics: every control is named and reachable by Tab; text contrast holds in both themes', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, errors, close } = await openPage('/', { colorScheme });
+    try {
+      const unnamed = await page.evaluate(() => [...document.querySelectorAll('input, select, button, textarea')]
+        .filter((e) => !e.closest('[hidden]') && e.type !== 'hidden')
+        .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')
+          && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+        .map((e) => e.outerHTML.slice(0, 80)));
+      assert.deepEqual(unnamed, [], 'controls without an accessible name');
+      // Tab from the top reaches the replicas slider.
+      let reached = false;
+      for (let i = 0; i < 40 && !reached; i++) {
+        await page.keyboard.press('Tab');
+        reached = await page.evaluate(() => document.activeElement?.dataset?.testid === 'input-instances');
+      }
+      assert.ok(reached, 'the replicas slider is reachable by Tab');
+      const ratios = await page.evaluate(() => {
+        const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+        const lum = ([r, g, b]) => {
+          const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+          return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+        };
+        const ratio = (a, b) => { const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+        const bgOf = (el) => { for (let e = el; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor; if (!/rgba\(.*, 0\)|transparent/.test(c)) return c; } return 'rgb(255,255,255)'; };
+        const out = {};
+        for (const sel of ['body', '.tagline', '[data-testid="readout-instances"]', '.figure .label', '.figure .value', '.fleet-lines', '.chart-card figcaption p', '.hint', '.btn.primary']) {
+          const el = document.querySelector(sel);
+          if (el) out[sel] = +ratio(getComputedStyle(el).color, bgOf(el)).toFixed(2);
+        }
+        return out;
+      });
+      for (const [sel, r] of Object.entries(ratios)) assert.ok(r >= 4.5, `${colorScheme}: contrast of ${sel} is ${r}:1`);
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+});
