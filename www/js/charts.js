@@ -68,7 +68,7 @@ export class Charts {
       plugins: [fleetBand],
       options: {
         plugins: { legend: { display: false }, fleetBand: {},
-          subtitle: { display: true, align: 'start', font: { size: 12, weight: '600' }, padding: { bottom: 8 }, text: '' },
+          subtitle: { display: true, align: 'center', font: { size: 12, weight: '600' }, padding: { bottom: 8 }, text: '' },
           tooltip: { callbacks: { label: (c) => ` ${c.parsed.y.toFixed(1)}% of its requests hit the cache` } } },
         scales: {
           x: { title: axisTitle('Replica'), grid: { display: false } },
@@ -192,6 +192,7 @@ export class Charts {
           borderWidth: n > 16 ? 1 : 1.75, pointRadius: 0, stepped: true });
       });
       ch.options.plugins.legend.display = rows.length > 1 && rows.length <= MAX_LEGEND;
+      ch.options.plugins.legend.position = ch.width < 520 ? 'top' : 'right';
       ch.options.scales.x.max = ts.length ? ts[ts.length - 1] : undefined;
       ch.update('none');
     }

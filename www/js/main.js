@@ -121,6 +121,14 @@ function onReady(msg) {
 function showNotes(notes) {
   const box = $('url-notes');
   if (!notes.length) return;
+  if (!box.querySelector('button')) {
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'btn small notes-close';
+    close.textContent = 'Dismiss';
+    close.addEventListener('click', () => { box.hidden = true; box.replaceChildren(); });
+    box.append(close);
+  }
   for (const n of notes) { const p = document.createElement('p'); p.textContent = n; box.append(p); }
   box.hidden = false;
 }
