@@ -8,10 +8,9 @@ use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
-use crate::config::{ArrivalModel, Config};
+use crate::config::Config;
 use crate::metrics::{quantiles_ms, Quantiles};
-use crate::rng::{Rng, Stream};
-use crate::workload::{EndedRequest, Request, SessionTag, Source};
+use crate::workload::{Arrivals, EndedRequest, Lengths, Request, SessionTag, Source};
 
 /// Task-level results of a sessions run.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -47,13 +46,9 @@ pub struct Sessions {
     num_sessions: u32,
     started: u32,
     next_start_us: f64,
-    gap_mean_us: f64,
-    arrival_model: ArrivalModel,
-    burstiness: f64,
     turns: u32,
     turn_input_len: u32,
     turn_output_len: u32,
-    range_ratio: f64,
     think_us: u64,
     system_len: u32,
     block_size: u32,
@@ -62,8 +57,8 @@ pub struct Sessions {
     states: Vec<Option<State>>,
     next_unique_id: u64,
     next_request_id: u32,
-    arrivals: Rng,
-    lengths: Rng,
+    arrivals: Arrivals,
+    lengths: Lengths,
     task_us: Vec<f64>,
     failed: u32,
 }
@@ -76,13 +71,9 @@ impl Sessions {
             num_sessions: cfg.num_sessions,
             started: 0,
             next_start_us: 0.0,
-            gap_mean_us: 1e6 / cfg.session_rate,
-            arrival_model: cfg.arrival_model,
-            burstiness: cfg.burstiness,
             turns: cfg.turns,
             turn_input_len: cfg.turn_input_len,
             turn_output_len: cfg.turn_output_len,
-            range_ratio: cfg.range_ratio,
             think_us: libm::round(cfg.think_time_ms * 1000.0) as u64,
             system_len: cfg.system_prompt_len,
             block_size: cfg.block_size,
@@ -91,20 +82,11 @@ impl Sessions {
             states: Vec::new(),
             next_unique_id: system_blocks,
             next_request_id: 0,
-            arrivals: Rng::fork(cfg.seed, Stream::Arrivals),
-            lengths: Rng::fork(cfg.seed, Stream::Lengths),
+            arrivals: Arrivals::new(cfg, cfg.session_rate),
+            lengths: Lengths::new(cfg),
             task_us: Vec::new(),
             failed: 0,
         }
-    }
-
-    fn spread(&mut self, mean: u32) -> u32 {
-        if self.range_ratio <= 0.0 {
-            return mean;
-        }
-        let lo = libm::floor(mean as f64 * (1.0 - self.range_ratio)) as u64;
-        let hi = libm::floor(mean as f64 * (1.0 + self.range_ratio)) as u64;
-        self.lengths.range_inclusive(lo, hi).max(1) as u32
     }
 
     fn next_start(&self) -> Option<u64> {
@@ -124,15 +106,8 @@ impl Sessions {
     fn start_session(&mut self, now_us: u64) -> Request {
         let session = self.started;
         self.started += 1;
-        let gap = match self.arrival_model {
-            ArrivalModel::Deterministic => self.gap_mean_us,
-            ArrivalModel::Poisson => self.arrivals.exponential(self.gap_mean_us),
-            ArrivalModel::Gamma => self
-                .arrivals
-                .gamma(self.burstiness, self.gap_mean_us / self.burstiness),
-        };
-        self.next_start_us += gap;
-        let prompt_tokens = self.system_len + self.spread(self.turn_input_len);
+        self.next_start_us += self.arrivals.gap_us();
+        let prompt_tokens = self.system_len + self.lengths.draw(self.turn_input_len);
         let system_blocks = (self.system_len / self.block_size) as u64;
         let mut ids: Vec<u64> = (0..system_blocks).collect();
         self.extend_ids(&mut ids, system_blocks as usize, prompt_tokens);
@@ -147,7 +122,7 @@ impl Sessions {
     }
 
     fn next_turn(&mut self, session: u32, now_us: u64) -> Request {
-        let new_tokens = self.spread(self.turn_input_len);
+        let new_tokens = self.lengths.draw(self.turn_input_len);
         let bs = self.block_size;
         let mut state = self.states[session as usize].take().expect("live session");
         let kept = (state.prompt_tokens / bs) as usize;
@@ -161,7 +136,7 @@ impl Sessions {
     }
 
     fn request(&mut self, session: u32, now_us: u64) -> Request {
-        let output_tokens = self.spread(self.turn_output_len);
+        let output_tokens = self.lengths.draw(self.turn_output_len);
         let state = self.states[session as usize]
             .as_ref()
             .expect("live session");

@@ -100,25 +100,78 @@ impl<I: Iterator<Item = Request>> Source for IterSource<I> {
 use crate::config::{ArrivalModel, Config, Popularity};
 use crate::rng::{Rng, Stream};
 
+/// Seeded inter-arrival gaps of one arrival model at one mean rate.
+pub struct Arrivals {
+    model: ArrivalModel,
+    burstiness: f64,
+    gap_mean_us: f64,
+    rng: Rng,
+}
+
+impl Arrivals {
+    /// Gaps for `rate_per_s` under the config's arrival model and seed.
+    pub fn new(cfg: &Config, rate_per_s: f64) -> Arrivals {
+        Arrivals {
+            model: cfg.arrival_model,
+            burstiness: cfg.burstiness,
+            gap_mean_us: 1e6 / rate_per_s,
+            rng: Rng::fork(cfg.seed, Stream::Arrivals),
+        }
+    }
+
+    /// The next gap, µs.
+    pub fn gap_us(&mut self) -> f64 {
+        match self.model {
+            ArrivalModel::Deterministic => self.gap_mean_us,
+            ArrivalModel::Poisson => self.rng.exponential(self.gap_mean_us),
+            ArrivalModel::Gamma => self
+                .rng
+                .gamma(self.burstiness, self.gap_mean_us / self.burstiness),
+        }
+    }
+}
+
+/// Seeded lengths, uniform in mean x (1 - r) ..= mean x (1 + r).
+pub struct Lengths {
+    range_ratio: f64,
+    rng: Rng,
+}
+
+impl Lengths {
+    /// Lengths under the config's range ratio and seed.
+    pub fn new(cfg: &Config) -> Lengths {
+        Lengths {
+            range_ratio: cfg.range_ratio,
+            rng: Rng::fork(cfg.seed, Stream::Lengths),
+        }
+    }
+
+    /// One length around `mean` (at least 1).
+    pub fn draw(&mut self, mean: u32) -> u32 {
+        if self.range_ratio <= 0.0 {
+            return mean;
+        }
+        let lo = libm::floor(mean as f64 * (1.0 - self.range_ratio)) as u64;
+        let hi = libm::floor(mean as f64 * (1.0 + self.range_ratio)) as u64;
+        self.rng.range_inclusive(lo, hi).max(1) as u32
+    }
+}
+
 /// The seeded synthetic generator: yields requests lazily, in arrival order, so memory
 /// does not grow with the number of requests generated.
 pub struct Synthetic {
     remaining: u32,
     next_id: u32,
     clock_us: f64,
-    gap_mean_us: f64,
-    arrival_model: ArrivalModel,
-    burstiness: f64,
     input_len: u32,
     output_len: u32,
-    range_ratio: f64,
     block_size: u32,
     prefix_len: u32,
     prefix_blocks: u64,
     prefix_cdf: Vec<f64>,
     next_unique_id: u64,
-    arrivals: Rng,
-    lengths: Rng,
+    arrivals: Arrivals,
+    lengths: Lengths,
     prefixes: Rng,
 }
 
@@ -130,19 +183,15 @@ impl Synthetic {
             remaining: cfg.num_requests,
             next_id: 0,
             clock_us: 0.0,
-            gap_mean_us: 1e6 / cfg.request_rate,
-            arrival_model: cfg.arrival_model,
-            burstiness: cfg.burstiness,
             input_len: cfg.input_len,
             output_len: cfg.output_len,
-            range_ratio: cfg.range_ratio,
             block_size: cfg.block_size,
             prefix_len: cfg.prefix_len,
             prefix_blocks,
             prefix_cdf: prefix_cdf(cfg.num_prefixes, popularity),
             next_unique_id: cfg.num_prefixes as u64 * prefix_blocks,
-            arrivals: Rng::fork(cfg.seed, Stream::Arrivals),
-            lengths: Rng::fork(cfg.seed, Stream::Lengths),
+            arrivals: Arrivals::new(cfg, cfg.request_rate),
+            lengths: Lengths::new(cfg),
             prefixes: Rng::fork(cfg.seed, Stream::Prefixes),
         }
     }
@@ -150,25 +199,6 @@ impl Synthetic {
     /// How many requests the generator will still yield.
     pub fn remaining(&self) -> u32 {
         self.remaining
-    }
-
-    fn gap_us(&mut self) -> f64 {
-        match self.arrival_model {
-            ArrivalModel::Deterministic => self.gap_mean_us,
-            ArrivalModel::Poisson => self.arrivals.exponential(self.gap_mean_us),
-            ArrivalModel::Gamma => self
-                .arrivals
-                .gamma(self.burstiness, self.gap_mean_us / self.burstiness),
-        }
-    }
-
-    fn spread(&mut self, mean: u32) -> u32 {
-        if self.range_ratio <= 0.0 {
-            return mean;
-        }
-        let lo = libm::floor(mean as f64 * (1.0 - self.range_ratio)) as u64;
-        let hi = libm::floor(mean as f64 * (1.0 + self.range_ratio)) as u64;
-        self.lengths.range_inclusive(lo, hi).max(1) as u32
     }
 
     fn pick_prefix(&mut self) -> Option<u64> {
@@ -207,10 +237,10 @@ impl Iterator for Synthetic {
         }
         self.remaining -= 1;
         if self.next_id > 0 {
-            self.clock_us += self.gap_us();
+            self.clock_us += self.arrivals.gap_us();
         }
-        let prompt_tokens = self.spread(self.input_len);
-        let output_tokens = self.spread(self.output_len);
+        let prompt_tokens = self.lengths.draw(self.input_len);
+        let output_tokens = self.lengths.draw(self.output_len);
         let prefix = self.pick_prefix();
         let block_ids = self.block_ids(prompt_tokens, prefix);
         let id = self.next_id;

@@ -2,19 +2,8 @@
 //! clear errors (flag, value, what is allowed) for bad input, never a panic.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::process::Command;
-
-fn kvfleet(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::kvfleet;
 
 const SEED_EXAMPLE: &[&str] = &[
     "--request-rate",

@@ -2,9 +2,11 @@
 //! simulator, the decision log's consistency, the export round trip, and CLI errors.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+use common::{kvfleet, tmp};
+
 use std::fs::File;
 use std::io::BufReader;
-use std::process::Command;
 
 use kvfleet::trace::{parse_mooncake, TraceOptions};
 use kvfleet::{api, Config, Policy, Request};
@@ -105,26 +107,6 @@ fn every_decision_picks_a_lowest_cost_candidate() {
             assert!(d.admit_s.is_some() && d.ttft_ms.is_some() && d.e2e_ms.is_some());
         }
     }
-}
-
-fn kvfleet(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (
-        out.status.code().unwrap_or(-1),
-        text(&out.stdout),
-        text(&out.stderr),
-    )
-}
-
-fn tmp(name: &str) -> String {
-    std::env::temp_dir()
-        .join(format!("kvfleet-{}-{name}", std::process::id()))
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn summary_of(path: &str) -> serde_json::Value {

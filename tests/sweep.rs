@@ -2,30 +2,11 @@
 //! bench command in quick mode (it must keep running; no timing is asserted).
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::process::Command;
+mod common;
+use common::{kvfleet, tmp};
 
 use kvfleet::sweep::{plan, SweepRow};
 use kvfleet::{api, Config};
-
-fn kvfleet(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (
-        out.status.code().unwrap_or(-1),
-        text(&out.stdout),
-        text(&out.stderr),
-    )
-}
-
-fn tmp(name: &str) -> String {
-    std::env::temp_dir()
-        .join(format!("kvfleet-sweep-{}-{name}", std::process::id()))
-        .to_string_lossy()
-        .into_owned()
-}
 
 #[test]
 fn each_sweep_point_equals_its_single_run() {
