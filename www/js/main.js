@@ -249,7 +249,9 @@ function onCancelled() {
   }
   refresh({ run: false });
   st.dirty = false;
-  $('status-text').textContent = 'Cancelled. The previous result and its settings are back.';
+  $('status-text').textContent = hook.lastReport
+    ? 'Cancelled. The previous result and its settings are back.'
+    : 'Cancelled. Change any setting to run again.';
 }
 
 function onResult(msg) {
@@ -338,11 +340,11 @@ async function share() {
   const btn = $('share');
   try {
     await navigator.clipboard.writeText(location.href);
-    btn.textContent = 'Link copied ✓';
+    btn.textContent = st.source && !st.source.builtin ? 'Link copied (your trace file is not in it)' : 'Link copied ✓';
   } catch {
     btn.textContent = 'Copy the address bar';
   }
-  setTimeout(() => { btn.textContent = 'Copy link'; }, 2000);
+  setTimeout(() => { btn.textContent = 'Copy link'; }, 2500);
 }
 
 function retheme() {
