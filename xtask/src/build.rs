@@ -43,49 +43,20 @@ pub fn build(locked: bool) -> Result<u64, String> {
     run(c)?;
     println!("  compiled in {}", secs(t));
 
-    let t = Instant::now();
-    let input = root.join(format!("target/{TARGET}/release/{WASM_NAME}.wasm"));
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|d| root.join(d))
+        .unwrap_or_else(|| root.join("target"));
+    let input = target_dir.join(format!("{TARGET}/release/{WASM_NAME}.wasm"));
     let pkg = root.join("pkg");
-    if pkg.exists() {
-        fs::remove_dir_all(&pkg).map_err(|e| format!("cannot clear {}: {e}", pkg.display()))?;
-    }
-    let args = [
-        "wasm-bindgen".into(),
-        "--target".into(),
-        "web".into(),
-        "--out-dir".into(),
-        pkg.clone().into_os_string(),
-        input.into_os_string(),
-    ];
-    wasm_bindgen_cli::wasm_bindgen::run_cli_with_args(args)
-        .map_err(|e| format!("wasm-bindgen failed: {e:#}"))?;
-    println!("  wasm-bindgen (--target web) in {}", secs(t));
-
-    let t = Instant::now();
     let wasm = pkg.join(format!("{WASM_NAME}_bg.wasm"));
-    let raw_before = size(&wasm)?;
-    let wasm_s = wasm.to_string_lossy().into_owned();
-    run(cmd(
-        &wasm_opt.to_string_lossy(),
-        &[
-            "-Oz",
-            "--enable-bulk-memory",
-            "--enable-nontrapping-float-to-int",
-            "--enable-sign-ext",
-            "--enable-mutable-globals",
-            "--enable-reference-types",
-            "--enable-multivalue",
-            &wasm_s,
-            "-o",
-            &wasm_s,
-        ],
-    ))?;
-    println!(
-        "  wasm-opt -Oz in {} ({} -> {} bytes)",
-        secs(t),
-        raw_before,
-        size(&wasm)?
-    );
+    let stamp_path = pkg.join(".xtask-input");
+    let stamp = input_stamp(&input)?;
+    if wasm.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(&stamp) {
+        println!("  pkg/ is up to date (the compiled wasm has not changed)");
+    } else {
+        bindgen_and_optimise(&input, &pkg, &wasm, &wasm_opt)?;
+        fs::write(&stamp_path, &stamp).map_err(|e| format!("cannot write stamp: {e}"))?;
+    }
 
     let www = root.join("www");
     copy_dir(&pkg, &www.join("pkg"))?;
@@ -115,6 +86,67 @@ pub fn build(locked: bool) -> Result<u64, String> {
         secs(t0)
     );
     Ok(raw)
+}
+
+/// wasm-bindgen (`--target web`) into a fresh pkg/, then `wasm-opt -Oz` in place.
+fn bindgen_and_optimise(
+    input: &Path,
+    pkg: &Path,
+    wasm: &Path,
+    wasm_opt: &Path,
+) -> Result<(), String> {
+    let t = Instant::now();
+    if pkg.exists() {
+        fs::remove_dir_all(pkg).map_err(|e| format!("cannot clear {}: {e}", pkg.display()))?;
+    }
+    let args = [
+        "wasm-bindgen".into(),
+        "--target".into(),
+        "web".into(),
+        "--out-dir".into(),
+        pkg.as_os_str().to_owned(),
+        input.as_os_str().to_owned(),
+    ];
+    wasm_bindgen_cli::wasm_bindgen::run_cli_with_args(args)
+        .map_err(|e| format!("wasm-bindgen failed: {e:#}"))?;
+    println!("  wasm-bindgen (--target web) in {}", secs(t));
+
+    let t = Instant::now();
+    let raw_before = size(wasm)?;
+    let wasm_s = wasm.to_string_lossy().into_owned();
+    run(cmd(
+        &wasm_opt.to_string_lossy(),
+        &[
+            "-Oz",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+            "--enable-sign-ext",
+            "--enable-mutable-globals",
+            "--enable-reference-types",
+            "--enable-multivalue",
+            &wasm_s,
+            "-o",
+            &wasm_s,
+        ],
+    ))?;
+    println!(
+        "  wasm-opt -Oz in {} ({raw_before} -> {} bytes)",
+        secs(t),
+        size(wasm)?
+    );
+    Ok(())
+}
+
+/// Identifies the compiled wasm (size and modification time) plus this build's settings,
+/// so an unchanged input skips wasm-bindgen and the 10 s wasm-opt.
+fn input_stamp(input: &Path) -> Result<String, String> {
+    let meta = fs::metadata(input).map_err(|e| format!("cannot stat {}: {e}", input.display()))?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Ok(format!("{} {mtime} web -Oz binaryen@132\n", meta.len()))
 }
 
 fn size(p: &Path) -> Result<u64, String> {
@@ -151,7 +183,8 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     let entries = fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
     for entry in entries {
         let entry = entry.map_err(|e| e.to_string())?;
-        if entry.path().is_file() {
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if entry.path().is_file() && !hidden {
             copy(&entry.path(), &to.join(entry.file_name()))?;
         }
     }
