@@ -101,7 +101,7 @@ pub fn specs() -> Vec<ParamSpec> {
     let d = Config::default();
     vec![
         num("instances", "--des-instances", "Replicas", "int", json!(d.instances), (1.0, 256.0, 1.0), false, "replicas", "Engine replicas behind the router. More replicas spread load, but each one must warm its own cache."),
-        choice("routing", "--des-routing", "Routing policy", "choice", json!(d.routing), vec!["kv", "prefix_aware", "round_robin", "random"], "kv: the deployed router's cost (overlap weight x missed blocks + load). prefix_aware: hash the leading block to a home replica. round_robin / random: ignore locality."),
+        choice("routing", "--des-routing", "Routing policy", "choice", json!(d.routing), vec!["kv", "prefix_aware", "round_robin", "random", "sticky"], "kv: the deployed router's cost (overlap weight x missed blocks + load). prefix_aware: hash the leading block to a home replica. round_robin / random: ignore locality. sticky: back to the session's replica (or the prefix holder), spilling when its queue is full."),
         num("overlap_weight", "--des-overlap-weight", "Overlap weight", "float", json!(d.overlap_weight), (0.0, 20.0, 0.1), false, "x", "kv only: weight of missed blocks against load. 0 is pure load balance; higher chases cache hits."),
         num("num_prefixes", "--des-num-prefixes", "Prefixes", "int", json!(d.num_prefixes), (0.0, 100_000.0, 1.0), true, "prefixes", "Distinct shared prefixes (system prompts) in the pool. 0 makes every prompt unique."),
         num("prefix_len", "--des-prefix-len", "Prefix length", "int", json!(d.prefix_len), (0.0, 1_000_000.0, 64.0), true, "tok", "Tokens in each shared prefix (at most the shortest prompt)."),
