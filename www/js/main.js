@@ -92,8 +92,9 @@ function onReady(msg) {
     stop: () => refresh(),
   });
   sweep = new Sweep({
-    param: $('sweep-param'), spec: $('sweep-spec'), run: $('sweep-run'), cancel: $('sweep-cancel'), progress: $('sweep-progress'),
-    status: $('sweep-status'), error: $('sweep-error'), out: $('sweep-out'), canvas: $('sweep-chart'), table: $('sweep-table'),
+    param: $('sweep-param'), spec: $('sweep-spec'), series: $('sweep-series'), presets: $('sweep-presets'), run: $('sweep-run'),
+    cancel: $('sweep-cancel'), progress: $('sweep-progress'), status: $('sweep-status'), error: $('sweep-error'), out: $('sweep-out'),
+    canvas: $('sweep-chart'), ttft: $('sweep-ttft'), table: $('sweep-table'),
   }, {
     plan: (config, spec) => new Promise((resolve, reject) => {
       const id = st.nextId++;
@@ -102,6 +103,10 @@ function onReady(msg) {
     }),
     workerUrl: new URL('./worker.js', import.meta.url),
     state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
+    load: (config) => { // a clicked sweep point: its whole configuration into the controls and URL, then run
+      for (const p of st.params) if (p.name in config) { st.config[p.name] = config[p.name]; st.fromUrl.delete(p.name); }
+      refresh();
+    },
   });
   sweep.setParams(st.params, st.config);
   lessons.setLessons(msg.lessons || []);

@@ -1,9 +1,18 @@
 // www/js/sweep.js: "Sweep a setting": the simulator plans the points (sweep_plan_json, in the main
-// worker); a small pool of extra workers runs them in parallel; one chart shows hit rate and p99 TTFT
-// against the swept value, with a table. Each point is an independent seeded run.
+// worker); a pool of extra workers (one per core, 2 to 8) runs them in parallel; two charts show the
+// request hit rate and the p99 TTFT against the swept value, one line per routing policy swept
+// (e.g. round_robin's "more replicas, fewer hits" next to kv's), with a table. Each point is an
+// independent seeded run and results are kept by point index, so the number of workers never
+// changes a number. Clicking a point (or its row) loads that configuration into the page and runs it.
+//
+// Test hooks on window.kvfleet: `sweepWorkers` (force the pool size), `lastSweep` (the drawn curves:
+// {seq, param, spec, workers, ms, series: [{routing, label, points: [{value, config, summary}]}]}).
 
-import { pct, num, themeInk } from './format.js';
+import { pct, num, policyColor, orderPolicies } from './format.js';
 import { fmtMs } from './charts.js';
+
+const MAX_WORKERS = 8;
+const MAX_POINTS = 400;   // all series together
 
 // Suggested values per parameter (any NAME=START:END[:STEP] or NAME=A,B,C works).
 const SUGGEST = {
@@ -14,8 +23,18 @@ const SUGGEST = {
 };
 const FIRST = ['overlap_weight', 'instances', 'kv_blocks', 'num_prefixes', 'spill_queue', 'session_affinity', 'request_rate'];
 
+/** One-click sweeps: the two curves the issue asks for. */
+export const PRESETS = [
+  { id: 'weight', label: 'Overlap weight (kv)', param: 'overlap_weight', spec: '0:4:0.5', series: 'kv',
+    title: 'The kv router\'s dial between cache reuse (high weight) and load balance (0)' },
+  { id: 'replicas', label: 'Replicas: round_robin vs kv', param: 'instances', spec: '1,2,4,8,16,32', series: 'round_robin,kv',
+    title: 'Round robin loses hits as replicas are added; kv keeps each prefix on one replica' },
+];
+
 function suggestion(p, config) {
+  if (!p) return '';
   if (SUGGEST[p.name]) return SUGGEST[p.name];
+  if (p.kind === 'choice') return p.choices.join(',');
   const v = Number(config[p.name] ?? p.default ?? p.min ?? 1) || 1;
   const pts = [0.25, 0.5, 1, 2, 4].map((f) => v * f)
     .filter((x) => x >= (p.min ?? -Infinity) && x <= (p.max ?? Infinity))
@@ -23,23 +42,62 @@ function suggestion(p, config) {
   return [...new Set(pts)].join(',');
 }
 
+/** The simulator's message without its CLI framing ("Error: --des-sweep "). */
+function cleanMessage(m) {
+  return String(m).replace(/^(Error:\s*)+/, '').replace(/^--des-sweep:?\s*/, '');
+}
+
+/** Workers in the pool: window.kvfleet.sweepWorkers if a test set it, else one per core (2..8). */
+export function poolSize() {
+  const forced = Number(window.kvfleet?.sweepWorkers);
+  if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, 16);
+  return Math.max(2, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2));
+}
+
+const valueLabel = (v) => (v === null ? 'unbounded' : String(v));
+
 export class Sweep {
-  constructor(els, { plan, workerUrl, state }) {
+  /**
+   * els: param, spec, series, presets, run, cancel, progress, status, error, out, canvas, ttft, table.
+   * opts: plan(config, spec) -> Promise<{param, points}>, workerUrl, state() -> {config, params, source},
+   *       load(config): put a point's configuration into the page and run it.
+   */
+  constructor(els, { plan, workerUrl, state, load }) {
     this.els = els;
-    this.plan = plan;          // (config, spec) -> Promise<{param, points}>
+    this.plan = plan;
     this.workerUrl = workerUrl;
-    this.state = state;        // () => {config, params, source}
+    this.state = state;
+    this.load = load;
     this.pool = [];
-    this.chart = null;
-    this.generation = 0;
+    this.charts = {};
+    this.generation = 0;   // the sweep whose results we accept
+    this.ticket = 0;       // the newest request to sweep (planning is async)
+    this.seq = 0;
+    this.selected = null;  // {s, i} of the loaded point
     els.run.addEventListener('click', () => this.run());
-    els.cancel.addEventListener('click', () => this.cancel('Sweep cancelled.'));
-    els.param.addEventListener('change', () => { els.spec.value = suggestion(this.spec(els.param.value), this.state().config); });
+    els.cancel.addEventListener('click', () => this.cancel('Sweep cancelled. The last finished sweep is still shown.'));
+    els.param.addEventListener('change', () => {
+      els.spec.value = suggestion(this.spec(els.param.value), this.state().config);
+      this.syncSeries();
+      this.clearError();
+    });
+    els.spec.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.run(); } });
+    els.spec.addEventListener('input', () => this.clearError());
+    for (const p of PRESETS) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'btn small preset';
+      b.dataset.testid = `sweep-preset-${p.id}`;
+      b.textContent = p.label;
+      b.title = p.title;
+      b.addEventListener('click', () => this.preset(p.id));
+      els.presets.append(b);
+    }
   }
 
   spec(name) { return this.state().params.find((p) => p.name === name); }
 
-  /** Fills the parameter picker (numeric and choice parameters). */
+  /** Fills the parameter picker (numeric and choice parameters) and the routing-series picker. */
   setParams(params, config) {
     const usable = params.filter((p) => p.name !== 'seed' && p.kind !== 'text');
     const ordered = [...FIRST.map((n) => usable.find((p) => p.name === n)).filter(Boolean),
@@ -52,140 +110,322 @@ export class Sweep {
     }));
     this.els.param.value = ordered[0]?.name ?? '';
     this.els.spec.value = ordered[0] ? suggestion(ordered[0], config) : '';
+    const choices = orderPolicies(params.find((p) => p.name === 'routing')?.choices || []);
+    const opts = [['current', 'The current routing'], ...choices.map((c) => [c, `${c} only`])];
+    if (choices.includes('round_robin') && choices.includes('kv')) opts.push(['round_robin,kv', 'round_robin vs kv']);
+    if (choices.length > 2) opts.push(['all', 'Every policy']);
+    this.els.series.replaceChildren(...opts.map(([v, t]) => {
+      const o = document.createElement('option');
+      o.value = v;
+      o.textContent = t;
+      return o;
+    }));
+    this.routingChoices = choices;
+    this.syncSeries();
+  }
+
+  syncSeries() {
+    const isRouting = this.els.param.value === 'routing';
+    this.els.series.disabled = isRouting;
+    if (isRouting) this.els.series.value = 'current';
+  }
+
+  /** The routing of each series: [null] = the page's current routing. */
+  routings() {
+    const v = this.els.series.value;
+    if (this.els.param.value === 'routing' || !v || v === 'current') return [null];
+    if (v === 'all') return this.routingChoices;
+    return v.split(',');
+  }
+
+  preset(id) {
+    const p = PRESETS.find((x) => x.id === id);
+    this.els.param.value = p.param;
+    this.els.spec.value = p.spec;
+    this.els.series.value = p.series;
+    this.syncSeries();
+    return this.run();
   }
 
   ensurePool() {
-    const n = Math.max(2, Math.min(4, (navigator.hardwareConcurrency || 2)));
+    const n = poolSize();
+    while (this.pool.length > n) this.pool.pop().w.terminate();
     while (this.pool.length < n) {
       const w = new Worker(this.workerUrl, { type: 'module' });
-      const slot = { w, busy: false, nextId: 1 };
-      w.onerror = (e) => { e.preventDefault(); this.fail(`a sweep worker failed (${e.message || 'no details'})`); };
+      const slot = { w, nextId: 1 };
+      w.onerror = (e) => { e.preventDefault(); this.fail(`A sweep worker failed (${e.message || 'no details'}).`); };
       this.pool.push(slot);
     }
   }
 
   setBusy(on) {
-    this.els.run.disabled = on;
     this.els.cancel.hidden = !on;
     this.els.progress.hidden = !on;
+    this.els.run.textContent = on ? 'Restart sweep' : 'Run sweep';
   }
 
+  clearError() {
+    this.els.error.hidden = true;
+    this.els.spec.removeAttribute('aria-invalid');
+  }
+
+  /** A bad spec: said next to the input; a sweep in flight and the last curve are left alone. */
+  specError(message) {
+    this.els.error.textContent = message;
+    this.els.error.hidden = false;
+    this.els.spec.setAttribute('aria-invalid', 'true');
+  }
+
+  /** A failure while running: stops the sweep; the last good curve stays. */
   fail(message) {
+    this.stopPool();
     this.generation += 1;
     this.setBusy(false);
     this.els.error.textContent = message;
     this.els.error.hidden = false;
+    this.els.status.textContent = this.last ? 'The last finished sweep is still shown.' : '';
   }
 
+  stopPool() { for (const s of this.pool) s.w.postMessage({ type: 'cancel', lane: 'main' }); }
+
   cancel(message) {
+    if (this.els.cancel.hidden) return;
+    this.stopPool();
     this.generation += 1;
-    for (const s of this.pool) { s.w.postMessage({ type: 'cancel', lane: 'main' }); s.busy = false; }
+    this.ticket += 1;
     this.setBusy(false);
     this.els.status.textContent = message;
   }
 
   async run() {
+    const ticket = ++this.ticket;
     const { config, source } = this.state();
     const name = this.els.param.value;
-    const specText = `${name}=${this.els.spec.value.trim()}`;
-    this.els.error.hidden = true;
-    this.els.status.textContent = 'Planning…';
-    let plan;
+    const values = this.els.spec.value.trim();
+    this.clearError();
+    if (!values) { this.specError('Enter the values to sweep: START:END:STEP (e.g. 0:4:0.5) or a list (1,2,4,8).'); return; }
+    const specText = `${name}=${values}`;
+    const routings = this.routings();
+    let plans;
     try {
-      plan = await this.plan(config, specText);
+      plans = await Promise.all(routings.map((r) => this.plan(r ? { ...config, routing: r } : config, specText)));
     } catch (err) {
-      this.els.status.textContent = '';
-      this.fail(err.message);
+      if (ticket === this.ticket) this.specError(`Can't sweep ${cleanMessage(err.message)}`);
       return;
     }
+    if (ticket !== this.ticket) return;   // a newer click is planning
+    const total = plans.reduce((a, p) => a + p.points.length, 0);
+    if (total > MAX_POINTS) { this.specError(`${total} points is too many for the page (at most ${MAX_POINTS}); use a coarser step.`); return; }
+
+    // This sweep supersedes any in flight: stop the workers' current points, ignore their answers.
+    this.stopPool();
     const gen = ++this.generation;
     this.ensurePool();
     this.setBusy(true);
+    const series = plans.map((plan, s) => {
+      const routing = routings[s] ?? config.routing;
+      return { routing, label: routing, plan, summaries: new Array(plan.points.length) };
+    });
+    const jobs = series.flatMap((se, s) => se.plan.points.map((pt, i) => ({ s, i, config: pt.config })));
+    const workers = this.pool.length;
     const t0 = performance.now();
-    const results = new Array(plan.points.length);
     let next = 0, done = 0;
-    const total = plan.points.length;
     const progress = () => {
       this.els.progress.value = done / total;
-      this.els.status.textContent = `Running ${total} points on ${this.pool.length} workers… ${done}/${total}`;
+      this.els.progress.textContent = `${done}/${total}`;
+      this.els.status.textContent = `Running ${total} points on ${workers} workers… ${done}/${total}`;
     };
     progress();
-    await new Promise((resolve, reject) => {
+    const ok = await new Promise((resolve) => {
       const feed = (slot) => {
-        if (gen !== this.generation) return resolve();
-        if (next >= total) { if (done === total) resolve(); return; }
-        const i = next++;
+        if (gen !== this.generation) return resolve(false);
+        if (next >= jobs.length) { if (done === jobs.length) resolve(true); return; }
+        const job = jobs[next++];
         const id = slot.nextId++;
-        slot.busy = true;
         slot.w.onmessage = (e) => {
           const m = e.data;
-          if (gen !== this.generation || m.id !== id) return;
-          if (m.type === 'result') { results[i] = JSON.parse(m.report); done += 1; progress(); slot.busy = false; feed(slot); }
-          else if (m.type === 'error') reject(new Error(`point ${plan.param} = ${plan.points[i].value}: ${m.message}`));
+          if (gen !== this.generation) return resolve(false);
+          if (m.id !== id) return;
+          if (m.type === 'result') {
+            series[job.s].summaries[job.i] = JSON.parse(m.report).summary;
+            done += 1;
+            progress();
+            feed(slot);
+          } else if (m.type === 'error') {
+            const pt = series[job.s].plan.points[job.i];
+            this.fail(`Point ${plans[job.s].param} = ${valueLabel(pt.value)} (${series[job.s].routing}) failed: ${cleanMessage(m.message)}`);
+            resolve(false);
+          } else if (m.type === 'cancelled') resolve(false);
         };
-        slot.w.postMessage({ type: 'run', lane: 'main', id, config: plan.points[i].config, trace: source });
+        slot.w.postMessage({ type: 'run', lane: 'main', id, config: job.config, trace: source });
       };
       this.pool.forEach(feed);
-    }).catch((err) => this.fail(err.message));
-    if (gen !== this.generation) return;
+    });
+    if (!ok || gen !== this.generation) return;
+    const ms = performance.now() - t0;
     this.setBusy(false);
-    this.els.status.textContent = `${total} points in ${Math.round(performance.now() - t0)} ms · seed ${config.seed}. Each point is the whole run at that value.`;
-    this.show(plan, results);
+    this.els.status.textContent = `${total} points in ${Math.round(ms)} ms on ${workers} workers · seed ${config.seed}${source ? ` · ${source.name}` : ''}. `
+      + 'Each point is the whole run at that value: click one (or its row) to load it.';
+    this.selected = null;
+    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null });
   }
 
-  show(plan, reports) {
-    this.last = { plan, reports };
-    this.els.out.hidden = false;
-    const labels = plan.points.map((p) => (p.value === null ? 'unbounded' : String(p.value)));
-    const S = reports.map((r) => r.summary);
-    const t = themeInk();
-    const datasets = [
-      { label: 'Request hit rate (%)', data: S.map((s) => s.hit_rate_requests * 100), borderColor: t.accent, backgroundColor: t.accent, yAxisID: 'y', borderWidth: 2.5, pointRadius: 3 },
-      { label: 'Token hit rate (%)', data: S.map((s) => s.hit_rate_tokens * 100), borderColor: t.accent, backgroundColor: t.accent, yAxisID: 'y', borderDash: [6, 4], borderWidth: 2, pointRadius: 3 },
-      { label: 'TTFT p99 (ms, right)', data: S.map((s) => s.ttft_ms_p99), borderColor: t.warn, backgroundColor: t.warn, yAxisID: 'y1', borderWidth: 2.5, pointRadius: 3, pointStyle: 'rectRot' },
-    ];
-    const p = this.spec(plan.param);
-    const xTitle = `${p ? p.label : plan.param}${p && p.unit && p.unit !== 'x' ? ` (${p.unit})` : ''}`;
-    if (!this.chart) {
-      this.chart = new window.Chart(this.els.canvas, {
-        type: 'line',
-        data: { labels, datasets },
-        options: {
-          interaction: { mode: 'index', intersect: false },
-          plugins: { tooltip: { callbacks: { label: (c) => ` ${c.dataset.label.replace(/ \(.*\)/, '')}: ${c.datasetIndex === 2 ? fmtMs(c.parsed.y) : `${c.parsed.y.toFixed(1)}%`}` } } },
-          scales: {
-            x: { title: { display: true, text: xTitle, font: { weight: '600' } } },
-            y: { min: 0, max: 100, title: { display: true, text: 'Hit rate (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
-            y1: { position: 'right', beginAtZero: true, title: { display: true, text: 'TTFT p99', font: { weight: '600' } }, grid: { display: false },
-              ticks: { callback: (v) => fmtMs(v) } },
-          },
-        },
-      });
+  show(last) {
+    this.last = last;
+    const { param, series } = last;
+    this.seq += 1;
+    if (window.kvfleet) {
+      window.kvfleet.lastSweep = {
+        seq: this.seq, param, spec: last.spec, workers: last.workers, ms: last.ms, source: last.source,
+        series: series.map((se) => ({ routing: se.routing, label: se.label,
+          points: se.plan.points.map((pt, i) => ({ value: pt.value, config: pt.config, summary: se.summaries[i] })) })),
+      };
     }
-    this.chart.data.labels = labels;
-    this.chart.data.datasets = datasets;
-    this.chart.options.scales.x.title.text = xTitle;
-    this.chart.update('none');
-    this.chart.canvas.setAttribute('aria-label', `Sweep of ${plan.param}: ${labels.map((l, i) => `${l}: hit ${pct(S[i].hit_rate_requests, 0)}, p99 TTFT ${fmtMs(S[i].ttft_ms_p99)}`).join('; ')}`);
+    this.els.out.hidden = false;
+    this.draw();
+    this.table();
+  }
 
-    const head = ['Value', 'Hit rate', 'Token hit', 'TTFT p50', 'TTFT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
-    const rows = S.map((s, i) => [labels[i], pct(s.hit_rate_requests), pct(s.hit_rate_tokens), fmtMs(s.ttft_ms_p50), fmtMs(s.ttft_ms_p99),
-      `${num(s.makespan_s, 1)} s`, num(s.load_spread, 2), num(s.rejected), num(s.evictions)]);
+  datasets(metric) {
+    const { series } = this.last;
+    const single = series.length === 1;
+    const sel = this.selected;
+    const radius = (s) => series[s].plan.points.map((_, i) => (sel && sel.s === s && sel.i === i ? 7 : 3.5));
+    const out = [];
+    series.forEach((se, s) => {
+      const c = policyColor(se.routing);
+      const S = se.summaries;
+      const base = { borderColor: c, backgroundColor: c, pointRadius: radius(s), pointHoverRadius: 7, series: s };
+      if (metric === 'hit') {
+        out.push({ ...base, label: single ? `Requests that hit (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100),
+          borderWidth: se.routing === 'kv' ? 3 : 2.5 });
+        if (single) out.push({ ...base, label: 'Prompt tokens from cache', data: S.map((x) => x.hit_rate_tokens * 100), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
+      } else {
+        out.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.ttft_ms_p99),
+          borderWidth: se.routing === 'kv' ? 3 : 2.5, pointStyle: 'rectRot' });
+        if (single) out.push({ ...base, label: 'p50', data: S.map((x) => x.ttft_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
+      }
+    });
+    return out;
+  }
+
+  xTitle() {
+    const p = this.spec(this.last.param);
+    if (!p) return this.last.param;
+    const unit = !p.unit || p.unit === 'x' ? '' : p.unit.toLowerCase() === p.label.toLowerCase() ? ' (count)' : ` (${p.unit})`;
+    return `${p.label}${unit}${p.name !== 'instances' ? ` · ${p.name}` : ''}`;
+  }
+
+  draw() {
+    if (!this.last) return;
+    const { series } = this.last;
+    const labels = series[0].plan.points.map((p) => valueLabel(p.value));
+    const xTitle = this.xTitle();
+    const specs = [
+      ['hit', this.els.canvas, 'Request hit rate (%)', (v) => `${v}%`, (c) => `${c.parsed.y.toFixed(1)}%`],
+      ['ttft', this.els.ttft, 'TTFT p99 (ms)', (v) => num(v), (c) => fmtMs(c.parsed.y)],
+    ];
+    for (const [key, canvas, yTitle, tick, fmt] of specs) {
+      let ch = this.charts[key];
+      if (!ch) {
+        ch = this.charts[key] = new window.Chart(canvas, {
+          type: 'line',
+          data: { labels, datasets: [] },
+          options: {
+            interaction: { mode: 'nearest', axis: 'x', intersect: false },
+            onClick: (evt, _els, chart) => this.clickChart(evt, chart),
+            onHover: (evt, els) => { evt.native.target.style.cursor = els.length ? 'pointer' : 'default'; },
+            plugins: {
+              legend: { position: 'top', align: 'start' },
+              tooltip: { callbacks: {
+                title: (items) => (items.length ? `${this.last.param} = ${items[0].label}` : ''),
+                label: (c) => ` ${c.dataset.label}: ${fmt(c)}`,
+                footer: () => 'Click to load this point',
+              } },
+            },
+            scales: {
+              x: { title: { display: true, text: xTitle, font: { weight: '600' } } },
+              y: key === 'hit'
+                ? { min: 0, max: 100, title: { display: true, text: yTitle, font: { weight: '600' } }, ticks: { callback: tick } }
+                : { beginAtZero: true, title: { display: true, text: yTitle, font: { weight: '600' } }, ticks: { callback: tick } },
+            },
+          },
+        });
+      }
+      ch.data.labels = labels;
+      ch.data.datasets = this.datasets(key);
+      ch.options.scales.x.title.text = xTitle;
+      ch.update('none');
+      const what = key === 'hit' ? 'request hit rate' : 'p99 TTFT';
+      ch.canvas.setAttribute('aria-label', `Sweep of ${this.last.param}, ${what}: ${series.map((se) => `${se.label}: ${labels.map((l, i) => {
+        const s = se.summaries[i];
+        return `${l} ${key === 'hit' ? pct(s.hit_rate_requests, 1) : fmtMs(s.ttft_ms_p99)}`;
+      }).join(', ')}`).join('; ')}. Click a point to load it.`);
+    }
+  }
+
+  clickChart(evt, chart) {
+    const hits = chart.getElementsAtEventForMode(evt, 'nearest', { axis: 'xy', intersect: false }, true);
+    if (!hits.length) return;
+    const ds = chart.data.datasets[hits[0].datasetIndex];
+    this.pick(ds.series, hits[0].index);
+  }
+
+  /** Loads point i of series s into the page (controls, URL) and runs it. */
+  pick(s, i) {
+    const se = this.last.series[s];
+    const pt = se.plan.points[i];
+    this.selected = { s, i };
+    this.draw();
+    for (const tr of this.els.table.querySelectorAll('tbody tr')) tr.classList.toggle('current', tr.dataset.s === String(s) && tr.dataset.i === String(i));
+    this.els.status.textContent = `Loaded ${this.last.param} = ${valueLabel(pt.value)} with ${se.routing} routing: the results at the top now show this point `
+      + `(hit rate ${pct(se.summaries[i].hit_rate_requests)}, p99 TTFT ${fmtMs(se.summaries[i].ttft_ms_p99)}).`;
+    this.load(pt.config);
+  }
+
+  table() {
+    const { series, param } = this.last;
+    const multi = series.length > 1;
+    const head = ['Value', ...(multi ? ['Routing'] : []), 'Hit rate', 'Token hit', 'TTFT p50', 'TTFT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
     const thead = document.createElement('thead');
     const tr = document.createElement('tr');
     for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; tr.append(th); }
     thead.append(tr);
     const tbody = document.createElement('tbody');
-    for (const r of rows) {
+    series.forEach((se, s) => se.plan.points.forEach((pt, i) => {
+      const x = se.summaries[i];
       const row = document.createElement('tr');
-      r.forEach((c, j) => { const td = document.createElement(j === 0 ? 'th' : 'td'); if (j === 0) td.scope = 'row'; td.textContent = c; row.append(td); });
+      row.dataset.s = s;
+      row.dataset.i = i;
+      const th = document.createElement('th');
+      th.scope = 'row';
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'point-load';
+      b.textContent = valueLabel(pt.value);
+      b.setAttribute('aria-label', `Load ${param} = ${valueLabel(pt.value)}${multi ? ` with ${se.routing}` : ''}`);
+      b.addEventListener('click', () => this.pick(s, i));
+      th.append(b);
+      row.append(th);
+      if (multi) {
+        const td = document.createElement('td');
+        td.className = 'routing';
+        const sw = document.createElement('span'); sw.className = 'swatch'; sw.style.background = policyColor(se.routing);
+        td.append(sw, document.createTextNode(se.routing));
+        row.append(td);
+      }
+      for (const c of [pct(x.hit_rate_requests), pct(x.hit_rate_tokens), fmtMs(x.ttft_ms_p50), fmtMs(x.ttft_ms_p99),
+        `${num(x.makespan_s, 1)} s`, num(x.load_spread, 2), num(x.rejected), num(x.evictions)]) {
+        const td = document.createElement('td'); td.textContent = c; row.append(td);
+      }
       tbody.append(row);
-    }
+    }));
     this.els.table.replaceChildren(thead, tbody);
   }
 
   retheme() {
-    if (this.chart) { this.chart.destroy(); this.chart = null; }
-    if (this.last) this.show(this.last.plan, this.last.reports);
+    for (const c of Object.values(this.charts)) c.destroy();
+    this.charts = {};
+    this.draw();
   }
 }

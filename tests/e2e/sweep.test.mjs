@@ -1,0 +1,237 @@
+// tests/e2e/sweep.test.mjs: the sweep panel in real Chromium. A small overlap-weight sweep drawn in the
+// page equals, point by point, the native CLI's CSV (exact floats); 1 worker and 3 workers give the same
+// numbers; the "Replicas: round_robin vs kv" preset draws two series that match the CLI too; clicking a
+// point loads its configuration (controls, URL, headline); a bad spec is named next to the input and
+// the last curve stays; a newer sweep supersedes one in flight. Screenshots: light, dark, 360 px.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startSite, screenshot, ROOT } from './harness.mjs';
+
+const BIN = path.join(ROOT, 'target/debug/kvfleet');
+let site;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` (cargo xtask test builds it) before the page tests`);
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+/** The native CLI's sweep CSV as rows of {param, value, hit_rate_requests, ...} (numbers parsed with Number). */
+function cliSweep(spec, extra = []) {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-sweep-')), 'sweep.csv');
+  execFileSync(BIN, ['--des-sweep', spec, ...extra, '--des-sweep-csv', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [head, ...lines] = readFileSync(out, 'utf8').trim().split('\n');
+  const keys = head.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((c, i) => [keys[i], i < 2 ? c : Number(c)])));
+}
+
+async function openPage(where = '/', { width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  return { page, errors, close: () => context.close() };
+}
+
+const seqOf = (page) => page.evaluate(() => window.kvfleet.lastSweep?.seq ?? 0);
+
+/** Sets the form, clicks Run, waits for a new drawn sweep; returns window.kvfleet.lastSweep. */
+async function runSweep(page, { param, spec, series = 'current', workers } = {}) {
+  const before = await seqOf(page);
+  await page.evaluate((n) => { window.kvfleet.sweepWorkers = n; }, workers ?? null);
+  if (param) await page.selectOption('[data-testid="sweep-param"]', param);
+  if (spec !== undefined) await page.fill('[data-testid="sweep-spec"]', spec);
+  await page.selectOption('[data-testid="sweep-series"]', series);
+  await page.click('[data-testid="sweep-run"]');
+  await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 60000 });
+  return page.evaluate(() => window.kvfleet.lastSweep);
+}
+
+/** What the two charts draw, read from Chart.js. */
+const drawn = (page) => page.evaluate(() => {
+  const get = (id) => {
+    const c = window.Chart.getChart(document.querySelector(`[data-testid="${id}"]`));
+    return { labels: c.data.labels, sets: c.data.datasets.map((d) => ({ label: d.label, data: d.data })),
+      x: c.options.scales.x.title.text, y: c.options.scales.y.title.text };
+  };
+  return { hit: get('sweep-chart'), ttft: get('sweep-ttft') };
+});
+
+const stripConfigs = (sweep) => sweep.series.map((s) => ({ routing: s.routing, points: s.points.map((p) => ({ value: p.value, summary: p.summary })) }));
+
+function assertMatchesCsv(points, rows, what) {
+  assert.equal(points.length, rows.length, `${what}: as many points as the CLI`);
+  points.forEach((p, i) => {
+    const r = rows[i];
+    assert.equal(Number(p.value), Number(r.value), `${what}: point ${i} value`);
+    for (const k of ['hit_rate_requests', 'hit_rate_tokens', 'ttft_ms_p50', 'ttft_ms_p99', 'makespan_s', 'load_spread']) {
+      assert.ok(p.summary[k] === r[k], `${what} ${r.param}=${r.value}: ${k} page ${p.summary[k]} !== CLI ${r[k]}`);
+    }
+  });
+}
+
+test('an overlap-weight sweep matches the CLI CSV exactly, and 1 or 3 workers give the same numbers', async () => {
+  const csv = cliSweep('overlap-weight=0:2:0.5');
+  const { page, errors, close } = await openPage('/');
+  try {
+    const one = await runSweep(page, { param: 'overlap_weight', spec: '0:2:0.5', workers: 1 });
+    assert.equal(one.workers, 1);
+    assert.equal(one.param, 'overlap_weight');
+    assert.equal(one.series.length, 1);
+    assertMatchesCsv(one.series[0].points, csv, 'page sweep (1 worker)');
+
+    // Every point of the drawn curves is the CLI's value.
+    const d = await drawn(page);
+    assert.deepEqual(d.hit.labels, ['0', '0.5', '1', '1.5', '2']);
+    assert.deepEqual(d.hit.sets[0].data, csv.map((r) => r.hit_rate_requests * 100));
+    assert.deepEqual(d.hit.sets[1].data, csv.map((r) => r.hit_rate_tokens * 100));
+    assert.deepEqual(d.ttft.sets[0].data, csv.map((r) => r.ttft_ms_p99));
+    assert.match(d.hit.y, /hit rate \(%\)/i);
+    assert.match(d.ttft.y, /TTFT p99 \(ms\)/);
+    assert.match(d.hit.x, /Overlap weight/);
+
+    const three = await runSweep(page, { workers: 3 });
+    assert.equal(three.workers, 3);
+    assert.deepEqual(stripConfigs(three), stripConfigs(one), 'the number of workers changes no number');
+    assert.match(await page.textContent('[data-testid="sweep-status"]'), /5 points in \d+ ms on 3 workers/);
+
+    await page.locator('[data-testid="sweep"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'sweep-overlap-weight', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), equal to the CLI; a click loads a point', async () => {
+  const rr = cliSweep('instances=1,2,4,8,16,32', ['--des-routing', 'round_robin']);
+  const kv = cliSweep('instances=1,2,4,8,16,32', ['--des-routing', 'kv']);
+  const { page, errors, close } = await openPage('/');
+  try {
+    const before = await seqOf(page);
+    await page.click('[data-testid="sweep-preset-replicas"]');
+    await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 60000 });
+    const sw = await page.evaluate(() => window.kvfleet.lastSweep);
+    console.log(`sweep panel: replicas round_robin vs kv (12 points, default workload) on ${sw.workers} workers: ${sw.ms.toFixed(0)} ms`);
+    assert.deepEqual(sw.series.map((s) => s.routing), ['round_robin', 'kv']);
+    assertMatchesCsv(sw.series[0].points, rr, 'round_robin');
+    assertMatchesCsv(sw.series[1].points, kv, 'kv');
+    const hit = (s, i) => sw.series[s].points[i].summary.hit_rate_requests;
+    assert.ok(hit(0, 5) < hit(0, 0), 'round robin: more replicas, fewer hits');
+    assert.ok(hit(1, 5) > hit(0, 5), 'kv keeps more hits than round robin at 32 replicas');
+
+    const d = await drawn(page);
+    assert.deepEqual(d.hit.labels, ['1', '2', '4', '8', '16', '32']);
+    assert.deepEqual(d.hit.sets.map((s) => s.label), ['round_robin', 'kv']);
+    assert.deepEqual(d.ttft.sets.map((s) => s.label), ['round_robin', 'kv']);
+    assert.deepEqual(d.ttft.sets[1].data, kv.map((r) => r.ttft_ms_p99));
+    assert.match(d.hit.x, /^Replicas \(count\)$/);
+    assert.equal(await page.locator('[data-testid="sweep-table"] tbody tr').count(), 12);
+
+    await page.locator('[data-testid="sweep"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'sweep-replicas-light', { fullPage: false });
+
+    // Click kv's point at 8 replicas on the hit-rate chart.
+    const target = sw.series[1].points[3];
+    await page.evaluate(() => { window.kvfleet.sweepWorkers = null; });
+    const xy = await page.evaluate(() => {
+      const canvas = document.querySelector('[data-testid="sweep-chart"]');
+      const c = window.Chart.getChart(canvas);
+      const el = c.getDatasetMeta(1).data[3];
+      const r = canvas.getBoundingClientRect();
+      return { x: r.left + el.x, y: r.top + el.y };
+    });
+    const runs = await page.evaluate(() => window.kvfleet.runCount);
+    await page.mouse.click(xy.x, xy.y);
+    await page.waitForFunction(([n, want]) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.instances === want.instances
+      && window.kvfleet.lastReport.config.routing === want.routing, [runs, target.config], { timeout: 20000 });
+    const report = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.deepEqual(report.summary, target.summary, 'the loaded run is that point');
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('instances'), '8');
+    assert.match(await page.getAttribute('[data-testid="input-instances"]', 'aria-valuetext'), /^8 replicas$/);
+    assert.match(await page.textContent('[data-testid="readout-instances"]'), /^8\b/);
+    assert.equal(await page.isChecked('[data-testid="input-routing-kv"]'), true);
+    const fig = await page.textContent('[data-testid="fig-hit-rate"]');
+    assert.ok(fig.includes(`${(target.summary.hit_rate_requests * 100).toFixed(1)}%`), `headline shows the point's hit rate: ${fig}`);
+    assert.match(await page.textContent('[data-testid="sweep-status"]'), /Loaded instances = 8 with kv routing/);
+    assert.equal(await page.locator('[data-testid="sweep-table"] tbody tr.current').count(), 1);
+
+    // A table row loads round robin at 32 replicas (keyboard-reachable button).
+    const rr32 = sw.series[0].points[5];
+    const runs2 = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[aria-label="Load instances = 32 with round_robin"]');
+    await page.waitForFunction((n) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.routing === 'round_robin', runs2, { timeout: 20000 });
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport.summary), rr32.summary);
+    assert.equal(new URL(page.url()).searchParams.get('routing'), 'round_robin');
+    await screenshot(page, 'sweep-loaded-point', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a bad spec is named next to the input and the last curve stays; a newer sweep supersedes; cancel', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    const good = await runSweep(page, { param: 'overlap_weight', spec: '0:1:0.5' });
+    await page.fill('[data-testid="sweep-spec"]', '0:abc');
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForSelector('[data-testid="sweep-error"]:not([hidden])');
+    const msg = await page.textContent('[data-testid="sweep-error"]');
+    assert.match(msg, /overlap_weight/);
+    assert.match(msg, /abc/);
+    assert.equal(await page.getAttribute('[data-testid="sweep-spec"]', 'aria-invalid'), 'true');
+    // The error sits right under the form, next to the input.
+    const [inputBox, errBox] = await Promise.all(['sweep-spec', 'sweep-error'].map((id) => page.locator(`[data-testid="${id}"]`).boundingBox()));
+    assert.ok(errBox.y - (inputBox.y + inputBox.height) < 40, 'the error is next to the input');
+    assert.equal(await seqOf(page), good.seq, 'the last good sweep is still the drawn one');
+    assert.equal(await page.isVisible('[data-testid="sweep-chart"]'), true);
+    assert.equal((await drawn(page)).hit.labels.length, 3);
+    await page.locator('[data-testid="sweep"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'sweep-bad-spec', { fullPage: false });
+
+    // Two clicks in a row: the second sweep wins, the first never draws.
+    await page.selectOption('[data-testid="sweep-param"]', 'num_requests');
+    await page.fill('[data-testid="sweep-spec"]', '40000,50000,60000,70000');
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForSelector('[data-testid="sweep-cancel"]:not([hidden])');
+    await page.selectOption('[data-testid="sweep-param"]', 'instances');
+    await page.fill('[data-testid="sweep-spec"]', '1,3');
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForFunction((n) => window.kvfleet.lastSweep.seq > n, good.seq, { timeout: 60000 });
+    await page.waitForTimeout(300);
+    const last = await page.evaluate(() => window.kvfleet.lastSweep);
+    assert.equal(last.seq, good.seq + 1, 'only the newer sweep was drawn');
+    assert.equal(last.param, 'instances');
+    assert.deepEqual(last.series[0].points.map((p) => p.value), [1, 3]);
+    assert.equal(await page.isVisible('[data-testid="sweep-error"]'), false);
+
+    // Cancel stops a sweep in flight; nothing new is drawn.
+    await page.selectOption('[data-testid="sweep-param"]', 'num_requests');
+    await page.fill('[data-testid="sweep-spec"]', '40000,50000,60000,70000');
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForSelector('[data-testid="sweep-cancel"]:not([hidden])');
+    await page.click('[data-testid="sweep-cancel"]');
+    assert.match(await page.textContent('[data-testid="sweep-status"]'), /cancelled/i);
+    await page.waitForTimeout(300);
+    assert.equal(await seqOf(page), last.seq);
+    assert.equal(await page.isVisible('[data-testid="sweep-progress"]'), false);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the sweep panel reads well in dark and at 360 px', async () => {
+  for (const [name, opts] of [['sweep-replicas-dark', { colorScheme: 'dark' }], ['sweep-replicas-360', { width: 360, height: 780 }]]) {
+    const { page, errors, close } = await openPage('/', opts);
+    try {
+      const before = await seqOf(page);
+      await page.click('[data-testid="sweep-preset-replicas"]');
+      await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 60000 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${name}: no horizontal page scroll (${overflow}px)`);
+      await page.locator('[data-testid="sweep"]').screenshot({ path: path.join(ROOT, 'test-results', `${name}.png`) });
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+});
