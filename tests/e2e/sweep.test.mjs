@@ -235,3 +235,34 @@ test('the sweep panel reads well in dark and at 360 px', async () => {
     } finally { await close(); }
   }
 });
+
+test('compare: a point of "hit rate as replicas grow" loads that policy and replica count; its button opens the sweep', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="compare-table"] tbody tr').length >= 4
+      && !document.querySelector('[data-testid="compare-run"]').disabled, null, { timeout: 30000 });
+    await page.locator('[data-testid="compare-sweep"]').scrollIntoViewIfNeeded();
+    const { xy, label } = await page.evaluate(() => {
+      const canvas = document.querySelector('[data-testid="compare-sweep"]');
+      const c = window.Chart.getChart(canvas);
+      const d = c.data.datasets.findIndex((x) => x.label === 'round_robin');
+      const el = c.getDatasetMeta(d).data[4];
+      const r = canvas.getBoundingClientRect();
+      return { xy: { x: r.left + el.x, y: r.top + el.y }, label: c.data.labels[4] };
+    });
+    assert.equal(label, '16');
+    const runs = await page.evaluate(() => window.kvfleet.runCount);
+    await page.mouse.click(xy.x, xy.y);
+    await page.waitForFunction((n) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.routing === 'round_robin'
+      && window.kvfleet.lastReport.config.instances === 16, runs, { timeout: 20000 });
+    assert.equal(new URL(page.url()).searchParams.get('instances'), '16');
+
+    const before = await seqOf(page);
+    await page.click('[data-testid="compare-sweep-more"]');
+    await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 60000 });
+    const sw = await page.evaluate(() => window.kvfleet.lastSweep);
+    assert.deepEqual(sw.series.map((s) => s.routing), ['round_robin', 'kv']);
+    assert.deepEqual(sw.series[0].points.map((p) => p.value), [1, 2, 4, 8, 16, 32]);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});

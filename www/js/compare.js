@@ -35,8 +35,9 @@ export function comparePlan(config, policies, maxInstances = 256) {
 }
 
 export class Compare {
-  constructor(els, run) {
+  constructor(els, run, { load } = {}) {
     this.els = els;
+    this.load = load;   // (config) => put a point's configuration into the page and run it
     this.charts = {};
     this.last = null;
     els.button.addEventListener('click', () => run());
@@ -66,7 +67,7 @@ export class Compare {
     this.busy(false);
     const { sweep, policies } = plan;
     const reports = all.slice(0, policies.length);
-    this.last = { reports, currentPolicy, sweep, policies, sweepReports: all.slice(policies.length) };
+    this.last = { reports, currentPolicy, sweep, policies, sweepReports: all.slice(policies.length), sweepConfigs: plan.configs.slice(policies.length) };
     const src = reports[0]?.source || 'synthetic';
     this.els.status.textContent = `Done in ${Math.round(ms)} ms · seed ${reports[0]?.seed ?? '?'} · ${src}. Your current policy is highlighted.`;
     const table = this.els.table;
@@ -141,9 +142,12 @@ export class Compare {
         data: { labels: sweep.map(String), datasets: data },
         options: {
           interaction: { mode: 'nearest', axis: 'x', intersect: false },
+          onClick: (evt, _els, chart) => this.clickSweep(evt, chart),
+          onHover: (evt, els) => { evt.native.target.style.cursor = els.length && this.load ? 'pointer' : 'default'; },
           plugins: { tooltip: { callbacks: {
             title: (items) => items.length ? `${items[0].label} replica(s)` : '',
-            label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% of requests hit` } } },
+            label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% of requests hit`,
+            footer: () => (this.load ? 'Click to load this point' : '') } } },
           scales: {
             x: { title: { display: true, text: 'Replicas (doubling)', font: { weight: '600' } } },
             y: { min: 0, max: 100, title: { display: true, text: 'Request hit rate (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
@@ -155,6 +159,16 @@ export class Compare {
     ch.data.datasets = data;
     ch.update('none');
     ch.canvas.setAttribute('aria-label', `Hit rate as replicas grow: ${data.map((d) => `${d.label} ${d.data.map((y, j) => `${sweep[j]}: ${y.toFixed(0)}%`).join(', ')}`).join('; ')}`);
+  }
+
+  /** A click on the replica sweep loads that policy at that replica count. */
+  clickSweep(evt, chart) {
+    if (!this.load || !this.last) return;
+    const hits = chart.getElementsAtEventForMode(evt, 'nearest', { axis: 'xy', intersect: false }, true);
+    if (!hits.length) return;
+    const { datasetIndex: p, index: j } = hits[0];
+    const config = this.last.sweepConfigs?.[p * this.last.sweep.length + j];
+    if (config) this.load(config);
   }
 
   retheme() {

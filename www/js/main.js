@@ -83,7 +83,7 @@ function onReady(msg) {
   compare = new Compare({
     button: $('compare-run'), status: $('compare-status'), out: $('compare-out'), table: $('compare-table'),
     canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread'), sweep: $('cmp-sweep') },
-  }, runCompare);
+  }, runCompare, { load: loadConfig });
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson') }, {
@@ -103,11 +103,9 @@ function onReady(msg) {
     }),
     workerUrl: new URL('./worker.js', import.meta.url),
     state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
-    load: (config) => { // a clicked sweep point: its whole configuration into the controls and URL, then run
-      for (const p of st.params) if (p.name in config) { st.config[p.name] = config[p.name]; st.fromUrl.delete(p.name); }
-      refresh();
-    },
+    load: loadConfig,
   });
+  $('cmp-sweep-more').addEventListener('click', () => { $('sweep-h').scrollIntoView({ block: 'start' }); sweep.preset('replicas'); });
   sweep.setParams(st.params, st.config);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
@@ -158,6 +156,12 @@ function refresh({ run = true } = {}) {
   compare.markStale();
   $('open-full').href = `./?${queryFor(st.config, st.params, { trace: traceKey })}`;
   if (run) scheduleRun();
+}
+
+// A clicked sweep point: its whole configuration into the controls and URL, then run it.
+function loadConfig(config) {
+  for (const p of st.params) if (p.name in config) { st.config[p.name] = config[p.name]; st.fromUrl.delete(p.name); }
+  refresh();
 }
 
 function applyScenario(set) {
