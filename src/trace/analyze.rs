@@ -2,10 +2,15 @@
 //! plain-word hazard notes when the content or the timing defeats a policy.
 
 use std::collections::{BTreeMap, HashSet};
+use std::hash::BuildHasherDefault;
 
 use serde::Serialize;
 
+use crate::cache::IdHasher;
 use crate::Request;
+
+/// A set of block ids with the simulator's fast deterministic hasher (counting only).
+type IdSet = HashSet<u64, BuildHasherDefault<IdHasher>>;
 
 /// Share of requests behind one first block above which `prefix_aware` has a hot spot.
 const HOT_FIRST_BLOCK_SHARE: f64 = 0.25;
@@ -133,8 +138,8 @@ struct BlockStats {
 
 /// Block counts, and one infinite cache replayed in order under the simulator's rules.
 fn block_stats(requests: &[Request], block_size: u32) -> BlockStats {
-    let mut seen = HashSet::new();
-    let mut cached = HashSet::new();
+    let mut seen = IdSet::default();
+    let mut cached = IdSet::default();
     let mut stats = BlockStats {
         total: 0,
         distinct: 0,
