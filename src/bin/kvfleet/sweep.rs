@@ -88,7 +88,7 @@ pub fn run(
     );
     print!("{}", table(&rows));
     if let Some(path) = a.csv {
-        let mut out = crate::create(path)?;
+        let mut out = crate::cli::create(path)?;
         let mut text = format!("{CSV_HEADER}\n");
         for r in &rows {
             text.push_str(&r.csv());
@@ -99,7 +99,7 @@ pub fn run(
             .map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     if let Some(path) = a.json {
-        let mut out = crate::create(path)?;
+        let mut out = crate::cli::create(path)?;
         let text = serde_json::to_string(&rows).expect("rows serialise");
         writeln!(out, "{text}")
             .and_then(|_| out.flush())

@@ -1,0 +1,224 @@
+//! The native CLI: parse flags, read traces from files, call the pure core, print the
+//! text report and write the JSON, export and decision-log files. Nothing else.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::process::ExitCode;
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use kvfleet::api;
+use kvfleet::lessons::{self, Lesson};
+use kvfleet::params;
+use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
+use kvfleet::workload::Synthetic;
+use kvfleet::{Config, ConfigError, Request};
+
+use crate::args::{Cli, Command, RunArgs};
+use crate::{bench, sweep};
+
+/// Parses the command line and runs it.
+pub fn main() -> ExitCode {
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let result = match &cli.command {
+        Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
+        Some(Command::Bench {
+            quick,
+            scenario: Some(i),
+        }) => bench::child(*i, *quick),
+        Some(Command::Bench {
+            quick,
+            scenario: None,
+        }) => bench::run(*quick),
+        None => config(&cli.run, &matches).and_then(|(cfg, lesson)| run(&cli.run, cfg, lesson)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Names the flag behind a config error: "--des-instances: invalid instances: got 0; ...".
+fn flag_error(e: ConfigError) -> String {
+    let flag = params::specs()
+        .into_iter()
+        .find(|s| s.name == e.field)
+        .map_or(e.field.clone(), |s| s.flag.to_string());
+    format!("{flag}: {e}")
+}
+
+fn open(path: &str) -> Result<BufReader<File>, String> {
+    File::open(path)
+        .map(BufReader::new)
+        .map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+pub(crate) fn create(path: &str) -> Result<Box<dyn Write>, String> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdout()));
+    }
+    let file = File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+    Ok(Box::new(BufWriter::new(file)))
+}
+
+fn analyze(path: &str, block_size: u32) -> Result<(), String> {
+    let opts = TraceOptions {
+        block_size,
+        ..TraceOptions::default()
+    };
+    let requests = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
+    print!("{}", trace::analyze(&requests, block_size).render_text());
+    Ok(())
+}
+
+fn trace_options(a: &RunArgs) -> TraceOptions {
+    TraceOptions {
+        block_size: a.block_size,
+        arrival_speedup: a.arrival_speedup,
+        max_requests: a.max_requests,
+        sort_arrivals: a.sort_arrivals,
+    }
+}
+
+/// Reads the trace or workload file, if one was given.
+fn read_trace(a: &RunArgs) -> Result<Option<(Vec<Request>, String)>, String> {
+    let opts = trace_options(a);
+    if let Some(path) = &a.mooncake_trace {
+        let reqs = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
+        return Ok(Some((reqs, base_name(path))));
+    }
+    if let Some(path) = &a.workload_file {
+        let format = WorkloadFormat::from_path(path).ok_or_else(|| {
+            format!("--des-workload-file: cannot tell the format of {path}: name it .csv or .jsonl")
+        })?;
+        let reqs = trace::parse_workload_file(open(path)?, path, format, &opts)
+            .map_err(|e| e.to_string())?;
+        return Ok(Some((reqs, base_name(path))));
+    }
+    Ok(None)
+}
+
+fn base_name(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The config of the flags; with `--preset`, the lesson's broken state with the flags
+/// given explicitly on the command line applied on top.
+fn config(a: &RunArgs, matches: &ArgMatches) -> Result<(Config, Option<Lesson>), String> {
+    let Some(id) = &a.preset else {
+        return Ok((a.config(), None));
+    };
+    let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
+    let lesson = lessons::lesson(id).ok_or_else(|| {
+        format!(
+            "--preset: unknown lesson {id:?}; allowed: {}",
+            names.join(", ")
+        )
+    })?;
+    let given = serde_json::to_value(a.config()).expect("config serialises");
+    let explicit: serde_json::Map<String, serde_json::Value> = given
+        .as_object()
+        .expect("an object")
+        .iter()
+        .filter(|(key, _)| {
+            matches.ids().any(|id| {
+                id.as_str() == key.as_str()
+                    && matches.value_source(key) == Some(ValueSource::CommandLine)
+            })
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let cfg = lessons::apply(&lessons::broken_config(&lesson), &explicit.into())?;
+    Ok((cfg, Some(lesson)))
+}
+
+fn print_goal(lesson: &Lesson, report: &kvfleet::Report) {
+    let results = lessons::evaluate(lesson, report);
+    let met = results.iter().all(|r| r.met);
+    println!("  Lesson: {} | goal: {}", lesson.title, lesson.goal);
+    for r in &results {
+        println!(
+            "    [{}] {} (measured {:.4})",
+            if r.met { "met" } else { "NOT met" },
+            r.label,
+            r.value
+        );
+    }
+    println!("  Goal {}", if met { "MET" } else { "NOT MET" });
+}
+
+fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
+    let trace = read_trace(a)?;
+    if let Some(spec) = &a.sweep {
+        let args = sweep::SweepArgs {
+            spec,
+            csv: a.sweep_csv.as_deref(),
+            json: a.sweep_json.as_deref(),
+            threads: a.threads as usize,
+        };
+        return sweep::run(&cfg, args, trace.as_ref());
+    }
+    let mut sim = match &trace {
+        Some((requests, name)) => {
+            params::validate_fleet(&cfg).map_err(flag_error)?;
+            print!("{}", trace::analyze(requests, cfg.block_size).render_text());
+            if let Some(path) = &a.export_trace {
+                export(path, requests, cfg.block_size)?;
+            }
+            api::replay_simulation(&cfg, requests.clone(), name)?
+        }
+        None => {
+            let popularity = params::validate(&cfg).map_err(flag_error)?;
+            if let Some(path) = &a.export_trace {
+                let requests: Vec<Request> = Synthetic::new(&cfg, popularity).collect();
+                export(path, &requests, cfg.block_size)?;
+            }
+            api::synthetic_simulation(&cfg)?
+        }
+    };
+    drop(trace);
+    if a.decisions.is_some() {
+        sim.record_decisions();
+    }
+    sim.run_to_end();
+    if let Some(path) = &a.decisions {
+        write_decisions(path, sim.take_decisions())?;
+    }
+    let report = sim.into_report();
+    print!("{}", report.to_text());
+    if let Some(lesson) = &lesson {
+        print_goal(lesson, &report);
+    }
+    if let Some(path) = &a.report_json {
+        let mut out = create(path)?;
+        writeln!(out, "{}", report.to_json()).map_err(|e| format!("cannot write {path}: {e}"))?;
+        out.flush()
+            .map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn export(path: &str, requests: &[Request], block_size: u32) -> Result<(), String> {
+    let mut out = create(path)?;
+    trace::export_mooncake(requests, block_size, &mut out)
+        .and_then(|_| out.flush())
+        .map_err(|e| format!("cannot write {path}: {e}"))
+}
+
+fn write_decisions(path: &str, decisions: Vec<kvfleet::sim::Decision>) -> Result<(), String> {
+    let mut out = create(path)?;
+    for d in &decisions {
+        let line = serde_json::to_string(d).expect("decision serialises");
+        writeln!(out, "{line}").map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("cannot write {path}: {e}"))
+}
