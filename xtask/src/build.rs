@@ -1,6 +1,6 @@
 //! `cargo xtask build`: the optimised wasm package in pkg/, copied with chart.js into www/.
 
-use crate::util::{cmd, ensure_node_modules, root, run, secs};
+use crate::util::{cmd, ensure_node_modules, ensure_wasm_target, root, run, secs};
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
@@ -14,6 +14,7 @@ const WASM_NAME: &str = "kvfleet";
 pub fn build(locked: bool) -> Result<u64, String> {
     let t0 = Instant::now();
     let root = root();
+    ensure_wasm_target()?;
     ensure_node_modules()?;
     let wasm_opt = root.join("node_modules/.bin/wasm-opt");
     if !wasm_opt.exists() {

@@ -1,6 +1,8 @@
 //! `cargo xtask test`: every check in order, stopping at the first failure.
 
-use crate::util::{cmd, ensure_node_modules, run, secs};
+use crate::util::{
+    cmd, ensure_browser, ensure_components, ensure_node_modules, ensure_wasm_target, run, secs,
+};
 use std::process::Command;
 use std::time::Instant;
 
@@ -13,6 +15,11 @@ pub fn test(args: &[String]) -> Result<(), String> {
     if let Some(a) = args.first() {
         return Err(format!("`test` takes no arguments, got `{a}`"));
     }
+    // A fresh machine has none of these; each is skipped when already there.
+    ensure_components()?;
+    ensure_wasm_target()?;
+    ensure_browser()?;
+    ensure_node_modules()?;
     let wasm = "wasm32-unknown-unknown";
     let steps: Vec<(&str, Step)> = vec![
         (

@@ -71,3 +71,77 @@ pub fn ensure_node_modules() -> Result<(), String> {
         format!("{e}\n  the page tools (binaryen, chart.js, playwright-core) come from npm: run `npm ci` in the repository root")
     })
 }
+
+/// Whether a command runs and exits 0 (output discarded).
+fn succeeds(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Installs the wasm32 target with rustup when it is missing (a fresh machine).
+pub fn ensure_wasm_target() -> Result<(), String> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
+        .unwrap_or(false);
+    if installed {
+        return Ok(());
+    }
+    println!("xtask: the wasm32-unknown-unknown target is missing, running `rustup target add`");
+    run(cmd("rustup", &["target", "add", "wasm32-unknown-unknown"]))
+}
+
+/// Installs rustfmt and clippy when missing.
+pub fn ensure_components() -> Result<(), String> {
+    for (tool, component) in [("rustfmt", "rustfmt"), ("cargo-clippy", "clippy")] {
+        if !succeeds(tool, &["--version"]) {
+            println!("xtask: {component} is missing, running `rustup component add {component}`");
+            run(cmd("rustup", &["component", "add", component]))?;
+        }
+    }
+    Ok(())
+}
+
+/// Installs Debian's Chromium and ChromeDriver for the browser tests when missing (as
+/// root, with apt-get; a tool's own browser download cannot work on a closed network).
+pub fn ensure_browser() -> Result<(), String> {
+    let have = |p: &str| std::path::Path::new(p).exists();
+    if have("/usr/bin/chromium") && have("/usr/bin/chromedriver") {
+        return Ok(());
+    }
+    let root_user = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    let sudo: &[&str] = if root_user { &[] } else { &["sudo"] };
+    println!("xtask: Chromium or ChromeDriver is missing, installing Debian's chromium and chromium-driver");
+    let apt = |args: &[&str]| {
+        let all: Vec<&str> = sudo
+            .iter()
+            .chain(["apt-get"].iter())
+            .chain(args)
+            .copied()
+            .collect();
+        let mut c = cmd(all[0], &all[1..]);
+        c.env("DEBIAN_FRONTEND", "noninteractive");
+        run(c)
+    };
+    apt(&["update", "-q"])?;
+    apt(&[
+        "install",
+        "-y",
+        "-q",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+    ])
+    .map_err(|e| {
+        format!("{e}\n  the browser tests need /usr/bin/chromium and /usr/bin/chromedriver")
+    })
+}
