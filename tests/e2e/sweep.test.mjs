@@ -91,7 +91,7 @@ test('an overlap-weight sweep matches the CLI CSV exactly, and 1 or 3 workers gi
     assert.deepEqual(d.hit.sets[1].data, csv.map((r) => r.hit_rate_tokens * 100));
     assert.deepEqual(d.ttft.sets[0].data, csv.map((r) => r.ttft_ms_p99));
     assert.match(d.hit.y, /hit rate \(%\)/i);
-    assert.match(d.ttft.y, /TTFT p99 \(ms\)/);
+    assert.match(d.ttft.y, /^TTFT p99 and p50 \(ms\)$/);
     assert.match(d.hit.x, /Overlap weight/);
 
     const three = await runSweep(page, { workers: 3 });
@@ -124,7 +124,8 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
 
     const d = await drawn(page);
     assert.deepEqual(d.hit.labels, ['1', '2', '4', '8', '16', '32']);
-    assert.deepEqual(d.hit.sets.map((s) => s.label), ['round_robin', 'kv']);
+    assert.deepEqual(d.hit.sets.map((s) => s.label), ['round_robin', 'kv', 'round_robin · tokens', 'kv · tokens']);
+    assert.deepEqual(d.hit.sets[3].data, kv.map((r) => r.hit_rate_tokens * 100));
     assert.deepEqual(d.ttft.sets.map((s) => s.label), ['round_robin', 'kv']);
     assert.deepEqual(d.ttft.sets[1].data, kv.map((r) => r.ttft_ms_p99));
     assert.match(d.hit.x, /^Replicas \(count\)$/);

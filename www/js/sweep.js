@@ -54,6 +54,15 @@ export function poolSize() {
   return Math.max(2, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2));
 }
 
+// Log-axis labels with their unit: 1-2-5 steps on a narrow range, powers of ten only on a wide one.
+function logTick(v, ratio) {
+  const e = Math.log10(v);
+  const lead = Math.round(v / 10 ** Math.floor(e));
+  const power = Math.abs(e - Math.round(e)) < 1e-9;
+  if (!power && (ratio > 300 || ![2, 5].includes(lead))) return '';
+  return v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`;
+}
+
 const valueLabel = (v) => (v === null ? 'unbounded' : String(v));
 
 export class Sweep {
@@ -291,29 +300,40 @@ export class Sweep {
     const single = series.length === 1;
     const sel = this.selected;
     const radius = (s) => series[s].plan.points.map((_, i) => (sel && sel.s === s && sel.i === i ? 7 : 3.5));
-    const out = [];
+    const main = [], second = [];
     series.forEach((se, s) => {
       const c = policyColor(se.routing);
       const S = se.summaries;
       const base = { borderColor: c, backgroundColor: c, pointRadius: radius(s), pointHoverRadius: 7, series: s };
+      const width = se.routing === 'kv' ? 3 : 2.5;
       if (metric === 'hit') {
-        out.push({ ...base, label: single ? `Requests that hit (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100),
-          borderWidth: se.routing === 'kv' ? 3 : 2.5 });
-        if (single) out.push({ ...base, label: 'Prompt tokens from cache', data: S.map((x) => x.hit_rate_tokens * 100), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
+        main.push({ ...base, label: single ? `requests (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100), borderWidth: width });
+        second.push({ ...base, label: single ? 'prompt tokens' : `${se.label} · tokens`, data: S.map((x) => x.hit_rate_tokens * 100),
+          borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
       } else {
-        out.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.ttft_ms_p99),
-          borderWidth: se.routing === 'kv' ? 3 : 2.5, pointStyle: 'rectRot' });
-        if (single) out.push({ ...base, label: 'p50', data: S.map((x) => x.ttft_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
+        main.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.ttft_ms_p99), borderWidth: width, pointStyle: 'rectRot' });
+        if (single) second.push({ ...base, label: 'p50', data: S.map((x) => x.ttft_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
       }
     });
-    return out;
+    return [...main, ...second];   // dataset s is series s's main line
+  }
+
+  /** The TTFT axis: linear, or logarithmic when the values span more than 30x. */
+  ttftScale() {
+    const all = this.last.series.flatMap((se) => se.summaries.flatMap((x) => [x.ttft_ms_p99, ...(this.last.series.length === 1 ? [x.ttft_ms_p50] : [])]))
+      .filter((v) => Number.isFinite(v) && v > 0);
+    const ratio = all.length ? Math.max(...all) / Math.min(...all) : 1;
+    const title = (text) => ({ display: true, text, font: { weight: '600' } });
+    const what = this.last.series.length === 1 ? 'TTFT p99 and p50' : 'TTFT p99';
+    if (ratio <= 30) return { type: 'linear', beginAtZero: true, title: title(`${what} (ms)`), ticks: { callback: (v) => num(v) } };
+    return { type: 'logarithmic', title: title(`${what} (log scale)`), ticks: { autoSkip: true, callback: (v) => logTick(v, ratio) } };
   }
 
   xTitle() {
     const p = this.spec(this.last.param);
     if (!p) return this.last.param;
     const unit = !p.unit || p.unit === 'x' ? '' : p.unit.toLowerCase() === p.label.toLowerCase() ? ' (count)' : ` (${p.unit})`;
-    return `${p.label}${unit}${p.name !== 'instances' ? ` · ${p.name}` : ''}`;
+    return `${p.label}${unit}`;
   }
 
   draw() {
@@ -322,8 +342,8 @@ export class Sweep {
     const labels = series[0].plan.points.map((p) => valueLabel(p.value));
     const xTitle = this.xTitle();
     const specs = [
-      ['hit', this.els.canvas, 'Request hit rate (%)', (v) => `${v}%`, (c) => `${c.parsed.y.toFixed(1)}%`],
-      ['ttft', this.els.ttft, 'TTFT p99 (ms)', (v) => num(v), (c) => fmtMs(c.parsed.y)],
+      ['hit', this.els.canvas, 'Hit rate (%)', (v) => `${v}%`, (c) => `${c.parsed.y.toFixed(1)}%`],
+      ['ttft', this.els.ttft, null, null, (c) => fmtMs(c.parsed.y)],
     ];
     for (const [key, canvas, yTitle, tick, fmt] of specs) {
       let ch = this.charts[key];
@@ -347,7 +367,7 @@ export class Sweep {
               x: { title: { display: true, text: xTitle, font: { weight: '600' } } },
               y: key === 'hit'
                 ? { min: 0, max: 100, title: { display: true, text: yTitle, font: { weight: '600' } }, ticks: { callback: tick } }
-                : { beginAtZero: true, title: { display: true, text: yTitle, font: { weight: '600' } }, ticks: { callback: tick } },
+                : this.ttftScale(),
             },
           },
         });
@@ -355,6 +375,7 @@ export class Sweep {
       ch.data.labels = labels;
       ch.data.datasets = this.datasets(key);
       ch.options.scales.x.title.text = xTitle;
+      if (key === 'ttft') ch.options.scales.y = this.ttftScale();
       ch.update('none');
       const what = key === 'hit' ? 'request hit rate' : 'p99 TTFT';
       ch.canvas.setAttribute('aria-label', `Sweep of ${this.last.param}, ${what}: ${series.map((se) => `${se.label}: ${labels.map((l, i) => {
