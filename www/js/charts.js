@@ -80,21 +80,43 @@ export class Charts {
     this.charts.load = new C(get('load'), {
       type: 'bar',
       data: { labels: [], datasets: [
-        { type: 'bar', label: 'Requests routed', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56, yAxisID: 'y', order: 2 },
+        { type: 'bar', label: 'Requests served', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56, yAxisID: 'y', order: 2, stack: 'r' },
         { type: 'line', label: 'Busy (% of run)', data: [], yAxisID: 'y1', borderColor: t.ink, backgroundColor: t.ink,
           pointRadius: 4, pointHoverRadius: 6, pointStyle: 'rectRot', showLine: false, order: 1, clip: 8 },
+        // Turned away, stacked on top of the served part (so a bar's height is still every request routed there).
+        { type: 'bar', label: 'Rejected', data: [], backgroundColor: hatch(t.err, 1), borderColor: t.err, borderWidth: 1.5,
+          maxBarThickness: 56, yAxisID: 'y', order: 2, stack: 'r', hidden: true },
+        { type: 'bar', label: 'Timed out', data: [], backgroundColor: hatch(t.warn, -1), borderColor: t.warn, borderWidth: 1.5,
+          maxBarThickness: 56, yAxisID: 'y', order: 2, stack: 'r', hidden: true },
       ] },
       options: {
         plugins: {
-          legend: { labels: { generateLabels: (chart) => [
-            { text: 'Requests routed (bars)', fillStyle: themeInk().muted, strokeStyle: themeInk().muted, lineWidth: 0, datasetIndex: 0, fontColor: themeInk().muted },
-            { text: 'Busy, % of run (◆)', fillStyle: themeInk().ink, strokeStyle: themeInk().ink, pointStyle: 'rectRot', datasetIndex: 1, fontColor: themeInk().muted },
-          ] } },
-          tooltip: { callbacks: { label: (c) => c.datasetIndex === 0 ? ` ${c.parsed.y} requests` : ` busy ${c.parsed.y.toFixed(1)}% of the run` } },
+          legend: { labels: { generateLabels: (chart) => {
+            const k = themeInk();
+            const sets = chart.data.datasets;
+            const dropped = sets[2].present || sets[3].present;
+            const off = (i) => !chart.isDatasetVisible(i);
+            const items = [
+              { text: dropped ? 'Served (bars)' : 'Requests routed (bars)', fillStyle: k.muted, strokeStyle: k.muted, lineWidth: 0, datasetIndex: 0, fontColor: k.muted, hidden: off(0) },
+              { text: 'Busy, % of run (◆)', fillStyle: k.ink, strokeStyle: k.ink, pointStyle: 'rectRot', datasetIndex: 1, fontColor: k.muted, hidden: off(1) },
+            ];
+            if (sets[2].present) items.push({ text: 'Rejected', fillStyle: sets[2].backgroundColor, strokeStyle: k.err, lineWidth: 1.5, datasetIndex: 2, fontColor: k.err, hidden: off(2) });
+            if (sets[3].present) items.push({ text: 'Timed out', fillStyle: sets[3].backgroundColor, strokeStyle: k.warn, lineWidth: 1.5, datasetIndex: 3, fontColor: k.warn, hidden: off(3) });
+            return items;
+          } } },
+          tooltip: { callbacks: { label: (c) => {
+            const v = c.parsed.y;
+            switch (c.datasetIndex) {
+              case 0: return ` ${num(v)} served`;
+              case 1: return ` busy ${v.toFixed(1)}% of the run`;
+              case 2: return ` ${num(v)} rejected (queue full)`;
+              default: return ` ${num(v)} timed out (caller gave up)`;
+            }
+          } } },
         },
         scales: {
-          x: { title: axisTitle('Replica'), grid: { display: false } },
-          y: { beginAtZero: true, grace: '8%', title: axisTitle('Requests routed'), ticks: { precision: 0 } },
+          x: { stacked: true, title: axisTitle('Replica'), grid: { display: false } },
+          y: { stacked: true, beginAtZero: true, grace: '8%', title: axisTitle('Requests routed'), ticks: { precision: 0 } },
           y1: { position: 'right', min: 0, max: 100, title: axisTitle('Busy (% of run)'), grid: { display: false }, ticks: { callback: (v) => `${v}%` } },
         },
       },
@@ -163,11 +185,23 @@ export class Charts {
 
     const load = this.charts.load;
     load.data.labels = labels;
-    load.data.datasets[0].data = per.map((r) => r.requests ?? 0);
-    load.data.datasets[0].backgroundColor = colors;
-    load.data.datasets[1].data = per.map((r) => (r.busy_share ?? 0) * 100);
+    const rejected = per.map((r) => r.rejected ?? 0);
+    const timedOut = per.map((r) => r.timed_out ?? 0);
+    const anyRejected = rejected.some((v) => v > 0);
+    const anyTimedOut = timedOut.some((v) => v > 0);
+    const sets = load.data.datasets;
+    sets[0].data = per.map((r, i) => Math.max(0, (r.requests ?? 0) - rejected[i] - timedOut[i]));
+    sets[0].backgroundColor = colors;
+    sets[1].data = per.map((r) => (r.busy_share ?? 0) * 100);
+    sets[2].data = rejected;
+    sets[2].hidden = !anyRejected;
+    sets[2].present = anyRejected;
+    sets[3].data = timedOut;
+    sets[3].hidden = !anyTimedOut;
+    sets[3].present = anyTimedOut;
     load.update('none');
-    setLabel(load, `Requests per replica: ${per.map((r, i) => `${labels[i]} ${r.requests} (busy ${pct(r.busy_share, 0)})`).join(', ')}.`);
+    const dropped = (i) => [rejected[i] ? `${num(rejected[i])} rejected` : '', timedOut[i] ? `${num(timedOut[i])} timed out` : ''].filter(Boolean).join(', ');
+    setLabel(load, `Requests per replica: ${per.map((r, i) => `${labels[i]} ${r.requests}${dropped(i) ? ` (${dropped(i)})` : ''} (busy ${pct(r.busy_share, 0)})`).join(', ')}.`);
 
     const cdf = report.latency_cdf || { q: [], ttft_ms: [], e2e_ms: [] };
     const pts = (arr) => (arr || []).map((x, i) => ({ x: Math.max(x, 0.01), y: cdf.q[i] * 100 }));
@@ -216,6 +250,24 @@ function logTick(v, ratio) {
   const power = Math.abs(e - Math.round(e)) < 1e-9;
   if (!power && (ratio > 300 || ![2, 5].includes(lead))) return '';
   return v >= 1000 ? `${v / 1000} s` : `${v} ms`;
+}
+
+/** A diagonal-stripe fill (dir 1 or -1) in a colour, so "turned away" never reads as a replica's hue. */
+export function hatch(color, dir = 1) {
+  const size = 8;
+  const c = document.createElement('canvas');
+  c.width = size; c.height = size;
+  const g = c.getContext('2d');
+  g.fillStyle = hexAlpha(color, 0.28);
+  g.fillRect(0, 0, size, size);
+  g.strokeStyle = color;
+  g.lineWidth = 2;
+  g.beginPath();
+  for (const o of [-size, 0, size]) {
+    if (dir > 0) { g.moveTo(o, size); g.lineTo(o + size, 0); } else { g.moveTo(o, 0); g.lineTo(o + size, size); }
+  }
+  g.stroke();
+  return g.createPattern(c, 'repeat') || color;
 }
 
 export function hexAlpha(color, a) {

@@ -90,6 +90,7 @@ export function themeInk() {
     accent: s.getPropertyValue('--accent').trim() || '#2454c6',
     warn: s.getPropertyValue('--warn-line').trim() || '#c77700',
     panel: s.getPropertyValue('--panel').trim() || '#ffffff',
+    err: s.getPropertyValue('--err-ink').trim() || '#9b1c1c',
   };
   return inkCache;
 }

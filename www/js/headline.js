@@ -27,6 +27,28 @@ export function renderHeadline(root, report) {
     g.append(h, row);
     return g;
   };
+  const rejected = s.rejected || 0;
+  const timedOut = s.timed_out || 0;
+  const dropped = rejected + timedOut;
+  const done = [`${num(s.completed)} done`];
+  if (rejected) done.push(`${num(rejected)} rejected`);
+  if (timedOut) done.push(`${num(timedOut)} timed out`);
+  const latency = [
+    figure('latency', 'fig-ttft-p50', 'TTFT p50', p50, p50u, 'typical time to first token'),
+    figure('latency', 'fig-ttft-p99', 'TTFT p99', p99, p99u, 'slowest 1% wait this long'),
+    figure('latency', 'fig-makespan', 'Makespan', mk, mku, `${done.join(', ')} · ${num(s.throughput_tok_s)} tok/s`),
+  ];
+  if (dropped) {
+    // A symptom, not a statistic: callers got no answer. Shown only when it happens.
+    const why = [];
+    if (rejected) why.push(`${num(rejected)} rejected (queue full)`);
+    if (timedOut) why.push(`${num(timedOut)} timed out`);
+    const share = s.requests ? dropped / s.requests : NaN;
+    const f = figure('alarm', 'fig-dropped', 'Turned away', num(dropped), `of ${num(s.requests)}`,
+      `⚠ ${pct(share, share < 0.1 ? 1 : 0)} got no answer: ${why.join(', ')}`);
+    f.setAttribute('role', 'status');
+    latency.push(f);
+  }
   root.replaceChildren(group('Prefix cache',
     figure('cache', 'fig-hit-rate', 'Request hit rate', pct(s.hit_rate_requests), '',
       `requests reusing ≥1 cached block · tokens ${pct(s.hit_rate_tokens)}`),
@@ -36,11 +58,7 @@ export function renderHeadline(root, report) {
       `${num(s.cached_blocks)} of ${num(s.prompt_blocks)} prompt blocks`),
     figure('cache', 'fig-evictions', 'Evictions', num(s.evictions), '',
       s.evictions ? 'blocks pushed out of full caches' : 'no cache filled up')),
-    group('Latency',
-    figure('latency', 'fig-ttft-p50', 'TTFT p50', p50, p50u, 'typical time to first token'),
-    figure('latency', 'fig-ttft-p99', 'TTFT p99', p99, p99u, 'slowest 1% wait this long'),
-    figure('latency', 'fig-makespan', 'Makespan', mk, mku,
-      `${num(s.completed)} done${s.rejected ? `, ${num(s.rejected)} rejected` : ''} · ${num(s.throughput_tok_s)} tok/s`)),
+    group(dropped ? 'Latency and admission' : 'Latency', ...latency),
   );
 }
 

@@ -11,6 +11,8 @@ import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
 import { Sweep } from './sweep.js';
+import { Tasks } from './tasks.js';
+import { ReplicaTable } from './replicas.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
@@ -30,7 +32,7 @@ const st = {
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0,
 };
-let worker, controls, charts, compare, traces, lessons, sweep;
+let worker, controls, charts, compare, traces, lessons, sweep, tasks, replicaTable;
 const planWaiters = new Map();
 
 // ---------------------------------------------------------------- boot
@@ -78,6 +80,12 @@ function onReady(msg) {
   showNotes(fromUrl.notes);
 
   applyChartDefaults();
+  // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
+  // per-replica table under the charts.
+  tasks = new Tasks();
+  $('fleet-lines').before(tasks.el);
+  replicaTable = new ReplicaTable();
+  document.querySelector('#results .charts').after(replicaTable.el);
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
   controls = new Controls($('controls'), st.params, onControl);
   compare = new Compare({
@@ -280,6 +288,8 @@ function render(report, runMs) {
   renderHeadline($('headline'), report);
   renderFleetLines($('fleet-lines'), report);
   renderHotspot($('hotspot'), report);
+  tasks.update(report);
+  replicaTable.update(report);
   lessons.update(report);
   hook.lastReport = report;
   hook.lastRunMs = runMs;
@@ -362,6 +372,8 @@ function retheme() {
   charts.destroy();
   charts.create();
   if (hook.lastReport) charts.update(hook.lastReport);
+  tasks.retheme();
+  if (hook.lastReport) replicaTable.update(hook.lastReport);
   compare.retheme();
   sweep.retheme();
 }

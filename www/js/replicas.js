@@ -1,0 +1,122 @@
+// www/js/replicas.js: the per-replica table (requests, rejected, timed out, busy, peak queue, hit
+// rates, evictions), with a fleet row. Builds its own DOM; every value goes in with textContent.
+// Non-zero rejections and timeouts are marked as symptoms.
+
+import { pct, num, replicaColor } from './format.js';
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+const COLUMNS = [
+  ['Replica', 'Replica'],
+  ['Requests', 'Requests routed to the replica (served + rejected + timed out)'],
+  ['Rejected', 'Turned away because the queue was full'],
+  ['Timed out', 'Dropped: no first token within the caller timeout'],
+  ['Busy', 'Share of the run the replica spent in engine steps'],
+  ['Peak queue', 'Most requests waiting for a slot at once'],
+  ['Hit rate', 'Admitted requests that reused at least one cached block'],
+  ['Token hit', 'Prompt tokens found in the cache'],
+  ['Evictions', 'KV blocks pushed out of a full cache'],
+];
+
+export class ReplicaTable {
+  constructor() {
+    const root = el('section', 'card replica-table');
+    root.dataset.testid = 'replica-table';
+    root.setAttribute('aria-labelledby', 'replica-table-h');
+    const head = el('div', 'section-head');
+    const h = el('h2', null, 'Per replica');
+    h.id = 'replica-table-h';
+    this.note = el('p', 'hint');
+    this.note.dataset.testid = 'replica-table-note';
+    head.append(h);
+    const wrap = el('div', 'table-wrap replica-wrap');
+    this.table = el('table');
+    this.table.dataset.testid = 'replica-rows';
+    const thead = el('thead');
+    const tr = el('tr');
+    for (const [name, title] of COLUMNS) {
+      const th = el('th', null, name);
+      th.scope = 'col';
+      th.title = title;
+      tr.append(th);
+    }
+    thead.append(tr);
+    this.tbody = el('tbody');
+    this.tfoot = el('tfoot');
+    this.table.append(thead, this.tbody, this.tfoot);
+    wrap.append(this.table);
+    root.append(head, this.note, wrap);
+    this.el = root;
+  }
+
+  update(report) {
+    const per = report.per_instance || [];
+    const s = report.summary || {};
+    const cfg = report.config || {};
+    const rows = per.map((r) => {
+      const tr = el('tr');
+      const bad = (r.rejected || 0) + (r.timed_out || 0) > 0;
+      if (bad) tr.className = 'dropping';
+      const name = el('th', null);
+      name.scope = 'row';
+      const sw = el('span', 'swatch');
+      sw.style.background = replicaColor(r.index ?? 0);
+      name.append(sw, document.createTextNode(`R${r.index}`));
+      const full = cfg.queue_capacity !== null && cfg.queue_capacity !== undefined && r.peak_queue >= cfg.queue_capacity && cfg.queue_capacity > 0;
+      tr.append(name,
+        el('td', null, num(r.requests)),
+        cell(r.rejected, 'rejected'),
+        cell(r.timed_out, 'timed-out'),
+        el('td', (r.busy_share ?? 0) >= 0.995 ? 'hot' : null, pct(r.busy_share, 0)),
+        el('td', full ? 'hot' : null, `${num(r.peak_queue)}${full ? ' (full)' : ''}`),
+        el('td', null, pct(r.hit_rate_requests)),
+        el('td', null, pct(r.hit_rate_tokens)),
+        el('td', null, num(r.evictions)));
+      return tr;
+    });
+    this.tbody.replaceChildren(...rows);
+    const fleet = el('tr');
+    const fname = el('th', null, 'Fleet');
+    fname.scope = 'row';
+    const sum = (k) => per.reduce((a, r) => a + (r[k] || 0), 0);
+    const meanBusy = per.length ? sum('busy_share') / per.length : NaN;
+    fleet.append(fname,
+      el('td', null, num(s.requests)),
+      cell(s.rejected, 'rejected-total'),
+      cell(s.timed_out, 'timed-out-total'),
+      el('td', null, `${pct(meanBusy, 0)} avg`),
+      el('td', null, num(Math.max(0, ...per.map((r) => r.peak_queue || 0)))),
+      el('td', null, pct(s.hit_rate_requests)),
+      el('td', null, pct(s.hit_rate_tokens)),
+      el('td', null, num(s.evictions)));
+    this.tfoot.replaceChildren(fleet);
+
+    const rejected = s.rejected || 0;
+    const timedOut = s.timed_out || 0;
+    const worst = per.filter((r) => (r.rejected || 0) + (r.timed_out || 0) > 0).map((r) => `R${r.index}`);
+    if (rejected + timedOut > 0) {
+      const what = [rejected ? `${num(rejected)} rejected` : '', timedOut ? `${num(timedOut)} timed out` : ''].filter(Boolean).join(' and ');
+      const list = worst.length > 8 ? `${worst.slice(0, 8).join(', ')} and ${worst.length - 8} more` : worst.join(', ');
+      const others = per.length - worst.length;
+      this.note.textContent = others > 0
+        ? `⚠ ${what} of ${num(s.requests)} requests, all on ${list}; the other ${others} replica${others === 1 ? '' : 's'} turned nobody away.`
+        : `⚠ ${what} of ${num(s.requests)} requests, on every replica: the whole fleet is saturated.`;
+      this.note.classList.add('alarm-note');
+    } else {
+      this.note.textContent = `Every request was answered: no replica rejected one${cfg.queue_capacity != null ? ` (queue capacity ${num(cfg.queue_capacity)})` : ' (queues unbounded)'}`
+        + `${cfg.timeout_ms != null ? ` or timed one out (caller timeout ${num(cfg.timeout_ms)} ms)` : ''}.`;
+      this.note.classList.remove('alarm-note');
+    }
+  }
+}
+
+function cell(v, testid) {
+  const td = el('td', v > 0 ? 'bad' : 'zero', num(v ?? 0));
+  td.dataset.testid = testid;
+  return td;
+}
