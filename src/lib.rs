@@ -3,20 +3,22 @@
 //! The pipeline, a pure core with thin edges:
 //!
 //! ```text
-//! Config --validate--> Workload (synthetic | trace)        config, params, workload, trace
-//!                         | requests in arrival order
+//! Config --validate--> Source (synthetic pool | sessions | trace)   config, params,
+//!                         | requests in arrival order                workload, sessions, trace
 //!                         v
-//!            event loop (integer µs, ordered by (time, seq))   sim
-//!              | Arrival -> Router.pick(request, views) -> Replica   router
-//!              | Step    -> Replica: admit (cache lookup, pin),    engine, cache, timing
+//!            event loop (integer µs, ordered by (time, seq))        sim
+//!              | Arrival -> index hits -> Router.pick -> Replica     index, router
+//!              | Step    -> Replica: admit (cache lookup, pin),      engine, cache, timing
 //!              |            prefill, decode (closed form), complete
+//!              |            -> cache store/evict events -> index
 //!              v
-//!           Recorder -> Report (summary, per-replica, series)   metrics, report
-//!                         |- text report (CLI)  |- JSON (CLI, wasm)
+//!           Recorder -> Report (summary, per-replica, series)        metrics, series, report
+//!                         |- text report (CLI)  |- JSON (CLI, wasm)  text
 //! ```
 //!
-//! `api` is the string-in, string-out surface shared by the CLI, the wasm bindings
-//! (`wasm`, only on wasm32) and the tests.
+//! Around it: `lessons` (the two break-and-fix exercises), `sweep` (one parameter across
+//! values), and `api`, the string-in, string-out surface shared by the CLI, the wasm
+//! bindings (`wasm`, only on wasm32) and the tests.
 
 pub mod api;
 pub mod cache;
