@@ -4,9 +4,13 @@
 
 use std::collections::VecDeque;
 
+mod outbox;
+
+pub use outbox::{Admitted, DropKind, Dropped, Finished, ItlRun, Outbox};
+
 use crate::cache::BlockCache;
 use crate::timing::Timing;
-use crate::workload::{Request, SessionTag};
+use crate::workload::Request;
 
 /// Static engine settings shared by every replica.
 #[derive(Clone, Copy, Debug)]
@@ -23,97 +27,6 @@ pub struct EngineSpec {
     pub queue_capacity: Option<u32>,
     /// Caller timeout on the first token, µs; `None` = none.
     pub timeout_us: Option<u64>,
-}
-
-/// A request's lifecycle as the recorder needs it, reported when it completes.
-#[derive(Clone, Copy, Debug)]
-pub struct Finished {
-    /// Request id.
-    pub id: u32,
-    /// Replica that served it.
-    pub replica: u32,
-    /// Arrival, admission, first token and last token times, µs.
-    pub arrival_us: u64,
-    /// Admission time, µs.
-    pub admit_us: u64,
-    /// First-token time, µs.
-    pub first_token_us: u64,
-    /// Completion time, µs.
-    pub done_us: u64,
-    /// Output tokens generated.
-    pub output_tokens: u32,
-    /// Session and turn, if any.
-    pub session: Option<SessionTag>,
-}
-
-/// Why a request left without completing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DropKind {
-    /// Arrived to a full queue.
-    QueueFull,
-    /// Needs more KV blocks than the replica has: it could never run.
-    TooLarge,
-    /// No first token within the caller's timeout.
-    TimedOut,
-}
-
-/// A request that left without completing.
-#[derive(Clone, Copy, Debug)]
-pub struct Dropped {
-    /// Request id.
-    pub id: u32,
-    /// Replica it was routed to.
-    pub replica: u32,
-    /// Session and turn, if any.
-    pub session: Option<SessionTag>,
-    /// Why.
-    pub kind: DropKind,
-}
-
-/// What happened inside a replica during one call; the simulator drains it.
-#[derive(Default, Debug)]
-pub struct Outbox {
-    /// (request id, replica, admit time µs, prompt tokens, prompt blocks, hit blocks).
-    pub admitted: Vec<Admitted>,
-    /// Completed requests.
-    pub finished: Vec<Finished>,
-    /// Requests rejected or timed out.
-    pub dropped: Vec<Dropped>,
-    /// (step duration µs, tokens) for inter-token latency: `count` steps whose
-    /// durations start at `first_us` and grow by `delta_us`, each emitting `tokens`.
-    pub itl_runs: Vec<ItlRun>,
-}
-
-/// An admission.
-#[derive(Clone, Copy, Debug)]
-pub struct Admitted {
-    /// Request id.
-    pub id: u32,
-    /// Replica.
-    pub replica: u32,
-    /// Admission time, µs.
-    pub admit_us: u64,
-    /// Prompt tokens.
-    pub prompt_tokens: u32,
-    /// Prompt blocks (full and partial).
-    pub prompt_blocks: u32,
-    /// Leading blocks found in the cache.
-    pub hit_blocks: u32,
-    /// Turn within its session, if any.
-    pub turn: Option<u32>,
-}
-
-/// Steps that emitted inter-token gaps: `count` steps of `first_us + i x delta_us`.
-#[derive(Clone, Copy, Debug)]
-pub struct ItlRun {
-    /// Duration of the first step, µs.
-    pub first_us: f64,
-    /// Growth of the duration per step, µs.
-    pub delta_us: f64,
-    /// Steps.
-    pub count: u64,
-    /// Tokens (sequences) per step that count as inter-token gaps.
-    pub tokens: u64,
 }
 
 struct Active {
