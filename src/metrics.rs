@@ -273,3 +273,48 @@ impl Recorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_counts_like_its_steps_one_by_one() {
+        let run = ItlRun {
+            first_us: 6000.0,
+            delta_us: 37.0,
+            count: 500,
+            tokens: 3,
+        };
+        let mut whole = LogHistogram::default();
+        whole.add_run(&run);
+        let mut single = LogHistogram::default();
+        for i in 0..run.count {
+            let step = ItlRun {
+                first_us: run.first_us + run.delta_us * i as f64,
+                delta_us: 0.0,
+                count: 1,
+                tokens: 3,
+            };
+            single.add_run(&step);
+        }
+        assert_eq!(whole.total, single.total);
+        assert_eq!(whole.counts, single.counts);
+        assert!((whole.sum_us - single.sum_us).abs() < 1e-3 * single.sum_us);
+        let q = whole.quantiles_ms();
+        let exact_p50 = (6000.0 + 37.0 * 249.5) / 1000.0;
+        assert!(
+            (q.p50 - exact_p50).abs() / exact_p50 < 0.01,
+            "{} vs {exact_p50}",
+            q.p50
+        );
+    }
+
+    #[test]
+    fn quantiles_interpolate() {
+        let mut v = vec![4000.0, 1000.0, 3000.0, 2000.0];
+        let q = quantiles_ms(&mut v);
+        assert_eq!((q.mean, q.p50), (2.5, 2.5));
+        assert!((q.p99 - 3.97).abs() < 1e-12);
+    }
+}
