@@ -178,3 +178,33 @@ fn bad_flags_name_the_flag_the_value_and_what_is_allowed() {
         }
     }
 }
+
+#[test]
+fn presets_load_a_lesson_and_explicit_flags_override_it() {
+    let (code, out, err) = kvfleet(&["--preset", "hot-prefix"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Fleet: 6 instance(s), routing=prefix_aware | prefix pool: 16 prefixes"));
+    assert!(out.contains("Lesson: One replica owns the hot prefix"));
+    assert!(out.contains("Goal NOT MET"));
+    let (code, out, err) = kvfleet(&["--preset", "hot-prefix", "--des-spill-queue", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Goal MET"), "{out}");
+    let (code, out, _) = kvfleet(&[
+        "--des-routing",
+        "sticky",
+        "--preset",
+        "more-replicas-slower",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("routing=sticky | workload: sessions"),
+        "flags before the preset override it too"
+    );
+    assert!(out.contains("Goal MET"));
+    let (code, _, err) = kvfleet(&["--preset", "fast-fleet"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--preset") && err.contains("more-replicas-slower, hot-prefix"),
+        "{err}"
+    );
+}
