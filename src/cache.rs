@@ -240,6 +240,23 @@ impl BlockCache {
         self.private_blocks -= private;
     }
 
+    /// A finished request's release that also caches the blocks its answer completed
+    /// (`output_ids`, full blocks of prompt tail + output): they join the evictable list
+    /// first (evicted first), then the prompt's entries are released as in `release`.
+    pub fn release_with_output(&mut self, ids: &[u64], private: u64, output_ids: &[u64]) {
+        self.private_blocks -= private;
+        for &id in output_ids.iter().rev() {
+            if self.index.contains_key(&id) {
+                continue;
+            }
+            let s = self.new_slot(id, 0, true);
+            self.journal.push((id, true));
+            self.lru_push_back(s);
+        }
+        self.release(ids, 0);
+        self.make_room();
+    }
+
     fn pin(&mut self, id: u64) {
         if let Some(&s) = self.index.get(&id) {
             if self.slots[s as usize].refs == 0 {
@@ -249,10 +266,16 @@ impl BlockCache {
             self.slots[s as usize].refs += 1;
             return;
         }
+        self.new_slot(id, 1, false);
+        self.pinned_blocks += 1;
+    }
+
+    /// A new resident entry (not linked into the evictable list).
+    fn new_slot(&mut self, id: u64, refs: u32, ready: bool) -> u32 {
         let slot = Slot {
             id,
-            refs: 1,
-            ready: false,
+            refs,
+            ready,
             prev: NIL,
             next: NIL,
         };
@@ -267,7 +290,7 @@ impl BlockCache {
             }
         };
         self.index.insert(id, s);
-        self.pinned_blocks += 1;
+        s
     }
 
     fn make_room(&mut self) {
@@ -369,5 +392,21 @@ mod tests {
             })
         );
         assert!(c.contains(1), "a failed acquire changes nothing");
+    }
+
+    #[test]
+    fn a_finished_answer_is_cached_and_evicted_before_the_prompt() {
+        let mut c = BlockCache::new(Some(10));
+        c.acquire(&[1, 2], 3).unwrap();
+        c.mark_ready(&[1, 2]);
+        c.release_with_output(&[1, 2], 3, &[7, 8]);
+        assert_eq!(c.hit_blocks(&[1, 2, 7, 8], 4), 4);
+        assert_eq!(c.lru_order(), vec![8, 7, 2, 1]);
+        assert_eq!(
+            (c.used_blocks(), c.private_blocks(), c.pinned_blocks()),
+            (4, 0, 0)
+        );
+        let journal: Vec<(u64, bool)> = c.drain_journal().collect();
+        assert_eq!(journal, vec![(1, true), (2, true), (8, true), (7, true)]);
     }
 }

@@ -441,8 +441,11 @@ impl Replica {
                 continue;
             }
             let a = self.running.remove(i);
-            self.cache
-                .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
+            self.cache.release_with_output(
+                &a.req.block_ids[..a.full_blocks],
+                a.private_blocks,
+                &a.req.output_block_ids,
+            );
             self.prompt_private_blocks -= a.prompt_private_blocks;
             out.finished.push(Finished {
                 id: a.req.id,
@@ -484,6 +487,7 @@ mod tests {
                 .map(|b| 1000 * id as u64 + b)
                 .collect(),
             session: None,
+            output_block_ids: Vec::new(),
         }
     }
 

@@ -72,7 +72,7 @@ fn more_replicas_slower() -> Lesson {
         id: "more-replicas-slower",
         title: "More replicas, slower answers",
         story: "Coding agents run 20-step tasks; one task starts every second. Each step's prompt is the whole conversation so far: a 4,096-token system prompt with tool schemas, every earlier step's tool output (1,000 tokens) and answer (100 tokens). Eight self-hosted replicas have prefix caching, but the inference router spreads calls round robin, so each step of a task lands on a different replica from the last and must recompute the history that another replica already holds.",
-        symptom: "Token hit rate is only about 60% although every step repeats the previous one, tasks take about 46 s, and the replica sweep shows the hit rate falling and the median TTFT rising as replicas are added.",
+        symptom: "Token hit rate is only about 62% although every step repeats the previous one, tasks take about 46 s, and the replica sweep shows the hit rate falling and the median TTFT rising as replicas are added.",
         broken: json!({
             "workload": "sessions", "session_rate": 1.0, "num_sessions": 120, "turns": 20,
             "system_prompt_len": 4096, "turn_input_len": 1000, "turn_output_len": 100,
@@ -92,7 +92,7 @@ fn more_replicas_slower() -> Lesson {
             Fix { name: "sticky routing", config: json!({ "routing": "sticky" }) },
             Fix { name: "kv with session affinity", config: json!({ "routing": "kv", "session_affinity": 100.0 }) },
         ],
-        explanation: "A step's prompt is the previous step's prompt plus a little more, so only the replica that served the previous step holds almost all of it. Round robin sends the step elsewhere; that replica holds at best an older step of the task and recomputes everything since. With N replicas the gap grows with N, so adding replicas lowers the hit rate. Sticky routing sends every step back to its task's replica: only the new tool output is computed, the hit rate rises to about 91% and p99 TTFT falls about four-fold. kv alone reaches about 74%: its load term still pulls steps away.",
+        explanation: "A step's prompt is the previous step's prompt plus a little more, so only the replica that served the previous step holds almost all of it. Round robin sends the step elsewhere; that replica holds at best an older step of the task and recomputes everything since. With N replicas the gap grows with N, so adding replicas lowers the hit rate. Sticky routing sends every step back to its task's replica: only the new tool output is computed, the hit rate rises to about 92% and p99 TTFT falls about four-fold. kv alone reaches about 73%: its load term still pulls steps away.",
         rule_of_thumb: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.",
     }
 }

@@ -38,6 +38,7 @@ struct State {
     turn: u32,
     prompt_tokens: u32,
     ids: Vec<u64>,
+    output_ids: Vec<u64>,
     last_output: u32,
 }
 
@@ -116,6 +117,7 @@ impl Sessions {
             turn: 0,
             prompt_tokens,
             ids,
+            output_ids: Vec::new(),
             last_output: 0,
         }));
         self.request(session, now_us)
@@ -129,6 +131,9 @@ impl Sessions {
         state.prompt_tokens += state.last_output + new_tokens;
         state.turn += 1;
         let mut ids = std::mem::take(&mut state.ids);
+        ids.truncate(kept);
+        ids.append(&mut state.output_ids);
+        let kept = ids.len();
         self.extend_ids(&mut ids, kept, state.prompt_tokens);
         state.ids = ids;
         self.states[session as usize] = Some(state);
@@ -137,6 +142,17 @@ impl Sessions {
 
     fn request(&mut self, session: u32, now_us: u64) -> Request {
         let output_tokens = self.lengths.draw(self.turn_output_len);
+        let bs = self.block_size;
+        let mut state = self.states[session as usize].take().expect("live session");
+        let first = state.prompt_tokens / bs;
+        let last = (state.prompt_tokens + output_tokens) / bs;
+        state.output_ids = (first..last)
+            .map(|_| {
+                self.next_unique_id += 1;
+                self.next_unique_id - 1
+            })
+            .collect();
+        self.states[session as usize] = Some(state);
         let state = self.states[session as usize]
             .as_ref()
             .expect("live session");
@@ -152,6 +168,7 @@ impl Sessions {
                 session,
                 turn: state.turn,
             }),
+            output_block_ids: state.output_ids.clone(),
         }
     }
 }

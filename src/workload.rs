@@ -22,6 +22,11 @@ pub struct Request {
     /// The session and turn this request belongs to, for multi-turn workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionTag>,
+    /// Ids of the blocks that become full while the answer is generated (the partial last
+    /// prompt block and the output), which the engine caches at completion as vLLM does.
+    /// Only multi-turn sources set them: the next turn's prompt starts with these blocks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_block_ids: Vec<u64>,
 }
 
 /// A request's place in a multi-turn session.
@@ -252,6 +257,7 @@ impl Iterator for Synthetic {
             output_tokens,
             block_ids,
             session: None,
+            output_block_ids: Vec::new(),
         })
     }
 }

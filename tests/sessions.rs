@@ -317,3 +317,25 @@ fn slots_rule_of_thumb_needed_slots_are_rate_times_latency() {
     );
     assert!(enough.queue_ms_p50 < 20.0);
 }
+
+#[test]
+fn a_sticky_turn_reuses_the_previous_answer_too() {
+    // Answers of 700 tokens complete at least one block beyond the previous prompt; the
+    // engine caches it at completion, so the next turn on the same replica hits it.
+    let cfg = Config {
+        turn_output_len: 700,
+        ..sessions(Policy::Sticky, 4)
+    };
+    let (d, _) = decisions(&cfg);
+    for turns in by_session(&d).values() {
+        for w in turns.windows(2) {
+            assert_eq!(w[0].chosen, w[1].chosen);
+            let cached = w[1].cached_blocks.unwrap();
+            assert!(
+                cached > w[0].request_blocks,
+                "turn reused {cached} blocks, previous prompt had {}",
+                w[0].request_blocks
+            );
+        }
+    }
+}

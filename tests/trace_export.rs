@@ -39,6 +39,7 @@ fn id_less_requests_round_trip_as_id_less() {
             output_tokens: 5,
             block_ids: Vec::new(),
             session: None,
+            output_block_ids: Vec::new(),
         })
         .collect();
     assert_eq!(round_trip(&requests, 512), requests);
@@ -77,6 +78,7 @@ fn requests_strategy() -> impl Strategy<Value = (u32, Vec<Request>)> {
                             output_tokens,
                             block_ids,
                             session: None,
+                            output_block_ids: Vec::new(),
                         }
                     },
                 )
@@ -106,6 +108,7 @@ fn large_arrivals_round_trip() {
             output_tokens: 1,
             block_ids: vec![i as u64],
             session: None,
+            output_block_ids: Vec::new(),
         })
         .collect();
     assert_eq!(round_trip(&requests, 512), requests);

@@ -341,6 +341,7 @@ mod tests {
             output_tokens: 1,
             block_ids,
             session: None,
+            output_block_ids: Vec::new(),
         }
     }
 

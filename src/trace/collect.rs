@@ -88,6 +88,7 @@ impl<'a> Collector<'a> {
             output_tokens: parsed.output_tokens,
             block_ids: parsed.block_ids,
             session: None,
+            output_block_ids: Vec::new(),
         });
         Ok(())
     }

@@ -96,6 +96,7 @@ mod tests {
             output_tokens: 3,
             block_ids,
             session: None,
+            output_block_ids: Vec::new(),
         }
     }
 
