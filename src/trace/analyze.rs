@@ -29,7 +29,8 @@ pub struct TraceAnalysis {
     pub block_size: u32,
     /// Last arrival minus first arrival, seconds.
     pub duration_s: f64,
-    /// Requests over the duration; `None` when all arrive at once.
+    /// Arrivals per second: (requests - 1) over the duration, the same estimate the
+    /// report's `offered_rate` uses; `None` when all arrive at once.
     pub offered_rate_per_s: Option<f64>,
     pub input_tokens_avg: f64,
     pub input_tokens_p99: u32,
@@ -72,7 +73,7 @@ pub fn analyze(requests: &[Request], block_size: u32) -> TraceAnalysis {
         requests: requests.len() as u64,
         block_size,
         duration_s,
-        offered_rate_per_s: (duration_s > 0.0).then(|| requests.len() as f64 / duration_s),
+        offered_rate_per_s: (duration_s > 0.0).then(|| (requests.len() - 1) as f64 / duration_s),
         input_tokens_avg: inputs.avg,
         input_tokens_p99: inputs.p99,
         input_tokens_max: inputs.max,
