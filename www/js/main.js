@@ -157,7 +157,8 @@ function refresh({ run = true } = {}) {
   controls.clearErrors();
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
   controls.setAll(st.config, !!st.source);
-  $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : 'synthetic prefix pool';
+  const synthetic = st.config.workload === 'sessions' ? 'multi-turn sessions' : 'synthetic prefix pool';
+  $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : synthetic;
   $('source-reset').hidden = !st.source;
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   writeUrl(st.config, st.params, { embed: st.embed, trace: traceKey, lesson: lessons.active?.id });
