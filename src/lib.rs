@@ -24,6 +24,7 @@ pub mod api;
 pub mod cache;
 pub mod config;
 pub mod engine;
+pub mod histogram;
 pub mod index;
 pub mod lessons;
 pub mod metrics;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::metrics::{quantile_sorted, quantiles_ms, Quantiles};
+use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::Simulation;
 
@@ -139,7 +139,7 @@ impl Simulation<'_> {
         let per_instance = self.instance_rows(makespan_us);
         let mut summary = self.summary(makespan_us, &per_instance);
         let series = std::mem::take(&mut self.sampler).finish(end_us, &self.replicas);
-        let latency_cdf = latency_cdf(&mut self.recorder.ttft_us, &mut self.recorder.e2e_us);
+        let latency_cdf = latency_cdf(&self.recorder.ttft, &self.recorder.e2e);
         self.fill_latencies(&mut summary);
         let warnings = warnings(&summary, &per_instance);
         summary.hot_spot = !warnings.is_empty();
@@ -255,34 +255,34 @@ impl Simulation<'_> {
         ratio(self.arrived.saturating_sub(1) as f64, span_s)
     }
 
-    fn fill_latencies(&mut self, s: &mut Summary) {
-        let r = &mut self.recorder;
+    fn fill_latencies(&self, s: &mut Summary) {
+        let r = &self.recorder;
         let set = |q: Quantiles, m: &mut f64, p50: &mut f64, p90: &mut f64, p99: &mut f64| {
             (*m, *p50, *p90, *p99) = (q.mean, q.p50, q.p90, q.p99);
         };
         set(
-            quantiles_ms(&mut r.ttft_us),
+            r.ttft.quantiles_ms(),
             &mut s.ttft_ms_mean,
             &mut s.ttft_ms_p50,
             &mut s.ttft_ms_p90,
             &mut s.ttft_ms_p99,
         );
         set(
-            quantiles_ms(&mut r.ttft_admit_us),
+            r.ttft_admit.quantiles_ms(),
             &mut s.ttft_admit_ms_mean,
             &mut s.ttft_admit_ms_p50,
             &mut s.ttft_admit_ms_p90,
             &mut s.ttft_admit_ms_p99,
         );
         set(
-            quantiles_ms(&mut r.queue_us),
+            r.queue.quantiles_ms(),
             &mut s.queue_ms_mean,
             &mut s.queue_ms_p50,
             &mut s.queue_ms_p90,
             &mut s.queue_ms_p99,
         );
         set(
-            quantiles_ms(&mut r.tpot_us),
+            r.tpot.quantiles_ms(),
             &mut s.tpot_ms_mean,
             &mut s.tpot_ms_p50,
             &mut s.tpot_ms_p90,
@@ -296,7 +296,7 @@ impl Simulation<'_> {
             &mut s.itl_ms_p99,
         );
         set(
-            quantiles_ms(&mut r.e2e_us),
+            r.e2e.quantiles_ms(),
             &mut s.e2e_ms_mean,
             &mut s.e2e_ms_p50,
             &mut s.e2e_ms_p90,
@@ -305,14 +305,11 @@ impl Simulation<'_> {
     }
 }
 
-fn latency_cdf(ttft_us: &mut [f64], e2e_us: &mut [f64]) -> LatencyCdf {
-    ttft_us.sort_by(f64::total_cmp);
-    e2e_us.sort_by(f64::total_cmp);
+fn latency_cdf(ttft: &LogHistogram, e2e: &LogHistogram) -> LatencyCdf {
     let q: Vec<f64> = (1..=100).map(|i| i as f64 / 100.0).collect();
-    let at = |v: &[f64]| q.iter().map(|&q| quantile_sorted(v, q) / 1000.0).collect();
     LatencyCdf {
-        ttft_ms: at(ttft_us),
-        e2e_ms: at(e2e_us),
+        ttft_ms: ttft.at_ms(&q),
+        e2e_ms: e2e.at_ms(&q),
         q,
     }
 }

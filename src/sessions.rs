@@ -9,7 +9,7 @@ use std::collections::BinaryHeap;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::metrics::{quantiles_ms, Quantiles};
+use crate::histogram::{LogHistogram, Quantiles};
 use crate::workload::{Arrivals, EndedRequest, Lengths, Request, SessionTag, Source};
 
 /// Task-level results of a sessions run.
@@ -60,7 +60,7 @@ pub struct Sessions {
     next_request_id: u32,
     arrivals: Arrivals,
     lengths: Lengths,
-    task_us: Vec<f64>,
+    task: LogHistogram,
     failed: u32,
 }
 
@@ -85,7 +85,7 @@ impl Sessions {
             next_request_id: 0,
             arrivals: Arrivals::new(cfg, cfg.session_rate),
             lengths: Lengths::new(cfg),
-            task_us: Vec::new(),
+            task: LogHistogram::fine(),
             failed: 0,
         }
     }
@@ -208,7 +208,7 @@ impl Source for Sessions {
             return;
         }
         if tag.turn + 1 >= self.turns {
-            self.task_us.push((now_us - state.start_us) as f64);
+            self.task.add((now_us - state.start_us) as f64);
             *slot = None;
             return;
         }
@@ -223,11 +223,10 @@ impl Source for Sessions {
     }
 
     fn session_report(&self) -> Option<SessionReport> {
-        let mut task_us = self.task_us.clone();
-        let q = quantiles_ms(&mut task_us);
+        let q = self.task.quantiles_ms();
         Some(SessionReport {
             tasks: self.started,
-            completed_tasks: self.task_us.len() as u32,
+            completed_tasks: self.task.count() as u32,
             failed_tasks: self.failed,
             task_s: Quantiles {
                 mean: q.mean / 1000.0,

@@ -1,6 +1,7 @@
 //! What a replica reports back to the simulator after each call: admissions (cache
 //! lookups), completions, drops (rejections, timeouts) and inter-token-gap runs.
 
+pub use crate::histogram::ItlRun;
 use crate::workload::SessionTag;
 
 /// A request's lifecycle as the recorder needs it, reported when it completes.
@@ -79,17 +80,4 @@ pub struct Admitted {
     pub hit_blocks: u32,
     /// Turn within its session, if any.
     pub turn: Option<u32>,
-}
-
-/// Steps that emitted inter-token gaps: `count` steps of `first_us + i x delta_us`.
-#[derive(Clone, Copy, Debug)]
-pub struct ItlRun {
-    /// Duration of the first step, µs.
-    pub first_us: f64,
-    /// Growth of the duration per step, µs.
-    pub delta_us: f64,
-    /// Steps.
-    pub count: u64,
-    /// Tokens (sequences) per step that count as inter-token gaps.
-    pub tokens: u64,
 }

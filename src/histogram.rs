@@ -1,0 +1,222 @@
+//! Log-bucketed histograms for latencies: fixed relative resolution, an exact mean, and
+//! memory bounded by the value range (never by the number of samples), fed one value at
+//! a time or with a whole arithmetic run of decode steps at once.
+
+use serde::Serialize;
+
+/// Most buckets a histogram may grow to (values beyond the last one share it).
+const MAX_BUCKETS: usize = 60_000;
+
+/// A step run for inter-token gaps: `count` steps of `first_us + i x delta_us`, each
+/// emitting `tokens` gaps.
+#[derive(Clone, Copy, Debug)]
+pub struct ItlRun {
+    /// Duration of the first step, µs.
+    pub first_us: f64,
+    /// Growth of the duration per step, µs.
+    pub delta_us: f64,
+    /// Steps.
+    pub count: u64,
+    /// Tokens (sequences) per step that count as inter-token gaps.
+    pub tokens: u64,
+}
+
+/// mean / p50 / p90 / p99 of one latency, milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Quantiles {
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+/// Bucket 0 holds values below 1 µs (reported as 0); bucket k >= 1 holds
+/// [base^(k-1), base^k) and reports its geometric midpoint.
+#[derive(Clone, Debug)]
+pub struct LogHistogram {
+    base: f64,
+    ln_base: f64,
+    counts: Vec<u64>,
+    total: u64,
+    sum_us: f64,
+}
+
+impl LogHistogram {
+    /// 0.1 % resolution, for per-request latencies.
+    pub fn fine() -> LogHistogram {
+        LogHistogram::with_base(1.001)
+    }
+
+    /// 1 % resolution, for inter-token gaps fed in runs (fewer buckets per run).
+    pub fn coarse() -> LogHistogram {
+        LogHistogram::with_base(1.01)
+    }
+
+    fn with_base(base: f64) -> LogHistogram {
+        LogHistogram {
+            base,
+            ln_base: libm::log(base),
+            counts: Vec::new(),
+            total: 0,
+            sum_us: 0.0,
+        }
+    }
+
+    /// Values recorded.
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    fn bucket(&self, value_us: f64) -> usize {
+        if value_us < 1.0 {
+            return 0;
+        }
+        (1 + (libm::log(value_us) / self.ln_base) as usize).min(MAX_BUCKETS - 1)
+    }
+
+    fn upper(&self, bucket: usize) -> f64 {
+        libm::pow(self.base, bucket as f64)
+    }
+
+    fn value(&self, bucket: usize) -> f64 {
+        if bucket == 0 {
+            return 0.0;
+        }
+        libm::pow(self.base, bucket as f64 - 1.0) * libm::sqrt(self.base)
+    }
+
+    fn bump(&mut self, bucket: usize, n: u64) {
+        if self.counts.len() <= bucket {
+            self.counts.resize(bucket + 1, 0);
+        }
+        self.counts[bucket] += n;
+    }
+
+    /// Records one value.
+    pub fn add(&mut self, value_us: f64) {
+        self.total += 1;
+        self.sum_us += value_us;
+        let b = self.bucket(value_us);
+        self.bump(b, 1);
+    }
+
+    /// Adds `run.count` values `first + i x delta`, each `run.tokens` times, in time
+    /// proportional to the buckets the run spans (not to its length).
+    pub fn add_run(&mut self, run: &ItlRun) {
+        if run.count == 0 || run.tokens == 0 {
+            return;
+        }
+        let n = run.count as f64;
+        self.sum_us += run.tokens as f64 * (n * run.first_us + run.delta_us * n * (n - 1.0) / 2.0);
+        self.total += run.count * run.tokens;
+        let last = run.first_us + run.delta_us * (n - 1.0);
+        let (b0, b1) = (self.bucket(run.first_us), self.bucket(last));
+        if b0 == b1 || run.delta_us <= 0.0 {
+            self.bump(b0, run.count * run.tokens);
+            return;
+        }
+        let mut placed = 0u64;
+        for b in b0..=b1 {
+            let below = if b == b1 {
+                run.count
+            } else {
+                let steps = libm::ceil((self.upper(b) - run.first_us) / run.delta_us);
+                (steps.max(0.0) as u64).min(run.count)
+            };
+            self.bump(b, below.saturating_sub(placed) * run.tokens);
+            placed = placed.max(below);
+        }
+    }
+
+    /// Nearest-rank quantiles (ascending `qs` in 0..=1), ms, in one pass.
+    pub fn at_ms(&self, qs: &[f64]) -> Vec<f64> {
+        let mut out = Vec::with_capacity(qs.len());
+        if self.total == 0 {
+            out.resize(qs.len(), 0.0);
+            return out;
+        }
+        let (mut seen, mut b) = (0u64, 0usize);
+        for &q in qs {
+            let rank = (libm::ceil(q * self.total as f64) as u64).clamp(1, self.total);
+            while seen + self.counts[b] < rank {
+                seen += self.counts[b];
+                b += 1;
+            }
+            out.push(self.value(b) / 1000.0);
+        }
+        out
+    }
+
+    /// mean / p50 / p90 / p99, ms.
+    pub fn quantiles_ms(&self) -> Quantiles {
+        let q = self.at_ms(&[0.50, 0.90, 0.99]);
+        let mean = if self.total == 0 {
+            0.0
+        } else {
+            self.sum_us / self.total as f64 / 1000.0
+        };
+        Quantiles {
+            mean,
+            p50: q[0],
+            p90: q[1],
+            p99: q[2],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_counts_like_its_steps_one_by_one() {
+        let run = ItlRun {
+            first_us: 6000.0,
+            delta_us: 37.0,
+            count: 500,
+            tokens: 3,
+        };
+        let mut whole = LogHistogram::coarse();
+        whole.add_run(&run);
+        let mut single = LogHistogram::coarse();
+        for i in 0..run.count {
+            let at = run.first_us + run.delta_us * i as f64;
+            single.add_run(&ItlRun {
+                first_us: at,
+                delta_us: 0.0,
+                count: 1,
+                tokens: 3,
+            });
+        }
+        assert_eq!(whole.total, single.total);
+        assert_eq!(whole.counts, single.counts);
+        assert!((whole.sum_us - single.sum_us).abs() < 1e-3 * single.sum_us);
+        let q = whole.quantiles_ms();
+        let exact_p50 = (6000.0 + 37.0 * 249.5) / 1000.0;
+        assert!(
+            (q.p50 - exact_p50).abs() / exact_p50 < 0.01,
+            "{} vs {exact_p50}",
+            q.p50
+        );
+    }
+
+    #[test]
+    fn fine_quantiles_are_within_a_tenth_of_a_percent() {
+        let mut h = LogHistogram::fine();
+        for v in 1..=10_000u32 {
+            h.add(v as f64 * 10.0);
+        }
+        h.add(0.0);
+        let q = h.quantiles_ms();
+        assert!((q.mean - 500_050_000.0 / 10_001.0 / 1000.0).abs() < 1e-9);
+        for (got, want) in [(q.p50, 50.0), (q.p90, 90.0), (q.p99, 99.0)] {
+            assert!((got - want).abs() / want < 0.001, "{got} vs {want}");
+        }
+        assert_eq!(h.at_ms(&[0.0])[0], 0.0, "values below 1 µs report 0");
+        assert_eq!(LogHistogram::fine().quantiles_ms(), Quantiles::default());
+    }
+}
