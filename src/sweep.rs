@@ -38,10 +38,12 @@ pub struct SweepRow {
     pub rejected: u64,
     pub timed_out: u64,
     pub evictions: u64,
+    /// Mean task completion time, seconds (sessions workload; 0 otherwise).
+    pub task_s_mean: f64,
 }
 
 /// The CSV header matching `SweepRow::csv`.
-pub const CSV_HEADER: &str = "param,value,hit_rate_requests,hit_rate_tokens,ttft_ms_p50,ttft_ms_p99,e2e_ms_p99,makespan_s,load_spread,rejected,timed_out,evictions";
+pub const CSV_HEADER: &str = "param,value,hit_rate_requests,hit_rate_tokens,ttft_ms_p50,ttft_ms_p99,e2e_ms_p99,makespan_s,load_spread,rejected,timed_out,evictions,task_s_mean";
 
 impl SweepRow {
     /// The row of one point's report.
@@ -60,6 +62,7 @@ impl SweepRow {
             rejected: s.rejected,
             timed_out: s.timed_out,
             evictions: s.evictions,
+            task_s_mean: r.sessions.as_ref().map_or(0.0, |t| t.task_s.mean),
         }
     }
 
@@ -70,7 +73,7 @@ impl SweepRow {
             v => v.to_string(),
         };
         format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             self.param,
             value,
             self.hit_rate_requests,
@@ -82,7 +85,8 @@ impl SweepRow {
             self.load_spread,
             self.rejected,
             self.timed_out,
-            self.evictions
+            self.evictions,
+            self.task_s_mean
         )
     }
 }
