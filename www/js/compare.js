@@ -129,9 +129,14 @@ export class Compare {
 
   drawSweep() {
     const { sweep, sweepReports, policies } = this.last;
+    // Every session turn hits the shared system prompt, so for sessions the token hit rate
+    // is the one that moves; for independent requests, the share of requests that hit.
+    const tokens = sweepReports.some((r) => r?.config?.workload === 'sessions');
+    const key = tokens ? 'hit_rate_tokens' : 'hit_rate_requests';
+    const what = tokens ? 'Token hit rate (%)' : 'Request hit rate (%)';
     const data = policies.map((p, i) => ({
       label: p,
-      data: sweep.map((n, j) => (sweepReports[i * sweep.length + j]?.summary?.hit_rate_requests ?? 0) * 100),
+      data: sweep.map((n, j) => (sweepReports[i * sweep.length + j]?.summary?.[key] ?? 0) * 100),
       borderColor: policyColor(p), backgroundColor: policyColor(p),
       borderWidth: p === 'kv' ? 3 : 2, pointRadius: 4, borderDash: p === 'random' ? [6, 4] : [],
     }));
@@ -146,7 +151,7 @@ export class Compare {
           onHover: (evt, els) => { evt.native.target.style.cursor = els.length && this.load ? 'pointer' : 'default'; },
           plugins: { tooltip: { callbacks: {
             title: (items) => items.length ? `${items[0].label} replica(s)` : '',
-            label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% of requests hit`,
+            label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% ${c.chart.options.scales.y.title.text.startsWith('Token') ? 'of prompt tokens cached' : 'of requests hit'}`,
             footer: () => (this.load ? 'Click to load this point' : '') } } },
           scales: {
             x: { title: { display: true, text: 'Replicas (doubling)', font: { weight: '600' } } },
@@ -157,6 +162,7 @@ export class Compare {
     }
     ch.data.labels = sweep.map(String);
     ch.data.datasets = data;
+    ch.options.scales.y.title.text = what;
     ch.update('none');
     ch.canvas.setAttribute('aria-label', `Hit rate as replicas grow: ${data.map((d) => `${d.label} ${d.data.map((y, j) => `${sweep[j]}: ${y.toFixed(0)}%`).join(', ')}`).join('; ')}`);
   }
