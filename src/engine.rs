@@ -252,7 +252,7 @@ impl Replica {
 
     fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
         let bs = self.spec.block_size;
-        let total = (req.prompt_tokens + req.output_tokens).div_ceil(bs) as u64;
+        let total = (req.prompt_tokens as u64 + req.output_tokens as u64).div_ceil(bs as u64);
         let prompt_blocks = req.prompt_tokens.div_ceil(bs) as u64;
         let full = if req.block_ids.is_empty() {
             0
@@ -365,7 +365,7 @@ impl Replica {
                 }
             } else {
                 decode_seqs += 1;
-                kv_tokens += (a.req.prompt_tokens + a.generated) as u64;
+                kv_tokens += a.req.prompt_tokens as u64 + a.generated as u64;
             }
         }
         self.generation += 1;
