@@ -221,3 +221,23 @@ fn bad_traces_fail_with_file_line_and_reason() {
     );
     std::fs::remove_file(&bad).ok();
 }
+
+#[test]
+fn extreme_trace_lengths_neither_panic_nor_hang() {
+    let huge = tmp("huge.jsonl");
+    std::fs::write(
+        &huge,
+        "{\"timestamp\": 0, \"input_length\": 4000000000, \"output_length\": 4000000000, \"hash_ids\": []}\n",
+    )
+    .unwrap();
+    let (code, out, err) = kvfleet(&["--des-mooncake-trace", &huge]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("completed 1, rejected 0"), "{out}");
+    let (code, out, err) = kvfleet(&["--des-mooncake-trace", &huge, "--des-kv-blocks", "100"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("completed 0, rejected 1"),
+        "a request larger than the cache is refused: {out}"
+    );
+    std::fs::remove_file(&huge).ok();
+}
