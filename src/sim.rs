@@ -12,7 +12,7 @@ use crate::index::BlockIndex;
 use crate::metrics::Recorder;
 use crate::router::{Ask, Candidate, Reason, ReplicaView, Router};
 use crate::series::Sampler;
-use crate::workload::{EndedRequest, Source};
+use crate::workload::{EndedRequest, Request, Source};
 
 /// One routing decision, as written to the decision log.
 #[derive(Clone, Debug, Serialize)]
@@ -56,6 +56,7 @@ pub struct Simulation<'w> {
     router: Router,
     index: BlockIndex,
     hits: Vec<u32>,
+    views: Vec<ReplicaView>,
     pub(crate) recorder: Recorder,
     pub(crate) sampler: Sampler,
     outbox: Outbox,
@@ -94,6 +95,7 @@ impl<'w> Simulation<'w> {
             router: Router::new(cfg),
             index: BlockIndex::new(n),
             hits: vec![0; n],
+            views: Vec::with_capacity(n),
             recorder: Recorder::new(n, cfg.block_size),
             sampler: Sampler::new(n),
             outbox: Outbox::default(),
@@ -172,22 +174,28 @@ impl<'w> Simulation<'w> {
         self.arrived += 1;
         self.first_arrival_us.get_or_insert(req.arrival_us);
         self.last_arrival_us = req.arrival_us;
+        let chosen = self.route(&req);
+        let now = self.now_us;
+        let end = self.replicas[chosen].arrive(req, now, &mut self.outbox);
+        self.schedule(chosen, end);
+        self.sync_index(chosen);
+        self.drain_outbox();
+        true
+    }
+
+    /// Asks the router for a replica (hits from the fleet index) and logs the decision.
+    fn route(&mut self, req: &Request) -> usize {
         let full = if req.block_ids.is_empty() {
             0
         } else {
             (req.prompt_tokens / self.cfg.block_size) as usize
         };
-        let views: Vec<ReplicaView> = self
-            .replicas
-            .iter()
-            .map(|r| ReplicaView {
-                active_blocks: r.active_blocks(),
-                waiting: r.waiting(),
-                running: r.running(),
-            })
-            .collect();
-        let mut log = self.decisions.as_ref().map(|_| Vec::new());
-        let session = req.session.map(|t| t.session);
+        self.views.clear();
+        self.views.extend(self.replicas.iter().map(|r| ReplicaView {
+            active_blocks: r.active_blocks(),
+            waiting: r.waiting(),
+            running: r.running(),
+        }));
         self.index.hits(&req.block_ids, full, &mut self.hits);
         #[cfg(debug_assertions)]
         for (r, rep) in self.replicas.iter().enumerate() {
@@ -197,13 +205,15 @@ impl<'w> Simulation<'w> {
                 "block index out of step with replica {r}"
             );
         }
+        let session = req.session.map(|t| t.session);
         let ask = Ask {
             block_ids: &req.block_ids,
             full_blocks: full,
             session,
             hits: &self.hits,
         };
-        let (chosen, reason) = self.router.pick(ask, &views, log.as_mut());
+        let mut log = self.decisions.as_ref().map(|_| Vec::new());
+        let (chosen, reason) = self.router.pick(ask, &self.views, log.as_mut());
         if let (Some(decisions), Some(candidates)) = (self.decisions.as_mut(), log) {
             decisions.push(Decision {
                 id: req.id,
@@ -221,12 +231,7 @@ impl<'w> Simulation<'w> {
                 timed_out: false,
             });
         }
-        let now = self.now_us;
-        let end = self.replicas[chosen].arrive(req, now, &mut self.outbox);
-        self.schedule(chosen, end);
-        self.sync_index(chosen);
-        self.drain_outbox();
-        true
+        chosen
     }
 
     fn on_step_end(&mut self) -> bool {
