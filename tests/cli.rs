@@ -208,3 +208,13 @@ fn presets_load_a_lesson_and_explicit_flags_override_it() {
         "{err}"
     );
 }
+
+#[test]
+fn json_on_stdout_moves_the_text_report_to_stderr() {
+    let (code, out, err) = kvfleet(&["--des-report-json", "-", "--des-num-requests", "50"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&out).expect("stdout is exactly the JSON report");
+    assert_eq!(v["summary"]["requests"], 50);
+    assert!(err.contains("Prefix-cache hit rate:"), "{err}");
+}

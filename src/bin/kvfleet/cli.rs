@@ -10,6 +10,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use kvfleet::api;
 use kvfleet::lessons::{self, Lesson};
 use kvfleet::params;
+use kvfleet::sim::Simulation;
 use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
 use kvfleet::workload::Synthetic;
 use kvfleet::{Config, ConfigError, Request};
@@ -141,19 +142,53 @@ fn config(a: &RunArgs, matches: &ArgMatches) -> Result<(Config, Option<Lesson>),
     Ok((cfg, Some(lesson)))
 }
 
-fn print_goal(lesson: &Lesson, report: &kvfleet::Report) {
+fn goal_text(lesson: &Lesson, report: &kvfleet::Report) -> String {
     let results = lessons::evaluate(lesson, report);
     let met = results.iter().all(|r| r.met);
-    println!("  Lesson: {} | goal: {}", lesson.title, lesson.goal);
+    let mut out = format!("  Lesson: {} | goal: {}\n", lesson.title, lesson.goal);
     for r in &results {
-        println!(
-            "    [{}] {} (measured {:.4})",
-            if r.met { "met" } else { "NOT met" },
-            r.label,
-            r.value
-        );
+        let verdict = if r.met { "met" } else { "NOT met" };
+        out.push_str(&format!(
+            "    [{verdict}] {} (measured {:.4})\n",
+            r.label, r.value
+        ));
     }
-    println!("  Goal {}", if met { "MET" } else { "NOT MET" });
+    out.push_str(&format!("  Goal {}\n", if met { "MET" } else { "NOT MET" }));
+    out
+}
+
+/// Where the human-readable text goes: standard output, or standard error when the JSON
+/// report takes standard output (`--des-report-json -`), so the JSON can be piped.
+fn human(a: &RunArgs) -> Box<dyn Write> {
+    if a.report_json.as_deref() == Some("-") {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    }
+}
+
+/// The simulation the flags describe (the trace summary is printed first for replays).
+fn simulation(
+    a: &RunArgs,
+    cfg: &Config,
+    trace: Option<(Vec<Request>, String)>,
+    text: &mut dyn Write,
+) -> Result<Simulation<'static>, String> {
+    let Some((requests, name)) = trace else {
+        let popularity = params::validate(cfg).map_err(flag_error)?;
+        if let Some(path) = &a.export_trace {
+            let requests: Vec<Request> = Synthetic::new(cfg, popularity).collect();
+            export(path, &requests, cfg.block_size)?;
+        }
+        return api::synthetic_simulation(cfg);
+    };
+    params::validate_fleet(cfg).map_err(flag_error)?;
+    let summary = trace::analyze(&requests, cfg.block_size).render_text();
+    write!(text, "{summary}").map_err(|e| e.to_string())?;
+    if let Some(path) = &a.export_trace {
+        export(path, &requests, cfg.block_size)?;
+    }
+    api::replay_simulation(cfg, requests, &name)
 }
 
 fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
@@ -167,25 +202,8 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
         };
         return sweep::run(&cfg, args, trace.as_ref());
     }
-    let mut sim = match &trace {
-        Some((requests, name)) => {
-            params::validate_fleet(&cfg).map_err(flag_error)?;
-            print!("{}", trace::analyze(requests, cfg.block_size).render_text());
-            if let Some(path) = &a.export_trace {
-                export(path, requests, cfg.block_size)?;
-            }
-            api::replay_simulation(&cfg, requests.clone(), name)?
-        }
-        None => {
-            let popularity = params::validate(&cfg).map_err(flag_error)?;
-            if let Some(path) = &a.export_trace {
-                let requests: Vec<Request> = Synthetic::new(&cfg, popularity).collect();
-                export(path, &requests, cfg.block_size)?;
-            }
-            api::synthetic_simulation(&cfg)?
-        }
-    };
-    drop(trace);
+    let mut text = human(a);
+    let mut sim = simulation(a, &cfg, trace, &mut *text)?;
     if a.decisions.is_some() {
         sim.record_decisions();
     }
@@ -194,10 +212,11 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
         write_decisions(path, sim.take_decisions())?;
     }
     let report = sim.into_report();
-    print!("{}", report.to_text());
-    if let Some(lesson) = &lesson {
-        print_goal(lesson, &report);
-    }
+    let goal = lesson
+        .as_ref()
+        .map(|l| goal_text(l, &report))
+        .unwrap_or_default();
+    write!(text, "{}{goal}", report.to_text()).map_err(|e| e.to_string())?;
     if let Some(path) = &a.report_json {
         let mut out = create(path)?;
         writeln!(out, "{}", report.to_json()).map_err(|e| format!("cannot write {path}: {e}"))?;
