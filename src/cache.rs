@@ -95,11 +95,6 @@ impl BlockCache {
         self.index.len() as u64 + self.private_blocks
     }
 
-    /// Resident content-addressed entries (pinned or evictable).
-    pub fn resident_blocks(&self) -> u64 {
-        self.index.len() as u64
-    }
-
     /// Distinct entries pinned by in-flight requests.
     pub fn pinned_blocks(&self) -> u64 {
         self.pinned_blocks

@@ -103,11 +103,6 @@ impl Router {
         }
     }
 
-    /// The active policy.
-    pub fn policy(&self) -> Policy {
-        self.policy
-    }
-
     /// Picks a replica. When `log` is given, every candidate's terms are appended to it.
     pub fn pick(
         &mut self,
