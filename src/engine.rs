@@ -49,6 +49,7 @@ enum Plan {
         end_us: u64,
         chunks: Vec<(usize, u32)>,
         decode_seqs: u64,
+        saturated: bool,
     },
     /// `steps` pure decode steps of every running request.
     DecodeRun {
@@ -56,6 +57,7 @@ enum Plan {
         steps: u64,
         seqs: u64,
         kv_tokens: u64,
+        saturated: bool,
     },
 }
 
@@ -66,6 +68,9 @@ pub struct ReplicaStats {
     pub routed: u64,
     /// Time spent in steps, µs.
     pub busy_us: u64,
+    /// Time spent in steps that began with more work than they could start, µs: a
+    /// request waiting (no free slot or KV room) or prefill beyond the step's budget.
+    pub saturated_us: u64,
     /// Longest waiting queue seen.
     pub peak_queue: u32,
 }
@@ -164,9 +169,11 @@ impl Replica {
                 end_us,
                 chunks,
                 decode_seqs,
+                saturated,
             } => {
                 debug_assert_eq!(end_us, now_us);
                 self.stats.busy_us += end_us - start_us;
+                self.stats.saturated_us += saturated as u64 * (end_us - start_us);
                 self.apply_step(&chunks, now_us, out);
                 if decode_seqs > 0 {
                     let d = (end_us - start_us) as f64;
@@ -183,8 +190,10 @@ impl Replica {
                 steps,
                 seqs,
                 kv_tokens,
+                saturated,
             } => {
                 self.stats.busy_us += now_us - start_us;
+                self.stats.saturated_us += saturated as u64 * (now_us - start_us);
                 self.apply_decode_run(steps, now_us, out);
                 let t = &self.spec.timing;
                 out.itl_runs.push(ItlRun {
@@ -279,6 +288,7 @@ impl Replica {
             steps,
             seqs,
             kv_tokens,
+            saturated,
         } = self.plan
         else {
             return None;
@@ -294,6 +304,7 @@ impl Replica {
             steps: keep,
             seqs,
             kv_tokens,
+            saturated,
         };
         self.generation += 1;
         Some(start_us + t.decode_run_us(keep, seqs, kv_tokens))
@@ -356,10 +367,13 @@ impl Replica {
         let mut budget = self.spec.max_batched_tokens;
         let mut chunks = Vec::new();
         let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
+        let mut saturated = !self.waiting.is_empty();
         for (i, a) in self.running.iter().enumerate() {
             if a.prefilled_tokens < a.req.prompt_tokens {
-                if budget > 0 {
-                    let c = (a.req.prompt_tokens - a.prefilled_tokens).min(budget);
+                let left = a.req.prompt_tokens - a.prefilled_tokens;
+                let c = left.min(budget);
+                saturated |= c < left;
+                if c > 0 {
                     budget -= c;
                     chunks.push((i, c));
                 }
@@ -378,6 +392,7 @@ impl Replica {
                 end_us,
                 chunks,
                 decode_seqs,
+                saturated,
             };
             return Some(end_us);
         }
@@ -392,6 +407,7 @@ impl Replica {
             steps,
             seqs: decode_seqs,
             kv_tokens,
+            saturated,
         };
         Some(now_us + t.decode_run_us(steps, decode_seqs, kv_tokens))
     }

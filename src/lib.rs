@@ -12,7 +12,8 @@
 //!              |            prefill, decode (closed form), complete
 //!              |            -> cache store/evict events -> index
 //!              v
-//!           Recorder -> Report (summary, per-replica, series)        metrics, series, report
+//!           Recorder -> Report (summary, per-replica, series)        metrics, series, report,
+//!                         |- findings (load, hit rate, overload)   findings
 //!                         |- text report (CLI)  |- JSON (CLI, wasm)  text
 //! ```
 //!
@@ -24,6 +25,7 @@ pub mod api;
 pub mod cache;
 pub mod config;
 pub mod engine;
+pub mod findings;
 pub mod histogram;
 pub mod index;
 pub mod lessons;

@@ -1,17 +1,15 @@
 //! The report of one run: summary, per-replica table, columnar series, latency CDFs,
-//! the seed's three fleet lines and plain-language warnings; serialised as JSON.
+//! the seed's three fleet lines and plain-language findings; serialised as JSON.
+//! A statistic over nothing (a percentile of no latencies, the hit rate of a replica that
+//! admitted nothing) is NaN here and `null` in the JSON, never a made-up 0.
 
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::findings::{self, Finding, Kind, ReplicaFacts, Window};
 use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::Simulation;
-
-/// Hit-rate spread (max - min over replicas) at which the report warns of a hot spot.
-pub const HOT_HIT_SPREAD: f64 = 0.25;
-/// Load spread ((max - min) / mean requests per replica) at which it warns.
-pub const HOT_LOAD_SPREAD: f64 = 0.5;
 
 /// Fleet-wide figures. Rates are fractions in 0..=1; units are at the end of names.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -20,6 +18,8 @@ pub struct Summary {
     pub completed: u64,
     pub rejected: u64,
     pub timed_out: u64,
+    pub admitted: u64,
+    pub hit_requests: u64,
     pub hit_rate_requests: f64,
     pub hit_rate_tokens: f64,
     pub block_reuse: f64,
@@ -63,6 +63,7 @@ pub struct Summary {
     pub hit_rate_instance_max: f64,
     pub load_spread: f64,
     pub hot_spot: bool,
+    pub overloaded: bool,
     pub events: u64,
     pub seed: u64,
 }
@@ -72,11 +73,13 @@ pub struct Summary {
 pub struct InstanceReport {
     pub index: u32,
     pub requests: u64,
+    pub admitted: u64,
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
     pub hit_rate_requests: f64,
     pub hit_rate_tokens: f64,
     pub busy_share: f64,
+    pub saturated_share: f64,
     pub peak_queue: u32,
     pub evictions: u64,
     pub rejected: u64,
@@ -103,6 +106,7 @@ pub struct Report {
     pub series: Series,
     pub latency_cdf: LatencyCdf,
     pub fleet_lines: Vec<String>,
+    pub findings: Vec<Finding>,
     pub warnings: Vec<String>,
     /// Task-level results, for the `sessions` workload.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,6 +133,28 @@ fn ratio(num: f64, den: f64) -> f64 {
     }
 }
 
+/// A statistic over `den` samples: NaN (JSON `null`) when there are none.
+fn share(num: f64, den: f64) -> f64 {
+    if den > 0.0 {
+        num / den
+    } else {
+        f64::NAN
+    }
+}
+
+/// Quantiles of a histogram, NaN when it holds no value.
+fn quantiles(h: &LogHistogram) -> Quantiles {
+    if h.count() == 0 {
+        return Quantiles {
+            mean: f64::NAN,
+            p50: f64::NAN,
+            p90: f64::NAN,
+            p99: f64::NAN,
+        };
+    }
+    h.quantiles_ms()
+}
+
 impl Simulation<'_> {
     /// Finishes the run (if needed) and builds its report.
     pub fn into_report(mut self) -> Report {
@@ -141,8 +167,12 @@ impl Simulation<'_> {
         let series = std::mem::take(&mut self.sampler).finish(end_us, &self.replicas);
         let latency_cdf = latency_cdf(&self.recorder.ttft, &self.recorder.e2e);
         self.fill_latencies(&mut summary);
-        let warnings = warnings(&summary, &per_instance);
-        summary.hot_spot = !warnings.is_empty();
+        let findings = self.findings(&per_instance, &series);
+        summary.hot_spot = findings
+            .iter()
+            .any(|f| matches!(f.kind, Kind::LoadUneven | Kind::HitUneven));
+        summary.overloaded = findings.iter().any(|f| f.kind == Kind::Overloaded);
+        let warnings = findings.iter().map(|f| f.text.clone()).collect();
         let fleet_lines = crate::text::fleet_lines(&self.cfg, &self.source_name, &summary);
         let sessions = self.session_report();
         Report {
@@ -155,9 +185,27 @@ impl Simulation<'_> {
             series,
             latency_cdf,
             fleet_lines,
+            findings,
             warnings,
             sessions,
         }
+    }
+
+    fn findings(&self, rows: &[InstanceReport], series: &Series) -> Vec<Finding> {
+        let facts: Vec<ReplicaFacts> = rows
+            .iter()
+            .map(|r| ReplicaFacts {
+                requests: r.requests,
+                admitted: r.admitted,
+                hit_rate_tokens: r.hit_rate_tokens,
+                rejected: r.rejected,
+            })
+            .collect();
+        let window = Window {
+            start_us: self.first_arrival_us.unwrap_or(0),
+            end_us: self.last_arrival_us,
+        };
+        findings::findings(&facts, series, window)
     }
 
     fn session_report(&self) -> Option<crate::sessions::SessionReport> {
@@ -165,19 +213,19 @@ impl Simulation<'_> {
         let turns = &self.recorder.turns;
         report.hit_rate_by_turn = turns
             .iter()
-            .map(|t| ratio(t.hit_requests as f64, t.admitted as f64))
+            .map(|t| share(t.hit_requests as f64, t.admitted as f64))
             .collect();
         report.token_hit_rate_by_turn = turns
             .iter()
-            .map(|t| ratio(t.cached_tokens as f64, t.prompt_tokens as f64))
+            .map(|t| share(t.cached_tokens as f64, t.prompt_tokens as f64))
             .collect();
         report.ttft_ms_by_turn = turns
             .iter()
-            .map(|t| ratio(t.ttft_us_sum, t.completed as f64) / 1000.0)
+            .map(|t| share(t.ttft_us_sum, t.completed as f64) / 1000.0)
             .collect();
         report.prompt_tokens_by_turn = turns
             .iter()
-            .map(|t| ratio(t.prompt_tokens as f64, t.admitted as f64))
+            .map(|t| share(t.prompt_tokens as f64, t.admitted as f64))
             .collect();
         Some(report)
     }
@@ -191,11 +239,13 @@ impl Simulation<'_> {
             .map(|(i, (rep, c))| InstanceReport {
                 index: i as u32,
                 requests: rep.stats().routed,
+                admitted: c.admitted,
                 prompt_tokens: c.prompt_tokens,
                 cached_tokens: c.cached_blocks * bs,
-                hit_rate_requests: ratio(c.hit_requests as f64, c.admitted as f64),
-                hit_rate_tokens: ratio((c.cached_blocks * bs) as f64, c.prompt_tokens as f64),
-                busy_share: ratio(rep.stats().busy_us as f64, makespan_us as f64),
+                hit_rate_requests: share(c.hit_requests as f64, c.admitted as f64),
+                hit_rate_tokens: share((c.cached_blocks * bs) as f64, c.prompt_tokens as f64),
+                busy_share: share(rep.stats().busy_us as f64, makespan_us as f64),
+                saturated_share: share(rep.stats().saturated_us as f64, makespan_us as f64),
                 peak_queue: rep.stats().peak_queue,
                 evictions: rep.cache().evictions(),
                 rejected: c.rejected,
@@ -213,7 +263,7 @@ impl Simulation<'_> {
         let prompt_tokens: u64 = c.iter().map(|c| c.prompt_tokens).sum();
         let cached_tokens = cached_blocks * self.cfg.block_size as u64;
         let makespan_s = makespan_us as f64 / 1e6;
-        let served: Vec<&InstanceReport> = rows.iter().filter(|r| r.requests > 0).collect();
+        let served: Vec<&InstanceReport> = rows.iter().filter(|r| r.admitted > 0).collect();
         let rates = served.iter().map(|r| r.hit_rate_requests);
         let loads: Vec<f64> = rows.iter().map(|r| r.requests as f64).collect();
         let mean_load = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
@@ -224,10 +274,12 @@ impl Simulation<'_> {
             completed: self.recorder.completed,
             rejected: self.rejected,
             timed_out: self.timed_out,
-            hit_rate_requests: ratio(hits as f64, admitted as f64),
-            hit_rate_tokens: ratio(cached_tokens as f64, prompt_tokens as f64),
-            block_reuse: ratio(cached_blocks as f64, prompt_blocks as f64),
-            cached_tokens_avg: ratio(cached_tokens as f64, admitted as f64),
+            admitted,
+            hit_requests: hits,
+            hit_rate_requests: share(hits as f64, admitted as f64),
+            hit_rate_tokens: share(cached_tokens as f64, prompt_tokens as f64),
+            block_reuse: share(cached_blocks as f64, prompt_blocks as f64),
+            cached_tokens_avg: share(cached_tokens as f64, admitted as f64),
             cached_blocks,
             prompt_blocks,
             prompt_tokens,
@@ -239,9 +291,9 @@ impl Simulation<'_> {
             offered_rate: self.offered_rate(),
             achieved_rate: ratio(self.recorder.completed as f64, makespan_s),
             makespan_s,
-            hit_rate_instance_min: rates.clone().fold(f64::NAN, f64::min).max(0.0),
-            hit_rate_instance_max: rates.fold(f64::NAN, f64::max).max(0.0),
-            load_spread: ratio(spread, mean_load),
+            hit_rate_instance_min: rates.clone().fold(f64::NAN, f64::min),
+            hit_rate_instance_max: rates.fold(f64::NAN, f64::max),
+            load_spread: share(spread, mean_load),
             events: self.events,
             seed: self.cfg.seed,
             ..Summary::default()
@@ -261,42 +313,42 @@ impl Simulation<'_> {
             (*m, *p50, *p90, *p99) = (q.mean, q.p50, q.p90, q.p99);
         };
         set(
-            r.ttft.quantiles_ms(),
+            quantiles(&r.ttft),
             &mut s.ttft_ms_mean,
             &mut s.ttft_ms_p50,
             &mut s.ttft_ms_p90,
             &mut s.ttft_ms_p99,
         );
         set(
-            r.ttft_admit.quantiles_ms(),
+            quantiles(&r.ttft_admit),
             &mut s.ttft_admit_ms_mean,
             &mut s.ttft_admit_ms_p50,
             &mut s.ttft_admit_ms_p90,
             &mut s.ttft_admit_ms_p99,
         );
         set(
-            r.queue.quantiles_ms(),
+            quantiles(&r.queue),
             &mut s.queue_ms_mean,
             &mut s.queue_ms_p50,
             &mut s.queue_ms_p90,
             &mut s.queue_ms_p99,
         );
         set(
-            r.tpot.quantiles_ms(),
+            quantiles(&r.tpot),
             &mut s.tpot_ms_mean,
             &mut s.tpot_ms_p50,
             &mut s.tpot_ms_p90,
             &mut s.tpot_ms_p99,
         );
         set(
-            r.itl.quantiles_ms(),
+            quantiles(&r.itl),
             &mut s.itl_ms_mean,
             &mut s.itl_ms_p50,
             &mut s.itl_ms_p90,
             &mut s.itl_ms_p99,
         );
         set(
-            r.e2e.quantiles_ms(),
+            quantiles(&r.e2e),
             &mut s.e2e_ms_mean,
             &mut s.e2e_ms_p50,
             &mut s.e2e_ms_p90,
@@ -307,40 +359,16 @@ impl Simulation<'_> {
 
 fn latency_cdf(ttft: &LogHistogram, e2e: &LogHistogram) -> LatencyCdf {
     let q: Vec<f64> = (1..=100).map(|i| i as f64 / 100.0).collect();
+    let at = |h: &LogHistogram| {
+        if h.count() == 0 {
+            Vec::new()
+        } else {
+            h.at_ms(&q)
+        }
+    };
     LatencyCdf {
-        ttft_ms: ttft.at_ms(&q),
-        e2e_ms: e2e.at_ms(&q),
+        ttft_ms: at(ttft),
+        e2e_ms: at(e2e),
         q,
     }
-}
-
-fn warnings(s: &Summary, rows: &[InstanceReport]) -> Vec<String> {
-    let mut out = Vec::new();
-    if rows.len() < 2 || s.requests < 4 * rows.len() as u64 {
-        return out;
-    }
-    let hit_spread = s.hit_rate_instance_max - s.hit_rate_instance_min;
-    if hit_spread >= HOT_HIT_SPREAD {
-        out.push(format!(
-            "Hot spot: per-replica hit rates range from {:.0}% to {:.0}%. Some replicas reuse their cache far more than others, so the fleet's rate hides uneven work.",
-            100.0 * s.hit_rate_instance_min,
-            100.0 * s.hit_rate_instance_max
-        ));
-    }
-    if s.load_spread >= HOT_LOAD_SPREAD {
-        let busiest = rows
-            .iter()
-            .max_by_key(|r| (r.requests, std::cmp::Reverse(r.index)))
-            .expect("rows");
-        let share = ratio(busiest.requests as f64, s.requests as f64);
-        out.push(format!(
-            "Hot spot: replica {} received {:.0}% of requests ({} of {}; an even share is {:.0}%). Locality piled traffic onto it: expect its queue and p99 TTFT to grow while others idle.",
-            busiest.index,
-            100.0 * share,
-            busiest.requests,
-            s.requests,
-            100.0 / rows.len() as f64
-        ));
-    }
-    out
 }

@@ -8,7 +8,9 @@ use crate::report::{Report, Summary};
 
 /// Formats a duration given in ms the way the latency table does.
 pub fn duration(ms: f64) -> String {
-    if ms >= 1000.0 {
+    if !ms.is_finite() {
+        "–".to_string()
+    } else if ms >= 1000.0 {
         format!("{:.2} s", ms / 1000.0)
     } else if ms >= 100.0 {
         format!("{ms:.0} ms")
@@ -19,8 +21,31 @@ pub fn duration(ms: f64) -> String {
     }
 }
 
+/// A share as a percentage, or "–" for a statistic over nothing.
 fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
+    if x.is_finite() {
+        format!("{:.1}%", 100.0 * x)
+    } else {
+        "–".to_string()
+    }
+}
+
+/// A share as a whole percentage, or "–".
+fn pct0(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:.0}%", 100.0 * x)
+    } else {
+        "–".to_string()
+    }
+}
+
+/// "88–90%" for the per-instance spread, or "–" when no replica admitted a request.
+fn spread(lo: f64, hi: f64) -> String {
+    if lo.is_finite() && hi.is_finite() {
+        format!("{:.0}–{:.0}%", 100.0 * lo, 100.0 * hi)
+    } else {
+        "–".to_string()
+    }
 }
 
 /// The seed's three fleet lines, word for word in form.
@@ -42,13 +67,20 @@ pub fn fleet_lines(cfg: &Config, source: &str, s: &Summary) -> Vec<String> {
             pct(s.block_reuse)
         ),
         format!(
-            "  Prefix-cache hit rate: {} of requests (avg {:.0} cached tok/req; per-instance {:.0}–{:.0}%)",
+            "  Prefix-cache hit rate: {} of requests (avg {} cached tok/req; per-instance {})",
             pct(s.hit_rate_requests),
-            s.cached_tokens_avg,
-            100.0 * s.hit_rate_instance_min,
-            100.0 * s.hit_rate_instance_max
+            whole(s.cached_tokens_avg),
+            spread(s.hit_rate_instance_min, s.hit_rate_instance_max)
         ),
     ]
+}
+
+fn whole(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.0}")
+    } else {
+        "–".to_string()
+    }
 }
 
 fn latency_row(out: &mut String, name: &str, v: [f64; 4]) {
@@ -166,25 +198,26 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(
         out,
-        "  replica  requests  prompt tok  hit rate   busy  peak queue  evictions  rejected  timed out"
+        "  replica  requests  prompt tok  hit rate  tok hit  saturated  peak queue  evictions  rejected  timed out"
     );
     for p in &r.per_instance {
         let _ = writeln!(
             out,
-            "  {:>7}  {:>8}  {:>10}  {:>8}  {:>5}  {:>10}  {:>9}  {:>8}  {:>9}",
+            "  {:>7}  {:>8}  {:>10}  {:>8}  {:>7}  {:>9}  {:>10}  {:>9}  {:>8}  {:>9}",
             p.index,
             p.requests,
             p.prompt_tokens,
             pct(p.hit_rate_requests),
-            format!("{:.0}%", 100.0 * p.busy_share),
+            pct(p.hit_rate_tokens),
+            pct0(p.saturated_share),
             p.peak_queue,
             p.evictions,
             p.rejected,
             p.timed_out
         );
     }
-    for w in &r.warnings {
-        let _ = writeln!(out, "  WARNING: {w}");
+    for f in &r.findings {
+        let _ = writeln!(out, "  WARNING: {}", f.text);
     }
     out
 }

@@ -36,8 +36,8 @@ fn more_replicas_slower_broken_state_shows_the_symptom() {
     assert!(!met(&lesson, &report));
     let s = &report.summary;
     assert!(
-        s.hit_rate_tokens < 0.65,
-        "token hit rate {}",
+        (0.60..0.64).contains(&s.hit_rate_tokens),
+        "the story says about 62%: {}",
         s.hit_rate_tokens
     );
     assert!(
@@ -58,7 +58,22 @@ fn more_replicas_slower_broken_state_shows_the_symptom() {
         s4.hit_rate_tokens > s8.hit_rate_tokens + 0.05
             && s8.hit_rate_tokens > s16.hit_rate_tokens + 0.05
     );
+    // The title's claim: more replicas, slower first tokens, at the median and at p99.
     assert!(s4.ttft_ms_p50 < s8.ttft_ms_p50 && s8.ttft_ms_p50 < s16.ttft_ms_p50);
+    assert!(s4.ttft_ms_p99 < s8.ttft_ms_p99 && s8.ttft_ms_p99 < s16.ttft_ms_p99);
+    // "Tasks finish no sooner": four times the replicas change mean task time by < 10%.
+    let task = |n: u32| {
+        run(&Config {
+            instances: n,
+            ..broken.clone()
+        })
+        .sessions
+        .unwrap()
+        .task_s
+        .mean
+    };
+    let (t4, t16) = (task(4), task(16));
+    assert!((t16 - t4).abs() < 0.1 * t4, "task time {t4} s -> {t16} s");
     // Twice the replicas under round robin still lose to 8 sticky ones.
     let sticky8 = run(&apply(&broken, &serde_json::json!({"routing": "sticky"})).unwrap());
     let rr16 = run(&Config {
@@ -66,7 +81,30 @@ fn more_replicas_slower_broken_state_shows_the_symptom() {
         ..broken.clone()
     });
     assert!(sticky8.summary.ttft_ms_p99 < rr16.summary.ttft_ms_p99);
-    assert!(sticky8.sessions.unwrap().task_s.mean < rr16.sessions.unwrap().task_s.mean);
+    // The explanation's figures: sticky about 92% and p99 under 100 ms, from about 650 ms;
+    // kv alone about 86% with p99 near 500 ms.
+    let (st, br) = (&sticky8.summary, &report.summary);
+    assert!((0.90..0.94).contains(&st.hit_rate_tokens) && st.ttft_ms_p99 < 100.0);
+    assert!(
+        (600.0..700.0).contains(&br.ttft_ms_p99),
+        "broken p99 {}",
+        br.ttft_ms_p99
+    );
+    let kv = run(&apply(&broken, &serde_json::json!({"routing": "kv"})).unwrap()).summary;
+    assert!(
+        (0.84..0.88).contains(&kv.hit_rate_tokens),
+        "kv {}",
+        kv.hit_rate_tokens
+    );
+    assert!(
+        (400.0..600.0).contains(&kv.ttft_ms_p99),
+        "kv p99 {}",
+        kv.ttft_ms_p99
+    );
+    assert!(!met(
+        &lesson,
+        &run(&apply(&broken, &serde_json::json!({"routing": "kv"})).unwrap())
+    ));
     check_fixes(&lesson);
 }
 

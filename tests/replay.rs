@@ -191,7 +191,7 @@ fn replay_prints_the_analysis_and_flags_the_shared_first_block() {
     assert!(out.contains("prefix_aware"), "{out}");
     assert!(out.contains("share first block 0"));
     assert!(
-        out.contains("WARNING: Hot spot: replica"),
+        out.contains("WARNING: Uneven load: replica 2 received 100% of requests"),
         "the report warns: {out}"
     );
     let (code, out, _) = kvfleet(&["analyze", &trace]);

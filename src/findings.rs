@@ -1,0 +1,258 @@
+//! The run's findings in plain words, each fired only on evidence: uneven load, uneven hit
+//! rate and overload are separate findings with separate words, and none fires on a
+//! sample too small to tell a hot spot from chance.
+//!
+//! Rules (every threshold is a named constant below):
+//! - **Minimum sample.** Load and hit-rate findings need at least
+//!   `MIN_REQUESTS_PER_REPLICA` requests per replica on average; a replica's hit rate
+//!   counts only if it admitted that many itself.
+//! - **Uneven load.** The busiest replica got at least `LOAD_HIGH_RATIO` × an even share,
+//!   or a replica got at most `LOAD_LOW_RATIO` × it, and the gap to the even share is
+//!   beyond chance: more than `CHANCE_SIGMAS` × √(even share), the spread random dealing
+//!   of that many requests would give. An exactly even split (round robin) never fires.
+//! - **Uneven hit rate.** Token hit rates of the sampled replicas span `HIT_SPREAD` or more.
+//! - **Overloaded.** A replica's backlog (requests waiting or running) grew while arrivals
+//!   lasted: its mean over the second half of the arrival window exceeds the first half's
+//!   by `GROWTH_FACTOR` × and by at least `GROWTH_MIN` requests (or `GROWTH_SHARE` of its
+//!   requests), or its full queue rejected `REJECT_SHARE` of its requests.
+
+use serde::Serialize;
+
+use crate::series::Series;
+
+/// Requests per replica below which no load or hit-rate finding is given.
+pub const MIN_REQUESTS_PER_REPLICA: f64 = 30.0;
+/// Busiest replica at or above this multiple of an even share is uneven.
+pub const LOAD_HIGH_RATIO: f64 = 1.5;
+/// A replica at or below this multiple of an even share is uneven.
+pub const LOAD_LOW_RATIO: f64 = 0.5;
+/// How far from an even share chance alone rarely goes, in √(even share).
+pub const CHANCE_SIGMAS: f64 = 3.0;
+/// Spread of per-replica token hit rates that is a finding.
+pub const HIT_SPREAD: f64 = 0.25;
+/// Second-half backlog over first-half backlog that is growth.
+pub const GROWTH_FACTOR: f64 = 1.5;
+/// Least backlog growth (requests) that counts.
+pub const GROWTH_MIN: f64 = 10.0;
+/// ... or this share of the replica's requests, if larger.
+pub const GROWTH_SHARE: f64 = 0.05;
+/// Share of a replica's requests rejected by its full queue that is overload.
+pub const REJECT_SHARE: f64 = 0.05;
+
+/// The kind of a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Requests were not shared evenly.
+    LoadUneven,
+    /// Some replicas reuse their cache far more than others.
+    HitUneven,
+    /// Offered load exceeded what one or more replicas could serve.
+    Overloaded,
+}
+
+/// One finding: its kind, the replicas it names and its words.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// What was found.
+    pub kind: Kind,
+    /// The replicas it is about (the busiest, the idle ones, the overloaded ones...).
+    pub replicas: Vec<u32>,
+    /// Plain words, with the numbers behind them.
+    pub text: String,
+}
+
+/// What the findings look at, per replica.
+#[derive(Clone, Debug, Default)]
+pub struct ReplicaFacts {
+    /// Requests routed to it.
+    pub requests: u64,
+    /// Requests it admitted.
+    pub admitted: u64,
+    /// Cached over prompt tokens of its admitted requests (NaN when none).
+    pub hit_rate_tokens: f64,
+    /// Requests its full queue rejected.
+    pub rejected: u64,
+}
+
+/// The arrival window, µs, over which backlog growth is judged.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Window {
+    /// First arrival.
+    pub start_us: u64,
+    /// Last arrival.
+    pub end_us: u64,
+}
+
+/// Every finding of a run, in a fixed order: load, hit rate, overload.
+pub fn findings(rows: &[ReplicaFacts], series: &Series, window: Window) -> Vec<Finding> {
+    let mut out = Vec::new();
+    out.extend(load_finding(rows));
+    out.extend(hit_finding(rows));
+    out.extend(overload_finding(rows, series, window));
+    out
+}
+
+fn even_share(rows: &[ReplicaFacts]) -> f64 {
+    rows.iter().map(|r| r.requests as f64).sum::<f64>() / rows.len().max(1) as f64
+}
+
+/// Uneven load, or `None` when the split is within chance or the sample is too small.
+pub fn load_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
+    let mean = even_share(rows);
+    if rows.len() < 2 || mean < MIN_REQUESTS_PER_REPLICA {
+        return None;
+    }
+    let chance = CHANCE_SIGMAS * mean.sqrt();
+    let total: u64 = rows.iter().map(|r| r.requests).sum();
+    let (busiest, top) = rows
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, r)| (r.requests, std::cmp::Reverse(*i)))
+        .map(|(i, r)| (i as u32, r.requests as f64))?;
+    if top >= LOAD_HIGH_RATIO * mean && top - mean > chance {
+        let text = format!(
+            "Uneven load: replica {busiest} received {:.0}% of requests ({} of {total}; an even share is {:.0}%). The router piled traffic onto it: expect its queue and p99 TTFT to grow while others idle.",
+            100.0 * top / total as f64,
+            top as u64,
+            100.0 / rows.len() as f64
+        );
+        return Some(Finding {
+            kind: Kind::LoadUneven,
+            replicas: vec![busiest],
+            text,
+        });
+    }
+    let idle: Vec<u32> = (0..rows.len() as u32)
+        .filter(|&i| {
+            let x = rows[i as usize].requests as f64;
+            x <= LOAD_LOW_RATIO * mean && mean - x > chance
+        })
+        .collect();
+    if idle.is_empty() {
+        return None;
+    }
+    let least = idle
+        .iter()
+        .map(|&i| rows[i as usize].requests)
+        .min()
+        .unwrap_or(0);
+    let text = format!(
+        "Uneven load: {} of {} replicas received under half an even share of {:.0} requests (the least, {least}). Their capacity sits idle while the rest do the work.",
+        idle.len(),
+        rows.len(),
+        mean
+    );
+    Some(Finding {
+        kind: Kind::LoadUneven,
+        replicas: idle,
+        text,
+    })
+}
+
+/// Uneven token hit rate across the replicas that admitted enough requests.
+pub fn hit_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
+    if rows.len() < 2 || even_share(rows) < MIN_REQUESTS_PER_REPLICA {
+        return None;
+    }
+    let sampled: Vec<(u32, f64)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            r.admitted as f64 >= MIN_REQUESTS_PER_REPLICA && r.hit_rate_tokens.is_finite()
+        })
+        .map(|(i, r)| (i as u32, r.hit_rate_tokens))
+        .collect();
+    let lo = sampled
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))?;
+    let hi = sampled
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    if hi.1 - lo.1 < HIT_SPREAD {
+        return None;
+    }
+    let text = format!(
+        "Uneven hit rate: replica {} serves {:.0}% of its prompt tokens from cache, replica {} only {:.0}%. The fleet's average hides replicas that keep recomputing.",
+        hi.0,
+        100.0 * hi.1,
+        lo.0,
+        100.0 * lo.1
+    );
+    Some(Finding {
+        kind: Kind::HitUneven,
+        replicas: vec![hi.0, lo.0],
+        text,
+    })
+}
+
+/// Mean backlog (waiting + running) of replica `r` over the two halves of the window, or
+/// `None` when either half has fewer than four samples.
+pub fn backlog_halves(series: &Series, r: usize, window: Window) -> Option<(f64, f64)> {
+    let (start_s, end_s) = (window.start_us as f64 / 1e6, window.end_us as f64 / 1e6);
+    let mid_s = (start_s + end_s) / 2.0;
+    let (mut first, mut second) = ((0.0, 0u32), (0.0, 0u32));
+    for (k, &t) in series.t_s.iter().enumerate() {
+        if t < start_s || t > end_s {
+            continue;
+        }
+        let backlog = (series.queue[r][k] + series.running[r][k]) as f64;
+        let half = if t < mid_s { &mut first } else { &mut second };
+        half.0 += backlog;
+        half.1 += 1;
+    }
+    (first.1 >= 4 && second.1 >= 4).then(|| (first.0 / first.1 as f64, second.0 / second.1 as f64))
+}
+
+/// The backlog growth of a replica, when it is growth by the rules above.
+fn growth(row: &ReplicaFacts, halves: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    let n = row.requests as f64;
+    halves.filter(|&(a, b)| b >= GROWTH_FACTOR * a && b - a >= GROWTH_MIN.max(GROWTH_SHARE * n))
+}
+
+fn overloaded(row: &ReplicaFacts, halves: Option<(f64, f64)>) -> bool {
+    let n = row.requests as f64;
+    n >= MIN_REQUESTS_PER_REPLICA
+        && (row.rejected as f64 >= REJECT_SHARE * n || growth(row, halves).is_some())
+}
+
+/// Replicas whose backlog grew without bound (or whose full queue rejected work).
+pub fn overload_finding(rows: &[ReplicaFacts], series: &Series, window: Window) -> Option<Finding> {
+    let halves: Vec<Option<(f64, f64)>> = (0..rows.len())
+        .map(|r| backlog_halves(series, r, window))
+        .collect();
+    let hit: Vec<u32> = (0..rows.len() as u32)
+        .filter(|&r| overloaded(&rows[r as usize], halves[r as usize]))
+        .collect();
+    let &first = hit.first()?;
+    let mut evidence = Vec::new();
+    if let Some((a, b)) = growth(&rows[first as usize], halves[first as usize]) {
+        evidence.push(format!(
+            "backlog grew from {a:.0} to {b:.0} requests between the two halves of the arrivals"
+        ));
+    }
+    let rejected: u64 = hit.iter().map(|&r| rows[r as usize].rejected).sum();
+    if rejected > 0 {
+        evidence.push(format!("{rejected} requests rejected by full queues"));
+    }
+    let evidence = evidence.join("; ");
+    let text = if hit.len() == rows.len() {
+        format!("Overloaded: the fleet cannot keep up with the offered load ({evidence}). Add replicas or lower the rate.")
+    } else if hit.len() == 1 {
+        format!("Overloaded: replica {first} cannot keep up ({evidence}), while the other replicas kept up.")
+    } else {
+        format!(
+            "Overloaded: {} of {} replicas cannot keep up (replica {first}: {evidence}), while the others kept up.",
+            hit.len(),
+            rows.len()
+        )
+    };
+    Some(Finding {
+        kind: Kind::Overloaded,
+        replicas: hit,
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests;
