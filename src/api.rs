@@ -4,6 +4,7 @@
 use crate::config::Config;
 use crate::config::WorkloadKind;
 use crate::params;
+use crate::report::Report;
 use crate::sessions::Sessions;
 use crate::sim::Simulation;
 use crate::trace::{self, TraceOptions};
@@ -80,10 +81,13 @@ fn parse_trace_text(cfg: &Config, trace_text: &str, name: &str) -> Result<Vec<Re
 /// report as JSON. `name` is used in error messages ("NAME:LINE: what is wrong").
 pub fn run_trace_json(config_json: &str, trace_text: &str, name: &str) -> Result<String, String> {
     let cfg = parse_config(config_json)?;
-    let requests = parse_trace_text(&cfg, trace_text, name)?;
-    Ok(replay_simulation(&cfg, requests, name)?
-        .into_report()
-        .to_json())
+    Ok(trace_report(&cfg, trace_text, name)?.to_json())
+}
+
+/// Replays a Mooncake JSONL trace (given as text) under a config; returns the report.
+pub fn trace_report(cfg: &Config, trace_text: &str, name: &str) -> Result<Report, String> {
+    let requests = parse_trace_text(cfg, trace_text, name)?;
+    Ok(replay_simulation(cfg, requests, name)?.into_report())
 }
 
 /// A run that can be advanced a slice at a time, so a caller (the page's worker) can show

@@ -73,6 +73,8 @@ pub struct ReplicaFacts {
     pub hit_rate_tokens: f64,
     /// Requests its full queue rejected.
     pub rejected: u64,
+    /// Its longest waiting queue.
+    pub peak_queue: u32,
 }
 
 /// The arrival window, µs, over which backlog growth is judged.
@@ -111,11 +113,19 @@ pub fn load_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
         .max_by_key(|(i, r)| (r.requests, std::cmp::Reverse(*i)))
         .map(|(i, r)| (i as u32, r.requests as f64))?;
     if top >= LOAD_HIGH_RATIO * mean && top - mean > chance {
+        let others = rows
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i as u32 != busiest)
+            .map(|(_, r)| r.peak_queue)
+            .max()
+            .unwrap_or(0);
         let text = format!(
-            "Uneven load: replica {busiest} received {:.0}% of requests ({} of {total}; an even share is {:.0}%). The router piled traffic onto it: expect its queue and p99 TTFT to grow while others idle.",
+            "Uneven load: replica {busiest} received {:.0}% of requests ({} of {total}; an even share is {:.0}%); its queue peaked at {} waiting, against at most {others} on any other replica.",
             100.0 * top / total as f64,
             top as u64,
-            100.0 / rows.len() as f64
+            100.0 / rows.len() as f64,
+            rows[busiest as usize].peak_queue
         );
         return Some(Finding {
             kind: Kind::LoadUneven,

@@ -199,6 +199,7 @@ impl Simulation<'_> {
                 admitted: r.admitted,
                 hit_rate_tokens: r.hit_rate_tokens,
                 rejected: r.rejected,
+                peak_queue: r.peak_queue,
             })
             .collect();
         let window = Window {

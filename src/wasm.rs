@@ -2,7 +2,13 @@
 //! Errors become `JsError`s carrying the core's message (which names the field).
 
 use crate::api;
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+// The TypeScript types of `run` and `runTrace` (Config, Report and their parts), written
+// into the generated kvfleet.d.ts.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = include_str!("wasm/types.ts");
 
 /// Runs once when the module is instantiated: panics go to the browser console with a
 /// Rust backtrace-style message instead of "unreachable".
@@ -41,6 +47,59 @@ pub fn run_trace_json(config_json: &str, trace_text: &str, name: &str) -> Result
     api::run_trace_json(config_json, trace_text, name).map_err(|m| JsError::new(&m))
 }
 
+/// A config object from JavaScript (missing keys take their defaults, unknown keys are errors).
+fn config_of(config: JsValue) -> Result<crate::Config, JsError> {
+    if config.is_undefined() || config.is_null() {
+        return Ok(crate::Config::default());
+    }
+    // serde-wasm-bindgen reads only the fields it knows, so unknown keys are caught here.
+    if let Some(obj) = config.dyn_ref::<js_sys::Object>() {
+        let known = serde_json::to_value(crate::Config::default()).unwrap_or_default();
+        for key in js_sys::Object::keys(obj).iter() {
+            let key = key.as_string().unwrap_or_default();
+            if known.get(&key).is_none() {
+                let shown: String = key.chars().take(40).collect();
+                return Err(JsError::new(&format!(
+                    "invalid config: unknown field `{shown}`; allowed: the keys of defaults_json()"
+                )));
+            }
+        }
+    }
+    serde_wasm_bindgen::from_value(config)
+        .map_err(|e| JsError::new(&format!("invalid config: {e}")))
+}
+
+/// A report as a plain JavaScript object, with `null` for statistics over nothing, exactly
+/// as in the JSON (`run_json`): it goes through `serde_json::Value`, which maps NaN to null.
+fn object_of(report: &crate::Report) -> Result<JsValue, JsError> {
+    let value = serde_json::to_value(report).map_err(|e| JsError::new(&e.to_string()))?;
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Runs a synthetic workload from a config object; returns the report as an object.
+#[wasm_bindgen(unchecked_return_type = "Report")]
+pub fn run(
+    #[wasm_bindgen(unchecked_param_type = "Partial<Config>")] config: JsValue,
+) -> Result<JsValue, JsError> {
+    let cfg = config_of(config)?;
+    let sim = api::synthetic_simulation(&cfg).map_err(|m| JsError::new(&m))?;
+    object_of(&sim.into_report())
+}
+
+/// Replays a Mooncake JSONL trace (as text) under a config object; returns the report as an
+/// object. `name` names the trace in errors ("NAME:LINE: what is wrong").
+#[wasm_bindgen(js_name = runTrace, unchecked_return_type = "Report")]
+pub fn run_trace(
+    #[wasm_bindgen(unchecked_param_type = "Partial<Config>")] config: JsValue,
+    trace_text: &str,
+    name: &str,
+) -> Result<JsValue, JsError> {
+    let cfg = config_of(config)?;
+    object_of(&api::trace_report(&cfg, trace_text, name).map_err(|m| JsError::new(&m))?)
+}
+
 /// A run advanced a slice at a time (progress and cancel between slices).
 #[wasm_bindgen]
 pub struct Job {
@@ -77,6 +136,13 @@ impl Job {
     pub fn report_json(&mut self) -> String {
         self.inner.report_json()
     }
+}
+
+/// Traps the module on purpose: the page's tests use it to check that a trap (out of memory,
+/// a panic) shows its real error and that a fresh worker then runs normally.
+#[wasm_bindgen]
+pub fn debug_trap() {
+    panic!("debug_trap: a trap requested on purpose");
 }
 
 /// Both break-and-fix lessons (story, broken config, goal checks, hints, fixes) as JSON.

@@ -10,6 +10,7 @@ fn rows(requests: &[u64]) -> Vec<ReplicaFacts> {
             admitted: n,
             hit_rate_tokens: 0.5,
             rejected: 0,
+            peak_queue: if n > 50 { 9 } else { 1 },
         })
         .collect()
 }

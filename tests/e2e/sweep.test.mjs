@@ -76,7 +76,7 @@ function assertMatchesCsv(points, rows, what) {
 
 test('an overlap-weight sweep matches the CLI CSV exactly, and 1 or 3 workers give the same numbers', async () => {
   const csv = cliSweep('overlap-weight=0:2:0.5');
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/?routing=kv');
   try {
     const one = await runSweep(page, { param: 'overlap_weight', spec: '0:2:0.5', workers: 1 });
     assert.equal(one.workers, 1);
@@ -156,7 +156,7 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
     assert.match(await page.textContent('[data-testid="readout-instances"]'), /^8\b/);
     assert.equal(await page.isChecked('[data-testid="input-routing-kv"]'), true);
     const fig = await page.textContent('[data-testid="fig-hit-rate"]');
-    assert.ok(fig.includes(`${(target.summary.hit_rate_requests * 100).toFixed(1)}%`), `headline shows the point's hit rate: ${fig}`);
+    assert.ok(fig.includes(`${(target.summary.hit_rate_tokens * 100).toFixed(1)}%`), `headline shows the point's token hit rate: ${fig}`);
     assert.match(await page.textContent('[data-testid="sweep-status"]'), /Loaded instances = 8 with kv routing/);
     assert.equal(await page.locator('[data-testid="sweep-table"] tbody tr.current').count(), 1);
 
@@ -240,6 +240,8 @@ test('the sweep panel reads well in dark and at 360 px', async () => {
 test('compare: a point of "hit rate as replicas grow" loads that policy and replica count; its button opens the sweep', async () => {
   const { page, errors, close } = await openPage('/');
   try {
+    // The comparison runs once the reader scrolls to it.
+    await page.locator('[data-testid="compare"]').scrollIntoViewIfNeeded();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="compare-table"] tbody tr').length >= 4
       && !document.querySelector('[data-testid="compare-run"]').disabled, null, { timeout: 30000 });
     await page.locator('[data-testid="compare-sweep"]').scrollIntoViewIfNeeded();

@@ -60,28 +60,29 @@ export class Charts {
   create() {
     const C = window.Chart;
     const t = themeInk();
-    const get = (k) => document.getElementById(this.ids[k]);
+    // Only the charts whose canvas is on the page (an embed shows one figure).
+    const get = (k) => (this.ids[k] ? document.getElementById(this.ids[k]) : null);
 
-    this.charts.hit = new C(get('hit'), {
+    if (get('hit')) this.charts.hit = new C(get('hit'), {
       type: 'bar',
-      data: { labels: [], datasets: [{ label: 'Hit rate (% of requests)', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56 }] },
+      data: { labels: [], datasets: [{ label: 'Token hit rate (% of prompt tokens)', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56 }] },
       plugins: [fleetBand],
       options: {
         plugins: { legend: { display: false }, fleetBand: {},
           subtitle: { display: true, align: 'center', font: { size: 12, weight: '600' }, padding: { bottom: 8 }, text: '' },
-          tooltip: { callbacks: { label: (c) => ` ${c.parsed.y.toFixed(1)}% of its requests hit the cache` } } },
+          tooltip: { callbacks: { label: (c) => ` ${c.parsed.y.toFixed(1)}% of its prompt tokens came from its cache` } } },
         scales: {
           x: { title: axisTitle('Replica'), grid: { display: false } },
-          y: { min: 0, max: 100, title: axisTitle('Requests with a cache hit (%)'), ticks: { callback: (v) => `${v}%` } },
+          y: { min: 0, max: 100, title: axisTitle('Prompt tokens from cache (%)'), ticks: { callback: (v) => `${v}%` } },
         },
       },
     });
 
-    this.charts.load = new C(get('load'), {
+    if (get('load')) this.charts.load = new C(get('load'), {
       type: 'bar',
       data: { labels: [], datasets: [
         { type: 'bar', label: 'Requests served', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56, yAxisID: 'y', order: 2, stack: 'r' },
-        { type: 'line', label: 'Busy (% of run)', data: [], yAxisID: 'y1', borderColor: t.ink, backgroundColor: t.ink,
+        { type: 'line', label: 'Saturated (% of run)', data: [], yAxisID: 'y1', borderColor: t.ink, backgroundColor: t.ink,
           pointRadius: 4, pointHoverRadius: 6, pointStyle: 'rectRot', showLine: false, order: 1, clip: 8 },
         // Turned away, stacked on top of the served part (so a bar's height is still every request routed there).
         { type: 'bar', label: 'Rejected', data: [], backgroundColor: hatch(t.err, 1), borderColor: t.err, borderWidth: 1.5,
@@ -98,7 +99,7 @@ export class Charts {
             const off = (i) => !chart.isDatasetVisible(i);
             const items = [
               { text: dropped ? 'Served (bars)' : 'Requests routed (bars)', fillStyle: k.muted, strokeStyle: k.muted, lineWidth: 0, datasetIndex: 0, fontColor: k.muted, hidden: off(0) },
-              { text: 'Busy, % of run (◆)', fillStyle: k.ink, strokeStyle: k.ink, pointStyle: 'rectRot', datasetIndex: 1, fontColor: k.muted, hidden: off(1) },
+              { text: 'Saturated, % of run (◆)', fillStyle: k.ink, strokeStyle: k.ink, pointStyle: 'rectRot', datasetIndex: 1, fontColor: k.muted, hidden: off(1) },
             ];
             if (sets[2].present) items.push({ text: 'Rejected', fillStyle: sets[2].backgroundColor, strokeStyle: k.err, lineWidth: 1.5, datasetIndex: 2, fontColor: k.err, hidden: off(2) });
             if (sets[3].present) items.push({ text: 'Timed out', fillStyle: sets[3].backgroundColor, strokeStyle: k.warn, lineWidth: 1.5, datasetIndex: 3, fontColor: k.warn, hidden: off(3) });
@@ -108,7 +109,7 @@ export class Charts {
             const v = c.parsed.y;
             switch (c.datasetIndex) {
               case 0: return ` ${num(v)} served`;
-              case 1: return ` busy ${v.toFixed(1)}% of the run`;
+              case 1: return ` saturated ${v.toFixed(1)}% of the run (steps began with work waiting)`;
               case 2: return ` ${num(v)} rejected (queue full)`;
               default: return ` ${num(v)} timed out (caller gave up)`;
             }
@@ -117,12 +118,12 @@ export class Charts {
         scales: {
           x: { stacked: true, title: axisTitle('Replica'), grid: { display: false } },
           y: { stacked: true, beginAtZero: true, grace: '8%', title: axisTitle('Requests routed'), ticks: { precision: 0 } },
-          y1: { position: 'right', min: 0, max: 100, title: axisTitle('Busy (% of run)'), grid: { display: false }, ticks: { callback: (v) => `${v}%` } },
+          y1: { position: 'right', min: 0, max: 100, title: axisTitle('Saturated (% of run)'), grid: { display: false }, ticks: { callback: (v) => `${v}%` } },
         },
       },
     });
 
-    this.charts.latency = new C(get('latency'), {
+    if (get('latency')) this.charts.latency = new C(get('latency'), {
       type: 'line',
       data: { datasets: [
         { label: 'TTFT (time to first token)', data: [], borderColor: t.accent, backgroundColor: t.accent, borderWidth: 2.5, pointRadius: 0, tension: 0 },
@@ -155,34 +156,43 @@ export class Charts {
         },
       },
     });
-    this.charts.queue = timeChart(get('queue'), 'Waiting (requests)');
-    this.charts.cache = timeChart(get('cache'), 'Cache (blocks)');
+    if (get('queue')) this.charts.queue = timeChart(get('queue'), 'Waiting (requests)');
+    if (get('cache')) this.charts.cache = timeChart(get('cache'), 'Cache (blocks)');
   }
 
-  /** Redraws every chart from a report. */
+  /** Redraws every chart on the page from a report. */
   update(report) {
     const per = report.per_instance || [];
-    const n = per.length;
-    const labels = per.map((r) => replicaLabel(r.index ?? 0));
-    const colors = per.map((r) => replicaColor(r.index ?? 0));
-    const s = report.summary || {};
-    const t = themeInk();
-
-    const hit = this.charts.hit;
-    hit.data.labels = labels;
-    hit.data.datasets[0].data = per.map((r) => (r.hit_rate_requests ?? 0) * 100);
-    hit.data.datasets[0].backgroundColor = colors;
-    hit.options.plugins.fleetBand = {
-      fleet: (s.hit_rate_requests ?? 0) * 100,
-      min: (s.hit_rate_instance_min ?? 0) * 100,
-      max: (s.hit_rate_instance_max ?? 0) * 100,
-      ink: t.ink, panel: t.panel, band: hexAlpha(t.muted, 0.16),
+    const ctx = {
+      per, s: report.summary || {}, t: themeInk(),
+      labels: per.map((r) => replicaLabel(r.index ?? 0)), colors: per.map((r) => replicaColor(r.index ?? 0)),
     };
-    hit.options.plugins.subtitle.color = t.ink;
-    hit.options.plugins.subtitle.text = `- - fleet ${pct(s.hit_rate_requests)}    ▒ per-replica spread ${pct(s.hit_rate_instance_min, 0)}–${pct(s.hit_rate_instance_max, 0)}`;
-    hit.update('none');
-    setLabel(hit, `Hit rate per replica. Fleet ${pct(s.hit_rate_requests)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_requests, 0)}`).join(', ')}.`);
+    if (this.charts.hit) this.updateHit(ctx);
+    if (this.charts.load) this.updateLoad(ctx);
+    if (this.charts.latency) this.updateLatency(report, ctx);
+    this.updateTime(report, per.length);
+  }
 
+  // Token hit rate per replica; a replica that admitted nothing has no bar (its label says "–").
+  updateHit({ per, s, t, labels, colors }) {
+    const hit = this.charts.hit;
+    hit.data.labels = labels.map((l, i) => (Number.isFinite(per[i].hit_rate_tokens) ? l : `${l} –`));
+    hit.data.datasets[0].data = per.map((r) => (Number.isFinite(r.hit_rate_tokens) ? r.hit_rate_tokens * 100 : null));
+    hit.data.datasets[0].backgroundColor = colors;
+    const rates = per.map((r) => r.hit_rate_tokens).filter(Number.isFinite);
+    const lo = rates.length ? Math.min(...rates) : NaN, hi = rates.length ? Math.max(...rates) : NaN;
+    hit.options.plugins.fleetBand = Number.isFinite(s.hit_rate_tokens) ? {
+      fleet: s.hit_rate_tokens * 100, min: lo * 100, max: hi * 100,
+      ink: t.ink, panel: t.panel, band: hexAlpha(t.muted, 0.16),
+    } : {};
+    hit.options.plugins.subtitle.color = t.ink;
+    hit.options.plugins.subtitle.text = `- - fleet ${pct(s.hit_rate_tokens)}    ▒ per-replica spread ${pct(lo, 0)}–${pct(hi, 0)}`;
+    hit.update('none');
+    setLabel(hit, `Token hit rate per replica. Fleet ${pct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);
+  }
+
+  // Requests per replica (served, rejected, timed out) and its saturated share of the run.
+  updateLoad({ per, labels, colors }) {
     const load = this.charts.load;
     load.data.labels = labels;
     const rejected = per.map((r) => r.rejected ?? 0);
@@ -192,7 +202,7 @@ export class Charts {
     const sets = load.data.datasets;
     sets[0].data = per.map((r, i) => Math.max(0, (r.requests ?? 0) - rejected[i] - timedOut[i]));
     sets[0].backgroundColor = colors;
-    sets[1].data = per.map((r) => (r.busy_share ?? 0) * 100);
+    sets[1].data = per.map((r) => (Number.isFinite(r.saturated_share) ? r.saturated_share * 100 : null));
     sets[2].data = rejected;
     sets[2].hidden = !anyRejected;
     sets[2].present = anyRejected;
@@ -201,8 +211,10 @@ export class Charts {
     sets[3].present = anyTimedOut;
     load.update('none');
     const dropped = (i) => [rejected[i] ? `${num(rejected[i])} rejected` : '', timedOut[i] ? `${num(timedOut[i])} timed out` : ''].filter(Boolean).join(', ');
-    setLabel(load, `Requests per replica: ${per.map((r, i) => `${labels[i]} ${r.requests}${dropped(i) ? ` (${dropped(i)})` : ''} (busy ${pct(r.busy_share, 0)})`).join(', ')}.`);
+    setLabel(load, `Requests per replica: ${per.map((r, i) => `${labels[i]} ${r.requests}${dropped(i) ? ` (${dropped(i)})` : ''} (saturated ${pct(r.saturated_share, 0)})`).join(', ')}.`);
+  }
 
+  updateLatency(report, { s }) {
     const cdf = report.latency_cdf || { q: [], ttft_ms: [], e2e_ms: [] };
     const pts = (arr) => (arr || []).map((x, i) => ({ x: Math.max(x, 0.01), y: cdf.q[i] * 100 }));
     const lat = this.charts.latency;
@@ -210,11 +222,14 @@ export class Charts {
     lat.data.datasets[1].data = pts(cdf.e2e_ms);
     lat.update('none');
     setLabel(lat, `Latency: TTFT p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; end-to-end p50 ${fmtMs(s.e2e_ms_p50)}, p99 ${fmtMs(s.e2e_ms_p99)}.`);
+  }
 
+  updateTime(report, n) {
     const series = report.series || {};
     const ts = series.t_s || [];
     for (const [key, field] of [['queue', 'queue'], ['cache', 'cache_blocks']]) {
       const ch = this.charts[key];
+      if (!ch) continue;
       const rows = series[field] || [];
       // Reuse dataset objects (Chart.js then keeps their controllers) and only swap the data.
       const sets = ch.data.datasets;
@@ -231,8 +246,8 @@ export class Charts {
       ch.update('none');
     }
     const peak = (rows) => Math.max(0, ...(rows || []).map((r) => Math.max(0, ...r.filter(Number.isFinite))));
-    setLabel(this.charts.queue, `Queue depth over time; the deepest queue reached ${num(peak(series.queue))} requests.`);
-    setLabel(this.charts.cache, `Cache occupancy over time; the fullest replica held ${num(peak(series.cache_blocks))} blocks.`);
+    if (this.charts.queue) setLabel(this.charts.queue, `Queue depth over time; the deepest queue reached ${num(peak(series.queue))} requests.`);
+    if (this.charts.cache) setLabel(this.charts.cache, `Cache occupancy over time; the fullest replica held ${num(peak(series.cache_blocks))} blocks.`);
   }
 }
 

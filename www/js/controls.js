@@ -101,10 +101,10 @@ export function formatValue(p, v) {
 }
 
 class Slider {
-  constructor(p, onInput) {
+  constructor(p, onInput, pre = '') {
     this.p = p;
     this.list = valueList(p);
-    const attrs = { type: 'range', id: `in-${p.name}`, name: p.name, 'data-testid': `input-${p.name}` };
+    const attrs = { type: 'range', id: `${pre}in-${p.name}`, name: `${pre}${p.name}`, 'data-testid': `${pre}input-${p.name}` };
     if (this.list) Object.assign(attrs, { min: 0, max: this.list.length - 1, step: 1 });
     else Object.assign(attrs, { min: p.min, max: p.max, step: p.step || 'any' });
     this.input = el('input', attrs);
@@ -129,13 +129,27 @@ class Slider {
 }
 
 export class Controls {
-  constructor(form, params, onChange) {
+  /**
+   * form: where the controls go; params: the simulator's specs; onChange(name, value).
+   * options.names: only these parameters, in this order, without groups (the hero and embeds);
+   * options.prefix: prepended to every id and test id, so a subset can live beside the full panel.
+   */
+  constructor(form, params, onChange, { names = null, prefix = '' } = {}) {
     this.form = form;
     this.params = params;
     this.byName = new Map(params.map((p) => [p.name, p]));
     this.onChange = onChange;
+    this.pre = prefix;
     this.fields = new Map(); // name -> {root, readout, error, set(v), inputs: []}
-    this.build();
+    if (names) this.buildFlat(names); else this.build();
+  }
+
+  buildFlat(names) {
+    for (const name of names) {
+      const p = this.byName.get(name);
+      if (p && !this.fields.has(name)) this.form.append(this.field(p));
+    }
+    this.form.addEventListener('submit', (e) => e.preventDefault());
   }
 
   build() {
@@ -165,17 +179,18 @@ export class Controls {
   }
 
   field(p) {
-    const id = `in-${p.name}`;
-    const help = el('p', { class: 'help on-focus', id: `help-${p.name}`, text: p.help || '' });
-    const error = el('p', { class: 'field-error', id: `err-${p.name}`, 'data-testid': `error-${p.name}`, hidden: true });
-    const readout = el('output', { for: id, id: `out-${p.name}`, 'data-testid': `readout-${p.name}` });
+    const pre = this.pre;
+    const id = `${pre}in-${p.name}`;
+    const help = el('p', { class: 'help on-focus', id: `${pre}help-${p.name}`, text: p.help || '' });
+    const error = el('p', { class: 'field-error', id: `${pre}err-${p.name}`, 'data-testid': `${pre}error-${p.name}`, hidden: true });
+    const readout = el('output', { for: id, id: `${pre}out-${p.name}`, 'data-testid': `${pre}readout-${p.name}` });
     let root, set, inputs;
 
     if (p.kind === 'choice' && p.name === 'routing') {
       root = el('fieldset', { class: 'field' });
       const seg = el('div', { class: 'seg', role: 'radiogroup' });
       inputs = p.choices.map((c) => {
-        const r = el('input', { type: 'radio', name: p.name, value: c, id: `${id}-${c}`, 'data-testid': `input-${p.name}-${c}` });
+        const r = el('input', { type: 'radio', name: `${pre}${p.name}`, value: c, id: `${id}-${c}`, 'data-testid': `${pre}input-${p.name}-${c}` });
         r.addEventListener('change', () => r.checked && this.emit(p.name, c));
         seg.append(el('label', { for: `${id}-${c}`, title: p.help }, r, el('span', { text: c })));
         return r;
@@ -183,15 +198,15 @@ export class Controls {
       root.append(el('div', { class: 'field-top' }, el('legend', { text: p.label }), readout), seg);
       set = (v) => inputs.forEach((r) => { r.checked = r.value === v; });
     } else if (p.kind === 'choice') {
-      const s = el('select', { id, name: p.name, 'data-testid': `input-${p.name}` });
+      const s = el('select', { id, name: p.name, 'data-testid': `${pre}input-${p.name}` });
       for (const c of p.choices) s.append(el('option', { value: c, text: c }));
       s.addEventListener('change', () => this.emit(p.name, s.value));
       inputs = [s];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), s);
       set = (v) => { s.value = v; };
     } else if (p.name === 'seed') {
-      const n = el('input', { type: 'number', id, name: p.name, min: p.min ?? 0, max: Math.min(p.max ?? MAX_SAFE, MAX_SAFE), step: 1, inputmode: 'numeric', 'data-testid': `input-${p.name}` });
-      const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': 'reroll', title: 'Pick a new random seed', text: '↻ Re-roll' });
+      const n = el('input', { type: 'number', id, name: p.name, min: p.min ?? 0, max: Math.min(p.max ?? MAX_SAFE, MAX_SAFE), step: 1, inputmode: 'numeric', 'data-testid': `${pre}input-${p.name}` });
+      const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': `${pre}reroll`, title: 'Pick a new random seed', text: '↻ Re-roll' });
       n.addEventListener('change', () => {
         const v = Number(n.value);
         if (n.value.trim() !== '' && Number.isSafeInteger(v) && v >= (p.min ?? 0)) this.emit(p.name, v);
@@ -206,13 +221,13 @@ export class Controls {
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
       set = (v) => { n.value = String(v); };
     } else if (p.kind === 'int' || p.kind === 'float') {
-      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); });
+      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input);
       set = (v) => sl.set(v);
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
-      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); });
-      const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `input-${p.name}-unbounded` });
+      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
+      const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `${pre}input-${p.name}-unbounded` });
       let lastBounded = Math.min(p.max, Math.max(p.min, FIRST_VALUE[p.name] ?? p.min));
       box.addEventListener('change', () => {
         sl.input.disabled = box.checked;
@@ -233,16 +248,16 @@ export class Controls {
     } else if (p.name === 'prefix_popularity') {
       ({ root, set, inputs } = this.popularity(p, id, readout));
     } else {
-      const t = el('input', { type: 'text', id, name: p.name, spellcheck: 'false', 'data-testid': `input-${p.name}` });
+      const t = el('input', { type: 'text', id, name: p.name, spellcheck: 'false', 'data-testid': `${pre}input-${p.name}` });
       t.addEventListener('change', () => this.emit(p.name, t.value.trim()));
       inputs = [t];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), t);
       set = (v) => { t.value = v ?? ''; };
     }
-    root.id = `field-${p.name}`;
-    root.dataset.testid = `field-${p.name}`;
+    root.id = `${pre}field-${p.name}`;
+    root.dataset.testid = `${pre}field-${p.name}`;
     if (p.help) root.title = p.help;
-    for (const i of inputs) i.setAttribute('aria-describedby', `help-${p.name} err-${p.name}`);
+    for (const i of inputs) i.setAttribute('aria-describedby', `${pre}help-${p.name} ${pre}err-${p.name}`);
     root.append(help, error);
     this.fields.set(p.name, { root, readout, error, set, inputs });
     return root;
@@ -250,11 +265,12 @@ export class Controls {
 
   // prefix_popularity is text ("uniform", "zipf:S", "hot:SHARE"): shown as a kind picker plus a slider.
   popularity(p, id, readout) {
-    const kind = el('select', { id, 'data-testid': `input-${p.name}` });
+    const pre = this.pre;
+    const kind = el('select', { id, 'data-testid': `${pre}input-${p.name}` });
     for (const [v, t] of [['uniform', 'uniform: every prefix equally likely'], ['zipf', 'zipf: a few prefixes dominate'], ['hot', 'hot: one prefix takes a share']]) {
       kind.append(el('option', { value: v, text: t }));
     }
-    const amount = el('input', { type: 'range', id: `${id}-amount`, 'data-testid': `input-${p.name}-amount`, 'aria-label': 'Popularity parameter' });
+    const amount = el('input', { type: 'range', id: `${id}-amount`, 'data-testid': `${pre}input-${p.name}-amount`, 'aria-label': 'Popularity parameter' });
     const amountLabel = el('label', { for: `${id}-amount`, class: 'help' });
     const remembered = { zipf: 1.1, hot: 0.85 };
     const compose = () => kind.value === 'uniform' ? 'uniform' : `${kind.value}:${+Number(amount.value).toFixed(2)}`;

@@ -80,6 +80,24 @@ export function policyColor(p) {
   return (dark ? SPARE_DARK : SPARE_LIGHT)[h % 3];
 }
 
+// One dash pattern and one point marker per policy, used in every chart, so lines that coincide
+// (prefix_aware under sticky, say) stay visible and each policy reads the same everywhere.
+const POLICY_STYLE = {
+  round_robin: { dash: [], point: 'circle' },
+  random: { dash: [2, 3], point: 'rectRot' },
+  sticky: { dash: [10, 5], point: 'rect' },
+  prefix_aware: { dash: [14, 4, 3, 4], point: 'triangle' },
+  kv: { dash: [6, 3], point: 'star' },
+};
+const SPARE_STYLE = [{ dash: [1, 4], point: 'crossRot' }, { dash: [8, 2, 2, 2], point: 'cross' }, { dash: [4, 6], point: 'rectRounded' }];
+
+export function policyStyle(p) {
+  if (POLICY_STYLE[p]) return POLICY_STYLE[p];
+  let h = 0;
+  for (const ch of String(p)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return SPARE_STYLE[h % SPARE_STYLE.length];
+}
+
 export function themeInk() {
   if (inkCache) return inkCache;
   const s = getComputedStyle(document.documentElement);

@@ -1,7 +1,8 @@
 // www/js/headline.js: the headline figures, the report's three fleet lines (verbatim), and the
-// plain-words hot-spot warning. Everything is written with textContent.
+// run's findings in plain words. Everything is written with textContent.
 
 import { pct, num, ms, seconds } from './format.js';
+import { whyRatesDiffer } from './story.js';
 
 function figure(cls, testid, label, value, unit, sub) {
   const d = document.createElement('div');
@@ -49,50 +50,54 @@ export function renderHeadline(root, report) {
     f.setAttribute('role', 'status');
     latency.push(f);
   }
-  root.replaceChildren(group('Prefix cache',
-    figure('cache', 'fig-hit-rate', 'Request hit rate', pct(s.hit_rate_requests), '',
-      `requests reusing ≥1 cached block · tokens ${pct(s.hit_rate_tokens)}`),
+  const why = whyRatesDiffer(s);
+  const cache = group('Prefix cache',
+    figure('cache', 'fig-hit-rate', 'Token hit rate', pct(s.hit_rate_tokens), '',
+      `prompt tokens served from cache · ${num(s.cached_tokens)} of ${num(s.prompt_tokens)}`),
+    figure('cache secondary', 'fig-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests), '',
+      'one shared block is enough to count'),
     figure('cache', 'fig-cached-avg', 'Cached tok / request', num(s.cached_tokens_avg), 'tok',
       'average prompt tokens not recomputed'),
-    figure('cache', 'fig-block-reuse', 'Block reuse', pct(s.block_reuse), '',
-      `${num(s.cached_blocks)} of ${num(s.prompt_blocks)} prompt blocks`),
     figure('cache', 'fig-evictions', 'Evictions', num(s.evictions), '',
-      s.evictions ? 'blocks pushed out of full caches' : 'no cache filled up')),
-    group(dropped ? 'Latency and admission' : 'Latency', ...latency),
-  );
+      s.evictions ? 'blocks pushed out of full caches' : 'no cache filled up'));
+  if (why) {
+    const p = document.createElement('p');
+    p.className = 'fig-note';
+    p.dataset.testid = 'why-rates-headline';
+    p.textContent = why;
+    cache.append(p);
+  }
+  root.replaceChildren(cache, group(dropped ? 'Latency and admission' : 'Latency', ...latency));
 }
 
 export function renderFleetLines(pre, report) {
   pre.textContent = (report.fleet_lines || []).join('\n');
 }
 
-/** Shows the hot-spot warning when the report flags one (or has warnings); hides it otherwise. */
-export function renderHotspot(box, report) {
-  const s = report.summary || {};
-  const warnings = report.warnings || [];
-  if (!s.hot_spot && warnings.length === 0) { box.hidden = true; box.replaceChildren(); return; }
-  const per = report.per_instance || [];
-  const total = per.reduce((a, r) => a + (r.requests || 0), 0);
-  const busiest = per.reduce((b, r) => (r.requests > (b?.requests ?? -1) ? r : b), null);
-  const title = document.createElement('strong');
-  const parts = [];
-  if (s.hot_spot) {
-    title.textContent = '⚠ Hot spot: the replicas are not sharing the work evenly.';
-    if (busiest && total > 0 && per.length > 1) {
-      const share = busiest.requests / total;
-      parts.push(`Replica R${busiest.index} took ${pct(share, 0)} of all requests (an even split would be ${pct(1 / per.length, 0)} each). ` +
-        `Per-replica hit rates range ${pct(s.hit_rate_instance_min, 0)}–${pct(s.hit_rate_instance_max, 0)}. ` +
-        'A high hit rate beside uneven work is not a win: the busy replica queues and its answers slow down.');
-    }
-  } else {
-    title.textContent = '⚠ Note';
-  }
-  const lines = warnings.length ? [...warnings, 'A high hit rate beside uneven work is not a win: the busy replica queues and its answers slow down.'] : parts;
-  const nodes = [title];
-  for (const t of lines) {
+const FINDING_TITLE = {
+  load_uneven: '⚠ Uneven load: the replicas are not sharing the work evenly.',
+  hit_uneven: '⚠ Uneven hit rate: some replicas reuse their cache far more than others.',
+  overloaded: '⚠ Overloaded: more work arrives than replicas can serve.',
+};
+
+/**
+ * Shows the run's findings (each with its own words), or hides the box when there are none. Findings
+ * fire only on evidence (see src/findings.rs), so an even round-robin split never shows one.
+ */
+export function renderFindings(box, report) {
+  const findings = report.findings || [];
+  if (findings.length === 0) { box.hidden = true; box.replaceChildren(); return; }
+  const nodes = [];
+  for (const f of findings) {
+    const d = document.createElement('div');
+    d.className = `finding-block ${f.kind}`;
+    d.dataset.testid = `finding-${f.kind}`;
+    const t = document.createElement('strong');
+    t.textContent = FINDING_TITLE[f.kind] || `⚠ ${f.kind}`;
     const p = document.createElement('p');
-    p.textContent = t;
-    nodes.push(p);
+    p.textContent = f.text;
+    d.append(t, p);
+    nodes.push(d);
   }
   box.replaceChildren(...nodes);
   box.hidden = false;

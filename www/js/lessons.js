@@ -59,6 +59,8 @@ export class Lessons {
     this.active = l;
     this.hintsShown = 0;
     this.met = false;
+    this.prevValues = null; // each check's value on the previous run, for "was X → now Y"
+    this.lastValues = null;
     this.render();
     if (loadConfig) this.hooks.start(l.broken);
     this.els.panel.hidden = false;
@@ -140,11 +142,20 @@ export class Lessons {
   update(report) {
     const l = this.active;
     if (!l || !this.checksEl) return;
-    const items = (l.checks || []).map((c) => {
-      const v = valueAt(report, c.metric);
+    const values = (l.checks || []).map((c) => valueAt(report, c.metric));
+    // The previous run's value stays until a run changes it, so a fix reads "was 62% → now 92%".
+    if (this.lastValues && values.some((v, i) => fmtMetric(l.checks[i].metric, v) !== fmtMetric(l.checks[i].metric, this.lastValues[i]))) {
+      this.prevValues = this.lastValues;
+    }
+    this.lastValues = values;
+    const items = (l.checks || []).map((c, i) => {
+      const v = values[i];
       const met = c.op === '<=' ? v <= c.value : v >= c.value;
       const li = el('li', met ? 'met' : 'unmet');
-      li.append(el('span', 'mark', met ? '✓' : '✗'), document.createTextNode(` ${c.label}: now ${fmtMetric(c.metric, v)}`));
+      const was = this.prevValues ? fmtMetric(c.metric, this.prevValues[i]) : null;
+      const now = fmtMetric(c.metric, v);
+      const words = was !== null && was !== now ? `was ${was} → now ${now}` : `now ${now}`;
+      li.append(el('span', 'mark', met ? '✓' : '✗'), document.createTextNode(` ${c.label}: ${words}`));
       return { li, met };
     });
     this.checksEl.replaceChildren(...items.map((i) => i.li));

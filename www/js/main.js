@@ -4,7 +4,7 @@
 import { Controls } from './controls.js';
 import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
-import { renderHeadline, renderFleetLines, renderHotspot } from './headline.js';
+import { renderHeadline, renderFleetLines, renderFindings } from './headline.js';
 import { Compare, comparePlan } from './compare.js';
 import { orderPolicies, resetTheme } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
@@ -13,9 +13,13 @@ import { Lessons } from './lessons.js';
 import { Sweep } from './sweep.js';
 import { Tasks } from './tasks.js';
 import { ReplicaTable } from './replicas.js';
+import { HeroPanel } from './hero-panel.js';
+import { WorkerHost } from './worker-host.js';
+import { EmbedView, embedOptions } from './embed.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
+const OPENING_ROUTING = 'round_robin';
 
 let resolveReady, rejectReady;
 const hook = {
@@ -32,7 +36,8 @@ const st = {
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0,
 };
-let worker, controls, charts, compare, traces, lessons, sweep, tasks, replicaTable;
+let host, controls, charts, compare, traces, lessons, sweep, tasks, replicaTable, hero, embedView;
+const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
 
 // ---------------------------------------------------------------- boot
@@ -56,12 +61,16 @@ function boot() {
   if (location.protocol === 'file:') return fail('the page was opened as a file. Browsers only run its WebAssembly worker over http: run `cargo xtask serve` and open the URL it prints.');
   if (!window.Chart) return fail('the charting library (vendor/chart.umd.js) did not load. Run `cargo xtask build`, which copies it into www/vendor/.');
   try {
-    worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    host = new WorkerHost(new URL('./worker.js', import.meta.url), {
+      onMessage: onWorker,
+      onReady: (msg) => { if (!hook.version) onReady(msg); else onReplaced(); },
+      onFatal: (m) => onWorker({ type: 'fatal', message: m }),
+    });
   } catch (err) {
     return fail(`this browser cannot start a module Web Worker (${err.message}).`);
   }
-  worker.onmessage = (e) => onWorker(e.data);
-  worker.onerror = (e) => { e.preventDefault(); fail(`the worker script failed to load (${e.message || 'is www/pkg/ built? run `cargo xtask build`'}).`); };
+  hook.debugTrap = () => host.post({ type: 'debug-trap' });
+  hook.workerReplacements = () => host.replacements;
   const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);
   hook.ready.finally(() => clearTimeout(slow)).catch(() => {});
 }
@@ -77,9 +86,35 @@ function onReady(msg) {
   st.config = fromUrl.config;
   st.fromUrl = fromUrl.fromUrl;
   if (fromUrl.trace) st.source = builtin(fromUrl.trace);
+  // A bare link opens on the experiment the page is about: round robin losing hits as replicas grow.
+  // (Every other value is the simulator's default, the seed's example; ?routing=kv reproduces it.)
+  if (!st.embed && st.fromUrl.size === 0 && !fromUrl.trace && !fromUrl.lesson) st.config.routing = OPENING_ROUTING;
   showNotes(fromUrl.notes);
-
   applyChartDefaults();
+  if (st.embed) initEmbed(); else initFull(msg, fromUrl);
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
+  $('share').addEventListener('click', share);
+  $('boot').hidden = true;
+  refresh();
+}
+
+function initEmbed() {
+  const opts = embedOptions(location.search, st.params);
+  showNotes(opts.notes);
+  embedView = new EmbedView(document.body, st.params, opts, {
+    onControl, onPick: (n) => onControl('instances', n),
+    workerUrl: new URL('./worker.js', import.meta.url),
+    fullUrl: () => `./?${queryFor(st.config, st.params, { trace: st.source?.builtin ? st.source.name : null })}`,
+    compare: (configs) => { st.compareId = st.nextId++; worker.postMessage({ type: 'compare', id: st.compareId, configs, trace: st.source }); },
+  });
+  controls = embedView.controls;
+}
+
+function initFull(msg, fromUrl) {
+  hero = new HeroPanel({
+    canvas: $('chart-hero'), replicas: $('chart-hero-replicas'), controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
+    detail: $('takeaway-detail'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
+  }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url) });
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
   // per-replica table under the charts.
   tasks = new Tasks();
@@ -93,9 +128,9 @@ function onReady(msg) {
     canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread'), sweep: $('cmp-sweep') },
   }, runCompare, { load: loadConfig });
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
-  renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); });
+  renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson') }, {
-    start: (broken) => applyScenario(broken),
+    start: (broken) => { applyScenario(broken); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
   });
@@ -118,15 +153,41 @@ function onReady(msg) {
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
   if (fromUrl.lesson) {
-    if (lessons.has(fromUrl.lesson)) lessons.start(fromUrl.lesson, { loadConfig: false });
-    else showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
+    if (lessons.has(fromUrl.lesson)) {
+      // A lesson link opens the lesson's own broken setup; values the link also gives win over it.
+      const own = {};
+      for (const k of st.fromUrl) own[k] = st.config[k];
+      lessons.start(fromUrl.lesson, { loadConfig: false });
+      const broken = lessons.active?.broken || {};
+      st.config = { ...st.defaults, ...broken, ...own };
+      for (const k of Object.keys(broken)) st.fromUrl.delete(k);
+    } else showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
   }
   $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
   $('cancel').addEventListener('click', cancelRun);
-  $('share').addEventListener('click', share);
-  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
-  $('boot').hidden = true;
-  refresh();
+  // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep).
+  const io = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting) && hook.runCount > 0) { io.disconnect(); if (!compare.last) runCompare(); }
+  });
+  io.observe($('compare-h'));
+}
+
+/** Where run errors are shown: beside the hero's controls, or in the embed's frame. */
+function errBox() { return embedView ? embedView.errorEl : $('run-error'); }
+
+/** Scrolls a result into view after a button changed the settings (no jump if it is already visible). */
+function bringIntoView(el) {
+  if (!el) return;
+  const r = el.getBoundingClientRect();
+  if (r.top >= 0 && r.top < window.innerHeight * 0.5) return;
+  el.scrollIntoView({ block: 'start', behavior: window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+}
+
+// A fresh worker replaced one that trapped: say so; the result on screen stays.
+function onReplaced() {
+  $('status-text').textContent = hook.lastReport
+    ? 'The simulator was restarted after an error; the previous result is still shown.'
+    : 'The simulator was restarted after an error.';
 }
 
 function showNotes(notes) {
@@ -157,13 +218,18 @@ function refresh({ run = true } = {}) {
   controls.clearErrors();
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
   controls.setAll(st.config, !!st.source);
-  const synthetic = st.config.workload === 'sessions' ? 'multi-turn sessions' : 'synthetic prefix pool';
-  $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : synthetic;
-  $('source-reset').hidden = !st.source;
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
-  writeUrl(st.config, st.params, { embed: st.embed, trace: traceKey, lesson: lessons.active?.id });
-  compare.markStale();
-  $('open-full').href = `./?${queryFor(st.config, st.params, { trace: traceKey })}`;
+  if (embedView) {
+    writeUrl(st.config, st.params, { embed: true, trace: traceKey, extra: embedView.urlExtra() });
+    embedView.sync(st.config, st.source);
+  } else {
+    const synthetic = st.config.workload === 'sessions' ? 'multi-turn sessions' : 'synthetic prefix pool';
+    $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : synthetic;
+    $('source-reset').hidden = !st.source;
+    writeUrl(st.config, st.params, { trace: traceKey, lesson: lessons.active?.id });
+    compare.markStale();
+    hero.sync(st.config, st.source);
+  }
   if (run) scheduleRun();
 }
 
@@ -236,7 +302,7 @@ function onWorker(msg) {
     case 'ready': return onReady(msg);
     case 'fatal': return fail(`${msg.message}.\nThe page needs a browser with WebAssembly and the built files in www/pkg/ (run \`cargo xtask build\`, then \`cargo xtask serve\`).`);
     case 'progress':
-      if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.progress(msg.p); return; }
+      if (msg.lane === 'compare') { if (msg.id === st.compareId) compare?.progress(msg.p); return; }
       if (st.inflight && msg.id === st.inflight.id && performance.now() - st.inflight.start > PROGRESS_AFTER_MS) showProgress(true, msg.p);
       return;
     case 'result': return onResult(msg);
@@ -249,11 +315,13 @@ function onWorker(msg) {
     }
     case 'error': return onError(msg);
     case 'cancelled':
-      if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.cancelled(); return; }
+      if (msg.lane === 'compare') { if (msg.id === st.compareId) compare?.cancelled(); return; }
       if (settle(msg.id) && msg.id === st.userCancel) onCancelled();
       return;
     case 'compare-result':
-      if (msg.id === st.compareId) compare.show(msg.reports.map((r) => JSON.parse(r)), st.comparePlan, st.comparePlan.policy, msg.ms);
+      if (msg.id !== st.compareId) return;
+      if (embedView) embedView.showCompare(msg.reports.map((r) => JSON.parse(r)));
+      else compare.show(msg.reports.map((r) => JSON.parse(r)), st.comparePlan, st.comparePlan.policy, msg.ms);
       return;
     default:
   }
@@ -278,20 +346,25 @@ function onResult(msg) {
   st.shownId = msg.id;
   const report = JSON.parse(msg.report);
   st.goodSource = run.source;
-  $('run-error').hidden = true;
+  errBox().hidden = true;
   render(report, msg.ms);
 }
 
 function render(report, runMs) {
   const t0 = performance.now();
   const s = report.summary || {};
-  charts.update(report); // canvases first, then the DOM text (no style recalc in between)
-  renderHeadline($('headline'), report);
-  renderFleetLines($('fleet-lines'), report);
-  renderHotspot($('hotspot'), report);
-  tasks.update(report);
-  replicaTable.update(report);
-  lessons.update(report);
+  if (embedView) {
+    embedView.render(report);
+  } else {
+    charts.update(report); // canvases first, then the DOM text (no style recalc in between)
+    hero.showRun(report);
+    renderHeadline($('headline'), report);
+    renderFleetLines($('fleet-lines'), report);
+    renderFindings($('hotspot'), report);
+    tasks.update(report);
+    replicaTable.update(report);
+    lessons.update(report);
+  }
   hook.lastReport = report;
   hook.lastRunMs = runMs;
   hook.runCount += 1;
@@ -300,10 +373,7 @@ function render(report, runMs) {
   const src = report.source && report.source !== 'synthetic' ? ` · ${report.source}` : '';
   $('status-text').textContent = `${s.requests} requests on ${(report.per_instance || []).length} replica(s), routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
-  if (hook.runCount === 1) {
-    resolveReady();
-    if (!st.embed) runCompare(); // a first comparison, so the policy story is on the page from the start
-  }
+  if (hook.runCount === 1) resolveReady();
 }
 
 function fieldOf(message) {
@@ -314,7 +384,8 @@ function fieldOf(message) {
 }
 
 function onError(msg) {
-  if (msg.lane === 'compare') { if (msg.id === st.compareId) compare.error(msg.message); return; }
+  if (msg.trap) return onTrap(msg);
+  if (msg.lane === 'compare') { if (msg.id === st.compareId) compare?.error(msg.message); return; }
   const run = settle(msg.id);
   if (!run) return;
   hook.errors.push(msg.message);
@@ -338,10 +409,28 @@ function onError(msg) {
     return;
   }
   if (!(field && controls.showError(field, msg.message))) {
-    $('run-error').textContent = msg.message;
-    $('run-error').hidden = false;
+    errBox().textContent = msg.message;
+    errBox().hidden = false;
   }
   $('status-text').textContent = hook.lastReport ? 'That setting was rejected; the previous result is still shown.' : 'That setting was rejected.';
+}
+
+// The module trapped (out of memory, a panic): say so in plain words, put the settings back to those
+// of the result on screen, and replace the worker with a fresh one.
+function onTrap(msg) {
+  hook.errors.push(msg.message);
+  hook.traps = (hook.traps || 0) + 1;
+  st.inflight = null;
+  st.dirty = false;
+  clearTimeout(st.progressTimer);
+  showProgress(false);
+  if (st.compareId) compare?.error('the simulator was restarted');
+  st.source = st.goodSource;
+  if (hook.lastReport) for (const p of st.params) if (p.name in hook.lastReport.config) st.config[p.name] = hook.lastReport.config[p.name];
+  refresh({ run: false });
+  errBox().textContent = `That run could not finish: ${msg.message}. ${hook.lastReport ? 'The previous result and its settings are back.' : ''}`;
+  errBox().hidden = false;
+  host.replace();
 }
 
 function runCompare() {
@@ -370,6 +459,8 @@ async function share() {
 function retheme() {
   resetTheme();
   applyChartDefaults();
+  if (embedView) { embedView.retheme(); return; }
+  hero.retheme();
   charts.destroy();
   charts.create();
   if (hook.lastReport) charts.update(hook.lastReport);

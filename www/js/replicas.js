@@ -1,4 +1,4 @@
-// www/js/replicas.js: the per-replica table (requests, rejected, timed out, busy, peak queue, hit
+// www/js/replicas.js: the per-replica table (requests, rejected, timed out, saturated, peak queue, hit
 // rates, evictions), with a fleet row. Builds its own DOM; every value goes in with textContent.
 // Non-zero rejections and timeouts are marked as symptoms.
 
@@ -11,15 +11,18 @@ function el(tag, cls, text) {
   return e;
 }
 
+/** A saturated share at or above this is highlighted: the replica had work waiting half the run. */
+export const SATURATED = 0.5;
+
 const COLUMNS = [
   ['Replica', 'Replica'],
   ['Requests', 'Requests routed to the replica (served + rejected + timed out)'],
   ['Rejected', 'Turned away because the queue was full'],
   ['Timed out', 'Dropped: no first token within the caller timeout'],
-  ['Busy', 'Share of the run the replica spent in engine steps'],
+  ['Saturated', 'Share of the run spent in steps that began with more work than they could start: a request waiting for a slot or KV room, or prefill beyond the step budget. Highlighted from 50%.'],
   ['Peak queue', 'Most requests waiting for a slot at once'],
-  ['Hit rate', 'Admitted requests that reused at least one cached block'],
   ['Token hit', 'Prompt tokens found in the cache'],
+  ['Any hit', 'Admitted requests that reused at least one cached block'],
   ['Evictions', 'KV blocks pushed out of a full cache'],
 ];
 
@@ -72,10 +75,10 @@ export class ReplicaTable {
         el('td', null, num(r.requests)),
         cell(r.rejected, 'rejected'),
         cell(r.timed_out, 'timed-out'),
-        el('td', (r.busy_share ?? 0) >= 0.995 ? 'hot' : null, pct(r.busy_share, 0)),
+        el('td', (r.saturated_share ?? 0) >= SATURATED ? 'hot' : null, pct(r.saturated_share, 0)),
         el('td', full ? 'hot' : null, `${num(r.peak_queue)}${full ? ' (full)' : ''}`),
-        el('td', null, pct(r.hit_rate_requests)),
         el('td', null, pct(r.hit_rate_tokens)),
+        el('td', null, pct(r.hit_rate_requests)),
         el('td', null, num(r.evictions)));
       return tr;
     });
@@ -84,15 +87,15 @@ export class ReplicaTable {
     const fname = el('th', null, 'Fleet');
     fname.scope = 'row';
     const sum = (k) => per.reduce((a, r) => a + (r[k] || 0), 0);
-    const meanBusy = per.length ? sum('busy_share') / per.length : NaN;
+    const meanSaturated = per.length ? sum('saturated_share') / per.length : NaN;
     fleet.append(fname,
       el('td', null, num(s.requests)),
       cell(s.rejected, 'rejected-total'),
       cell(s.timed_out, 'timed-out-total'),
-      el('td', null, `${pct(meanBusy, 0)} avg`),
+      el('td', null, `${pct(meanSaturated, 0)} avg`),
       el('td', null, num(Math.max(0, ...per.map((r) => r.peak_queue || 0)))),
-      el('td', null, pct(s.hit_rate_requests)),
       el('td', null, pct(s.hit_rate_tokens)),
+      el('td', null, pct(s.hit_rate_requests)),
       el('td', null, num(s.evictions)));
     this.tfoot.replaceChildren(fleet);
 

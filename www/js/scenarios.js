@@ -1,31 +1,33 @@
-// www/js/scenarios.js: the quick-scenario buttons of "What am I looking at?": each sets a few
-// parameters (the rest go back to defaults) and says what to look for.
+// www/js/scenarios.js: the quick-scenario buttons under the hero: each sets a few parameters (the
+// rest go back to defaults) and says where to look.
 
+// Each scenario's note says where to look, never what will be there: the takeaway beside the figure,
+// computed from the run, says what happened.
 export const SCENARIOS = [
   {
-    id: 'default', label: 'The seed example (kv, 4 replicas)', set: {},
-    look: 'The kv router keeps each prefix on the replica that already holds it, so almost every request hits after the first few.',
-  },
-  {
     id: 'rr8', label: 'Round robin, 8 replicas', set: { routing: 'round_robin', instances: 8 },
-    look: 'Round robin ignores caches: every replica must warm every prefix once, so the hit rate drops. Press ArrowRight on Replicas and watch it fall further.',
+    look: 'Where does round robin sit against its dotted model line? Press ArrowRight on Replicas and watch the ring move along the curve.',
   },
   {
     id: 'kv8', label: 'kv router, 8 replicas', set: { routing: 'kv', instances: 8 },
-    look: 'Same fleet, kv router: hits stay high as replicas grow, because misses ≈ number of prefixes, not prefixes × replicas.',
+    look: 'Compare the kv line with round robin and prefix_aware as replicas grow, then move the overlap weight in the settings below.',
   },
   {
-    id: 'hot', label: 'prefix_aware with a hot prefix (hot:0.85)',
+    id: 'hot', label: 'prefix_aware with a hot prefix',
     set: { routing: 'prefix_aware', instances: 6, prefix_popularity: 'hot:0.85', request_rate: 30, num_requests: 600 },
-    look: '85% of requests share one prefix, and prefix_aware sends all of them to its home replica: look at the load chart and the hot-spot warning. Then switch Routing to kv.',
+    look: '85% of requests share one prefix. Read the findings beside the figure and the load chart below, then switch Routing to kv.',
   },
   {
     id: 'tight', label: 'A small cache (evictions)', set: { kv_blocks: 40, num_prefixes: 32 },
-    look: 'Each replica holds only 40 blocks, so prefixes get evicted before they are reused: evictions rise and block reuse falls. Tick “Unbounded” to see the ceiling.',
+    look: 'Each replica holds only 40 blocks. Watch Evictions in the dashboard below, then tick “Unbounded” under KV cache.',
   },
   {
     id: 'single', label: 'One engine, no routing', set: { instances: 1 },
-    look: 'With one replica there is no routing: this is the hit rate the traffic allows at all, the best any router can do.',
+    look: 'With one replica there is no routing: the hit rate here is what the traffic allows at all.',
+  },
+  {
+    id: 'default', label: 'Back to the seed example', set: {},
+    look: 'The seed simulator\'s example: kv on 4 replicas, 8 prefixes of 2,048 tokens.',
   },
 ];
 
@@ -39,7 +41,7 @@ export function renderScenarios(root, note, apply) {
     b.dataset.testid = `scenario-${s.id}`;
     b.addEventListener('click', () => {
       apply(s.set, s);
-      note.textContent = `What to look for: ${s.look}`;
+      note.textContent = s.look;
       note.hidden = false;
     });
     root.append(b);

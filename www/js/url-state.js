@@ -1,7 +1,7 @@
 // www/js/url-state.js: the whole config (seed included) in the query string. Reading validates every
 // value against the parameter specs; a bad one falls back to its default with a note (plain text only).
 
-const PAGE_KEYS = new Set(['embed', 'trace', 'lesson']);
+const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption']);
 const BUILTIN_TRACES = ['conversation_trace.jsonl', 'synthetic_trace.jsonl'];
 
 function checkNumber(p, raw) {
@@ -78,7 +78,7 @@ export function fmtDefault(p) {
 }
 
 /** The query string for a config (every parameter, so a link reproduces the run exactly). */
-export function queryFor(config, params, { embed = false, trace = null, lesson = null } = {}) {
+export function queryFor(config, params, { embed = false, trace = null, lesson = null, extra = null } = {}) {
   const q = new URLSearchParams();
   for (const p of params) {
     const v = config[p.name];
@@ -87,6 +87,7 @@ export function queryFor(config, params, { embed = false, trace = null, lesson =
   if (trace) q.set('trace', trace);
   if (lesson) q.set('lesson', lesson);
   if (embed) q.set('embed', '1');
+  for (const [k, v] of Object.entries(extra || {})) if (v !== null && v !== undefined && v !== '') q.set(k, v);
   return q.toString();
 }
 

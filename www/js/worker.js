@@ -5,15 +5,23 @@
 //      {type:'compare', id, configs: [config, ...], trace?}  (reports come back in the same order)
 //      {type:'cancel', lane}
 //      {type:'plan', id, config, spec}  -> {type:'plan-result', id, plan} | {type:'plan-error', id, message}
+//      {type:'batch', id, configs, trace?}  lane 'batch': each config's summary point as it finishes
+//      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 // Out: {type:'ready', version, params, defaults, lessons} | {type:'fatal', message}
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms}
-//      {type:'error', id, lane, message} | {type:'cancelled', id, lane}
+//      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
+//      {type:'batch-part', id, index, point} | {type:'batch-done', id, ms}
 // A trace is {name, url} (a built-in file to fetch) or {name, file} (a File the reader chose).
+//
+// A trap (a WebAssembly RuntimeError: out of memory, a panic) leaves the module's state broken, so
+// after one this worker answers every message with the same 'error' (trap: true) and the page
+// replaces it with a fresh worker and a fresh module; the error says what happened in plain words.
 
 let wasm = null;
-const latest = { main: 0, compare: 0 };
-const cancelled = { main: 0, compare: 0 };
+let trapped = null; // the plain-words message of the trap that broke this module, if any
+const latest = { main: 0, compare: 0, batch: 0 };
+const cancelled = { main: 0, compare: 0, batch: 0 };
 const traceCache = new Map(); // key -> text (only the most recent few)
 const SLICE_BUDGET_MS = 12;   // work between checks of the message queue
 const PROGRESS_EVERY_MS = 60;
@@ -25,6 +33,20 @@ function yieldToQueue() {
     ch.port1.onmessage = () => resolve();
     ch.port2.postMessage(0);
   });
+}
+
+/** True for the errors that leave the wasm instance unusable. */
+function isTrap(err) {
+  return (typeof WebAssembly === 'object' && err instanceof WebAssembly.RuntimeError)
+    || (err instanceof RangeError && /memory|allocation/i.test(err.message));
+}
+
+function trapWords(err) {
+  const m = String(err?.message || err);
+  if (/unreachable|memory|allocation|out of bounds/i.test(m)) {
+    return `the simulator stopped abruptly (WebAssembly error: ${m}). Most likely it ran out of memory in this browser tab: try fewer requests, a bounded cache or fewer replicas. If it happens on a small run, please report the settings in the address bar. It has been restarted`;
+  }
+  return `the simulator crashed (${m}). It has been restarted`;
 }
 
 function messageOf(err) {
@@ -54,6 +76,7 @@ async function runJob(lane, id, configJson, trace, onProgress) {
   const text = trace ? await traceText(trace) : null;
   if (latest[lane] !== id || cancelled[lane] >= id) return null;
   const job = trace ? wasm.Job.trace(configJson, text, trace.name) : wasm.Job.synthetic(configJson);
+  let ok = false;
   try {
     let slice = 4096;
     let lastCheck = performance.now();
@@ -76,9 +99,53 @@ async function runJob(lane, id, configJson, trace, onProgress) {
         if (latest[lane] !== id || cancelled[lane] >= id) return null;
       }
     }
-    return job.report_json();
+    const report = job.report_json();
+    ok = true;
+    return report;
+  } catch (err) {
+    if (isTrap(err)) trapped = trapWords(err);
+    throw err;
   } finally {
-    job.free();
+    // After a trap the Job is still borrowed inside the broken module: freeing it would throw and
+    // hide the real error. The whole module is dropped with this worker instead.
+    if (ok || !trapped) { try { job.free(); } catch { /* the module is already unusable */ } }
+  }
+}
+
+function postError(id, lane, err) {
+  if (isTrap(err) && !trapped) trapped = trapWords(err);
+  if (trapped) postMessage({ type: 'error', id, lane, message: trapped, trap: true });
+  else postMessage({ type: 'error', id, lane, message: messageOf(err) });
+}
+
+/** The few figures a sweep point needs (the whole report is not sent back). */
+function pointOf(reportJson) {
+  const r = JSON.parse(reportJson);
+  const s = r.summary || {};
+  const pick = ['requests', 'admitted', 'hit_requests', 'hit_rate_tokens', 'hit_rate_requests', 'ttft_ms_p50', 'ttft_ms_p99',
+    'e2e_ms_p99', 'load_spread', 'rejected', 'timed_out', 'hot_spot', 'overloaded'];
+  const point = { instances: r.config?.instances, routing: r.config?.routing };
+  for (const k of pick) point[k] = s[k] ?? null;
+  point.findings = (r.findings || []).map((f) => f.kind);
+  return point;
+}
+
+// Runs a list of configs, posting each one's point as soon as it is done (the hero's curves fill in).
+async function handleBatch(msg) {
+  const { id, configs } = msg;
+  const lane = 'batch';
+  const t0 = performance.now();
+  try {
+    for (let i = 0; i < configs.length; i++) {
+      const report = await runJob(lane, id, JSON.stringify(configs[i]), msg.trace, () => {});
+      if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
+      postMessage({ type: 'batch-part', id, index: i, point: pointOf(report) });
+      await yieldToQueue();
+      if (latest[lane] !== id) { postMessage({ type: 'cancelled', id, lane }); return; }
+    }
+    postMessage({ type: 'batch-done', id, ms: performance.now() - t0 });
+  } catch (err) {
+    postError(id, lane, err);
   }
 }
 
@@ -91,7 +158,7 @@ async function handleRun(msg) {
     if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
     postMessage({ type: 'result', id, lane, report, ms: performance.now() - t0 });
   } catch (err) {
-    postMessage({ type: 'error', id, lane, message: messageOf(err) });
+    postError(id, lane, err);
   }
 }
 
@@ -114,7 +181,7 @@ async function handleCompare(msg) {
     }
     postMessage({ type: 'compare-result', id, reports, ms: performance.now() - t0 });
   } catch (err) {
-    postMessage({ type: 'error', id, lane, message: messageOf(err) });
+    postError(id, lane, err);
   }
 }
 
@@ -156,16 +223,34 @@ function handlePlan(msg) {
   }
 }
 
+function debugTrap() {
+  try {
+    wasm.debug_trap();
+  } catch (err) {
+    postError(0, 'main', err);
+  }
+}
+
+const LANE_OF = { run: null, compare: 'compare', batch: 'batch' };
+
 self.onmessage = async (e) => {
   const msg = e.data;
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
+  if (trapped) {
+    // A broken module answers nothing else; the page is replacing this worker.
+    postMessage({ type: 'error', id: msg.id ?? 0, lane: msg.lane || LANE_OF[msg.type] || 'main', message: trapped, trap: true });
+    return;
+  }
+  if (msg.type === 'debug-trap') { await booted; if (wasm) debugTrap(); return; }
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
-  if (msg.type === 'run' || msg.type === 'compare') {
-    const lane = msg.type === 'compare' ? 'compare' : msg.lane;
+  if (msg.type in LANE_OF) {
+    const lane = LANE_OF[msg.type] || msg.lane;
     latest[lane] = msg.id;
     await booted;
     if (!wasm) return;
     if (latest[lane] !== msg.id) { postMessage({ type: 'cancelled', id: msg.id, lane }); return; }
-    if (msg.type === 'run') await handleRun(msg); else await handleCompare(msg);
+    if (msg.type === 'run') await handleRun(msg);
+    else if (msg.type === 'compare') await handleCompare(msg);
+    else await handleBatch(msg);
   }
 };

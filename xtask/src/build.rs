@@ -59,6 +59,7 @@ pub fn build(locked: bool) -> Result<u64, String> {
         fs::write(&stamp_path, &stamp).map_err(|e| format!("cannot write stamp: {e}"))?;
     }
 
+    write_package_json(&root, &pkg)?;
     let www = root.join("www");
     copy_dir(&pkg, &www.join("pkg"))?;
     let vendor = www.join("vendor");
@@ -87,6 +88,36 @@ pub fn build(locked: bool) -> Result<u64, String> {
         secs(t0)
     );
     Ok(raw)
+}
+
+/// pkg/package.json: pkg/ is an npm package (`npm pack pkg/`), an ES module with its
+/// TypeScript types. The version is the crate's, read from the root Cargo.toml.
+fn write_package_json(root: &Path, pkg: &Path) -> Result<(), String> {
+    let manifest = fs::read_to_string(root.join("Cargo.toml"))
+        .map_err(|e| format!("cannot read Cargo.toml: {e}"))?;
+    let version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .and_then(|v| v.strip_suffix('"'))
+        .ok_or("no version in Cargo.toml")?;
+    let json = format!(
+        r#"{{
+  "name": "kvfleet",
+  "version": "{version}",
+  "description": "Discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache and router, in WebAssembly",
+  "license": "Apache-2.0",
+  "type": "module",
+  "module": "{WASM_NAME}.js",
+  "main": "{WASM_NAME}.js",
+  "types": "{WASM_NAME}.d.ts",
+  "exports": {{ ".": {{ "types": "./{WASM_NAME}.d.ts", "default": "./{WASM_NAME}.js" }} }},
+  "files": ["{WASM_NAME}.js", "{WASM_NAME}.d.ts", "{WASM_NAME}_bg.wasm", "{WASM_NAME}_bg.wasm.d.ts"],
+  "sideEffects": ["./snippets/*"]
+}}
+"#
+    );
+    fs::write(pkg.join("package.json"), json)
+        .map_err(|e| format!("cannot write pkg/package.json: {e}"))
 }
 
 /// wasm-bindgen (`--target web`) into a fresh pkg/, then `wasm-opt -Oz` in place.

@@ -1,0 +1,132 @@
+// TypeScript types of the typed wasm API (`run`, `runTrace`): the config a caller passes and the
+// report it gets back. Kept in step with src/config.rs and src/report.rs by tests/e2e/package.test.mjs,
+// which type-checks real reports against them with tsc (excess and missing keys both fail).
+
+/** Routing policies (`--des-routing`). */
+export type Policy = "kv" | "prefix_aware" | "round_robin" | "random" | "sticky";
+
+/** One simulation run. Every key is optional in `run(config)`: missing keys take their defaults (the seed's example). */
+export interface Config {
+  seed: number;
+  request_rate: number;
+  arrival_model: "poisson" | "deterministic" | "gamma";
+  burstiness: number;
+  num_requests: number;
+  input_len: number;
+  output_len: number;
+  range_ratio: number;
+  num_prefixes: number;
+  prefix_len: number;
+  /** "uniform", "zipf:S" or "hot:SHARE". */
+  prefix_popularity: string;
+  instances: number;
+  routing: Policy;
+  overlap_weight: number;
+  block_size: number;
+  /** KV capacity per replica, blocks; null = unbounded. */
+  kv_blocks: number | null;
+  max_batch: number;
+  max_batched_tokens: number;
+  engine: "llama3-8b-h100" | "llama3-70b-4xh100" | "custom";
+  step_fixed_us: number;
+  prefill_token_us: number;
+  decode_seq_us: number;
+  kv_read_token_ns: number;
+  workload: "pool" | "sessions";
+  session_rate: number;
+  num_sessions: number;
+  turns: number;
+  turn_input_len: number;
+  turn_output_len: number;
+  think_time_ms: number;
+  system_prompt_len: number;
+  /** 0-100 %; null = the policy's default. */
+  session_affinity: number | null;
+  spill_queue: number;
+  /** null = unbounded. */
+  queue_capacity: number | null;
+  /** null = no timeout. */
+  timeout_ms: number | null;
+}
+
+/** A statistic over no samples (no completed request, no admitted request) is null. */
+export type Stat = number | null;
+
+/** Fleet-wide figures; rates are fractions 0-1, units end the names. */
+export interface Summary {
+  requests: number; completed: number; rejected: number; timed_out: number;
+  admitted: number; hit_requests: number;
+  hit_rate_requests: Stat; hit_rate_tokens: Stat; block_reuse: Stat; cached_tokens_avg: Stat;
+  cached_blocks: number; prompt_blocks: number; prompt_tokens: number; cached_tokens: number; evictions: number;
+  ttft_ms_mean: Stat; ttft_ms_p50: Stat; ttft_ms_p90: Stat; ttft_ms_p99: Stat;
+  ttft_admit_ms_mean: Stat; ttft_admit_ms_p50: Stat; ttft_admit_ms_p90: Stat; ttft_admit_ms_p99: Stat;
+  queue_ms_mean: Stat; queue_ms_p50: Stat; queue_ms_p90: Stat; queue_ms_p99: Stat;
+  tpot_ms_mean: Stat; tpot_ms_p50: Stat; tpot_ms_p90: Stat; tpot_ms_p99: Stat;
+  itl_ms_mean: Stat; itl_ms_p50: Stat; itl_ms_p90: Stat; itl_ms_p99: Stat;
+  e2e_ms_mean: Stat; e2e_ms_p50: Stat; e2e_ms_p90: Stat; e2e_ms_p99: Stat;
+  output_tokens: number; throughput_tok_s: number; throughput_req_s: number;
+  offered_rate: number; achieved_rate: number; makespan_s: number;
+  hit_rate_instance_min: Stat; hit_rate_instance_max: Stat; load_spread: Stat;
+  /** An uneven-load or uneven-hit-rate finding was raised. */
+  hot_spot: boolean;
+  /** An overload finding was raised. */
+  overloaded: boolean;
+  events: number; seed: number;
+}
+
+/** One replica's row. */
+export interface InstanceReport {
+  index: number; requests: number; admitted: number; prompt_tokens: number; cached_tokens: number;
+  hit_rate_requests: Stat; hit_rate_tokens: Stat;
+  /** Time in engine steps over the makespan (decode-only steps included). */
+  busy_share: Stat;
+  /** Time in steps that began with more work than they could start, over the makespan. */
+  saturated_share: Stat;
+  peak_queue: number; evictions: number; rejected: number; timed_out: number;
+}
+
+/** Columnar time series: one array per replica per metric, on a shared grid. */
+export interface Series {
+  t_s: number[];
+  queue: number[][];
+  running: number[][];
+  cache_blocks: number[][];
+  hit_rate: (number | null)[][];
+  hit_rate_fleet: (number | null)[];
+}
+
+/** Latency at 100 evenly spaced quantiles; empty arrays when no request completed. */
+export interface LatencyCdf { q: number[]; ttft_ms: number[]; e2e_ms: number[]; }
+
+/** A finding of the run, fired only on evidence (see src/findings.rs). */
+export interface Finding {
+  kind: "load_uneven" | "hit_uneven" | "overloaded";
+  replicas: number[];
+  text: string;
+}
+
+export interface Quantiles { mean: Stat; p50: Stat; p90: Stat; p99: Stat; }
+
+/** Task-level results of the sessions workload. */
+export interface SessionReport {
+  tasks: number; completed_tasks: number; failed_tasks: number;
+  task_s: Quantiles;
+  hit_rate_by_turn: Stat[]; token_hit_rate_by_turn: Stat[]; ttft_ms_by_turn: Stat[]; prompt_tokens_by_turn: Stat[];
+}
+
+/** The whole report of one run. */
+export interface Report {
+  kvfleet_version: string;
+  seed: number;
+  config: Config;
+  /** "synthetic", "sessions", or the trace's name. */
+  source: string;
+  summary: Summary;
+  per_instance: InstanceReport[];
+  series: Series;
+  latency_cdf: LatencyCdf;
+  fleet_lines: string[];
+  findings: Finding[];
+  warnings: string[];
+  sessions?: SessionReport;
+}

@@ -1,0 +1,110 @@
+// tests/e2e/embed.test.mjs: ?embed=1 figures for documentation. For every show= value, at 640x500 and
+// 360x500, the frame never scrolls, no element's content overflows its box or the frame, the chart
+// has data, and the computed sentence matches the run. The embed demo page holds three such frames.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, ROOT } from './harness.mjs';
+
+let site;
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+const SHOWS = ['hitrate', 'load', 'latency', 'timeline', 'compare', 'replicas-sweep'];
+
+/** Every element whose content is wider or taller than its own box, or that sticks out of the frame. */
+function overflowing() {
+  const bad = [];
+  const W = window.innerWidth, H = window.innerHeight;
+  for (const el of document.querySelectorAll('#embed, #embed *')) {
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    const name = `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ')[0]}` : ''}`;
+    if (r.right > W + 0.5 || r.bottom > H + 0.5 || r.left < -0.5 || r.top < -0.5) bad.push(`${name} outside the frame (${r.left.toFixed(0)},${r.top.toFixed(0)})-(${r.right.toFixed(0)},${r.bottom.toFixed(0)})`);
+    if (cs.display !== 'inline' && el.tagName !== 'CANVAS' && el.clientWidth > 0) {
+      if (el.scrollWidth > el.clientWidth + 1) bad.push(`${name} content ${el.scrollWidth}px wide in ${el.clientWidth}px`);
+      if (el.scrollHeight > el.clientHeight + 1 && cs.overflowY !== 'visible') bad.push(`${name} content ${el.scrollHeight}px tall in ${el.clientHeight}px`);
+    }
+  }
+  return bad;
+}
+
+async function openEmbed(query, width, height) {
+  const { page, errors, context } = await site.open(`/?embed=1&${query}`, { viewport: { width, height } });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  return { page, errors, close: () => context.close() };
+}
+
+/** Points drawn in the embed's charts (Chart.js's own data). */
+const chartPoints = (page) => page.evaluate(() => [...document.querySelectorAll('#embed canvas')].map((c) => {
+  const ch = window.Chart.getChart(c);
+  return ch ? ch.data.datasets.reduce((n, d) => n + d.data.filter((v) => v !== null && v !== undefined).length, 0) : 0;
+}));
+
+for (const show of SHOWS) {
+  for (const [w, h] of [[640, 500], [360, 500]]) {
+    test(`embed show=${show} at ${w}x${h}: fits without scrolling, nothing overflows, the chart has data`, async () => {
+      const { page, errors, close } = await openEmbed(`show=${show}&caption=${encodeURIComponent('Figure 1. A caption from the author.')}`, w, h);
+      try {
+        if (show === 'compare') await page.waitForFunction(() => document.querySelector('[data-testid="embed-sentence"]').textContent.startsWith('Most tokens'), null, { timeout: 30000 });
+        if (show === 'replicas-sweep') await page.waitForFunction(() => window.kvfleet.hero && !window.kvfleet.hero.pending && (window.kvfleet.hero.sweeps.round_robin || []).length >= 12, null, { timeout: 60000 });
+        await page.waitForTimeout(150); // one more frame for the charts' resize
+        const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollHeight, inner: window.innerHeight }));
+        assert.ok(scroll <= inner, `document scroll height ${scroll} <= frame ${inner}`);
+        assert.deepEqual(await page.evaluate(overflowing), []);
+        const pts = await chartPoints(page);
+        assert.ok(pts.length >= 1 && pts.every((n) => n > 0), `every chart has data: ${pts}`);
+        assert.match(await page.textContent('[data-testid="embed-caption"]'), /^Figure 1\. A caption from the author\. \S/);
+        assert.ok((await page.textContent('[data-testid="embed-sentence"]')).length > 10);
+        assert.match(await page.getAttribute('.embed-open', 'href'), /instances=\d+/);
+        await screenshot(page, `embed-${show}-${w}x${h}`, { fullPage: false });
+        assert.deepEqual(errors, []);
+      } finally { await close(); }
+    });
+  }
+}
+
+test('embed controls= picks the controls; they move the figure; bad values get a note', async () => {
+  const { page, errors, close } = await openEmbed('show=hitrate&controls=instances,num_prefixes,nope&routing=round_robin', 640, 500);
+  try {
+    assert.equal(await page.locator('[data-testid="embed-controls"] .field').count(), 2);
+    assert.equal(await page.isVisible('[data-testid="embed-input-num_prefixes"]'), true);
+    assert.match(await page.textContent('[data-testid="url-notes"]'), /Ignored unknown controls: nope/);
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.focus('[data-testid="embed-input-instances"]');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n);
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.config.instances, 5);
+    const bars = await page.evaluate(() => window.Chart.getChart(document.querySelector('#embed canvas')).data.datasets[0].data.length);
+    assert.equal(bars, 5);
+    const sentence = await page.textContent('[data-testid="embed-sentence"]');
+    assert.ok(sentence.startsWith(`${(100 * r.summary.hit_rate_tokens).toFixed(1)}% of prompt tokens came from cache`), sentence);
+    assert.match(page.url(), /show=hitrate/);
+    assert.match(page.url(), /controls=instances%2Cnum_prefixes|controls=instances,num_prefixes/);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the embed demo is a documentation page with three figures that fit its column', async () => {
+  const { page, errors, context } = await site.open('/embed-demo.html', { viewport: { width: 1100, height: 900 } });
+  try {
+    const frames = page.locator('iframe[data-testid^="embed-frame-"]');
+    assert.equal(await frames.count(), 3);
+    for (let i = 0; i < 3; i++) {
+      const f = page.frameLocator('iframe[data-testid^="embed-frame-"]').nth(i);
+      await f.locator('[data-testid="embed-sentence"]').filter({ hasText: /\S/ }).waitFor({ timeout: 60000 });
+      const box = await frames.nth(i).boundingBox();
+      assert.ok(box.width <= 680 && box.height <= 500, `frame ${i} is ${box.width}x${box.height}`);
+    }
+    await screenshot(page, 'embed-demo');
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});

@@ -1,0 +1,222 @@
+// tests/e2e/explainer.test.mjs: the explainer-first page in real Chromium. The first screen holds an
+// experiment (figure + replicas control + a computed sentence) at 1440x900 and 360x740; the words on
+// screen agree with the runs behind them; findings fire only on evidence; lessons open their own
+// setup; statistics over nothing read "–"; a trapped worker is replaced and the next run is right.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, ROOT } from './harness.mjs';
+
+let site;
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+async function openPage(where, { width = 1440, height = 900, colorScheme = 'light' } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  return { page, errors, close: () => context.close() };
+}
+
+/** Waits until the hero's sweep has every point of every drawn policy. */
+async function heroDone(page) {
+  await page.waitForFunction(() => {
+    const h = window.kvfleet.hero;
+    if (!h || h.pending) return false;
+    const c = window.Chart.getChart(document.querySelector('[data-testid="chart-hero"]'));
+    return c && c.data.datasets.some((d) => d.label === 'round_robin' && d.data.length >= 12);
+  }, null, { timeout: 60000 });
+}
+
+const inViewport = (page, sel) => page.evaluate((s) => {
+  const r = document.querySelector(s).getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
+}, sel);
+
+const heroSeries = (page) => page.evaluate(() => {
+  const c = window.Chart.getChart(document.querySelector('[data-testid="chart-hero"]'));
+  return c.data.datasets.map((d) => ({ label: d.label, data: d.data, dash: d.borderDash, point: d.pointStyle }));
+});
+
+for (const [w, h] of [[1440, 900], [360, 740]]) {
+  test(`at ${w}x${h} the first screen holds the figure, the replicas control and a computed sentence`, async () => {
+    const { page, errors, close } = await openPage('/', { width: w, height: h });
+    try {
+      await heroDone(page);
+      assert.equal(await inViewport(page, '[data-testid="chart-hero"]'), true, 'the hero chart is in the first viewport');
+      assert.equal(await inViewport(page, '[data-testid="hero-input-instances"]'), true, 'the replicas slider is in the first viewport');
+      assert.equal(await inViewport(page, '[data-testid="takeaway"]'), true, 'the takeaway is in the first viewport');
+      const r = await page.evaluate(() => window.kvfleet.lastReport);
+      assert.equal(r.config.routing, 'round_robin', 'a bare link opens on round robin');
+      const lead = await page.textContent('[data-testid="takeaway"]');
+      assert.equal(lead, `On 4 replicas, round robin serves ${Math.round(100 * r.summary.hit_rate_tokens)}% of prompt tokens from cache (prefix_aware ${Math.round(100 * (await page.evaluate(() => window.kvfleet.hero.sweeps.prefix_aware.find((p) => p.instances === 4).hit_rate_tokens)))}%).`);
+      const sets = await heroSeries(page);
+      assert.ok(sets.find((s) => s.label === 'round_robin').data.length >= 12, 'round robin swept over 1..16 replicas');
+      await screenshot(page, `explainer-first-screen-${w}x${h}`, { fullPage: false });
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  });
+}
+
+test('moving the replicas slider moves round robin down its curve; the sentence states the measured and predicted misses', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    await heroDone(page);
+    const before = await page.evaluate(() => window.kvfleet.lastReport.summary.hit_rate_tokens);
+    for (let i = 0; i < 4; i++) {
+      const n = await page.evaluate(() => window.kvfleet.runCount);
+      await page.focus('[data-testid="hero-input-instances"]');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((k) => window.kvfleet.runCount > k, n);
+    }
+    await heroDone(page);
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.config.instances, 8);
+    assert.ok(r.summary.hit_rate_tokens < before, 'round robin loses hits from 4 to 8 replicas');
+    const detail = await page.textContent('[data-testid="takeaway-detail"]');
+    // The simple model, computed here: 8 prefixes x 8 replicas = 64 cold misses of 200.
+    const misses = r.summary.admitted - r.summary.hit_requests;
+    assert.ok(detail.startsWith(`${misses} of ${r.summary.admitted} requests found no cached prefix; the model predicts 8 prefixes × 8 replicas = 64.`), detail);
+    // The trend words are the sweep's own first and last points.
+    const rr = await page.evaluate(() => window.kvfleet.hero.sweeps.round_robin);
+    const pc = (x) => `${Math.round(100 * x)}%`;
+    assert.ok(detail.includes(`From 1 to 16 replicas, round robin falls from ${pc(rr[0].hit_rate_tokens)} to ${pc(rr[rr.length - 1].hit_rate_tokens)}`), detail);
+    assert.ok(rr[rr.length - 1].hit_rate_tokens < rr[0].hit_rate_tokens - 0.1, 'round robin falls by more than 10 points over 1..16');
+    const pa = await page.evaluate(() => window.kvfleet.hero.sweeps.prefix_aware.map((p) => p.hit_rate_tokens));
+    assert.ok(Math.max(...pa) - Math.min(...pa) < 0.02, 'prefix_aware stays within 2 points: misses ≈ prefixes');
+    assert.ok(detail.includes('prefix_aware stays near'), detail);
+    // The ring is this run's point; the headline shows was -> now.
+    const sets = await heroSeries(page);
+    assert.deepEqual(sets.find((s) => s.label === 'this run').data, [{ x: 8, y: 100 * r.summary.hit_rate_tokens }]);
+    assert.match(await page.textContent('[data-testid="hero-token-hit"]'), /was \d+\.\d% → now \d+\.\d%/);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('coinciding policies stay visible: every policy has its own dash pattern and marker', async () => {
+  const { page, errors, close } = await openPage('/?routing=sticky');
+  try {
+    await heroDone(page);
+    await page.waitForFunction(() => (window.kvfleet.hero.sweeps.sticky || []).length >= 12, null, { timeout: 60000 });
+    const sets = (await heroSeries(page)).filter((s) => ['round_robin', 'prefix_aware', 'sticky'].includes(s.label));
+    assert.equal(sets.length, 3);
+    const styles = sets.map((s) => `${JSON.stringify(s.dash)}|${s.point}`);
+    assert.equal(new Set(styles).size, 3, `distinct styles: ${styles}`);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the headline is the token hit rate: lesson 1 broken reads about 62%, not 99%', async () => {
+  const { page, errors, close } = await openPage('/?lesson=more-replicas-slower');
+  try {
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.config.session_rate, 0.3, 'the lesson link loads the lesson\'s own setup');
+    assert.equal(r.config.instances, 8);
+    assert.ok(r.summary.hit_rate_requests > 0.99);
+    assert.ok(Math.abs(r.summary.hit_rate_tokens - 0.62) < 0.02, `token hit rate ${r.summary.hit_rate_tokens}`);
+    assert.match(await page.textContent('[data-testid="hero-token-hit"]'), new RegExp(`${(100 * r.summary.hit_rate_tokens).toFixed(1)}%`));
+    assert.match(await page.textContent('[data-testid="fig-hit-rate"]'), new RegExp(`Token hit rate${(100 * r.summary.hit_rate_tokens).toFixed(1)}%`));
+    // The two rates part by more than 20 points, so the page says why.
+    assert.equal(await page.isVisible('[data-testid="why-rates"]'), true);
+    assert.match(await page.textContent('[data-testid="why-rates"]'), /100% of requests reuse at least one cached block, but only 62% of prompt tokens/);
+    assert.equal(await page.isVisible('[data-testid="lesson"]'), true);
+    await screenshot(page, 'explainer-lesson-1', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('?lesson=hot-prefix opens with the lesson\'s own replica count and rate', async () => {
+  const { page, errors, close } = await openPage('/?lesson=hot-prefix');
+  try {
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.config.instances, 6);
+    assert.equal(r.config.request_rate, 30);
+    assert.equal(r.config.routing, 'prefix_aware');
+    assert.equal(r.config.queue_capacity, 32);
+    assert.match(page.url(), /lesson=hot-prefix/);
+    assert.match(await page.textContent('[data-testid="lesson-checks"]'), /p99 TTFT under 1 s: now/);
+    // A fix reads "was X -> now Y".
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('label[for="hero-in-routing-kv"]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === 'kv', n);
+    assert.match(await page.textContent('[data-testid="lesson-checks"]'), /no rejected requests: was \d[\d,]* → now 0/);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('findings: silent for round robin at 16 replicas, loud for the hot prefix under prefix_aware', async () => {
+  const { page, errors, close } = await openPage('/?routing=round_robin&instances=16');
+  try {
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.deepEqual(r.findings, []);
+    assert.equal(await page.isVisible('[data-testid="hotspot"]'), false);
+    assert.equal(await page.locator('[data-testid="hero-findings"] .finding').count(), 0);
+    // The hot-prefix scenario, from a scrolled page: its button brings the figure back into view.
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.locator('[data-testid="scenario-hot"]').scrollIntoViewIfNeeded();
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid="scenario-hot"]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n);
+    await page.waitForFunction(() => { const b = document.querySelector('[data-testid="hero"]').getBoundingClientRect(); return b.top >= -2 && b.top < window.innerHeight / 2; });
+    const hot = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(hot.config.routing, 'prefix_aware');
+    assert.ok(hot.findings.some((f) => f.kind === 'load_uneven'));
+    assert.equal(await page.isVisible('[data-testid="hero-finding-load_uneven"]'), true);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('statistics over nothing read "–": every request timed out', async () => {
+  const { page, errors, close } = await openPage('/?routing=kv&timeout_ms=1&num_requests=50');
+  try {
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.summary.completed, 0);
+    assert.equal(r.summary.ttft_ms_p50, null, 'the JSON says null');
+    assert.match(await page.textContent('[data-testid="hero-ttft"]'), /– · –/);
+    assert.match(await page.textContent('[data-testid="fig-ttft-p50"]'), /–/);
+    assert.doesNotMatch(await page.textContent('[data-testid="fig-ttft-p50"]'), /0\.00/);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a replica that served nothing shows "–", not 0.0%', async () => {
+  // prefix_aware with one prefix: every request has the same home replica; the others admit nothing.
+  const { page, errors, close } = await openPage('/?routing=prefix_aware&num_prefixes=1&instances=4');
+  try {
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    const idle = r.per_instance.filter((p) => p.admitted === 0);
+    assert.ok(idle.length >= 1);
+    for (const p of idle) assert.equal(p.hit_rate_tokens, null);
+    const rows = await page.locator('[data-testid="replica-rows"] tbody tr').allTextContents();
+    for (const p of idle) assert.match(rows[p.index], /–/);
+    const hit = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid="chart-hit"]')).data);
+    for (const p of idle) { assert.equal(hit.datasets[0].data[p.index], null); assert.match(hit.labels[p.index], /–/); }
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a trap in the worker shows its real error, the worker is replaced, and the next run is right', async () => {
+  const { page, errors, close } = await openPage('/?routing=kv');
+  try {
+    await page.evaluate(() => window.kvfleet.debugTrap());
+    await page.waitForFunction(() => (window.kvfleet.traps || 0) > 0 && window.kvfleet.workerReplacements() > 0, null, { timeout: 20000 });
+    const msg = await page.textContent('[data-testid="run-error"]');
+    assert.match(msg, /stopped abruptly \(WebAssembly error: unreachable/);
+    assert.doesNotMatch(msg, /attempted to take ownership/);
+    // A normal scenario on the fresh worker gives the golden numbers.
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.focus('[data-testid="input-instances"]');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 20000 });
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k + 1, n, { timeout: 20000 });
+    const golden = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/seed_example.json'), 'utf8'));
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport.summary), golden.summary);
+    // The panic hook logs the trap to the console once; nothing else may.
+    assert.deepEqual(errors.filter((e) => !/debug_trap|unreachable|RuntimeError/.test(e)), []);
+  } finally { await close(); }
+});

@@ -1,0 +1,89 @@
+// tests/e2e/package.test.mjs: pkg/ is an npm package. `npm pack` accepts it; the packed tarball,
+// imported in Node, runs a config object through the typed API (`run`, `runTrace`) and returns the
+// same report as `run_json`; and tsc type-checks real reports against its TypeScript types, so a
+// key the types lack, a key they invent, or a null where they promise a number fails.
+
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './harness.mjs';
+
+let dir, mod;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'pkg/package.json')), 'pkg/ is missing: run `cargo xtask build` first');
+  dir = mkdtempSync(path.join(tmpdir(), 'kvfleet-pack-'));
+  const out = execFileSync('npm', ['pack', path.join(ROOT, 'pkg'), '--pack-destination', dir, '--json'], { cwd: dir, encoding: 'utf8' });
+  const [{ filename }] = JSON.parse(out);
+  execFileSync('tar', ['-xzf', path.join(dir, filename), '-C', dir]);
+  mod = await import(pathToFileURL(path.join(dir, 'package', 'kvfleet.js')).href);
+  mod.initSync({ module: readFileSync(path.join(dir, 'package', 'kvfleet_bg.wasm')) });
+});
+
+test('npm pack accepts pkg/: name, version, module, types and files', () => {
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package', 'package.json'), 'utf8'));
+  const cargo = readFileSync(path.join(ROOT, 'Cargo.toml'), 'utf8');
+  assert.equal(manifest.name, 'kvfleet');
+  assert.equal(manifest.version, /^version = "([^"]+)"/m.exec(cargo)[1]);
+  assert.equal(manifest.module, 'kvfleet.js');
+  assert.equal(manifest.types, 'kvfleet.d.ts');
+  assert.deepEqual(readdirSync(path.join(dir, 'package')).sort(), [...manifest.files, 'package.json'].sort());
+});
+
+test('run(config object) from the packed tarball equals run_json, and types are objects not strings', () => {
+  const config = { instances: 8, routing: 'round_robin', num_requests: 2000 };
+  const r = mod.run(config);
+  assert.equal(typeof r, 'object');
+  assert.equal(typeof r.summary.hit_rate_tokens, 'number');
+  assert.deepEqual(r, JSON.parse(mod.run_json(JSON.stringify(config))));
+  // The simple model, worked by hand: round robin deals 250 requests to each of 8 replicas, so each
+  // sees all 8 prefixes (a prefix is missed with probability (7/8)^250 < 1e-14): 8 x 8 = 64 cold misses.
+  assert.equal(r.summary.admitted - r.summary.hit_requests, 64);
+  assert.equal(mod.run(undefined).summary.hit_rate_requests, 0.85, 'no config = the seed example (85% of requests)');
+  assert.throws(() => mod.run({ instances: 0 }), /instances/);
+  assert.throws(() => mod.run({ no_such_key: 1 }), /unknown field `no_such_key`/);
+});
+
+test('runTrace(config, text, name) replays a trace and names a bad line', () => {
+  const text = readFileSync(path.join(ROOT, 'data/mooncake/synthetic_trace.jsonl'), 'utf8').split('\n').slice(0, 300).join('\n');
+  const r = mod.runTrace({ instances: 4, routing: 'kv' }, text, 'head.jsonl');
+  assert.equal(r.summary.requests, 300);
+  assert.deepEqual(r, JSON.parse(mod.run_trace_json(JSON.stringify({ instances: 4, routing: 'kv' }), text, 'head.jsonl')));
+  assert.throws(() => mod.runTrace({}, `${text.split('\n')[0]}\n{"timestamp": }\n`, 'bad.jsonl'), /bad\.jsonl:2/);
+});
+
+test('tsc checks real reports and configs against the package types', () => {
+  const pkg = path.join(dir, 'package');
+  const reports = {
+    pool: mod.run({}),
+    sessions: mod.run({ workload: 'sessions', num_sessions: 6, turns: 3 }),
+    nothing: mod.run({ timeout_ms: 1, num_requests: 20 }), // statistics over nothing are null
+    trace: mod.runTrace({}, readFileSync(path.join(ROOT, 'data/mooncake/conversation_trace.jsonl'), 'utf8').split('\n').slice(0, 50).join('\n'), 'conv.jsonl'),
+  };
+  assert.ok(reports.sessions.sessions, 'a sessions report carries its tasks');
+  const lines = ["import type { Report, Config } from './kvfleet';"];
+  for (const [k, r] of Object.entries(reports)) lines.push(`export const ${k}: Report = ${JSON.stringify(r)};`);
+  lines.push(`export const partial: Partial<Config> = ${JSON.stringify({ instances: 8, routing: 'kv', kv_blocks: null })};`);
+  lines.push(`export const full: Config = ${JSON.stringify(reports.pool.config)};`);
+  writeFileSync(path.join(pkg, 'check.ts'), lines.join('\n'));
+  const tsc = path.join(ROOT, 'node_modules/.bin/tsc');
+  const run = (file) => {
+    try {
+      execFileSync(tsc, ['--noEmit', '--strict', '--target', 'esnext', '--lib', 'esnext,dom', '--module', 'esnext', '--moduleResolution', 'bundler', file], { cwd: pkg, encoding: 'utf8' });
+      return '';
+    } catch (e) { return `${e.stdout}${e.stderr}`; }
+  };
+  assert.equal(run('check.ts'), '', 'real reports type-check');
+  // The check can fail: a key the types do not have, and a wrong policy name, are errors.
+  writeFileSync(path.join(pkg, 'bad.ts'), `import type { Report, Config } from './kvfleet';\n`
+    + `export const r: Report = ${JSON.stringify({ ...reports.pool, invented: 1 })};\n`
+    + `export const c: Partial<Config> = { routing: 'fastest' };\n`);
+  const err = run('bad.ts');
+  assert.match(err, /invented/);
+  assert.match(err, /fastest/);
+  copyFileSync(path.join(pkg, 'kvfleet.d.ts'), path.join(dir, 'types-checked.d.ts'));
+});

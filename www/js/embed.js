@@ -1,0 +1,222 @@
+// www/js/embed.js: ?embed=1 builds a figure for documentation, not the app in a box: one figure
+// (show=), a few controls (controls=), a caption (caption=, plus a sentence computed from the run)
+// and a link to the full playground, laid out to fit a 600x500 frame (or smaller) without scrolling.
+
+import { Controls } from './controls.js';
+import { Charts, fmtMs } from './charts.js';
+import { HeroPanel } from './hero-panel.js';
+import { heroTakeaway } from './story.js';
+import { pct, num, policyColor, orderPolicies, themeInk } from './format.js';
+
+/** The figures an embed can show, with the controls each gets when controls= is absent. */
+export const SHOWS = {
+  'replicas-sweep': { controls: ['instances', 'routing'], title: 'Prompt tokens from cache as replicas grow' },
+  hitrate: { controls: ['instances', 'routing'], title: 'Token hit rate per replica' },
+  load: { controls: ['routing', 'prefix_popularity'], title: 'Requests per replica' },
+  latency: { controls: ['routing', 'request_rate'], title: 'Latency distribution' },
+  timeline: { controls: ['routing', 'request_rate'], title: 'Queues and cache over time' },
+  compare: { controls: ['instances', 'num_prefixes'], title: 'Every policy on the same workload' },
+};
+const MAX_CONTROLS = 4;
+const MAX_CAPTION = 280;
+
+/** Reads show=, controls= and caption= (bad values fall back, with a note). */
+export function embedOptions(search, params) {
+  const q = new URLSearchParams(search);
+  const notes = [];
+  let show = q.get('show') || 'replicas-sweep';
+  if (!SHOWS[show]) {
+    notes.push(`Unknown figure show=“${show.slice(0, 40)}”; allowed: ${Object.keys(SHOWS).join(', ')}. Showing replicas-sweep.`);
+    show = 'replicas-sweep';
+  }
+  const known = new Set(params.map((p) => p.name));
+  let controls = SHOWS[show].controls;
+  const given = q.get('controls');
+  if (given !== null) {
+    const names = given.split(',').map((n) => n.trim()).filter(Boolean);
+    const bad = names.filter((n) => !known.has(n));
+    if (bad.length) notes.push(`Ignored unknown controls: ${bad.map((b) => b.slice(0, 30)).join(', ')}.`);
+    controls = [...new Set(names.filter((n) => known.has(n)))];
+    if (controls.length > MAX_CONTROLS) {
+      notes.push(`An embed shows at most ${MAX_CONTROLS} controls; kept ${controls.slice(0, MAX_CONTROLS).join(', ')}.`);
+      controls = controls.slice(0, MAX_CONTROLS);
+    }
+  }
+  const caption = (q.get('caption') || '').slice(0, MAX_CAPTION);
+  return { show, controls, caption, controlsGiven: given !== null, notes };
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** The computed sentence under an embedded figure. */
+export function embedSentence(show, report, config, sweeps) {
+  const s = report.summary || {};
+  const per = report.per_instance || [];
+  switch (show) {
+    case 'replicas-sweep': return heroTakeaway({ config, traced: report.source !== 'synthetic' && report.source !== 'sessions', report, sweeps }).lead;
+    case 'hitrate': {
+      const r = per.map((p) => p.hit_rate_tokens).filter(Number.isFinite);
+      return `${pct(s.hit_rate_tokens)} of prompt tokens came from cache; per replica ${pct(Math.min(...r), 0)}–${pct(Math.max(...r), 0)}.`;
+    }
+    case 'load': {
+      const top = per.reduce((b, p) => (p.requests > (b?.requests ?? -1) ? p : b), null);
+      const share = top && s.requests ? top.requests / s.requests : NaN;
+      const f = (report.findings || []).find((x) => x.kind === 'load_uneven');
+      return `The busiest replica, R${top?.index ?? '?'}, took ${pct(share, 0)} of requests (an even share is ${pct(1 / Math.max(1, per.length), 0)}).${f ? ' Uneven load.' : ''}`;
+    }
+    case 'latency': return `First token p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; whole answer p99 ${fmtMs(s.e2e_ms_p99)}.`;
+    case 'timeline': {
+      const q = report.series?.queue || [];
+      let peak = 0, at = 0;
+      q.forEach((row, i) => { const m = Math.max(0, ...row); if (m > peak) { peak = m; at = i; } });
+      return peak > 0 ? `The deepest queue: ${num(peak)} request${peak === 1 ? '' : 's'} waiting on R${at}.` : 'No request ever waited for a slot.';
+    }
+    default: return '';
+  }
+}
+
+export class EmbedView {
+  /** hooks: {onControl, onPick, workerUrl, fullUrl(), compare(configs)}. */
+  constructor(body, params, opts, hooks) {
+    this.params = params;
+    this.opts = opts;
+    this.hooks = hooks;
+    this.config = null;
+    body.classList.add('embed');
+    const root = el('div', 'embed-root');
+    root.id = 'embed';
+    root.dataset.testid = 'embed';
+    root.dataset.show = opts.show;
+    const fig = el('figure', 'embed-fig');
+    this.box = el('div', `embed-box show-${opts.show}`);
+    fig.append(this.box);
+    this.form = el('form', 'embed-controls');
+    this.form.dataset.testid = 'embed-controls';
+    this.form.setAttribute('aria-label', 'Settings');
+    this.controls = new Controls(this.form, params, hooks.onControl, { names: opts.controls, prefix: 'embed-' });
+    this.errorEl = el('p', 'run-error');
+    this.errorEl.setAttribute('role', 'alert');
+    this.errorEl.dataset.testid = 'run-error';
+    this.errorEl.hidden = true;
+    const cap = el('figcaption', 'embed-caption');
+    cap.dataset.testid = 'embed-caption';
+    if (opts.caption) cap.append(el('span', 'embed-user-caption', opts.caption), document.createTextNode(' '));
+    this.sentence = el('span', 'embed-sentence');
+    this.sentence.dataset.testid = 'embed-sentence';
+    this.sentence.setAttribute('aria-live', 'polite');
+    cap.append(this.sentence);
+    fig.append(cap);
+    const foot = el('div', 'embed-foot');
+    this.link = el('a', 'embed-open', 'Open in the kvfleet playground ↗');
+    this.link.target = '_blank';
+    this.link.rel = 'noopener';
+    foot.append(this.link);
+    root.append(fig, this.form, this.errorEl, foot);
+    body.append(root);
+    this.build(opts.show);
+  }
+
+  canvas(id, label) {
+    const c = el('canvas');
+    c.id = id;
+    c.dataset.testid = `embed-chart-${id.replace(/^embed-/, '')}`;
+    c.setAttribute('role', 'img');
+    c.setAttribute('aria-label', label);
+    const wrap = el('div', 'embed-canvas');
+    wrap.append(c);
+    this.box.append(wrap);
+    return c;
+  }
+
+  build(show) {
+    const title = SHOWS[show].title;
+    if (show === 'replicas-sweep') {
+      const c = this.canvas('embed-hero', title);
+      const sink = { numbers: el('div'), lead: el('p'), detail: el('p'), why: el('p'), findings: el('div'), caption: el('p') };
+      this.hero = new HeroPanel({ canvas: c, controls: null, ...sink }, this.params, { onControl: this.hooks.onControl, onPick: this.hooks.onPick },
+        { workerUrl: this.hooks.workerUrl });
+      document.addEventListener('kvfleet:hero-done', () => this.words());
+    } else if (show === 'compare') {
+      this.cmpCanvas = this.canvas('embed-compare', title);
+    } else {
+      const ids = { hitrate: ['hit'], load: ['load'], latency: ['latency'], timeline: ['queue', 'cache'] }[show];
+      const map = {};
+      for (const k of ids) { this.canvas(`embed-${k}`, title); map[k] = `embed-${k}`; }
+      this.charts = new Charts(map);
+    }
+  }
+
+  urlExtra() {
+    return { show: this.opts.show, controls: this.opts.controlsGiven ? this.opts.controls.join(',') : null, caption: this.opts.caption || null };
+  }
+
+  sync(config, source) {
+    this.config = { ...config };
+    this.link.href = this.hooks.fullUrl();
+    if (this.hero) this.hero.sync(config, source);
+    if (this.cmpCanvas) {
+      const policies = orderPolicies(this.params.find((p) => p.name === 'routing')?.choices || []);
+      this.policies = policies;
+      this.hooks.compare(policies.map((routing) => ({ ...config, routing })));
+    }
+  }
+
+  render(report) {
+    this.report = report;
+    if (this.charts) this.charts.update(report);
+    if (this.hero) this.hero.showRun(report);
+    this.words();
+  }
+
+  words() {
+    if (!this.report || this.cmpCanvas) return;
+    this.sentence.textContent = embedSentence(this.opts.show, this.report, this.config || this.report.config, this.hero?.sweeps || {});
+  }
+
+  /** Every policy's report at the current settings: token hit rate bars, p99 TTFT dots. */
+  showCompare(reports) {
+    const t = themeInk();
+    const names = reports.map((r) => r.config?.routing);
+    const hit = reports.map((r) => 100 * (r.summary?.hit_rate_tokens ?? NaN));
+    const p99 = reports.map((r) => r.summary?.ttft_ms_p99 ?? null);
+    if (!this.cmp) {
+      this.cmp = new window.Chart(this.cmpCanvas, {
+        data: { labels: [], datasets: [
+          { type: 'bar', label: 'Token hit rate (%)', data: [], backgroundColor: [], yAxisID: 'y', order: 2, maxBarThickness: 48 },
+          { type: 'line', label: 'TTFT p99 (ms, log)', data: [], yAxisID: 'y1', showLine: false, pointStyle: 'rectRot', pointRadius: 6, borderColor: t.ink, backgroundColor: t.ink, order: 1 },
+        ] },
+        options: {
+          plugins: { legend: { display: false }, tooltip: { callbacks: {
+            label: (c) => (c.datasetIndex === 0 ? ` ${c.parsed.y.toFixed(1)}% of prompt tokens from cache` : ` p99 TTFT ${fmtMs(c.parsed.y)}`) } } },
+          scales: {
+            x: { ticks: { font: { family: 'ui-monospace, monospace', size: 10.5 }, maxRotation: 0, autoSkip: false } },
+            y: { min: 0, max: 100, title: { display: true, text: 'Tokens from cache (bars)' }, ticks: { callback: (v) => `${v}%` } },
+            y1: { type: 'logarithmic', position: 'right', title: { display: true, text: 'TTFT p99 (◆)' }, grid: { display: false },
+              ticks: { callback: (v) => (Math.abs(v / 10 ** Math.floor(Math.log10(v) + 1e-9) - 1) < 1e-6 ? fmtMs(v) : '') } },
+          },
+        },
+      });
+    }
+    // Two-line labels ("round_" / "robin") so five policies fit a 320 px frame.
+    this.cmp.data.labels = names.map((n) => (n.includes('_') ? [n.slice(0, n.indexOf('_') + 1), n.slice(n.indexOf('_') + 1)] : n));
+    this.cmp.data.datasets[0].data = hit;
+    this.cmp.data.datasets[0].backgroundColor = names.map((n) => policyColor(n));
+    this.cmp.data.datasets[1].data = p99;
+    this.cmp.update('none');
+    this.cmpCanvas.setAttribute('aria-label', `Every policy: ${names.map((n, i) => `${n} ${pct(hit[i] / 100, 0)} of tokens cached, p99 TTFT ${fmtMs(p99[i])}`).join('; ')}.`);
+    const best = names.reduce((b, n, i) => (hit[i] > (b ? hit[names.indexOf(b)] : -1) ? n : b), null);
+    const fast = names.reduce((b, n, i) => (p99[i] !== null && (b === null || p99[i] < p99[names.indexOf(b)]) ? n : b), null);
+    this.sentence.textContent = `Most tokens from cache: ${best} (${pct(hit[names.indexOf(best)] / 100, 0)}); fastest p99 first token: ${fast} (${fmtMs(p99[names.indexOf(fast)])}).`;
+  }
+
+  retheme() {
+    if (this.charts) { this.charts.destroy(); this.charts.create(); if (this.report) this.charts.update(this.report); }
+    if (this.hero) this.hero.retheme();
+    if (this.cmp) { this.cmp.destroy(); this.cmp = null; }
+  }
+}

@@ -1,0 +1,152 @@
+// www/js/hero-panel.js: runs the hero's experiment. Owns a worker of its own that sweeps the replica
+// count for round robin, prefix_aware and the chosen policy (points arrive one by one and the curves
+// fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
+
+import { Controls } from './controls.js';
+import { WorkerHost } from './worker-host.js';
+import { HeroChart, HeroReplicas, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
+import { modelApplies } from './predict.js';
+
+/** The settings a sweep depends on: everything but the replica count and the policy. */
+export function sweepKey(config, source) {
+  const rest = { ...config };
+  delete rest.instances;
+  delete rest.routing;
+  const src = source ? `${source.name}:${source.file ? `${source.file.size}:${source.file.lastModified}` : source.url}` : '';
+  return `${src}|${JSON.stringify(rest, Object.keys(rest).sort())}`;
+}
+
+const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate', overloaded: 'Overloaded' };
+
+export class HeroPanel {
+  /**
+   * els: {canvas, replicas?, controls, numbers, lead, detail, why, findings, caption};
+   * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
+   */
+  constructor(els, params, hooks, { names = ['instances', 'routing'], workerUrl } = {}) {
+    this.els = els;
+    this.params = params;
+    this.hooks = hooks;
+    this.choices = params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'prefix_aware', 'kv'];
+    this.maxInstances = params.find((p) => p.name === 'instances')?.max ?? 256;
+    this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-' }) : null;
+    this.chart = new HeroChart(els.canvas, { onPick: hooks.onPick });
+    this.replicas = els.replicas ? new HeroReplicas(els.replicas) : null;
+    this.key = null;
+    this.sweeps = {};      // policy -> points, for this.key
+    this.pending = null;   // {id, policies, xs}
+    this.nextId = 1;
+    this.config = null;
+    this.source = null;
+    this.report = null;
+    this.prev = null;
+    this.host = new WorkerHost(workerUrl, { onMessage: (m) => this.onWorker(m) });
+    window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
+  }
+
+  /** The settings changed: put the controls at them and sweep what is missing. */
+  sync(config, source) {
+    this.config = { ...config };
+    this.source = source;
+    if (this.controls) this.controls.setAll(config, !!source);
+    const key = sweepKey(config, source);
+    if (key !== this.key) {
+      this.key = key;
+      this.sweeps = {};
+    }
+    const policies = heroPolicies(config.routing, this.choices);
+    const xs = heroReplicaCounts(config.instances, this.maxInstances);
+    const missing = policies.filter((p) => !this.complete(p, xs));
+    if (missing.length) this.request(missing, xs);
+    this.draw();
+  }
+
+  complete(policy, xs) {
+    const pts = this.sweeps[policy];
+    return !!pts && xs.every((x) => pts.some((q) => q.instances === x));
+  }
+
+  request(policies, xs) {
+    const id = this.nextId++;
+    const jobs = [];
+    // Interleave the policies so the curves grow together, the current replica count first.
+    const order = [this.config.instances, ...xs.filter((x) => x !== this.config.instances)];
+    for (const x of order) for (const routing of policies) {
+      if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...this.config, routing, instances: x });
+    }
+    this.pending = { id, key: this.key };
+    this.host.post({ type: 'batch', id, configs: jobs, trace: this.source });
+  }
+
+  onWorker(msg) {
+    if (!this.pending || msg.id !== this.pending.id) return;
+    if (msg.type === 'batch-part') {
+      const pt = msg.point;
+      const list = (this.sweeps[pt.routing] ||= []);
+      if (!list.some((q) => q.instances === pt.instances)) list.push(pt);
+      list.sort((a, b) => a.instances - b.instances);
+      this.draw();
+      this.words();
+    } else if (msg.type === 'batch-done') {
+      this.pending = null;
+      window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
+      document.dispatchEvent(new CustomEvent('kvfleet:hero-done'));
+    } else if (msg.type === 'error') {
+      this.pending = null;
+      if (msg.trap) this.host.replace();
+      this.els.caption.textContent = `The replica sweep could not run: ${msg.message}`;
+    }
+  }
+
+  /** The run on screen (the main lane's report) arrived. */
+  showRun(report) {
+    this.prev = this.report; // "was X -> now Y" compares with the result shown before this one
+    this.report = report;
+    renderHeroNumbers(this.els.numbers, report, this.prev);
+    if (this.replicas) this.replicas.update(report);
+    this.findings(report);
+    this.draw();
+    this.words();
+  }
+
+  words() {
+    if (!this.report || !this.config) return;
+    renderTakeaway({ lead: this.els.lead, detail: this.els.detail, why: this.els.why },
+      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.sweeps });
+  }
+
+  findings(report) {
+    const box = this.els.findings;
+    const items = (report.findings || []).map((f) => {
+      const d = document.createElement('p');
+      d.className = `finding ${f.kind}`;
+      d.dataset.testid = `hero-finding-${f.kind}`;
+      const b = document.createElement('strong');
+      b.textContent = `⚠ ${FINDING_TITLE[f.kind] || f.kind}: `;
+      d.append(b, document.createTextNode(f.text.replace(/^[^:]+:\s*/, '')));
+      return d;
+    });
+    box.replaceChildren(...items);
+  }
+
+  draw() {
+    if (!this.config) return;
+    const policies = heroPolicies(this.config.routing, this.choices);
+    const xs = heroReplicaCounts(this.config.instances, this.maxInstances);
+    const r = this.report;
+    const here = r && r.config?.instances === this.config.instances && r.config?.routing === this.config.routing
+      ? { x: this.config.instances, y: 100 * r.summary?.hit_rate_tokens } : null;
+    this.chart.update({ sweeps: this.sweeps, policies, xs, config: this.config, traced: !!this.source, current: here });
+    const model = modelApplies(this.config, !!this.source);
+    this.els.caption.textContent = model
+      ? 'Solid lines: your settings simulated at each replica count. Dotted: the simple model, misses ≈ prefixes × replicas for round robin and ≈ prefixes for prefix_aware. The ring is the run in the numbers beside it; click a point to load it.'
+      : 'Solid lines: your settings simulated at each replica count; the ring is the run beside it, and a click on a point loads it. No model line: the simple model covers the synthetic prefix pool only.';
+  }
+
+  retheme() {
+    this.chart.destroy();
+    this.chart.create();
+    if (this.replicas) { this.replicas.destroy(); this.replicas.create(); if (this.report) this.replicas.update(this.report); }
+    this.draw();
+  }
+}

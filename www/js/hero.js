@@ -1,0 +1,214 @@
+// www/js/hero.js: the page's first screen, one experiment: token hit rate against the number of
+// replicas for round robin, prefix_aware and the chosen policy, the simple model's prediction drawn
+// beside the simulated points, the controls that move it, and a takeaway computed from the run.
+
+import { policyColor, policyStyle, pct, themeInk, num, replicaColor } from './format.js';
+import { fmtMs, hexAlpha } from './charts.js';
+import { predictionCurves } from './predict.js';
+import { heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
+
+/** Replica counts the hero sweeps: 1 to 16, then doubling steps up to the current count. */
+export function heroReplicaCounts(current, max = 256) {
+  const xs = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16];
+  for (let v = 24; v <= Math.min(current, max); v = v % 3 === 0 ? (v / 3) * 4 : (v / 2) * 3) xs.push(v);
+  if (current <= max && !xs.includes(current)) xs.push(current);
+  return xs.filter((x) => x <= max).sort((a, b) => a - b);
+}
+
+/** The policies the hero draws: the two the model describes, then the chosen one. */
+export function heroPolicies(routing, choices) {
+  const base = ['round_robin', 'prefix_aware'].filter((p) => choices.includes(p));
+  return choices.includes(routing) && !base.includes(routing) ? [...base, routing] : base;
+}
+
+// "You are here": a vertical rule at the current replica count.
+const hereLine = {
+  id: 'hereLine',
+  afterDatasetsDraw(chart, _args, o) {
+    if (!o || !Number.isFinite(o.x)) return;
+    const { ctx, chartArea: a, scales: { x } } = chart;
+    const px = x.getPixelForValue(o.x);
+    if (px < a.left - 1 || px > a.right + 1) return;
+    ctx.save();
+    ctx.strokeStyle = o.color;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([3, 3]);
+    ctx.beginPath(); ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = o.color;
+    ctx.font = '600 12px system-ui, sans-serif';
+    ctx.textAlign = px > a.right - 90 ? 'right' : 'left';
+    ctx.fillText(`${o.x} replica${o.x === 1 ? '' : 's'}`, px + (ctx.textAlign === 'right' ? -6 : 6), a.top + 12);
+    ctx.restore();
+  },
+};
+
+const MODEL_LABEL = {
+  round_robin: 'model: misses ≈ prefixes × replicas',
+  prefix_aware: 'model: misses ≈ prefixes',
+};
+const MODEL_SHORT = { round_robin: 'model: P×R misses', prefix_aware: 'model: P misses' };
+
+export class HeroChart {
+  /** canvas: the figure; onPick(replicas): a point was clicked. */
+  constructor(canvas, { onPick } = {}) {
+    this.canvas = canvas;
+    this.onPick = onPick;
+    this.chart = null;
+    this.create();
+  }
+
+  create() {
+    const t = themeInk();
+    this.chart = new window.Chart(this.canvas, {
+      type: 'line',
+      data: { datasets: [] },
+      plugins: [hereLine],
+      options: {
+        parsing: false,
+        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        onClick: (_e, items) => {
+          const first = items[0];
+          if (!first || !this.onPick) return;
+          const p = this.chart.data.datasets[first.datasetIndex].data[first.index];
+          if (p && Number.isFinite(p.x)) this.onPick(p.x);
+        },
+        plugins: {
+          hereLine: { color: t.ink },
+          legend: { position: 'bottom', labels: { usePointStyle: true, boxWidth: 28, boxHeight: 10, padding: 10, font: { size: 12 } } },
+          tooltip: { callbacks: {
+            title: (items) => (items.length ? `${items[0].parsed.x} replica${items[0].parsed.x === 1 ? '' : 's'}` : ''),
+            label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% of prompt tokens cached`,
+          } },
+        },
+        scales: {
+          x: { type: 'linear', min: 1, title: { display: true, text: 'Replicas', font: { weight: '600' } }, ticks: { precision: 0, stepSize: 1, autoSkip: true, maxTicksLimit: 17, maxRotation: 0 } },
+          y: { min: 0, title: { display: true, text: 'Prompt tokens from cache (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
+        },
+      },
+    });
+  }
+
+  destroy() { this.chart?.destroy(); this.chart = null; }
+
+  /**
+   * Redraws from the sweeps ({policy: [{instances, hit_rate_tokens, ...}]}), the current run's point
+   * and the model curves (null when the model does not apply).
+   */
+  update({ sweeps, policies, xs, config, traced, current }) {
+    const t = themeInk();
+    const narrow = this.canvas.clientWidth > 0 && this.canvas.clientWidth < 480;
+    const sets = [];
+    const curves = predictionCurves(config, traced, xs);
+    for (const p of policies) {
+      const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.hit_rate_tokens)).map((q) => ({ x: q.instances, y: 100 * q.hit_rate_tokens }));
+      const st = policyStyle(p);
+      sets.push({ label: p, data: pts, borderColor: policyColor(p), backgroundColor: policyColor(p), borderWidth: p === config.routing ? 3 : 2,
+        borderDash: st.dash, pointStyle: st.point, pointRadius: p === config.routing ? 4.5 : 3.5, pointHoverRadius: 7, order: 2 });
+    }
+    if (curves) {
+      for (const p of ['round_robin', 'prefix_aware']) {
+        if (!policies.includes(p)) continue;
+        sets.push({ label: (narrow ? MODEL_SHORT : MODEL_LABEL)[p], data: curves[p].map((q) => ({ x: q.x, y: 100 * q.y })), borderColor: hexAlpha(policyColor(p), 0.75),
+          backgroundColor: 'transparent', borderWidth: 2, borderDash: [2, 5], borderCapStyle: 'round', pointRadius: 0, pointHoverRadius: 0,
+          pointStyle: 'line', order: 3 });
+      }
+    }
+    if (current && Number.isFinite(current.y)) {
+      sets.push({ label: 'this run', data: [current], borderColor: t.ink, backgroundColor: 'transparent', borderWidth: 2.5,
+        pointRadius: 9, pointHoverRadius: 10, pointStyle: 'circle', showLine: false, order: 1 });
+    }
+    const ys = sets.flatMap((s) => s.data.map((d) => d.y)).filter(Number.isFinite);
+    const top = Math.min(100, Math.max(10, Math.ceil((Math.max(0, ...ys) + 4) / 10) * 10));
+    const c = this.chart;
+    c.data.datasets = sets;
+    c.options.plugins.legend.labels.font.size = narrow ? 10.5 : 12;
+    c.options.plugins.legend.labels.boxWidth = narrow ? 16 : 28;
+    c.options.plugins.legend.labels.padding = narrow ? 6 : 10;
+    c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache (%)';
+    c.options.scales.y.max = top;
+    c.options.scales.x.max = Math.max(...xs);
+    c.options.plugins.hereLine = { x: config.instances, color: t.ink };
+    c.update('none');
+    const words = policies.map((p) => {
+      const q = (sweeps[p] || []).find((d) => d.instances === config.instances);
+      return `${p} ${q ? pct(q.hit_rate_tokens, 0) : 'pending'}`;
+    });
+    this.canvas.setAttribute('aria-label', `Prompt tokens served from cache against replicas. At ${config.instances} replicas: ${words.join(', ')}.`);
+  }
+}
+
+/** The hero's numbers beside the figure: token hit rate (with was → now), any-hit share, TTFT. */
+export function renderHeroNumbers(root, report, prev) {
+  const s = report.summary || {};
+  const p = prev?.summary;
+  const big = (testid, label, value, note) => {
+    const d = document.createElement('div');
+    d.className = 'hero-num';
+    d.dataset.testid = testid;
+    const l = document.createElement('div'); l.className = 'label'; l.textContent = label;
+    const v = document.createElement('div'); v.className = 'value'; v.textContent = value;
+    const n = document.createElement('div'); n.className = 'sub'; n.textContent = note;
+    d.append(l, v, n);
+    return d;
+  };
+  const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => pct(x));
+  const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, fmtMs);
+  root.replaceChildren(
+    big('hero-token-hit', 'Prompt tokens from cache', pct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
+    big('hero-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests, 0), 'secondary: one shared block is enough'),
+    big('hero-ttft', 'First token p50 · p99', `${fmtMs(s.ttft_ms_p50)} · ${fmtMs(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : 'time to first token'),
+  );
+}
+
+/** The takeaway (lead + detail) and, when the two hit rates part by > 20 points, why. */
+export function renderTakeaway(els, ctx) {
+  const { lead, detail } = heroTakeaway(ctx);
+  els.lead.textContent = lead;
+  els.detail.textContent = detail;
+  const why = whyRatesDiffer(ctx.report?.summary);
+  els.why.textContent = why;
+  els.why.hidden = !why;
+}
+
+/** The hero's small multiple: this run's requests per replica (bars) and token hit rate (◆). */
+export class HeroReplicas {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.create();
+  }
+
+  create() {
+    const t = themeInk();
+    this.chart = new window.Chart(this.canvas, {
+      data: { labels: [], datasets: [
+        { type: 'bar', label: 'Requests routed', data: [], backgroundColor: [], yAxisID: 'y', order: 2, maxBarThickness: 40, borderRadius: 2 },
+        { type: 'line', label: 'Tokens from cache (%)', data: [], yAxisID: 'y1', showLine: false, pointStyle: 'rectRot', pointRadius: 4,
+          borderColor: t.ink, backgroundColor: t.ink, order: 1 },
+      ] },
+      options: {
+        plugins: { legend: { display: false }, tooltip: { callbacks: {
+          label: (c) => (c.datasetIndex === 0 ? ` ${num(c.parsed.y)} requests` : ` ${c.parsed.y.toFixed(1)}% of its prompt tokens from its cache`),
+        } } },
+        scales: {
+          x: { grid: { display: false }, ticks: { font: { size: 10 }, maxRotation: 0, autoSkip: true } },
+          y: { beginAtZero: true, ticks: { precision: 0, maxTicksLimit: 4, font: { size: 10 } } },
+          y1: { position: 'right', min: 0, max: 100, grid: { display: false }, ticks: { maxTicksLimit: 3, font: { size: 10 }, callback: (v) => `${v}%` } },
+        },
+      },
+    });
+  }
+
+  destroy() { this.chart?.destroy(); this.chart = null; }
+
+  update(report) {
+    const per = report.per_instance || [];
+    const c = this.chart;
+    c.data.labels = per.map((r) => `R${r.index}`);
+    c.data.datasets[0].data = per.map((r) => r.requests);
+    c.data.datasets[0].backgroundColor = per.map((r) => replicaColor(r.index ?? 0));
+    c.data.datasets[1].data = per.map((r) => (Number.isFinite(r.hit_rate_tokens) ? 100 * r.hit_rate_tokens : null));
+    c.update('none');
+    this.canvas.setAttribute('aria-label', `This run per replica: ${per.map((r) => `R${r.index} ${r.requests} requests, ${pct(r.hit_rate_tokens, 0)} of tokens from cache`).join('; ')}.`);
+  }
+}
