@@ -120,12 +120,18 @@ pub fn load_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
             .map(|(_, r)| r.peak_queue)
             .max()
             .unwrap_or(0);
+        let own = rows[busiest as usize].peak_queue;
+        // The queue is evidence only when it stands out: twice the others' and 5 or more.
+        let queue = if own >= 5 && own >= 2 * others {
+            format!("; its queue peaked at {own} waiting, against at most {others} on any other replica")
+        } else {
+            String::new()
+        };
         let text = format!(
-            "Uneven load: replica {busiest} received {:.0}% of requests ({} of {total}; an even share is {:.0}%); its queue peaked at {} waiting, against at most {others} on any other replica.",
+            "Uneven load: replica {busiest} received {:.0}% of requests ({} of {total}; an even share is {:.0}%){queue}.",
             100.0 * top / total as f64,
             top as u64,
             100.0 / rows.len() as f64,
-            rows[busiest as usize].peak_queue
         );
         return Some(Finding {
             kind: Kind::LoadUneven,

@@ -134,7 +134,7 @@ export class Charts {
         interaction: { mode: 'nearest', axis: 'y', intersect: false },
         plugins: { tooltip: { callbacks: { label: (c) => ` ${c.dataset.label.split(' (')[0]}: ${c.parsed.y.toFixed(0)}% of requests within ${fmtMs(c.parsed.x)}` } } },
         scales: {
-          x: { type: 'logarithmic', title: axisTitle('Latency (ms, log scale)'),
+          x: { type: 'logarithmic', title: axisTitle('Latency (log scale)'),
             ticks: { maxRotation: 0, autoSkip: true, callback(v) { return logTick(v, this.max / Math.max(this.min, 1e-9)); } } },
           y: { min: 0, max: 100, title: axisTitle('Requests at or below (%)'), ticks: { callback: (v) => `${v}%` } },
         },
@@ -186,7 +186,9 @@ export class Charts {
       ink: t.ink, panel: t.panel, band: hexAlpha(t.muted, 0.16),
     } : {};
     hit.options.plugins.subtitle.color = t.ink;
-    hit.options.plugins.subtitle.text = `- - fleet ${pct(s.hit_rate_tokens)}    ▒ per-replica spread ${pct(lo, 0)}–${pct(hi, 0)}`;
+    const narrow = hit.width < 420;
+    hit.options.plugins.subtitle.text = narrow ? `- - fleet ${pct(s.hit_rate_tokens)} ▒ ${pct(lo, 0)}–${pct(hi, 0)}` : `- - fleet ${pct(s.hit_rate_tokens)}    ▒ per-replica spread ${pct(lo, 0)}–${pct(hi, 0)}`;
+    hit.options.scales.y.title.display = !narrow;
     hit.update('none');
     setLabel(hit, `Token hit rate per replica. Fleet ${pct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);
   }
@@ -220,6 +222,8 @@ export class Charts {
     const lat = this.charts.latency;
     lat.data.datasets[0].data = pts(cdf.ttft_ms);
     lat.data.datasets[1].data = pts(cdf.e2e_ms);
+    const top = Math.max(0.01, ...(cdf.e2e_ms || []), ...(cdf.ttft_ms || []));
+    lat.options.scales.x.max = top * 1.15; // the slowest request stays inside the plot
     lat.update('none');
     setLabel(lat, `Latency: TTFT p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; end-to-end p50 ${fmtMs(s.e2e_ms_p50)}, p99 ${fmtMs(s.e2e_ms_p99)}.`);
   }

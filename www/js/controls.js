@@ -93,10 +93,14 @@ function valueList(p) {
   return [...set].filter((v) => v >= lo && v <= hi).sort((a, b) => a - b);
 }
 
+// Units that read wrong after 1 ("1 replicas").
+const SINGULAR = { replicas: 'replica', requests: 'request', prefixes: 'prefix', blocks: 'block', tokens: 'token', tasks: 'task', turns: 'turn', 'req/s': 'req/s' };
+
 export function formatValue(p, v) {
   if (v === null || v === undefined) return p.kind.startsWith('optional') ? noneWords(p)[0] : '–';
   if (typeof v !== 'number') return String(v);
-  const unit = p.unit === 'x' ? '×' : p.unit ? ` ${p.unit}` : '';
+  const u = v === 1 && SINGULAR[p.unit] ? SINGULAR[p.unit] : p.unit;
+  const unit = u === 'x' ? '×' : u ? ` ${u}` : '';
   return `${compact(v)}${unit}`;
 }
 

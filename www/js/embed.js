@@ -67,7 +67,10 @@ export function embedSentence(show, report, config, sweeps) {
       const top = per.reduce((b, p) => (p.requests > (b?.requests ?? -1) ? p : b), null);
       const share = top && s.requests ? top.requests / s.requests : NaN;
       const f = (report.findings || []).find((x) => x.kind === 'load_uneven');
-      return `The busiest replica, R${top?.index ?? '?'}, took ${pct(share, 0)} of requests (an even share is ${pct(1 / Math.max(1, per.length), 0)}).${f ? ' Uneven load.' : ''}`;
+      const even = pct(1 / Math.max(1, per.length), 0);
+      return f
+        ? `Uneven load: replica R${top?.index ?? '?'} took ${pct(share, 0)} of requests, against an even share of ${even}.`
+        : `The load is shared within chance: the busiest replica took ${pct(share, 0)} of requests, against an even share of ${even}.`;
     }
     case 'latency': return `First token p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; whole answer p99 ${fmtMs(s.e2e_ms_p99)}.`;
     case 'timeline': {
@@ -209,9 +212,14 @@ export class EmbedView {
     this.cmp.data.datasets[1].data = p99;
     this.cmp.update('none');
     this.cmpCanvas.setAttribute('aria-label', `Every policy: ${names.map((n, i) => `${n} ${pct(hit[i] / 100, 0)} of tokens cached, p99 TTFT ${fmtMs(p99[i])}`).join('; ')}.`);
-    const best = names.reduce((b, n, i) => (hit[i] > (b ? hit[names.indexOf(b)] : -1) ? n : b), null);
-    const fast = names.reduce((b, n, i) => (p99[i] !== null && (b === null || p99[i] < p99[names.indexOf(b)]) ? n : b), null);
-    this.sentence.textContent = `Most tokens from cache: ${best} (${pct(hit[names.indexOf(best)] / 100, 0)}); fastest p99 first token: ${fast} (${fmtMs(p99[names.indexOf(fast)])}).`;
+    // Ties (equal when rounded as shown) are named together.
+    const top = Math.max(...hit.filter(Number.isFinite));
+    const best = names.filter((n, i) => pct(hit[i] / 100, 0) === pct(top / 100, 0));
+    const lows = p99.filter((v) => v !== null);
+    const low = lows.length ? Math.min(...lows) : null;
+    const fast = names.filter((n, i) => p99[i] !== null && fmtMs(p99[i]) === fmtMs(low));
+    const join = (xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]} tie` : xs[0]);
+    this.sentence.textContent = `Most tokens from cache: ${join(best)} (${pct(top / 100, 0)}); fastest p99 first token: ${join(fast)} (${fmtMs(low)}).`;
   }
 
   retheme() {

@@ -50,7 +50,7 @@ export function renderHeadline(root, report) {
     f.setAttribute('role', 'status');
     latency.push(f);
   }
-  const why = whyRatesDiffer(s);
+  const why = whyRatesDiffer(s, report.config || {}, !['synthetic', 'sessions'].includes(report.source));
   const cache = group('Prefix cache',
     figure('cache', 'fig-hit-rate', 'Token hit rate', pct(s.hit_rate_tokens), '',
       `prompt tokens served from cache · ${num(s.cached_tokens)} of ${num(s.prompt_tokens)}`),

@@ -4,7 +4,7 @@
 
 import { Controls } from './controls.js';
 import { WorkerHost } from './worker-host.js';
-import { HeroChart, HeroReplicas, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
+import { HeroChart, HeroShare, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
 import { modelApplies } from './predict.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
@@ -15,6 +15,9 @@ export function sweepKey(config, source) {
   const src = source ? `${source.name}:${source.file ? `${source.file.size}:${source.file.lastModified}` : source.url}` : '';
   return `${src}|${JSON.stringify(rest, Object.keys(rest).sort())}`;
 }
+
+/** Runs shown closer together than this are one change for "was X -> now Y". */
+const BURST_MS = 1500;
 
 const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate', overloaded: 'Overloaded' };
 
@@ -31,7 +34,7 @@ export class HeroPanel {
     this.maxInstances = params.find((p) => p.name === 'instances')?.max ?? 256;
     this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-' }) : null;
     this.chart = new HeroChart(els.canvas, { onPick: hooks.onPick });
-    this.replicas = els.replicas ? new HeroReplicas(els.replicas) : null;
+    this.share = els.share ? new HeroShare(els.share) : null;
     this.key = null;
     this.sweeps = {};      // policy -> points, for this.key
     this.pending = null;   // {id, policies, xs}
@@ -100,14 +103,19 @@ export class HeroPanel {
 
   /** The run on screen (the main lane's report) arrived. */
   showRun(report) {
-    this.prev = this.report; // "was X -> now Y" compares with the result shown before this one
+    // "was X -> now Y" compares with the result shown before the current burst of changes (a drag
+    // or a run of key presses within BURST_MS), so four steps of the slider read as one change.
+    const now = performance.now();
+    if (!this.prev || now - this.lastShownAt > BURST_MS) this.prev = this.report;
+    this.lastShownAt = now;
     this.report = report;
-    renderHeroNumbers(this.els.numbers, report, this.prev);
-    if (this.replicas) this.replicas.update(report);
+    renderHeroNumbers(this.els.numbers, report, this.baseline());
     this.findings(report);
     this.draw();
     this.words();
   }
+
+  baseline() { return this.prev; }
 
   words() {
     if (!this.report || !this.config) return;
@@ -137,16 +145,19 @@ export class HeroPanel {
     const here = r && r.config?.instances === this.config.instances && r.config?.routing === this.config.routing
       ? { x: this.config.instances, y: 100 * r.summary?.hit_rate_tokens } : null;
     this.chart.update({ sweeps: this.sweeps, policies, xs, config: this.config, traced: !!this.source, current: here });
+    if (this.share) this.share.update({ sweeps: this.sweeps, policies, xs, config: this.config });
     const model = modelApplies(this.config, !!this.source);
+    const why = this.config.kv_blocks !== null && this.config.kv_blocks !== undefined
+      ? 'the simple model assumes caches that never evict' : 'the simple model covers the synthetic prefix pool only';
     this.els.caption.textContent = model
-      ? 'Solid lines: your settings simulated at each replica count. Dotted: the simple model, misses ≈ prefixes × replicas for round robin and ≈ prefixes for prefix_aware. The ring is the run in the numbers beside it; click a point to load it.'
-      : 'Solid lines: your settings simulated at each replica count; the ring is the run beside it, and a click on a point loads it. No model line: the simple model covers the synthetic prefix pool only.';
+      ? 'Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held (their prefill is skipped). Lines with markers: your settings simulated at each replica count. Dotted: the simple model, misses ≈ prefixes × replicas for round robin and ≈ prefixes for prefix_aware (hidden where the simulation sits on it). Below: the busiest replica\'s share of requests; dotted, an even share. The ring is the run in the numbers beside it; click a point to load it.'
+      : `Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held. Lines with markers: your settings simulated at each replica count; below, the busiest replica's share of requests (dotted: an even share). No model line: ${why}. Click a point to load it.`;
   }
 
   retheme() {
     this.chart.destroy();
     this.chart.create();
-    if (this.replicas) { this.replicas.destroy(); this.replicas.create(); if (this.report) this.replicas.update(this.report); }
+    if (this.share) { this.share.destroy(); this.share.create(); }
     this.draw();
   }
 }

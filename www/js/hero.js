@@ -35,19 +35,29 @@ const hereLine = {
     ctx.setLineDash([3, 3]);
     ctx.beginPath(); ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); ctx.stroke();
     ctx.setLineDash([]);
+    if (o.label === false) { ctx.restore(); return; }
     ctx.fillStyle = o.color;
     ctx.font = '600 12px system-ui, sans-serif';
     ctx.textAlign = px > a.right - 90 ? 'right' : 'left';
-    ctx.fillText(`${o.x} replica${o.x === 1 ? '' : 's'}`, px + (ctx.textAlign === 'right' ? -6 : 6), a.top + 12);
+    // The label sits just above the x axis, on a backing, so it never covers a line or the ring.
+    const label = `${o.x} replica${o.x === 1 ? '' : 's'}`;
+    const w = ctx.measureText(label).width + 8;
+    const lx = ctx.textAlign === 'right' ? px - 4 - w : px + 4;
+    ctx.fillStyle = o.panel;
+    ctx.fillRect(lx, a.bottom - 20, w, 16);
+    ctx.fillStyle = o.color;
+    ctx.fillText(label, ctx.textAlign === 'right' ? px - 8 : px + 8, a.bottom - 8);
     ctx.restore();
   },
 };
 
 const MODEL_LABEL = {
-  round_robin: 'model: misses ≈ prefixes × replicas',
-  prefix_aware: 'model: misses ≈ prefixes',
+  round_robin: 'model (dotted): misses ≈ prefixes × replicas',
+  prefix_aware: 'model (dotted): misses ≈ prefixes',
 };
-const MODEL_SHORT = { round_robin: 'model: P×R misses', prefix_aware: 'model: P misses' };
+const MODEL_SHORT = { round_robin: 'model: prefixes×replicas misses', prefix_aware: 'model: prefixes misses' };
+/** Replica counts labelled on a narrow x axis (every count is still drawn). */
+const NARROW_TICKS = [1, 2, 4, 8, 12, 16];
 
 export class HeroChart {
   /** canvas: the figure; onPick(replicas): a point was clicked. */
@@ -74,7 +84,7 @@ export class HeroChart {
           if (p && Number.isFinite(p.x)) this.onPick(p.x);
         },
         plugins: {
-          hereLine: { color: t.ink },
+          hereLine: { color: t.ink, panel: t.panel },
           legend: { position: 'bottom', labels: { usePointStyle: true, boxWidth: 28, boxHeight: 10, padding: 10, font: { size: 12 } } },
           tooltip: { callbacks: {
             title: (items) => (items.length ? `${items[0].parsed.x} replica${items[0].parsed.x === 1 ? '' : 's'}` : ''),
@@ -82,7 +92,9 @@ export class HeroChart {
           } },
         },
         scales: {
-          x: { type: 'linear', min: 1, title: { display: true, text: 'Replicas', font: { weight: '600' } }, ticks: { precision: 0, stepSize: 1, autoSkip: true, maxTicksLimit: 17, maxRotation: 0 } },
+          x: { type: 'linear', min: 1, title: { display: true, text: 'Replicas', font: { weight: '600' } },
+            ticks: { precision: 0, stepSize: 1, autoSkip: false, maxRotation: 0,
+              callback: (v) => (this.narrow && v <= 16 && !NARROW_TICKS.includes(v) ? '' : (v > 16 && !this.xs?.includes(v) ? '' : v)) } },
           y: { min: 0, title: { display: true, text: 'Prompt tokens from cache (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
         },
       },
@@ -98,6 +110,8 @@ export class HeroChart {
   update({ sweeps, policies, xs, config, traced, current }) {
     const t = themeInk();
     const narrow = this.canvas.clientWidth > 0 && this.canvas.clientWidth < 480;
+    this.narrow = narrow;
+    this.xs = xs;
     const sets = [];
     const curves = predictionCurves(config, traced, xs);
     for (const p of policies) {
@@ -128,7 +142,7 @@ export class HeroChart {
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache (%)';
     c.options.scales.y.max = top;
     c.options.scales.x.max = Math.max(...xs);
-    c.options.plugins.hereLine = { x: config.instances, color: t.ink };
+    c.options.plugins.hereLine = { x: config.instances, color: t.ink, panel: t.panel };
     c.update('none');
     const words = policies.map((p) => {
       const q = (sweeps[p] || []).find((d) => d.instances === config.instances);
@@ -156,8 +170,8 @@ export function renderHeroNumbers(root, report, prev) {
   const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, fmtMs);
   root.replaceChildren(
     big('hero-token-hit', 'Prompt tokens from cache', pct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
-    big('hero-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests, 0), 'secondary: one shared block is enough'),
-    big('hero-ttft', 'First token p50 · p99', `${fmtMs(s.ttft_ms_p50)} · ${fmtMs(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : 'time to first token'),
+    big('hero-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests), 'a request counts with one cached block'),
+    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${fmtMs(s.ttft_ms_p50)} · ${fmtMs(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : 'time to first token'),
   );
 }
 
@@ -166,34 +180,42 @@ export function renderTakeaway(els, ctx) {
   const { lead, detail } = heroTakeaway(ctx);
   els.lead.textContent = lead;
   els.detail.textContent = detail;
-  const why = whyRatesDiffer(ctx.report?.summary);
+  const why = whyRatesDiffer(ctx.report?.summary, ctx.config, ctx.traced);
   els.why.textContent = why;
   els.why.hidden = !why;
 }
 
-/** The hero's small multiple: this run's requests per replica (bars) and token hit rate (◆). */
-export class HeroReplicas {
+/**
+ * The hero's small multiple, on the same x axis: the busiest replica's share of requests for each
+ * swept policy, beside an even share (1 / replicas, dotted). Round robin sits on the dotted curve;
+ * a policy that piles a popular prefix onto one replica sits far above it.
+ */
+export class HeroShare {
   constructor(canvas) {
     this.canvas = canvas;
     this.create();
   }
 
   create() {
-    const t = themeInk();
     this.chart = new window.Chart(this.canvas, {
-      data: { labels: [], datasets: [
-        { type: 'bar', label: 'Requests routed', data: [], backgroundColor: [], yAxisID: 'y', order: 2, maxBarThickness: 40, borderRadius: 2 },
-        { type: 'line', label: 'Tokens from cache (%)', data: [], yAxisID: 'y1', showLine: false, pointStyle: 'rectRot', pointRadius: 4,
-          borderColor: t.ink, backgroundColor: t.ink, order: 1 },
-      ] },
+      type: 'line',
+      data: { datasets: [] },
+      plugins: [hereLine],
       options: {
-        plugins: { legend: { display: false }, tooltip: { callbacks: {
-          label: (c) => (c.datasetIndex === 0 ? ` ${num(c.parsed.y)} requests` : ` ${c.parsed.y.toFixed(1)}% of its prompt tokens from its cache`),
-        } } },
+        parsing: false,
+        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        plugins: {
+          legend: { display: false },
+          hereLine: {},
+          tooltip: { callbacks: {
+            title: (items) => (items.length ? `${items[0].parsed.x} replica${items[0].parsed.x === 1 ? '' : 's'}` : ''),
+            label: (c) => ` ${c.dataset.label}: the busiest replica took ${c.parsed.y.toFixed(0)}% of requests`,
+          } },
+        },
         scales: {
-          x: { grid: { display: false }, ticks: { font: { size: 10 }, maxRotation: 0, autoSkip: true } },
-          y: { beginAtZero: true, ticks: { precision: 0, maxTicksLimit: 4, font: { size: 10 } } },
-          y1: { position: 'right', min: 0, max: 100, grid: { display: false }, ticks: { maxTicksLimit: 3, font: { size: 10 }, callback: (v) => `${v}%` } },
+          x: { type: 'linear', min: 1, ticks: { display: false }, grid: { drawTicks: false } },
+          y: { min: 0, max: 100, ticks: { maxTicksLimit: 3, font: { size: 10 }, callback: (v) => `${v}%` },
+            title: { display: true, text: 'busiest replica', font: { size: 10, weight: '600' } } },
         },
       },
     });
@@ -201,14 +223,25 @@ export class HeroReplicas {
 
   destroy() { this.chart?.destroy(); this.chart = null; }
 
-  update(report) {
-    const per = report.per_instance || [];
+  update({ sweeps, policies, xs, config }) {
+    const t = themeInk();
+    const sets = policies.map((p) => {
+      const st = policyStyle(p);
+      const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.busiest_share)).map((q) => ({ x: q.instances, y: 100 * q.busiest_share }));
+      return { label: p, data: pts, borderColor: policyColor(p), backgroundColor: policyColor(p), borderDash: st.dash, pointStyle: st.point,
+        borderWidth: p === config.routing ? 2.5 : 1.75, pointRadius: 2.5 };
+    });
+    sets.push({ label: 'even share (1 / replicas)', data: xs.map((x) => ({ x, y: 100 / x })), borderColor: hexAlpha(t.muted, 0.8),
+      borderDash: [2, 4], borderWidth: 1.5, pointRadius: 0 });
     const c = this.chart;
-    c.data.labels = per.map((r) => `R${r.index}`);
-    c.data.datasets[0].data = per.map((r) => r.requests);
-    c.data.datasets[0].backgroundColor = per.map((r) => replicaColor(r.index ?? 0));
-    c.data.datasets[1].data = per.map((r) => (Number.isFinite(r.hit_rate_tokens) ? 100 * r.hit_rate_tokens : null));
+    c.data.datasets = sets;
+    c.options.scales.x.max = Math.max(...xs);
+    c.options.plugins.hereLine = { x: config.instances, color: t.ink, panel: 'transparent', label: false };
     c.update('none');
-    this.canvas.setAttribute('aria-label', `This run per replica: ${per.map((r) => `R${r.index} ${r.requests} requests, ${pct(r.hit_rate_tokens, 0)} of tokens from cache`).join('; ')}.`);
+    const words = policies.map((p) => {
+      const q = (sweeps[p] || []).find((d) => d.instances === config.instances);
+      return `${p} ${q ? pct(q.busiest_share, 0) : 'pending'}`;
+    });
+    this.canvas.setAttribute('aria-label', `The busiest replica's share of requests against replicas. At ${config.instances}: ${words.join(', ')}; an even share is ${pct(1 / config.instances, 0)}.`);
   }
 }

@@ -112,7 +112,7 @@ function initEmbed() {
 
 function initFull(msg, fromUrl) {
   hero = new HeroPanel({
-    canvas: $('chart-hero'), replicas: $('chart-hero-replicas'), controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
+    canvas: $('chart-hero'), share: $('chart-hero-share'), controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
   }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url) });
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
@@ -180,7 +180,8 @@ function bringIntoView(el) {
   if (!el) return;
   const r = el.getBoundingClientRect();
   if (r.top >= 0 && r.top < window.innerHeight * 0.5) return;
-  el.scrollIntoView({ block: 'start', behavior: window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+  // Instant: a smooth scroll is cut short when the run's results change the layout above it.
+  el.scrollIntoView({ block: 'start', behavior: 'auto' });
 }
 
 // A fresh worker replaced one that trapped: say so; the result on screen stays.

@@ -26,8 +26,12 @@ export const SCENARIOS = [
     look: 'With one replica there is no routing: the hit rate here is what the traffic allows at all.',
   },
   {
-    id: 'default', label: 'Back to the seed example', set: {},
-    look: 'The seed simulator\'s example: kv on 4 replicas, 8 prefixes of 2,048 tokens.',
+    id: 'default', label: 'The seed\'s example (kv, 4 replicas)', set: {},
+    look: 'The seed simulator\'s own example: kv on 4 replicas, 8 prefixes of 2,048 tokens, 200 requests at 6 a second.',
+  },
+  {
+    id: 'start', label: 'Start over', set: { routing: 'round_robin' },
+    look: 'The page\'s first experiment: round robin on 4 replicas. Press ArrowRight on Replicas.',
   },
 ];
 

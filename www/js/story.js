@@ -5,6 +5,8 @@
 import { predictedMisses, modelApplies } from './predict.js';
 
 const pctText = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
+const pct1 = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '–');
+const msText = (x) => (!Number.isFinite(x) ? '–' : x >= 1000 ? `${(x / 1000).toFixed(x >= 10000 ? 0 : 1)} s` : `${x.toFixed(0)} ms`);
 const countText = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–');
 /** Two rates closer than this read as "the same" in a sentence (half a percentage point). */
 const SAME = 0.005;
@@ -22,8 +24,9 @@ export function trendWords(points, key = 'hit_rate_tokens') {
   const first = ys[0], last = ys[ys.length - 1];
   const lo = Math.min(...ys), hi = Math.max(...ys);
   if (hi - lo < 0.02) return `stays near ${pctText((lo + hi) / 2)}`;
-  if (last < first - SAME) return `falls from ${pctText(first)} to ${pctText(last)}`;
-  if (last > first + SAME) return `rises from ${pctText(first)} to ${pctText(last)}`;
+  // Words only for a change that survives rounding ("falls from 7% to 7%" says nothing).
+  if (pctText(first) !== pctText(last) && last < first - SAME) return `falls from ${pctText(first)} to ${pctText(last)}`;
+  if (pctText(first) !== pctText(last) && last > first + SAME) return `rises from ${pctText(first)} to ${pctText(last)}`;
   return `moves between ${pctText(lo)} and ${pctText(hi)}`;
 }
 
@@ -55,13 +58,21 @@ export function heroTakeaway({ config, traced, report, sweeps = {} }) {
   const pa = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
   let lead;
   if (r === 1) {
-    lead = `With one replica there is nothing to route: ${pctText(own)} of prompt tokens come from cache, the most this traffic allows without a bigger cache.`;
+    const limit = config.kv_blocks === null || config.kv_blocks === undefined
+      ? 'the most this traffic allows: with an unbounded cache, only what prompts share can be reused'
+      : 'the most this traffic allows with this cache size';
+    lead = `With one replica there is nothing to route: ${pct1(own)} of prompt tokens come from cache, ${limit}.`;
   } else {
-    const parts = [`On ${r} replicas, ${name} serves ${pctText(own)} of prompt tokens from cache`];
     const others = [];
-    if (policy !== 'round_robin' && Number.isFinite(rr)) others.push(`round robin ${pctText(rr)}`);
-    if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pctText(pa)}`);
-    lead = `${parts[0]}${others.length ? ` (${others.join(', ')})` : ''}.`;
+    if (policy !== 'round_robin' && Number.isFinite(rr)) others.push(`round robin ${pct1(rr)}`);
+    if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pct1(pa)}`);
+    lead = `On ${r} replicas, ${name} serves ${pct1(own)} of prompt tokens from cache${others.length ? ` (${others.join(', ')})` : ''}`;
+    const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
+    const busiest = load && (report.per_instance || [])[load.replicas[0]];
+    if (busiest && s.requests) {
+      lead += `, but replica ${busiest.index} took ${pctText(busiest.requests / s.requests)} of the requests and p99 first-token time is ${msText(s.ttft_ms_p99)}`;
+    }
+    lead += '.';
   }
   return { lead, detail: explain({ config, traced, report, sweeps }) };
 }
@@ -81,6 +92,15 @@ function explain({ config, traced, report, sweeps }) {
     if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm every prefix itself.');
   } else if (Number.isFinite(m)) {
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
+  }
+  const load = (report.findings || []).find((f) => f.kind === 'load_uneven');
+  if (load && (policy === 'prefix_aware' || policy === 'sticky')) {
+    out.push(`${policy} keeps every request that starts with the same prefix on that prefix's replica, so a popular prefix piles its traffic onto one replica: see the busiest replica's share below the figure.`);
+  }
+  const rrAt = at(sweeps.round_robin, r)?.hit_rate_tokens, paAt = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
+  if (policy === 'kv' && r > 1 && Number.isFinite(rrAt) && Number.isFinite(paAt) && paAt - rrAt > 0.01) {
+    const kept = (s.hit_rate_tokens - rrAt) / (paAt - rrAt);
+    out.push(`kv weighs the blocks a replica would have to compute against its load (overlap weight ${config.overlap_weight}): here it keeps ${Math.round(100 * Math.max(0, kept))}% of the ${Math.round(100 * (paAt - rrAt))} points prefix_aware gains over round robin.`);
   }
   const rrTrend = sweeps.round_robin && trendWords(sweeps.round_robin);
   const paTrend = sweeps.prefix_aware && trendWords(sweeps.prefix_aware);
@@ -106,13 +126,21 @@ export function wasNow(prev, now, fmt) {
  * Why the request-level and token-level hit rates differ, when they differ by more than 20 points;
  * '' otherwise.
  */
-export function whyRatesDiffer(summary) {
+export function whyRatesDiffer(summary, config = {}, traced = false) {
   const req = summary?.hit_rate_requests, tok = summary?.hit_rate_tokens;
   if (!Number.isFinite(req) || !Number.isFinite(tok) || Math.abs(req - tok) <= 0.2) return '';
-  if (req > tok) {
-    return `${pctText(req)} of requests reuse at least one cached block, but only ${pctText(tok)} of prompt tokens come from cache: a shared opening (a system prompt) hits almost every time, while the rest of each prompt is new or lives on another replica.`;
+  if (req < tok) {
+    return `Only ${pct1(req)} of requests reuse anything, but those that do reuse long prefixes: ${pct1(tok)} of all prompt tokens come from cache.`;
   }
-  return `Only ${pctText(req)} of requests reuse anything, but those that do reuse long prefixes: ${pctText(tok)} of all prompt tokens come from cache.`;
+  const head = `${pct1(req)} of requests reuse at least one cached block, but only ${pct1(tok)} of prompt tokens come from cache`;
+  if (!traced && config.workload === 'sessions') {
+    return `${head}: every turn finds the shared ${countText(config.system_prompt_len)}-token system prompt, but the conversation after it is cached only on the replica that served the task's previous turn.`;
+  }
+  if (!traced && config.num_prefixes > 0 && config.input_len > 0) {
+    const share = Math.min(config.prefix_len, config.input_len) / config.input_len;
+    return `${head}: one shared block is enough to count a request, while each prompt shares at most its prefix (${countText(config.prefix_len)} of ${countText(config.input_len)} tokens, ${pctText(share)}), and only where its replica already holds it.`;
+  }
+  return `${head}: one cached block is enough to count a request, while most of each prompt is not in the cache of the replica it landed on.`;
 }
 
 export { compareWord, pctText };

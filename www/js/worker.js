@@ -127,6 +127,8 @@ function pointOf(reportJson) {
   const point = { instances: r.config?.instances, routing: r.config?.routing };
   for (const k of pick) point[k] = s[k] ?? null;
   point.findings = (r.findings || []).map((f) => f.kind);
+  const routed = (r.per_instance || []).map((x) => x.requests);
+  point.busiest_share = s.requests ? Math.max(0, ...routed) / s.requests : null;
   return point;
 }
 
