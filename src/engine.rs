@@ -139,12 +139,9 @@ impl Replica {
     pub fn arrive(&mut self, req: Request, now_us: u64, out: &mut Outbox) -> Option<u64> {
         self.stats.routed += 1;
         self.expire_waiting(now_us, out);
-        if let Some(capacity) = self.spec.queue_capacity {
-            let busy = self.waiting.len() + self.running.len();
-            if busy.saturating_sub(self.spec.max_batch as usize) >= capacity as usize {
-                self.drop_request(&req, DropKind::QueueFull, out);
-                return None;
-            }
+        if self.queue_is_full() {
+            self.drop_request(&req, DropKind::QueueFull, out);
+            return None;
         }
         self.waiting.push_back(req);
         self.stats.peak_queue = self.stats.peak_queue.max(self.waiting.len() as u32);
@@ -213,6 +210,18 @@ impl Replica {
     pub fn queued_for_slot(&self) -> u32 {
         (self.waiting.len() + self.running.len()).saturating_sub(self.spec.max_batch as usize)
             as u32
+    }
+
+    /// Whether an arrival must be refused: every slot is taken (by a running request, or
+    /// by a waiting one that will take it at the next step boundary) and `capacity`
+    /// requests already wait for a slot. An idle replica always has a free slot.
+    fn queue_is_full(&self) -> bool {
+        let Some(capacity) = self.spec.queue_capacity else {
+            return false;
+        };
+        let held = self.waiting.len() + self.running.len();
+        let slots = self.spec.max_batch as usize;
+        held >= slots && held - slots >= capacity as usize
     }
 
     fn expired(&self, req: &Request, now_us: u64) -> bool {

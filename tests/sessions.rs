@@ -218,30 +218,42 @@ fn partial_affinity_mixes_sticky_and_policy_picks() {
 
 #[test]
 fn rejections_happen_exactly_when_the_queue_is_full() {
+    // The rule, restated from the model rather than taken from the engine: with 4 slots
+    // and capacity Q, an arrival is refused exactly when its replica already holds
+    // 4 + Q requests (every slot busy and Q waiting for one). The decision log records
+    // the chosen replica's waiting and running counts as the router saw them, just
+    // before the arrival; without timeouts nothing leaves between the two.
+    let slots = 4u32;
     for capacity in [0u32, 3] {
         let cfg = Config {
             request_rate: 60.0,
             num_requests: 600,
-            max_batch: 4,
+            max_batch: slots,
             queue_capacity: Some(capacity),
             routing: Policy::RoundRobin,
             ..Config::default()
         };
         let (d, report) = decisions(&cfg);
         let mut rejected = 0;
+        let mut accepted_with_a_queue = 0;
         for x in &d {
             let c = &x.candidates[x.chosen as usize];
-            let queued = (c.waiting + c.running).saturating_sub(4);
+            let held = c.waiting + c.running;
+            let full = held >= slots + capacity;
             assert_eq!(
-                x.rejected,
-                queued >= capacity,
-                "request {}: {queued} queued, capacity {capacity}",
-                x.id
+                x.rejected, full,
+                "request {}: {} waiting + {} running, {slots} slots, capacity {capacity}",
+                x.id, c.waiting, c.running
             );
             rejected += x.rejected as u64;
+            accepted_with_a_queue += (!x.rejected && held > 0) as u64;
         }
         let s = &report.summary;
-        assert!(rejected > 0);
+        assert!(rejected > 0, "capacity {capacity}: the load overflows");
+        assert!(
+            accepted_with_a_queue > 0,
+            "capacity {capacity}: a busy but not full replica still accepts"
+        );
         assert_eq!(s.rejected, rejected);
         assert_eq!(
             s.completed + s.rejected + s.timed_out,
@@ -250,6 +262,30 @@ fn rejections_happen_exactly_when_the_queue_is_full() {
         );
         let per: u64 = report.per_instance.iter().map(|p| p.rejected).sum();
         assert_eq!(per, rejected);
+    }
+}
+
+#[test]
+fn a_zero_queue_capacity_never_rejects_on_an_idle_fleet() {
+    // One request, or requests 10 s apart (each done in well under a second), always
+    // find every replica idle: nothing may be refused.
+    for (requests, rate) in [(1, 6.0), (20, 0.1)] {
+        let cfg = Config {
+            num_requests: requests,
+            request_rate: rate,
+            arrival_model: kvfleet::ArrivalModel::Deterministic,
+            queue_capacity: Some(0),
+            ..Config::default()
+        };
+        let s = api::synthetic_simulation(&cfg)
+            .unwrap()
+            .into_report()
+            .summary;
+        assert_eq!(
+            (s.completed, s.rejected),
+            (requests as u64, 0),
+            "{requests} requests at {rate} req/s"
+        );
     }
 }
 

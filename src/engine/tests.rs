@@ -89,6 +89,23 @@ fn the_queue_rejects_exactly_beyond_its_capacity() {
 }
 
 #[test]
+fn a_zero_capacity_rejects_only_when_every_slot_is_taken() {
+    // 2 slots, capacity 0, three arrivals at t = 0: the first is admitted at once, the
+    // second takes the other slot (it joins at the next step boundary), the third finds
+    // both slots taken and nobody may wait: refused.
+    let mut r = Replica::new(0, spec(2, Some(0)), None);
+    let mut out = Outbox::default();
+    let mut next = None;
+    for id in 0..3 {
+        next = next.or(r.arrive(request(id, 600, 50), 0, &mut out));
+    }
+    let rejected: Vec<u32> = out.dropped.iter().map(|d| d.id).collect();
+    assert_eq!(rejected, vec![2]);
+    drain(&mut r, next, &mut out);
+    assert_eq!(out.finished.len(), 2);
+}
+
+#[test]
 fn kv_capacity_holds_requests_back_and_too_large_ones_are_refused() {
     // 4 blocks: a 600 + 50 token request needs 2 (1 full prompt block + 1 private).
     let mut r = Replica::new(0, spec(8, None), Some(4));
