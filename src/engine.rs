@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+mod deadline;
 mod outbox;
 
 pub use outbox::{Admitted, DropKind, Dropped, Finished, ItlRun, Outbox};
@@ -224,41 +225,6 @@ impl Replica {
         held >= slots && held - slots >= capacity as usize
     }
 
-    fn expired(&self, req: &Request, now_us: u64) -> bool {
-        self.spec
-            .timeout_us
-            .is_some_and(|t| req.arrival_us + t <= now_us)
-    }
-
-    /// Drops waiting requests whose caller gave up (the queue is in arrival order per
-    /// replica, so expired ones are at the front).
-    fn expire_waiting(&mut self, now_us: u64, out: &mut Outbox) {
-        while let Some(req) = self.waiting.front() {
-            if !self.expired(req, now_us) {
-                break;
-            }
-            let req = self.waiting.pop_front().expect("front exists");
-            self.drop_request(&req, DropKind::TimedOut, out);
-        }
-    }
-
-    /// Aborts running requests still without a first token past their deadline.
-    fn expire_running(&mut self, now_us: u64, out: &mut Outbox) {
-        let mut i = 0;
-        while i < self.running.len() {
-            let a = &self.running[i];
-            if a.generated > 0 || !self.expired(&a.req, now_us) {
-                i += 1;
-                continue;
-            }
-            let a = self.running.remove(i);
-            self.cache
-                .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
-            self.prompt_private_blocks -= a.prompt_private_blocks;
-            self.drop_request(&a.req, DropKind::TimedOut, out);
-        }
-    }
-
     fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
         let bs = self.spec.block_size;
         let total = (req.prompt_tokens as u64 + req.output_tokens as u64).div_ceil(bs as u64);
@@ -431,6 +397,7 @@ impl Replica {
                 a.generated += 1;
             }
         }
+        self.drop_late_first_tokens(now_us, out);
         self.retire_finished(now_us, out);
     }
 

@@ -328,6 +328,88 @@ fn a_timeout_below_p99_cuts_off_calls_and_conservation_holds() {
     );
 }
 
+/// Completed requests in a decision log, with their TTFT in ms.
+fn completed_ttfts(d: &[Decision]) -> Vec<f64> {
+    d.iter()
+        .filter(|x| !x.rejected && !x.timed_out)
+        .map(|x| x.ttft_ms.expect("a completed request has a first token"))
+        .collect()
+}
+
+#[test]
+fn a_first_token_after_the_timeout_is_a_timeout_never_a_completion() {
+    // The run: at 40 req/s a 4096-token prompt needs one prefill step of at least
+    // 6 ms + 2048 uncached tokens x 32 µs = 71.5 ms, so no answer can start within
+    // 30 ms: every request times out. And at 100 ms, warm prompts (about 72 ms) can make
+    // it while cold ones (6 ms + 4096 x 32 µs = 137 ms) cannot: some of each.
+    for (timeout_ms, rate, instances) in [(30.0, 40.0, 4), (100.0, 30.0, 2)] {
+        let cfg = Config {
+            timeout_ms: Some(timeout_ms),
+            request_rate: rate,
+            num_requests: 2000,
+            instances,
+            ..Config::default()
+        };
+        let (d, report) = decisions(&cfg);
+        let s = &report.summary;
+        let done = completed_ttfts(&d);
+        assert_eq!(done.len() as u64, s.completed);
+        let late: Vec<&f64> = done.iter().filter(|&&t| t > timeout_ms).collect();
+        assert!(
+            late.is_empty(),
+            "timeout {timeout_ms} ms: {} of {} completed requests started after it (max {:?})",
+            late.len(),
+            done.len(),
+            late.iter().cloned().fold(0.0f64, |a, &b| a.max(b))
+        );
+        assert_eq!(s.completed + s.rejected + s.timed_out, s.requests);
+        if timeout_ms >= 100.0 {
+            assert!(s.completed > 0 && s.timed_out > 0, "{s:?}");
+        } else {
+            assert_eq!(s.completed, 0);
+        }
+    }
+}
+
+#[test]
+fn a_late_request_still_spends_its_work() {
+    // One cold 4096-token request, 30 ms timeout: its prefill step takes
+    // 6 ms + 4096 x 32 µs = 137.072 ms, so its first token is late. It is timed out at
+    // that step's end, and the replica was busy for the whole run.
+    let cfg = Config {
+        num_requests: 1,
+        timeout_ms: Some(30.0),
+        ..Config::default()
+    };
+    let report = api::synthetic_simulation(&cfg).unwrap().into_report();
+    let s = &report.summary;
+    assert_eq!((s.completed, s.timed_out), (0, 1));
+    assert!((s.makespan_s - 0.137072).abs() < 1e-9, "{}", s.makespan_s);
+    let busy: Vec<f64> = report.per_instance.iter().map(|p| p.busy_share).collect();
+    assert!(busy.contains(&1.0), "{busy:?}");
+}
+
+#[test]
+fn a_timeout_is_compared_to_the_microsecond_not_rounded_up() {
+    // The lone cold request's first token comes 137,072 µs after arrival (one prefill
+    // step of 6000 + 4096 x 32 µs). A 137.0716 ms timeout is 0.4 µs too short for it; a
+    // 137.072 ms one is just enough.
+    let at = |timeout_ms: f64| {
+        let cfg = Config {
+            num_requests: 1,
+            timeout_ms: Some(timeout_ms),
+            ..Config::default()
+        };
+        let s = api::synthetic_simulation(&cfg)
+            .unwrap()
+            .into_report()
+            .summary;
+        (s.completed, s.timed_out)
+    };
+    assert_eq!(at(137.0716), (0, 1));
+    assert_eq!(at(137.072), (1, 0));
+}
+
 #[test]
 fn slots_rule_of_thumb_needed_slots_are_rate_times_latency() {
     // 4 replicas at 12 req/s with ~2 s per call need about 12 x 2 / 4 = 6 slots each.

@@ -5,13 +5,17 @@ use super::*;
 use crate::timing::EnginePreset;
 
 fn spec(max_batch: u32, queue_capacity: Option<u32>) -> EngineSpec {
+    timed_spec(max_batch, queue_capacity, None)
+}
+
+fn timed_spec(max_batch: u32, queue_capacity: Option<u32>, timeout_us: Option<u64>) -> EngineSpec {
     EngineSpec {
         timing: EnginePreset::Llama3_8bH100.timing(),
         max_batch,
         max_batched_tokens: 8192,
         block_size: 512,
         queue_capacity,
-        timeout_us: None,
+        timeout_us,
     }
 }
 
@@ -103,6 +107,38 @@ fn a_zero_capacity_rejects_only_when_every_slot_is_taken() {
     assert_eq!(rejected, vec![2]);
     drain(&mut r, next, &mut out);
     assert_eq!(out.finished.len(), 2);
+}
+
+#[test]
+fn a_first_token_after_the_deadline_is_a_timeout_and_its_blocks_stay_cached() {
+    // A 4096-token prompt's prefill step takes 6000 + 4096 x 32 = 137,072 µs; with a
+    // 30 ms timeout its first token is late. It must not complete; the 8 blocks it
+    // computed stay in the cache for the next request.
+    let mut r = Replica::new(0, timed_spec(8, None, Some(30_000)), None);
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 4096, 10), 0, &mut out).unwrap();
+    assert_eq!(end, 137_072);
+    drain(&mut r, Some(end), &mut out);
+    assert!(out.finished.is_empty());
+    assert_eq!(out.dropped.len(), 1);
+    assert_eq!(out.dropped[0].kind, DropKind::TimedOut);
+    assert_eq!(r.stats().busy_us, 137_072, "the step's work is spent");
+    let ids = request(1, 4096, 10).block_ids;
+    assert_eq!(r.cache().hit_blocks(&ids, 8), 8);
+    assert_eq!((r.running(), r.waiting()), (0, 0));
+}
+
+#[test]
+fn a_request_streaming_in_time_is_never_dropped() {
+    // First token at 137,072 µs, inside a 200 ms timeout: the request completes even
+    // though its last token comes long after the deadline.
+    let mut r = Replica::new(0, timed_spec(8, None, Some(200_000)), None);
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 4096, 500), 0, &mut out);
+    drain(&mut r, end, &mut out);
+    assert_eq!(out.finished.len(), 1);
+    assert!(out.finished[0].done_us > 200_000);
+    assert!(out.dropped.is_empty());
 }
 
 #[test]
