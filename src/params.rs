@@ -275,8 +275,14 @@ fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
 
 /// Validates the fleet, cache, engine and seed fields.
 pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
+    if cfg.seed > MAX_SEED {
+        return Err(ConfigError::new(
+            "seed",
+            cfg.seed,
+            format!("0 to {MAX_SEED} (2^53, the largest integer the page's numbers hold exactly)"),
+        ));
+    }
     for (name, value) in [
-        ("seed", cfg.seed as f64),
         ("instances", cfg.instances as f64),
         ("overlap_weight", cfg.overlap_weight),
         ("block_size", cfg.block_size as f64),
