@@ -27,6 +27,7 @@ pub mod engine;
 pub mod histogram;
 pub mod index;
 pub mod lessons;
+pub mod limits;
 pub mod metrics;
 pub mod params;
 pub mod report;

@@ -137,6 +137,11 @@ impl<'w> Simulation<'w> {
         self.decisions.take().unwrap_or_default()
     }
 
+    /// How many requests the run expects in all.
+    pub fn total_requests(&self) -> u64 {
+        self.source.total_hint()
+    }
+
     /// Whether every request has arrived and every replica is idle.
     pub fn is_done(&self) -> bool {
         self.source.peek_arrival_us().is_none() && self.heap.is_empty()

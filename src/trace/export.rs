@@ -7,6 +7,7 @@
 //! empty `hash_ids` list, which `parse_mooncake` reads back as "no content": no fake
 //! ids are invented, since fresh ids would change what the router charges.
 
+use std::borrow::Borrow;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -16,8 +17,10 @@ use crate::Request;
 /// Writes `requests` as Mooncake JSONL. Fails with `InvalidInput`, before writing the
 /// offending line, for what `parse_mooncake` would reject: a block size of 0, a zero
 /// length, or an id count that is neither 0 nor `ceil(prompt_tokens / block_size)`.
-pub fn export_mooncake<W: Write>(
-    requests: &[Request],
+/// The requests may be a slice or any iterator (a synthetic generator is written as it
+/// yields, without holding the list).
+pub fn export_mooncake<W: Write, R: Borrow<Request>>(
+    requests: impl IntoIterator<Item = R>,
     block_size: u32,
     mut out: W,
 ) -> io::Result<()> {
@@ -26,6 +29,7 @@ pub fn export_mooncake<W: Write>(
     }
     let mut line = String::new();
     for request in requests {
+        let request = request.borrow();
         check(request, block_size).map_err(invalid)?;
         line.clear();
         format_line(&mut line, request, block_size);

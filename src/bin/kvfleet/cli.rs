@@ -9,6 +9,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use kvfleet::api;
 use kvfleet::lessons::{self, Lesson};
+use kvfleet::limits;
 use kvfleet::params;
 use kvfleet::sim::Simulation;
 use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
@@ -177,12 +178,12 @@ fn simulation(
     let Some((requests, name)) = trace else {
         let popularity = params::validate(cfg).map_err(flag_error)?;
         if let Some(path) = &a.export_trace {
-            let requests: Vec<Request> = Synthetic::new(cfg, popularity).collect();
-            export(path, &requests, cfg.block_size)?;
+            export(path, Synthetic::new(cfg, popularity), cfg.block_size)?;
         }
         return api::synthetic_simulation(cfg);
     };
     params::validate_fleet(cfg).map_err(flag_error)?;
+    params::validate_replay(cfg, &requests, &name)?;
     let summary = trace::analyze(&requests, cfg.block_size).render_text();
     write!(text, "{summary}").map_err(|e| e.to_string())?;
     if let Some(path) = &a.export_trace {
@@ -205,6 +206,10 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     let mut text = human(a);
     let mut sim = simulation(a, &cfg, trace, &mut *text)?;
     if a.decisions.is_some() {
+        let record = std::mem::size_of::<kvfleet::sim::Decision>();
+        let candidate = std::mem::size_of::<kvfleet::router::Candidate>();
+        limits::check_decision_log(sim.total_requests(), cfg.instances, record, candidate)
+            .map_err(|why| format!("--des-decisions: {why}"))?;
         sim.record_decisions();
     }
     sim.run_to_end();
@@ -226,7 +231,11 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     Ok(())
 }
 
-fn export(path: &str, requests: &[Request], block_size: u32) -> Result<(), String> {
+fn export<R: std::borrow::Borrow<Request>>(
+    path: &str,
+    requests: impl IntoIterator<Item = R>,
+    block_size: u32,
+) -> Result<(), String> {
     let mut out = create(path)?;
     trace::export_mooncake(requests, block_size, &mut out)
         .and_then(|_| out.flush())
