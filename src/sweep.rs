@@ -117,12 +117,25 @@ fn number(text: &str, spec: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("--des-sweep {spec}: {text:?} is not a number"))
 }
 
+fn too_many(spec: &str, count: f64) -> String {
+    let count = if count < 1e9 {
+        format!("{count:.0}")
+    } else {
+        format!("{count:.3e}")
+    };
+    format!("--des-sweep {spec}: {count} points; at most {MAX_POINTS}")
+}
+
 /// The values of `START:END[:STEP]` (inclusive; STEP defaults to 1 for integers and to a
 /// tenth of the range for decimals) or of a comma-separated list.
 fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
     let integer = matches!(p.kind, "int" | "optional_int");
     let numeric = integer || matches!(p.kind, "float" | "optional_float");
     if text.contains(',') || !numeric || !text.contains(':') {
+        let count = text.split(',').count();
+        if count > MAX_POINTS {
+            return Err(too_many(spec, count as f64));
+        }
         return text
             .split(',')
             .map(|v| {
@@ -149,12 +162,13 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
             "--des-sweep {spec}: need START <= END and STEP > 0"
         ));
     }
-    let count = ((end - start) / step + 1e-9).floor() as usize + 1;
-    if count > MAX_POINTS {
-        return Err(format!(
-            "--des-sweep {spec}: {count} points; at most {MAX_POINTS}"
-        ));
+    // Counted in f64 first: a tiny step makes the quotient huge or infinite, which as
+    // an integer would saturate (and wrap once 1 is added).
+    let steps = ((end - start) / step + 1e-9).floor();
+    if steps.is_nan() || steps >= MAX_POINTS as f64 {
+        return Err(too_many(spec, steps + 1.0));
     }
+    let count = steps as usize + 1;
     Ok((0..count)
         .map(|i| {
             let x = start + step * i as f64;
@@ -168,8 +182,22 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
 }
 
 /// Parses `NAME=VALUES` and returns the swept config key and every point's config, each
-/// validated (an invalid point is an error naming the value).
+/// validated as a synthetic run (an invalid point is an error naming the value).
 pub fn plan(base: &Config, spec: &str) -> Result<(String, Vec<SweepPoint>), String> {
+    plan_with(base, spec, |config| {
+        params::validate(config)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// `plan`, with each point validated by `check` (a trace sweep checks each point as a
+/// replay of its trace, as the single run would).
+pub fn plan_with(
+    base: &Config,
+    spec: &str,
+    check: impl Fn(&Config) -> Result<(), String>,
+) -> Result<(String, Vec<SweepPoint>), String> {
     let (name, text) = spec.split_once('=').ok_or_else(|| {
         format!("--des-sweep {spec:?}: expected NAME=START:END[:STEP] or NAME=A,B,C")
     })?;
@@ -181,7 +209,7 @@ pub fn plan(base: &Config, spec: &str) -> Result<(String, Vec<SweepPoint>), Stri
         v[p.name] = value.clone();
         let config: Config = serde_json::from_value(v)
             .map_err(|e| format!("--des-sweep {spec}: {} = {value}: {e}", p.name))?;
-        params::validate(&config).map_err(|e| format!("--des-sweep {spec}: {e}"))?;
+        check(&config).map_err(|e| format!("--des-sweep {spec}: {e}"))?;
         points.push(SweepPoint { value, config });
     }
     Ok((p.name.to_string(), points))

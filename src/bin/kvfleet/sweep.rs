@@ -27,7 +27,12 @@ pub fn run_points(
     trace: Option<&(Vec<Request>, String)>,
     threads: usize,
 ) -> Result<Vec<SweepRow>, String> {
-    let (param, points) = sweep::plan(base, spec)?;
+    let (param, points) = match trace {
+        Some((requests, name)) => sweep::plan_with(base, spec, |config| {
+            kvfleet::params::validate_replay(config, requests, name)
+        })?,
+        None => sweep::plan(base, spec)?,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
