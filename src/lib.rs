@@ -23,6 +23,7 @@
 pub mod api;
 pub mod cache;
 pub mod config;
+pub mod echo;
 pub mod engine;
 pub mod histogram;
 pub mod index;

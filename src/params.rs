@@ -162,7 +162,7 @@ fn check_range(name: &str, value: f64) -> Result<(), ConfigError> {
     };
     Err(ConfigError::new(
         name,
-        value,
+        crate::echo::number(value),
         format!("{} to {}{}", fmt(min), fmt(max), unit_suffix(s.unit)),
     ))
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::echo::shown;
 use crate::params::{self, ParamSpec};
 use crate::report::Report;
 
@@ -103,7 +104,8 @@ fn param_of(name: &str) -> Result<ParamSpec, String> {
                 .map(|s| s.name.replace('_', "-"))
                 .collect();
             format!(
-                "--des-sweep: unknown parameter {name:?}; allowed: {}",
+                "--des-sweep: unknown parameter \"{}\"; allowed: {}",
+                crate::echo::shown(name),
                 names.join(", ")
             )
         })
@@ -114,7 +116,13 @@ fn number(text: &str, spec: &str) -> Result<f64, String> {
         .parse::<f64>()
         .ok()
         .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("--des-sweep {spec}: {text:?} is not a number"))
+        .ok_or_else(|| {
+            format!(
+                "--des-sweep {}: \"{}\" is not a number",
+                shown(spec),
+                shown(text)
+            )
+        })
 }
 
 fn too_many(spec: &str, count: f64) -> String {
@@ -123,7 +131,10 @@ fn too_many(spec: &str, count: f64) -> String {
     } else {
         format!("{count:.3e}")
     };
-    format!("--des-sweep {spec}: {count} points; at most {MAX_POINTS}")
+    format!(
+        "--des-sweep {}: {count} points; at most {MAX_POINTS}",
+        shown(spec)
+    )
 }
 
 /// The values of `START:END[:STEP]` (inclusive; STEP defaults to 1 for integers and to a
@@ -151,7 +162,8 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
     let parts: Vec<&str> = text.split(':').collect();
     if parts.len() > 3 {
         return Err(format!(
-            "--des-sweep {spec}: expected START:END or START:END:STEP"
+            "--des-sweep {}: expected START:END or START:END:STEP",
+            shown(spec)
         ));
     }
     let (start, end) = (number(parts[0], spec)?, number(parts[1], spec)?);
@@ -159,7 +171,8 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
     let step = parts.get(2).map_or(Ok(default_step), |s| number(s, spec))?;
     if step <= 0.0 || end < start {
         return Err(format!(
-            "--des-sweep {spec}: need START <= END and STEP > 0"
+            "--des-sweep {}: need START <= END and STEP > 0",
+            shown(spec)
         ));
     }
     // Counted in f64 first: a tiny step makes the quotient huge or infinite, which as
@@ -199,7 +212,10 @@ pub fn plan_with(
     check: impl Fn(&Config) -> Result<(), String>,
 ) -> Result<(String, Vec<SweepPoint>), String> {
     let (name, text) = spec.split_once('=').ok_or_else(|| {
-        format!("--des-sweep {spec:?}: expected NAME=START:END[:STEP] or NAME=A,B,C")
+        format!(
+            "--des-sweep \"{}\": expected NAME=START:END[:STEP] or NAME=A,B,C",
+            shown(spec)
+        )
     })?;
     let p = param_of(name)?;
     let base_json = serde_json::to_value(base).expect("config serialises");
@@ -207,9 +223,11 @@ pub fn plan_with(
     for value in values(&p, text, spec)? {
         let mut v = base_json.clone();
         v[p.name] = value.clone();
-        let config: Config = serde_json::from_value(v)
-            .map_err(|e| format!("--des-sweep {spec}: {} = {value}: {e}", p.name))?;
-        check(&config).map_err(|e| format!("--des-sweep {spec}: {e}"))?;
+        let config: Config = serde_json::from_value(v).map_err(|e| {
+            let value = shown(&value.to_string());
+            format!("--des-sweep {}: {} = {value}: {e}", shown(spec), p.name)
+        })?;
+        check(&config).map_err(|e| format!("--des-sweep {}: {e}", shown(spec)))?;
         points.push(SweepPoint { value, config });
     }
     Ok((p.name.to_string(), points))

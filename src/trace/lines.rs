@@ -71,8 +71,29 @@ impl<'f, R: BufRead> LineReader<'f, R> {
         if self.line_no == 1 {
             text = text.trim_start_matches('\u{feff}');
         }
+        check_hidden(text).map_err(|m| TraceError::at(self.file, self.line_no, m))?;
         Ok(Some((self.line_no, text)))
     }
+}
+
+/// Characters no trace line may hold, which a message would otherwise not show: a
+/// byte-order mark after line 1, or a carriage return inside the line (CR-only line
+/// endings make the whole file one line).
+fn check_hidden(text: &str) -> Result<(), &'static str> {
+    if text.starts_with('\u{feff}') {
+        return Err(
+            "the line starts with a byte-order mark (U+FEFF), which only the \
+                    first line of a file may have (were two files joined?): remove it",
+        );
+    }
+    if text.contains('\r') {
+        return Err(
+            "the line holds a carriage return (CR) that does not end it: the file \
+                    seems to use CR-only line endings (classic Mac); save it with LF or \
+                    CRLF line endings",
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -114,6 +135,27 @@ mod tests {
         let exact = format!("{}\n", "x".repeat(MAX_LINE_BYTES));
         let mut reader = LineReader::new(exact.as_bytes(), "x");
         assert_eq!(reader.next_line().unwrap().unwrap().1.len(), MAX_LINE_BYTES);
+    }
+
+    #[test]
+    fn a_late_byte_order_mark_and_lone_carriage_returns_are_named() {
+        let mut reader = LineReader::new(&b"a\n\xef\xbb\xbfb\n"[..], "t");
+        assert!(reader.next_line().unwrap().is_some());
+        let err = reader.next_line().unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(
+            err.message.contains("byte-order mark (U+FEFF)"),
+            "{}",
+            err.message
+        );
+        let mut reader = LineReader::new(&b"a\rb\rc\r"[..], "t");
+        let err = reader.next_line().unwrap_err();
+        assert_eq!(err.line, Some(1));
+        assert!(
+            err.message.contains("CR-only line endings"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -92,13 +92,21 @@ pub fn run(
     trace: Option<&(Vec<Request>, String)>,
 ) -> Result<(), String> {
     let rows = run_points(base, a.spec, trace, a.threads)?;
-    println!(
-        "kvfleet sweep {} (seed {}, {} points)",
+    let text = format!(
+        "kvfleet sweep {} (seed {}, {} points)\n{}",
         a.spec,
         base.seed,
-        rows.len()
+        rows.len(),
+        table(&rows)
     );
-    print!("{}", table(&rows));
+    // The table goes to standard error when a sweep file takes standard output.
+    if a.csv == Some("-") || a.json == Some("-") {
+        let mut err = std::io::stderr();
+        err.write_all(text.as_bytes())
+            .map_err(crate::cli::write_error("-"))?;
+    } else {
+        crate::cli::print(&text)?;
+    }
     if let Some(path) = a.csv {
         let mut out = crate::cli::create(path)?;
         let mut text = format!("{CSV_HEADER}\n");
@@ -108,14 +116,14 @@ pub fn run(
         }
         out.write_all(text.as_bytes())
             .and_then(|_| out.flush())
-            .map_err(|e| format!("cannot write {path}: {e}"))?;
+            .map_err(crate::cli::write_error(path))?;
     }
     if let Some(path) = a.json {
         let mut out = crate::cli::create(path)?;
         let text = serde_json::to_string(&rows).expect("rows serialise");
         writeln!(out, "{text}")
             .and_then(|_| out.flush())
-            .map_err(|e| format!("cannot write {path}: {e}"))?;
+            .map_err(crate::cli::write_error(path))?;
     }
     Ok(())
 }
