@@ -178,3 +178,53 @@ fn trace_errors_name_the_real_problem() {
     );
     assert!(err.contains("got 1e300") && err.len() < 300, "{err}");
 }
+
+/// A run of about two seconds in a debug build (half a second in release): long
+/// enough for the bar, which waits one second.
+const LONG_RUN: &[&str] = &[
+    "--des-num-requests",
+    "40000",
+    "--des-kv-blocks",
+    "4096",
+    "--des-instances",
+    "16",
+    "--request-rate",
+    "24",
+];
+
+/// Runs the binary under a pseudo-terminal (util-linux `script`); None without it.
+fn in_a_terminal(args: &[&str]) -> Option<String> {
+    let mut command = vec![env!("CARGO_BIN_EXE_kvfleet").to_string()];
+    command.extend(args.iter().map(|a| a.to_string()));
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &command.join(" "), "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn a_long_run_shows_a_progress_bar_only_on_a_terminal_and_not_with_quiet() {
+    let bar = "kvfleet: simulating [";
+    let (code, _, err) = kvfleet(LONG_RUN);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains(bar), "no bar on a pipe: {err}");
+    let start = std::time::Instant::now();
+    let Some(shown) = in_a_terminal(LONG_RUN) else {
+        eprintln!("skipped: no `script` to give the run a terminal");
+        return;
+    };
+    if shown.is_empty() || start.elapsed().as_secs_f64() < 1.2 {
+        eprintln!("skipped: `script` gave no output, or the machine ran it in under 1.2 s");
+        return;
+    }
+    assert!(shown.contains(bar), "a bar on a terminal: {shown}");
+    assert!(shown.contains("Token hit rate"), "then the report: {shown}");
+    let mut quiet = LONG_RUN.to_vec();
+    quiet.push("--quiet");
+    let shown = in_a_terminal(&quiet).unwrap();
+    assert!(!shown.contains(bar), "no bar with --quiet: {shown}");
+    let short = in_a_terminal(&["--des-num-requests", "50"]).unwrap();
+    assert!(!short.contains(bar), "no bar on a short run: {short}");
+}

@@ -248,6 +248,10 @@ pub struct RunArgs {
     /// Write one JSONL record per routing decision (candidates, costs, chosen) to FILE.
     #[arg(long = "des-decisions", value_name = "FILE")]
     pub decisions: Option<String>,
+    /// No progress bar (one is shown on standard error, when it is a terminal, for runs
+    /// and sweeps that take more than a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 impl RunArgs {

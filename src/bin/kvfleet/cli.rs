@@ -17,6 +17,7 @@ use kvfleet::workload::Synthetic;
 use kvfleet::{Config, ConfigError, Request};
 
 use crate::args::{Cli, Command, RunArgs};
+use crate::progress::{Progress, SLICE_EVENTS};
 use crate::{bench, sweep};
 
 /// What a write to standard output that was closed (`kvfleet ... | head`) fails with:
@@ -282,6 +283,7 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
             csv: a.sweep_csv.as_deref(),
             json: a.sweep_json.as_deref(),
             threads: a.threads as usize,
+            quiet: a.quiet,
         };
         return sweep::run(&cfg, args, trace.as_ref());
     }
@@ -294,7 +296,11 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
             .map_err(|why| format!("--des-decisions: {why}"))?;
         sim.record_decisions();
     }
-    sim.run_to_end();
+    let progress = Progress::new("simulating", a.quiet);
+    while !sim.advance(SLICE_EVENTS) {
+        progress.update(sim.progress());
+    }
+    progress.finish();
     if let Some(path) = &a.decisions {
         write_decisions(path, sim.take_decisions())?;
     }
