@@ -25,6 +25,7 @@ pub mod cache;
 pub mod config;
 pub mod echo;
 pub mod engine;
+pub mod fuzzing;
 pub mod histogram;
 pub mod index;
 pub mod lessons;
