@@ -148,7 +148,7 @@ pub fn size(bytes: f64) -> String {
 
 /// A count without its fraction.
 fn count(x: f64) -> String {
-    if x >= 1e7 {
+    if x >= 1e12 {
         format!("{x:.3e}")
     } else {
         format!("{x:.0}")
@@ -177,7 +177,7 @@ mod tests {
             ..f
         };
         let why = big.check().unwrap_err();
-        assert!(why.contains("4.000e7 cached blocks x 128 B"), "{why}");
+        assert!(why.contains("40000000 cached blocks x 128 B"), "{why}");
         assert!(
             why.contains("GiB") && why.contains("limit of 4 GiB"),
             "{why}"
