@@ -277,6 +277,10 @@ impl<'w> Simulation<'w> {
 
     fn advance_clock(&mut self, t_us: u64) {
         debug_assert!(t_us >= self.now_us, "time went backwards");
+        debug_assert!(
+            t_us < crate::limits::MAX_TIME_US,
+            "time {t_us} µs passed the clock's horizon: the run's bound was wrong"
+        );
         self.sampler.advance_to(t_us, &self.replicas);
         self.now_us = t_us;
     }

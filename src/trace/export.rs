@@ -2,8 +2,8 @@
 //! exactly (same arrivals to the µs, lengths and ids; ids renumbered by position).
 //!
 //! Per line: `timestamp` in ms (an integer when the arrival is a whole ms, else a
-//! decimal with 3 places, exact to the µs), `input_length`, `output_length`,
-//! `hash_ids`, and `block_size` only when it is not 512. Requests without ids get an
+//! decimal with 3 places, exact to the µs below 2^52 µs, about 142 years),
+//! `input_length`, `output_length`, `hash_ids`, and `block_size` only when it is not 512. Requests without ids get an
 //! empty `hash_ids` list, which `parse_mooncake` reads back as "no content": no fake
 //! ids are invented, since fresh ids would change what the router charges.
 
