@@ -56,7 +56,7 @@ pub fn replay_simulation(
     requests: Vec<Request>,
     name: &str,
 ) -> Result<Simulation<'static>, String> {
-    params::validate_fleet(cfg).map_err(|e| e.to_string())?;
+    params::validate_replay(cfg, &requests, name)?;
     let total = requests.len() as u64;
     let source = IterSource::new(requests.into_iter(), total);
     Ok(Simulation::new(cfg, Box::new(source), name))

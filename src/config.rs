@@ -185,18 +185,19 @@ impl fmt::Display for Popularity {
 pub struct ConfigError {
     /// Field name in snake_case (the CLI flag is `--des-` plus it with dashes, mostly).
     pub field: String,
-    /// The offending value, as text.
+    /// The offending value, as text (cut to a readable length).
     pub value: String,
     /// What the field accepts.
     pub allowed: String,
 }
 
 impl ConfigError {
-    /// Builds an error for `field` holding `value`, which must be `allowed`.
+    /// Builds an error for `field` holding `value` (echoed cut to a readable length),
+    /// which must be `allowed`.
     pub fn new(field: &str, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
         ConfigError {
             field: field.to_string(),
-            value: value.to_string(),
+            value: crate::echo::shown(&value.to_string()),
             allowed: allowed.into(),
         }
     }

@@ -4,6 +4,8 @@
 
 use std::collections::VecDeque;
 
+mod admit;
+mod deadline;
 mod outbox;
 
 pub use outbox::{Admitted, DropKind, Dropped, Finished, ItlRun, Outbox};
@@ -144,12 +146,9 @@ impl Replica {
     pub fn arrive(&mut self, req: Request, now_us: u64, out: &mut Outbox) -> Option<u64> {
         self.stats.routed += 1;
         self.expire_waiting(now_us, out);
-        if let Some(capacity) = self.spec.queue_capacity {
-            let busy = self.waiting.len() + self.running.len();
-            if busy.saturating_sub(self.spec.max_batch as usize) >= capacity as usize {
-                self.drop_request(&req, DropKind::QueueFull, out);
-                return None;
-            }
+        if self.queue_is_full() {
+            self.drop_request(&req, DropKind::QueueFull, out);
+            return None;
         }
         self.waiting.push_back(req);
         self.stats.peak_queue = self.stats.peak_queue.max(self.waiting.len() as u32);
@@ -218,70 +217,6 @@ impl Replica {
         });
     }
 
-    /// Requests waiting for a slot beyond the free ones (what a queue capacity limits).
-    pub fn queued_for_slot(&self) -> u32 {
-        (self.waiting.len() + self.running.len()).saturating_sub(self.spec.max_batch as usize)
-            as u32
-    }
-
-    fn expired(&self, req: &Request, now_us: u64) -> bool {
-        self.spec
-            .timeout_us
-            .is_some_and(|t| req.arrival_us + t <= now_us)
-    }
-
-    /// Drops waiting requests whose caller gave up (the queue is in arrival order per
-    /// replica, so expired ones are at the front).
-    fn expire_waiting(&mut self, now_us: u64, out: &mut Outbox) {
-        while let Some(req) = self.waiting.front() {
-            if !self.expired(req, now_us) {
-                break;
-            }
-            let req = self.waiting.pop_front().expect("front exists");
-            self.drop_request(&req, DropKind::TimedOut, out);
-        }
-    }
-
-    /// Aborts running requests still without a first token past their deadline.
-    fn expire_running(&mut self, now_us: u64, out: &mut Outbox) {
-        let mut i = 0;
-        while i < self.running.len() {
-            let a = &self.running[i];
-            if a.generated > 0 || !self.expired(&a.req, now_us) {
-                i += 1;
-                continue;
-            }
-            let a = self.running.remove(i);
-            self.cache
-                .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
-            self.prompt_private_blocks -= a.prompt_private_blocks;
-            self.drop_request(&a.req, DropKind::TimedOut, out);
-        }
-    }
-
-    fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
-        let bs = self.spec.block_size;
-        let total = (req.prompt_tokens as u64 + req.output_tokens as u64).div_ceil(bs as u64);
-        let prompt_blocks = req.prompt_tokens.div_ceil(bs) as u64;
-        let full = if req.block_ids.is_empty() {
-            0
-        } else {
-            (req.prompt_tokens / bs) as usize
-        };
-        (full, total - full as u64, prompt_blocks - full as u64)
-    }
-
-    fn head_admissible(&self) -> bool {
-        let Some(req) = self.waiting.front() else {
-            return false;
-        };
-        if self.running.len() >= self.spec.max_batch as usize {
-            return false;
-        }
-        let (full, private, _) = self.kv_needs(req);
-        self.cache.room_for(&req.block_ids[..full], private).is_ok()
-    }
-
     fn truncate_run(&mut self, now_us: u64) -> Option<u64> {
         let Plan::DecodeRun {
             start_us,
@@ -308,50 +243,6 @@ impl Replica {
         };
         self.generation += 1;
         Some(start_us + t.decode_run_us(keep, seqs, kv_tokens))
-    }
-
-    fn admit_waiting(&mut self, now_us: u64, out: &mut Outbox) {
-        while self.running.len() < self.spec.max_batch as usize {
-            let Some(req) = self.waiting.front() else {
-                break;
-            };
-            let (full, private, prompt_private) = self.kv_needs(req);
-            if let Some(capacity) = self.cache.capacity_blocks() {
-                if full as u64 + private > capacity {
-                    let req = self.waiting.pop_front().expect("head exists");
-                    self.drop_request(&req, DropKind::TooLarge, out);
-                    continue;
-                }
-            }
-            let bs = self.spec.block_size;
-            let reusable = (req.prompt_tokens.saturating_sub(1) / bs) as usize;
-            let hit = self.cache.hit_blocks(&req.block_ids, reusable.min(full));
-            if self.cache.acquire(&req.block_ids[..full], private).is_err() {
-                break;
-            }
-            let req = self.waiting.pop_front().expect("head exists");
-            self.prompt_private_blocks += prompt_private;
-            out.admitted.push(Admitted {
-                id: req.id,
-                replica: self.index,
-                admit_us: now_us,
-                prompt_tokens: req.prompt_tokens,
-                prompt_blocks: req.prompt_tokens.div_ceil(bs),
-                hit_blocks: hit as u32,
-                turn: req.session.map(|t| t.turn),
-            });
-            self.running.push(Active {
-                full_blocks: full,
-                private_blocks: private,
-                prompt_private_blocks: prompt_private,
-                prefilled_tokens: hit as u32 * bs,
-                ready_blocks: hit,
-                generated: 0,
-                admit_us: now_us,
-                first_token_us: 0,
-                req,
-            });
-        }
     }
 
     fn begin_step(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
@@ -438,6 +329,7 @@ impl Replica {
                 a.generated += 1;
             }
         }
+        self.drop_late_first_tokens(now_us, out);
         self.retire_finished(now_us, out);
     }
 
@@ -478,110 +370,4 @@ impl Replica {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::timing::EnginePreset;
-
-    fn spec(max_batch: u32, queue_capacity: Option<u32>) -> EngineSpec {
-        EngineSpec {
-            timing: EnginePreset::Llama3_8bH100.timing(),
-            max_batch,
-            max_batched_tokens: 8192,
-            block_size: 512,
-            queue_capacity,
-            timeout_us: None,
-        }
-    }
-
-    fn request(id: u32, prompt_tokens: u32, output_tokens: u32) -> Request {
-        Request {
-            id,
-            arrival_us: 0,
-            prompt_tokens,
-            output_tokens,
-            block_ids: (0..prompt_tokens.div_ceil(512) as u64)
-                .map(|b| 1000 * id as u64 + b)
-                .collect(),
-            session: None,
-            output_block_ids: Vec::new(),
-        }
-    }
-
-    /// Drives one replica to idle; returns the outbox.
-    fn drain(r: &mut Replica, mut next: Option<u64>, out: &mut Outbox) {
-        while let Some(t) = next {
-            next = r.step_end(t, out);
-        }
-    }
-
-    #[test]
-    fn one_request_prefill_then_closed_form_decode() {
-        let mut r = Replica::new(0, spec(8, None), None);
-        let mut out = Outbox::default();
-        let t = spec(8, None).timing;
-        let first_end = r.arrive(request(1, 1024, 100), 0, &mut out).unwrap();
-        assert_eq!(first_end, t.step_us(1024, 0, 0), "one prefill step");
-        let run_end = r.step_end(first_end, &mut out).unwrap();
-        assert_eq!(
-            run_end - first_end,
-            t.decode_run_us(99, 1, 1025),
-            "99 decode steps in one event"
-        );
-        assert_eq!(r.step_end(run_end, &mut out), None);
-        let f = out.finished[0];
-        assert_eq!((f.first_token_us, f.done_us), (first_end, run_end));
-    }
-
-    #[test]
-    fn an_arrival_joins_at_the_next_step_boundary() {
-        let mut r = Replica::new(0, spec(8, None), None);
-        let mut out = Outbox::default();
-        let t = spec(8, None).timing;
-        let first_end = r.arrive(request(1, 512, 1000), 0, &mut out).unwrap();
-        let long_run_end = r.step_end(first_end, &mut out).unwrap();
-        let mid = first_end + (long_run_end - first_end) / 2;
-        let cut = r
-            .arrive(request(2, 512, 10), mid, &mut out)
-            .expect("the run is cut short");
-        let done = t.decode_steps_within(mid - first_end, 999, 1, 513);
-        assert_eq!(cut, first_end + t.decode_run_us(done + 1, 1, 513));
-        drain(&mut r, Some(cut), &mut out);
-        assert_eq!(out.finished.len(), 2);
-        assert_eq!(out.admitted[1].admit_us, cut);
-    }
-
-    #[test]
-    fn the_queue_rejects_exactly_beyond_its_capacity() {
-        let mut r = Replica::new(0, spec(2, Some(3)), None);
-        let mut out = Outbox::default();
-        let mut next = None;
-        for id in 0..7 {
-            next = next.or(r.arrive(request(id, 600, 50), 0, &mut out));
-        }
-        // 2 slots + 3 waiting for a slot are accepted; the 6th and 7th are rejected.
-        let rejected: Vec<u32> = out.dropped.iter().map(|d| d.id).collect();
-        assert_eq!(rejected, vec![5, 6]);
-        assert!(out.dropped.iter().all(|d| d.kind == DropKind::QueueFull));
-        drain(&mut r, next, &mut out);
-        assert_eq!(out.finished.len(), 5);
-    }
-
-    #[test]
-    fn kv_capacity_holds_requests_back_and_too_large_ones_are_refused() {
-        // 4 blocks: a 600 + 50 token request needs 2 (1 full prompt block + 1 private).
-        let mut r = Replica::new(0, spec(8, None), Some(4));
-        let mut out = Outbox::default();
-        let next = r.arrive(request(0, 600, 50), 0, &mut out);
-        r.arrive(request(1, 600, 50), 0, &mut out);
-        r.arrive(request(2, 600, 50), 0, &mut out);
-        r.arrive(request(3, 4000, 50), 0, &mut out);
-        drain(&mut r, next, &mut out);
-        assert_eq!(out.finished.len(), 3);
-        assert_eq!(out.dropped.len(), 1);
-        assert_eq!(out.dropped[0].kind, DropKind::TooLarge);
-        assert!(
-            out.admitted[2].admit_us >= out.finished[0].done_us,
-            "the third waited for blocks to free up"
-        );
-    }
-}
+mod tests;

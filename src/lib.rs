@@ -24,11 +24,14 @@
 pub mod api;
 pub mod cache;
 pub mod config;
+pub mod echo;
 pub mod engine;
 pub mod findings;
+pub mod fuzzing;
 pub mod histogram;
 pub mod index;
 pub mod lessons;
+pub mod limits;
 pub mod metrics;
 pub mod params;
 pub mod report;

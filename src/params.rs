@@ -5,7 +5,9 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::{Config, ConfigError, Popularity};
+use crate::limits;
 use crate::timing::{EnginePreset, Timing};
+use crate::workload::Request;
 
 /// Largest seed (2^53, so the page's JavaScript numbers hold it exactly).
 pub const MAX_SEED: u64 = 1 << 53;
@@ -160,7 +162,7 @@ fn check_range(name: &str, value: f64) -> Result<(), ConfigError> {
     };
     Err(ConfigError::new(
         name,
-        value,
+        crate::echo::number(value),
         format!("{} to {}{}", fmt(min), fmt(max), unit_suffix(s.unit)),
     ))
 }
@@ -241,7 +243,15 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
             ));
         }
     }
+    limits::check_pool(cfg, &timing_of(cfg), max_lengths(cfg))?;
     Ok(popularity)
+}
+
+/// Validates a replay of parsed `requests` (named `name` in messages): the fleet fields,
+/// then the run's worst-case duration and memory against the limits.
+pub fn validate_replay(cfg: &Config, requests: &[Request], name: &str) -> Result<(), String> {
+    validate_fleet(cfg).map_err(|e| e.to_string())?;
+    limits::check_replay(cfg, &timing_of(cfg), requests, name)
 }
 
 fn popularity_or_uniform(cfg: &Config) -> Popularity {
@@ -250,15 +260,32 @@ fn popularity_or_uniform(cfg: &Config) -> Popularity {
 
 /// The longest prompt and output of a sessions config (its last turn), tokens.
 pub fn session_max_lengths(cfg: &Config) -> (u64, u64) {
+    session_turn_lengths(cfg, cfg.turns - 1)
+}
+
+/// The longest prompt and output of turn `k` (from 0) of a sessions config, tokens: the
+/// system prompt, k + 1 turns of new text and k answers.
+pub fn session_turn_lengths(cfg: &Config, k: u32) -> (u64, u64) {
     let hi = |mean: u32| libm::floor(mean as f64 * (1.0 + cfg.range_ratio)) as u64;
-    let turns = cfg.turns as u64;
+    let k = k as u64;
     let prompt = cfg.system_prompt_len as u64
-        + turns * hi(cfg.turn_input_len)
-        + (turns - 1) * hi(cfg.turn_output_len);
+        + (k + 1) * hi(cfg.turn_input_len)
+        + k * hi(cfg.turn_output_len);
     (prompt, hi(cfg.turn_output_len))
 }
 
 fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
+    let (prompt, _) = session_max_lengths(cfg);
+    if prompt > u32::MAX as u64 {
+        return Err(ConfigError::new(
+            "turns",
+            cfg.turns,
+            format!(
+                "a last turn whose prompt fits in {} tokens; this one reaches {prompt}",
+                u32::MAX
+            ),
+        ));
+    }
     if let Some(capacity) = cfg.kv_blocks {
         let (prompt, output) = session_max_lengths(cfg);
         let needed = (prompt + output).div_ceil(cfg.block_size as u64);
@@ -270,13 +297,19 @@ fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
             ));
         }
     }
-    Ok(())
+    limits::check_sessions(cfg, &timing_of(cfg), |k| session_turn_lengths(cfg, k))
 }
 
 /// Validates the fleet, cache, engine and seed fields.
 pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
+    if cfg.seed > MAX_SEED {
+        return Err(ConfigError::new(
+            "seed",
+            cfg.seed,
+            format!("0 to {MAX_SEED} (2^53, the largest integer the page's numbers hold exactly)"),
+        ));
+    }
     for (name, value) in [
-        ("seed", cfg.seed as f64),
         ("instances", cfg.instances as f64),
         ("overlap_weight", cfg.overlap_weight),
         ("block_size", cfg.block_size as f64),

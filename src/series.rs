@@ -70,7 +70,7 @@ impl Sampler {
     /// previous event). Call before processing each event.
     pub fn advance_to(&mut self, now_us: u64, replicas: &[Replica]) {
         while self.next_us < now_us {
-            let pending = (now_us - self.next_us) / self.interval_us;
+            let pending = (now_us - self.next_us) / self.interval_us.max(1);
             if self.times_us.len() >= MAX_POINTS || pending as usize > MAX_POINTS {
                 self.decimate();
                 continue;
@@ -124,13 +124,13 @@ impl Sampler {
             self.admits[r].push(std::mem::take(&mut self.window_admits[r]));
             self.hits[r].push(std::mem::take(&mut self.window_hits[r]));
         }
-        self.next_us += self.interval_us;
+        self.next_us = self.next_us.saturating_add(self.interval_us);
     }
 
     /// Keeps every other sample, merging window counts, and doubles the interval.
     fn decimate(&mut self) {
         let n = self.times_us.len();
-        self.interval_us *= 2;
+        self.interval_us = self.interval_us.saturating_mul(2);
         if n == 0 {
             self.next_us = 0;
             return;
@@ -154,7 +154,8 @@ impl Sampler {
                 *counts = merged;
             }
         }
-        self.next_us = self.times_us.last().copied().unwrap_or(0) + self.interval_us;
+        self.next_us =
+            (self.times_us.last().copied().unwrap_or(0)).saturating_add(self.interval_us);
     }
 }
 

@@ -46,6 +46,17 @@ pub struct Decision {
     pub timed_out: bool,
 }
 
+/// A caller timeout in whole µs: the largest `t` with `t / 1000 <= ms`, so that a
+/// request whose first token comes `t` µs after arrival is in time and one more µs is not
+/// (every completed request then has a TTFT in ms of at most `ms`).
+pub fn timeout_us(ms: f64) -> u64 {
+    let mut t = libm::floor(ms * 1000.0) as u64;
+    while t > 0 && t as f64 / 1000.0 > ms {
+        t -= 1;
+    }
+    t
+}
+
 /// A simulation in progress; advance it in slices, then turn it into a report.
 pub struct Simulation<'w> {
     pub(crate) cfg: Config,
@@ -81,7 +92,7 @@ impl<'w> Simulation<'w> {
             max_batched_tokens: cfg.max_batched_tokens,
             block_size: cfg.block_size,
             queue_capacity: cfg.queue_capacity,
-            timeout_us: cfg.timeout_ms.map(|ms| libm::round(ms * 1000.0) as u64),
+            timeout_us: cfg.timeout_ms.map(timeout_us),
         };
         let n = cfg.instances as usize;
         Simulation {
@@ -124,6 +135,11 @@ impl<'w> Simulation<'w> {
     /// Takes the decision log out (empty if it was not recorded).
     pub fn take_decisions(&mut self) -> Vec<Decision> {
         self.decisions.take().unwrap_or_default()
+    }
+
+    /// How many requests the run expects in all.
+    pub fn total_requests(&self) -> u64 {
+        self.source.total_hint()
     }
 
     /// Whether every request has arrived and every replica is idle.
@@ -261,6 +277,10 @@ impl<'w> Simulation<'w> {
 
     fn advance_clock(&mut self, t_us: u64) {
         debug_assert!(t_us >= self.now_us, "time went backwards");
+        debug_assert!(
+            t_us < crate::limits::MAX_TIME_US,
+            "time {t_us} µs passed the clock's horizon: the run's bound was wrong"
+        );
         self.sampler.advance_to(t_us, &self.replicas);
         self.now_us = t_us;
     }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::echo::shown;
 use crate::params::{self, ParamSpec};
 use crate::report::Report;
 
@@ -103,7 +104,8 @@ fn param_of(name: &str) -> Result<ParamSpec, String> {
                 .map(|s| s.name.replace('_', "-"))
                 .collect();
             format!(
-                "--des-sweep: unknown parameter {name:?}; allowed: {}",
+                "--des-sweep: unknown parameter \"{}\"; allowed: {}",
+                crate::echo::shown(name),
                 names.join(", ")
             )
         })
@@ -114,7 +116,25 @@ fn number(text: &str, spec: &str) -> Result<f64, String> {
         .parse::<f64>()
         .ok()
         .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("--des-sweep {spec}: {text:?} is not a number"))
+        .ok_or_else(|| {
+            format!(
+                "--des-sweep {}: \"{}\" is not a number",
+                shown(spec),
+                shown(text)
+            )
+        })
+}
+
+fn too_many(spec: &str, count: f64) -> String {
+    let count = if count < 1e9 {
+        format!("{count:.0}")
+    } else {
+        format!("{count:.3e}")
+    };
+    format!(
+        "--des-sweep {}: {count} points; at most {MAX_POINTS}",
+        shown(spec)
+    )
 }
 
 /// The values of `START:END[:STEP]` (inclusive; STEP defaults to 1 for integers and to a
@@ -123,6 +143,10 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
     let integer = matches!(p.kind, "int" | "optional_int");
     let numeric = integer || matches!(p.kind, "float" | "optional_float");
     if text.contains(',') || !numeric || !text.contains(':') {
+        let count = text.split(',').count();
+        if count > MAX_POINTS {
+            return Err(too_many(spec, count as f64));
+        }
         return text
             .split(',')
             .map(|v| {
@@ -138,7 +162,8 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
     let parts: Vec<&str> = text.split(':').collect();
     if parts.len() > 3 {
         return Err(format!(
-            "--des-sweep {spec}: expected START:END or START:END:STEP"
+            "--des-sweep {}: expected START:END or START:END:STEP",
+            shown(spec)
         ));
     }
     let (start, end) = (number(parts[0], spec)?, number(parts[1], spec)?);
@@ -146,15 +171,17 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
     let step = parts.get(2).map_or(Ok(default_step), |s| number(s, spec))?;
     if step <= 0.0 || end < start {
         return Err(format!(
-            "--des-sweep {spec}: need START <= END and STEP > 0"
+            "--des-sweep {}: need START <= END and STEP > 0",
+            shown(spec)
         ));
     }
-    let count = ((end - start) / step + 1e-9).floor() as usize + 1;
-    if count > MAX_POINTS {
-        return Err(format!(
-            "--des-sweep {spec}: {count} points; at most {MAX_POINTS}"
-        ));
+    // Counted in f64 first: a tiny step makes the quotient huge or infinite, which as
+    // an integer would saturate (and wrap once 1 is added).
+    let steps = ((end - start) / step + 1e-9).floor();
+    if steps.is_nan() || steps >= MAX_POINTS as f64 {
+        return Err(too_many(spec, steps + 1.0));
     }
+    let count = steps as usize + 1;
     Ok((0..count)
         .map(|i| {
             let x = start + step * i as f64;
@@ -168,10 +195,27 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
 }
 
 /// Parses `NAME=VALUES` and returns the swept config key and every point's config, each
-/// validated (an invalid point is an error naming the value).
+/// validated as a synthetic run (an invalid point is an error naming the value).
 pub fn plan(base: &Config, spec: &str) -> Result<(String, Vec<SweepPoint>), String> {
+    plan_with(base, spec, |config| {
+        params::validate(config)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// `plan`, with each point validated by `check` (a trace sweep checks each point as a
+/// replay of its trace, as the single run would).
+pub fn plan_with(
+    base: &Config,
+    spec: &str,
+    check: impl Fn(&Config) -> Result<(), String>,
+) -> Result<(String, Vec<SweepPoint>), String> {
     let (name, text) = spec.split_once('=').ok_or_else(|| {
-        format!("--des-sweep {spec:?}: expected NAME=START:END[:STEP] or NAME=A,B,C")
+        format!(
+            "--des-sweep \"{}\": expected NAME=START:END[:STEP] or NAME=A,B,C",
+            shown(spec)
+        )
     })?;
     let p = param_of(name)?;
     let base_json = serde_json::to_value(base).expect("config serialises");
@@ -179,9 +223,11 @@ pub fn plan(base: &Config, spec: &str) -> Result<(String, Vec<SweepPoint>), Stri
     for value in values(&p, text, spec)? {
         let mut v = base_json.clone();
         v[p.name] = value.clone();
-        let config: Config = serde_json::from_value(v)
-            .map_err(|e| format!("--des-sweep {spec}: {} = {value}: {e}", p.name))?;
-        params::validate(&config).map_err(|e| format!("--des-sweep {spec}: {e}"))?;
+        let config: Config = serde_json::from_value(v).map_err(|e| {
+            let value = shown(&value.to_string());
+            format!("--des-sweep {}: {} = {value}: {e}", shown(spec), p.name)
+        })?;
+        check(&config).map_err(|e| format!("--des-sweep {}: {e}", shown(spec)))?;
         points.push(SweepPoint { value, config });
     }
     Ok((p.name.to_string(), points))

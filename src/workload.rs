@@ -124,6 +124,22 @@ impl Arrivals {
         }
     }
 
+    /// The longest gap `gap_us` can draw, µs (for the run's worst-case duration).
+    ///
+    /// Deterministic gaps are the mean. A Poisson gap is `-mean × ln(u)` with u at least
+    /// 2^-53, so at most 36.74 means. A gamma gap of shape k (Marsaglia and Tsang) is
+    /// `d × (1 + c × x)^3 × scale` with d = k - 1/3, c = 1 / sqrt(9d), scale = mean / k
+    /// and x a Box-Muller normal, |x| <= sqrt(-2 ln 2^-53) = 8.57; that is at most 60.73
+    /// means for k >= 1 (the ratio falls as k grows), and for k < 1 the draw of shape
+    /// k + 1 times a boost u^(1/k) <= 1, at most 60.73 × mean / k.
+    pub fn max_gap_us(&self) -> f64 {
+        match self.model {
+            ArrivalModel::Deterministic => self.gap_mean_us,
+            ArrivalModel::Poisson => 37.0 * self.gap_mean_us,
+            ArrivalModel::Gamma => 61.0 * self.gap_mean_us / self.burstiness.min(1.0),
+        }
+    }
+
     /// The next gap, µs.
     pub fn gap_us(&mut self) -> f64 {
         match self.model {
@@ -311,6 +327,28 @@ mod tests {
         }
         let firsts: std::collections::BTreeSet<u64> = reqs.iter().map(|r| r.block_ids[0]).collect();
         assert_eq!(firsts.len(), 8);
+    }
+
+    #[test]
+    fn no_gap_exceeds_the_stated_maximum() {
+        for (model, burstiness) in [
+            (ArrivalModel::Deterministic, 1.0),
+            (ArrivalModel::Poisson, 1.0),
+            (ArrivalModel::Gamma, 0.01),
+            (ArrivalModel::Gamma, 0.5),
+            (ArrivalModel::Gamma, 1.0),
+            (ArrivalModel::Gamma, 100.0),
+        ] {
+            let cfg = Config {
+                arrival_model: model,
+                burstiness,
+                ..Config::default()
+            };
+            let mut a = Arrivals::new(&cfg, 2.0);
+            let max = a.max_gap_us();
+            let longest = (0..100_000).map(|_| a.gap_us()).fold(0.0, f64::max);
+            assert!(longest <= max, "{model:?} {burstiness}: {longest} > {max}");
+        }
     }
 
     #[test]

@@ -218,30 +218,42 @@ fn partial_affinity_mixes_sticky_and_policy_picks() {
 
 #[test]
 fn rejections_happen_exactly_when_the_queue_is_full() {
+    // The rule, restated from the model rather than taken from the engine: with 4 slots
+    // and capacity Q, an arrival is refused exactly when its replica already holds
+    // 4 + Q requests (every slot busy and Q waiting for one). The decision log records
+    // the chosen replica's waiting and running counts as the router saw them, just
+    // before the arrival; without timeouts nothing leaves between the two.
+    let slots = 4u32;
     for capacity in [0u32, 3] {
         let cfg = Config {
             request_rate: 60.0,
             num_requests: 600,
-            max_batch: 4,
+            max_batch: slots,
             queue_capacity: Some(capacity),
             routing: Policy::RoundRobin,
             ..Config::default()
         };
         let (d, report) = decisions(&cfg);
         let mut rejected = 0;
+        let mut accepted_with_a_queue = 0;
         for x in &d {
             let c = &x.candidates[x.chosen as usize];
-            let queued = (c.waiting + c.running).saturating_sub(4);
+            let held = c.waiting + c.running;
+            let full = held >= slots + capacity;
             assert_eq!(
-                x.rejected,
-                queued >= capacity,
-                "request {}: {queued} queued, capacity {capacity}",
-                x.id
+                x.rejected, full,
+                "request {}: {} waiting + {} running, {slots} slots, capacity {capacity}",
+                x.id, c.waiting, c.running
             );
             rejected += x.rejected as u64;
+            accepted_with_a_queue += (!x.rejected && held > 0) as u64;
         }
         let s = &report.summary;
-        assert!(rejected > 0);
+        assert!(rejected > 0, "capacity {capacity}: the load overflows");
+        assert!(
+            accepted_with_a_queue > 0,
+            "capacity {capacity}: a busy but not full replica still accepts"
+        );
         assert_eq!(s.rejected, rejected);
         assert_eq!(
             s.completed + s.rejected + s.timed_out,
@@ -250,6 +262,30 @@ fn rejections_happen_exactly_when_the_queue_is_full() {
         );
         let per: u64 = report.per_instance.iter().map(|p| p.rejected).sum();
         assert_eq!(per, rejected);
+    }
+}
+
+#[test]
+fn a_zero_queue_capacity_never_rejects_on_an_idle_fleet() {
+    // One request, or requests 10 s apart (each done in well under a second), always
+    // find every replica idle: nothing may be refused.
+    for (requests, rate) in [(1, 6.0), (20, 0.1)] {
+        let cfg = Config {
+            num_requests: requests,
+            request_rate: rate,
+            arrival_model: kvfleet::ArrivalModel::Deterministic,
+            queue_capacity: Some(0),
+            ..Config::default()
+        };
+        let s = api::synthetic_simulation(&cfg)
+            .unwrap()
+            .into_report()
+            .summary;
+        assert_eq!(
+            (s.completed, s.rejected),
+            (requests as u64, 0),
+            "{requests} requests at {rate} req/s"
+        );
     }
 }
 
@@ -290,6 +326,88 @@ fn a_timeout_below_p99_cuts_off_calls_and_conservation_holds() {
             .timed_out,
         0
     );
+}
+
+/// Completed requests in a decision log, with their TTFT in ms.
+fn completed_ttfts(d: &[Decision]) -> Vec<f64> {
+    d.iter()
+        .filter(|x| !x.rejected && !x.timed_out)
+        .map(|x| x.ttft_ms.expect("a completed request has a first token"))
+        .collect()
+}
+
+#[test]
+fn a_first_token_after_the_timeout_is_a_timeout_never_a_completion() {
+    // The run: at 40 req/s a 4096-token prompt needs one prefill step of at least
+    // 6 ms + 2048 uncached tokens x 32 µs = 71.5 ms, so no answer can start within
+    // 30 ms: every request times out. And at 100 ms, warm prompts (about 72 ms) can make
+    // it while cold ones (6 ms + 4096 x 32 µs = 137 ms) cannot: some of each.
+    for (timeout_ms, rate, instances) in [(30.0, 40.0, 4), (100.0, 30.0, 2)] {
+        let cfg = Config {
+            timeout_ms: Some(timeout_ms),
+            request_rate: rate,
+            num_requests: 2000,
+            instances,
+            ..Config::default()
+        };
+        let (d, report) = decisions(&cfg);
+        let s = &report.summary;
+        let done = completed_ttfts(&d);
+        assert_eq!(done.len() as u64, s.completed);
+        let late: Vec<&f64> = done.iter().filter(|&&t| t > timeout_ms).collect();
+        assert!(
+            late.is_empty(),
+            "timeout {timeout_ms} ms: {} of {} completed requests started after it (max {:?})",
+            late.len(),
+            done.len(),
+            late.iter().cloned().fold(0.0f64, |a, &b| a.max(b))
+        );
+        assert_eq!(s.completed + s.rejected + s.timed_out, s.requests);
+        if timeout_ms >= 100.0 {
+            assert!(s.completed > 0 && s.timed_out > 0, "{s:?}");
+        } else {
+            assert_eq!(s.completed, 0);
+        }
+    }
+}
+
+#[test]
+fn a_late_request_still_spends_its_work() {
+    // One cold 4096-token request, 30 ms timeout: its prefill step takes
+    // 6 ms + 4096 x 32 µs = 137.072 ms, so its first token is late. It is timed out at
+    // that step's end, and the replica was busy for the whole run.
+    let cfg = Config {
+        num_requests: 1,
+        timeout_ms: Some(30.0),
+        ..Config::default()
+    };
+    let report = api::synthetic_simulation(&cfg).unwrap().into_report();
+    let s = &report.summary;
+    assert_eq!((s.completed, s.timed_out), (0, 1));
+    assert!((s.makespan_s - 0.137072).abs() < 1e-9, "{}", s.makespan_s);
+    let busy: Vec<f64> = report.per_instance.iter().map(|p| p.busy_share).collect();
+    assert!(busy.contains(&1.0), "{busy:?}");
+}
+
+#[test]
+fn a_timeout_is_compared_to_the_microsecond_not_rounded_up() {
+    // The lone cold request's first token comes 137,072 µs after arrival (one prefill
+    // step of 6000 + 4096 x 32 µs). A 137.0716 ms timeout is 0.4 µs too short for it; a
+    // 137.072 ms one is just enough.
+    let at = |timeout_ms: f64| {
+        let cfg = Config {
+            num_requests: 1,
+            timeout_ms: Some(timeout_ms),
+            ..Config::default()
+        };
+        let s = api::synthetic_simulation(&cfg)
+            .unwrap()
+            .into_report()
+            .summary;
+        (s.completed, s.timed_out)
+    };
+    assert_eq!(at(137.0716), (0, 1));
+    assert_eq!(at(137.072), (1, 0));
 }
 
 #[test]

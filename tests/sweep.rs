@@ -135,3 +135,72 @@ fn bench_quick_runs_every_scenario() {
     assert!(out.contains("conversation trace, kv, 8 replicas"));
     assert!(out.contains("synthetic 1e6 req, 64 replicas"));
 }
+
+#[test]
+fn sweep_specs_cannot_wrap_or_skip_the_point_limit() {
+    let base = Config::default();
+    // (1 - 0) / 1e-320 is infinite: the point count wrapped to 0 and the sweep "ran".
+    let err = plan(&base, "overlap-weight=0:1:1e-320").unwrap_err();
+    assert!(err.contains("at most 1000"), "{err}");
+    let (code, out, err) = kvfleet(&["--des-sweep", "overlap-weight=0:1:1e-320"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("at most 1000"), "{err}");
+    // A list of 1001 values is as many points as a range of 1001.
+    let list: Vec<String> = (0..1001).map(|i| i.to_string()).collect();
+    let err = plan(&base, &format!("seed={}", list.join(","))).unwrap_err();
+    assert!(err.contains("1001 points; at most 1000"), "{err}");
+    let list: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+    assert_eq!(
+        plan(&base, &format!("seed={}", list.join(",")))
+            .unwrap()
+            .1
+            .len(),
+        1000
+    );
+}
+
+#[test]
+fn a_trace_sweep_is_validated_against_the_trace() {
+    // The fixture's requests need at most 3 blocks. A single replay runs with 2 blocks of
+    // cache (refusing what can never fit) or 5, so the sweep over kv-blocks=2,5 must
+    // too, with the single runs' numbers; it was checked against the synthetic
+    // defaults, whose 4096 + 256-token requests need 9 blocks.
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/mooncake_small.jsonl"
+    );
+    let csv = tmp("trace-kv.csv");
+    let (code, out, err) = kvfleet(&[
+        "--des-mooncake-trace",
+        trace,
+        "--des-sweep",
+        "kv-blocks=2,5",
+        "--des-sweep-csv",
+        &csv,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::remove_file(&csv).ok();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2);
+    for (row, blocks) in rows.iter().zip(["2", "5"]) {
+        let single = tmp(&format!("trace-kv-{blocks}.json"));
+        let (code, _, err) = kvfleet(&[
+            "--des-mooncake-trace",
+            trace,
+            "--des-kv-blocks",
+            blocks,
+            "--des-report-json",
+            &single,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&single).unwrap()).unwrap();
+        std::fs::remove_file(&single).ok();
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[1], blocks);
+        let hit: f64 = cells[3].parse().unwrap();
+        assert_eq!(hit, report["summary"]["hit_rate_tokens"].as_f64().unwrap());
+        assert_eq!(cells[9], report["summary"]["rejected"].to_string());
+    }
+}

@@ -3,6 +3,7 @@
 
 use super::scalar::Number;
 use super::{TraceError, TraceOptions};
+use crate::limits::{memory, MAX_TIME_US, MEMORY_LIMIT_BYTES};
 use crate::Request;
 
 /// One line's request before it gets an id and a scaled arrival.
@@ -41,6 +42,8 @@ pub(super) struct Collector<'a> {
     /// The previous request's time as written, and its line.
     previous: Option<(Number, TimeUnit, u64)>,
     unsorted: bool,
+    /// Bytes held by the block ids read so far.
+    ids_bytes: u64,
 }
 
 impl<'a> Collector<'a> {
@@ -51,6 +54,7 @@ impl<'a> Collector<'a> {
             requests: Vec::new(),
             previous: None,
             unsorted: false,
+            ids_bytes: 0,
         }
     }
 
@@ -61,18 +65,30 @@ impl<'a> Collector<'a> {
             .is_some_and(|max| self.requests.len() as u64 >= u64::from(max))
     }
 
-    /// Adds the request of line `line`, checking its arrival against the previous one.
-    pub(super) fn push(&mut self, line: u64, parsed: Parsed) -> Result<(), TraceError> {
+    /// Adds the request of line `line`, checking its arrival against the previous one
+    /// and the memory the list needs (with the `text_bytes` read so far where the text
+    /// stays resident, as in wasm32).
+    pub(super) fn push(
+        &mut self,
+        line: u64,
+        parsed: Parsed,
+        text_bytes: u64,
+    ) -> Result<(), TraceError> {
         let fail = |message: String| TraceError::at(self.file, line, message);
         let arrival_us = parsed
             .time
             .scaled_us(parsed.unit.us, self.opts.arrival_speedup)
+            .filter(|&us| us < MAX_TIME_US)
             .ok_or_else(|| {
                 fail(format!(
-                    "time {} {} is too large once scaled to µs (speedup {})",
+                    "time {} {} is too large: once scaled to µs (speedup {}) it must stay \
+                     below the simulator's clock of 2^62 µs ({MAX_TIME_US} µs, about \
+                     146,000 years)",
                     parsed.time, parsed.unit.name, self.opts.arrival_speedup
                 ))
             })?;
+        self.ids_bytes += 8 * parsed.block_ids.capacity() as u64;
+        self.check_memory(line, text_bytes)?;
         let id = u32::try_from(self.requests.len())
             .map_err(|_| fail(format!("more than {} requests", u32::MAX)))?;
         if let Some(last) = self.requests.last() {
@@ -91,6 +107,32 @@ impl<'a> Collector<'a> {
             output_block_ids: Vec::new(),
         });
         Ok(())
+    }
+
+    /// The list (with room for the next request) must fit the memory limit.
+    fn check_memory(&self, line: u64, text_bytes: u64) -> Result<(), TraceError> {
+        let slots = (self.requests.len() + 1).max(self.requests.capacity());
+        let resident_text = if cfg!(target_arch = "wasm32") {
+            text_bytes
+        } else {
+            0
+        };
+        let bytes =
+            (slots * std::mem::size_of::<Request>()) as u64 + self.ids_bytes + resident_text;
+        if bytes <= MEMORY_LIMIT_BYTES {
+            return Ok(());
+        }
+        Err(TraceError::at(
+            self.file,
+            line,
+            format!(
+                "the {} requests read so far need an estimated {} in memory, more than the \
+                 limit of {}: replay fewer with --des-max-requests",
+                self.requests.len() + 1,
+                memory::size(bytes as f64),
+                memory::size(MEMORY_LIMIT_BYTES as f64)
+            ),
+        ))
     }
 
     /// A time earlier than the previous line's: an error, or noted for the final sort.

@@ -2,11 +2,12 @@
 //! exactly (same arrivals to the µs, lengths and ids; ids renumbered by position).
 //!
 //! Per line: `timestamp` in ms (an integer when the arrival is a whole ms, else a
-//! decimal with 3 places, exact to the µs), `input_length`, `output_length`,
-//! `hash_ids`, and `block_size` only when it is not 512. Requests without ids get an
+//! decimal with 3 places, exact to the µs below 2^52 µs, about 142 years),
+//! `input_length`, `output_length`, `hash_ids`, and `block_size` only when it is not 512. Requests without ids get an
 //! empty `hash_ids` list, which `parse_mooncake` reads back as "no content": no fake
 //! ids are invented, since fresh ids would change what the router charges.
 
+use std::borrow::Borrow;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -16,8 +17,10 @@ use crate::Request;
 /// Writes `requests` as Mooncake JSONL. Fails with `InvalidInput`, before writing the
 /// offending line, for what `parse_mooncake` would reject: a block size of 0, a zero
 /// length, or an id count that is neither 0 nor `ceil(prompt_tokens / block_size)`.
-pub fn export_mooncake<W: Write>(
-    requests: &[Request],
+/// The requests may be a slice or any iterator (a synthetic generator is written as it
+/// yields, without holding the list).
+pub fn export_mooncake<W: Write, R: Borrow<Request>>(
+    requests: impl IntoIterator<Item = R>,
     block_size: u32,
     mut out: W,
 ) -> io::Result<()> {
@@ -26,6 +29,7 @@ pub fn export_mooncake<W: Write>(
     }
     let mut line = String::new();
     for request in requests {
+        let request = request.borrow();
         check(request, block_size).map_err(invalid)?;
         line.clear();
         format_line(&mut line, request, block_size);

@@ -47,7 +47,7 @@ pub fn parse_mooncake<R: BufRead>(
         };
         let parsed =
             parse_line(text, opts.block_size).map_err(|m| TraceError::at(file, line_no, m))?;
-        requests.push(line_no, parsed)?;
+        requests.push(line_no, parsed, lines.bytes_read())?;
     }
     requests.finish()
 }

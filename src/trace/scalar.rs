@@ -22,11 +22,13 @@ pub(super) enum Number {
     Float(f64),
 }
 
+/// Floats are shown as written in form (`1.0`, `2.5`, `1e20`), never expanded to
+/// hundreds of digits, and never mistaken for integers.
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Number::Int(v) => write!(f, "{v}"),
-            Number::Float(v) => write!(f, "{v}"),
+            Number::Float(v) => write!(f, "{v:?}"),
         }
     }
 }
@@ -36,17 +38,16 @@ impl fmt::Display for Scalar {
         match self {
             Scalar::Int(v) => write!(f, "{v}"),
             Scalar::Neg(v) => write!(f, "{v}"),
-            Scalar::Float(v) => write!(f, "{v}"),
+            Scalar::Float(v) => write!(f, "{v:?}"),
             Scalar::Other(what) => f.write_str(what),
         }
     }
 }
 
-/// Quotes a text value for a message, cut to a readable length.
+/// Quotes a text value for a message, cut to a readable length, invisible characters
+/// shown.
 fn quoted(text: &str) -> String {
-    let cut: String = text.chars().take(40).collect();
-    let more = if cut.len() < text.len() { "..." } else { "" };
-    format!("\"{cut}{more}\"")
+    format!("\"{}\"", crate::echo::shown(text))
 }
 
 impl Scalar {
@@ -75,16 +76,20 @@ impl Scalar {
 
     /// A token count: a whole number from 1 to u32::MAX.
     pub(super) fn length(&self, field: &str) -> Result<u32, String> {
-        let whole = match *self {
-            Scalar::Int(v) => Some(v),
-            Scalar::Float(v) if v.fract() == 0.0 && v >= 0.0 => Some(v as u64),
-            _ => None,
-        };
-        match whole {
-            Some(0) => Err(format!("{field} must be >= 1, got 0")),
-            Some(v) if v <= u64::from(u32::MAX) => Ok(v as u32),
-            Some(v) => Err(format!("{field} must be <= {}, got {v}", u32::MAX)),
-            None => Err(format!("{field} must be a whole number >= 1, got {self}")),
+        let too_big = || Err(format!("{field} must be <= {}, got {self}", u32::MAX));
+        match *self {
+            Scalar::Int(0) => Err(format!("{field} must be >= 1, got 0")),
+            Scalar::Int(v) if v <= u64::from(u32::MAX) => Ok(v as u32),
+            Scalar::Int(_) => too_big(),
+            Scalar::Float(v) if v.fract() == 0.0 && v >= 1.0 => {
+                if v <= u32::MAX as f64 {
+                    Ok(v as u32)
+                } else {
+                    too_big()
+                }
+            }
+            Scalar::Float(0.0) => Err(format!("{field} must be >= 1, got {self}")),
+            _ => Err(format!("{field} must be a whole number >= 1, got {self}")),
         }
     }
 
@@ -197,9 +202,9 @@ impl<'de> Deserialize<'de> for HashIds {
 /// at which column (the line number is the caller's).
 pub(super) fn from_json_line<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, String> {
     if !text.trim_start().starts_with('{') {
-        let start: String = text.trim().chars().take(40).collect();
         return Err(format!(
-            "invalid JSON: expected an object {{...}}, got `{start}`"
+            "invalid JSON: expected an object {{...}}, got `{}`",
+            crate::echo::shown(text.trim())
         ));
     }
     serde_json::from_str(text).map_err(|e| {
@@ -243,6 +248,13 @@ mod tests {
             .unwrap_err()
             .contains("got 2.5"));
         assert!(Scalar::Int(1 << 40).length("x").is_err());
+        // 1e20 is a whole float beyond u32: named as written, not saturated to u64::MAX.
+        assert_eq!(
+            Scalar::Float(1e20).length("input_length").unwrap_err(),
+            "input_length must be <= 4294967295, got 1e20"
+        );
+        assert_eq!(Scalar::Float(1.0).to_string(), "1.0");
+        assert_eq!(Scalar::from_cell(&"9".repeat(300)).to_string(), "1e300");
     }
 
     #[test]

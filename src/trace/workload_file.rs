@@ -53,10 +53,8 @@ pub fn parse_workload_file<R: BufRead>(
             Some(header) => header.row(text),
             None => jsonl_line(text),
         };
-        requests.push(
-            line_no,
-            parsed.map_err(|m| TraceError::at(file, line_no, m))?,
-        )?;
+        let parsed = parsed.map_err(|m| TraceError::at(file, line_no, m))?;
+        requests.push(line_no, parsed, lines.bytes_read())?;
     }
     requests.finish()
 }

@@ -45,21 +45,24 @@ pub enum Command {
     },
 }
 
+// The parsers' messages do not repeat the value: clap's error already quotes it.
+
 fn whole(text: &str) -> Result<u64, String> {
     text.trim()
         .parse::<u64>()
-        .map_err(|_| format!("expected a whole number >= 0, got {text:?}"))
+        .map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX))
 }
 
 fn whole32(text: &str) -> Result<u32, String> {
-    let n = whole(text)?;
-    u32::try_from(n).map_err(|_| format!("expected a whole number up to {}, got {text}", u32::MAX))
+    text.trim()
+        .parse::<u32>()
+        .map_err(|_| format!("expected a whole number from 0 to {}", u32::MAX))
 }
 
 fn number(text: &str) -> Result<f64, String> {
     text.trim()
         .parse::<f64>()
-        .map_err(|_| format!("expected a number, got {text:?}"))
+        .map_err(|_| "expected a number".to_string())
 }
 
 fn routing(text: &str) -> Result<Policy, String> {
@@ -245,6 +248,10 @@ pub struct RunArgs {
     /// Write one JSONL record per routing decision (candidates, costs, chosen) to FILE.
     #[arg(long = "des-decisions", value_name = "FILE")]
     pub decisions: Option<String>,
+    /// No progress bar (one is shown on standard error, when it is a terminal, for runs
+    /// and sweeps that take more than a second).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 impl RunArgs {

@@ -12,6 +12,8 @@ use kvfleet::trace::{self, TraceOptions};
 use kvfleet::{api, Config, Policy};
 use serde::{Deserialize, Serialize};
 
+use crate::cli::print;
+
 const CONVERSATION: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/data/mooncake/conversation_trace.jsonl"
@@ -157,15 +159,17 @@ pub fn child(index: usize, quick: bool) -> Result<(), String> {
         wall_ms_min: times[0],
         peak_rss_mb: peak_rss_mb(),
     };
-    println!("{}", serde_json::to_string(&m).expect("serialises"));
-    Ok(())
+    print(&format!(
+        "{}\n",
+        serde_json::to_string(&m).expect("serialises")
+    ))
 }
 
 /// Parent side: runs every scenario in a child and prints the table.
 pub fn run(quick: bool) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    println!(
-        "kvfleet bench{} ({} build, {} cores)",
+    print(&format!(
+        "kvfleet bench{} ({} build, {} cores)\n",
         if quick { " --quick" } else { "" },
         if cfg!(debug_assertions) {
             "debug"
@@ -173,11 +177,11 @@ pub fn run(quick: bool) -> Result<(), String> {
             "release"
         },
         std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
-    println!(
-        "| scenario | requests | events | wall ms (median) | requests/s | events/s | peak RSS MB |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    ))?;
+    print(
+        "| scenario | requests | events | wall ms (median) | requests/s | events/s | peak RSS MB |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    )?;
     for (i, s) in scenarios().iter().enumerate() {
         let mut cmd = Command::new(&exe);
         cmd.args(["bench", "--scenario", &i.to_string()]);
@@ -194,8 +198,8 @@ pub fn run(quick: bool) -> Result<(), String> {
             )
         })?;
         let per_s = |n: u64| n as f64 / (m.wall_ms_median / 1000.0);
-        println!(
-            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.1} |",
+        print(&format!(
+            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.1} |\n",
             s.name,
             m.requests,
             m.events,
@@ -203,7 +207,7 @@ pub fn run(quick: bool) -> Result<(), String> {
             per_s(m.requests),
             per_s(m.events),
             m.peak_rss_mb
-        );
+        ))?;
     }
     Ok(())
 }

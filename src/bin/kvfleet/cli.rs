@@ -9,6 +9,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use kvfleet::api;
 use kvfleet::lessons::{self, Lesson};
+use kvfleet::limits;
 use kvfleet::params;
 use kvfleet::sim::Simulation;
 use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
@@ -16,14 +17,60 @@ use kvfleet::workload::Synthetic;
 use kvfleet::{Config, ConfigError, Request};
 
 use crate::args::{Cli, Command, RunArgs};
+use crate::progress::{Progress, SLICE_EVENTS};
 use crate::{bench, sweep};
+
+/// What a write to standard output that was closed (`kvfleet ... | head`) fails with:
+/// the CLI then stops quietly.
+pub(crate) const CLOSED_PIPE: &str = "standard output was closed";
+
+/// The longest line of an error message; longer ones (a huge argument echoed by the
+/// flag parser) are cut in their middle.
+const MAX_ERROR_LINE_CHARS: usize = 300;
+
+/// Maps a write error on `path` ("-" is standard output) to its message.
+pub(crate) fn write_error(path: &str) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CLOSED_PIPE.to_string()
+        } else if path == "-" {
+            format!("cannot write to standard output: {e}")
+        } else {
+            format!("cannot write {path}: {e}")
+        }
+    }
+}
+
+/// Writes `text` to standard output.
+pub(crate) fn print(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(write_error("-"))
+}
+
+/// Exits on a flag parser error, its message cut to readable lines.
+fn parse_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    eprint!(
+        "{}",
+        kvfleet::echo::cut_long_lines(&text, MAX_ERROR_LINE_CHARS)
+    );
+    std::process::exit(e.exit_code());
+}
 
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = Cli::command()
+        .try_get_matches()
+        .unwrap_or_else(|e| parse_error(e));
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => parse_error(e),
     };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
@@ -39,7 +86,9 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(message) if message == CLOSED_PIPE => ExitCode::SUCCESS,
         Err(message) => {
+            let message = kvfleet::echo::cut_long_lines(&message, 4 * MAX_ERROR_LINE_CHARS);
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
@@ -75,8 +124,7 @@ fn analyze(path: &str, block_size: u32) -> Result<(), String> {
         ..TraceOptions::default()
     };
     let requests = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
-    print!("{}", trace::analyze(&requests, block_size).render_text());
-    Ok(())
+    print(&trace::analyze(&requests, block_size).render_text())
 }
 
 fn trace_options(a: &RunArgs) -> TraceOptions {
@@ -121,7 +169,8 @@ fn config(a: &RunArgs, matches: &ArgMatches) -> Result<(Config, Option<Lesson>),
     let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
     let lesson = lessons::lesson(id).ok_or_else(|| {
         format!(
-            "--preset: unknown lesson {id:?}; allowed: {}",
+            "--preset: unknown lesson \"{}\"; allowed: {}",
+            kvfleet::echo::shown(id),
             names.join(", ")
         )
     })?;
@@ -177,21 +226,56 @@ fn simulation(
     let Some((requests, name)) = trace else {
         let popularity = params::validate(cfg).map_err(flag_error)?;
         if let Some(path) = &a.export_trace {
-            let requests: Vec<Request> = Synthetic::new(cfg, popularity).collect();
-            export(path, &requests, cfg.block_size)?;
+            export(path, Synthetic::new(cfg, popularity), cfg.block_size)?;
         }
         return api::synthetic_simulation(cfg);
     };
     params::validate_fleet(cfg).map_err(flag_error)?;
+    params::validate_replay(cfg, &requests, &name)?;
     let summary = trace::analyze(&requests, cfg.block_size).render_text();
-    write!(text, "{summary}").map_err(|e| e.to_string())?;
+    write!(text, "{summary}").map_err(write_error("-"))?;
     if let Some(path) = &a.export_trace {
         export(path, &requests, cfg.block_size)?;
     }
     api::replay_simulation(cfg, requests, &name)
 }
 
+/// Refuses output flags that would be silently ignored or would mix on standard output.
+fn check_outputs(a: &RunArgs) -> Result<(), String> {
+    let single_run = [
+        ("--des-report-json", &a.report_json),
+        ("--des-decisions", &a.decisions),
+        ("--des-export-trace", &a.export_trace),
+    ];
+    if a.sweep.is_some() {
+        if let Some((flag, _)) = single_run.iter().find(|(_, path)| path.is_some()) {
+            return Err(format!(
+                "{flag} writes one run's output and --des-sweep runs many: drop {flag}, \
+                 or write the sweep with --des-sweep-csv / --des-sweep-json"
+            ));
+        }
+    }
+    let sweep_outputs = [
+        ("--des-sweep-csv", &a.sweep_csv),
+        ("--des-sweep-json", &a.sweep_json),
+    ];
+    let to_stdout: Vec<&str> = single_run
+        .iter()
+        .chain(sweep_outputs.iter())
+        .filter(|(_, path)| path.as_deref() == Some("-"))
+        .map(|(flag, _)| *flag)
+        .collect();
+    if to_stdout.len() > 1 {
+        return Err(format!(
+            "{} all write to standard output (-): they would mix; send all but one to files",
+            to_stdout.join(" and ")
+        ));
+    }
+    Ok(())
+}
+
 fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
+    check_outputs(a)?;
     let trace = read_trace(a)?;
     if let Some(spec) = &a.sweep {
         let args = sweep::SweepArgs {
@@ -199,15 +283,24 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
             csv: a.sweep_csv.as_deref(),
             json: a.sweep_json.as_deref(),
             threads: a.threads as usize,
+            quiet: a.quiet,
         };
         return sweep::run(&cfg, args, trace.as_ref());
     }
     let mut text = human(a);
     let mut sim = simulation(a, &cfg, trace, &mut *text)?;
     if a.decisions.is_some() {
+        let record = std::mem::size_of::<kvfleet::sim::Decision>();
+        let candidate = std::mem::size_of::<kvfleet::router::Candidate>();
+        limits::check_decision_log(sim.total_requests(), cfg.instances, record, candidate)
+            .map_err(|why| format!("--des-decisions: {why}"))?;
         sim.record_decisions();
     }
-    sim.run_to_end();
+    let progress = Progress::new("simulating", a.quiet);
+    while !sim.advance(SLICE_EVENTS) {
+        progress.update(sim.progress());
+    }
+    progress.finish();
     if let Some(path) = &a.decisions {
         write_decisions(path, sim.take_decisions())?;
     }
@@ -216,28 +309,32 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
         .as_ref()
         .map(|l| goal_text(l, &report))
         .unwrap_or_default();
-    write!(text, "{}{goal}", report.to_text()).map_err(|e| e.to_string())?;
+    write!(text, "{}{goal}", report.to_text()).map_err(write_error("-"))?;
     if let Some(path) = &a.report_json {
         let mut out = create(path)?;
-        writeln!(out, "{}", report.to_json()).map_err(|e| format!("cannot write {path}: {e}"))?;
-        out.flush()
-            .map_err(|e| format!("cannot write {path}: {e}"))?;
+        writeln!(out, "{}", report.to_json())
+            .and_then(|_| out.flush())
+            .map_err(write_error(path))?;
     }
     Ok(())
 }
 
-fn export(path: &str, requests: &[Request], block_size: u32) -> Result<(), String> {
+fn export<R: std::borrow::Borrow<Request>>(
+    path: &str,
+    requests: impl IntoIterator<Item = R>,
+    block_size: u32,
+) -> Result<(), String> {
     let mut out = create(path)?;
     trace::export_mooncake(requests, block_size, &mut out)
         .and_then(|_| out.flush())
-        .map_err(|e| format!("cannot write {path}: {e}"))
+        .map_err(write_error(path))
 }
 
 fn write_decisions(path: &str, decisions: Vec<kvfleet::sim::Decision>) -> Result<(), String> {
     let mut out = create(path)?;
     for d in &decisions {
         let line = serde_json::to_string(d).expect("decision serialises");
-        writeln!(out, "{line}").map_err(|e| format!("cannot write {path}: {e}"))?;
+        writeln!(out, "{line}").map_err(write_error(path))?;
     }
-    out.flush().map_err(|e| format!("cannot write {path}: {e}"))
+    out.flush().map_err(write_error(path))
 }

@@ -9,6 +9,8 @@ mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]
+mod progress;
+#[cfg(not(target_arch = "wasm32"))]
 mod sweep;
 
 #[cfg(not(target_arch = "wasm32"))]

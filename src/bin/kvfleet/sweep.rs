@@ -3,10 +3,13 @@
 //! the numbers do not depend on the thread count.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kvfleet::sweep::{self, SweepRow, CSV_HEADER};
 use kvfleet::{api, Config, Request};
 use rayon::prelude::*;
+
+use crate::progress::Progress;
 
 /// What to sweep and where to write the results.
 pub struct SweepArgs<'a> {
@@ -18,6 +21,8 @@ pub struct SweepArgs<'a> {
     pub json: Option<&'a str>,
     /// Worker threads (0 = one per core).
     pub threads: usize,
+    /// No progress bar.
+    pub quiet: bool,
 }
 
 /// Runs every point (over `trace` when given) and returns the rows in point order.
@@ -26,13 +31,20 @@ pub fn run_points(
     spec: &str,
     trace: Option<&(Vec<Request>, String)>,
     threads: usize,
+    progress: &Progress,
 ) -> Result<Vec<SweepRow>, String> {
-    let (param, points) = sweep::plan(base, spec)?;
+    let (param, points) = match trace {
+        Some((requests, name)) => sweep::plan_with(base, spec, |config| {
+            kvfleet::params::validate_replay(config, requests, name)
+        })?,
+        None => sweep::plan(base, spec)?,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| format!("--des-threads: {e}"))?;
-    pool.install(|| {
+    let done = AtomicUsize::new(0);
+    let rows = pool.install(|| {
         points
             .par_iter()
             .map(|p| {
@@ -42,10 +54,15 @@ pub fn run_points(
                     }
                     None => api::synthetic_simulation(&p.config),
                 }?;
-                Ok(SweepRow::of(&param, &p.value, &sim.into_report()))
+                let row = SweepRow::of(&param, &p.value, &sim.into_report());
+                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress.update(finished as f64 / points.len() as f64);
+                Ok(row)
             })
             .collect()
-    })
+    });
+    progress.finish();
+    rows
 }
 
 fn table(rows: &[SweepRow]) -> String {
@@ -86,14 +103,23 @@ pub fn run(
     a: SweepArgs,
     trace: Option<&(Vec<Request>, String)>,
 ) -> Result<(), String> {
-    let rows = run_points(base, a.spec, trace, a.threads)?;
-    println!(
-        "kvfleet sweep {} (seed {}, {} points)",
+    let progress = Progress::new("sweeping", a.quiet);
+    let rows = run_points(base, a.spec, trace, a.threads, &progress)?;
+    let text = format!(
+        "kvfleet sweep {} (seed {}, {} points)\n{}",
         a.spec,
         base.seed,
-        rows.len()
+        rows.len(),
+        table(&rows)
     );
-    print!("{}", table(&rows));
+    // The table goes to standard error when a sweep file takes standard output.
+    if a.csv == Some("-") || a.json == Some("-") {
+        let mut err = std::io::stderr();
+        err.write_all(text.as_bytes())
+            .map_err(crate::cli::write_error("-"))?;
+    } else {
+        crate::cli::print(&text)?;
+    }
     if let Some(path) = a.csv {
         let mut out = crate::cli::create(path)?;
         let mut text = format!("{CSV_HEADER}\n");
@@ -103,14 +129,14 @@ pub fn run(
         }
         out.write_all(text.as_bytes())
             .and_then(|_| out.flush())
-            .map_err(|e| format!("cannot write {path}: {e}"))?;
+            .map_err(crate::cli::write_error(path))?;
     }
     if let Some(path) = a.json {
         let mut out = crate::cli::create(path)?;
         let text = serde_json::to_string(&rows).expect("rows serialise");
         writeln!(out, "{text}")
             .and_then(|_| out.flush())
-            .map_err(|e| format!("cannot write {path}: {e}"))?;
+            .map_err(crate::cli::write_error(path))?;
     }
     Ok(())
 }

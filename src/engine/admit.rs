@@ -1,0 +1,93 @@
+//! Admission: the queue's capacity at arrival, and at each step boundary the waiting
+//! head's slot and KV blocks (a request too large for the cache is refused), with the
+//! cache lookup that gives its hit.
+
+use super::{Active, Admitted, DropKind, Outbox, Replica};
+use crate::workload::Request;
+
+impl Replica {
+    /// Requests waiting for a slot beyond the free ones (what a queue capacity limits).
+    pub fn queued_for_slot(&self) -> u32 {
+        (self.waiting.len() + self.running.len()).saturating_sub(self.spec.max_batch as usize)
+            as u32
+    }
+
+    /// Whether an arrival must be refused: every slot is taken (by a running request, or
+    /// by a waiting one that will take it at the next step boundary) and `capacity`
+    /// requests already wait for a slot. An idle replica always has a free slot.
+    pub(super) fn queue_is_full(&self) -> bool {
+        let Some(capacity) = self.spec.queue_capacity else {
+            return false;
+        };
+        let held = self.waiting.len() + self.running.len();
+        let slots = self.spec.max_batch as usize;
+        held >= slots && held - slots >= capacity as usize
+    }
+
+    fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
+        let bs = self.spec.block_size;
+        let total = (req.prompt_tokens as u64 + req.output_tokens as u64).div_ceil(bs as u64);
+        let prompt_blocks = req.prompt_tokens.div_ceil(bs) as u64;
+        let full = if req.block_ids.is_empty() {
+            0
+        } else {
+            (req.prompt_tokens / bs) as usize
+        };
+        (full, total - full as u64, prompt_blocks - full as u64)
+    }
+
+    pub(super) fn head_admissible(&self) -> bool {
+        let Some(req) = self.waiting.front() else {
+            return false;
+        };
+        if self.running.len() >= self.spec.max_batch as usize {
+            return false;
+        }
+        let (full, private, _) = self.kv_needs(req);
+        self.cache.room_for(&req.block_ids[..full], private).is_ok()
+    }
+
+    pub(super) fn admit_waiting(&mut self, now_us: u64, out: &mut Outbox) {
+        while self.running.len() < self.spec.max_batch as usize {
+            let Some(req) = self.waiting.front() else {
+                break;
+            };
+            let (full, private, prompt_private) = self.kv_needs(req);
+            if let Some(capacity) = self.cache.capacity_blocks() {
+                if full as u64 + private > capacity {
+                    let req = self.waiting.pop_front().expect("head exists");
+                    self.drop_request(&req, DropKind::TooLarge, out);
+                    continue;
+                }
+            }
+            let bs = self.spec.block_size;
+            let reusable = (req.prompt_tokens.saturating_sub(1) / bs) as usize;
+            let hit = self.cache.hit_blocks(&req.block_ids, reusable.min(full));
+            if self.cache.acquire(&req.block_ids[..full], private).is_err() {
+                break;
+            }
+            let req = self.waiting.pop_front().expect("head exists");
+            self.prompt_private_blocks += prompt_private;
+            out.admitted.push(Admitted {
+                id: req.id,
+                replica: self.index,
+                admit_us: now_us,
+                prompt_tokens: req.prompt_tokens,
+                prompt_blocks: req.prompt_tokens.div_ceil(bs),
+                hit_blocks: hit as u32,
+                turn: req.session.map(|t| t.turn),
+            });
+            self.running.push(Active {
+                full_blocks: full,
+                private_blocks: private,
+                prompt_private_blocks: prompt_private,
+                prefilled_tokens: hit as u32 * bs,
+                ready_blocks: hit,
+                generated: 0,
+                admit_us: now_us,
+                first_token_us: 0,
+                req,
+            });
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Small valid configs drawn from fuzzer bytes: every policy, both workloads, queue
+//! capacities including 0, timeouts, bounded caches and custom timings, each sized to
+//! run in milliseconds.
+
+use crate::config::{ArrivalModel, Config, Policy, WorkloadKind};
+use crate::timing::EnginePreset;
+
+/// Reads choices from a byte string (zeros once it runs out).
+pub struct Draws<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Draws<'a> {
+    /// Choices from `data`.
+    pub fn new(data: &'a [u8]) -> Draws<'a> {
+        Draws { data, at: 0 }
+    }
+
+    /// The next byte.
+    pub fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        b
+    }
+
+    /// One of `options`.
+    pub fn pick<T: Copy>(&mut self, options: &[T]) -> T {
+        options[self.byte() as usize % options.len()]
+    }
+
+    /// A whole number in `lo..=hi`.
+    pub fn range(&mut self, lo: u32, hi: u32) -> u32 {
+        let x = u16::from_le_bytes([self.byte(), self.byte()]) as u32;
+        lo + x % (hi - lo + 1)
+    }
+
+    /// `Some` of a pick, or `None` when the next byte is even.
+    pub fn maybe<T: Copy>(&mut self, options: &[T]) -> Option<T> {
+        (self.byte() % 2 == 1).then(|| self.pick(options))
+    }
+
+    /// What has not been read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.at.min(self.data.len())..]
+    }
+}
+
+/// A small config from `draws`; not always valid (the caller validates it), but sized so
+/// that a valid one runs in milliseconds.
+pub fn config(draws: &mut Draws) -> Config {
+    let mut cfg = Config {
+        seed: u64::from_le_bytes([0; 8].map(|_| draws.byte())) % (1 << 53),
+        routing: draws.pick(&Policy::ALL),
+        workload: draws.pick(&[
+            WorkloadKind::Pool,
+            WorkloadKind::Pool,
+            WorkloadKind::Sessions,
+        ]),
+        instances: draws.range(1, 6),
+        num_requests: draws.range(1, 48),
+        request_rate: draws.pick(&[0.5, 5.0, 50.0, 500.0]),
+        arrival_model: draws.pick(&[
+            ArrivalModel::Poisson,
+            ArrivalModel::Deterministic,
+            ArrivalModel::Gamma,
+        ]),
+        burstiness: draws.pick(&[0.2, 1.0, 4.0]),
+        input_len: draws.pick(&[1, 7, 100, 513, 1500, 4096]),
+        output_len: draws.pick(&[1, 2, 30, 200]),
+        range_ratio: draws.pick(&[0.0, 0.3, 0.9]),
+        num_prefixes: draws.pick(&[0, 1, 3, 8]),
+        prefix_popularity: draws.pick(&["uniform", "zipf:1.1", "hot:0.85"]).to_string(),
+        overlap_weight: draws.pick(&[0.0, 1.0, 4.0]),
+        block_size: draws.pick(&[16, 64, 512]),
+        max_batch: draws.pick(&[1, 2, 4, 256]),
+        max_batched_tokens: draws.pick(&[64, 512, 8192]),
+        session_affinity: draws.maybe(&[0.0, 50.0, 100.0]),
+        spill_queue: draws.pick(&[0, 0, 1, 2, 5]),
+        queue_capacity: draws.maybe(&[0, 1, 3]),
+        timeout_ms: draws.maybe(&[1.0, 50.0, 150.0, 1000.0, 20000.0]),
+        num_sessions: draws.range(1, 6),
+        turns: draws.range(1, 5),
+        turn_input_len: draws.pick(&[1, 100, 600]),
+        turn_output_len: draws.pick(&[1, 20, 100]),
+        think_time_ms: draws.pick(&[0.0, 50.0, 1000.0]),
+        system_prompt_len: draws.pick(&[0, 512, 1024]),
+        ..Config::default()
+    };
+    let shortest = libm::floor(cfg.input_len as f64 * (1.0 - cfg.range_ratio)) as u32;
+    cfg.prefix_len = draws.pick(&[0, 16, 512, 2048]).min(shortest.max(1));
+    timing(&mut cfg, draws);
+    cfg.kv_blocks = draws
+        .maybe(&[0, 1, 10, 100])
+        .map(|spare| needed_blocks(&cfg) + spare);
+    cfg
+}
+
+fn timing(cfg: &mut Config, draws: &mut Draws) {
+    cfg.engine = draws.pick(&EnginePreset::ALL);
+    if cfg.engine == EnginePreset::Custom {
+        cfg.step_fixed_us = draws.pick(&[0.0, 100.0, 6000.0]);
+        cfg.prefill_token_us = draws.pick(&[0.0, 1.0, 32.0]);
+        cfg.decode_seq_us = draws.pick(&[0.0, 20.0]);
+        cfg.kv_read_token_ns = draws.pick(&[0.0, 49.0]);
+    }
+}
+
+/// Blocks the longest request needs (the smallest valid `kv_blocks`).
+fn needed_blocks(cfg: &Config) -> u64 {
+    let (prompt, output) = match cfg.workload {
+        WorkloadKind::Pool => crate::params::max_lengths(cfg),
+        WorkloadKind::Sessions => crate::params::session_max_lengths(cfg),
+    };
+    (prompt + output).div_ceil(cfg.block_size as u64)
+}

@@ -1,0 +1,409 @@
+//! The accounting invariants every run must keep, checked from its outputs alone (the
+//! report, its JSON and the decision log), never from the engine's own predicates.
+//! Each check panics with what broke, the seed and the config.
+
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::report::Report;
+use crate::router::Reason;
+use crate::sim::Decision;
+
+/// Checks `report` (and its `json`, and the decision log when given) of a run of `cfg`.
+pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option<&[Decision]>) {
+    let fail = |what: String| -> ! {
+        panic!(
+            "invariant broken: {what}\n  seed {}, config {}",
+            cfg.seed,
+            serde_json::to_string(cfg).unwrap_or_default()
+        )
+    };
+    if let Err(what) = accounting(report)
+        .and_then(|_| rates(report))
+        .and_then(|_| quantiles(report))
+        .and_then(|_| numbers_where_due(json))
+        .and_then(|_| decisions.map_or(Ok(()), |d| decision_log(cfg, report, d)))
+    {
+        fail(what);
+    }
+}
+
+/// Ok when `holds`, else `what`.
+fn ensure(holds: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+    if holds {
+        Ok(())
+    } else {
+        Err(what())
+    }
+}
+
+/// Every request ends exactly once, and the per-replica rows add up to the fleet.
+fn accounting(r: &Report) -> Result<(), String> {
+    let s = &r.summary;
+    let ended = s.completed + s.rejected + s.timed_out;
+    ensure(ended == s.requests, || {
+        format!(
+            "requests {} != completed {} + rejected {} + timed out {}",
+            s.requests, s.completed, s.rejected, s.timed_out
+        )
+    })?;
+    let rows = &r.per_instance;
+    let sum = |f: fn(&crate::report::InstanceReport) -> u64| rows.iter().map(f).sum::<u64>();
+    for (name, per, fleet) in [
+        ("requests", sum(|p| p.requests), s.requests),
+        ("rejected", sum(|p| p.rejected), s.rejected),
+        ("timed_out", sum(|p| p.timed_out), s.timed_out),
+        ("prompt_tokens", sum(|p| p.prompt_tokens), s.prompt_tokens),
+        ("cached_tokens", sum(|p| p.cached_tokens), s.cached_tokens),
+        ("evictions", sum(|p| p.evictions), s.evictions),
+    ] {
+        ensure(per == fleet, || {
+            format!("per-replica {name} sum to {per}, the fleet has {fleet}")
+        })?;
+    }
+    ensure(s.cached_tokens <= s.prompt_tokens, || {
+        format!(
+            "cached {} > prompt {} tokens",
+            s.cached_tokens, s.prompt_tokens
+        )
+    })?;
+    ensure(s.cached_blocks <= s.prompt_blocks, || {
+        format!(
+            "cached {} > prompt {} blocks",
+            s.cached_blocks, s.prompt_blocks
+        )
+    })?;
+    for p in rows {
+        ensure(p.cached_tokens <= p.prompt_tokens, || {
+            format!("replica {}: cached > prompt tokens", p.index)
+        })?;
+    }
+    if let Some(t) = &r.sessions {
+        ensure(t.completed_tasks + t.failed_tasks <= t.tasks, || {
+            format!(
+                "{} + {} tasks ended of {}",
+                t.completed_tasks, t.failed_tasks, t.tasks
+            )
+        })?;
+    }
+    Ok(())
+}
+
+fn share(name: &str, x: f64) -> Result<(), String> {
+    ensure((0.0..=1.0 + 1e-12).contains(&x), || {
+        format!("{name} = {x}, not in [0, 1]")
+    })
+}
+
+/// A statistic that is `due` (it has samples) is a fraction; one over nothing is NaN
+/// (`null` in the JSON), never a made-up number.
+fn share_or_none(name: &str, x: f64, due: bool) -> Result<(), String> {
+    if due {
+        share(name, x)
+    } else {
+        ensure(x.is_nan(), || {
+            format!("{name} = {x} over no samples (must be null)")
+        })
+    }
+}
+
+/// Hit rates and busy shares are fractions, or null exactly when nothing was measured.
+fn rates(r: &Report) -> Result<(), String> {
+    let s = &r.summary;
+    let admitted = s.admitted > 0;
+    for (name, x) in [
+        ("hit_rate_requests", s.hit_rate_requests),
+        ("hit_rate_tokens", s.hit_rate_tokens),
+        ("block_reuse", s.block_reuse),
+        ("hit_rate_instance_min", s.hit_rate_instance_min),
+        ("hit_rate_instance_max", s.hit_rate_instance_max),
+    ] {
+        share_or_none(name, x, admitted)?;
+    }
+    ensure(
+        !admitted || s.hit_rate_instance_min <= s.hit_rate_instance_max,
+        || "per-instance min hit rate above the max".to_string(),
+    )?;
+    let timed = s.makespan_s > 0.0;
+    for p in &r.per_instance {
+        let a = p.admitted > 0;
+        share_or_none("per-replica hit_rate_requests", p.hit_rate_requests, a)?;
+        share_or_none("per-replica hit_rate_tokens", p.hit_rate_tokens, a)?;
+        share_or_none("per-replica busy_share", p.busy_share, timed)?;
+        share_or_none("per-replica saturated_share", p.saturated_share, timed)?;
+        ensure(!timed || p.saturated_share <= p.busy_share + 1e-12, || {
+            format!("replica {}: saturated longer than busy", p.index)
+        })?;
+    }
+    let series = r
+        .series
+        .hit_rate
+        .iter()
+        .flatten()
+        .chain(&r.series.hit_rate_fleet);
+    for x in series.flatten() {
+        share("series hit rate", *x)?;
+    }
+    if let Some(t) = &r.sessions {
+        // A turn no task reached (every task failed before it) has no rate.
+        for x in t.hit_rate_by_turn.iter().chain(&t.token_hit_rate_by_turn) {
+            share_or_none("hit rate by turn", *x, !x.is_nan())?;
+        }
+    }
+    Ok(())
+}
+
+/// p50 <= p90 <= p99 for every latency, means >= 0, and the CDFs never fall.
+fn quantiles(r: &Report) -> Result<(), String> {
+    let s = &r.summary;
+    for (name, q) in [
+        (
+            "ttft",
+            [s.ttft_ms_mean, s.ttft_ms_p50, s.ttft_ms_p90, s.ttft_ms_p99],
+        ),
+        (
+            "ttft_admit",
+            [
+                s.ttft_admit_ms_mean,
+                s.ttft_admit_ms_p50,
+                s.ttft_admit_ms_p90,
+                s.ttft_admit_ms_p99,
+            ],
+        ),
+        (
+            "queue",
+            [
+                s.queue_ms_mean,
+                s.queue_ms_p50,
+                s.queue_ms_p90,
+                s.queue_ms_p99,
+            ],
+        ),
+        (
+            "tpot",
+            [s.tpot_ms_mean, s.tpot_ms_p50, s.tpot_ms_p90, s.tpot_ms_p99],
+        ),
+        (
+            "itl",
+            [s.itl_ms_mean, s.itl_ms_p50, s.itl_ms_p90, s.itl_ms_p99],
+        ),
+        (
+            "e2e",
+            [s.e2e_ms_mean, s.e2e_ms_p50, s.e2e_ms_p90, s.e2e_ms_p99],
+        ),
+    ] {
+        // Over no completed request (or no inter-token gap) every figure is null.
+        let gaps = s.output_tokens > s.completed;
+        let due = s.completed > 0 && (gaps || !matches!(name, "tpot" | "itl"));
+        if !due {
+            ensure(q.iter().all(|x| x.is_nan()) || s.completed > 0, || {
+                format!("{name}: numbers over no completed request (must be null)")
+            })?;
+            continue;
+        }
+        ensure(q.iter().all(|x| x.is_finite()), || {
+            format!("{name}: null although {} requests completed", s.completed)
+        })?;
+        ensure(q[0] >= 0.0 && q[1] >= 0.0, || format!("{name}: negative"))?;
+        ensure(q[1] <= q[2] && q[2] <= q[3], || {
+            format!(
+                "{name}: p50 {} p90 {} p99 {} not monotone",
+                q[1], q[2], q[3]
+            )
+        })?;
+    }
+    let c = &r.latency_cdf;
+    for (name, v) in [("q", &c.q), ("ttft_ms", &c.ttft_ms), ("e2e_ms", &c.e2e_ms)] {
+        ensure(v.windows(2).all(|w| w[0] <= w[1]), || {
+            format!("latency_cdf.{name} falls")
+        })?;
+    }
+    Ok(())
+}
+
+/// Report keys that are statistics: `null` there means "over nothing", and `rates` and
+/// `quantiles` check that it appears exactly when nothing was measured.
+const STATISTICS: [&str; 4] = ["hit_rate", "block_reuse", "cached_tokens_avg", "_ms_"];
+
+fn is_statistic(key: &str) -> bool {
+    STATISTICS.iter().any(|s| key.contains(s))
+        || key.ends_with("_share")
+        || key == "load_spread"
+        || key.ends_with("_by_turn")
+}
+
+/// The only places a report may hold `null`: unset optional settings, windows of the
+/// hit-rate series in which nothing was admitted, and statistics over nothing (checked
+/// against their sample counts elsewhere). Anywhere else a null is a NaN.
+fn numbers_where_due(json: &str) -> Result<(), String> {
+    let v: Value = serde_json::from_str(json).map_err(|e| format!("report JSON: {e}"))?;
+    let optional = [
+        "kv_blocks",
+        "session_affinity",
+        "queue_capacity",
+        "timeout_ms",
+    ];
+    if let Some(config) = v["config"].as_object() {
+        for (key, value) in config {
+            ensure(!value.is_null() || optional.contains(&key.as_str()), || {
+                format!("config.{key} is null")
+            })?;
+        }
+    }
+    for (key, value) in v.as_object().into_iter().flatten() {
+        if key == "config" || key == "series" {
+            continue;
+        }
+        no_null(value, key)?;
+    }
+    for (key, value) in v["series"].as_object().into_iter().flatten() {
+        if !key.starts_with("hit_rate") {
+            no_null(value, &format!("series.{key}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn no_null(v: &Value, at: &str) -> Result<(), String> {
+    match v {
+        Value::Null => Err(format!("{at} is null (a NaN?)")),
+        Value::Array(items) => items.iter().try_for_each(|x| no_null(x, at)),
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| !is_statistic(k))
+            .try_for_each(|(k, x)| no_null(x, &format!("{at}.{k}"))),
+        _ => Ok(()),
+    }
+}
+
+/// One record per request, each ending once; a completed request's first token came
+/// within the timeout; reasons are consistent with the settings.
+fn decision_log(cfg: &Config, r: &Report, d: &[Decision]) -> Result<(), String> {
+    let s = &r.summary;
+    ensure(d.len() as u64 == s.requests, || {
+        format!("{} decisions for {} requests", d.len(), s.requests)
+    })?;
+    let completed = d.iter().filter(|x| !x.rejected && !x.timed_out).count() as u64;
+    ensure(completed == s.completed, || {
+        format!(
+            "{completed} completed decisions, the summary says {}",
+            s.completed
+        )
+    })?;
+    for x in d {
+        ensure(!(x.rejected && x.timed_out), || {
+            format!("request {}: ended twice", x.id)
+        })?;
+        ensure((x.chosen as usize) < x.candidates.len(), || {
+            format!("request {}: no such replica", x.id)
+        })?;
+        let done = !x.rejected && !x.timed_out;
+        ensure(done == x.ttft_ms.is_some(), || {
+            format!("request {}: TTFT iff completed", x.id)
+        })?;
+        if let (Some(ttft), Some(limit)) = (x.ttft_ms, cfg.timeout_ms) {
+            ensure(ttft <= limit, || {
+                format!(
+                    "request {} completed with TTFT {ttft} ms > timeout {limit} ms",
+                    x.id
+                )
+            })?;
+        }
+        if let (Some(ttft), Some(e2e)) = (x.ttft_ms, x.e2e_ms) {
+            ensure(ttft <= e2e, || {
+                format!("request {}: TTFT after the last token", x.id)
+            })?;
+        }
+        if let Some(cached) = x.cached_blocks {
+            ensure(cached <= x.request_blocks, || {
+                format!("request {}: more hits than blocks", x.id)
+            })?;
+        }
+        ensure(cfg.spill_queue > 0 || x.reason != Reason::Spill, || {
+            format!("request {}: spilled with spill_queue 0", x.id)
+        })?;
+        ensure(
+            cfg.affinity_share() > 0.0 || x.reason != Reason::Sticky,
+            || format!("request {}: sticky without affinity", x.id),
+        )?;
+        queue_rule(cfg, x)?;
+    }
+    affinity_rules(cfg, d)
+}
+
+/// Without timeouts and KV limits nothing else refuses or removes a request, so an
+/// arrival is refused exactly when its replica holds every slot plus the queue's
+/// capacity (counts as the router saw them, just before the arrival).
+fn queue_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
+    if cfg.timeout_ms.is_some() || cfg.kv_blocks.is_some() {
+        return Ok(());
+    }
+    let c = &x.candidates[x.chosen as usize];
+    let held = c.waiting as u64 + c.running as u64;
+    let full = cfg
+        .queue_capacity
+        .is_some_and(|q| held >= cfg.max_batch as u64 + q as u64);
+    ensure(x.rejected == full, || {
+        format!(
+            "request {}: rejected {} with {} waiting + {} running, {} slots, capacity {:?}",
+            x.id, x.rejected, c.waiting, c.running, cfg.max_batch, cfg.queue_capacity
+        )
+    })
+}
+
+/// The replica with the fewest waiting + running requests, lowest index on ties.
+fn least_busy(x: &Decision) -> u32 {
+    let busy = |c: &crate::router::Candidate| (c.waiting + c.running, c.replica);
+    x.candidates.iter().map(busy).min().map_or(0, |(_, r)| r)
+}
+
+/// Sessions under affinity: a sticky pick returns to the session's last replica, which
+/// must have fewer than `spill_queue` waiting; a spill leaves it only once it has that
+/// many, for the least busy replica; with full affinity the policy never picks a
+/// session's later turn.
+fn affinity_rules(cfg: &Config, d: &[Decision]) -> Result<(), String> {
+    let spill = cfg.spill_queue;
+    let mut home = std::collections::BTreeMap::new();
+    for x in d {
+        if x.reason == Reason::Spill {
+            ensure(x.chosen == least_busy(x), || {
+                format!(
+                    "request {}: spilled to {}, not the least busy",
+                    x.id, x.chosen
+                )
+            })?;
+        }
+        let Some(session) = x.session else {
+            continue;
+        };
+        let waiting = |r: u32| x.candidates[r as usize].waiting;
+        let id = x.id;
+        match (home.get(&session).copied(), x.reason) {
+            (None, Reason::Sticky) => Err(format!("request {id}: sticky without a home"))?,
+            (Some(h), Reason::Sticky) => {
+                ensure(x.chosen == h && (spill == 0 || waiting(h) < spill), || {
+                    format!(
+                        "request {id}: sticky to {} (home {h}, {} waiting)",
+                        x.chosen,
+                        waiting(h)
+                    )
+                })?
+            }
+            // Under partial affinity a spill may leave a prefix_aware home instead.
+            (Some(h), Reason::Spill) if cfg.affinity_share() >= 1.0 => {
+                ensure(waiting(h) >= spill, || {
+                    format!(
+                        "request {id}: spilled with {} < {spill} waiting at home",
+                        waiting(h)
+                    )
+                })?
+            }
+            (Some(_), Reason::Policy) => ensure(cfg.affinity_share() < 1.0, || {
+                format!("request {id}: a later turn left to the policy under full affinity")
+            })?,
+            _ => {}
+        }
+        home.insert(session, x.chosen);
+    }
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! What a run may ask of the simulator, checked before it starts: every simulated time
+//! stays below the clock's horizon (so no sum of times can overflow), trace lines have a
+//! bounded length, and the memory a run needs, estimated from its shape, fits a limit
+//! (lower in wasm32, where the whole address space is 4 GiB).
+//!
+//! The time bound is a worst case that needs no simulation. Every engine step advances
+//! at least one request: it computes a full prefill budget, or finishes the prefill of
+//! every request it prefills, or decodes one token of each running request. So a fleet
+//! runs at most `ΣP / budget + N + ΣO` steps, and their total duration is at most
+//! `steps × (fixed + 1 µs) + ΣP × prefill + ΣO × decode + Σ O × (P + O) × kv_read` (the
+//! µs per step covers rounding up). A replica is never idle while it holds a request,
+//! so the run ends by the last arrival plus that total (plus, for sessions, every think
+//! time of one task: its turns wait for each other).
+
+use std::fmt::Write as _;
+
+use crate::timing::Timing;
+use crate::workload::Request;
+
+pub mod memory;
+mod shapes;
+
+pub use memory::{check_decision_log, Footprint, MEMORY_LIMIT_BYTES};
+pub use shapes::{check_pool, check_replay, check_sessions};
+
+/// Every simulated time stays below 2^62 µs (about 146,000 years), so the sum of any two
+/// times fits the 64-bit clock.
+pub const MAX_TIME_US: u64 = 1 << 62;
+
+/// Longest trace line, bytes (a line of a million block ids fits).
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// The work a run may have to do, in the totals the time bound needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// Requests.
+    pub requests: f64,
+    /// Sum of their prompt tokens.
+    pub prompt_tokens: f64,
+    /// Sum of their output tokens.
+    pub output_tokens: f64,
+    /// Sum over requests of output × (prompt + output): KV tokens decode may read.
+    pub kv_reads: f64,
+}
+
+impl Work {
+    /// Adds `count` requests of `prompt_tokens` + `output_tokens`.
+    pub fn add(&mut self, count: f64, prompt_tokens: f64, output_tokens: f64) {
+        self.requests += count;
+        self.prompt_tokens += count * prompt_tokens;
+        self.output_tokens += count * output_tokens;
+        self.kv_reads += count * output_tokens * (prompt_tokens + output_tokens);
+    }
+
+    /// The work of a list of requests.
+    pub fn of(requests: &[Request]) -> Work {
+        let mut work = Work::default();
+        for r in requests {
+            work.add(1.0, r.prompt_tokens as f64, r.output_tokens as f64);
+        }
+        work
+    }
+
+    /// An upper bound on the engine time all of it takes on one replica, µs.
+    pub fn busy_bound_us(&self, timing: &Timing, prefill_budget_tokens: u32) -> f64 {
+        let steps =
+            self.prompt_tokens / prefill_budget_tokens as f64 + self.requests + self.output_tokens;
+        steps * (timing.step_fixed_us + 1.0)
+            + self.prompt_tokens * timing.prefill_token_us
+            + self.output_tokens * timing.decode_seq_us
+            + self.kv_reads * timing.kv_read_token_ns / 1000.0
+    }
+}
+
+/// A worst-case end time, split into its parts for the message.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Horizon {
+    /// Latest arrival (or session start), µs.
+    pub arrivals_us: f64,
+    /// Engine time, µs.
+    pub busy_us: f64,
+    /// Think times a task may wait, µs.
+    pub think_us: f64,
+}
+
+impl Horizon {
+    /// The worst-case end of the run, µs.
+    pub fn end_us(&self) -> f64 {
+        self.arrivals_us + self.busy_us + self.think_us
+    }
+
+    /// `Ok` when the run cannot reach the clock's horizon, else what to say about it.
+    pub fn check(&self) -> Result<(), String> {
+        let end = self.end_us();
+        if end.is_finite() && end < MAX_TIME_US as f64 {
+            return Ok(());
+        }
+        let mut why = format!(
+            "in the worst case it could last {} (arrivals until {}, engine time {}",
+            years(end),
+            years(self.arrivals_us),
+            years(self.busy_us)
+        );
+        if self.think_us > 0.0 {
+            let _ = write!(why, ", think times {}", years(self.think_us));
+        }
+        let _ = write!(
+            why,
+            "), beyond the simulator's clock of 2^62 µs (about {})",
+            years(MAX_TIME_US as f64)
+        );
+        Err(why)
+    }
+}
+
+/// A duration in µs, in years (or seconds when short), for messages.
+pub fn years(us: f64) -> String {
+    let s = us / 1e6;
+    if !s.is_finite() {
+        return "forever".to_string();
+    }
+    let y = s / (365.25 * 86_400.0);
+    if y >= 1.0 {
+        format!("{} years", compact(y))
+    } else {
+        format!("{} s", compact(s))
+    }
+}
+
+/// A number for a message: whole below 10^7 from 100 on, 3 significant digits below,
+/// an exponent above.
+pub fn compact(x: f64) -> String {
+    let a = x.abs();
+    if a >= 1e7 {
+        format!("{x:.3e}")
+    } else if a >= 100.0 || x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::EnginePreset;
+
+    #[test]
+    fn the_busy_bound_covers_a_hand_worked_request() {
+        // One request, 1024 prompt + 100 output tokens, 8B preset, budget 8192: the real
+        // run is one prefill step (6000 + 1024 x 32 = 38,768 µs) and 99 decode steps of
+        // 6000 + 20 + 0.049 x (1025..=1123) µs (595,980 + 5,210), 639,958 µs in all. The
+        // bound counts 1024/8192 + 1 + 100 = 101.125 steps at 6001 µs, every prefill and
+        // decode cost, and 100 x 1124 KV reads:
+        // 606,851.125 + 32,768 + 2,000 + 5,507.6 = 647,126.725 µs.
+        let t = EnginePreset::Llama3_8bH100.timing();
+        let mut w = Work::default();
+        w.add(1.0, 1024.0, 100.0);
+        let bound = w.busy_bound_us(&t, 8192);
+        assert!((bound - 647_126.725).abs() < 0.01, "{bound}");
+        let real = t.step_us(1024, 0, 0) + t.decode_run_us(99, 1, 1025);
+        assert!(real as f64 <= bound, "{real} > {bound}");
+    }
+
+    #[test]
+    fn horizons_beyond_the_clock_are_refused_with_their_parts() {
+        let ok = Horizon {
+            arrivals_us: 1e6,
+            busy_us: 1e6,
+            think_us: 0.0,
+        };
+        assert!(ok.check().is_ok());
+        let long = Horizon {
+            arrivals_us: 1e6,
+            busy_us: 1e19,
+            think_us: 0.0,
+        };
+        let why = long.check().unwrap_err();
+        assert!(
+            why.contains("2^62 µs") && why.contains("316881 years"),
+            "{why}"
+        );
+        assert!(years(f64::INFINITY) == "forever");
+    }
+}

@@ -1,0 +1,192 @@
+//! The three kinds of run (prefix pool, sessions, trace replay) in the terms of the time
+//! bound and the memory estimate, checked before the run starts.
+
+use super::memory::{parsed_bytes, request_bytes, Footprint};
+use super::{Horizon, Work};
+use crate::config::{Config, ConfigError};
+use crate::timing::Timing;
+use crate::workload::{Arrivals, Request};
+
+const TIME_ADVICE: &str = "use shorter requests, fewer of them, or a higher arrival rate";
+const MEMORY_ADVICE: &str = "bound the caches (kv_blocks), or use fewer or shorter requests";
+
+/// The error of a synthetic run that a limit refuses: blamed on the count that scales it.
+fn refused(field: &str, value: u32, what: &str, why: String, advice: &str) -> ConfigError {
+    ConfigError::new(field, value, format!("{what}; {why}; {advice}"))
+}
+
+/// A prefix-pool run of `cfg` whose longest request is `longest` (prompt, output) tokens.
+pub fn check_pool(cfg: &Config, timing: &Timing, longest: (u64, u64)) -> Result<(), ConfigError> {
+    let n = cfg.num_requests as f64;
+    let (prompt, output) = (longest.0 as f64, longest.1 as f64);
+    let mut work = Work::default();
+    work.add(n, prompt, output);
+    let horizon = Horizon {
+        arrivals_us: (n - 1.0) * Arrivals::new(cfg, cfg.request_rate).max_gap_us(),
+        busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
+        think_us: 0.0,
+    };
+    let blame = |what, why, advice| refused("num_requests", cfg.num_requests, what, why, advice);
+    horizon
+        .check()
+        .map_err(|why| blame("a run within the simulator's clock", why, TIME_ADVICE))?;
+    pool_footprint(cfg, longest.0)
+        .check()
+        .map_err(|why| blame("a run that fits in memory", why, MEMORY_ADVICE))
+}
+
+/// Cache entries: each prefix once per replica, then every request's own full blocks;
+/// alive: every request (an overloaded fleet queues them all) unless the queues are
+/// bounded.
+fn pool_footprint(cfg: &Config, longest_prompt: u64) -> Footprint {
+    let n = cfg.num_requests as f64;
+    let replicas = cfg.instances as f64;
+    let bs = cfg.block_size as u64;
+    let full = longest_prompt / bs;
+    let prefix = if cfg.num_prefixes > 0 {
+        (cfg.prefix_len as u64 / bs).min(full)
+    } else {
+        0
+    };
+    let prefixes = (cfg.num_prefixes as f64).min(n);
+    let cached = prefixes * prefix as f64 * replicas + n * (full - prefix) as f64;
+    Footprint {
+        cached_blocks: cached,
+        live_requests: live_requests(cfg, n),
+        request_bytes: request_bytes(longest_prompt.div_ceil(bs) as f64),
+        input_bytes: 0.0,
+        replicas,
+    }
+    .bounded_by(cfg.kv_blocks)
+}
+
+/// At most `n`, or what the bounded queues and slots hold.
+fn live_requests(cfg: &Config, n: f64) -> f64 {
+    match cfg.queue_capacity {
+        Some(q) => n.min(cfg.instances as f64 * (cfg.max_batch as f64 + q as f64)),
+        None => n,
+    }
+}
+
+/// A sessions run: `turn_lengths(k)` is turn k's longest (prompt, output), tokens.
+pub fn check_sessions(
+    cfg: &Config,
+    timing: &Timing,
+    turn_lengths: impl Fn(u32) -> (u64, u64),
+) -> Result<(), ConfigError> {
+    let tasks = cfg.num_sessions as f64;
+    let bs = cfg.block_size as u64;
+    let mut work = Work::default();
+    let mut chain_blocks = 0.0;
+    for k in 0..cfg.turns {
+        let (prompt, output) = turn_lengths(k);
+        work.add(tasks, prompt as f64, output as f64);
+        chain_blocks += ((prompt + output) / bs) as f64;
+    }
+    let (last_prompt, last_output) = turn_lengths(cfg.turns - 1);
+    let horizon = Horizon {
+        arrivals_us: (tasks - 1.0) * Arrivals::new(cfg, cfg.session_rate).max_gap_us(),
+        busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
+        think_us: (cfg.turns - 1) as f64 * cfg.think_time_ms * 1000.0,
+    };
+    let blame = |what, why, advice| refused("num_sessions", cfg.num_sessions, what, why, advice);
+    horizon
+        .check()
+        .map_err(|why| blame("a run within the simulator's clock", why, TIME_ADVICE))?;
+    // A task's blocks sit on every replica it visits (at most one per turn), and never
+    // exceed all the blocks its turns brought. Each live task holds its block ids twice
+    // (its state, with room to grow, and the request sent).
+    let last_ids = (last_prompt + last_output).div_ceil(bs) as f64;
+    let visits = cfg.turns.min(cfg.instances) as f64;
+    Footprint {
+        cached_blocks: tasks * chain_blocks.min(visits * last_ids),
+        live_requests: tasks,
+        request_bytes: request_bytes(4.0 * last_ids),
+        input_bytes: 0.0,
+        replicas: cfg.instances as f64,
+    }
+    .bounded_by(cfg.kv_blocks)
+    .check()
+    .map_err(|why| blame("a run that fits in memory", why, MEMORY_ADVICE))
+}
+
+/// A replay of `requests` (in arrival order) named `name`.
+pub fn check_replay(
+    cfg: &Config,
+    timing: &Timing,
+    requests: &[Request],
+    name: &str,
+) -> Result<(), String> {
+    let horizon = Horizon {
+        arrivals_us: requests.last().map_or(0.0, |r| r.arrival_us as f64),
+        busy_us: Work::of(requests).busy_bound_us(timing, cfg.max_batched_tokens),
+        think_us: 0.0,
+    };
+    horizon.check().map_err(|why| {
+        format!("{name}: the replay could outlast the simulator's clock: {why}; {TIME_ADVICE}")
+    })?;
+    let bs = cfg.block_size;
+    let cached: u64 = requests
+        .iter()
+        .filter(|r| !r.block_ids.is_empty())
+        .map(|r| (r.prompt_tokens / bs) as u64)
+        .sum();
+    Footprint {
+        cached_blocks: cached as f64,
+        live_requests: 0.0,
+        request_bytes: 0.0,
+        input_bytes: parsed_bytes(requests, requests.len()),
+        replicas: cfg.instances as f64,
+    }
+    .bounded_by(cfg.kv_blocks)
+    .check()
+    .map_err(|why| {
+        format!(
+            "{name}: the replay does not fit in memory: {why}; bound the caches \
+             (--des-kv-blocks) or replay fewer requests (--des-max-requests)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool_bytes(num_requests: u32) -> f64 {
+        let cfg = Config {
+            num_requests,
+            ..Config::default()
+        };
+        pool_footprint(&cfg, 4096).bytes()
+    }
+
+    #[test]
+    fn the_default_pool_fits_the_browser_at_three_million_requests() {
+        // Default prompts: 8 blocks, 4 from the pool, so 4 cached blocks a request at
+        // 128 B, and each request alive holds 8 ids: 3e6 x (512 + 96 + 64 + 80) bytes,
+        // 2.1 GiB, stays under the browser's 3 GiB; 10^7 exceeds even the native 4 GiB.
+        assert!(pool_bytes(3_000_000) < (3u64 << 30) as f64);
+        assert!(pool_bytes(10_000_000) > (4u64 << 30) as f64);
+    }
+
+    #[test]
+    fn the_lesson_sized_sessions_are_far_below_the_limits() {
+        let cfg = Config {
+            workload: crate::config::WorkloadKind::Sessions,
+            ..Config::default()
+        };
+        let timing = crate::params::timing_of(&cfg);
+        let lengths = |k| crate::params::session_turn_lengths(&cfg, k);
+        assert!(check_sessions(&cfg, &timing, lengths).is_ok());
+        let huge = Config {
+            num_sessions: 1_000_000,
+            turns: 1000,
+            turn_input_len: 10_000,
+            ..cfg
+        };
+        let lengths = |k| crate::params::session_turn_lengths(&huge, k);
+        let err = check_sessions(&huge, &timing, lengths).unwrap_err();
+        assert_eq!(err.field, "num_sessions");
+        assert!(err.allowed.contains("fits in memory"), "{err}");
+    }
+}
