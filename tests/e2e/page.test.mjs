@@ -301,7 +301,14 @@ test('a long run shows progress and can be cancelled; the previous result and se
     const before = await summaryOf(page);
     await page.click('#group-traffic > summary');
     await page.focus('[data-testid="input-num_requests"]');
+    // The slider's maximum (10^7 requests, unbounded caches) does not fit the page's memory: the
+    // run is refused before it starts, with the estimate, and the result on screen stays.
     await page.keyboard.press('End');
+    await page.waitForFunction(() => /memory/i.test(document.querySelector('[data-testid="error-num_requests"]')?.textContent || document.querySelector('[data-testid="run-error"]')?.textContent || ''), null, { timeout: 20000 });
+    assert.deepEqual(await summaryOf(page), before, 'the last good result stays on screen');
+    // 3 million requests fit: a long run, with progress and cancel.
+    for (let i = 0; i < 20 && (await page.textContent('[data-testid="readout-num_requests"]')) !== '3M req'; i++) await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.textContent('[data-testid="readout-num_requests"]'), '3M req');
     await page.waitForSelector('[data-testid="progress"]', { state: 'visible', timeout: 10000 });
     await page.waitForFunction(() => document.querySelector('[data-testid="progress"]').value > 0, null, { timeout: 10000 });
     await shot(page, 'page-progress', { fullPage: false });
