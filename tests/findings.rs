@@ -101,3 +101,40 @@ fn a_fleet_offered_more_than_it_serves_is_overloaded() {
     // The seed's light load is not.
     assert!(!run(&Config::default()).summary.overloaded);
 }
+
+#[test]
+fn saturated_share_reads_as_saturation_only_when_saturated() {
+    // The seed's light load: no replica ever has work waiting (the old "busy" read 97-100% here).
+    let light = run(&Config::default());
+    for p in &light.per_instance {
+        assert!(p.saturated_share < 0.05, "replica {} saturated {}", p.index, p.saturated_share);
+        assert!(p.busy_share > 0.9, "and yet busy {}", p.busy_share);
+    }
+    // The hot-prefix lesson: the hot replica is saturated most of the run, the others are not.
+    let lesson = kvfleet::lessons::lesson("hot-prefix").unwrap();
+    let hot = run(&kvfleet::lessons::broken_config(&lesson));
+    let busiest = hot.per_instance.iter().max_by_key(|p| p.requests).unwrap();
+    assert!(busiest.saturated_share > 0.7, "hot {}", busiest.saturated_share);
+    for p in hot.per_instance.iter().filter(|p| p.index != busiest.index) {
+        assert!(p.saturated_share < 0.1, "replica {} saturated {}", p.index, p.saturated_share);
+    }
+}
+
+#[test]
+fn round_robin_misses_fall_short_of_the_model_at_16_replicas() {
+    // The page's model says misses = 8 prefixes x 16 replicas = 128 of 200; with 12-13
+    // requests per replica some replicas never see a rare prefix, so fewer miss.
+    let r = run(&Config {
+        routing: Policy::RoundRobin,
+        instances: 16,
+        ..Config::default()
+    });
+    let misses = r.summary.admitted - r.summary.hit_requests;
+    assert!(misses < 128 && misses > 64, "misses {misses}");
+    // At 4 replicas (50 each) every replica sees every prefix: exactly 8 x 4.
+    let r4 = run(&Config {
+        routing: Policy::RoundRobin,
+        ..Config::default()
+    });
+    assert_eq!(r4.summary.admitted - r4.summary.hit_requests, 32);
+}
