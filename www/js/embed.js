@@ -191,7 +191,7 @@ export class EmbedView {
       this.cmp = new window.Chart(this.cmpCanvas, {
         data: { labels: [], datasets: [
           { type: 'bar', label: 'Token hit rate (%)', data: [], backgroundColor: [], yAxisID: 'y', order: 2, maxBarThickness: 48 },
-          { type: 'line', label: 'TTFT p99 (ms, log)', data: [], yAxisID: 'y1', showLine: false, pointStyle: 'rectRot', pointRadius: 6, borderColor: t.ink, backgroundColor: t.ink, order: 1 },
+          { type: 'line', label: 'TTFT p99', data: [], yAxisID: 'y1', showLine: false, pointStyle: 'rectRot', pointRadius: 6, borderColor: t.ink, backgroundColor: t.ink, order: 1 },
         ] },
         options: {
           plugins: { legend: { display: false }, tooltip: { callbacks: {
@@ -199,8 +199,9 @@ export class EmbedView {
           scales: {
             x: { ticks: { font: { family: 'ui-monospace, monospace', size: 10.5 }, maxRotation: 0, autoSkip: false } },
             y: { min: 0, max: 100, title: { display: true, text: 'Tokens from cache (bars)' }, ticks: { callback: (v) => `${v}%` } },
-            y1: { type: 'logarithmic', position: 'right', title: { display: true, text: 'TTFT p99 (◆)' }, grid: { display: false },
-              ticks: { callback: (v) => (Math.abs(v / 10 ** Math.floor(Math.log10(v) + 1e-9) - 1) < 1e-6 ? fmtMs(v) : '') } },
+            // Linear from 0: a log axis over 137-184 ms would make a 1.3x gap look like 10x.
+            y1: { position: 'right', beginAtZero: true, title: { display: true, text: 'TTFT p99 (◆)' }, grid: { display: false },
+              ticks: { maxTicksLimit: 5, callback: (v) => fmtMs(v) } },
           },
         },
       });

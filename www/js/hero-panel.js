@@ -150,7 +150,7 @@ export class HeroPanel {
     const why = this.config.kv_blocks !== null && this.config.kv_blocks !== undefined
       ? 'the simple model assumes caches that never evict' : 'the simple model covers the synthetic prefix pool only';
     this.els.caption.textContent = model
-      ? 'Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held (their prefill is skipped). Lines with markers: your settings simulated at each replica count. Dotted: the simple model, misses ≈ prefixes × replicas for round robin and ≈ prefixes for prefix_aware (hidden where the simulation sits on it). Below: the busiest replica\'s share of requests; dotted, an even share. The ring is the run in the numbers beside it; click a point to load it.'
+      ? 'Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held (their prefill is skipped). Lines with markers: your settings simulated at each replica count. Dotted: the simple model, misses ≈ prefixes × replicas for round robin and ≈ prefixes for prefix_aware (hidden where the simulation sits on it); it assumes every replica sees every prefix, so with fewer requests per replica than prefixes the real misses fall below it. Below: the busiest replica\'s share of requests; dotted, an even share. The ring is the run in the numbers beside it; click a point to load it.'
       : `Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held. Lines with markers: your settings simulated at each replica count; below, the busiest replica's share of requests (dotted: an even share). No model line: ${why}. Click a point to load it.`;
   }
 

@@ -58,6 +58,27 @@ const MODEL_LABEL = {
 const MODEL_SHORT = { round_robin: 'model: prefixes×replicas misses', prefix_aware: 'model: prefixes misses' };
 /** Replica counts labelled on a narrow x axis (every count is still drawn). */
 const NARROW_TICKS = [1, 2, 4, 8, 12, 16];
+/** Both hero charts reserve this much for the y axis, so their x positions line up. */
+const Y_AXIS_PX = 58;
+const alignY = (axis) => { axis.width = Y_AXIS_PX; };
+
+/**
+ * The x axis over `xs`: linear 1-16 (every count a tick), or, past 16 replicas, logarithmic with
+ * ticks at the powers of two and the current count, so 256 replicas never smudge the labels.
+ */
+export function replicaAxis(xs, current, narrow) {
+  const max = Math.max(...xs);
+  const shown = (v) => (narrow && v <= 16 && !NARROW_TICKS.includes(v) ? '' : v);
+  if (max <= 16) {
+    return { type: 'linear', min: 1, max, ticks: { precision: 0, stepSize: 1, autoSkip: false, maxRotation: 0, callback: shown } };
+  }
+  const marks = [...new Set([1, 2, 4, 8, 16, 32, 64, 128, 256].filter((v) => v <= max).concat(current))].sort((a, b) => a - b);
+  return {
+    type: 'logarithmic', min: 1, max,
+    afterBuildTicks: (axis) => { axis.ticks = marks.map((value) => ({ value })); },
+    ticks: { autoSkip: false, maxRotation: 0, callback: (v) => (marks.includes(v) ? v : '') },
+  };
+}
 
 export class HeroChart {
   /** canvas: the figure; onPick(replicas): a point was clicked. */
@@ -76,6 +97,7 @@ export class HeroChart {
       plugins: [hereLine],
       options: {
         parsing: false,
+        layout: { padding: { left: 4, right: 16, top: 6 } },
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
         onClick: (_e, items) => {
           const first = items[0];
@@ -92,10 +114,8 @@ export class HeroChart {
           } },
         },
         scales: {
-          x: { type: 'linear', min: 1, title: { display: true, text: 'Replicas', font: { weight: '600' } },
-            ticks: { precision: 0, stepSize: 1, autoSkip: false, maxRotation: 0,
-              callback: (v) => (this.narrow && v <= 16 && !NARROW_TICKS.includes(v) ? '' : (v > 16 && !this.xs?.includes(v) ? '' : v)) } },
-          y: { min: 0, title: { display: true, text: 'Prompt tokens from cache (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
+          x: { type: 'linear', min: 1, title: { display: true, text: 'Replicas', font: { weight: '600' } } },
+          y: { min: 0, afterFit: alignY, title: { display: true, text: 'Prompt tokens from cache (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
         },
       },
     });
@@ -141,8 +161,9 @@ export class HeroChart {
     c.options.plugins.legend.labels.padding = narrow ? 6 : 10;
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache (%)';
     c.options.scales.y.max = top;
-    c.options.scales.x.max = Math.max(...xs);
+    c.options.scales.x = { ...replicaAxis(xs, config.instances, narrow), title: c.options.scales.x.title };
     c.options.plugins.hereLine = { x: config.instances, color: t.ink, panel: t.panel };
+    for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
     c.update('none');
     const words = policies.map((p) => {
       const q = (sweeps[p] || []).find((d) => d.instances === config.instances);
@@ -203,9 +224,11 @@ export class HeroShare {
       plugins: [hereLine],
       options: {
         parsing: false,
+        layout: { padding: { left: 4, right: 16 } },
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
         plugins: {
           legend: { display: false },
+          title: { display: true, align: 'start', text: 'Busiest replica\'s share of requests · dotted: an even share (1 / replicas)', font: { size: 11, weight: '600' }, padding: { top: 0, bottom: 4 } },
           hereLine: {},
           tooltip: { callbacks: {
             title: (items) => (items.length ? `${items[0].parsed.x} replica${items[0].parsed.x === 1 ? '' : 's'}` : ''),
@@ -213,9 +236,8 @@ export class HeroShare {
           } },
         },
         scales: {
-          x: { type: 'linear', min: 1, ticks: { display: false }, grid: { drawTicks: false } },
-          y: { min: 0, max: 100, ticks: { maxTicksLimit: 3, font: { size: 10 }, callback: (v) => `${v}%` },
-            title: { display: true, text: 'busiest replica', font: { size: 10, weight: '600' } } },
+          x: { type: 'linear', min: 1 },
+          y: { min: 0, max: 100, afterFit: alignY, ticks: { maxTicksLimit: 3, font: { size: 10 }, callback: (v) => `${v}%` } },
         },
       },
     });
@@ -231,11 +253,14 @@ export class HeroShare {
       return { label: p, data: pts, borderColor: policyColor(p), backgroundColor: policyColor(p), borderDash: st.dash, pointStyle: st.point,
         borderWidth: p === config.routing ? 2.5 : 1.75, pointRadius: 2.5 };
     });
-    sets.push({ label: 'even share (1 / replicas)', data: xs.map((x) => ({ x, y: 100 / x })), borderColor: hexAlpha(t.muted, 0.8),
-      borderDash: [2, 4], borderWidth: 1.5, pointRadius: 0 });
+    // Drawn last, on top: round robin sits on it, and a hidden line would explain nothing.
+    sets.push({ label: 'even share (1 / replicas)', data: xs.map((x) => ({ x, y: 100 / x })), borderColor: t.ink,
+      borderDash: [2, 3], borderWidth: 1.5, pointRadius: 0, order: -1 });
     const c = this.chart;
     c.data.datasets = sets;
-    c.options.scales.x.max = Math.max(...xs);
+    const axis = replicaAxis(xs, config.instances, false);
+    c.options.scales.x = { ...axis, ticks: { ...axis.ticks, display: false }, grid: { drawTicks: false } };
+    for (const d of c.data.datasets) d.clip = 8;
     c.options.plugins.hereLine = { x: config.instances, color: t.ink, panel: 'transparent', label: false };
     c.update('none');
     const words = policies.map((p) => {

@@ -209,6 +209,7 @@ function showNotes(notes) {
 // ---------------------------------------------------------------- state changes
 
 function onControl(name, value) {
+  if (!embedView) $('scenario-note').hidden = true; // a scenario's note is about the scenario only
   st.config[name] = value;
   st.fromUrl.delete(name);
   refresh();

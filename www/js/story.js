@@ -85,22 +85,26 @@ function explain({ config, traced, report, sweeps }) {
   const m = misses(s);
   if (modelApplies(config, traced) && (policy === 'round_robin' || policy === 'prefix_aware') && Number.isFinite(m)) {
     const predicted = predictedMisses(config, policy, r);
-    const rule = policy === 'round_robin'
-      ? `${config.num_prefixes} prefixes × ${r} replicas = ${countText(predicted)}`
-      : `one per prefix, ${countText(predicted)}`;
+    const product = config.num_prefixes * r;
+    const rule = policy !== 'round_robin'
+      ? `one per prefix, ${countText(predicted)}`
+      : product > config.num_requests
+        ? `${config.num_prefixes} prefixes × ${r} replicas = ${countText(product)}, more than the ${countText(config.num_requests)} requests: every request a miss`
+        : `${config.num_prefixes} prefixes × ${r} replicas = ${countText(predicted)}`;
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix; the model predicts ${rule}.`);
     if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm every prefix itself.');
   } else if (Number.isFinite(m)) {
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
   }
-  const load = (report.findings || []).find((f) => f.kind === 'load_uneven');
-  if (load && (policy === 'prefix_aware' || policy === 'sticky')) {
-    out.push(`${policy} keeps every request that starts with the same prefix on that prefix's replica, so a popular prefix piles its traffic onto one replica: see the busiest replica's share below the figure.`);
-  }
+  const busy = busiestWords(report, config, policy);
+  if (busy) out.push(busy);
+  // On the displayed (0.1%) values, so the sentence's arithmetic can be checked by eye.
+  const shown = (x) => Math.round(1000 * x) / 10;
   const rrAt = at(sweeps.round_robin, r)?.hit_rate_tokens, paAt = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
-  if (policy === 'kv' && r > 1 && Number.isFinite(rrAt) && Number.isFinite(paAt) && paAt - rrAt > 0.01) {
-    const kept = (s.hit_rate_tokens - rrAt) / (paAt - rrAt);
-    out.push(`kv weighs the blocks a replica would have to compute against its load (overlap weight ${config.overlap_weight}): here it keeps ${Math.round(100 * Math.max(0, kept))}% of the ${Math.round(100 * (paAt - rrAt))} points prefix_aware gains over round robin.`);
+  if (policy === 'kv' && r > 1 && Number.isFinite(rrAt) && Number.isFinite(paAt) && shown(paAt) - shown(rrAt) >= 2) {
+    const gain = shown(paAt) - shown(rrAt);
+    const kept = (shown(s.hit_rate_tokens) - shown(rrAt)) / gain;
+    out.push(`kv weighs the blocks a replica would have to compute against its load (overlap weight ${config.overlap_weight}): here it keeps ${Math.round(100 * Math.max(0, kept))}% of the ${gain.toFixed(1)} points prefix_aware gains over round robin.`);
   }
   const rrTrend = sweeps.round_robin && trendWords(sweeps.round_robin);
   const paTrend = sweeps.prefix_aware && trendWords(sweeps.prefix_aware);
@@ -113,6 +117,30 @@ function explain({ config, traced, report, sweeps }) {
     out.push(`${span}, ${bits.join('; ')}.`);
   }
   return out.join(' ');
+}
+
+/**
+ * The busiest replica's share, as a plain fact, whenever it is 1.5 times an even share or more
+ * (a finding, with its sample rules, is separate); for prefix_aware and sticky, why.
+ */
+export function busiestWords(report, config, policy) {
+  const per = report.per_instance || [];
+  const n = report.summary?.requests;
+  if (per.length < 2 || !n) return '';
+  const top = per.reduce((b, p) => (p.requests > b.requests ? p : b));
+  const share = top.requests / n, even = 1 / per.length;
+  if (share < 1.5 * even) return '';
+  const idle = per.filter((p) => p.requests === 0).length;
+  let why = '';
+  if (policy === 'prefix_aware' || policy === 'sticky') {
+    const hot = /^hot:/.test(config.prefix_popularity || '');
+    const own = policy === 'prefix_aware' ? 'hashes each prompt\'s first block to a fixed home replica' : 'sends each prompt back to the replica that holds its prefix';
+    why = hot
+      ? ` ${policy} ${own}, and one prefix carries ${config.prefix_popularity.slice(4) * 100}% of the traffic: its replica takes it all.`
+      : ` ${policy} ${own}: with ${config.num_prefixes} equally popular prefixes on ${per.length} replicas, some replicas hold several prefixes${idle ? ` and ${idle} hold none` : ''}.`;
+  }
+  const small = (x) => (x < 0.1 ? pct1(x) : pctText(x));
+  return `The busiest replica, R${top.index}, took ${small(share)} of the requests (an even share is ${small(even)}).${why}`;
 }
 
 /** "was 36% → now 48%" for a headline figure, or '' when there is no earlier run to compare. */
