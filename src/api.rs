@@ -28,7 +28,9 @@ pub fn defaults_json() -> String {
 
 /// Parses a JSON config; missing keys take their defaults, unknown keys are errors.
 pub fn parse_config(config_json: &str) -> Result<Config, String> {
-    serde_json::from_str(config_json).map_err(|e| format!("invalid config: {e}"))
+    // serde's message echoes an unknown key or a bad value whole: cut it to a readable size.
+    serde_json::from_str(config_json)
+        .map_err(|e| crate::echo::cut_long_lines(&format!("invalid config: {e}"), 400))
 }
 
 /// A synthetic simulation (prefix pool or sessions) of a config, validated first.

@@ -167,3 +167,16 @@ fn an_endless_line_is_a_file_line_error() {
         "{err}"
     );
 }
+
+#[test]
+fn a_huge_unknown_config_key_is_not_echoed_whole() {
+    // A 100,000-character key: the message names the problem and stays short.
+    let key = "k".repeat(100_000);
+    let err = kvfleet::api::run_json(&format!("{{\"{key}\": 1}}")).unwrap_err();
+    assert!(
+        err.starts_with("invalid config: unknown field"),
+        "{}",
+        &err[..80.min(err.len())]
+    );
+    assert!(err.len() < 600, "message of {} bytes", err.len());
+}
