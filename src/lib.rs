@@ -44,6 +44,7 @@ pub mod sweep;
 pub mod text;
 pub mod timing;
 pub mod trace;
+pub mod view;
 pub mod workload;
 
 #[cfg(target_arch = "wasm32")]

@@ -17,7 +17,8 @@ pub const VNODES_PER_REPLICA: u32 = 160;
 /// What a router may see of one replica (its cache hits come with the `Ask`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReplicaView {
-    /// Distinct prompt blocks of in-flight requests (shared prefixes counted once).
+    /// Distinct prompt blocks of the requests dispatched to it and not yet ended, waiting
+    /// or running (shared prefixes counted once).
     pub active_blocks: u64,
     /// Requests waiting for admission.
     pub waiting: u32,

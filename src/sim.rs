@@ -12,6 +12,7 @@ use crate::index::BlockIndex;
 use crate::metrics::Recorder;
 use crate::router::{Ask, Candidate, Reason, ReplicaView, Router};
 use crate::series::Sampler;
+use crate::view::Inflight;
 use crate::workload::{EndedRequest, Request, Source};
 
 /// One routing decision, as written to the decision log.
@@ -66,6 +67,7 @@ pub struct Simulation<'w> {
     pub(crate) replicas: Vec<Replica>,
     router: Router,
     index: BlockIndex,
+    inflight: Inflight,
     hits: Vec<u32>,
     views: Vec<ReplicaView>,
     pub(crate) recorder: Recorder,
@@ -105,6 +107,7 @@ impl<'w> Simulation<'w> {
                 .collect(),
             router: Router::new(cfg),
             index: BlockIndex::new(n),
+            inflight: Inflight::new(n),
             hits: vec![0; n],
             views: Vec::with_capacity(n),
             recorder: Recorder::new(n, cfg.block_size),
@@ -207,11 +210,23 @@ impl<'w> Simulation<'w> {
             (req.prompt_tokens / self.cfg.block_size) as usize
         };
         self.views.clear();
-        self.views.extend(self.replicas.iter().map(|r| ReplicaView {
-            active_blocks: r.active_blocks(),
-            waiting: r.waiting(),
-            running: r.running(),
-        }));
+        let inflight = &self.inflight;
+        self.views
+            .extend(self.replicas.iter().enumerate().map(|(i, r)| ReplicaView {
+                active_blocks: inflight.active_blocks(i),
+                waiting: r.waiting(),
+                running: r.running(),
+            }));
+        #[cfg(debug_assertions)]
+        for (r, rep) in self.replicas.iter().enumerate() {
+            if rep.waiting() == 0 {
+                debug_assert_eq!(
+                    self.views[r].active_blocks,
+                    rep.active_blocks(),
+                    "with nothing waiting, replica {r}'s dispatched blocks are its running ones"
+                );
+            }
+        }
         self.index.hits(&req.block_ids, full, &mut self.hits);
         #[cfg(debug_assertions)]
         for (r, rep) in self.replicas.iter().enumerate() {
@@ -230,6 +245,13 @@ impl<'w> Simulation<'w> {
         };
         let mut log = self.decisions.as_ref().map(|_| Vec::new());
         let (chosen, reason) = self.router.pick(ask, &self.views, log.as_mut());
+        let prompt_blocks = req.prompt_tokens.div_ceil(self.cfg.block_size) as u64;
+        self.inflight.dispatch(
+            req.id,
+            chosen,
+            &req.block_ids[..full],
+            prompt_blocks - full as u64,
+        );
         if let (Some(decisions), Some(candidates)) = (self.decisions.as_mut(), log) {
             decisions.push(Decision {
                 id: req.id,
@@ -308,6 +330,7 @@ impl<'w> Simulation<'w> {
             }
         }
         for f in self.outbox.finished.drain(..) {
+            self.inflight.end(f.id);
             self.recorder.finished(&f);
             let ended = EndedRequest {
                 id: f.id,
@@ -326,6 +349,7 @@ impl<'w> Simulation<'w> {
             }
         }
         for x in self.outbox.dropped.drain(..) {
+            self.inflight.end(x.id);
             let timed_out = x.kind == DropKind::TimedOut;
             if timed_out {
                 self.timed_out += 1;

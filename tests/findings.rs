@@ -107,16 +107,30 @@ fn saturated_share_reads_as_saturation_only_when_saturated() {
     // The seed's light load: no replica ever has work waiting (the old "busy" read 97-100% here).
     let light = run(&Config::default());
     for p in &light.per_instance {
-        assert!(p.saturated_share < 0.05, "replica {} saturated {}", p.index, p.saturated_share);
+        assert!(
+            p.saturated_share < 0.05,
+            "replica {} saturated {}",
+            p.index,
+            p.saturated_share
+        );
         assert!(p.busy_share > 0.9, "and yet busy {}", p.busy_share);
     }
     // The hot-prefix lesson: the hot replica is saturated most of the run, the others are not.
     let lesson = kvfleet::lessons::lesson("hot-prefix").unwrap();
     let hot = run(&kvfleet::lessons::broken_config(&lesson));
     let busiest = hot.per_instance.iter().max_by_key(|p| p.requests).unwrap();
-    assert!(busiest.saturated_share > 0.7, "hot {}", busiest.saturated_share);
+    assert!(
+        busiest.saturated_share > 0.7,
+        "hot {}",
+        busiest.saturated_share
+    );
     for p in hot.per_instance.iter().filter(|p| p.index != busiest.index) {
-        assert!(p.saturated_share < 0.1, "replica {} saturated {}", p.index, p.saturated_share);
+        assert!(
+            p.saturated_share < 0.1,
+            "replica {} saturated {}",
+            p.index,
+            p.saturated_share
+        );
     }
 }
 
