@@ -4,13 +4,6 @@
 
 use crate::cache::IdMap;
 
-/// One dispatched request's share of its replica's load.
-struct Entry {
-    replica: u32,
-    full_ids: Vec<u64>,
-    private_blocks: u64,
-}
-
 /// One replica's in-flight prompt blocks.
 #[derive(Default)]
 struct Load {
@@ -18,10 +11,22 @@ struct Load {
     private_blocks: u64,
 }
 
-/// Every replica's in-flight prompt blocks, by request.
+/// Every replica's in-flight prompt blocks.
 pub struct Inflight {
     replicas: Vec<Load>,
-    requests: IdMap<Entry>,
+}
+
+/// The blocks a request counts for: its full blocks (the ids the router scores, shared by
+/// content) and the rest of its prompt blocks (a partial last block, or every block of a
+/// request without ids), as `(full, private)`.
+pub fn router_blocks(prompt_tokens: u32, has_ids: bool, block_size: u32) -> (usize, u64) {
+    let prompt_blocks = prompt_tokens.div_ceil(block_size) as u64;
+    let full = if has_ids {
+        (prompt_tokens / block_size) as usize
+    } else {
+        0
+    };
+    (full, prompt_blocks - full as u64)
 }
 
 impl Inflight {
@@ -29,7 +34,6 @@ impl Inflight {
     pub fn new(replicas: usize) -> Inflight {
         Inflight {
             replicas: (0..replicas).map(|_| Load::default()).collect(),
-            requests: IdMap::default(),
         }
     }
 
@@ -39,38 +43,28 @@ impl Inflight {
         load.refs.len() as u64 + load.private_blocks
     }
 
-    /// Request `id` was dispatched to `r`: its full blocks `full_ids` (shared by content)
-    /// and `private_blocks` more (the partial last block, or every block of a request
-    /// without ids) count from now.
-    pub fn dispatch(&mut self, id: u32, r: usize, full_ids: &[u64], private_blocks: u64) {
+    /// A request was dispatched to `r`: its full blocks `full_ids` and `private_blocks`
+    /// more count from now.
+    pub fn dispatch(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
         let load = &mut self.replicas[r];
         for &block in full_ids {
             *load.refs.entry(block).or_insert(0) += 1;
         }
         load.private_blocks += private_blocks;
-        let entry = Entry {
-            replica: r as u32,
-            full_ids: full_ids.to_vec(),
-            private_blocks,
-        };
-        let previous = self.requests.insert(id as u64, entry);
-        debug_assert!(previous.is_none(), "request {id} dispatched twice");
     }
 
-    /// Request `id` ended (completed, rejected or timed out): its blocks stop counting.
-    pub fn end(&mut self, id: u32) {
-        let Some(entry) = self.requests.remove(&(id as u64)) else {
-            return;
-        };
-        let load = &mut self.replicas[entry.replica as usize];
-        for block in &entry.full_ids {
+    /// A request dispatched to `r` with these blocks ended (completed, rejected or timed
+    /// out): they stop counting.
+    pub fn end(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
+        let load = &mut self.replicas[r];
+        for block in full_ids {
             let refs = load.refs.get_mut(block).expect("a dispatched block");
             *refs -= 1;
             if *refs == 0 {
                 load.refs.remove(block);
             }
         }
-        load.private_blocks -= entry.private_blocks;
+        load.private_blocks -= private_blocks;
     }
 }
 
@@ -82,19 +76,25 @@ mod tests {
     fn shared_prefixes_count_once_until_the_last_request_ends() {
         let mut f = Inflight::new(2);
         // Two requests sharing blocks 1 and 2, each with a partial last block.
-        f.dispatch(0, 0, &[1, 2, 3], 1);
-        f.dispatch(1, 0, &[1, 2, 4], 1);
+        f.dispatch(0, &[1, 2, 3], 1);
+        f.dispatch(0, &[1, 2, 4], 1);
         assert_eq!(
             f.active_blocks(0),
             4 + 2,
             "blocks 1, 2, 3, 4 and two partial"
         );
         assert_eq!(f.active_blocks(1), 0);
-        f.end(0);
+        f.end(0, &[1, 2, 3], 1);
         assert_eq!(f.active_blocks(0), 3 + 1, "blocks 1, 2, 4 and one partial");
-        f.end(1);
+        f.end(0, &[1, 2, 4], 1);
         assert_eq!(f.active_blocks(0), 0);
-        f.end(1);
-        assert_eq!(f.active_blocks(0), 0, "a second end changes nothing");
+    }
+
+    #[test]
+    fn full_and_private_blocks_of_a_prompt() {
+        assert_eq!(router_blocks(5120, true, 512), (10, 0));
+        assert_eq!(router_blocks(5121, true, 512), (10, 1));
+        assert_eq!(router_blocks(5121, false, 512), (0, 11));
+        assert_eq!(router_blocks(100, true, 512), (0, 1));
     }
 }
