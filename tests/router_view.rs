@@ -259,3 +259,53 @@ fn every_mode_is_byte_identical_across_runs_and_matches_its_golden() {
         );
     }
 }
+
+/// The page's decision table: a `Job` logging requests 40..60 of a four-router snapshot run.
+const DECISIONS_CONFIG: &str = r#"{"router_view":"snapshot","routers":4,"router_refresh_ms":100,"arrival_model":"gamma","burstiness":0.3,"num_requests":400,"instances":8}"#;
+
+#[test]
+fn a_job_logs_a_range_of_decisions_as_the_full_log_has_them() {
+    let mut job = api::Job::synthetic(DECISIONS_CONFIG).unwrap();
+    job.record_decisions(40, 20).unwrap();
+    while !job.advance(1000) {}
+    let range = job.decisions_json();
+    let cfg = api::parse_config(DECISIONS_CONFIG).unwrap();
+    let mut sim = api::synthetic_simulation(&cfg).unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let all = sim.take_decisions();
+    assert_eq!(range, serde_json::to_string(&all[40..60]).unwrap());
+    assert_eq!(
+        job.report_json(),
+        sim.into_report().to_json(),
+        "logging changes no number"
+    );
+    // Routers take arrivals in turn, and some candidate saw a stale value.
+    let logged: Vec<serde_json::Value> = serde_json::from_str(&range).unwrap();
+    let routers: Vec<u64> = logged
+        .iter()
+        .map(|d| d["router"].as_u64().unwrap())
+        .collect();
+    assert_eq!(routers[..4], [0, 1, 2, 3]);
+    assert!(all.iter().any(|d| d
+        .candidates
+        .iter()
+        .any(|c| c.waiting != c.true_waiting || c.active_blocks != c.true_active_blocks)));
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/views");
+    let path = format!("{dir}/decisions.json");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &range).unwrap();
+    }
+    assert!(
+        range == std::fs::read_to_string(&path).unwrap(),
+        "decisions changed"
+    );
+    let err = api::Job::synthetic("{}")
+        .unwrap()
+        .record_decisions(0, 10_001)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "decisions: invalid count: got 10001; allowed: 0 to 10000 records"
+    );
+}

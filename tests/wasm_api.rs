@@ -139,3 +139,19 @@ fn every_router_mode_equals_its_native_golden() {
         );
     }
 }
+
+/// A `Job` logging a range of decisions (the page's decision table) in Chromium, against
+/// the native golden written by `tests/router_view.rs`.
+#[wasm_bindgen_test]
+fn job_decisions_equal_the_native_golden() {
+    let config = r#"{"router_view":"snapshot","routers":4,"router_refresh_ms":100,"arrival_model":"gamma","burstiness":0.3,"num_requests":400,"instances":8}"#;
+    let mut job = wasm::Job::synthetic(config).unwrap_or_else(|e| panic!("{}", js_message(e)));
+    job.record_decisions(40, 20)
+        .unwrap_or_else(|e| panic!("{}", js_message(e)));
+    while !job.advance(1000) {}
+    let decisions = job.decisions_json();
+    assert!(
+        decisions == include_str!("golden/views/decisions.json"),
+        "wasm decisions differ from the native golden"
+    );
+}
