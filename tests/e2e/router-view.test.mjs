@@ -166,7 +166,7 @@ test('the decision table shows what the router saw beside the truth, as the CLI 
       await page.fill('[data-testid="dec-to"]', '59');
       await page.fill('[data-testid="dec-count"]', '5');
       await page.click('[data-testid="dec-show"]');
-      await page.waitForFunction(() => window.kvfleet.lastDecisions, null, { timeout: 30000 });
+      await page.waitForFunction(() => window.kvfleet.lastDecisions, null, { timeout: 60000 });
       const got = await page.evaluate(() => window.kvfleet.lastDecisions);
       assert.equal(got.first, 55, 'the last 5 of requests 40 to 59');
       assert.deepEqual(got.records, native.slice(55, 60), 'the records are the CLI\'s');
@@ -192,7 +192,7 @@ test('the decision table shows what the router saw beside the truth, as the CLI 
       const seq = got.seq;
       await page.selectOption('[data-testid="input-router_view"]', 'exact');
       await waitForRun(page, n);
-      await page.waitForFunction((k) => window.kvfleet.lastDecisions.seq > k, seq, { timeout: 30000 });
+      await page.waitForFunction((k) => window.kvfleet.lastDecisions.seq > k, seq, { timeout: 60000 });
       assert.equal(await page.locator('[data-testid="dec-table"] td.stale').count(), 0, 'the exact view is never wrong');
       if (name === 'light') {
         await page.fill('[data-testid="dec-to"]', '3');

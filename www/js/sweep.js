@@ -10,55 +10,13 @@
 
 import { pct, num, policyColor, orderPolicies } from './format.js';
 import { fmtMs } from './charts.js';
+import { PRESETS, OWN_STYLES, FIRST, suggestion, valueLabel } from './sweep-presets.js';
+import { renderTable } from './sweep-table.js';
+
+export { PRESETS };
 
 const MAX_WORKERS = 8;
 const MAX_POINTS = 400;   // all series together
-
-// Suggested values per parameter (any NAME=START:END[:STEP] or NAME=A,B,C works).
-const SUGGEST = {
-  overlap_weight: '0:4:0.5', instances: '1,2,4,8,16,32', kv_blocks: '16,24,32,48,64,128,256',
-  num_prefixes: '1,2,4,8,16,32,64', prefix_len: '512,1024,2048,3072,4096', request_rate: '2:20:2',
-  spill_queue: '0,1,2,4,8,16,32', session_affinity: '0:100:20', block_size: '16,64,128,256,512,1024',
-  turns: '2,5,10,20,40', max_batch: '8,16,32,64,128,256', queue_capacity: '0,4,8,16,32,64',
-};
-const FIRST = ['overlap_weight', 'instances', 'kv_blocks', 'num_prefixes', 'spill_queue', 'session_affinity', 'request_rate'];
-
-// The staleness preset's workload: bursts (gamma arrivals of shape 0.1) on 8 replicas, the README's
-// herding table, so that a stale snapshot has bursts to mislead.
-const BURSTY = { arrival_model: 'gamma', burstiness: 0.1, request_rate: 30, num_requests: 2000, instances: 8, num_prefixes: 32, workload: 'pool' };
-
-/**
- * One-click sweeps. A preset's `series` is a routing list ('round_robin,kv'), or its own lines:
- * [{label, set}] where `set` overrides the config for that line; `base` overrides every point,
- * `metrics` names the two charts ('hit' or 'spread', then 'ttft').
- */
-export const PRESETS = [
-  { id: 'weight', label: 'Overlap weight (kv)', param: 'overlap_weight', spec: '0:4:0.5', series: 'kv',
-    title: 'The kv router\'s dial between cache reuse (high weight) and load balance (0)' },
-  { id: 'replicas', label: 'Replicas: round_robin vs kv', param: 'instances', spec: '1,2,4,8,16,32', series: 'round_robin,kv',
-    title: 'Round robin loses hits as replicas are added; kv keeps each prefix on one replica' },
-  { id: 'staleness', label: 'Staleness: 1 vs 4 routers', param: 'router_refresh_ms', spec: '0,10,50,100,500',
-    series: [{ label: '1 router', set: { routers: 1 } }, { label: '4 routers', set: { routers: 4 } }],
-    seriesLabel: '1 router vs 4 routers (preset)', metrics: ['spread', 'ttft'],
-    base: { routing: 'kv', router_view: 'snapshot', kv_event_lag_ms: 0, ...BURSTY },
-    note: 'Staleness: kv on a snapshot view, bursty traffic (gamma 0.1, 30 req/s, 2,000 requests, 8 replicas, 32 prefixes), one seed.',
-    title: 'kv on a snapshot of the fleet refreshed every 0 to 500 ms, for one router and for four that share it, '
-      + 'on bursty traffic (gamma 0.1, 30 req/s, 2,000 requests, 8 replicas): load spread and p99 TTFT' },
-];
-
-// Lines of one preset's own series: same policy colour, told apart by dash and marker.
-const OWN_STYLES = [{ dash: [], point: 'circle' }, { dash: [6, 4], point: 'rectRot' }, { dash: [2, 3], point: 'triangle' }];
-
-function suggestion(p, config) {
-  if (!p) return '';
-  if (SUGGEST[p.name]) return SUGGEST[p.name];
-  if (p.kind === 'choice') return p.choices.join(',');
-  const v = Number(config[p.name] ?? p.default ?? p.min ?? 1) || 1;
-  const pts = [0.25, 0.5, 1, 2, 4].map((f) => v * f)
-    .filter((x) => x >= (p.min ?? -Infinity) && x <= (p.max ?? Infinity))
-    .map((x) => (p.kind.includes('int') ? Math.max(1, Math.round(x)) : +x.toPrecision(3)));
-  return [...new Set(pts)].join(',');
-}
 
 /** The simulator's message without its CLI framing ("Error: --des-sweep "). */
 function cleanMessage(m) {
@@ -81,7 +39,6 @@ function logTick(v, ratio) {
   return v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`;
 }
 
-const valueLabel = (v) => (v === null ? 'unbounded' : String(v));
 
 export class Sweep {
   /**
@@ -482,43 +439,7 @@ export class Sweep {
   }
 
   table() {
-    const { series, param } = this.last;
-    const multi = series.length > 1;
-    const head = ['Value', ...(multi ? [series.some((se) => se.style) ? 'Line' : 'Routing'] : []), 'Hit rate', 'Token hit', 'TTFT p50', 'TTFT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
-    const thead = document.createElement('thead');
-    const tr = document.createElement('tr');
-    for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; tr.append(th); }
-    thead.append(tr);
-    const tbody = document.createElement('tbody');
-    series.forEach((se, s) => se.plan.points.forEach((pt, i) => {
-      const x = se.summaries[i];
-      const row = document.createElement('tr');
-      row.dataset.s = s;
-      row.dataset.i = i;
-      const th = document.createElement('th');
-      th.scope = 'row';
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'point-load';
-      b.textContent = valueLabel(pt.value);
-      b.setAttribute('aria-label', `Load ${param} = ${valueLabel(pt.value)}${multi ? ` with ${se.style ? se.label : se.routing}` : ''}`);
-      b.addEventListener('click', () => this.pick(s, i));
-      th.append(b);
-      row.append(th);
-      if (multi) {
-        const td = document.createElement('td');
-        td.className = 'routing';
-        const sw = document.createElement('span'); sw.className = 'swatch'; sw.style.background = policyColor(se.routing);
-        td.append(sw, document.createTextNode(se.style ? se.label : se.routing));
-        row.append(td);
-      }
-      for (const c of [pct(x.hit_rate_requests), pct(x.hit_rate_tokens), fmtMs(x.ttft_ms_p50), fmtMs(x.ttft_ms_p99),
-        `${num(x.makespan_s, 1)} s`, num(x.load_spread, 2), num(x.rejected), num(x.evictions)]) {
-        const td = document.createElement('td'); td.textContent = c; row.append(td);
-      }
-      tbody.append(row);
-    }));
-    this.els.table.replaceChildren(thead, tbody);
+    renderTable(this.els.table, this.last, (s, i) => this.pick(s, i));
   }
 
   retheme() {
