@@ -2,6 +2,11 @@
 //! as the router sees them (`exact`: live; `offline`: the seed's routing pass before
 //! timing; `snapshot`: signals refreshed every interval, cache events seen after a lag),
 //! beside the live truth the decision log compares them with.
+//!
+//! The snapshot's default interval, 50 ms, is the endpoint picker's that llm-d builds on:
+//! `DefaultRefreshMetricsInterval` in `pkg/epp/server/runserver.go`
+//! (kubernetes-sigs/gateway-api-inference-extension at commit 0482b0fd), which scrapes
+//! each pod's waiting and running requests and KV cache use.
 
 pub mod inflight;
 pub mod lagged;

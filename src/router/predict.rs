@@ -1,6 +1,14 @@
 //! Speculative entries ("predict on route"): when a router routes a request, it records
 //! the request's blocks as present on the chosen replica for a time to live, so a
 //! sibling arriving before the engine has computed (or reported) them finds them there.
+//!
+//! Deployed routers without KV events do this: the Gateway API Inference Extension's
+//! prefix plugin adds the routed prompt's hashes to its index for the chosen pod after
+//! each pick (`PostCycle` in `pkg/epp/scheduling/framework/plugins/multi/prefix/plugin.go`,
+//! kubernetes-sigs/gateway-api-inference-extension at commit 4bc4889d; an LRU, no TTL),
+//! and Dynamo's approximate indexer keeps each routing decision's blocks for a TTL, 120 s
+//! by default (`PruneConfig` in `lib/llm/src/kv_router/approx.rs`, ai-dynamo/dynamo at
+//! commit 977a53f).
 
 use std::collections::VecDeque;
 

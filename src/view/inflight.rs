@@ -1,6 +1,11 @@
 //! Requests in flight as the router counts them: from dispatch to completion, waiting in
 //! a replica's queue or running, with each replica's distinct prompt blocks (a shared
 //! prefix once, a request's partial last block on its own).
+//!
+//! The deployed router counts a request when it routes it, not when the engine admits
+//! it: Dynamo's router design notes (ai-dynamo/dynamo, `docs/design-docs/router-design.md`
+//! at commit a5966e9b, "Local Active Block Management") predict active blocks "when the
+//! router receives and routes a request" and free them when the response ends.
 
 use crate::cache::IdMap;
 
