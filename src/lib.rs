@@ -7,7 +7,8 @@
 //!                         | requests in arrival order                workload, sessions, trace
 //!                         v
 //!            event loop (integer µs, ordered by (time, seq))        sim
-//!              | Arrival -> index hits -> Router.pick -> Replica     index, router
+//!              | Arrival -> what the router sees (live, offline      index, view,
+//!              |            pass, snapshot) -> Router.pick -> Replica router
 //!              | Step    -> Replica: admit (cache lookup, pin),      engine, cache, timing
 //!              |            prefill, decode (closed form), complete
 //!              |            -> cache store/evict events -> index

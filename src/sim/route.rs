@@ -76,11 +76,8 @@ impl Simulation<'_> {
             .dispatch(chosen, full_ids, private);
         self.knowledge.routed(chosen, full_ids);
         self.routers[k].predict(self.now_us, chosen, full_ids);
-        if let (Some(decisions), Some(mut candidates)) = (self.decisions.as_mut(), log) {
-            for (r, c) in candidates.iter_mut().enumerate() {
-                c.set_truth(self.hits[r], &self.views[r]);
-            }
-            decisions.push(Decision {
+        if let Some(candidates) = log {
+            let record = Decision {
                 id: req.id,
                 arrival_s: req.arrival_us as f64 / 1e6,
                 router: k as u32,
@@ -95,8 +92,19 @@ impl Simulation<'_> {
                 e2e_ms: None,
                 rejected: false,
                 timed_out: false,
-            });
+            };
+            self.log_decision(record);
         }
         chosen
+    }
+
+    /// Logs a decision with the true values at this instant beside what the router saw.
+    fn log_decision(&mut self, mut record: Decision) {
+        for (r, c) in record.candidates.iter_mut().enumerate() {
+            c.set_truth(self.hits[r], &self.views[r]);
+        }
+        if let Some(decisions) = self.decisions.as_mut() {
+            decisions.push(record);
+        }
     }
 }
