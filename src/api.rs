@@ -97,7 +97,11 @@ pub fn trace_report(cfg: &Config, trace_text: &str, name: &str) -> Result<Report
 pub struct Job {
     sim: Option<Simulation<'static>>,
     report: Option<String>,
+    decisions: Option<String>,
 }
+
+/// Most decisions a `Job` logs (a page shows a window of them, not a whole run).
+pub const MAX_JOB_DECISIONS: u32 = 10_000;
 
 impl Job {
     /// Prepares a synthetic run from a JSON config.
@@ -106,6 +110,7 @@ impl Job {
         Ok(Job {
             sim: Some(synthetic_simulation(&cfg)?),
             report: None,
+            decisions: None,
         })
     }
 
@@ -116,6 +121,7 @@ impl Job {
         Ok(Job {
             sim: Some(replay_simulation(&cfg, requests, name)?),
             report: None,
+            decisions: None,
         })
     }
 
@@ -132,12 +138,39 @@ impl Job {
         self.sim.as_ref().map_or(1.0, |s| s.progress())
     }
 
+    /// Keeps the decision records of requests `first .. first + count` (call before the
+    /// first `advance`); at most `MAX_JOB_DECISIONS` of them.
+    pub fn record_decisions(&mut self, first: u32, count: u32) -> Result<(), String> {
+        if count > MAX_JOB_DECISIONS {
+            return Err(format!(
+                "decisions: invalid count: got {count}; allowed: 0 to {MAX_JOB_DECISIONS} records"
+            ));
+        }
+        if let Some(sim) = self.sim.as_mut() {
+            sim.record_decisions_range(first, count);
+        }
+        Ok(())
+    }
+
     /// The report as JSON (runs to the end first if needed).
     pub fn report_json(&mut self) -> String {
-        if let Some(sim) = self.sim.take() {
+        if let Some(mut sim) = self.sim.take() {
+            sim.run_to_end();
+            if sim.decisions().is_some() {
+                let records = sim.take_decisions();
+                self.decisions =
+                    Some(serde_json::to_string(&records).expect("decisions serialise"));
+            }
             self.report = Some(sim.into_report().to_json());
         }
         self.report.clone().unwrap_or_default()
+    }
+
+    /// The logged decisions as a JSON array, in request order (runs to the end first if
+    /// needed; `[]` when none were asked for).
+    pub fn decisions_json(&mut self) -> String {
+        self.report_json();
+        self.decisions.clone().unwrap_or_else(|| "[]".to_string())
     }
 }
 

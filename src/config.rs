@@ -111,6 +111,45 @@ impl ArrivalModel {
     }
 }
 
+/// What the router knows of the fleet when it picks a replica.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RouterView {
+    /// Live state: every replica's cache and load as they are at the instant of the pick.
+    Exact,
+    /// The seed simulator's own method: a routing pass with no timing, where each pick's
+    /// blocks count as cached at once and there is no in-flight term.
+    Offline,
+    /// Load signals refreshed every `router_refresh_ms`; cache contents visible
+    /// `kv_event_lag_ms` after the engine stores or evicts them.
+    Snapshot,
+}
+
+impl RouterView {
+    /// The name used on the command line and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            RouterView::Exact => "exact",
+            RouterView::Offline => "offline",
+            RouterView::Snapshot => "snapshot",
+        }
+    }
+
+    /// Parses `exact`, `offline` or `snapshot`.
+    pub fn parse(text: &str) -> Result<RouterView, ConfigError> {
+        match text {
+            "exact" => Ok(RouterView::Exact),
+            "offline" => Ok(RouterView::Offline),
+            "snapshot" => Ok(RouterView::Snapshot),
+            _ => Err(ConfigError::new(
+                "router_view",
+                text,
+                "one of exact, offline, snapshot",
+            )),
+        }
+    }
+}
+
 /// Which synthetic workload to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -294,6 +333,20 @@ pub struct Config {
     /// Caller timeout: a request with no first token this long after arrival is dropped
     /// (from the queue, or aborted at the next step); `None` = wait forever. ms.
     pub timeout_ms: Option<f64>,
+    /// What the router knows: `exact`, `offline` or `snapshot`.
+    pub router_view: RouterView,
+    /// `snapshot`: the load signals (waiting, running, active blocks, cache use) are
+    /// refreshed every this many ms (0 = live). ms.
+    pub router_refresh_ms: f64,
+    /// `snapshot`: cache contents become visible to the router this long after the
+    /// engine stores or evicts them (0 = at once). ms.
+    pub kv_event_lag_ms: f64,
+    /// Speculative entries: a routed request's blocks count as present on the chosen
+    /// replica for this long, for the router that routed it (0 = off; no effect in
+    /// `offline`, which caches every pick at once). ms.
+    pub router_predict_ttl_ms: f64,
+    /// Independent router replicas; arrivals are dealt to them in turn.
+    pub routers: u32,
 }
 
 impl Default for Config {
@@ -335,6 +388,11 @@ impl Default for Config {
             spill_queue: 0,
             queue_capacity: None,
             timeout_ms: None,
+            router_view: RouterView::Exact,
+            router_refresh_ms: 50.0,
+            kv_event_lag_ms: 0.0,
+            router_predict_ttl_ms: 0.0,
+            routers: 1,
         }
     }
 }

@@ -8,7 +8,7 @@ mod admit;
 mod deadline;
 mod outbox;
 
-pub use outbox::{Admitted, DropKind, Dropped, Finished, ItlRun, Outbox};
+pub use outbox::{Admitted, DropKind, Dropped, Finished, ItlRun, Outbox, Released};
 
 use crate::cache::BlockCache;
 use crate::timing::Timing;
@@ -147,7 +147,7 @@ impl Replica {
         self.stats.routed += 1;
         self.expire_waiting(now_us, out);
         if self.queue_is_full() {
-            self.drop_request(&req, DropKind::QueueFull, out);
+            self.drop_request(req, DropKind::QueueFull, out);
             return None;
         }
         self.waiting.push_back(req);
@@ -208,12 +208,22 @@ impl Replica {
         self.begin_step(now_us, out)
     }
 
-    fn drop_request(&self, req: &Request, kind: DropKind, out: &mut Outbox) {
+    fn drop_request(&self, req: Request, kind: DropKind, out: &mut Outbox) {
         out.dropped.push(Dropped {
             id: req.id,
             replica: self.index,
             session: req.session,
             kind,
+        });
+        self.release_request(req, out);
+    }
+
+    /// Hands a request that leaves the replica back, blocks and all.
+    fn release_request(&self, req: Request, out: &mut Outbox) {
+        out.released.push(Released {
+            replica: self.index,
+            prompt_tokens: req.prompt_tokens,
+            block_ids: req.block_ids,
         });
     }
 
@@ -365,6 +375,7 @@ impl Replica {
                 output_tokens: a.req.output_tokens,
                 session: a.req.session,
             });
+            self.release_request(a.req, out);
         }
     }
 }

@@ -16,6 +16,7 @@
 //!   and spill rules in its decision log.
 
 mod configs;
+mod decision_rules;
 mod invariants;
 
 pub use configs::{config, Draws};

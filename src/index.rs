@@ -78,6 +78,13 @@ impl BlockIndex {
         }
     }
 
+    /// Whether replica `r` holds `id` computed.
+    pub fn holds(&self, id: u64, r: usize) -> bool {
+        self.slot_of
+            .get(&id)
+            .is_some_and(|&s| self.bits[s as usize * self.words + r / 64] & (1u64 << (r % 64)) != 0)
+    }
+
     fn alloc(&mut self) -> usize {
         if let Some(s) = self.free.pop() {
             return s as usize;
@@ -146,6 +153,7 @@ mod tests {
         ix.insert(1, 69);
         ix.insert(2, 69);
         ix.insert(3, 5); // not a leading run on 5: block 2 is missing
+        assert!(ix.holds(3, 5) && ix.holds(1, 69) && !ix.holds(2, 5) && !ix.holds(9, 0));
         let mut hits = vec![0; 70];
         ix.hits(&[1, 2, 3, 4], 4, &mut hits);
         assert_eq!((hits[0], hits[5], hits[69], hits[1]), (3, 1, 2, 0));

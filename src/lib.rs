@@ -7,7 +7,8 @@
 //!                         | requests in arrival order                workload, sessions, trace
 //!                         v
 //!            event loop (integer µs, ordered by (time, seq))        sim
-//!              | Arrival -> index hits -> Router.pick -> Replica     index, router
+//!              | Arrival -> what the router sees (live, offline      index, view,
+//!              |            pass, snapshot) -> Router.pick -> Replica router
 //!              | Step    -> Replica: admit (cache lookup, pin),      engine, cache, timing
 //!              |            prefill, decode (closed form), complete
 //!              |            -> cache store/evict events -> index
@@ -44,11 +45,12 @@ pub mod sweep;
 pub mod text;
 pub mod timing;
 pub mod trace;
+pub mod view;
 pub mod workload;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use config::{ArrivalModel, Config, ConfigError, Policy, Popularity, WorkloadKind};
+pub use config::{ArrivalModel, Config, ConfigError, Policy, Popularity, RouterView, WorkloadKind};
 pub use report::Report;
 pub use workload::Request;

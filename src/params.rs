@@ -4,10 +4,14 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::config::{Config, ConfigError, Popularity};
-use crate::limits;
-use crate::timing::{EnginePreset, Timing};
-use crate::workload::Request;
+use crate::config::Config;
+
+mod validate;
+
+pub use validate::{
+    max_lengths, session_max_lengths, session_turn_lengths, timing_of, validate, validate_fleet,
+    validate_replay,
+};
 
 /// Largest seed (2^53, so the page's JavaScript numbers hold it exactly).
 pub const MAX_SEED: u64 = 1 << 53;
@@ -136,206 +140,20 @@ pub fn specs() -> Vec<ParamSpec> {
         num("spill_queue", "--des-spill-queue", "Spill at queue", "int", json!(d.spill_queue), (0.0, 100_000.0, 1.0), false, "req", "When the sticky (or prefix home) replica has this many requests waiting, send the next one to the least busy replica. 0 never spills."),
         num("queue_capacity", "--des-queue-capacity", "Queue capacity", "optional_int", Value::Null, (0.0, 1_000_000.0, 1.0), true, "req", "Requests allowed to wait for a free slot on a replica; beyond it they are rejected. 0 rejects whenever every slot is busy. Unset: unbounded."),
         num("timeout_ms", "--des-timeout-ms", "Caller timeout", "optional_float", Value::Null, (1.0, 3_600_000.0, 100.0), true, "ms", "A request with no first token this long after it arrived is dropped. A timeout below p99 TTFT cuts off healthy calls. Unset: callers wait forever."),
+        choice("router_view", "--des-router-view", "Router view", "choice", json!(d.router_view), vec!["exact", "offline", "snapshot"], "What the router knows when it picks. exact: live state. offline: the seed simulator's pass before timing (each pick's blocks count as cached at once; no in-flight term). snapshot: load signals refreshed every refresh interval, cache contents seen after the event lag."),
+        num("router_refresh_ms", "--des-router-refresh-ms", "Refresh interval", "float", json!(d.router_refresh_ms), (0.0, 600_000.0, 1.0), true, "ms", "snapshot only: the router's copy of each replica's waiting, running, active blocks and cache use is refreshed this often (llm-d's default is 50 ms). 0 is live."),
+        num("kv_event_lag_ms", "--des-kv-event-lag-ms", "KV event lag", "float", json!(d.kv_event_lag_ms), (0.0, 600_000.0, 1.0), true, "ms", "snapshot only: a block the engine stores or evicts reaches the router's cache index this much later. 0 is at once."),
+        num("router_predict_ttl_ms", "--des-router-predict-ttl-ms", "Predict on route", "float", json!(d.router_predict_ttl_ms), (0.0, 3_600_000.0, 10.0), true, "ms", "Speculative entries: the router records a routed request's blocks as present on the chosen replica for this long, so siblings that arrive before the blocks are computed find them. 0 is off; no effect in offline."),
+        num("routers", "--des-routers", "Routers", "int", json!(d.routers), (1.0, 64.0, 1.0), false, "routers", "Independent router replicas; arrivals are dealt to them in turn. Each keeps its own recent term, session table and speculative entries; all see the same snapshot."),
         num("seed", "--seed", "Seed", "int", json!(d.seed), (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),
     ]
 }
 
-fn spec(name: &str) -> ParamSpec {
+pub(crate) fn spec(name: &str) -> ParamSpec {
     specs()
         .into_iter()
         .find(|s| s.name == name)
         .expect("known parameter")
-}
-
-fn check_range(name: &str, value: f64) -> Result<(), ConfigError> {
-    let s = spec(name);
-    let (min, max) = (s.min.unwrap_or(f64::MIN), s.max.unwrap_or(f64::MAX));
-    if value.is_finite() && value >= min && value <= max {
-        return Ok(());
-    }
-    let fmt = |x: f64| {
-        if x.fract() == 0.0 {
-            format!("{}", x as i64)
-        } else {
-            format!("{x}")
-        }
-    };
-    Err(ConfigError::new(
-        name,
-        crate::echo::number(value),
-        format!("{} to {}{}", fmt(min), fmt(max), unit_suffix(s.unit)),
-    ))
-}
-
-fn unit_suffix(unit: &str) -> String {
-    if unit.is_empty() || unit == "x" {
-        String::new()
-    } else {
-        format!(" {unit}")
-    }
-}
-
-/// The step-time coefficients of a config (the preset's, or the custom ones).
-pub fn timing_of(cfg: &Config) -> Timing {
-    match cfg.engine {
-        EnginePreset::Custom => Timing {
-            step_fixed_us: cfg.step_fixed_us,
-            prefill_token_us: cfg.prefill_token_us,
-            decode_seq_us: cfg.decode_seq_us,
-            kv_read_token_ns: cfg.kv_read_token_ns,
-        },
-        preset => preset.timing(),
-    }
-}
-
-/// The longest prompt and output a synthetic config can draw, tokens.
-pub fn max_lengths(cfg: &Config) -> (u64, u64) {
-    let hi = |mean: u32| libm::floor(mean as f64 * (1.0 + cfg.range_ratio)) as u64;
-    (hi(cfg.input_len), hi(cfg.output_len))
-}
-
-/// Validates every field of a config used for a synthetic run; returns the parsed
-/// popularity. Trace replays use `validate_fleet` (workload fields are not used).
-pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
-    validate_fleet(cfg)?;
-    for (name, value) in [
-        ("request_rate", cfg.request_rate),
-        ("burstiness", cfg.burstiness),
-        ("num_requests", cfg.num_requests as f64),
-        ("input_len", cfg.input_len as f64),
-        ("output_len", cfg.output_len as f64),
-        ("range_ratio", cfg.range_ratio),
-        ("num_prefixes", cfg.num_prefixes as f64),
-        ("prefix_len", cfg.prefix_len as f64),
-        ("session_rate", cfg.session_rate),
-        ("num_sessions", cfg.num_sessions as f64),
-        ("turns", cfg.turns as f64),
-        ("turn_input_len", cfg.turn_input_len as f64),
-        ("turn_output_len", cfg.turn_output_len as f64),
-        ("think_time_ms", cfg.think_time_ms),
-        ("system_prompt_len", cfg.system_prompt_len as f64),
-    ] {
-        check_range(name, value)?;
-    }
-    if cfg.workload == crate::config::WorkloadKind::Sessions {
-        return validate_sessions(cfg).map(|_| popularity_or_uniform(cfg));
-    }
-    let popularity = Popularity::parse(&cfg.prefix_popularity)?;
-    let shortest = libm::floor(cfg.input_len as f64 * (1.0 - cfg.range_ratio)) as u64;
-    if cfg.num_prefixes > 0 && cfg.prefix_len as u64 > shortest.max(1) {
-        return Err(ConfigError::new(
-            "prefix_len",
-            cfg.prefix_len,
-            format!(
-                "at most the shortest prompt, {shortest} tok (input_len {} with range_ratio {})",
-                cfg.input_len, cfg.range_ratio
-            ),
-        ));
-    }
-    if let Some(capacity) = cfg.kv_blocks {
-        let (input, output) = max_lengths(cfg);
-        let needed = (input + output).div_ceil(cfg.block_size as u64);
-        if capacity < needed {
-            return Err(ConfigError::new(
-                "kv_blocks",
-                capacity,
-                format!("at least {needed} blocks: the longest request ({input} prompt + {output} output tokens at block_size {}) must fit in one replica, or it could never run", cfg.block_size),
-            ));
-        }
-    }
-    limits::check_pool(cfg, &timing_of(cfg), max_lengths(cfg))?;
-    Ok(popularity)
-}
-
-/// Validates a replay of parsed `requests` (named `name` in messages): the fleet fields,
-/// then the run's worst-case duration and memory against the limits.
-pub fn validate_replay(cfg: &Config, requests: &[Request], name: &str) -> Result<(), String> {
-    validate_fleet(cfg).map_err(|e| e.to_string())?;
-    limits::check_replay(cfg, &timing_of(cfg), requests, name)
-}
-
-fn popularity_or_uniform(cfg: &Config) -> Popularity {
-    Popularity::parse(&cfg.prefix_popularity).unwrap_or(Popularity::Uniform)
-}
-
-/// The longest prompt and output of a sessions config (its last turn), tokens.
-pub fn session_max_lengths(cfg: &Config) -> (u64, u64) {
-    session_turn_lengths(cfg, cfg.turns - 1)
-}
-
-/// The longest prompt and output of turn `k` (from 0) of a sessions config, tokens: the
-/// system prompt, k + 1 turns of new text and k answers.
-pub fn session_turn_lengths(cfg: &Config, k: u32) -> (u64, u64) {
-    let hi = |mean: u32| libm::floor(mean as f64 * (1.0 + cfg.range_ratio)) as u64;
-    let k = k as u64;
-    let prompt = cfg.system_prompt_len as u64
-        + (k + 1) * hi(cfg.turn_input_len)
-        + k * hi(cfg.turn_output_len);
-    (prompt, hi(cfg.turn_output_len))
-}
-
-fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
-    let (prompt, _) = session_max_lengths(cfg);
-    if prompt > u32::MAX as u64 {
-        return Err(ConfigError::new(
-            "turns",
-            cfg.turns,
-            format!(
-                "a last turn whose prompt fits in {} tokens; this one reaches {prompt}",
-                u32::MAX
-            ),
-        ));
-    }
-    if let Some(capacity) = cfg.kv_blocks {
-        let (prompt, output) = session_max_lengths(cfg);
-        let needed = (prompt + output).div_ceil(cfg.block_size as u64);
-        if capacity < needed {
-            return Err(ConfigError::new(
-                "kv_blocks",
-                capacity,
-                format!("at least {needed} blocks: a task's last turn ({prompt} prompt + {output} output tokens at block_size {}) must fit in one replica", cfg.block_size),
-            ));
-        }
-    }
-    limits::check_sessions(cfg, &timing_of(cfg), |k| session_turn_lengths(cfg, k))
-}
-
-/// Validates the fleet, cache, engine and seed fields.
-pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
-    if cfg.seed > MAX_SEED {
-        return Err(ConfigError::new(
-            "seed",
-            cfg.seed,
-            format!("0 to {MAX_SEED} (2^53, the largest integer the page's numbers hold exactly)"),
-        ));
-    }
-    for (name, value) in [
-        ("instances", cfg.instances as f64),
-        ("overlap_weight", cfg.overlap_weight),
-        ("block_size", cfg.block_size as f64),
-        ("max_batch", cfg.max_batch as f64),
-        ("max_batched_tokens", cfg.max_batched_tokens as f64),
-        ("step_fixed_us", cfg.step_fixed_us),
-        ("prefill_token_us", cfg.prefill_token_us),
-        ("decode_seq_us", cfg.decode_seq_us),
-        ("kv_read_token_ns", cfg.kv_read_token_ns),
-    ] {
-        check_range(name, value)?;
-    }
-    if let Some(capacity) = cfg.kv_blocks {
-        check_range("kv_blocks", capacity as f64)?;
-    }
-    if let Some(affinity) = cfg.session_affinity {
-        check_range("session_affinity", affinity)?;
-    }
-    check_range("spill_queue", cfg.spill_queue as f64)?;
-    if let Some(capacity) = cfg.queue_capacity {
-        check_range("queue_capacity", capacity as f64)?;
-    }
-    if let Some(timeout) = cfg.timeout_ms {
-        check_range("timeout_ms", timeout)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -42,6 +42,18 @@ impl Rng {
         Rng { state }
     }
 
+    /// The generator of `stream` for router replica `nth`: router 0 draws exactly what
+    /// `fork(seed, stream)` draws, each other router its own independent stream.
+    pub fn fork_nth(seed: u64, stream: Stream, nth: u32) -> Rng {
+        if nth == 0 {
+            return Rng::fork(seed, stream);
+        }
+        Rng::fork(
+            splitmix64(seed ^ (nth as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)),
+            stream,
+        )
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.state;

@@ -5,44 +5,64 @@
 
 use serde::Serialize;
 
+mod predict;
+
 use crate::cache::IdMap;
-use crate::config::{Config, Policy};
+use crate::config::{Config, Policy, RouterView};
 use crate::rng::{splitmix64, Rng, Stream};
+use crate::view::ms_to_us;
+
+pub use crate::view::ReplicaView;
+pub use predict::Predictions;
 
 /// Decay of the `recent` load term per pick.
 pub const RECENT_DECAY: f64 = 0.97;
 /// Virtual nodes per replica on the consistent-hash ring.
 pub const VNODES_PER_REPLICA: u32 = 160;
 
-/// What a router may see of one replica (its cache hits come with the `Ask`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ReplicaView {
-    /// Distinct prompt blocks of in-flight requests (shared prefixes counted once).
-    pub active_blocks: u64,
-    /// Requests waiting for admission.
-    pub waiting: u32,
-    /// Requests running.
-    pub running: u32,
-}
-
-/// One candidate's terms at a pick, as written to the decision log.
+/// One candidate's terms at a pick, as written to the decision log: what the router saw
+/// (the cost uses these), then the true values at that instant.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Candidate {
     /// Replica index.
     pub replica: u32,
-    /// Leading full blocks of the request resident and computed on the replica.
+    /// Leading full blocks of the request the router saw on the replica (resident and
+    /// computed, as its cache index or its speculative entries show them).
     pub hit_blocks: u32,
-    /// Distinct in-flight prompt blocks on the replica.
+    /// Distinct in-flight prompt blocks on the replica, as the router saw them.
     pub active_blocks: u64,
-    /// The decayed recent-miss term.
+    /// The decayed recent-miss term (the router's own).
     pub recent: f64,
-    /// Requests waiting on the replica.
+    /// Requests waiting on the replica, as the router saw them.
     pub waiting: u32,
-    /// Requests running on the replica.
+    /// Requests running on the replica, as the router saw them.
     pub running: u32,
+    /// KV blocks in use on the replica, as the router saw them.
+    pub cache_blocks: u64,
     /// The cost under the active policy (lowest wins; for `round_robin`, `random` and
     /// `prefix_aware` it is 0 for the pick and 1 for the others).
     pub cost: f64,
+    /// The true leading run of computed blocks at the instant of the pick.
+    pub true_hit_blocks: u32,
+    /// The true in-flight prompt blocks.
+    pub true_active_blocks: u64,
+    /// The true number of waiting requests.
+    pub true_waiting: u32,
+    /// The true number of running requests.
+    pub true_running: u32,
+    /// The true KV blocks in use.
+    pub true_cache_blocks: u64,
+}
+
+impl Candidate {
+    /// Sets the true values from the live state.
+    pub fn set_truth(&mut self, hit_blocks: u32, view: &ReplicaView) {
+        self.true_hit_blocks = hit_blocks;
+        self.true_active_blocks = view.active_blocks;
+        self.true_waiting = view.waiting;
+        self.true_running = view.running;
+        self.true_cache_blocks = view.cache_blocks;
+    }
 }
 
 /// Why the router picked what it picked (written to the decision log).
@@ -69,6 +89,7 @@ pub struct Router {
     ring: Vec<(u64, u32)>,
     recent: Vec<f64>,
     session_home: IdMap<u32>,
+    predictions: Predictions,
 }
 
 /// What the router needs to know of a request.
@@ -86,21 +107,45 @@ pub struct Ask<'a> {
 }
 
 impl Router {
-    /// A router for `cfg.instances` replicas.
-    pub fn new(cfg: &Config) -> Router {
+    /// Router replica `nth` (from 0) for `cfg.instances` replicas; each has its own
+    /// random streams, recent term, session table and speculative entries.
+    pub fn new(cfg: &Config, nth: u32) -> Router {
         let replicas = cfg.instances as usize;
+        let ttl_us = match cfg.router_view {
+            RouterView::Offline => 0,
+            _ => ms_to_us(cfg.router_predict_ttl_ms),
+        };
         Router {
             policy: cfg.routing,
             overlap_weight: cfg.overlap_weight,
             affinity_share: cfg.affinity_share(),
             spill_queue: cfg.spill_queue,
             next_rr: 0,
-            rng: Rng::fork(cfg.seed, Stream::Router),
-            affinity_rng: Rng::fork(cfg.seed, Stream::Affinity),
+            rng: Rng::fork_nth(cfg.seed, Stream::Router, nth),
+            affinity_rng: Rng::fork_nth(cfg.seed, Stream::Affinity, nth),
             ring: build_ring(replicas),
             recent: vec![0.0; replicas],
             session_home: IdMap::default(),
+            predictions: Predictions::new(replicas, ttl_us),
         }
+    }
+
+    /// Lengthens `hits` (the leading runs of `ids[..full]` the cache index shows) with
+    /// this router's speculative entries alive at `now_us`; `holds(id, r)` is the index.
+    pub fn see_predicted(
+        &mut self,
+        now_us: u64,
+        ids: &[u64],
+        full: usize,
+        hits: &mut [u32],
+        holds: impl Fn(u64, usize) -> bool,
+    ) {
+        self.predictions.extend(now_us, ids, full, hits, holds);
+    }
+
+    /// Records the full blocks of a request this router sent to `r` at `now_us`.
+    pub fn predict(&mut self, now_us: u64, r: usize, full_ids: &[u64]) {
+        self.predictions.record(now_us, r, full_ids);
     }
 
     /// Picks a replica. When `log` is given, every candidate's terms are appended to it.
@@ -220,15 +265,23 @@ impl Router {
                 (false, true) => 0.0,
                 (false, false) => 1.0,
             };
-            log.push(Candidate {
+            let mut candidate = Candidate {
                 replica: r as u32,
                 hit_blocks: hits as u32,
                 active_blocks: view.active_blocks,
                 recent: self.recent[r],
                 waiting: view.waiting,
                 running: view.running,
+                cache_blocks: view.cache_blocks,
                 cost,
-            });
+                true_hit_blocks: 0,
+                true_active_blocks: 0,
+                true_waiting: 0,
+                true_running: 0,
+                true_cache_blocks: 0,
+            };
+            candidate.set_truth(hits as u32, view);
+            log.push(candidate);
         }
     }
 
@@ -272,149 +325,4 @@ fn build_ring(replicas: usize) -> Vec<(u64, u32)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ask<'a>(block_ids: &'a [u64], full_blocks: usize, hits: &'a [u32]) -> Ask<'a> {
-        Ask {
-            block_ids,
-            full_blocks,
-            session: None,
-            hits,
-        }
-    }
-
-    fn view(active_blocks: u64) -> ReplicaView {
-        ReplicaView {
-            active_blocks,
-            ..ReplicaView::default()
-        }
-    }
-
-    fn kv_router(replicas: u32, weight: f64) -> Router {
-        Router::new(&Config {
-            instances: replicas,
-            overlap_weight: weight,
-            ..Config::default()
-        })
-    }
-
-    #[test]
-    fn deployed_routers_worked_example() {
-        // A 10-block prompt, weight 1.0: W0 has 8 hits and 6 active blocks (cost 8), W1
-        // has 0 hits and 1 active block (cost 11); W0 wins.
-        let prompt: Vec<u64> = (0..10).collect();
-        let views = [view(6), view(1)];
-        let mut router = kv_router(2, 1.0);
-        let mut log = Vec::new();
-        assert_eq!(
-            router
-                .pick(ask(&prompt, 10, &[8, 0]), &views, Some(&mut log))
-                .0,
-            0
-        );
-        assert_eq!(log[0].cost, 8.0);
-        assert_eq!(log[1].cost, 11.0);
-        assert_eq!(log[0].hit_blocks, 8);
-    }
-
-    #[test]
-    fn ties_go_to_less_load_then_lower_index() {
-        let prompt: Vec<u64> = (0..4).collect();
-        // Cost 2 + 3 = 5 on the warm replica, 4 + 1 = 5 on the cold one: equal cost, the
-        // cold one carries less load.
-        let views = [view(3), view(1)];
-        assert_eq!(
-            kv_router(2, 1.0)
-                .pick(ask(&prompt, 4, &[2, 0]), &views, None)
-                .0,
-            1
-        );
-        let same = [view(1); 3];
-        assert_eq!(
-            kv_router(3, 1.0)
-                .pick(ask(&prompt, 4, &[0, 0, 0]), &same, None)
-                .0,
-            0
-        );
-    }
-
-    #[test]
-    fn recent_term_decays_per_pick() {
-        let views = [view(0); 2];
-        let mut router = kv_router(2, 1.0);
-        let prompt: Vec<u64> = (0..10).collect();
-        assert_eq!(router.pick(ask(&prompt, 10, &[0, 0]), &views, None).0, 0);
-        assert_eq!(router.recent, vec![10.0, 0.0]);
-        assert_eq!(router.pick(ask(&prompt, 10, &[0, 0]), &views, None).0, 1);
-        assert_eq!(router.recent, vec![10.0 * 0.97, 10.0]);
-        // A hit lowers the charge to the missed blocks only.
-        assert_eq!(router.pick(ask(&prompt, 10, &[7, 0]), &views, None).0, 0);
-        assert!((router.recent[0] - (10.0 * 0.97 * 0.97 + 3.0)).abs() < 1e-12);
-        // An id-less request charges 1.
-        router.pick(ask(&[], 0, &[0, 0]), &views, None);
-        assert!((router.recent[1] - (10.0 * 0.97 * 0.97 + 1.0)).abs() < 1e-12);
-    }
-
-    #[test]
-    fn prefix_aware_is_stable_and_spreads_prefixes() {
-        let views = [view(0); 8];
-        let mut router = Router::new(&Config {
-            instances: 8,
-            routing: Policy::PrefixAware,
-            ..Config::default()
-        });
-        let hits = [0u32; 8];
-        let mut homes = Vec::new();
-        for _ in 0..2 {
-            homes.push(
-                (0..400u64)
-                    .map(|p| router.pick(ask(&[p * 7], 1, &hits), &views, None).0)
-                    .collect::<Vec<usize>>(),
-            );
-        }
-        assert_eq!(homes[0], homes[1]);
-        for r in 0..8 {
-            let n = homes[0].iter().filter(|&&h| h == r).count();
-            assert!(
-                (20..=90).contains(&n),
-                "replica {r} got {n} of 400 prefixes"
-            );
-        }
-    }
-
-    #[test]
-    fn sticky_follows_the_session_then_spills() {
-        let mut router = Router::new(&Config {
-            instances: 3,
-            routing: Policy::Sticky,
-            spill_queue: 2,
-            ..Config::default()
-        });
-        let ids = [1u64, 2];
-        let a = |session| Ask {
-            block_ids: &ids,
-            full_blocks: 2,
-            session: Some(session),
-            hits: &[0, 0, 0],
-        };
-        let idle = [view(0); 3];
-        let (first, reason) = router.pick(a(9), &idle, None);
-        assert_eq!(reason, Reason::Policy, "a first turn has no home yet");
-        assert_eq!(router.pick(a(9), &idle, None), (first, Reason::Sticky));
-        let mut busy = idle;
-        busy[first].waiting = 2;
-        busy[(first + 1) % 3].running = 1;
-        let (spilled, reason) = router.pick(a(9), &busy, None);
-        assert_eq!(reason, Reason::Spill);
-        assert_eq!(spilled, (first + 2) % 3, "the least busy replica");
-        // Without a session, affinity follows the longest cached prefix.
-        let prefix = Ask {
-            block_ids: &ids,
-            full_blocks: 2,
-            session: None,
-            hits: &[0, 2, 1],
-        };
-        assert_eq!(router.pick(prefix, &idle, None), (1, Reason::Sticky));
-    }
-}
+mod tests;

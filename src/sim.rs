@@ -4,47 +4,18 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use serde::Serialize;
-
 use crate::config::Config;
 use crate::engine::{DropKind, EngineSpec, Outbox, Replica};
-use crate::index::BlockIndex;
 use crate::metrics::Recorder;
-use crate::router::{Ask, Candidate, Reason, ReplicaView, Router};
+use crate::router::{ReplicaView, Router};
 use crate::series::Sampler;
-use crate::workload::{EndedRequest, Request, Source};
+use crate::view::{router_blocks, Knowledge};
+use crate::workload::{EndedRequest, Source};
 
-/// One routing decision, as written to the decision log.
-#[derive(Clone, Debug, Serialize)]
-pub struct Decision {
-    /// Request id.
-    pub id: u32,
-    /// Arrival time, seconds.
-    pub arrival_s: f64,
-    /// Full prompt blocks the router scored.
-    pub request_blocks: u32,
-    /// Every replica's terms and cost.
-    pub candidates: Vec<Candidate>,
-    /// The replica picked.
-    pub chosen: u32,
-    /// Why: the policy's choice, session affinity (`sticky`), or a `spill`.
-    pub reason: Reason,
-    /// The request's session, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session: Option<u32>,
-    /// Admission time, seconds (null if never admitted).
-    pub admit_s: Option<f64>,
-    /// Leading blocks found in the chosen replica's cache at admission.
-    pub cached_blocks: Option<u32>,
-    /// Time to first token from arrival, ms.
-    pub ttft_ms: Option<f64>,
-    /// End-to-end latency, ms.
-    pub e2e_ms: Option<f64>,
-    /// Whether the replica refused the request (queue full, or too large to ever fit).
-    pub rejected: bool,
-    /// Whether the caller's timeout dropped it.
-    pub timed_out: bool,
-}
+mod decisions;
+mod route;
+
+pub use decisions::{Decision, DecisionLog};
 
 /// A caller timeout in whole µs: the largest `t` with `t / 1000 <= ms`, so that a
 /// request whose first token comes `t` µs after arrival is in time and one more µs is not
@@ -64,9 +35,10 @@ pub struct Simulation<'w> {
     heap: BinaryHeap<Reverse<(u64, u64, u32, u64)>>,
     seq: u64,
     pub(crate) replicas: Vec<Replica>,
-    router: Router,
-    index: BlockIndex,
+    routers: Vec<Router>,
+    knowledge: Knowledge,
     hits: Vec<u32>,
+    seen_hits: Vec<u32>,
     views: Vec<ReplicaView>,
     pub(crate) recorder: Recorder,
     pub(crate) sampler: Sampler,
@@ -78,7 +50,7 @@ pub struct Simulation<'w> {
     pub(crate) last_arrival_us: u64,
     pub(crate) rejected: u64,
     pub(crate) timed_out: u64,
-    pub(crate) decisions: Option<Vec<Decision>>,
+    pub(crate) decisions: Option<DecisionLog>,
     pub(crate) source_name: String,
 }
 
@@ -103,9 +75,10 @@ impl<'w> Simulation<'w> {
             replicas: (0..n as u32)
                 .map(|i| Replica::new(i, spec, cfg.kv_blocks))
                 .collect(),
-            router: Router::new(cfg),
-            index: BlockIndex::new(n),
+            routers: (0..cfg.routers).map(|k| Router::new(cfg, k)).collect(),
+            knowledge: Knowledge::new(cfg),
             hits: vec![0; n],
+            seen_hits: vec![0; n],
             views: Vec::with_capacity(n),
             recorder: Recorder::new(n, cfg.block_size),
             sampler: Sampler::new(n),
@@ -124,17 +97,25 @@ impl<'w> Simulation<'w> {
 
     /// Keeps one record per routing decision (off by default: it costs memory).
     pub fn record_decisions(&mut self) {
-        self.decisions = Some(Vec::new());
+        self.record_decisions_range(0, u32::MAX);
+    }
+
+    /// Keeps the records of the requests with ids `first .. first + count` only.
+    pub fn record_decisions_range(&mut self, first: u32, count: u32) {
+        self.decisions = Some(DecisionLog::new(first, count));
     }
 
     /// The decision log, if recorded.
     pub fn decisions(&self) -> Option<&[Decision]> {
-        self.decisions.as_deref()
+        self.decisions.as_ref().map(|d| d.records())
     }
 
     /// Takes the decision log out (empty if it was not recorded).
     pub fn take_decisions(&mut self) -> Vec<Decision> {
-        self.decisions.take().unwrap_or_default()
+        self.decisions
+            .take()
+            .map(DecisionLog::take)
+            .unwrap_or_default()
     }
 
     /// How many requests the run expects in all.
@@ -199,57 +180,6 @@ impl<'w> Simulation<'w> {
         true
     }
 
-    /// Asks the router for a replica (hits from the fleet index) and logs the decision.
-    fn route(&mut self, req: &Request) -> usize {
-        let full = if req.block_ids.is_empty() {
-            0
-        } else {
-            (req.prompt_tokens / self.cfg.block_size) as usize
-        };
-        self.views.clear();
-        self.views.extend(self.replicas.iter().map(|r| ReplicaView {
-            active_blocks: r.active_blocks(),
-            waiting: r.waiting(),
-            running: r.running(),
-        }));
-        self.index.hits(&req.block_ids, full, &mut self.hits);
-        #[cfg(debug_assertions)]
-        for (r, rep) in self.replicas.iter().enumerate() {
-            let direct = rep.cache().hit_blocks(&req.block_ids, full) as u32;
-            debug_assert_eq!(
-                self.hits[r], direct,
-                "block index out of step with replica {r}"
-            );
-        }
-        let session = req.session.map(|t| t.session);
-        let ask = Ask {
-            block_ids: &req.block_ids,
-            full_blocks: full,
-            session,
-            hits: &self.hits,
-        };
-        let mut log = self.decisions.as_ref().map(|_| Vec::new());
-        let (chosen, reason) = self.router.pick(ask, &self.views, log.as_mut());
-        if let (Some(decisions), Some(candidates)) = (self.decisions.as_mut(), log) {
-            decisions.push(Decision {
-                id: req.id,
-                arrival_s: req.arrival_us as f64 / 1e6,
-                request_blocks: full as u32,
-                candidates,
-                chosen: chosen as u32,
-                reason,
-                session,
-                admit_s: None,
-                cached_blocks: None,
-                ttft_ms: None,
-                e2e_ms: None,
-                rejected: false,
-                timed_out: false,
-            });
-        }
-        chosen
-    }
-
     fn on_step_end(&mut self) -> bool {
         let Reverse((t, _, replica, generation)) = self.heap.pop().expect("a step is pending");
         if generation != self.replicas[replica as usize].generation() {
@@ -264,14 +194,12 @@ impl<'w> Simulation<'w> {
         true
     }
 
-    /// Applies a replica's cache store and evict events to the fleet's block index.
+    /// Applies a replica's cache store and evict events to the fleet's block index (and
+    /// to the routers' lagged copy).
     fn sync_index(&mut self, r: usize) {
+        let now = self.now_us;
         for (id, added) in self.replicas[r].cache_mut().drain_journal() {
-            if added {
-                self.index.insert(id, r);
-            } else {
-                self.index.remove(id, r);
-            }
+            self.knowledge.cache_event(now, r, id, added);
         }
     }
 
@@ -282,6 +210,10 @@ impl<'w> Simulation<'w> {
             "time {t_us} µs passed the clock's horizon: the run's bound was wrong"
         );
         self.sampler.advance_to(t_us, &self.replicas);
+        if self.knowledge.refresh_due(self.now_us, t_us) {
+            self.live_views();
+            self.knowledge.refresh(&self.views);
+        }
         self.now_us = t_us;
     }
 
@@ -298,14 +230,17 @@ impl<'w> Simulation<'w> {
         for a in self.outbox.admitted.drain(..) {
             self.recorder.admitted(&a);
             self.sampler.admitted(a.replica, a.hit_blocks > 0);
-            if let Some(d) = self
-                .decisions
-                .as_mut()
-                .and_then(|d| d.get_mut(a.id as usize))
-            {
+            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(a.id)) {
                 d.admit_s = Some(a.admit_us as f64 / 1e6);
                 d.cached_blocks = Some(a.hit_blocks);
             }
+        }
+        for x in self.outbox.released.drain(..) {
+            let bs = self.cfg.block_size;
+            let (full, private) = router_blocks(x.prompt_tokens, !x.block_ids.is_empty(), bs);
+            let replica = x.replica as usize;
+            let inflight = self.knowledge.inflight();
+            inflight.end(replica, &x.block_ids[..full], private);
         }
         for f in self.outbox.finished.drain(..) {
             self.recorder.finished(&f);
@@ -316,11 +251,7 @@ impl<'w> Simulation<'w> {
                 output_tokens: f.output_tokens,
             };
             self.source.on_end(ended, f.done_us);
-            if let Some(d) = self
-                .decisions
-                .as_mut()
-                .and_then(|d| d.get_mut(f.id as usize))
-            {
+            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(f.id)) {
                 d.ttft_ms = Some((f.first_token_us - f.arrival_us) as f64 / 1000.0);
                 d.e2e_ms = Some((f.done_us - f.arrival_us) as f64 / 1000.0);
             }
@@ -340,11 +271,7 @@ impl<'w> Simulation<'w> {
                 output_tokens: 0,
             };
             self.source.on_end(ended, self.now_us);
-            if let Some(d) = self
-                .decisions
-                .as_mut()
-                .and_then(|d| d.get_mut(x.id as usize))
-            {
+            if let Some(d) = self.decisions.as_mut().and_then(|d| d.get_mut(x.id)) {
                 d.rejected = !timed_out;
                 d.timed_out = timed_out;
             }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::config::Config;
+use crate::config::{Config, RouterView};
 use crate::report::{Report, Summary};
 
 /// Formats a duration given in ms the way the latency table does.
@@ -94,6 +94,34 @@ fn latency_row(out: &mut String, name: &str, v: [f64; 4]) {
     );
 }
 
+/// What the router knew, when it is not the default (one router, exact view, no
+/// speculative entries).
+pub fn router_line(c: &Config) -> Option<String> {
+    let predict = c.router_predict_ttl_ms > 0.0 && c.router_view != RouterView::Offline;
+    if c.router_view == RouterView::Exact && c.routers == 1 && !predict {
+        return None;
+    }
+    let view = match c.router_view {
+        RouterView::Exact => "exact".to_string(),
+        RouterView::Offline => {
+            "offline (the seed's routing pass: each pick cached at once, no in-flight term)"
+                .to_string()
+        }
+        RouterView::Snapshot => format!(
+            "snapshot (load signals refreshed every {} ms, KV events seen {} ms late)",
+            c.router_refresh_ms, c.kv_event_lag_ms
+        ),
+    };
+    let mut line = format!("  Router: view={view}, {} router(s)", c.routers);
+    if predict {
+        line.push_str(&format!(
+            ", routed blocks predicted for {} ms",
+            c.router_predict_ttl_ms
+        ));
+    }
+    Some(line)
+}
+
 /// The whole text report.
 pub fn render(r: &Report) -> String {
     let s = &r.summary;
@@ -171,6 +199,9 @@ pub fn render(r: &Report) -> String {
         [s.e2e_ms_mean, s.e2e_ms_p50, s.e2e_ms_p90, s.e2e_ms_p99],
     );
     for line in &r.fleet_lines {
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(line) = router_line(c) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(

@@ -136,6 +136,19 @@ impl Job {
     pub fn report_json(&mut self) -> String {
         self.inner.report_json()
     }
+
+    /// Keeps the decision records of requests `first .. first + count` (before the first
+    /// `advance`; at most 10,000).
+    pub fn record_decisions(&mut self, first: u32, count: u32) -> Result<(), JsError> {
+        self.inner
+            .record_decisions(first, count)
+            .map_err(|m| JsError::new(&m))
+    }
+
+    /// The logged decisions as a JSON array (runs to the end first if needed).
+    pub fn decisions_json(&mut self) -> String {
+        self.inner.decisions_json()
+    }
 }
 
 /// Traps the module on purpose: the page's tests use it to check that a trap (out of memory,

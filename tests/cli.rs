@@ -64,9 +64,15 @@ fn help_documents_every_flag_with_default_and_unit() {
         "--des-engine",
         "--seed",
         "--des-report-json",
+        "--des-router-view",
+        "--des-router-refresh-ms",
+        "--des-kv-event-lag-ms",
+        "--des-router-predict-ttl-ms",
+        "--des-routers",
     ] {
         assert!(out.contains(flag), "--help lacks {flag}");
     }
+    assert!(out.contains("[default: exact]") && out.contains("milliseconds"));
     assert!(out.contains("[default: 6]") && out.contains("requests per second"));
     assert!(out.contains("[default: unbounded]"));
     assert!(out.contains("tokens"));
@@ -167,6 +173,30 @@ fn bad_flags_name_the_flag_the_value_and_what_is_allowed() {
         ),
         (&["--des-max-batch", "0"], &["--des-max-batch", "got 0"]),
         (&["--seed", "-5"], &["--seed", "whole number"]),
+        (
+            &["--des-router-view", "psychic"],
+            &["--des-router-view", "psychic", "exact, offline, snapshot"],
+        ),
+        (
+            &["--des-routers", "0"],
+            &["--des-routers", "got 0", "1 to 64 routers"],
+        ),
+        (
+            &["--des-router-refresh-ms", "-1"],
+            &["--des-router-refresh-ms", "got -1", "0 to 600000 ms"],
+        ),
+        (
+            &["--des-kv-event-lag-ms", "NaN"],
+            &["--des-kv-event-lag-ms", "got NaN"],
+        ),
+        (
+            &["--des-router-predict-ttl-ms", "1e9"],
+            &[
+                "--des-router-predict-ttl-ms",
+                "got 1000000000",
+                "0 to 3600000 ms",
+            ],
+        ),
     ];
     for (args, needles) in cases {
         let (code, out, err) = kvfleet(args);

@@ -1,5 +1,6 @@
 //! The accounting invariants over random valid configs: every policy, both workloads,
-//! queue capacities including 0, timeouts, bounded caches. Each run is checked by
+//! queue capacities including 0, timeouts, bounded caches, every router view and
+//! several routers. Each run is checked by
 //! `kvfleet::fuzzing::run`: requests = completed + rejected + timed out; completed
 //! requests have TTFT <= timeout; hit rates in [0, 1]; cached <= prompt tokens;
 //! per-replica sums equal fleet totals; percentiles monotone; no NaN or null where a
@@ -7,7 +8,7 @@
 //! the same bytes.
 #![cfg(not(target_arch = "wasm32"))]
 
-use kvfleet::config::{ArrivalModel, Config, Policy, WorkloadKind};
+use kvfleet::config::{ArrivalModel, Config, Policy, RouterView, WorkloadKind};
 use kvfleet::{fuzzing, params};
 use proptest::prelude::*;
 
@@ -73,6 +74,36 @@ fn every_policy_workload_and_admission_setting_keeps_the_invariants() {
     }
 }
 
+/// Every view mode (a live snapshot and a stale one), with one router and with three.
+#[test]
+fn every_router_view_and_router_count_keeps_the_invariants() {
+    let views = [
+        (RouterView::Exact, 0.0, 0.0, 0.0),
+        (RouterView::Exact, 0.0, 0.0, 30.0),
+        (RouterView::Offline, 0.0, 0.0, 0.0),
+        (RouterView::Snapshot, 0.0, 0.0, 0.0),
+        (RouterView::Snapshot, 20.0, 10.0, 30.0),
+    ];
+    for routing in Policy::ALL {
+        for workload in [WorkloadKind::Pool, WorkloadKind::Sessions] {
+            for (view, refresh, lag, ttl) in views {
+                for routers in [1, 3] {
+                    let cfg = Config {
+                        router_view: view,
+                        router_refresh_ms: refresh,
+                        kv_event_lag_ms: lag,
+                        router_predict_ttl_ms: ttl,
+                        routers,
+                        ..small(routing, workload, Some(2), None, false)
+                    };
+                    params::validate(&cfg).unwrap();
+                    fuzzing::run(&cfg);
+                }
+            }
+        }
+    }
+}
+
 fn policy() -> impl Strategy<Value = Policy> {
     prop::sample::select(Policy::ALL.to_vec())
 }
@@ -111,6 +142,11 @@ prop_compose! {
         tasks in 1u32..8,
         turn_input in 1u32..800,
         think in 0.0f64..500.0,
+        view in prop::sample::select(vec![RouterView::Exact, RouterView::Offline, RouterView::Snapshot]),
+        refresh in prop::sample::select(vec![0.0, 5.0, 50.0]),
+        lag in prop::sample::select(vec![0.0, 20.0]),
+        ttl in prop::sample::select(vec![0.0, 100.0]),
+        routers in 1u32..4,
     ) -> Config {
         let shortest = (input_len as f64 * (1.0 - range_ratio)).floor() as u32;
         let mut cfg = Config {
@@ -140,6 +176,11 @@ prop_compose! {
             turn_output_len: output_len.min(200),
             think_time_ms: think,
             system_prompt_len: 512,
+            router_view: view,
+            router_refresh_ms: refresh,
+            kv_event_lag_ms: lag,
+            router_predict_ttl_ms: ttl,
+            routers,
             ..Config::default()
         };
         cfg.kv_blocks = spare_blocks.map(|spare| needed_blocks(&cfg) + spare);

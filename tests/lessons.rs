@@ -82,7 +82,7 @@ fn more_replicas_slower_broken_state_shows_the_symptom() {
     });
     assert!(sticky8.summary.ttft_ms_p99 < rr16.summary.ttft_ms_p99);
     // The explanation's figures: sticky about 92% and p99 under 100 ms, from about 650 ms;
-    // kv alone about 86% with p99 near 500 ms.
+    // kv alone about 86% with p99 above 500 ms (543 ms measured).
     let (st, br) = (&sticky8.summary, &report.summary);
     assert!((0.90..0.94).contains(&st.hit_rate_tokens) && st.ttft_ms_p99 < 100.0);
     assert!(
@@ -97,7 +97,7 @@ fn more_replicas_slower_broken_state_shows_the_symptom() {
         kv.hit_rate_tokens
     );
     assert!(
-        (400.0..600.0).contains(&kv.ttft_ms_p99),
+        (500.0..600.0).contains(&kv.ttft_ms_p99),
         "kv p99 {}",
         kv.ttft_ms_p99
     );

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::BufReader;
 
 use kvfleet::trace::{parse_mooncake, TraceOptions};
-use kvfleet::{api, Config, Policy, Request};
+use kvfleet::{api, Config, Policy, Request, RouterView};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/mooncake");
 
@@ -56,6 +56,49 @@ fn reproduces_the_reference_token_hit_rates() {
     }
 }
 
+/// Over every record: the chosen replica has the lowest cost, kv's costs are exactly the
+/// formula over the values the router saw, and ties go to less load, then the lower index.
+fn check_lowest_cost(cfg: &Config) {
+    let routing = cfg.routing;
+    let mut sim = api::replay_simulation(cfg, load("synthetic", 1.0), "synthetic").unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let decisions = sim.take_decisions();
+    assert_eq!(decisions.len(), 3993);
+    for d in &decisions {
+        assert_eq!(d.candidates.len(), 8);
+        let best = d
+            .candidates
+            .iter()
+            .map(|c| c.cost)
+            .fold(f64::INFINITY, f64::min);
+        let chosen = &d.candidates[d.chosen as usize];
+        assert_eq!(chosen.replica, d.chosen);
+        assert_eq!(
+            chosen.cost, best,
+            "{routing:?} {:?} request {}: chose cost {} over {best}",
+            cfg.router_view, d.id, chosen.cost
+        );
+        if routing == Policy::Kv {
+            // The cost is exactly weight x missed + active + recent, as seen.
+            for c in &d.candidates {
+                let want =
+                    (d.request_blocks - c.hit_blocks) as f64 + (c.active_blocks as f64 + c.recent);
+                assert_eq!(c.cost, want);
+            }
+            // Ties go to less load, then to the lower index.
+            for c in d.candidates.iter().filter(|c| c.cost == best) {
+                let load = |x: &kvfleet::router::Candidate| x.active_blocks as f64 + x.recent;
+                assert!(
+                    load(chosen) < load(c)
+                        || (load(chosen) == load(c) && chosen.replica <= c.replica)
+                );
+            }
+        }
+        assert!(d.admit_s.is_some() && d.ttft_ms.is_some() && d.e2e_ms.is_some());
+    }
+}
+
 #[test]
 fn every_decision_picks_a_lowest_cost_candidate() {
     for routing in [
@@ -64,48 +107,39 @@ fn every_decision_picks_a_lowest_cost_candidate() {
         Policy::RoundRobin,
         Policy::Random,
     ] {
-        let cfg = Config {
+        check_lowest_cost(&Config {
             instances: 8,
             routing,
             ..Config::default()
-        };
-        let mut sim = api::replay_simulation(&cfg, load("synthetic", 1.0), "synthetic").unwrap();
-        sim.record_decisions();
-        sim.run_to_end();
-        let decisions = sim.take_decisions();
-        assert_eq!(decisions.len(), 3993);
-        for d in &decisions {
-            assert_eq!(d.candidates.len(), 8);
-            let best = d
-                .candidates
-                .iter()
-                .map(|c| c.cost)
-                .fold(f64::INFINITY, f64::min);
-            let chosen = &d.candidates[d.chosen as usize];
-            assert_eq!(chosen.replica, d.chosen);
-            assert_eq!(
-                chosen.cost, best,
-                "{routing:?} request {}: chose cost {} over {best}",
-                d.id, chosen.cost
-            );
-            if routing == Policy::Kv {
-                // The cost is exactly weight x missed + active + recent.
-                for c in &d.candidates {
-                    let want = (d.request_blocks - c.hit_blocks) as f64
-                        + (c.active_blocks as f64 + c.recent);
-                    assert_eq!(c.cost, want);
-                }
-                // Ties go to less load, then to the lower index.
-                for c in d.candidates.iter().filter(|c| c.cost == best) {
-                    let load = |x: &kvfleet::router::Candidate| x.active_blocks as f64 + x.recent;
-                    assert!(
-                        load(chosen) < load(c)
-                            || (load(chosen) == load(c) && chosen.replica <= c.replica)
-                    );
-                }
-            }
-            assert!(d.admit_s.is_some() && d.ttft_ms.is_some() && d.e2e_ms.is_some());
-        }
+        });
+    }
+}
+
+#[test]
+fn every_decision_picks_a_lowest_cost_candidate_as_the_router_saw_it() {
+    let kv = Config {
+        instances: 8,
+        ..Config::default()
+    };
+    for cfg in [
+        Config {
+            router_view: RouterView::Offline,
+            ..kv.clone()
+        },
+        Config {
+            router_view: RouterView::Snapshot,
+            kv_event_lag_ms: 20.0,
+            router_predict_ttl_ms: 200.0,
+            ..kv.clone()
+        },
+        Config {
+            router_view: RouterView::Snapshot,
+            routers: 4,
+            router_refresh_ms: 100.0,
+            ..kv.clone()
+        },
+    ] {
+        check_lowest_cost(&cfg);
     }
 }
 
@@ -160,11 +194,24 @@ fn decision_log_names_candidates_cost_and_chosen() {
         assert_eq!(d["id"], i);
         let c = d["candidates"].as_array().unwrap();
         assert_eq!(c.len(), 4);
-        for key in ["replica", "cost", "hit_blocks", "active_blocks", "recent"] {
+        for key in [
+            "replica",
+            "cost",
+            "hit_blocks",
+            "active_blocks",
+            "recent",
+            "cache_blocks",
+            "true_hit_blocks",
+            "true_active_blocks",
+            "true_waiting",
+            "true_running",
+            "true_cache_blocks",
+        ] {
             assert!(!c[0][key].is_null(), "candidates[].{key}");
         }
         for key in [
             "chosen",
+            "router",
             "arrival_s",
             "admit_s",
             "cached_blocks",

@@ -99,3 +99,59 @@ fn job_in_slices_equals_one_shot_run() {
         "sliced Job report differs from run_json"
     );
 }
+
+/// Every new router mode (issue 11), run in Chromium, against the native goldens written
+/// by `tests/router_view.rs` (same configs).
+#[wasm_bindgen_test]
+fn every_router_mode_equals_its_native_golden() {
+    let modes: [(&str, &str, &str); 4] = [
+        (
+            "offline",
+            r#"{"router_view":"offline"}"#,
+            include_str!("golden/views/offline.json"),
+        ),
+        (
+            "snapshot",
+            r#"{"router_view":"snapshot","kv_event_lag_ms":20,"router_predict_ttl_ms":200,"arrival_model":"gamma","burstiness":0.3}"#,
+            include_str!("golden/views/snapshot.json"),
+        ),
+        (
+            "routers",
+            r#"{"router_view":"snapshot","routers":4,"router_refresh_ms":100,"arrival_model":"gamma","burstiness":0.3,"num_requests":400,"instances":8}"#,
+            include_str!("golden/views/routers.json"),
+        ),
+        (
+            "sessions",
+            r#"{"workload":"sessions","num_sessions":20,"turns":4,"routing":"sticky","routers":3,"router_view":"snapshot","spill_queue":2}"#,
+            include_str!("golden/views/sessions.json"),
+        ),
+    ];
+    for (name, config, golden) in modes {
+        let report = wasm::run_json(config).unwrap_or_else(|e| panic!("{name}: {}", js_message(e)));
+        assert!(
+            report == golden,
+            "{name}: wasm differs from the native golden at byte {}",
+            report
+                .bytes()
+                .zip(golden.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(report.len().min(golden.len()))
+        );
+    }
+}
+
+/// A `Job` logging a range of decisions (the page's decision table) in Chromium, against
+/// the native golden written by `tests/router_view.rs`.
+#[wasm_bindgen_test]
+fn job_decisions_equal_the_native_golden() {
+    let config = r#"{"router_view":"snapshot","routers":4,"router_refresh_ms":100,"arrival_model":"gamma","burstiness":0.3,"num_requests":400,"instances":8}"#;
+    let mut job = wasm::Job::synthetic(config).unwrap_or_else(|e| panic!("{}", js_message(e)));
+    job.record_decisions(40, 20)
+        .unwrap_or_else(|e| panic!("{}", js_message(e)));
+    while !job.advance(1000) {}
+    let decisions = job.decisions_json();
+    assert!(
+        decisions == include_str!("golden/views/decisions.json"),
+        "wasm decisions differ from the native golden"
+    );
+}

@@ -56,7 +56,7 @@ impl Replica {
             if let Some(capacity) = self.cache.capacity_blocks() {
                 if full as u64 + private > capacity {
                     let req = self.waiting.pop_front().expect("head exists");
-                    self.drop_request(&req, DropKind::TooLarge, out);
+                    self.drop_request(req, DropKind::TooLarge, out);
                     continue;
                 }
             }

@@ -28,7 +28,7 @@ impl Replica {
                 break;
             }
             let req = self.waiting.pop_front().expect("front exists");
-            self.drop_request(&req, DropKind::TimedOut, out);
+            self.drop_request(req, DropKind::TimedOut, out);
         }
     }
 
@@ -70,6 +70,6 @@ impl Replica {
         self.cache
             .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
         self.prompt_private_blocks -= a.prompt_private_blocks;
-        self.drop_request(&a.req, DropKind::TimedOut, out);
+        self.drop_request(a.req, DropKind::TimedOut, out);
     }
 }

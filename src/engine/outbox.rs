@@ -49,6 +49,17 @@ pub struct Dropped {
     pub kind: DropKind,
 }
 
+/// A request that left its replica, completed or not.
+#[derive(Clone, Debug)]
+pub struct Released {
+    /// Replica it was routed to.
+    pub replica: u32,
+    /// Prompt tokens.
+    pub prompt_tokens: u32,
+    /// The prompt's block ids (moved out of the request).
+    pub block_ids: Vec<u64>,
+}
+
 /// What happened inside a replica during one call; the simulator drains it.
 #[derive(Default, Debug)]
 pub struct Outbox {
@@ -58,6 +69,9 @@ pub struct Outbox {
     pub finished: Vec<Finished>,
     /// Requests rejected or timed out.
     pub dropped: Vec<Dropped>,
+    /// Every request that left the replica (completed or dropped), with its blocks, for
+    /// the router's count of in-flight blocks.
+    pub released: Vec<Released>,
     /// (step duration µs, tokens) for inter-token latency: `count` steps whose
     /// durations start at `first_us` and grow by `delta_us`, each emitting `tokens`.
     pub itl_runs: Vec<ItlRun>,

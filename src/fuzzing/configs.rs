@@ -1,8 +1,8 @@
 //! Small valid configs drawn from fuzzer bytes: every policy, both workloads, queue
-//! capacities including 0, timeouts, bounded caches and custom timings, each sized to
-//! run in milliseconds.
+//! capacities including 0, timeouts, bounded caches, custom timings, every router view
+//! and several routers, each sized to run in milliseconds.
 
-use crate::config::{ArrivalModel, Config, Policy, WorkloadKind};
+use crate::config::{ArrivalModel, Config, Policy, RouterView, WorkloadKind};
 use crate::timing::EnginePreset;
 
 /// Reads choices from a byte string (zeros once it runs out).
@@ -93,7 +93,22 @@ pub fn config(draws: &mut Draws) -> Config {
     cfg.kv_blocks = draws
         .maybe(&[0, 1, 10, 100])
         .map(|spare| needed_blocks(&cfg) + spare);
+    view(&mut cfg, draws);
     cfg
+}
+
+/// What the router knows (drawn last, so older inputs keep their configs).
+fn view(cfg: &mut Config, draws: &mut Draws) {
+    cfg.router_view = draws.pick(&[
+        RouterView::Exact,
+        RouterView::Exact,
+        RouterView::Offline,
+        RouterView::Snapshot,
+    ]);
+    cfg.router_refresh_ms = draws.pick(&[0.0, 1.0, 10.0, 50.0]);
+    cfg.kv_event_lag_ms = draws.pick(&[0.0, 0.0, 5.0, 100.0]);
+    cfg.router_predict_ttl_ms = draws.pick(&[0.0, 0.0, 20.0, 1000.0]);
+    cfg.routers = draws.range(1, 4);
 }
 
 fn timing(cfg: &mut Config, draws: &mut Draws) {

@@ -6,8 +6,9 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::report::Report;
-use crate::router::Reason;
 use crate::sim::Decision;
+
+use super::decision_rules::decision_log;
 
 /// Checks `report` (and its `json`, and the decision log when given) of a run of `cfg`.
 pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option<&[Decision]>) {
@@ -29,7 +30,7 @@ pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option
 }
 
 /// Ok when `holds`, else `what`.
-fn ensure(holds: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+pub(super) fn ensure(holds: bool, what: impl FnOnce() -> String) -> Result<(), String> {
     if holds {
         Ok(())
     } else {
@@ -274,136 +275,4 @@ fn no_null(v: &Value, at: &str) -> Result<(), String> {
             .try_for_each(|(k, x)| no_null(x, &format!("{at}.{k}"))),
         _ => Ok(()),
     }
-}
-
-/// One record per request, each ending once; a completed request's first token came
-/// within the timeout; reasons are consistent with the settings.
-fn decision_log(cfg: &Config, r: &Report, d: &[Decision]) -> Result<(), String> {
-    let s = &r.summary;
-    ensure(d.len() as u64 == s.requests, || {
-        format!("{} decisions for {} requests", d.len(), s.requests)
-    })?;
-    let completed = d.iter().filter(|x| !x.rejected && !x.timed_out).count() as u64;
-    ensure(completed == s.completed, || {
-        format!(
-            "{completed} completed decisions, the summary says {}",
-            s.completed
-        )
-    })?;
-    for x in d {
-        ensure(!(x.rejected && x.timed_out), || {
-            format!("request {}: ended twice", x.id)
-        })?;
-        ensure((x.chosen as usize) < x.candidates.len(), || {
-            format!("request {}: no such replica", x.id)
-        })?;
-        let done = !x.rejected && !x.timed_out;
-        ensure(done == x.ttft_ms.is_some(), || {
-            format!("request {}: TTFT iff completed", x.id)
-        })?;
-        if let (Some(ttft), Some(limit)) = (x.ttft_ms, cfg.timeout_ms) {
-            ensure(ttft <= limit, || {
-                format!(
-                    "request {} completed with TTFT {ttft} ms > timeout {limit} ms",
-                    x.id
-                )
-            })?;
-        }
-        if let (Some(ttft), Some(e2e)) = (x.ttft_ms, x.e2e_ms) {
-            ensure(ttft <= e2e, || {
-                format!("request {}: TTFT after the last token", x.id)
-            })?;
-        }
-        if let Some(cached) = x.cached_blocks {
-            ensure(cached <= x.request_blocks, || {
-                format!("request {}: more hits than blocks", x.id)
-            })?;
-        }
-        ensure(cfg.spill_queue > 0 || x.reason != Reason::Spill, || {
-            format!("request {}: spilled with spill_queue 0", x.id)
-        })?;
-        ensure(
-            cfg.affinity_share() > 0.0 || x.reason != Reason::Sticky,
-            || format!("request {}: sticky without affinity", x.id),
-        )?;
-        queue_rule(cfg, x)?;
-    }
-    affinity_rules(cfg, d)
-}
-
-/// Without timeouts and KV limits nothing else refuses or removes a request, so an
-/// arrival is refused exactly when its replica holds every slot plus the queue's
-/// capacity (counts as the router saw them, just before the arrival).
-fn queue_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
-    if cfg.timeout_ms.is_some() || cfg.kv_blocks.is_some() {
-        return Ok(());
-    }
-    let c = &x.candidates[x.chosen as usize];
-    let held = c.waiting as u64 + c.running as u64;
-    let full = cfg
-        .queue_capacity
-        .is_some_and(|q| held >= cfg.max_batch as u64 + q as u64);
-    ensure(x.rejected == full, || {
-        format!(
-            "request {}: rejected {} with {} waiting + {} running, {} slots, capacity {:?}",
-            x.id, x.rejected, c.waiting, c.running, cfg.max_batch, cfg.queue_capacity
-        )
-    })
-}
-
-/// The replica with the fewest waiting + running requests, lowest index on ties.
-fn least_busy(x: &Decision) -> u32 {
-    let busy = |c: &crate::router::Candidate| (c.waiting + c.running, c.replica);
-    x.candidates.iter().map(busy).min().map_or(0, |(_, r)| r)
-}
-
-/// Sessions under affinity: a sticky pick returns to the session's last replica, which
-/// must have fewer than `spill_queue` waiting; a spill leaves it only once it has that
-/// many, for the least busy replica; with full affinity the policy never picks a
-/// session's later turn.
-fn affinity_rules(cfg: &Config, d: &[Decision]) -> Result<(), String> {
-    let spill = cfg.spill_queue;
-    let mut home = std::collections::BTreeMap::new();
-    for x in d {
-        if x.reason == Reason::Spill {
-            ensure(x.chosen == least_busy(x), || {
-                format!(
-                    "request {}: spilled to {}, not the least busy",
-                    x.id, x.chosen
-                )
-            })?;
-        }
-        let Some(session) = x.session else {
-            continue;
-        };
-        let waiting = |r: u32| x.candidates[r as usize].waiting;
-        let id = x.id;
-        match (home.get(&session).copied(), x.reason) {
-            (None, Reason::Sticky) => Err(format!("request {id}: sticky without a home"))?,
-            (Some(h), Reason::Sticky) => {
-                ensure(x.chosen == h && (spill == 0 || waiting(h) < spill), || {
-                    format!(
-                        "request {id}: sticky to {} (home {h}, {} waiting)",
-                        x.chosen,
-                        waiting(h)
-                    )
-                })?
-            }
-            // Under partial affinity a spill may leave a prefix_aware home instead.
-            (Some(h), Reason::Spill) if cfg.affinity_share() >= 1.0 => {
-                ensure(waiting(h) >= spill, || {
-                    format!(
-                        "request {id}: spilled with {} < {spill} waiting at home",
-                        waiting(h)
-                    )
-                })?
-            }
-            (Some(_), Reason::Policy) => ensure(cfg.affinity_share() < 1.0, || {
-                format!("request {id}: a later turn left to the policy under full affinity")
-            })?,
-            _ => {}
-        }
-        home.insert(session, x.chosen);
-    }
-    Ok(())
 }

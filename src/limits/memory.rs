@@ -30,9 +30,45 @@ const FIXED_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 /// Per replica: its state, series columns and ring nodes.
 const REPLICA_BYTES: f64 = 64.0 * 1024.0;
 
+/// Bytes per block id of a request in flight in the router's count of in-flight blocks
+/// (a hash-table entry of id and count, at any fill level).
+pub const INFLIGHT_ID_BYTES: f64 = 32.0;
+
+/// Bytes per routed block kept by the router's other state, when it is on: the offline
+/// pass's cache index, one speculative entry (table entry and expiry queue), one lagged
+/// index entry with its pending event.
+const OFFLINE_BLOCK_BYTES: f64 = 48.0;
+const PREDICTED_BLOCK_BYTES: f64 = 56.0;
+const LAGGED_BLOCK_BYTES: f64 = 72.0;
+
 /// The bytes one request with `ids` block ids holds while it is alive.
 pub fn request_bytes(ids: f64) -> f64 {
     std::mem::size_of::<Request>() as f64 + REQUEST_OVERHEAD_BYTES + 8.0 * ids
+}
+
+/// The router's state: its count of in-flight blocks (`inflight_blocks` distinct
+/// (replica, block) pairs at most) and, for `routed_blocks` full blocks routed over the
+/// run, what its view keeps of them (every one at most: the offline pass never forgets,
+/// and a long time to live or lag keeps them all).
+pub fn router_bytes(cfg: &crate::config::Config, inflight_blocks: f64, routed_blocks: f64) -> f64 {
+    use crate::config::RouterView;
+    let per_block = match cfg.router_view {
+        RouterView::Offline => OFFLINE_BLOCK_BYTES,
+        view => {
+            let predicted = if cfg.router_predict_ttl_ms > 0.0 {
+                PREDICTED_BLOCK_BYTES
+            } else {
+                0.0
+            };
+            let lagged = if view == RouterView::Snapshot && cfg.kv_event_lag_ms > 0.0 {
+                LAGGED_BLOCK_BYTES
+            } else {
+                0.0
+            };
+            predicted + lagged
+        }
+    };
+    inflight_blocks * INFLIGHT_ID_BYTES + routed_blocks * per_block
 }
 
 /// The bytes a parsed request list holds (the list's slots and every id list).
@@ -52,6 +88,8 @@ pub struct Footprint {
     pub request_bytes: f64,
     /// Bytes the input already holds (a parsed trace).
     pub input_bytes: f64,
+    /// Bytes of the router's state (`router_bytes`).
+    pub router_bytes: f64,
     /// Replicas.
     pub replicas: f64,
 }
@@ -62,6 +100,7 @@ impl Footprint {
         self.cached_blocks * CACHED_BLOCK_BYTES
             + self.live_requests * self.request_bytes
             + self.input_bytes
+            + self.router_bytes
             + self.replicas * REPLICA_BYTES
             + FIXED_BYTES
     }
@@ -99,6 +138,9 @@ impl Footprint {
         }
         if self.input_bytes > 0.0 {
             parts.push(format!("{} of parsed trace", size(self.input_bytes)));
+        }
+        if self.router_bytes > 0.0 {
+            parts.push(format!("{} of router state", size(self.router_bytes)));
         }
         why.push_str(&parts.join(", "));
         let _ = write!(
@@ -166,9 +208,10 @@ mod tests {
             live_requests: 10.0,
             request_bytes: 200.0,
             input_bytes: 0.0,
+            router_bytes: 3000.0,
             replicas: 2.0,
         };
-        let want = 1000.0 * 128.0 + 10.0 * 200.0 + 2.0 * 65536.0 + 8.0 * 1048576.0;
+        let want = 1000.0 * 128.0 + 10.0 * 200.0 + 3000.0 + 2.0 * 65536.0 + 8.0 * 1048576.0;
         assert_eq!(f.bytes(), want);
         assert!(f.check().is_ok());
         assert_eq!(f.bounded_by(Some(100)).cached_blocks, 200.0);

@@ -1,7 +1,7 @@
 //! The three kinds of run (prefix pool, sessions, trace replay) in the terms of the time
 //! bound and the memory estimate, checked before the run starts.
 
-use super::memory::{parsed_bytes, request_bytes, Footprint};
+use super::memory::{parsed_bytes, request_bytes, router_bytes, Footprint};
 use super::{Horizon, Work};
 use crate::config::{Config, ConfigError};
 use crate::timing::Timing;
@@ -50,11 +50,16 @@ fn pool_footprint(cfg: &Config, longest_prompt: u64) -> Footprint {
     };
     let prefixes = (cfg.num_prefixes as f64).min(n);
     let cached = prefixes * prefix as f64 * replicas + n * (full - prefix) as f64;
+    // In flight, the router counts each replica's distinct blocks: at most what unbounded
+    // caches would hold, and at most every live request's own.
+    let live = live_requests(cfg, n);
+    let inflight = cached.min(live * full as f64);
     Footprint {
         cached_blocks: cached,
-        live_requests: live_requests(cfg, n),
+        live_requests: live,
         request_bytes: request_bytes(longest_prompt.div_ceil(bs) as f64),
         input_bytes: 0.0,
+        router_bytes: router_bytes(cfg, inflight, n * full as f64),
         replicas,
     }
     .bounded_by(cfg.kv_blocks)
@@ -103,6 +108,7 @@ pub fn check_sessions(
         live_requests: tasks,
         request_bytes: request_bytes(4.0 * last_ids),
         input_bytes: 0.0,
+        router_bytes: router_bytes(cfg, tasks * last_ids, tasks * chain_blocks),
         replicas: cfg.instances as f64,
     }
     .bounded_by(cfg.kv_blocks)
@@ -136,6 +142,7 @@ pub fn check_replay(
         live_requests: 0.0,
         request_bytes: 0.0,
         input_bytes: parsed_bytes(requests, requests.len()),
+        router_bytes: router_bytes(cfg, cached as f64, cached as f64),
         replicas: cfg.instances as f64,
     }
     .bounded_by(cfg.kv_blocks)
@@ -163,8 +170,9 @@ mod tests {
     #[test]
     fn the_default_pool_fits_the_browser_at_three_million_requests() {
         // Default prompts: 8 blocks, 4 from the pool, so 4 cached blocks a request at
-        // 128 B, and each request alive holds 8 ids: 3e6 x (512 + 96 + 64 + 80) bytes,
-        // 2.1 GiB, stays under the browser's 3 GiB; 10^7 exceeds even the native 4 GiB.
+        // 128 B (and the router's in-flight count of them at 32 B), and each request
+        // alive holds 8 ids: 3e6 x (512 + 128 + 96 + 64 + 80) bytes, 2.5 GiB, stays under
+        // the browser's 3 GiB; 10^7 exceeds even the native 4 GiB.
         assert!(pool_bytes(3_000_000) < (3u64 << 30) as f64);
         assert!(pool_bytes(10_000_000) > (4u64 << 30) as f64);
     }

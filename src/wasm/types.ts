@@ -47,6 +47,16 @@ export interface Config {
   queue_capacity: number | null;
   /** null = no timeout. */
   timeout_ms: number | null;
+  /** What the router knows. */
+  router_view: "exact" | "offline" | "snapshot";
+  /** snapshot: refresh interval of the load signals, ms (0 = live). */
+  router_refresh_ms: number;
+  /** snapshot: delay of cache store and evict events, ms. */
+  kv_event_lag_ms: number;
+  /** Speculative entries' time to live, ms (0 = off). */
+  router_predict_ttl_ms: number;
+  /** Independent router replicas. */
+  routers: number;
 }
 
 /** A statistic over no samples (no completed request, no admitted request) is null. */

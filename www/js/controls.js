@@ -14,6 +14,8 @@ const GROUPS = [
     'input_len', 'output_len', 'range_ratio'] },
   { id: 'engine', title: 'Engine and overload', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'queue_capacity', 'timeout_ms',
     'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
+  { id: 'router', title: 'Advanced: what the router knows', open: false, names: ['router_view', 'router_refresh_ms', 'kv_event_lag_ms',
+    'router_predict_ttl_ms', 'routers'] },
   { id: 'run', title: 'Randomness', open: true, names: ['seed'] },
 ];
 
@@ -31,6 +33,9 @@ const SHOWN_WHEN = {
   prefill_token_us: (c) => c.engine === 'custom',
   decode_seq_us: (c) => c.engine === 'custom',
   kv_read_token_ns: (c) => c.engine === 'custom',
+  router_refresh_ms: (c) => c.router_view === 'snapshot',
+  kv_event_lag_ms: (c) => c.router_view === 'snapshot',
+  router_predict_ttl_ms: (c) => c.router_view !== 'offline',
   ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
   ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
 };

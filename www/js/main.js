@@ -11,6 +11,7 @@ import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
 import { Sweep } from './sweep.js';
+import { Decisions } from './decisions.js';
 import { Tasks } from './tasks.js';
 import { ReplicaTable } from './replicas.js';
 import { HeroPanel } from './hero-panel.js';
@@ -36,9 +37,10 @@ const st = {
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0,
 };
-let host, controls, charts, compare, traces, lessons, sweep, tasks, replicaTable, hero, embedView;
+let host, controls, charts, compare, traces, lessons, sweep, tasks, replicaTable, hero, embedView, decisions;
 const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
+const decisionWaiters = new Map();
 
 // ---------------------------------------------------------------- boot
 
@@ -137,7 +139,7 @@ function initFull(msg, fromUrl) {
   sweep = new Sweep({
     param: $('sweep-param'), spec: $('sweep-spec'), series: $('sweep-series'), presets: $('sweep-presets'), run: $('sweep-run'),
     cancel: $('sweep-cancel'), progress: $('sweep-progress'), status: $('sweep-status'), error: $('sweep-error'), out: $('sweep-out'),
-    canvas: $('sweep-chart'), ttft: $('sweep-ttft'), table: $('sweep-table'),
+    canvas: $('sweep-chart'), ttft: $('sweep-ttft'), table: $('sweep-table'), cap1: $('sweep-cap-1'), cap2: $('sweep-cap-2'),
   }, {
     plan: (config, spec) => new Promise((resolve, reject) => {
       const id = st.nextId++;
@@ -149,6 +151,9 @@ function initFull(msg, fromUrl) {
     load: loadConfig,
   });
   $('cmp-sweep-more').addEventListener('click', () => { $('sweep-h').scrollIntoView({ block: 'start' }); sweep.preset('replicas'); });
+  decisions = new Decisions({
+    from: $('dec-from'), to: $('dec-to'), count: $('dec-count'), show: $('dec-show'), status: $('dec-status'), error: $('dec-error'), table: $('dec-table'),
+  }, { request: requestDecisions });
   sweep.setParams(st.params, st.config);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
@@ -315,9 +320,16 @@ function onWorker(msg) {
       if (w) { if (msg.type === 'plan-result') w.resolve(msg.plan); else w.reject(new Error(msg.message)); }
       return;
     }
+    case 'decisions-result': {
+      const w = decisionWaiters.get(msg.id);
+      decisionWaiters.delete(msg.id);
+      if (w) w.resolve({ records: JSON.parse(msg.decisions), config: w.config });
+      return;
+    }
     case 'error': return onError(msg);
     case 'cancelled':
       if (msg.lane === 'compare') { if (msg.id === st.compareId) compare?.cancelled(); return; }
+      if (msg.lane === 'decisions') { const w = decisionWaiters.get(msg.id); decisionWaiters.delete(msg.id); w?.resolve(null); return; }
       if (settle(msg.id) && msg.id === st.userCancel) onCancelled();
       return;
     case 'compare-result':
@@ -366,6 +378,7 @@ function render(report, runMs) {
     tasks.update(report);
     replicaTable.update(report);
     lessons.update(report);
+    decisions.followRun(report);
   }
   hook.lastReport = report;
   hook.lastRunMs = runMs;
@@ -388,6 +401,12 @@ function fieldOf(message) {
 function onError(msg) {
   if (msg.trap) return onTrap(msg);
   if (msg.lane === 'compare') { if (msg.id === st.compareId) compare?.error(msg.message); return; }
+  if (msg.lane === 'decisions') {
+    const w = decisionWaiters.get(msg.id);
+    decisionWaiters.delete(msg.id);
+    w?.reject(new Error(msg.message));
+    return;
+  }
   const run = settle(msg.id);
   if (!run) return;
   hook.errors.push(msg.message);
@@ -433,6 +452,19 @@ function onTrap(msg) {
   errBox().textContent = `That run could not finish: ${msg.message}. ${hook.lastReport ? 'The previous result and its settings are back.' : ''}`;
   errBox().hidden = false;
   host.replace();
+}
+
+// The decision records of requests first..first+count-1 under the settings of the run on screen.
+function requestDecisions(first, count, shownConfig) {
+  const config = { ...(shownConfig || hook.lastReport?.config || st.config) };
+  const source = st.goodSource;
+  return new Promise((resolve, reject) => {
+    for (const w of decisionWaiters.values()) w.resolve(null); // a newer request supersedes
+    decisionWaiters.clear();
+    const id = st.nextId++;
+    decisionWaiters.set(id, { resolve, reject, config });
+    worker.postMessage({ type: 'decisions', id, config, trace: source, first, count });
+  });
 }
 
 function runCompare() {

@@ -10,37 +10,13 @@
 
 import { pct, num, policyColor, orderPolicies } from './format.js';
 import { fmtMs } from './charts.js';
+import { PRESETS, OWN_STYLES, FIRST, suggestion, valueLabel } from './sweep-presets.js';
+import { renderTable } from './sweep-table.js';
+
+export { PRESETS };
 
 const MAX_WORKERS = 8;
 const MAX_POINTS = 400;   // all series together
-
-// Suggested values per parameter (any NAME=START:END[:STEP] or NAME=A,B,C works).
-const SUGGEST = {
-  overlap_weight: '0:4:0.5', instances: '1,2,4,8,16,32', kv_blocks: '16,24,32,48,64,128,256',
-  num_prefixes: '1,2,4,8,16,32,64', prefix_len: '512,1024,2048,3072,4096', request_rate: '2:20:2',
-  spill_queue: '0,1,2,4,8,16,32', session_affinity: '0:100:20', block_size: '16,64,128,256,512,1024',
-  turns: '2,5,10,20,40', max_batch: '8,16,32,64,128,256', queue_capacity: '0,4,8,16,32,64',
-};
-const FIRST = ['overlap_weight', 'instances', 'kv_blocks', 'num_prefixes', 'spill_queue', 'session_affinity', 'request_rate'];
-
-/** One-click sweeps: the two curves the issue asks for. */
-export const PRESETS = [
-  { id: 'weight', label: 'Overlap weight (kv)', param: 'overlap_weight', spec: '0:4:0.5', series: 'kv',
-    title: 'The kv router\'s dial between cache reuse (high weight) and load balance (0)' },
-  { id: 'replicas', label: 'Replicas: round_robin vs kv', param: 'instances', spec: '1,2,4,8,16,32', series: 'round_robin,kv',
-    title: 'Round robin loses hits as replicas are added; kv keeps each prefix on one replica' },
-];
-
-function suggestion(p, config) {
-  if (!p) return '';
-  if (SUGGEST[p.name]) return SUGGEST[p.name];
-  if (p.kind === 'choice') return p.choices.join(',');
-  const v = Number(config[p.name] ?? p.default ?? p.min ?? 1) || 1;
-  const pts = [0.25, 0.5, 1, 2, 4].map((f) => v * f)
-    .filter((x) => x >= (p.min ?? -Infinity) && x <= (p.max ?? Infinity))
-    .map((x) => (p.kind.includes('int') ? Math.max(1, Math.round(x)) : +x.toPrecision(3)));
-  return [...new Set(pts)].join(',');
-}
 
 /** The simulator's message without its CLI framing ("Error: --des-sweep "). */
 function cleanMessage(m) {
@@ -63,7 +39,6 @@ function logTick(v, ratio) {
   return v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`;
 }
 
-const valueLabel = (v) => (v === null ? 'unbounded' : String(v));
 
 export class Sweep {
   /**
@@ -83,15 +58,18 @@ export class Sweep {
     this.ticket = 0;       // the newest request to sweep (planning is async)
     this.seq = 0;
     this.selected = null;  // {s, i} of the loaded point
+    this.own = null;       // the preset whose own series the form is showing, if any
     els.run.addEventListener('click', () => this.run());
     els.cancel.addEventListener('click', () => this.cancel('Sweep cancelled. The last finished sweep is still shown.'));
     els.param.addEventListener('change', () => {
+      this.dropOwn();
       els.spec.value = suggestion(this.spec(els.param.value), this.state().config);
       this.syncSeries();
       this.clearError();
     });
+    els.series.addEventListener('change', () => this.dropOwn());
     els.spec.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.run(); } });
-    els.spec.addEventListener('input', () => this.clearError());
+    els.spec.addEventListener('input', () => { this.dropOwn(); this.clearError(); });
     for (const p of PRESETS) {
       const b = document.createElement('button');
       b.type = 'button';
@@ -147,11 +125,35 @@ export class Sweep {
     return v.split(',');
   }
 
+  /** The lines to sweep: {label, set} each, where `set` overrides the config for that line. */
+  lines(config) {
+    if (this.own) return this.own.series.map((l, i) => ({ ...l, style: OWN_STYLES[i % OWN_STYLES.length] }));
+    return this.routings().map((r) => ({ label: r ?? config.routing, set: r ? { routing: r } : {} }));
+  }
+
+  /** Leaves a preset's own series when the reader changes the form by hand. */
+  dropOwn() {
+    if (!this.own) return;
+    this.own = null;
+    this.els.series.querySelector('option[value="own"]')?.remove();
+    this.els.series.value = 'current';
+  }
+
   preset(id) {
     const p = PRESETS.find((x) => x.id === id);
+    this.dropOwn();
     this.els.param.value = p.param;
     this.els.spec.value = p.spec;
-    this.els.series.value = p.series;
+    if (Array.isArray(p.series)) {
+      this.own = p;
+      const o = document.createElement('option');
+      o.value = 'own';
+      o.textContent = p.seriesLabel;
+      this.els.series.append(o);
+      this.els.series.value = 'own';
+    } else {
+      this.els.series.value = p.series;
+    }
     this.syncSeries();
     return this.run();
   }
@@ -214,10 +216,12 @@ export class Sweep {
     this.clearError();
     if (!values) { this.specError('Enter the values to sweep: START:END:STEP (e.g. 0:4:0.5) or a list (1,2,4,8).'); return; }
     const specText = `${name}=${values}`;
-    const routings = this.routings();
+    const own = this.own;
+    const lines = this.lines(config);
+    const base = { ...config, ...(own?.base || {}) };
     let plans;
     try {
-      plans = await Promise.all(routings.map((r) => this.plan(r ? { ...config, routing: r } : config, specText)));
+      plans = await Promise.all(lines.map((l) => this.plan({ ...base, ...l.set }, specText)));
     } catch (err) {
       if (ticket === this.ticket) this.specError(`Can't sweep ${cleanMessage(err.message)}`);
       return;
@@ -232,8 +236,8 @@ export class Sweep {
     this.ensurePool();
     this.setBusy(true);
     const series = plans.map((plan, s) => {
-      const routing = routings[s] ?? config.routing;
-      return { routing, label: routing, plan, summaries: new Array(plan.points.length) };
+      const routing = lines[s].set.routing ?? base.routing;
+      return { routing, label: lines[s].label, style: lines[s].style, plan, summaries: new Array(plan.points.length) };
     });
     const jobs = series.flatMap((se, s) => se.plan.points.map((pt, i) => ({ s, i, config: pt.config })));
     const workers = this.pool.length;
@@ -274,9 +278,10 @@ export class Sweep {
     const ms = performance.now() - t0;
     this.setBusy(false);
     this.els.status.textContent = `${total} points in ${Math.round(ms)} ms on ${workers} workers · seed ${config.seed}${source ? ` · ${source.name}` : ''}. `
-      + 'Each point is the whole run at that value: click one (or its row) to load it.';
+      + `${own?.note && !source ? `${own.note} ` : ''}Each point is the whole run at that value: click one (or its row) to load it.`;
     this.selected = null;
-    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null });
+    const metrics = own?.metrics || ['hit', 'ttft'];
+    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null, metrics, preset: own?.id ?? null });
   }
 
   show(last) {
@@ -286,6 +291,7 @@ export class Sweep {
     if (window.kvfleet) {
       window.kvfleet.lastSweep = {
         seq: this.seq, param, spec: last.spec, workers: last.workers, ms: last.ms, source: last.source,
+        metrics: last.metrics, preset: last.preset,
         series: series.map((se) => ({ routing: se.routing, label: se.label,
           points: se.plan.points.map((pt, i) => ({ value: pt.value, config: pt.config, summary: se.summaries[i] })) })),
       };
@@ -306,6 +312,12 @@ export class Sweep {
       const S = se.summaries;
       const base = { borderColor: c, backgroundColor: c, pointRadius: radius(s), pointHoverRadius: 7, series: s };
       const width = se.routing === 'kv' ? 3 : 2.5;
+      if (se.style) {
+        // A preset's own lines: one dataset each, told apart by dash and marker.
+        const data = S.map((x) => (metric === 'spread' ? x.load_spread : metric === 'hit' ? x.hit_rate_requests * 100 : x.ttft_ms_p99));
+        main.push({ ...base, label: se.label, data, borderWidth: width, borderDash: se.style.dash, pointStyle: se.style.point });
+        return;
+      }
       if (metric === 'hit') {
         main.push({ ...base, label: single ? `requests (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100), borderWidth: width });
         second.push({ ...base, label: single ? 'prompt tokens' : `${se.label} · tokens`, data: S.map((x) => x.hit_rate_tokens * 100),
@@ -336,19 +348,43 @@ export class Sweep {
     return `${p.label}${unit}`;
   }
 
+  /** The y axis of the first chart: hit rate (0-100%) or load spread (from 0). */
+  firstScale(key) {
+    const title = (text) => ({ display: true, text, font: { weight: '600' } });
+    if (key === 'spread') return { type: 'linear', beginAtZero: true, title: title('Load spread'), ticks: { callback: (v) => num(v, 2) } };
+    return { min: 0, max: 100, title: title('Hit rate (%)'), ticks: { callback: (v) => `${v}%` } };
+  }
+
+  /** The figure captions, as the charts drawn. */
+  captions(first) {
+    const { cap1, cap2 } = this.els;
+    if (!cap1 || !cap2) return;
+    const own = this.last.series.some((se) => se.style);
+    const lines = own ? ` · ${this.last.series.map((se, i) => `${se.label} ${['solid', 'dashed', 'dotted'][i % 3]}`).join(', ')}` : null;
+    const what = first === 'spread' ? ' · (max − min) / mean requests per replica' : '';
+    cap1.replaceChildren(first === 'spread' ? 'Load spread' : 'Hit rate', Object.assign(document.createElement('span'), {
+      className: 'thin', textContent: lines ? `${what}${lines}` : ' · requests solid, prompt tokens dashed' }));
+    cap2.replaceChildren('Time to first token', Object.assign(document.createElement('span'), {
+      className: 'thin', textContent: own ? ` · p99${lines}` : ' · p99 (p50 dashed)' }));
+  }
+
   draw() {
     if (!this.last) return;
     const { series } = this.last;
+    const first = (this.last.metrics || ['hit'])[0];
     const labels = series[0].plan.points.map((p) => valueLabel(p.value));
     const xTitle = this.xTitle();
     const specs = [
-      ['hit', this.els.canvas, 'Hit rate (%)', (v) => `${v}%`, (c) => `${c.parsed.y.toFixed(1)}%`],
+      [first, this.els.canvas, null, null, first === 'spread' ? (c) => num(c.parsed.y, 2) : (c) => `${c.parsed.y.toFixed(1)}%`],
       ['ttft', this.els.ttft, null, null, (c) => fmtMs(c.parsed.y)],
     ];
-    for (const [key, canvas, yTitle, tick, fmt] of specs) {
-      let ch = this.charts[key];
+    this.captions(first);
+    for (const [key, canvas, , , fmt] of specs) {
+      const slot = canvas === this.els.canvas ? 'first' : 'ttft';
+      let ch = this.charts[slot];
+      if (ch && ch.kvfleetKey !== key) { ch.destroy(); ch = null; }
       if (!ch) {
-        ch = this.charts[key] = new window.Chart(canvas, {
+        ch = this.charts[slot] = new window.Chart(canvas, {
           type: 'line',
           data: { labels, datasets: [] },
           options: {
@@ -365,23 +401,20 @@ export class Sweep {
             },
             scales: {
               x: { title: { display: true, text: xTitle, font: { weight: '600' } } },
-              y: key === 'hit'
-                ? { min: 0, max: 100, title: { display: true, text: yTitle, font: { weight: '600' } }, ticks: { callback: tick } }
-                : this.ttftScale(),
+              y: key === 'ttft' ? this.ttftScale() : this.firstScale(key),
             },
           },
         });
+        ch.kvfleetKey = key;
       }
       ch.data.labels = labels;
       ch.data.datasets = this.datasets(key);
       ch.options.scales.x.title.text = xTitle;
       if (key === 'ttft') ch.options.scales.y = this.ttftScale();
       ch.update('none');
-      const what = key === 'hit' ? 'request hit rate' : 'p99 TTFT';
-      ch.canvas.setAttribute('aria-label', `Sweep of ${this.last.param}, ${what}: ${series.map((se) => `${se.label}: ${labels.map((l, i) => {
-        const s = se.summaries[i];
-        return `${l} ${key === 'hit' ? pct(s.hit_rate_requests, 1) : fmtMs(s.ttft_ms_p99)}`;
-      }).join(', ')}`).join('; ')}. Click a point to load it.`);
+      const what = { hit: 'request hit rate', spread: 'load spread', ttft: 'p99 TTFT' }[key];
+      const value = (s) => (key === 'hit' ? pct(s.hit_rate_requests, 1) : key === 'spread' ? num(s.load_spread, 2) : fmtMs(s.ttft_ms_p99));
+      ch.canvas.setAttribute('aria-label', `Sweep of ${this.last.param}, ${what}: ${series.map((se) => `${se.label}: ${labels.map((l, i) => `${l} ${value(se.summaries[i])}`).join(', ')}`).join('; ')}. Click a point to load it.`);
     }
   }
 
@@ -399,49 +432,14 @@ export class Sweep {
     this.selected = { s, i };
     this.draw();
     for (const tr of this.els.table.querySelectorAll('tbody tr')) tr.classList.toggle('current', tr.dataset.s === String(s) && tr.dataset.i === String(i));
-    this.els.status.textContent = `Loaded ${this.last.param} = ${valueLabel(pt.value)} with ${se.routing} routing: the results at the top now show this point `
+    const line = se.style ? `${se.label}, ${se.routing}` : `${se.routing} routing`;
+    this.els.status.textContent = `Loaded ${this.last.param} = ${valueLabel(pt.value)} with ${line}: the results at the top now show this point `
       + `(hit rate ${pct(se.summaries[i].hit_rate_requests)}, p99 TTFT ${fmtMs(se.summaries[i].ttft_ms_p99)}).`;
     this.load(pt.config);
   }
 
   table() {
-    const { series, param } = this.last;
-    const multi = series.length > 1;
-    const head = ['Value', ...(multi ? ['Routing'] : []), 'Hit rate', 'Token hit', 'TTFT p50', 'TTFT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
-    const thead = document.createElement('thead');
-    const tr = document.createElement('tr');
-    for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; tr.append(th); }
-    thead.append(tr);
-    const tbody = document.createElement('tbody');
-    series.forEach((se, s) => se.plan.points.forEach((pt, i) => {
-      const x = se.summaries[i];
-      const row = document.createElement('tr');
-      row.dataset.s = s;
-      row.dataset.i = i;
-      const th = document.createElement('th');
-      th.scope = 'row';
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'point-load';
-      b.textContent = valueLabel(pt.value);
-      b.setAttribute('aria-label', `Load ${param} = ${valueLabel(pt.value)}${multi ? ` with ${se.routing}` : ''}`);
-      b.addEventListener('click', () => this.pick(s, i));
-      th.append(b);
-      row.append(th);
-      if (multi) {
-        const td = document.createElement('td');
-        td.className = 'routing';
-        const sw = document.createElement('span'); sw.className = 'swatch'; sw.style.background = policyColor(se.routing);
-        td.append(sw, document.createTextNode(se.routing));
-        row.append(td);
-      }
-      for (const c of [pct(x.hit_rate_requests), pct(x.hit_rate_tokens), fmtMs(x.ttft_ms_p50), fmtMs(x.ttft_ms_p99),
-        `${num(x.makespan_s, 1)} s`, num(x.load_spread, 2), num(x.rejected), num(x.evictions)]) {
-        const td = document.createElement('td'); td.textContent = c; row.append(td);
-      }
-      tbody.append(row);
-    }));
-    this.els.table.replaceChildren(thead, tbody);
+    renderTable(this.els.table, this.last, (s, i) => this.pick(s, i));
   }
 
   retheme() {

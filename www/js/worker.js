@@ -6,6 +6,8 @@
 //      {type:'cancel', lane}
 //      {type:'plan', id, config, spec}  -> {type:'plan-result', id, plan} | {type:'plan-error', id, message}
 //      {type:'batch', id, configs, trace?}  lane 'batch': each config's summary point as it finishes
+//      {type:'decisions', id, config, trace?, first, count}  lane 'decisions': the decision records of requests
+//          first .. first + count - 1 -> {type:'decisions-result', id, decisions} (a JSON array, as the CLI writes them)
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 // Out: {type:'ready', version, params, defaults, lessons} | {type:'fatal', message}
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms}
@@ -20,8 +22,8 @@
 
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
-const latest = { main: 0, compare: 0, batch: 0 };
-const cancelled = { main: 0, compare: 0, batch: 0 };
+const latest = { main: 0, compare: 0, batch: 0, decisions: 0 };
+const cancelled = { main: 0, compare: 0, batch: 0, decisions: 0 };
 const traceCache = new Map(); // key -> text (only the most recent few)
 const SLICE_BUDGET_MS = 12;   // work between checks of the message queue
 const PROGRESS_EVERY_MS = 60;
@@ -72,12 +74,14 @@ async function traceText(trace) {
 }
 
 // Runs one config to completion in slices. Returns the report text, or null if superseded/cancelled.
-async function runJob(lane, id, configJson, trace, onProgress) {
+// With `range` ({first, count}) it also logs those decisions and returns {report, decisions}.
+async function runJob(lane, id, configJson, trace, onProgress, range = null) {
   const text = trace ? await traceText(trace) : null;
   if (latest[lane] !== id || cancelled[lane] >= id) return null;
   const job = trace ? wasm.Job.trace(configJson, text, trace.name) : wasm.Job.synthetic(configJson);
   let ok = false;
   try {
+    if (range) job.record_decisions(range.first, range.count);
     let slice = 4096;
     let lastCheck = performance.now();
     let lastProgress = lastCheck;
@@ -100,8 +104,9 @@ async function runJob(lane, id, configJson, trace, onProgress) {
       }
     }
     const report = job.report_json();
+    const decisions = range ? job.decisions_json() : null;
     ok = true;
-    return report;
+    return range ? { report, decisions } : report;
   } catch (err) {
     if (isTrap(err)) trapped = trapWords(err);
     throw err;
@@ -159,6 +164,19 @@ async function handleRun(msg) {
       postMessage({ type: 'progress', id, lane, p }));
     if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
     postMessage({ type: 'result', id, lane, report, ms: performance.now() - t0 });
+  } catch (err) {
+    postError(id, lane, err);
+  }
+}
+
+// The decision records of a range of requests of one config (the page's decision table).
+async function handleDecisions(msg) {
+  const { id } = msg;
+  const lane = 'decisions';
+  try {
+    const out = await runJob(lane, id, JSON.stringify(msg.config), msg.trace, () => {}, { first: msg.first, count: msg.count });
+    if (out === null) { postMessage({ type: 'cancelled', id, lane }); return; }
+    postMessage({ type: 'decisions-result', id, decisions: out.decisions });
   } catch (err) {
     postError(id, lane, err);
   }
@@ -233,7 +251,7 @@ function debugTrap() {
   }
 }
 
-const LANE_OF = { run: null, compare: 'compare', batch: 'batch' };
+const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'decisions' };
 
 self.onmessage = async (e) => {
   const msg = e.data;
@@ -253,6 +271,7 @@ self.onmessage = async (e) => {
     if (latest[lane] !== msg.id) { postMessage({ type: 'cancelled', id: msg.id, lane }); return; }
     if (msg.type === 'run') await handleRun(msg);
     else if (msg.type === 'compare') await handleCompare(msg);
+    else if (msg.type === 'decisions') await handleDecisions(msg);
     else await handleBatch(msg);
   }
 };

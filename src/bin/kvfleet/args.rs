@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
-use kvfleet::{ArrivalModel, Config, Policy, WorkloadKind};
+use kvfleet::{ArrivalModel, Config, Policy, RouterView, WorkloadKind};
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
 /// and its router. Hit rate, balance and latency emerge from content, capacity and routing.
@@ -71,6 +71,10 @@ fn routing(text: &str) -> Result<Policy, String> {
 
 fn arrival(text: &str) -> Result<ArrivalModel, String> {
     ArrivalModel::parse(text).map_err(|e| e.allowed)
+}
+
+fn router_view(text: &str) -> Result<RouterView, String> {
+    RouterView::parse(text).map_err(|e| e.allowed)
 }
 
 fn workload(text: &str) -> Result<WorkloadKind, String> {
@@ -201,6 +205,28 @@ pub struct RunArgs {
     /// milliseconds [default: none].
     #[arg(long = "des-timeout-ms", value_name = "MS", value_parser = number)]
     pub timeout_ms: Option<f64>,
+    /// What the router knows: exact (live state), offline (the seed simulator's pass
+    /// before timing: each pick's blocks cached at once, no in-flight term) or snapshot
+    /// (load signals refreshed every --des-router-refresh-ms, cache contents seen
+    /// --des-kv-event-lag-ms after the engine stores or evicts them).
+    #[arg(long = "des-router-view", value_name = "VIEW", default_value = "exact", value_parser = router_view)]
+    pub router_view: RouterView,
+    /// snapshot: refresh interval of the router's load signals (waiting, running, active
+    /// blocks, cache use), milliseconds; 0 is live.
+    #[arg(long = "des-router-refresh-ms", value_name = "MS", default_value = "50", value_parser = number)]
+    pub router_refresh_ms: f64,
+    /// snapshot: delay before a block the engine stores or evicts reaches the router's
+    /// cache index, milliseconds; 0 is at once.
+    #[arg(long = "des-kv-event-lag-ms", value_name = "MS", default_value = "0", value_parser = number)]
+    pub kv_event_lag_ms: f64,
+    /// Speculative entries: a routed request's blocks count as present on the chosen
+    /// replica for this long, for the router that routed it, milliseconds; 0 is off.
+    #[arg(long = "des-router-predict-ttl-ms", value_name = "MS", default_value = "0", value_parser = number)]
+    pub router_predict_ttl_ms: f64,
+    /// Independent router replicas (1-64); arrivals are dealt to them in turn, each keeps
+    /// its own recent term, session table and speculative entries.
+    #[arg(long = "des-routers", value_name = "N", default_value = "1", value_parser = whole32)]
+    pub routers: u32,
     /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
     /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
     #[arg(long = "des-sweep", value_name = "SPEC")]
@@ -293,6 +319,11 @@ impl RunArgs {
             spill_queue: self.spill_queue,
             queue_capacity: self.queue_capacity,
             timeout_ms: self.timeout_ms,
+            router_view: self.router_view,
+            router_refresh_ms: self.router_refresh_ms,
+            kv_event_lag_ms: self.kv_event_lag_ms,
+            router_predict_ttl_ms: self.router_predict_ttl_ms,
+            routers: self.routers,
         }
     }
 }

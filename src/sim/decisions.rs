@@ -1,0 +1,88 @@
+//! The decision log: one record per routing decision in a range of request ids (every
+//! candidate's terms as the router saw them and as they were, the pick and its outcome).
+
+use serde::Serialize;
+
+use crate::router::{Candidate, Reason};
+
+/// One routing decision, as written to the decision log.
+#[derive(Clone, Debug, Serialize)]
+pub struct Decision {
+    /// Request id.
+    pub id: u32,
+    /// Arrival time, seconds.
+    pub arrival_s: f64,
+    /// The router replica that decided (arrivals are dealt to the routers in turn).
+    pub router: u32,
+    /// Full prompt blocks the router scored.
+    pub request_blocks: u32,
+    /// Every replica's terms and cost.
+    pub candidates: Vec<Candidate>,
+    /// The replica picked.
+    pub chosen: u32,
+    /// Why: the policy's choice, session affinity (`sticky`), or a `spill`.
+    pub reason: Reason,
+    /// The request's session, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<u32>,
+    /// Admission time, seconds (null if never admitted).
+    pub admit_s: Option<f64>,
+    /// Leading blocks found in the chosen replica's cache at admission.
+    pub cached_blocks: Option<u32>,
+    /// Time to first token from arrival, ms.
+    pub ttft_ms: Option<f64>,
+    /// End-to-end latency, ms.
+    pub e2e_ms: Option<f64>,
+    /// Whether the replica refused the request (queue full, or too large to ever fit).
+    pub rejected: bool,
+    /// Whether the caller's timeout dropped it.
+    pub timed_out: bool,
+}
+
+/// The records of requests `first .. first + count` (ids are arrival positions).
+#[derive(Debug, Default)]
+pub struct DecisionLog {
+    first: u32,
+    count: u32,
+    records: Vec<Decision>,
+}
+
+impl DecisionLog {
+    /// A log of the requests with ids `first .. first + count`.
+    pub fn new(first: u32, count: u32) -> DecisionLog {
+        DecisionLog {
+            first,
+            count,
+            records: Vec::new(),
+        }
+    }
+
+    /// Whether request `id` is in the log's range.
+    pub fn wants(&self, id: u32) -> bool {
+        id >= self.first && id - self.first < self.count
+    }
+
+    /// Appends the decision of request `id` (requests arrive in id order).
+    pub fn push(&mut self, d: Decision) {
+        debug_assert_eq!(d.id - self.first, self.records.len() as u32);
+        self.records.push(d);
+    }
+
+    /// The record of request `id`, if logged.
+    pub fn get_mut(&mut self, id: u32) -> Option<&mut Decision> {
+        if !self.wants(id) {
+            return None;
+        }
+        self.records.get_mut((id - self.first) as usize)
+    }
+
+    /// The records, in id order.
+    pub fn records(&self) -> &[Decision] {
+        &self.records
+    }
+
+    /// Takes the records out.
+    pub fn take(self) -> Vec<Decision> {
+        self.records
+    }
+}

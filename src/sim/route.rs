@@ -1,0 +1,110 @@
+//! One routing decision: the live state and what the deciding router sees of it (its
+//! view mode, its speculative entries), the pick, the bookkeeping it causes (in-flight
+//! blocks, the offline pass's cache, predictions) and the decision record.
+
+use super::{Decision, Simulation};
+use crate::router::{Ask, ReplicaView};
+use crate::view::router_blocks;
+use crate::workload::Request;
+
+impl Simulation<'_> {
+    /// Fills `views` with every replica's live load signals.
+    pub(super) fn live_views(&mut self) {
+        let knowledge = &self.knowledge;
+        self.views.clear();
+        self.views
+            .extend(self.replicas.iter().enumerate().map(|(i, r)| ReplicaView {
+                active_blocks: knowledge.active_blocks(i),
+                waiting: r.waiting(),
+                running: r.running(),
+                cache_blocks: r.cache().used_blocks(),
+            }));
+        #[cfg(debug_assertions)]
+        for (r, rep) in self.replicas.iter().enumerate() {
+            if rep.waiting() == 0 {
+                debug_assert_eq!(
+                    self.views[r].active_blocks,
+                    rep.active_blocks(),
+                    "with nothing waiting, replica {r}'s dispatched blocks are its running ones"
+                );
+            }
+        }
+    }
+
+    /// Live hits into `hits`, the deciding router's into `seen_hits`.
+    fn hits_of(&mut self, k: usize, req: &Request, full: usize) {
+        let ids = &req.block_ids;
+        self.knowledge.live_hits(ids, full, &mut self.hits);
+        #[cfg(debug_assertions)]
+        for (r, rep) in self.replicas.iter().enumerate() {
+            let direct = rep.cache().hit_blocks(ids, full) as u32;
+            debug_assert_eq!(
+                self.hits[r], direct,
+                "block index out of step with replica {r}"
+            );
+        }
+        let now = self.now_us;
+        let knowledge = &mut self.knowledge;
+        knowledge.seen_hits(now, ids, full, &self.hits, &mut self.seen_hits);
+        let knowledge = &self.knowledge;
+        self.routers[k].see_predicted(now, ids, full, &mut self.seen_hits, |id, r| {
+            knowledge.seen_holds(id, r)
+        });
+    }
+
+    /// Asks the next router for a replica and logs the decision.
+    pub(super) fn route(&mut self, req: &Request) -> usize {
+        let bs = self.cfg.block_size;
+        let (full, private) = router_blocks(req.prompt_tokens, !req.block_ids.is_empty(), bs);
+        let k = ((self.arrived - 1) % self.routers.len() as u64) as usize;
+        self.live_views();
+        self.hits_of(k, req, full);
+        let session = req.session.map(|t| t.session);
+        let ask = Ask {
+            block_ids: &req.block_ids,
+            full_blocks: full,
+            session,
+            hits: &self.seen_hits,
+        };
+        let logged = self.decisions.as_ref().is_some_and(|d| d.wants(req.id));
+        let mut log = logged.then(Vec::new);
+        let seen = self.knowledge.seen_views(&self.views);
+        let (chosen, reason) = self.routers[k].pick(ask, seen, log.as_mut());
+        let full_ids = &req.block_ids[..full];
+        self.knowledge
+            .inflight()
+            .dispatch(chosen, full_ids, private);
+        self.knowledge.routed(chosen, full_ids);
+        self.routers[k].predict(self.now_us, chosen, full_ids);
+        if let Some(candidates) = log {
+            let record = Decision {
+                id: req.id,
+                arrival_s: req.arrival_us as f64 / 1e6,
+                router: k as u32,
+                request_blocks: full as u32,
+                candidates,
+                chosen: chosen as u32,
+                reason,
+                session,
+                admit_s: None,
+                cached_blocks: None,
+                ttft_ms: None,
+                e2e_ms: None,
+                rejected: false,
+                timed_out: false,
+            };
+            self.log_decision(record);
+        }
+        chosen
+    }
+
+    /// Logs a decision with the true values at this instant beside what the router saw.
+    fn log_decision(&mut self, mut record: Decision) {
+        for (r, c) in record.candidates.iter_mut().enumerate() {
+            c.set_truth(self.hits[r], &self.views[r]);
+        }
+        if let Some(decisions) = self.decisions.as_mut() {
+            decisions.push(record);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Requests in flight as the router counts them: from dispatch to completion, waiting in
+//! a replica's queue or running, with each replica's distinct prompt blocks (a shared
+//! prefix once, a request's partial last block on its own).
+//!
+//! The deployed router counts a request when it routes it, not when the engine admits
+//! it: Dynamo's router design notes (ai-dynamo/dynamo, `docs/design-docs/router-design.md`
+//! at commit a5966e9b, "Local Active Block Management") predict active blocks "when the
+//! router receives and routes a request" and free them when the response ends.
+
+use crate::cache::IdMap;
+
+/// One replica's in-flight prompt blocks.
+#[derive(Default)]
+struct Load {
+    refs: IdMap<u32>,
+    private_blocks: u64,
+}
+
+/// Every replica's in-flight prompt blocks.
+pub struct Inflight {
+    replicas: Vec<Load>,
+}
+
+/// The blocks a request counts for: its full blocks (the ids the router scores, shared by
+/// content) and the rest of its prompt blocks (a partial last block, or every block of a
+/// request without ids), as `(full, private)`.
+pub fn router_blocks(prompt_tokens: u32, has_ids: bool, block_size: u32) -> (usize, u64) {
+    let prompt_blocks = prompt_tokens.div_ceil(block_size) as u64;
+    let full = if has_ids {
+        (prompt_tokens / block_size) as usize
+    } else {
+        0
+    };
+    (full, prompt_blocks - full as u64)
+}
+
+impl Inflight {
+    /// Nothing in flight on `replicas` replicas.
+    pub fn new(replicas: usize) -> Inflight {
+        Inflight {
+            replicas: (0..replicas).map(|_| Load::default()).collect(),
+        }
+    }
+
+    /// Distinct prompt blocks of the requests dispatched to `r` and not yet ended.
+    pub fn active_blocks(&self, r: usize) -> u64 {
+        let load = &self.replicas[r];
+        load.refs.len() as u64 + load.private_blocks
+    }
+
+    /// A request was dispatched to `r`: its full blocks `full_ids` and `private_blocks`
+    /// more count from now.
+    pub fn dispatch(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
+        let load = &mut self.replicas[r];
+        for &block in full_ids {
+            *load.refs.entry(block).or_insert(0) += 1;
+        }
+        load.private_blocks += private_blocks;
+    }
+
+    /// A request dispatched to `r` with these blocks ended (completed, rejected or timed
+    /// out): they stop counting.
+    pub fn end(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
+        let load = &mut self.replicas[r];
+        for block in full_ids {
+            let refs = load.refs.get_mut(block).expect("a dispatched block");
+            *refs -= 1;
+            if *refs == 0 {
+                load.refs.remove(block);
+            }
+        }
+        load.private_blocks -= private_blocks;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_prefixes_count_once_until_the_last_request_ends() {
+        let mut f = Inflight::new(2);
+        // Two requests sharing blocks 1 and 2, each with a partial last block.
+        f.dispatch(0, &[1, 2, 3], 1);
+        f.dispatch(0, &[1, 2, 4], 1);
+        assert_eq!(
+            f.active_blocks(0),
+            4 + 2,
+            "blocks 1, 2, 3, 4 and two partial"
+        );
+        assert_eq!(f.active_blocks(1), 0);
+        f.end(0, &[1, 2, 3], 1);
+        assert_eq!(f.active_blocks(0), 3 + 1, "blocks 1, 2, 4 and one partial");
+        f.end(0, &[1, 2, 4], 1);
+        assert_eq!(f.active_blocks(0), 0);
+    }
+
+    #[test]
+    fn full_and_private_blocks_of_a_prompt() {
+        assert_eq!(router_blocks(5120, true, 512), (10, 0));
+        assert_eq!(router_blocks(5121, true, 512), (10, 1));
+        assert_eq!(router_blocks(5121, false, 512), (0, 11));
+        assert_eq!(router_blocks(100, true, 512), (0, 1));
+    }
+}

@@ -1,0 +1,134 @@
+// www/js/decisions.js: "What the router saw": the decision log of a range of requests of the run on
+// screen, one row per candidate replica, with the value the router saw beside the true value at that
+// instant (they differ under the offline view, a stale snapshot, speculative entries, several routers).
+// The records are the CLI's --des-decisions records, logged by the worker for that range only.
+//
+// Test hook: window.kvfleet.lastDecisions = {seq, first, count, records} (the records as drawn).
+
+import { num } from './format.js';
+
+const MAX_SHOWN = 50;   // decisions per table
+const MAX_ROWS = 800;   // candidate rows per table (decisions x replicas)
+
+// The signals a candidate carries twice: [label, seen key, true key].
+const SIGNALS = [
+  ['Hit blocks', 'hit_blocks', 'true_hit_blocks'],
+  ['Active blocks', 'active_blocks', 'true_active_blocks'],
+  ['Waiting', 'waiting', 'true_waiting'],
+  ['Running', 'running', 'true_running'],
+];
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+/** The range to log: the last `count` requests of from..to (inclusive), or an error in words. */
+export function rangeOf(fromText, toText, countText) {
+  const whole = (t) => (/^\s*\d+\s*$/.test(t) ? Number(t) : NaN);
+  const [from, to, count] = [whole(fromText), whole(toText), whole(countText)];
+  if (!Number.isSafeInteger(from)) return { error: `“From request” must be a whole number from 0, got “${fromText}”.` };
+  if (!Number.isSafeInteger(to) || to < from) return { error: `“To” must be a whole number from ${from} (the first request), got “${toText}”.` };
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_SHOWN) return { error: `“Show the last” must be from 1 to ${MAX_SHOWN} decisions, got “${countText}”.` };
+  const n = Math.min(count, to - from + 1);
+  return { first: to - n + 1, count: n };
+}
+
+export class Decisions {
+  /**
+   * els: from, to, count, show, status, error, table. request(first, count, config) sends the range for
+   * the settings of the run on screen and resolves with {records, config} (or rejects with the
+   * simulator's message); null when superseded.
+   */
+  constructor(els, { request }) {
+    this.els = els;
+    this.request = request;
+    this.active = false;  // once shown, the table follows every new run
+    this.ticket = 0;
+    this.seq = 0;
+    this.config = null;   // the settings of the run on screen
+    els.show.addEventListener('click', () => { this.active = true; this.refresh(); });
+    for (const input of [els.from, els.to, els.count]) {
+      input.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.active = true; this.refresh(); } });
+    }
+  }
+
+  /** After a new run on screen: keep the table in step once the reader asked for it. */
+  followRun(report) {
+    this.config = report?.config ?? null;
+    const n = report?.summary?.requests;
+    if (Number.isInteger(n) && n > 0) this.els.to.max = String(n - 1);
+    if (this.active) this.refresh();
+  }
+
+  async refresh() {
+    const r = rangeOf(this.els.from.value, this.els.to.value, this.els.count.value);
+    this.els.error.hidden = true;
+    if (r.error) { this.els.error.textContent = r.error; this.els.error.hidden = false; return; }
+    const ticket = ++this.ticket;
+    this.els.status.textContent = `Logging requests ${r.first} to ${r.first + r.count - 1}…`;
+    let out;
+    try {
+      out = await this.request(r.first, r.count, this.config);
+    } catch (err) {
+      if (ticket !== this.ticket) return;
+      this.els.error.textContent = `The decisions could not be logged: ${err.message}`;
+      this.els.error.hidden = false;
+      this.els.status.textContent = '';
+      return;
+    }
+    if (ticket !== this.ticket || !out) return;
+    this.show(out.records, out.config, r);
+  }
+
+  show(records, config, range) {
+    const replicas = records[0]?.candidates.length ?? 0;
+    const fit = replicas ? Math.max(1, Math.floor(MAX_ROWS / replicas)) : records.length;
+    const shown = records.slice(-fit);
+    this.seq += 1;
+    if (window.kvfleet) window.kvfleet.lastDecisions = { seq: this.seq, first: range.first, count: range.count, records: shown };
+    this.render(shown, config);
+    const stale = shown.reduce((a, d) => a + d.candidates.filter((c) => SIGNALS.some(([, s, t]) => c[s] !== c[t])).length, 0);
+    const none = records.length === 0 ? ' The run has no request in that range.' : '';
+    const cut = shown.length < records.length ? ` Only the last ${shown.length} fit in the table (${replicas} replicas each).` : '';
+    this.els.status.textContent = `Requests ${range.first} to ${range.first + range.count - 1} · ${config.routing} routing, view ${config.router_view}`
+      + `${config.router_view === 'snapshot' ? ` (refresh ${num(config.router_refresh_ms)} ms, KV events ${num(config.kv_event_lag_ms)} ms late)` : ''}`
+      + `, ${config.routers} router(s). ${stale} of ${shown.length * replicas} candidate rows saw a value other than the truth.${cut}${none}`;
+  }
+
+  render(records, config) {
+    const head = el('tr', {}, ...['Request', 'Replica', ...SIGNALS.map(([l]) => l), 'Recent', 'Cost', 'Pick']
+      .map((h) => el('th', { scope: 'col', text: h })));
+    const tbody = el('tbody');
+    for (const d of records) {
+      d.candidates.forEach((c, i) => {
+        const row = el('tr', { class: c.replica === d.chosen ? 'chosen' : null, 'data-request': d.id, 'data-replica': c.replica });
+        if (i === 0) {
+          const at = `${num(d.arrival_s, 3)} s`;
+          row.append(el('th', { scope: 'rowgroup', rowspan: d.candidates.length, class: 'req' },
+            el('span', { class: 'req-id', text: `#${d.id}` }), el('span', { class: 'thin', text: ` ${at}` }),
+            config.routers > 1 ? el('span', { class: 'thin', text: ` · router ${d.router}` }) : null));
+        }
+        row.append(el('td', { text: String(c.replica) }));
+        for (const [label, seenKey, trueKey] of SIGNALS) {
+          const seen = c[seenKey], truth = c[trueKey];
+          const td = el('td', { class: seen !== truth ? 'stale' : null, title: seen !== truth ? `${label}: the router saw ${seen}, the truth was ${truth}` : null });
+          td.append(String(seen));
+          if (seen !== truth) td.append(el('span', { class: 'truth', text: ` true ${truth}` }));
+          row.append(td);
+        }
+        row.append(el('td', { text: num(c.recent, 1) }), el('td', { text: num(c.cost, 2) }));
+        row.append(el('td', { text: c.replica === d.chosen ? `✓ ${d.reason}` : '' }));
+        tbody.append(row);
+      });
+    }
+    this.els.table.replaceChildren(el('thead', {}, head), tbody);
+  }
+}
