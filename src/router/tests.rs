@@ -1,0 +1,269 @@
+//! Unit tests of the routers: the deployed kv cost, ties, the recent term, the ring,
+//! session affinity and spill.
+
+use super::*;
+
+fn ask<'a>(block_ids: &'a [u64], full_blocks: usize, hits: &'a [u32]) -> Ask<'a> {
+    Ask {
+        block_ids,
+        full_blocks,
+        session: None,
+        hits,
+    }
+}
+
+fn view(active_blocks: u64) -> ReplicaView {
+    ReplicaView {
+        active_blocks,
+        ..ReplicaView::default()
+    }
+}
+
+fn kv_router(replicas: u32, weight: f64) -> Router {
+    Router::new(&Config {
+        instances: replicas,
+        overlap_weight: weight,
+        ..Config::default()
+    })
+}
+
+#[test]
+fn deployed_routers_worked_example() {
+    // A 10-block prompt, weight 1.0: W0 has 8 hits and 6 active blocks (cost 8), W1
+    // has 0 hits and 1 active block (cost 11); W0 wins.
+    let prompt: Vec<u64> = (0..10).collect();
+    let views = [view(6), view(1)];
+    let mut router = kv_router(2, 1.0);
+    let mut log = Vec::new();
+    assert_eq!(
+        router
+            .pick(ask(&prompt, 10, &[8, 0]), &views, Some(&mut log))
+            .0,
+        0
+    );
+    assert_eq!(log[0].cost, 8.0);
+    assert_eq!(log[1].cost, 11.0);
+    assert_eq!(log[0].hit_blocks, 8);
+}
+
+#[test]
+fn ties_go_to_less_load_then_lower_index() {
+    let prompt: Vec<u64> = (0..4).collect();
+    // Cost 2 + 3 = 5 on the warm replica, 4 + 1 = 5 on the cold one: equal cost, the
+    // cold one carries less load.
+    let views = [view(3), view(1)];
+    assert_eq!(
+        kv_router(2, 1.0)
+            .pick(ask(&prompt, 4, &[2, 0]), &views, None)
+            .0,
+        1
+    );
+    let same = [view(1); 3];
+    assert_eq!(
+        kv_router(3, 1.0)
+            .pick(ask(&prompt, 4, &[0, 0, 0]), &same, None)
+            .0,
+        0
+    );
+}
+
+#[test]
+fn recent_term_decays_per_pick() {
+    let views = [view(0); 2];
+    let mut router = kv_router(2, 1.0);
+    let prompt: Vec<u64> = (0..10).collect();
+    assert_eq!(router.pick(ask(&prompt, 10, &[0, 0]), &views, None).0, 0);
+    assert_eq!(router.recent, vec![10.0, 0.0]);
+    assert_eq!(router.pick(ask(&prompt, 10, &[0, 0]), &views, None).0, 1);
+    assert_eq!(router.recent, vec![10.0 * 0.97, 10.0]);
+    // A hit lowers the charge to the missed blocks only.
+    assert_eq!(router.pick(ask(&prompt, 10, &[7, 0]), &views, None).0, 0);
+    assert!((router.recent[0] - (10.0 * 0.97 * 0.97 + 3.0)).abs() < 1e-12);
+    // An id-less request charges 1.
+    router.pick(ask(&[], 0, &[0, 0]), &views, None);
+    assert!((router.recent[1] - (10.0 * 0.97 * 0.97 + 1.0)).abs() < 1e-12);
+}
+
+#[test]
+fn prefix_aware_is_stable_and_spreads_prefixes() {
+    let views = [view(0); 8];
+    let mut router = Router::new(&Config {
+        instances: 8,
+        routing: Policy::PrefixAware,
+        ..Config::default()
+    });
+    let hits = [0u32; 8];
+    let mut homes = Vec::new();
+    for _ in 0..2 {
+        homes.push(
+            (0..400u64)
+                .map(|p| router.pick(ask(&[p * 7], 1, &hits), &views, None).0)
+                .collect::<Vec<usize>>(),
+        );
+    }
+    assert_eq!(homes[0], homes[1]);
+    for r in 0..8 {
+        let n = homes[0].iter().filter(|&&h| h == r).count();
+        assert!(
+            (20..=90).contains(&n),
+            "replica {r} got {n} of 400 prefixes"
+        );
+    }
+}
+
+#[test]
+fn sticky_follows_the_session_then_spills() {
+    let mut router = Router::new(&Config {
+        instances: 3,
+        routing: Policy::Sticky,
+        spill_queue: 2,
+        ..Config::default()
+    });
+    let ids = [1u64, 2];
+    let a = |session| Ask {
+        block_ids: &ids,
+        full_blocks: 2,
+        session: Some(session),
+        hits: &[0, 0, 0],
+    };
+    let idle = [view(0); 3];
+    let (first, reason) = router.pick(a(9), &idle, None);
+    assert_eq!(reason, Reason::Policy, "a first turn has no home yet");
+    assert_eq!(router.pick(a(9), &idle, None), (first, Reason::Sticky));
+    let mut busy = idle;
+    busy[first].waiting = 2;
+    busy[(first + 1) % 3].running = 1;
+    let (spilled, reason) = router.pick(a(9), &busy, None);
+    assert_eq!(reason, Reason::Spill);
+    assert_eq!(spilled, (first + 2) % 3, "the least busy replica");
+    // Without a session, affinity follows the longest cached prefix.
+    let prefix = Ask {
+        block_ids: &ids,
+        full_blocks: 2,
+        session: None,
+        hits: &[0, 2, 1],
+    };
+    assert_eq!(router.pick(prefix, &idle, None), (1, Reason::Sticky));
+}
+
+#[test]
+fn the_recent_term_is_part_of_the_cost_not_only_of_the_tie_break() {
+    // First pick: 10 missed blocks charged to W0 (recent 10). Second request, no hits
+    // anywhere, W1 carries 5 active blocks: cost W0 = 10 + 0 + 10 = 20 against
+    // W1 = 10 + 5 + 0 = 15, so W1 wins; without the recent term W0 (10) would.
+    let mut router = kv_router(2, 1.0);
+    let prompt: Vec<u64> = (0..10).collect();
+    assert_eq!(
+        router
+            .pick(ask(&prompt, 10, &[0, 0]), &[view(0); 2], None)
+            .0,
+        0
+    );
+    let mut log = Vec::new();
+    let views = [view(0), view(5)];
+    let other: Vec<u64> = (100..110).collect();
+    let (chosen, _) = router.pick(ask(&other, 10, &[0, 0]), &views, Some(&mut log));
+    assert_eq!(chosen, 1);
+    // The recent term was 10 then decayed once at the second pick's charge, after
+    // the log was written: the log shows the terms the pick saw.
+    assert_eq!((log[0].cost, log[1].cost), (20.0, 15.0));
+    assert_eq!((log[0].recent, log[1].recent), (10.0, 0.0));
+}
+
+#[test]
+fn the_overlap_weight_scales_only_the_missed_blocks() {
+    // Weight 3, a 6-block prompt: W0 holds 4 (2 missed) with 7 active blocks, W1 none
+    // with 1: cost W0 = 3 x 2 + 7 = 13, W1 = 3 x 6 + 1 = 19.
+    let prompt: Vec<u64> = (0..6).collect();
+    let mut log = Vec::new();
+    let mut router = kv_router(2, 3.0);
+    let views = [view(7), view(1)];
+    let (chosen, reason) = router.pick(ask(&prompt, 6, &[4, 0]), &views, Some(&mut log));
+    assert_eq!((chosen, reason), (0, Reason::Policy));
+    assert_eq!((log[0].cost, log[1].cost), (13.0, 19.0));
+    assert_eq!(
+        router.recent,
+        vec![2.0, 0.0],
+        "W0 computes its 2 missed blocks"
+    );
+}
+
+/// A router for `replicas` replicas with session affinity `percent` over round robin.
+fn affinity_router(replicas: u32, percent: f64) -> Router {
+    Router::new(&Config {
+        instances: replicas,
+        routing: Policy::RoundRobin,
+        session_affinity: Some(percent),
+        seed: 7,
+        ..Config::default()
+    })
+}
+
+/// Share of `n` later picks of one session that went back to its replica as sticky.
+fn sticky_share(percent: f64, n: u32) -> f64 {
+    let mut router = affinity_router(4, percent);
+    let ids = [1u64, 2];
+    let a = Ask {
+        block_ids: &ids,
+        full_blocks: 2,
+        session: Some(3),
+        hits: &[0; 4],
+    };
+    let idle = [view(0); 4];
+    let (mut last, _) = router.pick(a, &idle, None);
+    let mut sticky = 0;
+    for _ in 0..n {
+        let (chosen, reason) = router.pick(a, &idle, None);
+        if reason == Reason::Sticky {
+            sticky += 1;
+            assert_eq!(
+                chosen, last,
+                "a sticky pick goes to the session's last replica"
+            );
+        }
+        last = chosen;
+    }
+    sticky as f64 / n as f64
+}
+
+#[test]
+fn affinity_sends_back_its_share_of_requests_asymmetric_shares_too() {
+    // Each later pick is sticky with probability P: over 20,000 picks the share has a
+    // standard deviation of at most sqrt(0.25 / 20,000) = 0.0035; 0.015 is over 4 of
+    // them (seed 7). An inverted draw would give 1 - P, which only 50 % cannot tell.
+    for percent in [20.0, 50.0, 80.0] {
+        let share = sticky_share(percent, 20_000);
+        let want = percent / 100.0;
+        assert!(
+            (share - want).abs() < 0.015,
+            "affinity {percent}%: {share} sticky (seed 7)"
+        );
+    }
+    assert_eq!(sticky_share(0.0, 1000), 0.0);
+    assert_eq!(sticky_share(100.0, 1000), 1.0);
+}
+
+#[test]
+fn round_robin_cycles_and_least_busy_breaks_ties_low() {
+    let mut router = Router::new(&Config {
+        instances: 3,
+        routing: Policy::RoundRobin,
+        ..Config::default()
+    });
+    let idle = [view(0); 3];
+    let picks: Vec<usize> = (0..7)
+        .map(|_| router.pick(ask(&[9], 1, &[0; 3]), &idle, None).0)
+        .collect();
+    assert_eq!(picks, vec![0, 1, 2, 0, 1, 2, 0]);
+    let mut views = [view(0); 3];
+    views[0].running = 2;
+    views[1].waiting = 1;
+    views[2].running = 1;
+    assert_eq!(
+        least_busy(&views),
+        1,
+        "1 busy on W1 and W2: the lower index"
+    );
+    views[1].waiting = 3;
+    assert_eq!(least_busy(&views), 2);
+}
