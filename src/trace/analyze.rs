@@ -370,9 +370,17 @@ mod tests {
 
     #[test]
     fn percentile_is_nearest_rank() {
+        // Nearest rank is the ceil(0.99 n)-th smallest: at n = 100 that is the 99th; at
+        // n = 101, ceil(99.99) = 100th (a floor would give the 99th); at n = 201,
+        // ceil(198.99) = 199th; at n = 1 the only value.
         let stats = length_stats(1..=100);
         assert_eq!((stats.p99, stats.max), (99, 100));
+        assert!((stats.avg - 50.5).abs() < 1e-12);
+        assert_eq!(length_stats(1..=101).p99, 100);
+        assert_eq!(length_stats((1..=201).rev()).p99, 199, "sorted first");
         assert_eq!(length_stats([7].into_iter()).p99, 7);
+        let none = length_stats(std::iter::empty());
+        assert_eq!((none.avg, none.p99, none.max), (0.0, 0, 0));
     }
 
     #[test]
