@@ -158,23 +158,44 @@ fn decision_log_names_candidates_cost_and_chosen() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 50);
+    // The defaults: 4 replicas under kv at weight 1, prompts of 8 full blocks, nothing
+    // refused. Each record's terms must be consistent with the model, not only present.
+    let num = |v: &serde_json::Value| v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"));
+    let mut last_arrival = 0.0;
     for (i, d) in lines.iter().enumerate() {
         assert_eq!(d["id"], i);
+        assert_eq!(d["request_blocks"], 8);
+        assert_eq!(d["reason"], "policy");
+        assert_eq!(
+            (d["rejected"].clone(), d["timed_out"].clone()),
+            (false.into(), false.into())
+        );
         let c = d["candidates"].as_array().unwrap();
         assert_eq!(c.len(), 4);
-        for key in ["replica", "cost", "hit_blocks", "active_blocks", "recent"] {
-            assert!(!c[0][key].is_null(), "candidates[].{key}");
+        for (r, x) in c.iter().enumerate() {
+            assert_eq!(x["replica"], r);
+            let hits = num(&x["hit_blocks"]);
+            assert!(hits <= 8.0);
+            let load = num(&x["active_blocks"]) + num(&x["recent"]);
+            assert_eq!(
+                num(&x["cost"]),
+                (8.0 - hits) + load,
+                "request {i} replica {r}"
+            );
         }
-        for key in [
-            "chosen",
-            "arrival_s",
-            "admit_s",
-            "cached_blocks",
-            "ttft_ms",
-            "e2e_ms",
-        ] {
-            assert!(!d[key].is_null(), "{key}");
-        }
+        let chosen = d["chosen"].as_u64().unwrap() as usize;
+        let best = c
+            .iter()
+            .map(|x| num(&x["cost"]))
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(num(&c[chosen]["cost"]), best);
+        let arrival = num(&d["arrival_s"]);
+        assert!(arrival >= last_arrival);
+        last_arrival = arrival;
+        assert!(num(&d["admit_s"]) >= arrival);
+        // The last token is recomputed: at most floor(4095 / 512) = 7 of 8 blocks.
+        assert!(num(&d["cached_blocks"]) <= 7.0);
+        assert!(num(&d["ttft_ms"]) > 0.0 && num(&d["ttft_ms"]) < num(&d["e2e_ms"]));
     }
 }
 
