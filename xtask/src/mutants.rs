@@ -32,7 +32,7 @@ const MODULES: &[Module] = &[
     Module {
         name: "cache",
         files: &["src/cache.rs"],
-        tests: &["cache_props", "core_runs"],
+        tests: &["cache_props", "cache_model", "core_runs"],
     },
     Module {
         name: "index",
