@@ -37,7 +37,7 @@ const MODULES: &[Module] = &[
     Module {
         name: "index",
         files: &["src/index.rs"],
-        tests: &["core_runs", "decision_picks"],
+        tests: &["index_model", "core_runs", "decision_picks"],
     },
     Module {
         name: "router",
