@@ -267,3 +267,39 @@ fn round_robin_cycles_and_least_busy_breaks_ties_low() {
     views[1].waiting = 3;
     assert_eq!(least_busy(&views), 2);
 }
+
+#[test]
+fn prefix_affinity_prefers_the_longest_hit_then_the_least_busy() {
+    // Requests without a session under full affinity go to the replica holding the most
+    // leading blocks; on equal hits, to the one with fewer waiting + running (3 on W0,
+    // 2 on W2: W2, whatever the mix of waiting and running).
+    let mut router = Router::new(&Config {
+        instances: 3,
+        routing: Policy::Sticky,
+        ..Config::default()
+    });
+    let ids = [1u64, 2, 3];
+    let mut views = [view(0); 3];
+    views[0].running = 3;
+    views[2].waiting = 1;
+    views[2].running = 1;
+    let prefix = |hits: &'static [u32]| Ask {
+        block_ids: &ids,
+        full_blocks: 3,
+        session: None,
+        hits,
+    };
+    assert_eq!(
+        router.pick(prefix(&[2, 1, 2]), &views, None),
+        (2, Reason::Sticky)
+    );
+    assert_eq!(
+        router.pick(prefix(&[1, 3, 2]), &views, None),
+        (1, Reason::Sticky)
+    );
+    // Nobody holds the prefix: no affinity target, the policy (round robin) decides.
+    let (first, reason) = router.pick(prefix(&[0, 0, 0]), &views, None);
+    assert_eq!(reason, Reason::Policy);
+    let (second, _) = router.pick(prefix(&[0, 0, 0]), &views, None);
+    assert_eq!((first, second), (0, 1));
+}
