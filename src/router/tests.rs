@@ -303,3 +303,49 @@ fn prefix_affinity_prefers_the_longest_hit_then_the_least_busy() {
     let (second, _) = router.pick(prefix(&[0, 0, 0]), &views, None);
     assert_eq!((first, second), (0, 1));
 }
+
+#[test]
+fn the_log_scores_kv_picks_by_cost_and_other_picks_zero_for_the_chosen() {
+    // The decision log's convention: under kv's own choice every candidate carries its
+    // kv cost; any other pick (another policy, or a sticky or spilled one under kv)
+    // marks the chosen replica 0 and the others 1.
+    let ids = [1u64, 2];
+    let idle = [view(0); 3];
+    let costs = |router: &mut Router, session| {
+        let mut log = Vec::new();
+        let a = Ask {
+            block_ids: &ids,
+            full_blocks: 2,
+            session,
+            hits: &[0, 0, 0],
+        };
+        let (chosen, reason) = router.pick(a, &idle, Some(&mut log));
+        let c: Vec<f64> = log.iter().map(|c| c.cost).collect();
+        (chosen, reason, c)
+    };
+    let mut rr = Router::new(&Config {
+        instances: 3,
+        routing: Policy::RoundRobin,
+        ..Config::default()
+    });
+    costs(&mut rr, None);
+    assert_eq!(
+        costs(&mut rr, None),
+        (1, Reason::Policy, vec![1.0, 0.0, 1.0])
+    );
+    let mut kv = Router::new(&Config {
+        instances: 3,
+        session_affinity: Some(100.0),
+        ..Config::default()
+    });
+    // First turn: kv's own pick, scored 2 missed + 0 load on every replica.
+    assert_eq!(
+        costs(&mut kv, Some(4)),
+        (0, Reason::Policy, vec![2.0, 2.0, 2.0])
+    );
+    // Second turn: back to replica 0 by affinity, not by cost.
+    assert_eq!(
+        costs(&mut kv, Some(4)),
+        (0, Reason::Sticky, vec![0.0, 1.0, 1.0])
+    );
+}
