@@ -103,3 +103,33 @@ fn a_waiting_request_past_its_deadline_is_dropped_at_the_next_arrival() {
         vec![(2, DropKind::TimedOut), (3, DropKind::TimedOut)]
     );
 }
+
+#[test]
+fn two_prefills_share_one_token_budget_and_blocks_are_ready_as_computed() {
+    // Request 0 (512 tokens, 1 output token) occupies the first step, 22,384 µs; two
+    // 6000-token prompts arrive meanwhile and join at its end. A budget of 8192 tokens
+    // per step: the second step computes all of request 1 and 2192 tokens of request 2
+    // (6000 + 8192 x 32 = 268,144 µs). The third computes request 2's last 3808 tokens
+    // while request 1 decodes: 6000 + 3808 x 32 + 20 + 0.049 x 6001 = 128,170.049 ->
+    // 128,171 µs. After the second step request 1 has its 11 full blocks computed and
+    // request 2 floor(2192 / 512) = 4 of its 11.
+    let mut r = Replica::new(0, spec(8, None), None);
+    let mut out = Outbox::default();
+    assert_eq!(r.arrive(request(0, 512, 1), 0, &mut out), Some(22_384));
+    r.arrive(request(1, 6000, 5), 0, &mut out);
+    r.arrive(request(2, 6000, 5), 0, &mut out);
+    let end = r.step_end(22_384, &mut out);
+    assert_eq!(end, Some(22_384 + 268_144));
+    let end = r.step_end(290_528, &mut out);
+    assert_eq!(end, Some(290_528 + 128_171));
+    let ready = |id| r.cache().hit_blocks(&request(id, 6000, 5).block_ids, 11);
+    assert_eq!((ready(1), ready(2)), (11, 4));
+    drain(&mut r, end, &mut out);
+    let first: Vec<(u32, u64)> = out
+        .finished
+        .iter()
+        .map(|f| (f.id, f.first_token_us))
+        .collect();
+    assert_eq!(first[0], (0, 22_384));
+    assert!(first.contains(&(1, 290_528)) && first.contains(&(2, 418_699)));
+}

@@ -45,3 +45,22 @@ fn a_prefill_beyond_the_token_budget_saturates_its_step() {
     assert_eq!(r.stats().busy_us, 338_511);
     assert_eq!(r.stats().saturated_us, 268_144);
 }
+
+#[test]
+fn active_blocks_count_a_prompt_while_it_runs_and_nothing_after() {
+    // A 600-token prompt: one full block (shared, pinned) and a partial one (private):
+    // the router sees 2 active blocks while it runs, 0 once it is done. With 2 slots and
+    // 5 arrivals, 3 wait for a slot.
+    let mut r = Replica::new(0, spec(2, None), None);
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 600, 3), 0, &mut out);
+    assert_eq!(r.active_blocks(), 2);
+    drain(&mut r, end, &mut out);
+    assert_eq!(out.finished.len(), 1);
+    assert_eq!(r.active_blocks(), 0);
+    for id in 2..7 {
+        r.arrive(request(id, 600, 3), 1_000_000, &mut out);
+    }
+    assert_eq!((r.running(), r.waiting()), (1, 4));
+    assert_eq!(r.queued_for_slot(), 3);
+}
