@@ -133,3 +133,70 @@ fn two_prefills_share_one_token_budget_and_blocks_are_ready_as_computed() {
     assert_eq!(first[0], (0, 22_384));
     assert!(first.contains(&(1, 290_528)) && first.contains(&(2, 418_699)));
 }
+
+#[test]
+fn a_request_that_fills_the_cache_exactly_runs_and_one_block_more_is_refused() {
+    // 600 prompt tokens + 50 output = 650 tokens: 1 full prompt block and 1 private
+    // block. A 2-block cache runs it; a 1-block cache can never hold it: refused as too
+    // large, at once, instead of waiting forever.
+    for (capacity, finished, too_large) in [(2, 1, 0), (1, 0, 1)] {
+        let mut r = Replica::new(0, spec(8, None), Some(capacity));
+        let mut out = Outbox::default();
+        let end = r.arrive(request(1, 600, 50), 0, &mut out);
+        drain(&mut r, end, &mut out);
+        let refused = out
+            .dropped
+            .iter()
+            .filter(|d| d.kind == DropKind::TooLarge)
+            .count();
+        assert_eq!(
+            (out.finished.len(), refused),
+            (finished, too_large),
+            "{capacity} blocks"
+        );
+        assert_eq!((r.running(), r.waiting()), (0, 0));
+    }
+}
+
+#[test]
+fn a_running_request_still_without_a_first_token_is_aborted_at_the_deadline() {
+    // 20,000 prompt tokens at 8192 per step: chunks end at 268,144 and 536,288 µs (each
+    // 6000 + 8192 x 32); the third would give the first token. With a 300 ms timeout the
+    // request is late for sure at the second boundary (536,288 >= 300,000): aborted there,
+    // without spending a third step, and its 40 active blocks (39 full, 1 partial) leave
+    // the router's view with it.
+    let mut r = Replica::new(0, timed_spec(8, None, Some(300_000)), None);
+    let mut out = Outbox::default();
+    assert_eq!(r.arrive(request(1, 20_000, 5), 0, &mut out), Some(268_144));
+    assert_eq!(r.step_end(268_144, &mut out), Some(536_288));
+    assert!(out.dropped.is_empty(), "in time so far");
+    assert_eq!(
+        r.step_end(536_288, &mut out),
+        None,
+        "aborted: nothing left to run"
+    );
+    assert_eq!(out.dropped.len(), 1);
+    assert_eq!(out.dropped[0].kind, DropKind::TimedOut);
+    assert_eq!(r.stats().busy_us, 536_288);
+    assert_eq!((r.running(), r.active_blocks()), (0, 0));
+    // The 32 blocks its two steps computed stay cached (16384 / 512).
+    assert_eq!(
+        r.cache().hit_blocks(&request(1, 20_000, 5).block_ids, 39),
+        32
+    );
+}
+
+#[test]
+fn a_late_first_token_releases_a_partial_block_too() {
+    // 4000 tokens: 7 full blocks and a partial one. The first token comes at
+    // 6000 + 4000 x 32 = 134,000 µs, after a 30 ms timeout: dropped, and nothing of it
+    // stays active.
+    let mut r = Replica::new(0, timed_spec(8, None, Some(30_000)), None);
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 4000, 5), 0, &mut out);
+    assert_eq!(r.active_blocks(), 8);
+    assert_eq!(end, Some(134_000));
+    drain(&mut r, end, &mut out);
+    assert_eq!(out.dropped.len(), 1);
+    assert_eq!(r.active_blocks(), 0);
+}
