@@ -283,4 +283,26 @@ mod tests {
         });
         assert_eq!(h.count(), 8);
     }
+
+    #[test]
+    fn one_microsecond_is_the_first_real_bucket_and_huge_values_share_the_last() {
+        // Bucket 0 holds values below 1 µs; 1 µs itself is bucket 1, reported as its
+        // midpoint sqrt(1.001) µs.
+        let mut h = LogHistogram::fine();
+        h.add(1.0);
+        assert_eq!(h.at_ms(&[1.0])[0], libm::sqrt(1.001) / 1000.0);
+        let mut h = LogHistogram::fine();
+        h.add(0.999);
+        assert_eq!(h.at_ms(&[1.0])[0], 0.0);
+        // Memory is bounded by the bucket cap, not by the value: 1e30 and 1e40 µs (far past
+        // the clock's 2^62 µs) share the last bucket, number MAX_BUCKETS - 1.
+        let mut h = LogHistogram::fine();
+        h.add(1e30);
+        h.add(1e40);
+        assert_eq!(h.counts.len(), MAX_BUCKETS);
+        assert_eq!(h.counts[MAX_BUCKETS - 1], 2);
+        let last = libm::pow(1.001, (MAX_BUCKETS - 2) as f64 + 0.5) / 1000.0;
+        let got = h.at_ms(&[0.5])[0];
+        assert!((got - last).abs() / last < 1e-9, "{got} vs {last}");
+    }
 }
