@@ -144,3 +144,6 @@ impl Recorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -238,3 +238,6 @@ impl Source for Sessions {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -269,4 +269,87 @@ mod tests {
             .unwrap_err()
             .contains("at most 1000"));
     }
+
+    #[test]
+    fn float_ranges_count_their_end_point() {
+        // 0.3 / 0.1 is 2.9999999999999996 in binary floating point: the end must still
+        // be a point. 0, 0.1, 0.2, 0.3 (each rounded to 9 decimals, so 0.30000000000000004
+        // is written 0.3).
+        let base = Config::default();
+        let weights = |spec: &str| -> Vec<f64> {
+            let (_, pts) = plan(&base, spec).unwrap();
+            pts.iter().map(|p| p.config.overlap_weight).collect()
+        };
+        assert_eq!(
+            weights("overlap-weight=0:0.3:0.1"),
+            vec![0.0, 0.1, 0.2, 0.3]
+        );
+        assert_eq!(weights("overlap-weight=0.7:0.9:0.1"), vec![0.7, 0.8, 0.9]);
+        assert_eq!(weights("overlap-weight=1:1.25:0.1"), vec![1.0, 1.1, 1.2]);
+        // No step: a tenth of the range, 11 points with both ends.
+        let ten = weights("overlap-weight=0:1");
+        assert_eq!(ten.len(), 11);
+        assert_eq!((ten[0], ten[3], ten[10]), (0.0, 0.3, 1.0));
+        // A single point when START = END; integers step by 1 and round.
+        assert_eq!(weights("overlap-weight=2:2:1"), vec![2.0]);
+        let (_, pts) = plan(&base, "instances=2:8:3").unwrap();
+        let n: Vec<u32> = pts.iter().map(|p| p.config.instances).collect();
+        assert_eq!(n, vec![2, 5, 8]);
+        let (_, pts) = plan(&base, "instances = 3 , 5").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            pts.iter().map(|p| p.value.clone()).collect::<Vec<_>>(),
+            [3, 5]
+        );
+    }
+
+    #[test]
+    fn bad_numbers_and_steps_are_named() {
+        let base = Config::default();
+        let err = plan(&base, "overlap-weight=0:x").unwrap_err();
+        assert_eq!(err, "--des-sweep overlap-weight=0:x: \"x\" is not a number");
+        let err = plan(&base, "overlap-weight=0:1:0").unwrap_err();
+        assert!(err.contains("STEP > 0"), "{err}");
+        let err = plan(&base, "overlap-weight=0:1:2:3").unwrap_err();
+        assert!(
+            err.contains("expected START:END or START:END:STEP"),
+            "{err}"
+        );
+        let err = plan(&base, "overlap-weight=inf:1").unwrap_err();
+        assert!(err.contains("is not a number"), "{err}");
+        let err = plan(&base, "routing=kv,warp").unwrap_err();
+        assert!(err.contains("routing = \"warp\""), "{err}");
+        // A range of 1000 points is allowed, 1001 is not.
+        assert_eq!(plan(&base, "seed=1:1000").unwrap().1.len(), 1000);
+        let err = plan(&base, "seed=0:1000").unwrap_err();
+        assert!(err.contains("1001 points; at most 1000"), "{err}");
+    }
+
+    #[test]
+    fn a_row_takes_every_column_from_its_report() {
+        let cfg = Config {
+            num_requests: 40,
+            ..Config::default()
+        };
+        let report = crate::api::synthetic_simulation(&cfg)
+            .unwrap()
+            .into_report();
+        let row = SweepRow::of("instances", &Value::from(4), &report);
+        let csv = row.csv();
+        let cells: Vec<&str> = csv.split(',').collect();
+        let header: Vec<&str> = CSV_HEADER.split(',').collect();
+        assert_eq!(cells.len(), header.len());
+        let json = serde_json::to_value(&row).unwrap();
+        let summary = serde_json::to_value(&report.summary).unwrap();
+        for (i, name) in header.iter().enumerate().skip(2) {
+            let want = if *name == "task_s_mean" {
+                serde_json::json!(0.0)
+            } else {
+                summary[name].clone()
+            };
+            assert_eq!(json[name], want, "column {name}");
+            let cell: f64 = cells[i].parse().unwrap();
+            assert_eq!(cell, want.as_f64().unwrap(), "CSV column {name}");
+        }
+        assert_eq!((cells[0], cells[1]), ("instances", "4"));
+    }
 }

@@ -156,6 +156,86 @@ mod tests {
     }
 
     #[test]
+    fn presets_carry_the_roofline_coefficients_and_parse_by_name() {
+        // The README's table (derived in this module's notes).
+        let eight = EnginePreset::parse("llama3-8b-h100").unwrap().timing();
+        assert_eq!(
+            (eight.step_fixed_us, eight.prefill_token_us),
+            (6000.0, 32.0)
+        );
+        assert_eq!((eight.decode_seq_us, eight.kv_read_token_ns), (20.0, 49.0));
+        let seventy = EnginePreset::parse("llama3-70b-4xh100").unwrap().timing();
+        assert_eq!(
+            (seventy.step_fixed_us, seventy.prefill_token_us),
+            (14000.0, 71.0)
+        );
+        assert_eq!(
+            (seventy.decode_seq_us, seventy.kv_read_token_ns),
+            (50.0, 31.0)
+        );
+        assert_eq!(EnginePreset::parse("custom"), Some(EnginePreset::Custom));
+        assert_eq!(
+            EnginePreset::Custom.timing(),
+            eight,
+            "custom starts from 8B"
+        );
+        assert_eq!(EnginePreset::parse("llama3-8b"), None);
+        assert_eq!(EnginePreset::parse(""), None);
+        let names: Vec<&str> = EnginePreset::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names, ["llama3-8b-h100", "llama3-70b-4xh100", "custom"]);
+    }
+
+    #[test]
+    fn a_mixed_step_adds_every_term() {
+        // 8B: 6000 + 100 x 32 + 3 x 20 + 2000 x 49 / 1000 = 6000 + 3200 + 60 + 98
+        // = 9,358 µs; 70B: 14000 + 7100 + 150 + 62 = 21,312 µs. A fraction rounds up:
+        // 8B, 1 sequence reading 10 tokens: 6000 + 20 + 0.49 = 6,020.49 -> 6,021 µs.
+        let eight = EnginePreset::Llama3_8bH100.timing();
+        assert_eq!(eight.step_us(100, 3, 2000), 9_358);
+        assert_eq!(
+            EnginePreset::Llama3_70b4xH100
+                .timing()
+                .step_us(100, 3, 2000),
+            21_312
+        );
+        assert_eq!(eight.step_us(0, 1, 10), 6_021);
+        assert_eq!(eight.step_us(0, 0, 0), 6_000);
+        // A free engine still takes 1 µs per step, so time always moves.
+        let free = Timing {
+            step_fixed_us: 0.0,
+            prefill_token_us: 0.0,
+            decode_seq_us: 0.0,
+            kv_read_token_ns: 0.0,
+        };
+        assert_eq!(free.step_us(5, 5, 5), 1);
+        assert_eq!(free.decode_run_us(7, 2, 100), 7);
+        assert_eq!(eight.decode_run_us(0, 3, 100), 0);
+    }
+
+    #[test]
+    fn a_decode_run_worked_by_hand() {
+        // 3 steps of 2 sequences from 1000 KV tokens, 8B: per step 6000 + 2 x 20 = 6040,
+        // KV read 49 ns x (1000 + 1002 + 1004) = 147,294 ns = 147.294 µs:
+        // 18,120 + 147.294 = 18,267.294 -> 18,268 µs.
+        let t = EnginePreset::Llama3_8bH100.timing();
+        assert_eq!(t.decode_run_us(3, 2, 1000), 18_268);
+        // One step is one plain step: 6000 + 40 + 98 = 6,138 µs.
+        assert_eq!(t.decode_run_us(1, 2, 2000), t.step_us(0, 2, 2000));
+        assert_eq!(t.decode_run_us(1, 2, 2000), 6_138);
+        // Within a run: the first step ends at 6,040 + 49 = 6,089 µs, the second at
+        // 6,089 + 6,040 + 49.098 = 12,178.098 -> 12,179.
+        assert_eq!(t.decode_steps_within(6_088, 3, 2, 1000), 0);
+        assert_eq!(t.decode_steps_within(6_089, 3, 2, 1000), 1);
+        assert_eq!(t.decode_steps_within(12_178, 3, 2, 1000), 1);
+        assert_eq!(t.decode_steps_within(12_179, 3, 2, 1000), 2);
+        assert_eq!(
+            t.decode_steps_within(u64::MAX, 3, 2, 1000),
+            3,
+            "at most the run"
+        );
+    }
+
+    #[test]
     fn steps_within_inverts_run_time() {
         let t = EnginePreset::Llama3_70b4xH100.timing();
         let run = t.decode_run_us(37, 3, 1000);

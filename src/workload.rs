@@ -330,6 +330,115 @@ mod tests {
     }
 
     #[test]
+    fn popularity_cdfs_worked_by_hand() {
+        let close = |got: Vec<f64>, want: &[f64]| {
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-12, "{got:?} vs {want:?}");
+            }
+        };
+        close(prefix_cdf(4, Popularity::Uniform), &[0.25, 0.5, 0.75, 1.0]);
+        // Zipf s = 1: weights 1, 1/2, 1/3, 1/4, total 25/12.
+        close(
+            prefix_cdf(4, Popularity::Zipf(1.0)),
+            &[12.0 / 25.0, 18.0 / 25.0, 22.0 / 25.0, 1.0],
+        );
+        // Zipf s = 2: 1, 1/4, 1/9, total 49/36.
+        close(
+            prefix_cdf(3, Popularity::Zipf(2.0)),
+            &[36.0 / 49.0, 45.0 / 49.0, 1.0],
+        );
+        // Hot 0.85 over 4: the rest split evenly, 0.05 each.
+        close(
+            prefix_cdf(4, Popularity::Hot(0.85)),
+            &[0.85, 0.9, 0.95, 1.0],
+        );
+        close(prefix_cdf(1, Popularity::Hot(0.3)), &[1.0]);
+        assert!(prefix_cdf(0, Popularity::Uniform).is_empty());
+    }
+
+    #[test]
+    fn the_first_request_arrives_at_zero_and_deterministic_gaps_are_the_mean() {
+        let cfg = Config {
+            num_requests: 4,
+            request_rate: 8.0,
+            arrival_model: ArrivalModel::Deterministic,
+            ..Config::default()
+        };
+        let mut gen = Synthetic::new(&cfg, Popularity::Uniform);
+        assert_eq!(gen.remaining(), 4);
+        let first = gen.next().unwrap();
+        assert_eq!((first.id, first.arrival_us), (0, 0));
+        assert_eq!(gen.remaining(), 3);
+        let rest: Vec<(u32, u64)> = gen.by_ref().map(|r| (r.id, r.arrival_us)).collect();
+        assert_eq!(rest, vec![(1, 125_000), (2, 250_000), (3, 375_000)]);
+        assert_eq!(gen.remaining(), 0);
+        assert!(gen.next().is_none());
+    }
+
+    #[test]
+    fn gap_bounds_worked_by_hand() {
+        // Mean gap at 2 req/s: 500,000 µs.
+        let bound = |model, burstiness| {
+            let cfg = Config {
+                arrival_model: model,
+                burstiness,
+                ..Config::default()
+            };
+            Arrivals::new(&cfg, 2.0).max_gap_us()
+        };
+        assert_eq!(bound(ArrivalModel::Deterministic, 1.0), 500_000.0);
+        assert_eq!(bound(ArrivalModel::Poisson, 1.0), 37.0 * 500_000.0);
+        assert_eq!(bound(ArrivalModel::Gamma, 4.0), 61.0 * 500_000.0);
+        assert_eq!(bound(ArrivalModel::Gamma, 0.25), 61.0 * 500_000.0 / 0.25);
+    }
+
+    #[test]
+    fn a_prompt_shorter_than_the_prefix_shares_nothing() {
+        // Prompts of 1024 to 3072 tokens (2048 x (1 -/+ 0.5)), a 2048-token prefix: a
+        // prompt shorter than it carries only unique ids; one at least as long starts
+        // with its prefix's 4 pool ids (prefix p owns ids 4p to 4p + 3, all below 32).
+        let cfg = Config {
+            num_requests: 400,
+            input_len: 2048,
+            range_ratio: 0.5,
+            ..Config::default()
+        };
+        let (mut short, mut long) = (0, 0);
+        for r in generate(&cfg) {
+            assert_eq!(r.block_ids.len(), r.prompt_tokens.div_ceil(512) as usize);
+            let pooled = r.block_ids.iter().filter(|&&id| id < 32).count();
+            if r.prompt_tokens < 2048 {
+                short += 1;
+                assert_eq!(pooled, 0, "{} tokens", r.prompt_tokens);
+            } else {
+                long += 1;
+                assert_eq!(pooled, 4, "{} tokens", r.prompt_tokens);
+                let p = r.block_ids[0] / 4;
+                assert_eq!(r.block_ids[..4], [4 * p, 4 * p + 1, 4 * p + 2, 4 * p + 3]);
+            }
+        }
+        assert!(short > 100 && long > 100, "{short} short, {long} long");
+    }
+
+    #[test]
+    fn an_iterator_source_peeks_pops_and_counts() {
+        let reqs = generate(&Config {
+            num_requests: 3,
+            ..Config::default()
+        });
+        let arrivals: Vec<u64> = reqs.iter().map(|r| r.arrival_us).collect();
+        let mut src = IterSource::new(reqs.clone().into_iter(), 3);
+        assert_eq!(src.total_hint(), 3);
+        assert!(src.session_report().is_none());
+        for (want, arrival) in reqs.iter().zip(arrivals) {
+            assert_eq!(src.peek_arrival_us(), Some(arrival));
+            assert_eq!(src.pop().as_ref(), Some(want));
+        }
+        assert_eq!((src.peek_arrival_us(), src.pop()), (None, None));
+    }
+
+    #[test]
     fn no_gap_exceeds_the_stated_maximum() {
         for (model, burstiness) in [
             (ArrivalModel::Deterministic, 1.0),

@@ -87,29 +87,56 @@ fn report_json_has_the_documented_keys() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     std::fs::remove_file(&path).ok();
+    // Seed 3, otherwise the defaults: 200 prompts of exactly 4096 tokens (8 full
+    // blocks, no length spread), a 2048-token prefix from a pool of 8, unbounded caches
+    // and queues, 4 replicas. So nothing is rejected or evicted, block reuse equals the
+    // token hit rate, and only the prefix can be reused: at most 2048 / 4096 = 0.5.
     let s = &v["summary"];
-    for key in [
-        "requests",
-        "completed",
-        "rejected",
-        "hit_rate_requests",
-        "hit_rate_tokens",
-        "block_reuse",
-        "cached_tokens_avg",
-        "evictions",
-        "ttft_ms_p50",
-        "ttft_ms_p99",
-        "e2e_ms_p99",
-        "makespan_s",
-        "events",
-        "seed",
-    ] {
-        assert!(!s[key].is_null(), "summary.{key} missing");
-    }
+    let num = |key: &str| {
+        s[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("summary.{key}: {}", s[key]))
+    };
     assert_eq!(s["seed"], 3);
-    assert_eq!(v["per_instance"].as_array().unwrap().len(), 4);
-    for key in ["requests", "hit_rate_requests", "prompt_tokens"] {
-        assert!(!v["per_instance"][0][key].is_null());
+    assert_eq!((num("requests"), num("completed")), (200.0, 200.0));
+    assert_eq!(
+        (num("rejected"), num("timed_out"), num("evictions")),
+        (0.0, 0.0, 0.0)
+    );
+    assert_eq!(num("prompt_tokens"), 200.0 * 4096.0);
+    let tokens = num("hit_rate_tokens");
+    assert!(tokens > 0.3 && tokens <= 0.5, "{tokens}");
+    assert_eq!(num("block_reuse"), tokens);
+    assert_eq!(num("cached_tokens"), tokens * 819_200.0);
+    assert_eq!(num("cached_tokens_avg"), num("cached_tokens") / 200.0);
+    assert_eq!(num("cached_tokens") % 512.0, 0.0, "whole blocks");
+    // A request that hits also reuses the whole prefix, 4 blocks of 8.
+    assert!((num("hit_rate_requests") * 0.5 - tokens).abs() < 1e-12);
+    // The fastest first token computes the 2048 uncached tokens in one step:
+    // 6000 + 2048 x 32 = 71,536 µs (less half a 0.1 % histogram bucket); the fastest
+    // end-to-end adds 255 decode steps of at least 6,020 µs.
+    assert!(num("ttft_ms_p50") >= 71.536 * 0.9995);
+    assert!(num("ttft_ms_p50") <= num("ttft_ms_p99"));
+    assert!(num("e2e_ms_p99") >= 71.536 + 255.0 * 6.020);
+    // 200 Poisson arrivals at 6 req/s span about 33 s.
+    assert!(
+        (25.0..45.0).contains(&num("makespan_s")),
+        "{}",
+        num("makespan_s")
+    );
+    assert!(
+        num("events") >= 400.0,
+        "an arrival and a step end per request at least"
+    );
+    let rows = v["per_instance"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    let sum = |key: &str| rows.iter().map(|r| r[key].as_f64().unwrap()).sum::<f64>();
+    assert_eq!(sum("requests"), 200.0);
+    assert_eq!(sum("prompt_tokens"), 819_200.0);
+    assert_eq!(sum("cached_tokens"), num("cached_tokens"));
+    for r in rows {
+        let rate = r["hit_rate_requests"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rate), "{r}");
     }
     assert_eq!(v["series"]["queue"].as_array().unwrap().len(), 4);
     assert_eq!(

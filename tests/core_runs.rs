@@ -87,8 +87,13 @@ fn golden_report_of_the_seed_example() {
     let json = report.to_json();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(format!("{dir}/seed_example.txt"), &text).unwrap();
-        std::fs::write(format!("{dir}/seed_example.json"), &json).unwrap();
+        // Never a blind rewrite: say what changed, then write.
+        for (name, new) in [("seed_example.txt", &text), ("seed_example.json", &json)] {
+            let path = format!("{dir}/{name}");
+            let old = std::fs::read_to_string(&path).unwrap_or_default();
+            eprintln!("UPDATE_GOLDEN: {name}:\n{}", golden_diff(name, &old, new));
+            std::fs::write(&path, new).unwrap();
+        }
     }
     let want_text = std::fs::read_to_string(format!("{dir}/seed_example.txt")).unwrap();
     let want_json = std::fs::read_to_string(format!("{dir}/seed_example.json")).unwrap();
@@ -102,6 +107,98 @@ fn golden_report_of_the_seed_example() {
     );
     assert!(text.contains("  Fleet: 4 instance(s), routing=kv | prefix pool: 8 prefixes\n"));
     assert!(text.contains("  KV block cache: block_size=512 tok, capacity/instance=unbounded, evictions=0, block-reuse="));
+}
+
+/// What changed in a golden file: the JSON's changed values by path, or the text's
+/// changed lines; "unchanged" when nothing did.
+fn golden_diff(name: &str, old: &str, new: &str) -> String {
+    let mut out = Vec::new();
+    if name.ends_with(".json") {
+        let parse = |t: &str| serde_json::from_str(t).unwrap_or(serde_json::Value::Null);
+        json_diff("", &parse(old), &parse(new), &mut out);
+    } else {
+        let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+        for i in 0..a.len().max(b.len()) {
+            let (x, y) = (a.get(i), b.get(i));
+            if x != y {
+                out.push(format!(
+                    "  line {}:\n  - {}\n  + {}",
+                    i + 1,
+                    x.unwrap_or(&"(none)"),
+                    y.unwrap_or(&"(none)")
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        "  unchanged".to_string()
+    } else {
+        format!("{} change(s)\n{}", out.len(), out.join("\n"))
+    }
+}
+
+/// Appends `path: old -> new` for every leaf where the two JSON values differ.
+fn json_diff(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value::{Array, Object};
+    match (a, b) {
+        (Object(x), Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let null = serde_json::Value::Null;
+                let (p, q) = (x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null));
+                json_diff(&format!("{path}.{k}"), p, q, out);
+            }
+        }
+        (Array(x), Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                json_diff(&format!("{path}[{i}]"), p, q, out);
+            }
+        }
+        _ if a != b => out.push(format!("  {path}: {a} -> {b}")),
+        _ => {}
+    }
+}
+
+#[test]
+fn golden_diff_names_what_changed() {
+    let d = golden_diff(
+        "r.json",
+        r#"{"a":1,"b":[1,2],"c":"x"}"#,
+        r#"{"a":1,"b":[1,3],"d":2}"#,
+    );
+    assert_eq!(
+        d,
+        "3 change(s)\n  .b[1]: 2 -> 3\n  .c: \"x\" -> null\n  .d: null -> 2"
+    );
+    let d = golden_diff("r.txt", "same\nold\n", "same\nnew\nmore\n");
+    assert_eq!(
+        d,
+        "2 change(s)\n  line 2:\n  - old\n  + new\n  line 3:\n  - (none)\n  + more"
+    );
+    assert_eq!(golden_diff("r.txt", "x", "x"), "  unchanged");
+}
+
+#[test]
+fn a_fully_cached_prompt_on_a_block_boundary_reuses_all_but_its_last_block() {
+    // Every prompt is exactly the one 2048-token prefix (4 full blocks), one replica, one
+    // request a second (each done long before the next). After the first request
+    // computes it, each later one finds all 4 blocks cached but must recompute the last
+    // prompt token, so it reuses floor(2047 / 512) = 3 blocks: cached tokens
+    // 199 x 3 x 512 of 200 x 2048 prompt tokens = 0.74625.
+    let s = run(&Config {
+        num_requests: 200,
+        request_rate: 1.0,
+        arrival_model: kvfleet::ArrivalModel::Deterministic,
+        instances: 1,
+        num_prefixes: 1,
+        input_len: 2048,
+        prefix_len: 2048,
+        ..Config::default()
+    })
+    .summary;
+    assert_eq!(s.cached_tokens, 199 * 3 * 512);
+    assert_eq!(s.hit_rate_tokens, 0.74625);
+    assert_eq!(s.hit_requests, 199);
 }
 
 #[test]

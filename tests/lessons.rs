@@ -148,21 +148,45 @@ fn hot_prefix_broken_state_shows_the_symptom() {
 
 #[test]
 fn lessons_serialise_for_the_page() {
+    // What the page relies on: the two ids, text to show, a broken config and fixes
+    // that parse, and checks whose metric paths name numbers in a real report.
     let v: serde_json::Value = serde_json::from_str(&api::lessons_json()).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 2);
-    for l in v.as_array().unwrap() {
+    let list = v.as_array().unwrap();
+    let ids: Vec<&str> = list.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["more-replicas-slower", "hot-prefix"]);
+    let report = serde_json::to_value(run(&Config {
+        num_requests: 20,
+        ..Config::default()
+    }))
+    .unwrap();
+    for l in list {
         for key in [
-            "id",
             "title",
             "story",
-            "broken",
+            "symptom",
             "goal",
-            "checks",
-            "hints",
-            "fixes",
             "explanation",
+            "rule_of_thumb",
         ] {
-            assert!(!l[key].is_null(), "{key}");
+            let text = l[key]
+                .as_str()
+                .unwrap_or_else(|| panic!("{key}: {}", l[key]));
+            assert!(text.len() > 20, "{}: {key} is {text:?}", l["id"]);
+        }
+        let broken: Config = serde_json::from_value(l["broken"].clone()).unwrap();
+        assert!(l["hints"].as_array().unwrap().len() >= 3);
+        let fixes = l["fixes"].as_array().unwrap();
+        assert!(fixes.len() >= 2);
+        for fix in fixes {
+            assert!(!fix["name"].as_str().unwrap().is_empty());
+            apply(&broken, &fix["config"]).unwrap();
+        }
+        for check in l["checks"].as_array().unwrap() {
+            let path = check["metric"].as_str().unwrap();
+            let value = path.split('.').try_fold(&report, |n, k| n.get(k));
+            assert!(value.and_then(|x| x.as_f64()).is_some(), "{path}");
+            assert!(matches!(check["op"].as_str(), Some("<=" | ">=")), "{check}");
+            assert!(check["value"].is_number() && !check["label"].as_str().unwrap().is_empty());
         }
     }
 }

@@ -43,18 +43,28 @@ fn each_sweep_point_equals_its_single_run() {
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&single).unwrap()).unwrap();
         std::fs::remove_file(&single).ok();
-        for key in [
-            "hit_rate_requests",
-            "hit_rate_tokens",
-            "ttft_ms_p50",
-            "ttft_ms_p99",
-            "makespan_s",
-            "load_spread",
-            "rejected",
-        ] {
-            assert_eq!(row[key], report["summary"][key], "instances={n}: {key}");
+        assert_eq!(row["param"], "instances");
+        assert_eq!(row["value"], i + 1);
+        assert_eq!(
+            report["config"]["instances"],
+            i + 1,
+            "the swept value was applied"
+        );
+        for key in row_columns() {
+            let want = match key {
+                "task_s_mean" => serde_json::json!(0.0),
+                _ => report["summary"][key].clone(),
+            };
+            assert_eq!(row[key], want, "instances={n}: {key}");
         }
     }
+}
+
+/// The sweep row's result columns (all but `param` and `value`), from the CSV header.
+fn row_columns() -> Vec<&'static str> {
+    let all: Vec<&str> = kvfleet::sweep::CSV_HEADER.split(',').collect();
+    assert_eq!(all.len(), 13);
+    all[2..].to_vec()
 }
 
 #[test]
@@ -83,26 +93,49 @@ fn thread_count_changes_no_number() {
 
 #[test]
 fn library_sweep_rows_match_run_json() {
+    // Each point's config carries the swept value (and only it differs from the base),
+    // and its row equals the summary of a run of that config through the JSON API,
+    // column by column; a sessions sweep fills the task column from the task report.
     let base = Config {
         num_requests: 80,
         ..Config::default()
     };
-    let (param, points) = plan(&base, "routing=kv,prefix_aware,round_robin,random,sticky").unwrap();
-    for p in points {
-        let report = api::synthetic_simulation(&p.config).unwrap().into_report();
-        let row = SweepRow::of(&param, &p.value, &report);
-        let again: serde_json::Value = serde_json::from_str(
-            &api::run_json(&serde_json::to_string(&p.config).unwrap()).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(
-            serde_json::json!(row.ttft_ms_p99),
-            again["summary"]["ttft_ms_p99"]
-        );
-        assert_eq!(
-            serde_json::json!(row.hit_rate_requests),
-            again["summary"]["hit_rate_requests"]
-        );
+    let sessions = Config {
+        workload: kvfleet::WorkloadKind::Sessions,
+        num_sessions: 6,
+        turns: 3,
+        ..Config::default()
+    };
+    for (base, spec) in [
+        (&base, "routing=kv,prefix_aware,round_robin,random,sticky"),
+        (&sessions, "instances=1,3"),
+    ] {
+        let (param, points) = plan(base, spec).unwrap();
+        for p in points {
+            let mut expect = serde_json::to_value(base).unwrap();
+            expect[&param] = p.value.clone();
+            assert_eq!(serde_json::to_value(&p.config).unwrap(), expect, "{spec}");
+            let report = api::synthetic_simulation(&p.config).unwrap().into_report();
+            let row = serde_json::to_value(SweepRow::of(&param, &p.value, &report)).unwrap();
+            let again: serde_json::Value = serde_json::from_str(
+                &api::run_json(&serde_json::to_string(&p.config).unwrap()).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(again["config"][&param], p.value);
+            for key in row_columns() {
+                let want = match key {
+                    "task_s_mean" if base.workload == kvfleet::WorkloadKind::Sessions => {
+                        again["sessions"]["task_s"]["mean"].clone()
+                    }
+                    "task_s_mean" => serde_json::json!(0.0),
+                    _ => again["summary"][key].clone(),
+                };
+                assert_eq!(row[key], want, "{spec} at {}: {key}", p.value);
+            }
+            if base.workload == kvfleet::WorkloadKind::Sessions {
+                assert!(row["task_s_mean"].as_f64().unwrap() > 0.0);
+            }
+        }
     }
 }
 

@@ -24,7 +24,16 @@ fn js_message(err: wasm_bindgen::JsError) -> String {
 fn version_and_defaults_round_trip() {
     let v = wasm::version();
     assert!(!v.is_empty(), "version is empty");
-    assert_eq!(v, env!("CARGO_PKG_VERSION"));
+    // The version as Cargo.toml states it, read from the manifest's text (not from the
+    // constant the binding returns).
+    let manifest = include_str!("../Cargo.toml");
+    let stated = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("Cargo.toml states a version");
+    assert_eq!(v, stated);
+    assert_eq!(v.split('.').count(), 3, "semver: {v}");
 
     let defaults: serde_json::Value =
         serde_json::from_str(&wasm::defaults_json()).expect("defaults_json is JSON");

@@ -33,6 +33,12 @@ fn request(id: u32, prompt_tokens: u32, output_tokens: u32) -> Request {
     }
 }
 
+/// `req`, arriving at `arrival_us` instead of 0.
+fn arriving(mut req: Request, arrival_us: u64) -> Request {
+    req.arrival_us = arrival_us;
+    req
+}
+
 /// Drives one replica to idle; returns the outbox.
 fn drain(r: &mut Replica, mut next: Option<u64>, out: &mut Outbox) {
     while let Some(t) = next {
@@ -42,38 +48,42 @@ fn drain(r: &mut Replica, mut next: Option<u64>, out: &mut Outbox) {
 
 #[test]
 fn one_request_prefill_then_closed_form_decode() {
+    // Worked by hand from the 8B preset (fixed 6000 µs, prefill 32 µs/token, decode
+    // 20 µs/sequence, KV read 49 ns/token):
+    // - the prefill step of 1024 tokens: 6000 + 1024 x 32 = 38,768 µs;
+    // - then 99 decode steps of one sequence whose KV grows from 1025 tokens:
+    //   99 x 6020 + 0.049 x (99 x 1025 + 0 + 1 + ... + 98) = 595,980 + 0.049 x 106,326
+    //   = 595,980 + 5,209.974 = 601,189.974, rounded up to 601,190 µs, in one event.
     let mut r = Replica::new(0, spec(8, None), None);
     let mut out = Outbox::default();
-    let t = spec(8, None).timing;
     let first_end = r.arrive(request(1, 1024, 100), 0, &mut out).unwrap();
-    assert_eq!(first_end, t.step_us(1024, 0, 0), "one prefill step");
+    assert_eq!(first_end, 38_768, "one prefill step");
     let run_end = r.step_end(first_end, &mut out).unwrap();
-    assert_eq!(
-        run_end - first_end,
-        t.decode_run_us(99, 1, 1025),
-        "99 decode steps in one event"
-    );
+    assert_eq!(run_end, 38_768 + 601_190, "99 decode steps in one event");
     assert_eq!(r.step_end(run_end, &mut out), None);
     let f = out.finished[0];
-    assert_eq!((f.first_token_us, f.done_us), (first_end, run_end));
+    assert_eq!((f.first_token_us, f.done_us), (38_768, 639_958));
+    assert_eq!(r.stats().busy_us, 639_958);
 }
 
 #[test]
 fn an_arrival_joins_at_the_next_step_boundary() {
+    // Request 1 (512 tokens): prefill 6000 + 512 x 32 = 22,384 µs, then decode steps of
+    // 6020 + 0.049 x (513 + i) µs: the first ends 6,045.137 µs into the run, the second
+    // 12,090.323 µs in. Request 2 arrives 10,000 µs into the run, during the second
+    // step, so it joins at that step's end: 22,384 + ceil(12,090.323) = 34,475 µs.
     let mut r = Replica::new(0, spec(8, None), None);
     let mut out = Outbox::default();
-    let t = spec(8, None).timing;
     let first_end = r.arrive(request(1, 512, 1000), 0, &mut out).unwrap();
-    let long_run_end = r.step_end(first_end, &mut out).unwrap();
-    let mid = first_end + (long_run_end - first_end) / 2;
+    assert_eq!(first_end, 22_384);
+    r.step_end(first_end, &mut out).unwrap();
     let cut = r
-        .arrive(request(2, 512, 10), mid, &mut out)
+        .arrive(arriving(request(2, 512, 10), 32_384), 32_384, &mut out)
         .expect("the run is cut short");
-    let done = t.decode_steps_within(mid - first_end, 999, 1, 513);
-    assert_eq!(cut, first_end + t.decode_run_us(done + 1, 1, 513));
+    assert_eq!(cut, 34_475);
     drain(&mut r, Some(cut), &mut out);
     assert_eq!(out.finished.len(), 2);
-    assert_eq!(out.admitted[1].admit_us, cut);
+    assert_eq!(out.admitted[1].admit_us, 34_475);
 }
 
 #[test]
@@ -159,3 +169,6 @@ fn kv_capacity_holds_requests_back_and_too_large_ones_are_refused() {
         "the third waited for blocks to free up"
     );
 }
+
+mod rules;
+mod stats;

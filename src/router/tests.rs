@@ -1,5 +1,6 @@
 //! Unit tests of the routers: the deployed router's worked example, ties, the recent
-//! term's decay, the consistent-hash ring, sticky and spill.
+//! term (its decay and its place in the cost), the overlap weight, the consistent-hash
+//! ring, session affinity, sticky and spill.
 
 use super::*;
 
@@ -153,4 +154,223 @@ fn sticky_follows_the_session_then_spills() {
         hits: &[0, 2, 1],
     };
     assert_eq!(router.pick(prefix, &idle, None), (1, Reason::Sticky));
+}
+
+#[test]
+fn the_recent_term_is_part_of_the_cost_not_only_of_the_tie_break() {
+    // First pick: 10 missed blocks charged to W0 (recent 10). Second request, no hits
+    // anywhere, W1 carries 5 active blocks: cost W0 = 10 + 0 + 10 = 20 against
+    // W1 = 10 + 5 + 0 = 15, so W1 wins; without the recent term W0 (10) would.
+    let mut router = kv_router(2, 1.0);
+    let prompt: Vec<u64> = (0..10).collect();
+    assert_eq!(
+        router
+            .pick(ask(&prompt, 10, &[0, 0]), &[view(0); 2], None)
+            .0,
+        0
+    );
+    let mut log = Vec::new();
+    let views = [view(0), view(5)];
+    let other: Vec<u64> = (100..110).collect();
+    let (chosen, _) = router.pick(ask(&other, 10, &[0, 0]), &views, Some(&mut log));
+    assert_eq!(chosen, 1);
+    // The recent term was 10 then decayed once at the second pick's charge, after
+    // the log was written: the log shows the terms the pick saw.
+    assert_eq!((log[0].cost, log[1].cost), (20.0, 15.0));
+    assert_eq!((log[0].recent, log[1].recent), (10.0, 0.0));
+}
+
+#[test]
+fn the_overlap_weight_scales_only_the_missed_blocks() {
+    // Weight 3, a 6-block prompt: W0 holds 4 (2 missed) with 7 active blocks, W1 none
+    // with 1: cost W0 = 3 x 2 + 7 = 13, W1 = 3 x 6 + 1 = 19.
+    let prompt: Vec<u64> = (0..6).collect();
+    let mut log = Vec::new();
+    let mut router = kv_router(2, 3.0);
+    let views = [view(7), view(1)];
+    let (chosen, reason) = router.pick(ask(&prompt, 6, &[4, 0]), &views, Some(&mut log));
+    assert_eq!((chosen, reason), (0, Reason::Policy));
+    assert_eq!((log[0].cost, log[1].cost), (13.0, 19.0));
+    assert_eq!(
+        router.recent,
+        vec![2.0, 0.0],
+        "W0 computes its 2 missed blocks"
+    );
+}
+
+/// A router for `replicas` replicas with session affinity `percent` over round robin.
+fn affinity_router(replicas: u32, percent: f64) -> Router {
+    Router::new(
+        &Config {
+            instances: replicas,
+            routing: Policy::RoundRobin,
+            session_affinity: Some(percent),
+            seed: 7,
+            ..Config::default()
+        },
+        0,
+    )
+}
+
+/// Share of `n` later picks of one session that went back to its replica as sticky.
+fn sticky_share(percent: f64, n: u32) -> f64 {
+    let mut router = affinity_router(4, percent);
+    let ids = [1u64, 2];
+    let a = Ask {
+        block_ids: &ids,
+        full_blocks: 2,
+        session: Some(3),
+        hits: &[0; 4],
+    };
+    let idle = [view(0); 4];
+    let (mut last, _) = router.pick(a, &idle, None);
+    let mut sticky = 0;
+    for _ in 0..n {
+        let (chosen, reason) = router.pick(a, &idle, None);
+        if reason == Reason::Sticky {
+            sticky += 1;
+            assert_eq!(
+                chosen, last,
+                "a sticky pick goes to the session's last replica"
+            );
+        }
+        last = chosen;
+    }
+    sticky as f64 / n as f64
+}
+
+#[test]
+fn affinity_sends_back_its_share_of_requests_asymmetric_shares_too() {
+    // Each later pick is sticky with probability P: over 20,000 picks the share has a
+    // standard deviation of at most sqrt(0.25 / 20,000) = 0.0035; 0.015 is over 4 of
+    // them (seed 7). An inverted draw would give 1 - P, which only 50 % cannot tell.
+    for percent in [20.0, 50.0, 80.0] {
+        let share = sticky_share(percent, 20_000);
+        let want = percent / 100.0;
+        assert!(
+            (share - want).abs() < 0.015,
+            "affinity {percent}%: {share} sticky (seed 7)"
+        );
+    }
+    assert_eq!(sticky_share(0.0, 1000), 0.0);
+    assert_eq!(sticky_share(100.0, 1000), 1.0);
+}
+
+#[test]
+fn round_robin_cycles_and_least_busy_breaks_ties_low() {
+    let mut router = Router::new(
+        &Config {
+            instances: 3,
+            routing: Policy::RoundRobin,
+            ..Config::default()
+        },
+        0,
+    );
+    let idle = [view(0); 3];
+    let picks: Vec<usize> = (0..7)
+        .map(|_| router.pick(ask(&[9], 1, &[0; 3]), &idle, None).0)
+        .collect();
+    assert_eq!(picks, vec![0, 1, 2, 0, 1, 2, 0]);
+    let mut views = [view(0); 3];
+    views[0].running = 2;
+    views[1].waiting = 1;
+    views[2].running = 1;
+    assert_eq!(
+        least_busy(&views),
+        1,
+        "1 busy on W1 and W2: the lower index"
+    );
+    views[1].waiting = 3;
+    assert_eq!(least_busy(&views), 2);
+}
+
+#[test]
+fn prefix_affinity_prefers_the_longest_hit_then_the_least_busy() {
+    // Requests without a session under full affinity go to the replica holding the most
+    // leading blocks; on equal hits, to the one with fewer waiting + running (3 on W0,
+    // 2 on W2: W2, whatever the mix of waiting and running).
+    let mut router = Router::new(
+        &Config {
+            instances: 3,
+            routing: Policy::Sticky,
+            ..Config::default()
+        },
+        0,
+    );
+    let ids = [1u64, 2, 3];
+    let mut views = [view(0); 3];
+    views[0].running = 3;
+    views[2].waiting = 1;
+    views[2].running = 1;
+    let prefix = |hits: &'static [u32]| Ask {
+        block_ids: &ids,
+        full_blocks: 3,
+        session: None,
+        hits,
+    };
+    assert_eq!(
+        router.pick(prefix(&[2, 1, 2]), &views, None),
+        (2, Reason::Sticky)
+    );
+    assert_eq!(
+        router.pick(prefix(&[1, 3, 2]), &views, None),
+        (1, Reason::Sticky)
+    );
+    // Nobody holds the prefix: no affinity target, the policy (round robin) decides.
+    let (first, reason) = router.pick(prefix(&[0, 0, 0]), &views, None);
+    assert_eq!(reason, Reason::Policy);
+    let (second, _) = router.pick(prefix(&[0, 0, 0]), &views, None);
+    assert_eq!((first, second), (0, 1));
+}
+
+#[test]
+fn the_log_scores_kv_picks_by_cost_and_other_picks_zero_for_the_chosen() {
+    // The decision log's convention: under kv's own choice every candidate carries its
+    // kv cost; any other pick (another policy, or a sticky or spilled one under kv)
+    // marks the chosen replica 0 and the others 1.
+    let ids = [1u64, 2];
+    let idle = [view(0); 3];
+    let costs = |router: &mut Router, session| {
+        let mut log = Vec::new();
+        let a = Ask {
+            block_ids: &ids,
+            full_blocks: 2,
+            session,
+            hits: &[0, 0, 0],
+        };
+        let (chosen, reason) = router.pick(a, &idle, Some(&mut log));
+        let c: Vec<f64> = log.iter().map(|c| c.cost).collect();
+        (chosen, reason, c)
+    };
+    let mut rr = Router::new(
+        &Config {
+            instances: 3,
+            routing: Policy::RoundRobin,
+            ..Config::default()
+        },
+        0,
+    );
+    costs(&mut rr, None);
+    assert_eq!(
+        costs(&mut rr, None),
+        (1, Reason::Policy, vec![1.0, 0.0, 1.0])
+    );
+    let mut kv = Router::new(
+        &Config {
+            instances: 3,
+            session_affinity: Some(100.0),
+            ..Config::default()
+        },
+        0,
+    );
+    // First turn: kv's own pick, scored 2 missed + 0 load on every replica.
+    assert_eq!(
+        costs(&mut kv, Some(4)),
+        (0, Reason::Policy, vec![2.0, 2.0, 2.0])
+    );
+    // Second turn: back to replica 0 by affinity, not by cost.
+    assert_eq!(
+        costs(&mut kv, Some(4)),
+        (0, Reason::Sticky, vec![0.0, 1.0, 1.0])
+    );
 }

@@ -269,7 +269,9 @@ test('input to redrawn charts, default scenario (median of 10)', async () => {
     times.sort((a, b) => a - b);
     const median = (times[4] + times[5]) / 2;
     console.log(`# input -> redrawn charts (default scenario): median ${median.toFixed(1)} ms; all: ${times.map((t) => t.toFixed(1)).join(', ')}`);
-    assert.ok(median > 0 && median < 2000, `median ${median} ms`);
+    // The README's figure is 23-35 ms against a 50 ms target; 200 ms leaves room for a
+    // busy 2-core machine and still fails a redraw that takes seconds.
+    assert.ok(median > 0 && median < 200, `median ${median} ms (target 50 ms)`);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });
@@ -335,11 +337,11 @@ test('if WebAssembly cannot load, the page says why', async () => {
   } finally { await context.close(); }
 });
 
-test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal met', async (t) => {
+test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal met', async () => {
   const { page, errors, close } = await openPage('/');
   try {
     const ids = await page.evaluate(() => window.kvfleet.lessons);
-    if (!ids.includes('hot-prefix')) { t.skip('this wasm build exports no lessons_json'); return; }
+    assert.deepEqual(ids, ['more-replicas-slower', 'hot-prefix'], 'the build exports both lessons');
     let n = await runCount(page);
     await page.click('[data-testid="lesson-hot-prefix"]');
     await waitForRun(page, n);
@@ -418,10 +420,12 @@ test('accessibility basics: every control is named and reachable by Tab; text co
         const out = {};
         for (const sel of ['body', '.tagline', '[data-testid="readout-instances"]', '.figure .label', '.figure .value', '.fleet-lines', '.chart-card figcaption p', '.hint', '.btn.primary']) {
           const el = document.querySelector(sel);
-          if (el) out[sel] = +ratio(getComputedStyle(el).color, bgOf(el)).toFixed(2);
+          out[sel] = el ? +ratio(getComputedStyle(el).color, bgOf(el)).toFixed(2) : null;
         }
         return out;
       });
+      const missing = Object.keys(ratios).filter((sel) => ratios[sel] === null);
+      assert.deepEqual(missing, [], `${colorScheme}: selectors the contrast check cannot find (rename them here if the page changed)`);
       for (const [sel, r] of Object.entries(ratios)) assert.ok(r >= 4.5, `${colorScheme}: contrast of ${sel} is ${r}:1`);
       assert.deepEqual(errors, []);
     } finally { await close(); }

@@ -1,6 +1,7 @@
 //! `cargo xtask <cmd>`: the project's build, serve and test driver (see `usage()`).
 
 mod build;
+mod mutants;
 mod serve;
 mod test;
 mod util;
@@ -18,6 +19,11 @@ commands:
                         or a free port when 8000 is busy)
   test                  the one check: fmt, clippy, native tests, xtask build, wasm tests
                         in Chromium, build, page tests (node --test tests/e2e/)
+  mutants [--smoke] [--jobs N] [--list] [MODULE ...]
+                        mutation testing (cargo-mutants, installed if missing) of the core
+                        modules one by one against their tests, then a score table
+                        (caught / viable per module; fails below 90 %); --smoke runs one
+                        small module (the CI check), --list names the modules
   test-runner WASM ...  the wasm-bindgen-test runner (cargo's runner for wasm32)"
 }
 
@@ -32,6 +38,7 @@ fn main() -> ExitCode {
         "build" => build::build(false).map(|_| ()),
         "serve" => serve::serve(rest),
         "test" => test::test(rest),
+        "mutants" => mutants::mutants(rest),
         "test-runner" => run_test_runner(),
         "help" | "-h" | "--help" => {
             println!("{}", usage());

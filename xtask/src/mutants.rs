@@ -1,0 +1,323 @@
+//! `cargo xtask mutants`: mutation testing of the core with cargo-mutants, module by
+//! module, each against the tests that exercise it, with a score table at the end.
+//!
+//! A mutant is one small deliberate bug (an operator flipped, a function body replaced
+//! by a default); it is *caught* when a test fails (or hangs: a timeout counts as
+//! caught), *missed* when every test still passes, *unviable* when it does not compile.
+//! The score of a module is (caught + timeouts) / (caught + timeouts + missed); the
+//! target is at least 90 % per module. Builds go to `target/mutants/` (seeded with a copy
+//! of `target/debug/`, so the dependencies are not compiled again), reports to
+//! `target/mutants-out/<module>/mutants.out/` (`missed.txt` lists the survivors).
+
+use crate::util::{cmd, root, run, secs};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// The cargo-mutants release the README's scores were measured with.
+const CARGO_MUTANTS_VERSION: &str = "27.1.0";
+/// The issue's target: at least this share of viable mutants caught in every module.
+const TARGET_SCORE: f64 = 0.90;
+/// The module `--smoke` runs: small (14 mutants), so the command keeps working in CI.
+const SMOKE: &str = "trace-mooncake";
+
+/// One core module: the files mutated and the tests run against each mutant.
+struct Module {
+    name: &'static str,
+    files: &'static [&'static str],
+    tests: &'static [&'static str],
+}
+
+const MODULES: &[Module] = &[
+    Module {
+        name: "cache",
+        files: &["src/cache.rs"],
+        tests: &["cache_props", "cache_model", "core_runs"],
+    },
+    Module {
+        name: "index",
+        files: &["src/index.rs"],
+        tests: &["index_model", "core_runs", "decision_picks"],
+    },
+    Module {
+        name: "router",
+        files: &["src/router.rs"],
+        tests: &["decision_picks", "sessions", "replay"],
+    },
+    Module {
+        name: "engine",
+        files: &["src/engine.rs", "src/engine/*.rs"],
+        tests: &["core_runs", "sessions", "failures", "invariants"],
+    },
+    Module {
+        name: "timing",
+        files: &["src/timing.rs"],
+        tests: &["core_runs"],
+    },
+    Module {
+        name: "histogram",
+        files: &["src/histogram.rs"],
+        tests: &["core_runs"],
+    },
+    Module {
+        name: "metrics",
+        files: &["src/metrics.rs"],
+        tests: &["core_runs", "failures", "sessions"],
+    },
+    Module {
+        name: "sweep",
+        files: &["src/sweep.rs"],
+        tests: &["sweep"],
+    },
+    Module {
+        name: "sessions",
+        files: &["src/sessions.rs"],
+        tests: &["sessions", "failures", "lessons"],
+    },
+    Module {
+        name: "workload",
+        files: &["src/workload.rs"],
+        tests: &["core_runs", "invariants"],
+    },
+    Module {
+        name: "trace-mooncake",
+        files: &["src/trace/mooncake.rs"],
+        tests: &["trace_parse"],
+    },
+    Module {
+        name: "trace",
+        files: &["src/trace.rs", "src/trace/*.rs"],
+        tests: &["trace_parse", "trace_export", "trace_real", "replay"],
+    },
+    Module {
+        name: "report",
+        files: &["src/report.rs"],
+        tests: &["core_runs", "cli", "findings", "invariants"],
+    },
+    Module {
+        name: "findings",
+        files: &["src/findings.rs"],
+        tests: &["findings"],
+    },
+];
+
+/// What one module's run found.
+struct Score {
+    name: &'static str,
+    caught: usize,
+    timeouts: usize,
+    missed: Vec<String>,
+    unviable: usize,
+    seconds: f64,
+}
+
+impl Score {
+    fn viable(&self) -> usize {
+        self.caught + self.timeouts + self.missed.len()
+    }
+
+    fn share(&self) -> f64 {
+        if self.viable() == 0 {
+            return 1.0;
+        }
+        (self.caught + self.timeouts) as f64 / self.viable() as f64
+    }
+}
+
+pub fn mutants(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--list") {
+        for m in MODULES {
+            println!(
+                "{:<15} {} (tests: {})",
+                m.name,
+                m.files.join(" "),
+                m.tests.join(" ")
+            );
+        }
+        return Ok(());
+    }
+    let (modules, jobs) = parse_args(args)?;
+    ensure_cargo_mutants()?;
+    seed_target_dir();
+    let t0 = Instant::now();
+    let mut scores = Vec::new();
+    for (i, m) in modules.iter().enumerate() {
+        println!(
+            "\n==> xtask mutants [{}/{}] {}: {} against --lib --test {}",
+            i + 1,
+            modules.len(),
+            m.name,
+            m.files.join(" "),
+            m.tests.join(" --test ")
+        );
+        scores.push(run_module(m, jobs)?);
+    }
+    println!("\n{}", table(&scores));
+    println!("xtask mutants: {} module(s) in {}", scores.len(), secs(t0));
+    let low: Vec<&str> = scores
+        .iter()
+        .filter(|s| s.share() < TARGET_SCORE)
+        .map(|s| s.name)
+        .collect();
+    if low.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "below the {:.0} % target: {} (survivors listed above; each needs a test or a \
+             reason in the README)",
+            TARGET_SCORE * 100.0,
+            low.join(", ")
+        ))
+    }
+}
+
+fn parse_args(args: &[String]) -> Result<(Vec<&'static Module>, u32), String> {
+    let mut names = Vec::new();
+    let mut jobs = 1;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--smoke" => names.push(SMOKE.to_string()),
+            "--jobs" | "-j" => {
+                jobs = it
+                    .next()
+                    .and_then(|j| j.parse().ok())
+                    .filter(|&j| j >= 1)
+                    .ok_or("--jobs needs a number >= 1")?;
+            }
+            name if !name.starts_with('-') => names.push(name.to_string()),
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    if names.is_empty() {
+        return Ok((MODULES.iter().filter(|m| m.name != SMOKE).collect(), jobs));
+    }
+    names
+        .iter()
+        .map(|n| {
+            MODULES.iter().find(|m| m.name == n).ok_or_else(|| {
+                let all: Vec<&str> = MODULES.iter().map(|m| m.name).collect();
+                format!("unknown module `{n}`; modules: {}", all.join(", "))
+            })
+        })
+        .collect::<Result<_, _>>()
+        .map(|m| (m, jobs))
+}
+
+/// Installs the measured cargo-mutants release when `cargo mutants` is missing.
+fn ensure_cargo_mutants() -> Result<(), String> {
+    let present = Command::new("cargo")
+        .args(["mutants", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if present {
+        return Ok(());
+    }
+    println!("xtask: cargo-mutants is missing, installing {CARGO_MUTANTS_VERSION}");
+    run(cmd(
+        "cargo",
+        &[
+            "install",
+            "cargo-mutants",
+            "--locked",
+            "--version",
+            CARGO_MUTANTS_VERSION,
+        ],
+    ))
+}
+
+/// The mutants' own target directory (the mutated builds must never land in
+/// `target/debug/`, whose binary the tests run). On first use it is seeded with a copy of
+/// `target/debug/` (a copy, not hard links: a rebuilt file must not change the original),
+/// so the dependencies `cargo test` compiled are reused.
+fn seed_target_dir() {
+    let dir = root().join("target/mutants");
+    let debug = root().join("target/debug");
+    if dir.exists() || !debug.join("deps").is_dir() {
+        return;
+    }
+    let seeded = std::fs::create_dir_all(&dir).is_ok()
+        && Command::new("cp")
+            .args(["-a", "--reflink=auto"])
+            .arg(&debug)
+            .arg(dir.join("debug"))
+            .status()
+            .is_ok_and(|s| s.success());
+    let _ = std::fs::remove_file(dir.join("debug/.cargo-lock"));
+    if !seeded {
+        println!("xtask: could not seed target/mutants/ from target/debug/; building from scratch");
+    }
+}
+
+fn run_module(m: &Module, jobs: u32) -> Result<Score, String> {
+    let out = root().join("target/mutants-out").join(m.name);
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let jobs = jobs.to_string();
+    let out_arg = out.to_string_lossy().into_owned();
+    let mut args = vec!["mutants", "-j", &jobs, "--no-shuffle", "-o", &out_arg];
+    for f in m.files {
+        args.extend(["-f", f]);
+    }
+    args.extend(["--", "--lib"]);
+    for t in m.tests {
+        args.extend(["--test", t]);
+    }
+    let mut c = cmd("cargo", &args);
+    c.env("CARGO_TARGET_DIR", root().join("target/mutants"));
+    let t = Instant::now();
+    let status = c
+        .status()
+        .map_err(|e| format!("could not start cargo mutants: {e}"))?;
+    // cargo-mutants exits 2 when mutants were missed and 3 on timeouts: results, not
+    // failures of the tool. Anything else (a failing baseline, a bad flag) is.
+    if !matches!(status.code(), Some(0 | 2 | 3)) {
+        return Err(format!("cargo mutants failed on `{}` ({status})", m.name));
+    }
+    let dir = out.join("mutants.out");
+    let lines = |file: &str| read_lines(&dir.join(file));
+    Ok(Score {
+        name: m.name,
+        caught: lines("caught.txt").len(),
+        timeouts: lines("timeout.txt").len(),
+        missed: lines("missed.txt"),
+        unviable: lines("unviable.txt").len(),
+        seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
+fn read_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The score table (Markdown, as the README shows it), then each module's survivors.
+fn table(scores: &[Score]) -> String {
+    let mut t = String::from(
+        "| module | mutants | caught | timeouts | missed | unviable | score | time |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for s in scores {
+        t += &format!(
+            "| {} | {} | {} | {} | {} | {} | {:.1} % | {:.0} s |\n",
+            s.name,
+            s.viable() + s.unviable,
+            s.caught,
+            s.timeouts,
+            s.missed.len(),
+            s.unviable,
+            100.0 * s.share(),
+            s.seconds
+        );
+    }
+    for s in scores.iter().filter(|s| !s.missed.is_empty()) {
+        t += &format!("\nsurvivors in {}:\n", s.name);
+        for m in &s.missed {
+            t += &format!("  {m}\n");
+        }
+    }
+    t
+}
