@@ -160,3 +160,6 @@ impl Knowledge {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

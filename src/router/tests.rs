@@ -316,6 +316,23 @@ fn prefix_affinity_prefers_the_longest_hit_then_the_least_busy() {
         router.pick(prefix(&[1, 3, 2]), &views, None),
         (1, Reason::Sticky)
     );
+    // Fewer hits never win on load (W1 is idle but holds 1 of W0's 2), and on equal
+    // hits the later, busier replica does not displace the earlier, idler one (W1 idle
+    // against W2 with 2).
+    assert_eq!(
+        router.pick(prefix(&[2, 1, 0]), &views, None),
+        (0, Reason::Sticky)
+    );
+    assert_eq!(
+        router.pick(prefix(&[0, 2, 2]), &views, None),
+        (1, Reason::Sticky)
+    );
+    // Equal hits and equal load: the lower index.
+    let idle = [view(0); 3];
+    assert_eq!(
+        router.pick(prefix(&[1, 1, 0]), &idle, None),
+        (0, Reason::Sticky)
+    );
     // Nobody holds the prefix: no affinity target, the policy (round robin) decides.
     let (first, reason) = router.pick(prefix(&[0, 0, 0]), &views, None);
     assert_eq!(reason, Reason::Policy);

@@ -2,6 +2,7 @@
 
 mod build;
 mod mutants;
+mod mutants_tree;
 mod serve;
 mod test;
 mod util;

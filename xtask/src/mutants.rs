@@ -152,6 +152,7 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
     let (modules, jobs) = parse_args(args)?;
     ensure_cargo_mutants()?;
     let t0 = Instant::now();
+    let tree = crate::mutants_tree::prepare()?;
     let mut scores = Vec::new();
     for (i, m) in modules.iter().enumerate() {
         println!(
@@ -162,7 +163,7 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
             m.files.join(" "),
             m.tests.join(" --test ")
         );
-        scores.push(run_module(m, jobs)?);
+        scores.push(run_module(m, jobs, &tree)?);
     }
     println!("\n{}", table(&scores));
     println!("xtask mutants: {} module(s) in {}", scores.len(), secs(t0));
@@ -238,7 +239,7 @@ fn ensure_cargo_mutants() -> Result<(), String> {
     ))
 }
 
-fn run_module(m: &Module, jobs: u32) -> Result<Score, String> {
+fn run_module(m: &Module, jobs: u32, tree: &Path) -> Result<Score, String> {
     let out = root().join("target/mutants-out").join(m.name);
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let jobs = jobs.to_string();
@@ -248,6 +249,8 @@ fn run_module(m: &Module, jobs: u32) -> Result<Score, String> {
         "-j",
         &jobs,
         "--no-shuffle",
+        "--copy-target",
+        "true",
         "--profile",
         "mutants",
         "-o",
@@ -261,6 +264,8 @@ fn run_module(m: &Module, jobs: u32) -> Result<Score, String> {
         args.extend(["--test", t]);
     }
     let mut c = cmd("cargo", &args);
+    c.current_dir(tree)
+        .env("CARGO_TARGET_DIR", tree.join("target"));
     let t = Instant::now();
     let status = c
         .status()
