@@ -230,6 +230,9 @@ fn sticky_share(percent: f64, n: u32) -> f64 {
         full_blocks: 2,
         session: Some(3),
         hits: &[0; 4],
+        prompt_tokens: 0,
+        new_blocks: &[],
+        now_us: 0,
     };
     let idle = [view(0); 4];
     let (mut last, _) = router.pick(a, &idle, None);
@@ -349,6 +352,9 @@ fn the_log_scores_kv_picks_by_cost_and_other_picks_zero_for_the_chosen() {
             full_blocks: 2,
             session,
             hits: &[0, 0, 0],
+            prompt_tokens: 0,
+            new_blocks: &[],
+            now_us: 0,
         };
         let (chosen, reason) = router.pick(a, &idle, Some(&mut log));
         let c: Vec<f64> = log.iter().map(|c| c.cost).collect();
