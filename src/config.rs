@@ -34,6 +34,19 @@ pub enum Policy {
     /// prefix) for `session_affinity` % of requests, round robin otherwise; spills to the
     /// least busy replica when the sticky one has `spill_queue` requests waiting.
     Sticky,
+    /// Fewest requests in flight (waiting + running); ties to the lower index.
+    LeastLoaded,
+    /// Power of two choices: two distinct replicas drawn (seeded), the one with fewer in
+    /// flight wins.
+    P2c,
+    /// NVIDIA Dynamo's KV router cost (see `router::zoo::dynamo`).
+    Dynamo,
+    /// SGLang's cache-aware router (see `router::zoo::sglang`).
+    Sglang,
+    /// llm-d's weighted scorer pipeline (see `router::zoo::llmd`).
+    LlmD,
+    /// AIBrix's prefix-cache router (see `router::zoo::aibrix`).
+    Aibrix,
 }
 
 impl Config {
@@ -52,13 +65,23 @@ impl Config {
 
 impl Policy {
     /// Every policy, in the order the report and the page list them.
-    pub const ALL: [Policy; 5] = [
+    pub const ALL: [Policy; 11] = [
         Policy::RoundRobin,
         Policy::Random,
         Policy::PrefixAware,
         Policy::Kv,
         Policy::Sticky,
+        Policy::LeastLoaded,
+        Policy::P2c,
+        Policy::Dynamo,
+        Policy::Sglang,
+        Policy::LlmD,
+        Policy::Aibrix,
     ];
+
+    /// The policies that restate a deployed router's own scoring.
+    pub const DEPLOYED: [Policy; 4] =
+        [Policy::Dynamo, Policy::Sglang, Policy::LlmD, Policy::Aibrix];
 
     /// The name used on the command line and in the report.
     pub fn name(self) -> &'static str {
@@ -68,10 +91,16 @@ impl Policy {
             Policy::RoundRobin => "round_robin",
             Policy::Random => "random",
             Policy::Sticky => "sticky",
+            Policy::LeastLoaded => "least_loaded",
+            Policy::P2c => "p2c",
+            Policy::Dynamo => "dynamo",
+            Policy::Sglang => "sglang",
+            Policy::LlmD => "llm_d",
+            Policy::Aibrix => "aibrix",
         }
     }
 
-    /// Parses a policy name (`kv`, `prefix_aware`, `round_robin`, `random`).
+    /// Parses a policy name (one of `Policy::ALL`'s names).
     pub fn parse(text: &str) -> Result<Policy, ConfigError> {
         Policy::ALL
             .into_iter()
@@ -80,7 +109,7 @@ impl Policy {
                 ConfigError::new(
                     "routing",
                     text,
-                    "one of kv, prefix_aware, round_robin, random, sticky",
+                    "one of round_robin, random, prefix_aware, kv, sticky, least_loaded, p2c, dynamo, sglang, llm_d, aibrix",
                 )
             })
     }
@@ -106,6 +135,42 @@ impl ArrivalModel {
                 "arrival_model",
                 text,
                 "one of poisson, deterministic, gamma",
+            )),
+        }
+    }
+}
+
+/// Where SGLang's cache-aware router sends a request whose match rate is at or below the
+/// cache threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SglangMiss {
+    /// The current rule (sgl-model-gateway since PR #14650, December 2025): the replica
+    /// with the fewest requests in flight.
+    Load,
+    /// The earlier rule (sgl-router before that PR): the replica with the smallest
+    /// approximate tree, whatever its load.
+    Tree,
+}
+
+impl SglangMiss {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SglangMiss::Load => "load",
+            SglangMiss::Tree => "tree",
+        }
+    }
+
+    /// Parses `load` or `tree`.
+    pub fn parse(text: &str) -> Result<SglangMiss, ConfigError> {
+        match text {
+            "load" => Ok(SglangMiss::Load),
+            "tree" => Ok(SglangMiss::Tree),
+            _ => Err(ConfigError::new(
+                "sglang_miss",
+                text,
+                "one of load (the current rule), tree (the pre-December-2025 rule)",
             )),
         }
     }
@@ -217,6 +282,34 @@ impl fmt::Display for Popularity {
             Popularity::Hot(share) => write!(f, "hot:{share}"),
         }
     }
+}
+
+/// Parses llm-d's scorer weights `P,Q,K` (prefix, queue, kv-cache): three finite numbers
+/// >= 0, not all 0.
+pub fn parse_llmd_weights(text: &str) -> Result<[f64; 3], ConfigError> {
+    let bad = || {
+        ConfigError::new(
+            "llmd_weights",
+            text,
+            "three numbers >= 0, not all 0, as P,Q,K (prefix, queue, kv-cache; e.g. 3,2,2)",
+        )
+    };
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() != 3 {
+        return Err(bad());
+    }
+    let mut w = [0.0; 3];
+    for (slot, part) in w.iter_mut().zip(parts) {
+        let x: f64 = part.trim().parse().map_err(|_| bad())?;
+        if !x.is_finite() || x < 0.0 {
+            return Err(bad());
+        }
+        *slot = x;
+    }
+    if w.iter().all(|&x| x == 0.0) {
+        return Err(bad());
+    }
+    Ok(w)
 }
 
 /// A configuration error: which field, what value it had, and what is allowed.
@@ -347,6 +440,14 @@ pub struct Config {
     pub router_predict_ttl_ms: f64,
     /// Independent router replicas; arrivals are dealt to them in turn.
     pub routers: u32,
+    /// `dynamo`: softmax temperature over the costs (0 = lowest cost).
+    pub dynamo_temperature: f64,
+    /// `dynamo`: overlap credit, the blocks of prefill a cached block is worth (0 to 1).
+    pub dynamo_overlap_credit: f64,
+    /// `sglang`: where a request below the cache threshold goes.
+    pub sglang_miss: SglangMiss,
+    /// `llm_d`: the weights of the prefix, queue and kv-cache scorers, `P,Q,K`.
+    pub llmd_weights: String,
 }
 
 impl Default for Config {
@@ -393,6 +494,10 @@ impl Default for Config {
             kv_event_lag_ms: 0.0,
             router_predict_ttl_ms: 0.0,
             routers: 1,
+            dynamo_temperature: 0.0,
+            dynamo_overlap_credit: 1.0,
+            sglang_miss: SglangMiss::Load,
+            llmd_weights: "3,2,2".to_string(),
         }
     }
 }

@@ -221,6 +221,7 @@ impl Replica {
     /// Hands a request that leaves the replica back, blocks and all.
     fn release_request(&self, req: Request, out: &mut Outbox) {
         out.released.push(Released {
+            id: req.id,
             replica: self.index,
             prompt_tokens: req.prompt_tokens,
             block_ids: req.block_ids,
@@ -332,6 +333,7 @@ impl Replica {
             if a.prefilled_tokens == a.req.prompt_tokens {
                 a.generated = 1;
                 a.first_token_us = now_us;
+                out.first_tokens.push(a.req.id);
             }
         }
         for (a, decoding) in self.running.iter_mut().zip(was_decoding) {

@@ -51,6 +51,8 @@ pub mod workload;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use config::{ArrivalModel, Config, ConfigError, Policy, Popularity, RouterView, WorkloadKind};
+pub use config::{
+    ArrivalModel, Config, ConfigError, Policy, Popularity, RouterView, SglangMiss, WorkloadKind,
+};
 pub use report::Report;
 pub use workload::Request;

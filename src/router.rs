@@ -1,14 +1,16 @@
 //! Routers: each picks one replica per request from a read-only view of every replica:
 //! `kv` (the deployed router's cost), `prefix_aware` (consistent hashing of the leading
-//! block), `round_robin`, `random` (seeded) and `sticky` (session affinity); affinity
-//! and spill also act as modifiers on the other policies.
+//! block), `round_robin`, `random` (seeded), `sticky` (session affinity) and the zoo
+//! (`least_loaded`, `p2c`, and the deployed routers' own scorings: `dynamo`, `sglang`,
+//! `llm_d`, `aibrix`); affinity and spill also act as modifiers on the other policies.
 
 use serde::Serialize;
 
 mod predict;
+pub mod zoo;
 
 use crate::cache::IdMap;
-use crate::config::{Config, Policy, RouterView};
+use crate::config::{parse_llmd_weights, Config, Policy, RouterView};
 use crate::rng::{splitmix64, Rng, Stream};
 use crate::view::ms_to_us;
 
@@ -39,9 +41,21 @@ pub struct Candidate {
     pub running: u32,
     /// KV blocks in use on the replica, as the router saw them.
     pub cache_blocks: u64,
-    /// The cost under the active policy (lowest wins; for `round_robin`, `random` and
-    /// `prefix_aware` it is 0 for the pick and 1 for the others).
+    /// The cost under the active policy (lowest wins; for `round_robin`, `random`,
+    /// `prefix_aware`, and the zoo's picks by score or by match, it is 0 for the pick and
+    /// 1 for the others).
     pub cost: f64,
+    /// The zoo policies' own score where the pick maximises it (llm-d's weighted sum,
+    /// SGLang's match rate, AIBrix's match percent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Not a candidate of this pick (p2c's undrawn replicas; AIBrix's replicas without a
+    /// match or above mean + σ).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub excluded: bool,
+    /// The zoo policies' terms, by the source's names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<zoo::Term>,
     /// The true leading run of computed blocks at the instant of the pick.
     pub true_hit_blocks: u32,
     /// The true in-flight prompt blocks.
@@ -77,9 +91,21 @@ pub enum Reason {
     Spill,
 }
 
+/// The zoo policies' settings and router-side state.
+struct Zoo {
+    dynamo: zoo::dynamo::Params,
+    llmd_weights: [f64; 3],
+    block_size: u32,
+    capacity_blocks: Option<u64>,
+    sglang: Option<zoo::sglang::Trees>,
+    aibrix: Option<zoo::aibrix::Table>,
+    last: Option<zoo::Judged>,
+}
+
 /// The fleet's router.
 pub struct Router {
     policy: Policy,
+    zoo: Zoo,
     overlap_weight: f64,
     affinity_share: f64,
     spill_queue: u32,
@@ -104,6 +130,13 @@ pub struct Ask<'a> {
     /// Per replica: the leading run of the full blocks it holds computed (from the
     /// fleet's block index).
     pub hits: &'a [u32],
+    /// Prompt tokens.
+    pub prompt_tokens: u32,
+    /// Per replica: the request's full blocks not already in flight there (Dynamo's
+    /// `additional_active_blocks`); empty when the policy does not need it.
+    pub new_blocks: &'a [u32],
+    /// The instant of the pick, µs.
+    pub now_us: u64,
 }
 
 impl Router {
@@ -117,6 +150,19 @@ impl Router {
         };
         Router {
             policy: cfg.routing,
+            zoo: Zoo {
+                dynamo: zoo::dynamo::Params {
+                    temperature: cfg.dynamo_temperature,
+                    overlap_credit: cfg.dynamo_overlap_credit,
+                },
+                llmd_weights: parse_llmd_weights(&cfg.llmd_weights).unwrap_or([3.0, 2.0, 2.0]),
+                block_size: cfg.block_size,
+                capacity_blocks: cfg.kv_blocks,
+                sglang: (cfg.routing == Policy::Sglang)
+                    .then(|| zoo::sglang::Trees::new(replicas, cfg.block_size, cfg.sglang_miss)),
+                aibrix: (cfg.routing == Policy::Aibrix).then(|| zoo::aibrix::Table::new(replicas)),
+                last: None,
+            },
             overlap_weight: cfg.overlap_weight,
             affinity_share: cfg.affinity_share(),
             spill_queue: cfg.spill_queue,
@@ -172,8 +218,12 @@ impl Router {
                     Reason::Policy,
                     false,
                 ),
+                _ => (self.pick_zoo(&ask, views), Reason::Policy, false),
             },
         };
+        if sticky.is_some() {
+            self.zoo.last = None;
+        }
         if local && self.spill_queue > 0 && views[chosen].waiting >= self.spill_queue {
             chosen = least_busy(views);
             reason = Reason::Spill;
@@ -184,6 +234,7 @@ impl Router {
         if let Some(session) = ask.session {
             self.session_home.insert(session as u64, chosen as u32);
         }
+        self.record_zoo(chosen, &ask.block_ids[..ask.full_blocks]);
         let missed = if ask.block_ids.is_empty() {
             1.0
         } else {
@@ -232,6 +283,52 @@ impl Router {
         best.map(|(_, _, r)| r)
     }
 
+    /// Whether this router's policy needs `Ask::new_blocks`.
+    pub fn wants_new_blocks(&self) -> bool {
+        self.policy == Policy::Dynamo
+    }
+
+    /// The branch of the zoo policy's rule behind the last pick, if it has branches.
+    pub fn last_rule(&self) -> Option<&'static str> {
+        self.zoo.last.as_ref().and_then(|j| j.rule)
+    }
+
+    fn pick_zoo(&mut self, ask: &Ask, views: &[ReplicaView]) -> usize {
+        let fleet = zoo::Fleet {
+            ask,
+            views,
+            block_size: self.zoo.block_size,
+            capacity_blocks: self.zoo.capacity_blocks,
+        };
+        let judged = match self.policy {
+            Policy::LeastLoaded => zoo::simple::least_loaded(&fleet),
+            Policy::P2c => zoo::simple::p2c(&fleet, &mut self.rng),
+            Policy::Dynamo => zoo::dynamo::judge(&fleet, self.zoo.dynamo, &mut self.rng),
+            Policy::LlmD => zoo::llmd::judge(&fleet, self.zoo.llmd_weights),
+            Policy::Sglang => {
+                let trees = self.zoo.sglang.as_mut().expect("sglang trees");
+                zoo::sglang::judge(&fleet, trees, ask.now_us)
+            }
+            Policy::Aibrix => {
+                zoo::aibrix::judge(&fleet, self.zoo.aibrix.as_ref().expect("aibrix table"))
+            }
+            other => unreachable!("{other:?} is not a zoo policy"),
+        };
+        let chosen = judged.chosen;
+        self.zoo.last = Some(judged);
+        chosen
+    }
+
+    /// SGLang's tree and AIBrix's table record where each request went.
+    fn record_zoo(&mut self, chosen: usize, full_ids: &[u64]) {
+        if let Some(trees) = self.zoo.sglang.as_mut() {
+            trees.record(chosen, full_ids);
+        }
+        if let Some(table) = self.zoo.aibrix.as_mut() {
+            table.record(chosen, full_ids);
+        }
+    }
+
     fn pick_kv(&self, ask: &Ask, views: &[ReplicaView]) -> usize {
         let mut best: Option<(f64, f64, usize)> = None;
         for (r, view) in views.iter().enumerate() {
@@ -258,6 +355,7 @@ impl Router {
         log: &mut Vec<Candidate>,
     ) {
         let kv = self.policy == Policy::Kv && reason == Reason::Policy;
+        let judged = self.zoo.last.as_ref().filter(|_| reason == Reason::Policy);
         for (r, view) in views.iter().enumerate() {
             let hits = ask.hits[r] as usize;
             let cost = match (kv, r == chosen) {
@@ -265,15 +363,19 @@ impl Router {
                 (false, true) => 0.0,
                 (false, false) => 1.0,
             };
+            let row = judged.map(|j| j.rows[r].clone()).unwrap_or_default();
             let mut candidate = Candidate {
                 replica: r as u32,
-                hit_blocks: hits as u32,
+                hit_blocks: row.hit_blocks.unwrap_or(hits as u32),
                 active_blocks: view.active_blocks,
                 recent: self.recent[r],
                 waiting: view.waiting,
                 running: view.running,
                 cache_blocks: view.cache_blocks,
-                cost,
+                cost: if judged.is_some() { row.cost } else { cost },
+                score: row.score,
+                excluded: row.excluded,
+                terms: row.terms,
                 true_hit_blocks: 0,
                 true_active_blocks: 0,
                 true_waiting: 0,

@@ -40,6 +40,7 @@ pub struct Simulation<'w> {
     hits: Vec<u32>,
     seen_hits: Vec<u32>,
     views: Vec<ReplicaView>,
+    new_blocks: Vec<u32>,
     pub(crate) recorder: Recorder,
     pub(crate) sampler: Sampler,
     outbox: Outbox,
@@ -80,6 +81,7 @@ impl<'w> Simulation<'w> {
             hits: vec![0; n],
             seen_hits: vec![0; n],
             views: Vec::with_capacity(n),
+            new_blocks: Vec::with_capacity(n),
             recorder: Recorder::new(n, cfg.block_size),
             sampler: Sampler::new(n),
             outbox: Outbox::default(),
@@ -241,6 +243,10 @@ impl<'w> Simulation<'w> {
             let replica = x.replica as usize;
             let inflight = self.knowledge.inflight();
             inflight.end(replica, &x.block_ids[..full], private);
+            inflight.end_prefill(x.id);
+        }
+        for id in self.outbox.first_tokens.drain(..) {
+            self.knowledge.inflight().end_prefill(id);
         }
         for f in self.outbox.finished.drain(..) {
             self.recorder.finished(&f);

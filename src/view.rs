@@ -29,6 +29,10 @@ pub struct ReplicaView {
     pub running: u32,
     /// KV blocks in use (cached and reserved).
     pub cache_blocks: u64,
+    /// Prompt tokens still to prefill, as the router counts them: for each request
+    /// dispatched to it whose first token has not come, its prompt minus the blocks the
+    /// router saw cached there when it routed it (Dynamo's `active_prefill_tokens`).
+    pub prefill_tokens: u64,
 }
 
 /// Whole µs of a duration in ms (the config's times are ms; the clock is integer µs).
@@ -76,6 +80,11 @@ impl Knowledge {
     /// Distinct in-flight prompt blocks on replica `r` (live).
     pub fn active_blocks(&self, r: usize) -> u64 {
         self.inflight.active_blocks(r)
+    }
+
+    /// Prompt tokens still to prefill on replica `r`, as the router counts them (live).
+    pub fn prefill_tokens(&self, r: usize) -> u64 {
+        self.inflight.prefill_tokens(r)
     }
 
     /// The router's count of in-flight prompt blocks (live).

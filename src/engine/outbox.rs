@@ -52,6 +52,8 @@ pub struct Dropped {
 /// A request that left its replica, completed or not.
 #[derive(Clone, Debug)]
 pub struct Released {
+    /// Request id.
+    pub id: u32,
     /// Replica it was routed to.
     pub replica: u32,
     /// Prompt tokens.
@@ -72,6 +74,8 @@ pub struct Outbox {
     /// Every request that left the replica (completed or dropped), with its blocks, for
     /// the router's count of in-flight blocks.
     pub released: Vec<Released>,
+    /// Ids of the requests whose first token came in this call.
+    pub first_tokens: Vec<u32>,
     /// (step duration µs, tokens) for inter-token latency: `count` steps whose
     /// durations start at `first_us` and grow by `delta_us`, each emitting `tokens`.
     pub itl_runs: Vec<ItlRun>,

@@ -198,6 +198,9 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
         check_range("session_affinity", affinity)?;
     }
     check_range("spill_queue", cfg.spill_queue as f64)?;
+    check_range("dynamo_temperature", cfg.dynamo_temperature)?;
+    check_range("dynamo_overlap_credit", cfg.dynamo_overlap_credit)?;
+    crate::config::parse_llmd_weights(&cfg.llmd_weights)?;
     if let Some(capacity) = cfg.queue_capacity {
         check_range("queue_capacity", capacity as f64)?;
     }

@@ -10,6 +10,9 @@ fn ask<'a>(block_ids: &'a [u64], full_blocks: usize, hits: &'a [u32]) -> Ask<'a>
         full_blocks,
         session: None,
         hits,
+        prompt_tokens: 0,
+        new_blocks: &[],
+        now_us: 0,
     }
 }
 
@@ -135,6 +138,9 @@ fn sticky_follows_the_session_then_spills() {
         full_blocks: 2,
         session: Some(session),
         hits: &[0, 0, 0],
+        prompt_tokens: 0,
+        new_blocks: &[],
+        now_us: 0,
     };
     let idle = [view(0); 3];
     let (first, reason) = router.pick(a(9), &idle, None);
@@ -152,6 +158,9 @@ fn sticky_follows_the_session_then_spills() {
         full_blocks: 2,
         session: None,
         hits: &[0, 2, 1],
+        prompt_tokens: 0,
+        new_blocks: &[],
+        now_us: 0,
     };
     assert_eq!(router.pick(prefix, &idle, None), (1, Reason::Sticky));
 }
@@ -221,6 +230,9 @@ fn sticky_share(percent: f64, n: u32) -> f64 {
         full_blocks: 2,
         session: Some(3),
         hits: &[0; 4],
+        prompt_tokens: 0,
+        new_blocks: &[],
+        now_us: 0,
     };
     let idle = [view(0); 4];
     let (mut last, _) = router.pick(a, &idle, None);
@@ -307,6 +319,9 @@ fn prefix_affinity_prefers_the_longest_hit_then_the_least_busy() {
         full_blocks: 3,
         session: None,
         hits,
+        prompt_tokens: 0,
+        new_blocks: &[],
+        now_us: 0,
     };
     assert_eq!(
         router.pick(prefix(&[2, 1, 2]), &views, None),
@@ -354,6 +369,9 @@ fn the_log_scores_kv_picks_by_cost_and_other_picks_zero_for_the_chosen() {
             full_blocks: 2,
             session,
             hits: &[0, 0, 0],
+            prompt_tokens: 0,
+            new_blocks: &[],
+            now_us: 0,
         };
         let (chosen, reason) = router.pick(a, &idle, Some(&mut log));
         let c: Vec<f64> = log.iter().map(|c| c.cost).collect();

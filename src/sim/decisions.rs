@@ -22,6 +22,10 @@ pub struct Decision {
     pub chosen: u32,
     /// Why: the policy's choice, session affinity (`sticky`), or a `spill`.
     pub reason: Reason,
+    /// The branch of a zoo policy's rule that decided (`imbalanced`, `match`, `miss`,
+    /// `fallback`, `sampled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<&'static str>,
     /// The request's session, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<u32>,

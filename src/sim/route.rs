@@ -18,6 +18,7 @@ impl Simulation<'_> {
                 waiting: r.waiting(),
                 running: r.running(),
                 cache_blocks: r.cache().used_blocks(),
+                prefill_tokens: knowledge.prefill_tokens(i),
             }));
         #[cfg(debug_assertions)]
         for (r, rep) in self.replicas.iter().enumerate() {
@@ -60,20 +61,27 @@ impl Simulation<'_> {
         self.live_views();
         self.hits_of(k, req, full);
         let session = req.session.map(|t| t.session);
+        self.new_blocks_of(k, &req.block_ids[..full]);
         let ask = Ask {
             block_ids: &req.block_ids,
             full_blocks: full,
             session,
             hits: &self.seen_hits,
+            prompt_tokens: req.prompt_tokens,
+            new_blocks: &self.new_blocks,
+            now_us: self.now_us,
         };
         let logged = self.decisions.as_ref().is_some_and(|d| d.wants(req.id));
         let mut log = logged.then(Vec::new);
         let seen = self.knowledge.seen_views(&self.views);
         let (chosen, reason) = self.routers[k].pick(ask, seen, log.as_mut());
+        let rule = self.routers[k].last_rule();
         let full_ids = &req.block_ids[..full];
-        self.knowledge
-            .inflight()
-            .dispatch(chosen, full_ids, private);
+        let cached_tokens = self.seen_hits[chosen] as u64 * bs as u64;
+        let inflight = self.knowledge.inflight();
+        inflight.dispatch(chosen, full_ids, private);
+        let to_prefill = (req.prompt_tokens as u64).saturating_sub(cached_tokens);
+        inflight.start_prefill(req.id, chosen, to_prefill);
         self.knowledge.routed(chosen, full_ids);
         self.routers[k].predict(self.now_us, chosen, full_ids);
         if let Some(candidates) = log {
@@ -85,6 +93,7 @@ impl Simulation<'_> {
                 candidates,
                 chosen: chosen as u32,
                 reason,
+                rule,
                 session,
                 admit_s: None,
                 cached_blocks: None,
@@ -96,6 +105,19 @@ impl Simulation<'_> {
             self.log_decision(record);
         }
         chosen
+    }
+
+    /// Per replica, the full blocks of the request not in flight there (for `dynamo`).
+    fn new_blocks_of(&mut self, k: usize, full_ids: &[u64]) {
+        self.new_blocks.clear();
+        if !self.routers[k].wants_new_blocks() {
+            return;
+        }
+        let inflight = self.knowledge.inflight();
+        for r in 0..self.replicas.len() {
+            let held = full_ids.iter().filter(|&&id| inflight.holds(r, id)).count();
+            self.new_blocks.push((full_ids.len() - held) as u32);
+        }
     }
 
     /// Logs a decision with the true values at this instant beside what the router saw.

@@ -16,9 +16,12 @@ struct Load {
     private_blocks: u64,
 }
 
-/// Every replica's in-flight prompt blocks.
+/// Every replica's in-flight prompt blocks, and the prompt tokens still to prefill of
+/// each request routed and not yet at its first token.
 pub struct Inflight {
     replicas: Vec<Load>,
+    prefill_tokens: Vec<u64>,
+    prefilling: IdMap<(u32, u64)>,
 }
 
 /// The blocks a request counts for: its full blocks (the ids the router scores, shared by
@@ -39,6 +42,31 @@ impl Inflight {
     pub fn new(replicas: usize) -> Inflight {
         Inflight {
             replicas: (0..replicas).map(|_| Load::default()).collect(),
+            prefill_tokens: vec![0; replicas],
+            prefilling: IdMap::default(),
+        }
+    }
+
+    /// Whether block `id` is in flight on `r` (some request dispatched there holds it).
+    pub fn holds(&self, r: usize, id: u64) -> bool {
+        self.replicas[r].refs.contains_key(&id)
+    }
+
+    /// Prompt tokens still to prefill on `r`, as the router counts them.
+    pub fn prefill_tokens(&self, r: usize) -> u64 {
+        self.prefill_tokens[r]
+    }
+
+    /// Request `id`, routed to `r`, has `tokens` prompt tokens to prefill.
+    pub fn start_prefill(&mut self, id: u32, r: usize, tokens: u64) {
+        self.prefill_tokens[r] += tokens;
+        self.prefilling.insert(id as u64, (r as u32, tokens));
+    }
+
+    /// Request `id` produced its first token, or left: its prefill stops counting.
+    pub fn end_prefill(&mut self, id: u32) {
+        if let Some((r, tokens)) = self.prefilling.remove(&(id as u64)) {
+            self.prefill_tokens[r as usize] -= tokens;
         }
     }
 

@@ -3,7 +3,8 @@
 // which type-checks real reports against them with tsc (excess and missing keys both fail).
 
 /** Routing policies (`--des-routing`). */
-export type Policy = "kv" | "prefix_aware" | "round_robin" | "random" | "sticky";
+export type Policy = "kv" | "prefix_aware" | "round_robin" | "random" | "sticky"
+  | "least_loaded" | "p2c" | "dynamo" | "sglang" | "llm_d" | "aibrix";
 
 /** One simulation run. Every key is optional in `run(config)`: missing keys take their defaults (the seed's example). */
 export interface Config {
@@ -57,6 +58,14 @@ export interface Config {
   router_predict_ttl_ms: number;
   /** Independent router replicas. */
   routers: number;
+  /** dynamo: softmax temperature over the costs (0 = lowest cost). */
+  dynamo_temperature: number;
+  /** dynamo: blocks of prefill one cached block takes off (0 to 1). */
+  dynamo_overlap_credit: number;
+  /** sglang: where a request below the cache threshold goes. */
+  sglang_miss: "load" | "tree";
+  /** llm_d: weights of the prefix, queue and kv-cache scorers, "P,Q,K". */
+  llmd_weights: string;
 }
 
 /** A statistic over no samples (no completed request, no admitted request) is null. */

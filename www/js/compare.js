@@ -2,7 +2,7 @@
 // (in the worker); shows a table and grouped bars of hit rate, p99 TTFT and load spread, and a sweep
 // of hit rate against the number of replicas for every policy.
 
-import { pct, num, policyColor, policyStyle } from './format.js';
+import { pct, num, policyColor, policyLine } from './format.js';
 import { fmtMs } from './charts.js';
 
 // Findings come from the report (src/findings.rs): each is evidence-gated, so a policy is flagged only
@@ -117,12 +117,14 @@ export class Compare {
       if (!ch) {
         ch = this.charts[key] = new C(this.els.canvases[key], {
           type: 'bar',
-          data: { labels, datasets: [{ label: title, data, backgroundColor: colors, borderRadius: 3 }] },
+          data: { labels, datasets: [{ label: title, data, backgroundColor: colors, borderRadius: 3, maxBarThickness: 22 }] },
+          // Horizontal bars: eleven policy names read on the axis at any width, none skipped or rotated.
           options: {
+            indexAxis: 'y',
             plugins: { legend: { display: false }, title: { display: true, text: title },
-              tooltip: { callbacks: { label: (c) => ` ${fmt(c.parsed.y)}` } } },
-            scales: { x: { grid: { display: false }, title: { display: true, text: 'Routing policy' } },
-              y: { beginAtZero: true, ...(key === 'hit' ? { max: 100 } : {}) } },
+              tooltip: { callbacks: { label: (c) => ` ${fmt(c.parsed.x)}` } } },
+            scales: { y: { grid: { display: false }, ticks: { autoSkip: false, font: { family: 'ui-monospace, monospace', size: 11 } } },
+              x: { beginAtZero: true, ...(key === 'hit' ? { max: 100 } : {}) } },
           },
         });
       }
@@ -143,8 +145,7 @@ export class Compare {
     const data = policies.map((p, i) => ({
       label: p,
       data: sweep.map((n, j) => (sweepReports[i * sweep.length + j]?.summary?.[key] ?? NaN) * 100),
-      borderColor: policyColor(p), backgroundColor: policyColor(p),
-      borderWidth: 2.5, pointRadius: 4, borderDash: policyStyle(p).dash, pointStyle: policyStyle(p).point,
+      ...policyLine(p), borderWidth: 2.5, pointRadius: 4,
     }));
     let ch = this.charts.sweep;
     if (!ch) {
@@ -155,7 +156,7 @@ export class Compare {
           interaction: { mode: 'nearest', axis: 'x', intersect: false },
           onClick: (evt, _els, chart) => this.clickSweep(evt, chart),
           onHover: (evt, els) => { evt.native.target.style.cursor = els.length && this.load ? 'pointer' : 'default'; },
-          plugins: { tooltip: { callbacks: {
+          plugins: { legend: { labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, padding: 8 } }, tooltip: { callbacks: {
             title: (items) => items.length ? `${items[0].label} replica(s)` : '',
             label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% ${c.chart.options.scales.y.title.text.startsWith('Token') ? 'of prompt tokens cached' : 'of requests hit'}`,
             footer: () => (this.load ? 'Click to load this point' : '') } } },

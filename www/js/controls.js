@@ -2,11 +2,13 @@
 // with unit, help on hover and focus, per-field error slot), and keeps it in step with the config.
 
 import { compact } from './format.js';
+import { groupPolicies, describePolicy, followsNote, policyInfo } from './policies.js';
 
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
 const GROUPS = [
-  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'routing', 'overlap_weight', 'session_affinity', 'spill_queue'] },
+  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'routing', 'overlap_weight',
+    'dynamo_temperature', 'dynamo_overlap_credit', 'sglang_miss', 'llmd_weights', 'session_affinity', 'spill_queue'] },
   { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size'] },
   { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
     'system_prompt_len', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms'] },
@@ -28,6 +30,10 @@ export const SYNTHETIC_ONLY = ['workload', 'arrival_model', 'burstiness', 'range
 const isPool = (c) => c.workload === undefined || c.workload === 'pool';
 const SHOWN_WHEN = {
   overlap_weight: (c) => c.routing === 'kv',
+  dynamo_temperature: (c) => c.routing === 'dynamo',
+  dynamo_overlap_credit: (c) => c.routing === 'dynamo',
+  sglang_miss: (c) => c.routing === 'sglang',
+  llmd_weights: (c) => c.routing === 'llm_d',
   burstiness: (c) => c.arrival_model === 'gamma',
   step_fixed_us: (c) => c.engine === 'custom',
   prefill_token_us: (c) => c.engine === 'custom',
@@ -150,6 +156,7 @@ export class Controls {
     this.onChange = onChange;
     this.pre = prefix;
     this.fields = new Map(); // name -> {root, readout, error, set(v), inputs: []}
+    this.flat = !!names;
     if (names) this.buildFlat(names); else this.build();
   }
 
@@ -196,16 +203,7 @@ export class Controls {
     let root, set, inputs;
 
     if (p.kind === 'choice' && p.name === 'routing') {
-      root = el('fieldset', { class: 'field' });
-      const seg = el('div', { class: 'seg', role: 'radiogroup' });
-      inputs = p.choices.map((c) => {
-        const r = el('input', { type: 'radio', name: `${pre}${p.name}`, value: c, id: `${id}-${c}`, 'data-testid': `${pre}input-${p.name}-${c}` });
-        r.addEventListener('change', () => r.checked && this.emit(p.name, c));
-        seg.append(el('label', { for: `${id}-${c}`, title: p.help }, r, el('span', { text: c })));
-        return r;
-      });
-      root.append(el('div', { class: 'field-top' }, el('legend', { text: p.label }), readout), seg);
-      set = (v) => inputs.forEach((r) => { r.checked = r.value === v; });
+      ({ root, set, inputs } = this.routing(p, id, readout));
     } else if (p.kind === 'choice') {
       const s = el('select', { id, name: p.name, 'data-testid': `${pre}input-${p.name}` });
       for (const c of p.choices) s.append(el('option', { value: c, text: c }));
@@ -266,10 +264,54 @@ export class Controls {
     root.id = `${pre}field-${p.name}`;
     root.dataset.testid = `${pre}field-${p.name}`;
     if (p.help) root.title = p.help;
-    for (const i of inputs) i.setAttribute('aria-describedby', `${pre}help-${p.name} ${pre}err-${p.name}`);
+    for (const i of inputs) i.setAttribute('aria-describedby', [i.getAttribute('aria-describedby'), `${pre}help-${p.name}`, `${pre}err-${p.name}`].filter(Boolean).join(' '));
     root.append(help, error);
     this.fields.set(p.name, { root, readout, error, set, inputs });
     return root;
+  }
+
+  // The routing policies as radio buttons in their groups ("Simple", "Deployed routers"), each with its
+  // one line as tooltip; under them the chosen policy's line (and, in the full panel, every policy's).
+  routing(p, id, readout) {
+    const pre = this.pre;
+    const root = el('fieldset', { class: 'field routing' });
+    const about = el('p', { class: 'policy-about', id: `${pre}about-routing`, 'data-testid': `${pre}routing-about`, 'aria-live': 'polite' });
+    const inputs = [];
+    const groups = groupPolicies(p.choices).map((g) => {
+      const title = el('p', { class: 'policy-group-title', id: `${pre}routing-group-${g.id}-title`, text: g.title });
+      const seg = el('div', { class: 'seg' });
+      for (const c of g.names) {
+        const r = el('input', { type: 'radio', name: `${pre}${p.name}`, value: c, id: `${id}-${c}`, 'data-testid': `${pre}input-${p.name}-${c}`,
+          'aria-describedby': `${pre}about-routing` });
+        r.addEventListener('change', () => r.checked && this.emit(p.name, c));
+        seg.append(el('label', { for: `${id}-${c}`, title: describePolicy(c) || p.help }, r, el('span', { text: c })));
+        inputs.push(r);
+      }
+      return el('div', { class: 'policy-group', role: 'group', 'aria-labelledby': title.id, 'data-testid': `${pre}routing-group-${g.id}`, 'data-group': g.id }, title, seg);
+    });
+    root.append(el('div', { class: 'field-top' }, el('legend', { text: p.label }), readout), ...groups, about);
+    if (!this.flat) root.append(this.policyList(p.choices));
+    const set = (v) => {
+      inputs.forEach((r) => { r.checked = r.value === v; });
+      about.textContent = describePolicy(v);
+    };
+    return { root, set, inputs };
+  }
+
+  // Every policy's line, grouped, one disclosure away (the full panel only).
+  policyList(choices) {
+    const body = [];
+    for (const g of groupPolicies(choices)) {
+      const list = el('dl', { class: 'policy-list' });
+      for (const c of g.names) {
+        const note = followsNote(c);
+        list.append(el('div', {}, el('dt', {}, el('code', { text: c })), document.createTextNode(' '),
+          el('dd', { 'data-testid': `policy-line-${c}` }, document.createTextNode(policyInfo(c).line || 'No description.'),
+            note ? el('span', { class: 'policy-follows', text: ` (${note})` }) : null)));
+      }
+      body.push(el('p', { class: 'policy-list-group', text: g.title }), list);
+    }
+    return el('details', { class: 'policy-details', 'data-testid': 'routing-list' }, el('summary', { text: 'What each policy does' }), ...body);
   }
 
   // prefix_popularity is text ("uniform", "zipf:S", "hot:SHARE"): shown as a kind picker plus a slider.

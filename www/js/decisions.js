@@ -100,16 +100,26 @@ export class Decisions {
     const cut = shown.length < records.length ? ` Only the last ${shown.length} fit in the table (${replicas} replicas each).` : '';
     this.els.status.textContent = `Requests ${range.first} to ${range.first + range.count - 1} · ${config.routing} routing, view ${config.router_view}`
       + `${config.router_view === 'snapshot' ? ` (refresh ${num(config.router_refresh_ms)} ms, KV events ${num(config.kv_event_lag_ms)} ms late)` : ''}`
-      + `, ${config.routers} router(s). ${stale} of ${shown.length * replicas} candidate rows saw a value other than the truth.${cut}${none}`;
+      + `, ${config.routers} router(s). ${stale} of ${shown.length * replicas} candidate rows saw a value other than the truth.${cut}${none}`
+      + (shown.some((d) => d.candidates.some((c) => c.terms?.length))
+        ? ` The columns after Running are ${config.routing}'s own terms, by its source's names (hover a heading for what it is); a pick names its rule's branch.` : '');
   }
 
   render(records, config) {
-    const head = el('tr', {}, ...['Request', 'Replica', ...SIGNALS.map(([l]) => l), 'Recent', 'Cost', 'Pick']
-      .map((h) => el('th', { scope: 'col', text: h })));
+    const routing = config.routing;
+    // The zoo policies name their own terms (src/router/zoo/*.rs); the simple ones have kv's `recent`.
+    const terms = [...new Set(records.flatMap((d) => d.candidates.flatMap((c) => (c.terms || []).map((t) => t.name))))];
+    const scored = records.some((d) => d.candidates.some((c) => c.score !== undefined));
+    const cols = [...SIGNALS.map(([l]) => [l]), ...(terms.length ? terms.map((t) => [t, TERM_HELP[t], 'term']) : [['Recent']]),
+      ...(scored ? [['Score', 'Highest wins (when the rule picks by score)']] : []), ['Cost', 'Lowest wins; “–” when the rule picked by score or by a plain rule'], ['Pick']];
+    const head = el('tr', {}, el('th', { scope: 'col', text: 'Request' }), el('th', { scope: 'col', text: 'Replica' }),
+      ...cols.map(([h, title, kind]) => el('th', { scope: 'col', title, class: kind === 'term' ? 'term' : null }, kind === 'term' ? el('code', { text: h.replace(/_/g, '_\u200b') }) : h)));
     const tbody = el('tbody');
     for (const d of records) {
+      const marked = markedCost(d, routing);
       d.candidates.forEach((c, i) => {
-        const row = el('tr', { class: c.replica === d.chosen ? 'chosen' : null, 'data-request': d.id, 'data-replica': c.replica });
+        const cls = [c.replica === d.chosen ? 'chosen' : null, c.excluded ? 'excluded' : null].filter(Boolean).join(' ') || null;
+        const row = el('tr', { class: cls, 'data-request': d.id, 'data-replica': c.replica, title: c.excluded ? EXCLUDED[routing] || 'Not a candidate of this pick' : null });
         if (i === 0) {
           const at = `${num(d.arrival_s, 3)} s`;
           row.append(el('th', { scope: 'rowgroup', rowspan: d.candidates.length, class: 'req' },
@@ -119,16 +129,56 @@ export class Decisions {
         row.append(el('td', { text: String(c.replica) }));
         for (const [label, seenKey, trueKey] of SIGNALS) {
           const seen = c[seenKey], truth = c[trueKey];
-          const td = el('td', { class: seen !== truth ? 'stale' : null, title: seen !== truth ? `${label}: the router saw ${seen}, the truth was ${truth}` : null });
+          const own = seenKey === 'hit_blocks' && OWN_INDEX[routing];
+          const td = el('td', { class: seen !== truth ? 'stale' : null,
+            title: seen !== truth ? `${label}: the router${own ? ` (${OWN_INDEX[routing]})` : ''} saw ${seen}, the truth was ${truth}` : null });
           td.append(String(seen));
           if (seen !== truth) td.append(el('span', { class: 'truth', text: ` true ${truth}` }));
           row.append(td);
         }
-        row.append(el('td', { text: num(c.recent, 1) }), el('td', { text: num(c.cost, 2) }));
-        row.append(el('td', { text: c.replica === d.chosen ? `✓ ${d.reason}` : '' }));
+        if (terms.length) {
+          const byName = new Map((c.terms || []).map((t) => [t.name, t.value]));
+          for (const t of terms) row.append(el('td', { text: byName.has(t) ? termValue(byName.get(t)) : '–' }));
+        } else row.append(el('td', { text: num(c.recent, 1) }));
+        if (scored) row.append(el('td', { text: c.score === undefined ? '–' : termValue(c.score) }));
+        row.append(el('td', { text: marked ? '–' : num(c.cost, 2) }));
+        const why = [d.reason, d.rule].filter(Boolean).join(' · ');
+        row.append(el('td', { class: 'pick', text: c.replica === d.chosen ? `✓ ${why}` : c.excluded ? 'not a candidate' : '' }));
         tbody.append(row);
       });
     }
     this.els.table.replaceChildren(el('thead', {}, head), tbody);
   }
+}
+
+// Where sglang and aibrix get their hit blocks: their own index of past picks, not the engines' caches.
+const OWN_INDEX = { sglang: 'its own prefix tree', aibrix: 'its own prefix table' };
+const EXCLUDED = { p2c: 'Not drawn: p2c compares only the two replicas it drew', aibrix: 'Not a candidate: no prefix match, or loaded above mean + 1σ' };
+
+// What each zoo term is (the names are the sources'; src/router/zoo/*.rs).
+const TERM_HELP = {
+  in_flight: 'Requests in flight: waiting + running',
+  active_prefill_tokens: 'Prompt tokens routed here and not yet past their first token, less the blocks seen cached',
+  raw_prefill_blocks: '(active prefill tokens + this prompt) / block size',
+  prefill_cost_blocks: 'max(0, raw prefill blocks − overlap credit × cached blocks)',
+  new_blocks: 'This request\'s full blocks not already in flight here',
+  decode_blocks: 'Blocks in flight + new blocks (potential decode blocks)',
+  match_rate: 'Leading blocks in its tree / the request\'s full blocks',
+  tree_blocks: 'Blocks in its approximate tree',
+  prefix: 'Precise-prefix score: leading blocks held, min–max over the replicas holding any',
+  queue: 'Queue score: (max waiting − waiting) / (max − min)',
+  kv_cache: 'KV-cache score: 1 − used / capacity',
+  match_percent: 'Whole percent of the request\'s blocks its prefix table holds',
+  mean_plus_sigma: 'Load limit: mean + 1σ of every replica\'s in-flight count',
+};
+
+/** Whether a decision's costs are only 0 for the pick and 1 for the rest (a rule or a score picked). */
+function markedCost(d, routing) {
+  if (d.reason !== 'policy') return true;
+  if (['round_robin', 'random', 'prefix_aware', 'sticky', 'llm_d'].includes(routing)) return true;
+  return ['sglang', 'aibrix'].includes(routing) && d.rule === 'match';
+}
+
+function termValue(v) {
+  return Number.isInteger(v) ? num(v) : num(v, 2);
 }

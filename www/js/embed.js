@@ -206,8 +206,11 @@ export class EmbedView {
         },
       });
     }
-    // Two-line labels ("round_" / "robin") so five policies fit a 320 px frame.
-    this.cmp.data.labels = names.map((n) => (n.includes('_') ? [n.slice(0, n.indexOf('_') + 1), n.slice(n.indexOf('_') + 1)] : n));
+    // Two-line labels ("round_" / "robin") so five policies fit a 320 px frame; more than six are one line
+    // each, turned when they do not fit side by side (Chart.js turns them only as far as it must).
+    const many = names.length > 6;
+    this.cmp.data.labels = names.map((n) => (!many && n.includes('_') ? [n.slice(0, n.indexOf('_') + 1), n.slice(n.indexOf('_') + 1)] : n));
+    this.cmp.options.scales.x.ticks.maxRotation = many ? 90 : 0;
     this.cmp.data.datasets[0].data = hit;
     this.cmp.data.datasets[0].backgroundColor = names.map((n) => policyColor(n));
     this.cmp.data.datasets[1].data = p99;

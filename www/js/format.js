@@ -59,12 +59,20 @@ export function replicaColor(i, alpha = 1) {
   return alpha >= 1 ? c : c + Math.round(alpha * 255).toString(16).padStart(2, '0');
 }
 
-/** Policies in the order the page compares them (locality-blind first); others follow as listed. */
-export const POLICY_ORDER = ['round_robin', 'random', 'sticky', 'prefix_aware', 'kv'];
-const POLICY_LIGHT = { round_robin: '#868e96', random: '#a66a00', sticky: '#0b7285', prefix_aware: '#ae3ec9', kv: '#1f5fbf' };
-const POLICY_DARK = { round_robin: '#adb5bd', random: '#ffd43b', sticky: '#3bc9db', prefix_aware: '#e599f7', kv: '#74a9ff' };
-const SPARE_LIGHT = ['#2b8a3e', '#c92a2a', '#5f3dc4'];
-const SPARE_DARK = ['#69db7c', '#ff8787', '#b197fc'];
+/** Policies in the order the page compares them (locality-blind first, then the deployed routers);
+ * others follow as listed. */
+export const POLICY_ORDER = ['round_robin', 'random', 'least_loaded', 'p2c', 'sticky', 'prefix_aware', 'kv',
+  'dynamo', 'sglang', 'llm_d', 'aibrix'];
+// One hue per policy, the same hue in both themes (darker on light, lighter on dark), each at least 3:1
+// against its theme's panel. Eleven hues cannot all stay apart under every colour-vision deficiency, so
+// no two policies share a dash pattern or a marker either (POLICY_STYLE); tests/e2e/palette.test.mjs
+// checks the contrast, the distances and the styles.
+export const POLICY_LIGHT = { round_robin: '#868e96', random: '#a66a00', sticky: '#0b7285', prefix_aware: '#ae3ec9', kv: '#1f5fbf',
+  least_loaded: '#343a40', p2c: '#2f9e44', dynamo: '#087f5b', sglang: '#c92a2a', llm_d: '#e64980', aibrix: '#5f3dc4' };
+export const POLICY_DARK = { round_robin: '#adb5bd', random: '#ffd43b', sticky: '#3bc9db', prefix_aware: '#e599f7', kv: '#74a9ff',
+  least_loaded: '#f1f3f5', p2c: '#8ce99a', dynamo: '#38d9a9', sglang: '#ff6b6b', llm_d: '#f783ac', aibrix: '#9775fa' };
+const SPARE_LIGHT = ['#495057', '#862e9c', '#364fc7'];
+const SPARE_DARK = ['#ced4da', '#da77f2', '#91a7ff'];
 
 export function orderPolicies(choices) {
   const known = POLICY_ORDER.filter((p) => choices.includes(p));
@@ -81,21 +89,37 @@ export function policyColor(p) {
 }
 
 // One dash pattern and one point marker per policy, used in every chart, so lines that coincide
-// (prefix_aware under sticky, say) stay visible and each policy reads the same everywhere.
-const POLICY_STYLE = {
+// (prefix_aware under sticky, say) stay visible and each policy reads the same everywhere. A marker is
+// a Chart.js point style, turned by `rotation` degrees (▼ is the triangle at 180), and `hollow` ones
+// are filled with the panel colour (○ □ ◇ against ● ■ ◆).
+export const POLICY_STYLE = {
   round_robin: { dash: [], point: 'circle' },
   random: { dash: [2, 3], point: 'rectRot' },
   sticky: { dash: [10, 5], point: 'rect' },
   prefix_aware: { dash: [14, 4, 3, 4], point: 'triangle' },
   kv: { dash: [6, 3], point: 'star' },
+  least_loaded: { dash: [4, 2, 1, 2], point: 'cross' },
+  p2c: { dash: [2, 6], point: 'crossRot' },
+  dynamo: { dash: [12, 3, 3, 3, 3, 3], point: 'triangle', rotation: 180 },
+  sglang: { dash: [18, 6], point: 'rect', hollow: true },
+  llm_d: { dash: [8, 3, 2, 3, 2, 3], point: 'circle', hollow: true },
+  aibrix: { dash: [5, 8], point: 'rectRot', hollow: true },
 };
-const SPARE_STYLE = [{ dash: [1, 4], point: 'crossRot' }, { dash: [8, 2, 2, 2], point: 'cross' }, { dash: [4, 6], point: 'rectRounded' }];
+const SPARE_STYLE = [{ dash: [1, 4], point: 'rectRounded' }, { dash: [8, 2, 2, 2], point: 'triangle', rotation: 90 }, { dash: [4, 6], point: 'triangle', rotation: 270 }];
 
 export function policyStyle(p) {
   if (POLICY_STYLE[p]) return POLICY_STYLE[p];
   let h = 0;
   for (const ch of String(p)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return SPARE_STYLE[h % SPARE_STYLE.length];
+}
+
+/** A policy's line and marker as Chart.js dataset options (colour, dash, point style, rotation, fill). */
+export function policyLine(p) {
+  const st = policyStyle(p);
+  const c = policyColor(p);
+  return { borderColor: c, backgroundColor: c, borderDash: st.dash, pointStyle: st.point, pointRotation: st.rotation || 0,
+    pointBackgroundColor: st.hollow ? themeInk().panel : c, pointBorderColor: c };
 }
 
 export function themeInk() {

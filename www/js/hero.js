@@ -2,7 +2,7 @@
 // replicas for round robin, prefix_aware and the chosen policy, the simple model's prediction drawn
 // beside the simulated points, the controls that move it, and a takeaway computed from the run.
 
-import { policyColor, policyStyle, pct, themeInk, num, replicaColor } from './format.js';
+import { policyColor, policyLine, pct, themeInk, num, replicaColor } from './format.js';
 import { fmtMs, hexAlpha } from './charts.js';
 import { predictionCurves } from './predict.js';
 import { heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
@@ -136,9 +136,7 @@ export class HeroChart {
     const curves = predictionCurves(config, traced, xs);
     for (const p of policies) {
       const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.hit_rate_tokens)).map((q) => ({ x: q.instances, y: 100 * q.hit_rate_tokens }));
-      const st = policyStyle(p);
-      sets.push({ label: p, data: pts, borderColor: policyColor(p), backgroundColor: policyColor(p), borderWidth: p === config.routing ? 3 : 2,
-        borderDash: st.dash, pointStyle: st.point, pointRadius: p === config.routing ? 4.5 : 3.5, pointHoverRadius: 7, order: 2 });
+      sets.push({ label: p, data: pts, ...policyLine(p), borderWidth: p === config.routing ? 3 : 2, pointRadius: p === config.routing ? 4.5 : 3.5, pointHoverRadius: 7, order: 2 });
     }
     if (curves) {
       for (const p of ['round_robin', 'prefix_aware']) {
@@ -248,9 +246,8 @@ export class HeroShare {
   update({ sweeps, policies, xs, config }) {
     const t = themeInk();
     const sets = policies.map((p) => {
-      const st = policyStyle(p);
       const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.busiest_share)).map((q) => ({ x: q.instances, y: 100 * q.busiest_share }));
-      return { label: p, data: pts, borderColor: policyColor(p), backgroundColor: policyColor(p), borderDash: st.dash, pointStyle: st.point,
+      return { label: p, data: pts, ...policyLine(p),
         borderWidth: p === config.routing ? 2.5 : 1.75, pointRadius: 2.5 };
     });
     // Drawn last, on top: round robin sits on it, and a hidden line would explain nothing.

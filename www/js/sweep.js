@@ -8,7 +8,7 @@
 // Test hooks on window.kvfleet: `sweepWorkers` (force the pool size), `lastSweep` (the drawn curves:
 // {seq, param, spec, workers, ms, series: [{routing, label, points: [{value, config, summary}]}]}).
 
-import { pct, num, policyColor, orderPolicies } from './format.js';
+import { pct, num, policyColor, policyLine, orderPolicies } from './format.js';
 import { fmtMs } from './charts.js';
 import { PRESETS, OWN_STYLES, FIRST, suggestion, valueLabel } from './sweep-presets.js';
 import { renderTable } from './sweep-table.js';
@@ -312,6 +312,9 @@ export class Sweep {
       const S = se.summaries;
       const base = { borderColor: c, backgroundColor: c, pointRadius: radius(s), pointHoverRadius: 7, series: s };
       const width = se.routing === 'kv' ? 3 : 2.5;
+      // Several policies: each main line carries its policy's marker, as in every other chart.
+      const { pointStyle, pointRotation, pointBackgroundColor } = policyLine(se.routing);
+      const marker = single ? {} : { pointStyle, pointRotation, pointBackgroundColor };
       if (se.style) {
         // A preset's own lines: one dataset each, told apart by dash and marker.
         const data = S.map((x) => (metric === 'spread' ? x.load_spread : metric === 'hit' ? x.hit_rate_requests * 100 : x.ttft_ms_p99));
@@ -319,11 +322,11 @@ export class Sweep {
         return;
       }
       if (metric === 'hit') {
-        main.push({ ...base, label: single ? `requests (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100), borderWidth: width });
+        main.push({ ...base, label: single ? `requests (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100), borderWidth: width, ...marker });
         second.push({ ...base, label: single ? 'prompt tokens' : `${se.label} · tokens`, data: S.map((x) => x.hit_rate_tokens * 100),
           borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
       } else {
-        main.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.ttft_ms_p99), borderWidth: width, pointStyle: 'rectRot' });
+        main.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.ttft_ms_p99), borderWidth: width, pointStyle: 'rectRot', ...marker });
         if (single) second.push({ ...base, label: 'p50', data: S.map((x) => x.ttft_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
       }
     });

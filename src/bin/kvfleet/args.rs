@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
-use kvfleet::{ArrivalModel, Config, Policy, RouterView, WorkloadKind};
+use kvfleet::{ArrivalModel, Config, Policy, RouterView, SglangMiss, WorkloadKind};
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
 /// and its router. Hit rate, balance and latency emerge from content, capacity and routing.
@@ -77,6 +77,10 @@ fn router_view(text: &str) -> Result<RouterView, String> {
     RouterView::parse(text).map_err(|e| e.allowed)
 }
 
+fn sglang_miss(text: &str) -> Result<SglangMiss, String> {
+    SglangMiss::parse(text).map_err(|e| e.allowed)
+}
+
 fn workload(text: &str) -> Result<WorkloadKind, String> {
     WorkloadKind::parse(text).map_err(|e| e.allowed)
 }
@@ -126,7 +130,8 @@ pub struct RunArgs {
     /// Number of engine replicas behind the router.
     #[arg(long = "des-instances", value_name = "N", default_value = "4", value_parser = whole32)]
     pub instances: u32,
-    /// Routing policy: kv, prefix_aware, round_robin, random or sticky.
+    /// Routing policy: round_robin, random, prefix_aware, kv, sticky, least_loaded, p2c,
+    /// dynamo, sglang, llm_d or aibrix.
     #[arg(long = "des-routing", value_name = "POLICY", default_value = "kv", value_parser = routing)]
     pub routing: Policy,
     /// kv policy: weight of missed blocks against load (0 = pure load balance).
@@ -227,6 +232,23 @@ pub struct RunArgs {
     /// its own recent term, session table and speculative entries.
     #[arg(long = "des-routers", value_name = "N", default_value = "1", value_parser = whole32)]
     pub routers: u32,
+    /// dynamo: softmax temperature over the costs; 0 takes the lowest cost.
+    #[arg(long = "des-dynamo-temperature", value_name = "T", default_value = "0", value_parser = number)]
+    pub dynamo_temperature: f64,
+    /// dynamo: overlap credit, the blocks of prefill one cached block takes off (0 to 1).
+    #[arg(long = "des-dynamo-overlap-credit", value_name = "C", default_value = "1", value_parser = number)]
+    pub dynamo_overlap_credit: f64,
+    /// sglang: where a request below the cache threshold goes: load (fewest in flight,
+    /// the current rule) or tree (smallest approximate tree, the earlier rule).
+    #[arg(long = "des-sglang-miss", value_name = "RULE", default_value = "load", value_parser = sglang_miss)]
+    pub sglang_miss: SglangMiss,
+    /// llm_d: weights P,Q,K of the prefix, queue and kv-cache-utilisation scorers.
+    #[arg(
+        long = "des-llmd-weights",
+        value_name = "P,Q,K",
+        default_value = "3,2,2"
+    )]
+    pub llmd_weights: String,
     /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
     /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
     #[arg(long = "des-sweep", value_name = "SPEC")]
@@ -324,6 +346,10 @@ impl RunArgs {
             kv_event_lag_ms: self.kv_event_lag_ms,
             router_predict_ttl_ms: self.router_predict_ttl_ms,
             routers: self.routers,
+            dynamo_temperature: self.dynamo_temperature,
+            dynamo_overlap_credit: self.dynamo_overlap_credit,
+            sglang_miss: self.sglang_miss,
+            llmd_weights: self.llmd_weights.clone(),
         }
     }
 }

@@ -1,0 +1,269 @@
+//! Over every decision of a replay of each real trace, the zoo policy's pick agrees with
+//! its rule, recomputed here from the logged terms and the request list alone: each
+//! formula written out again, SGLang's trees and AIBrix's table rebuilt from the picks,
+//! p2c's draws redrawn from the router's stream.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::BufReader;
+
+use kvfleet::rng::{Rng, Stream};
+use kvfleet::router::Candidate;
+use kvfleet::sim::Decision;
+use kvfleet::trace::{parse_mooncake, TraceOptions};
+use kvfleet::{api, Config, Policy, Request};
+
+const REPLICAS: usize = 8;
+const TRACES: [&str; 2] = ["synthetic", "conversation"];
+
+fn trace(name: &str) -> Vec<Request> {
+    let path = format!(
+        "{}/data/mooncake/{name}_trace.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let reader = BufReader::new(File::open(&path).unwrap());
+    parse_mooncake(reader, &path, &TraceOptions::default()).unwrap()
+}
+
+fn decisions(routing: Policy, requests: &[Request]) -> (Config, Vec<Decision>) {
+    let cfg = Config {
+        instances: REPLICAS as u32,
+        routing,
+        ..Config::default()
+    };
+    let mut sim = api::replay_simulation(&cfg, requests.to_vec(), "trace").unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.take_decisions();
+    assert_eq!(d.len(), requests.len());
+    (cfg, d)
+}
+
+fn load(c: &Candidate) -> u32 {
+    c.waiting + c.running
+}
+
+/// The first index of the lowest value.
+fn first_min(xs: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &x) in xs.iter().enumerate() {
+        if x < xs[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+fn leading(set: &HashSet<u64>, ids: &[u64]) -> u32 {
+    ids.iter().take_while(|id| set.contains(id)).count() as u32
+}
+
+#[test]
+fn least_loaded_and_p2c_agree_with_their_rules() {
+    for name in TRACES {
+        let requests = trace(name);
+        let (_, d) = decisions(Policy::LeastLoaded, &requests);
+        for x in &d {
+            let loads: Vec<f64> = x.candidates.iter().map(|c| load(c) as f64).collect();
+            assert_eq!(x.chosen as usize, first_min(&loads), "{name} {}", x.id);
+        }
+        let (cfg, d) = decisions(Policy::P2c, &requests);
+        let mut rng = Rng::fork(cfg.seed, Stream::Router);
+        for x in &d {
+            let a = rng.below(REPLICAS as u64) as usize;
+            let mut b = rng.below(REPLICAS as u64 - 1) as usize;
+            if b >= a {
+                b += 1;
+            }
+            let (lo, hi) = (a.min(b), a.max(b));
+            let c = &x.candidates;
+            let want = if load(&c[hi]) < load(&c[lo]) { hi } else { lo };
+            assert_eq!(x.chosen as usize, want, "{name} {}", x.id);
+            for (r, cand) in c.iter().enumerate() {
+                assert_eq!(cand.excluded, r != a && r != b);
+            }
+        }
+    }
+}
+
+#[test]
+fn dynamo_costs_are_the_formula_and_the_lowest_wins() {
+    for name in TRACES {
+        let requests = trace(name);
+        let (_, d) = decisions(Policy::Dynamo, &requests);
+        let mut prefilling = 0;
+        for x in &d {
+            let prompt = requests[x.id as usize].prompt_tokens as f64;
+            let mut costs = Vec::new();
+            for c in &x.candidates {
+                let term = |n: &str| c.terms.iter().find(|t| t.name == n).unwrap().value;
+                let queued = term("active_prefill_tokens");
+                let new_blocks = term("new_blocks");
+                assert!(new_blocks <= x.request_blocks as f64);
+                if c.active_blocks == 0 {
+                    assert_eq!(new_blocks, x.request_blocks as f64);
+                }
+                if queued > 0.0 {
+                    prefilling += 1;
+                }
+                // 1 x max(0, (queued + prompt) / 512 - 1 x cached) + active + new + 0 x requests
+                let prefill = ((queued + prompt) / 512.0 - c.hit_blocks as f64).max(0.0);
+                let want = prefill + c.active_blocks as f64 + new_blocks;
+                assert!(
+                    (c.cost - want).abs() < 1e-9,
+                    "{name} {}: {} vs {want}",
+                    x.id,
+                    c.cost
+                );
+                costs.push(want);
+            }
+            assert_eq!(x.chosen as usize, first_min(&costs), "{name} {}", x.id);
+        }
+        assert!(prefilling > 0, "{name}: the prefill term is exercised");
+    }
+}
+
+#[test]
+fn sglang_picks_follow_the_tree_rule_rebuilt_from_the_picks() {
+    for name in TRACES {
+        let requests = trace(name);
+        let (_, d) = decisions(Policy::Sglang, &requests);
+        let mut trees: Vec<HashSet<u64>> = vec![HashSet::new(); REPLICAS];
+        let mut rules = [0usize; 3];
+        for x in &d {
+            let ids = &requests[x.id as usize].block_ids[..x.request_blocks as usize];
+            let matched: Vec<u32> = trees.iter().map(|t| leading(t, ids)).collect();
+            let loads: Vec<f64> = x.candidates.iter().map(|c| load(c) as f64).collect();
+            for (c, &m) in x.candidates.iter().zip(&matched) {
+                assert_eq!(c.hit_blocks, m, "{name} {}", x.id);
+            }
+            let (lo, hi) = (
+                loads.iter().cloned().fold(f64::MAX, f64::min),
+                loads.iter().cloned().fold(0.0, f64::max),
+            );
+            let best = first_min(&matched.iter().map(|&m| -(m as f64)).collect::<Vec<_>>());
+            let rate = if ids.is_empty() {
+                0.0
+            } else {
+                matched[best] as f64 / ids.len() as f64
+            };
+            let (want, rule) = if hi - lo > 64.0 && hi > 1.5 * lo {
+                (first_min(&loads), 0)
+            } else if rate > 0.3 {
+                (best, 1)
+            } else {
+                (first_min(&loads), 2)
+            };
+            rules[rule] += 1;
+            assert_eq!(x.chosen as usize, want, "{name} {}", x.id);
+            assert_eq!(x.rule, Some(["imbalanced", "match", "miss"][rule]));
+            trees[want].extend(ids.iter().copied());
+        }
+        assert!(rules[1] > 0 && rules[2] > 0, "{name}: {rules:?}");
+    }
+}
+
+#[test]
+fn llm_d_picks_are_the_highest_weighted_sum() {
+    for name in TRACES {
+        let requests = trace(name);
+        let (_, d) = decisions(Policy::LlmD, &requests);
+        for x in &d {
+            let c = &x.candidates;
+            let held: Vec<u32> = c.iter().map(|c| c.hit_blocks).filter(|&h| h > 0).collect();
+            let (hmin, hmax) = (
+                held.iter().min().copied().unwrap_or(0),
+                held.iter().max().copied().unwrap_or(0),
+            );
+            let (qmin, qmax) = (
+                c.iter().map(|c| c.waiting).min().unwrap(),
+                c.iter().map(|c| c.waiting).max().unwrap(),
+            );
+            let scores: Vec<f64> = c
+                .iter()
+                .map(|c| {
+                    let prefix = if c.hit_blocks == 0 {
+                        0.0
+                    } else if hmin == hmax {
+                        1.0
+                    } else {
+                        (c.hit_blocks - hmin) as f64 / (hmax - hmin) as f64
+                    };
+                    let queue = if qmin == qmax {
+                        1.0
+                    } else {
+                        (qmax - c.waiting) as f64 / (qmax - qmin) as f64
+                    };
+                    // Unbounded caches: utilisation 0, kv score 1.
+                    3.0 * prefix + 2.0 * queue + 2.0 * 1.0
+                })
+                .collect();
+            for (cand, s) in c.iter().zip(&scores) {
+                assert!((cand.score.unwrap() - s).abs() < 1e-9, "{name} {}", x.id);
+            }
+            let neg: Vec<f64> = scores.iter().map(|s| -s).collect();
+            assert_eq!(x.chosen as usize, first_min(&neg), "{name} {}", x.id);
+        }
+    }
+}
+
+#[test]
+fn aibrix_picks_follow_its_rule_with_the_table_rebuilt_from_the_picks() {
+    for name in TRACES {
+        let requests = trace(name);
+        let (_, d) = decisions(Policy::Aibrix, &requests);
+        let mut table: Vec<HashSet<u64>> = vec![HashSet::new(); REPLICAS];
+        let mut rules = [0usize; 3];
+        for x in &d {
+            let ids = &requests[x.id as usize].block_ids[..x.request_blocks as usize];
+            let loads: Vec<f64> = x.candidates.iter().map(|c| load(c) as f64).collect();
+            let pct: Vec<u32> = table
+                .iter()
+                .map(|t| {
+                    if ids.is_empty() {
+                        0
+                    } else {
+                        leading(t, ids) * 100 / ids.len() as u32
+                    }
+                })
+                .collect();
+            let n = REPLICAS as f64;
+            let mean = loads.iter().sum::<f64>() / n;
+            let sigma = (loads.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / n).sqrt();
+            let (lo, hi) = (
+                loads.iter().cloned().fold(f64::MAX, f64::min),
+                loads.iter().cloned().fold(0.0, f64::max),
+            );
+            let mut want = None;
+            let rule = if hi - lo > 8.0 {
+                0
+            } else {
+                // Highest percent, then lowest load, then lowest index, within mean + sigma.
+                for r in 0..REPLICAS {
+                    if pct[r] == 0 || loads[r] > mean + sigma {
+                        continue;
+                    }
+                    let better = match want {
+                        None => true,
+                        Some(w) => pct[r] > pct[w] || (pct[r] == pct[w] && loads[r] < loads[w]),
+                    };
+                    if better {
+                        want = Some(r);
+                    }
+                }
+                if want.is_some() {
+                    1
+                } else {
+                    2
+                }
+            };
+            let want = want.unwrap_or_else(|| first_min(&loads));
+            rules[rule] += 1;
+            assert_eq!(x.chosen as usize, want, "{name} {}", x.id);
+            assert_eq!(x.rule, Some(["imbalanced", "match", "fallback"][rule]));
+            table[want].extend(ids.iter().copied());
+        }
+        assert!(rules[1] > 0 && rules[2] > 0, "{name}: {rules:?}");
+    }
+}

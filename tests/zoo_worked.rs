@@ -1,0 +1,271 @@
+//! The router zoo's worked examples: a small fleet state per policy, each replica's
+//! score worked by hand from the policy's published formula (the arithmetic is in the
+//! comments), and the pick. Also: bad zoo flags fail with a message naming what is
+//! allowed, and temperature runs are reproducible.
+#![cfg(not(target_arch = "wasm32"))]
+
+use kvfleet::config::parse_llmd_weights;
+use kvfleet::router::zoo::{aibrix, dynamo, llmd, sglang, simple, Fleet};
+use kvfleet::router::{Ask, ReplicaView};
+use kvfleet::{api, params, Config, Policy, SglangMiss};
+
+fn view(waiting: u32, running: u32) -> ReplicaView {
+    ReplicaView {
+        waiting,
+        running,
+        ..ReplicaView::default()
+    }
+}
+
+fn ask<'a>(ids: &'a [u64], hits: &'a [u32], new_blocks: &'a [u32], prompt: u32) -> Ask<'a> {
+    Ask {
+        block_ids: ids,
+        full_blocks: ids.len(),
+        session: None,
+        hits,
+        prompt_tokens: prompt,
+        new_blocks,
+        now_us: 0,
+    }
+}
+
+fn fleet<'a>(ask: &'a Ask<'a>, views: &'a [ReplicaView], bs: u32, cap: Option<u64>) -> Fleet<'a> {
+    Fleet {
+        ask,
+        views,
+        block_size: bs,
+        capacity_blocks: cap,
+    }
+}
+
+#[test]
+fn least_loaded_takes_the_fewest_in_flight_and_the_lower_index_on_ties() {
+    // In flight: 2+1 = 3, 0+1 = 1, 1+0 = 1, 4+0 = 4 -> replicas 1 and 2 tie at 1 -> 1.
+    let views = [view(2, 1), view(0, 1), view(1, 0), view(4, 0)];
+    let a = ask(&[], &[0; 4], &[], 10);
+    let j = simple::least_loaded(&fleet(&a, &views, 16, None));
+    assert_eq!(j.chosen, 1);
+    let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
+    assert_eq!(costs, [3.0, 1.0, 1.0, 4.0]);
+}
+
+#[test]
+fn dynamo_worked_example() {
+    // block size 4, prompt 16 tokens = 4 full blocks; overlap credit 1, scale 1.
+    // r0: prefill tokens 8, 3 cached, 10 active blocks, 1 new:
+    //     raw = (8 + 16) / 4 = 6; prefill = max(0, 6 - 3) = 3; decode = 10 + 1 = 11 -> 14
+    // r1: 0 tokens, 0 cached, 2 active, 4 new: raw = 16/4 = 4; prefill 4; decode 6 -> 10
+    // r2: 4 tokens, 4 cached, 12 active, 0 new: raw = 20/4 = 5; prefill 1; decode 12 -> 13
+    let mut views = [view(0, 1), view(0, 1), view(0, 1)];
+    for (v, (tokens, active)) in views.iter_mut().zip([(8, 10), (0, 2), (4, 12)]) {
+        v.prefill_tokens = tokens;
+        v.active_blocks = active;
+    }
+    let ids = [1, 2, 3, 4];
+    let a = ask(&ids, &[3, 0, 4], &[1, 4, 0], 16);
+    let f = fleet(&a, &views, 4, None);
+    let mut rng = kvfleet::rng::Rng::fork(1, kvfleet::rng::Stream::Router);
+    let p = dynamo::Params {
+        temperature: 0.0,
+        overlap_credit: 1.0,
+    };
+    let j = dynamo::judge(&f, p, &mut rng);
+    let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
+    assert_eq!(costs, [14.0, 10.0, 13.0]);
+    assert_eq!(j.chosen, 1);
+    // Credit 0.5: r0 = max(0, 6 - 1.5) + 11 = 15.5; r1 = 10; r2 = max(0, 5 - 2) + 12 = 15.
+    let half = dynamo::Params {
+        overlap_credit: 0.5,
+        ..p
+    };
+    let costs: Vec<f64> = dynamo::judge(&f, half, &mut rng)
+        .rows
+        .iter()
+        .map(|r| r.cost)
+        .collect();
+    assert_eq!(costs, [15.5, 10.0, 15.0]);
+    // Credit larger than the prompt's blocks clamps at 0: r2 with 4 cached at credit 1
+    // and no queued prefill would be max(0, 16/4 - 4) = 0.
+}
+
+#[test]
+fn dynamo_softmax_by_hand() {
+    // Costs 14, 10, 13 at T = 1: min 10, max 14, span 4.
+    // weights e^-(4/4) = 0.3679, e^0 = 1, e^-(3/4) = 0.4724; total 1.8403
+    // p = 0.1999, 0.5434, 0.2567; cumulative 0.1999, 0.7433, 1.
+    let costs = [14.0, 10.0, 13.0];
+    assert_eq!(dynamo::softmax_index(&costs, 1.0, 0.10), 0);
+    assert_eq!(dynamo::softmax_index(&costs, 1.0, 0.1998), 0);
+    assert_eq!(dynamo::softmax_index(&costs, 1.0, 0.2000), 1);
+    assert_eq!(dynamo::softmax_index(&costs, 1.0, 0.7432), 1);
+    assert_eq!(dynamo::softmax_index(&costs, 1.0, 0.7434), 2);
+    // Equal costs: uniform, 1/3 each.
+    assert_eq!(dynamo::softmax_index(&[5.0; 3], 1.0, 0.34), 1);
+}
+
+#[test]
+fn sglang_worked_example() {
+    // Trees: r0 holds [1,2,3,4], r1 [1,2], r2 nothing. Loads 2, 0, 1 (balanced: 2 - 0 <= 64).
+    let mut trees = sglang::Trees::new(3, 512, SglangMiss::Load);
+    trees.record(0, &[1, 2, 3, 4]);
+    trees.record(1, &[1, 2]);
+    let views = [view(1, 1), view(0, 0), view(0, 1)];
+    // [1,2,3,9,10]: matched 3, 2, 0; best r0 at 3/5 = 0.6 > 0.3 -> r0, "match".
+    let ids = [1, 2, 3, 9, 10];
+    let a = ask(&ids, &[0; 3], &[], 2560);
+    let j = sglang::judge(&fleet(&a, &views, 512, None), &mut trees, 0);
+    assert_eq!((j.chosen, j.rule), (0, Some("match")));
+    assert_eq!(j.rows[0].score, Some(0.6));
+    // [1,7,8,9]: matched 1, 1, 0; best 1/4 = 0.25 <= 0.3 -> miss; load rule: loads 2, 0, 1 -> r1.
+    let ids = [1, 7, 8, 9];
+    let a = ask(&ids, &[0; 3], &[], 2048);
+    let j = sglang::judge(&fleet(&a, &views, 512, None), &mut trees, 0);
+    assert_eq!((j.chosen, j.rule), (1, Some("miss")));
+    // Tree rule: tree sizes 4, 2, 0 -> r2, whatever its load.
+    let mut old = sglang::Trees::new(3, 512, SglangMiss::Tree);
+    old.record(0, &[1, 2, 3, 4]);
+    old.record(1, &[1, 2]);
+    let j = sglang::judge(&fleet(&a, &views, 512, None), &mut old, 0);
+    assert_eq!((j.chosen, j.rule), (2, Some("miss")));
+    // Imbalance needs both: 70 - 3 = 67 > 64 and 70 > 1.5 x 3 = 4.5 -> least loaded, r1.
+    assert!(sglang::imbalanced(&[70, 3, 5]));
+    // 200 - 135 = 65 > 64 but 200 <= 1.5 x 135 = 202.5 -> balanced.
+    assert!(!sglang::imbalanced(&[200, 135, 150]));
+    // 100 - 40 = 60 <= 64 -> balanced.
+    assert!(!sglang::imbalanced(&[100, 40, 50]));
+}
+
+#[test]
+fn sglang_trims_trees_to_their_bound_least_recently_used_leaves_first() {
+    let mut t = sglang::Tree::default();
+    t.insert(&[1, 2, 3], 1);
+    t.insert(&[1, 5], 2);
+    // Nodes 1@2, 2@1, 3@1, 5@2. Trim to 2: the oldest are 2 and 3 (stamp 1), the deeper
+    // (3) first, then 2 -> left 1 and 5, still a prefix-closed tree.
+    t.trim(2);
+    assert_eq!(t.len(), 2);
+    assert_eq!(t.matched(&[1, 5]), 2);
+    assert_eq!(t.matched(&[1, 2]), 1);
+}
+
+#[test]
+fn llm_d_worked_example() {
+    // hits 4, 2, 0; waiting 2, 0, 6; KV used 50, 20, 90 of 100.
+    // prefix: held by r0, r1 (min 2, max 4): (4-2)/2 = 1, (2-2)/2 = 0; r2 holds none: 0
+    // queue: (6-2)/6 = 0.6667, (6-0)/6 = 1, (6-6)/6 = 0
+    // kv: 1 - 0.5 = 0.5, 1 - 0.2 = 0.8, 1 - 0.9 = 0.1
+    // 3/2/2: r0 = 3 + 1.3333 + 1 = 5.3333; r1 = 0 + 2 + 1.6 = 3.6; r2 = 0 + 0 + 0.2 = 0.2
+    let mut views = [view(2, 0), view(0, 0), view(6, 0)];
+    for (v, used) in views.iter_mut().zip([50, 20, 90]) {
+        v.cache_blocks = used;
+    }
+    let ids = [1, 2, 3, 4];
+    let a = ask(&ids, &[4, 2, 0], &[], 64);
+    let f = fleet(&a, &views, 16, Some(100));
+    let j = llmd::judge(&f, [3.0, 2.0, 2.0]);
+    let s: Vec<f64> = j.rows.iter().map(|r| r.score.unwrap()).collect();
+    assert!((s[0] - 16.0 / 3.0).abs() < 1e-12 && (s[1] - 3.6).abs() < 1e-12);
+    assert!((s[2] - 0.2).abs() < 1e-12);
+    assert_eq!(j.chosen, 0);
+    // 1/2/2: r0 = 1 + 1.3333 + 1 = 3.3333 < r1 = 3.6 -> r1.
+    assert_eq!(llmd::judge(&f, [1.0, 2.0, 2.0]).chosen, 1);
+    // Only one replica holding any prefix, or all holding the same: 1.0 each.
+    assert_eq!(llmd::prefix_scores(&[0, 3, 0]), [0.0, 1.0, 0.0]);
+    assert_eq!(llmd::prefix_scores(&[2, 2, 0]), [1.0, 1.0, 0.0]);
+    assert_eq!(llmd::queue_scores(&[3, 3]), [1.0, 1.0]);
+}
+
+#[test]
+fn aibrix_worked_example() {
+    // Table: r0 [1,2,3], r1 [1,2,3,4], r2 [1], r3 nothing. Request [1,2,3,4]:
+    // percent 3x100/4 = 75, 100, 25, 0. Loads 1, 6, 2, 3: max - min = 5 <= 8, balanced.
+    // mean 3; variance (4 + 9 + 1 + 0) / 4 = 3.5; sigma 1.8708; limit 4.8708.
+    // By match: r1 (100) has 6 > 4.87, skipped; r0 (75) has 1 <= 4.87 -> r0.
+    let mut table = aibrix::Table::new(4);
+    table.record(0, &[1, 2, 3]);
+    table.record(1, &[1, 2, 3, 4]);
+    table.record(2, &[1]);
+    let ids = [1, 2, 3, 4];
+    let a = ask(&ids, &[0; 4], &[], 64);
+    let views = [view(0, 1), view(2, 4), view(0, 2), view(1, 2)];
+    let j = aibrix::judge(&fleet(&a, &views, 16, None), &table);
+    assert_eq!((j.chosen, j.rule), (0, Some("match")));
+    let pct: Vec<f64> = j.rows.iter().map(|r| r.score.unwrap()).collect();
+    assert_eq!(pct, [75.0, 100.0, 25.0, 0.0]);
+    assert!(j.rows[1].excluded && j.rows[3].excluded && !j.rows[2].excluded);
+    // Loads 5, 14, 6, 4: 14 - 4 = 10 > 8 -> the least loaded, r3.
+    let busy = [view(0, 5), view(4, 10), view(0, 6), view(0, 4)];
+    let j = aibrix::judge(&fleet(&a, &busy, 16, None), &table);
+    assert_eq!((j.chosen, j.rule), (3, Some("imbalanced")));
+    // No replica holds [7, 8]: the least loaded (loads 1, 6, 2, 3 -> r0).
+    let miss = [7, 8];
+    let a = ask(&miss, &[0; 4], &[], 32);
+    let j = aibrix::judge(&fleet(&a, &views, 16, None), &table);
+    assert_eq!((j.chosen, j.rule), (0, Some("fallback")));
+}
+
+#[test]
+fn bad_zoo_settings_name_what_is_allowed() {
+    for text in ["3,x", "3,2", "-1,2,2", "0,0,0", "1,2,3,4", "inf,1,1"] {
+        let e = parse_llmd_weights(text).unwrap_err().to_string();
+        assert!(
+            e.contains("llmd_weights") && e.contains("P,Q,K"),
+            "{text}: {e}"
+        );
+    }
+    assert_eq!(parse_llmd_weights(" 3, 2 ,2").unwrap(), [3.0, 2.0, 2.0]);
+    let cold = Config {
+        dynamo_temperature: -0.5,
+        ..Config::default()
+    };
+    let e = params::validate(&cold).unwrap_err().to_string();
+    assert_eq!(e, "invalid dynamo_temperature: got -0.5; allowed: 0 to 100");
+    let credit = Config {
+        dynamo_overlap_credit: 1.5,
+        ..Config::default()
+    };
+    let e = params::validate(&credit).unwrap_err().to_string();
+    assert!(
+        e.contains("dynamo_overlap_credit") && e.contains("0 to 1"),
+        "{e}"
+    );
+    assert!(kvfleet::SglangMiss::parse("smallest").is_err());
+}
+
+fn json_of(cfg: &Config) -> String {
+    api::synthetic_simulation(cfg)
+        .unwrap()
+        .into_report()
+        .to_json()
+}
+
+#[test]
+fn temperature_zero_is_deterministic_and_above_zero_is_seeded() {
+    let base = Config {
+        routing: Policy::Dynamo,
+        num_requests: 120,
+        ..Config::default()
+    };
+    assert_eq!(json_of(&base), json_of(&base));
+    let warm = Config {
+        dynamo_temperature: 0.5,
+        ..base.clone()
+    };
+    assert_eq!(json_of(&warm), json_of(&warm), "same seed, same samples");
+    let other = Config {
+        seed: 7,
+        ..warm.clone()
+    };
+    assert_ne!(
+        json_of(&warm),
+        json_of(&other),
+        "another seed, other samples"
+    );
+    for p in [Policy::P2c, Policy::Sglang, Policy::LlmD, Policy::Aibrix] {
+        let c = Config {
+            routing: p,
+            ..base.clone()
+        };
+        assert_eq!(json_of(&c), json_of(&c), "{p:?}");
+    }
+}
