@@ -188,7 +188,7 @@ fn bad_flags_name_the_flag_the_value_and_what_is_allowed() {
         ),
         (
             &["--des-routing", "fastest"],
-            &["--des-routing", "fastest", "kv, prefix_aware"],
+            &["--des-routing", "fastest", "one of round_robin, random, prefix_aware, kv, sticky, least_loaded, p2c, dynamo, sglang, llm_d, aibrix"],
         ),
         (
             &["--des-instances", "-1"],

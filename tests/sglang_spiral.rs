@@ -64,7 +64,10 @@ fn the_smallest_tree_rule_piles_misses_onto_one_replica() {
     // rest queued (measured: 78 requests, peak queue 62; the others 15 each, peak 1).
     assert!(req[3] >= 65, "{req:?}");
     assert!(peak[3] >= 45, "its queue grows: {peak:?}");
-    assert!(peak[..3].iter().all(|&q| q <= 2), "the others idle: {peak:?}");
+    assert!(
+        peak[..3].iter().all(|&q| q <= 2),
+        "the others idle: {peak:?}"
+    );
     let now = run(SglangMiss::Load);
     let req: Vec<u64> = now.per_instance.iter().map(|r| r.requests).collect();
     let peak: Vec<u32> = now.per_instance.iter().map(|r| r.peak_queue).collect();

@@ -39,7 +39,10 @@ fn a_lagged_view_holds_a_block_only_once_its_event_arrived() {
 fn offline_holds_what_was_routed_not_what_the_engines_hold() {
     let mut k = knowledge(RouterView::Offline, 0.0);
     k.cache_event(0, 0, 7, true);
-    assert!(!k.seen_holds(7, 0), "the engines' events do not reach the offline pass");
+    assert!(
+        !k.seen_holds(7, 0),
+        "the engines' events do not reach the offline pass"
+    );
     k.routed(1, &[7, 8]);
     assert!(k.seen_holds(7, 1) && k.seen_holds(8, 1));
     assert!(!k.seen_holds(7, 0));
