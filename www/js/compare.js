@@ -170,6 +170,13 @@ export class Compare {
     ch.data.labels = sweep.map(String);
     ch.data.datasets = data;
     ch.options.scales.y.title.text = what;
+    // The axis spans the data (to whole tens, at least 20 points), so eleven lines that sit
+    // within a few points of each other stay apart; it still starts at 0 when the data come near.
+    const ys = data.flatMap((d) => d.data).filter(Number.isFinite);
+    const lo = ys.length ? Math.floor(Math.min(...ys) / 10) * 10 : 0;
+    const hi = ys.length ? Math.ceil(Math.max(...ys) / 10) * 10 : 100;
+    ch.options.scales.y.min = lo <= 10 ? 0 : Math.min(lo, Math.max(0, hi - 20));
+    ch.options.scales.y.max = Math.max(hi, Math.min(100, ch.options.scales.y.min + 20));
     ch.update('none');
     ch.canvas.setAttribute('aria-label', `Hit rate as replicas grow: ${data.map((d) => `${d.label} ${d.data.map((y, j) => `${sweep[j]}: ${y.toFixed(0)}%`).join(', ')}`).join('; ')}`);
   }

@@ -264,8 +264,9 @@ fn run_module(m: &Module, jobs: u32, tree: &Path) -> Result<Score, String> {
         args.extend(["--test", t]);
     }
     let mut c = cmd("cargo", &args);
-    c.current_dir(tree)
-        .env("CARGO_TARGET_DIR", tree.join("target"));
+    // Each job builds in its own copy's target (copied from the tree's): a shared
+    // CARGO_TARGET_DIR would make the jobs wait on one lock.
+    c.current_dir(tree).env_remove("CARGO_TARGET_DIR");
     let t = Instant::now();
     let status = c
         .status()
