@@ -259,10 +259,17 @@ fn run_module(m: &Module, jobs: u32, tree: &Path) -> Result<Score, String> {
     for f in m.files {
         args.extend(["-f", f]);
     }
-    args.extend(["--", "--lib"]);
-    for t in m.tests {
-        args.extend(["--test", t]);
-    }
+    // The selection goes to every cargo invocation (`--cargo-arg`), the build as well as
+    // the run: after `--` it would reach only the run, and each mutant's build would link
+    // every test binary of the crate.
+    let selection: Vec<String> = std::iter::once("--cargo-arg=--lib".to_string())
+        .chain(
+            m.tests
+                .iter()
+                .flat_map(|t| ["--cargo-arg=--test".to_string(), format!("--cargo-arg={t}")]),
+        )
+        .collect();
+    args.extend(selection.iter().map(String::as_str));
     let mut c = cmd("cargo", &args);
     // Each job builds in its own copy's target (copied from the tree's): a shared
     // CARGO_TARGET_DIR would make the jobs wait on one lock.
