@@ -35,6 +35,7 @@ pub mod lessons;
 pub mod limits;
 pub mod metrics;
 pub mod params;
+pub mod plan;
 pub mod report;
 pub mod rng;
 pub mod router;

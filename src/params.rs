@@ -4,6 +4,8 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::timing::EnginePreset;
+
 use crate::config::Config;
 
 mod validate;
@@ -127,7 +129,7 @@ pub fn specs() -> Vec<ParamSpec> {
         num("burstiness", "--des-burstiness", "Burstiness", "float", json!(d.burstiness), (0.01, 100.0, 0.01), true, "shape", "gamma only: the gamma shape. 1 is Poisson; below 1 arrivals come in bursts."),
         num("max_batch", "--des-max-batch", "Concurrency slots", "int", json!(d.max_batch), (1.0, 4096.0, 1.0), true, "req", "Most requests running at once on a replica; the rest wait."),
         num("max_batched_tokens", "--des-max-batched-tokens", "Prefill budget", "int", json!(d.max_batched_tokens), (1.0, 1_000_000.0, 1.0), true, "tok/step", "Prefill tokens per engine step (chunked prefill)."),
-        choice("engine", "--des-engine", "Engine", "choice", json!(d.engine), vec!["llama3-8b-h100", "llama3-70b-4xh100", "custom"], "Step-time preset (model x GPU, from a roofline), or custom coefficients."),
+        choice("engine", "--des-engine", "Engine", "choice", json!(d.engine), EnginePreset::ALL.iter().map(|p| p.name()).collect(), "Step-time preset (model x GPU, from a roofline), or custom coefficients."),
         num("step_fixed_us", "--des-step-fixed-us", "Fixed step cost", "float", json!(d.step_fixed_us), (0.0, 1_000_000.0, 100.0), false, "µs", "custom engine: fixed cost of every step (weight streaming)."),
         num("prefill_token_us", "--des-prefill-token-us", "Prefill cost", "float", json!(d.prefill_token_us), (0.0, 10_000.0, 1.0), false, "µs/tok", "custom engine: cost per prefill token."),
         num("decode_seq_us", "--des-decode-seq-us", "Decode cost", "float", json!(d.decode_seq_us), (0.0, 100_000.0, 1.0), false, "µs/seq", "custom engine: marginal cost per decoding sequence per step."),

@@ -1,26 +1,50 @@
 //! Engine step-time model: `step = fixed + prefill tokens + decode sequences + KV read`,
-//! with named presets derived from a roofline, and closed-form sums over decode runs.
+//! with named presets derived from a roofline, each replica's hardware (GPUs, HBM,
+//! weights, KV bytes per token, for `--des-kv-blocks auto` and the planner's cost), and
+//! closed-form sums over decode runs.
 //!
-//! Roofline derivations (bf16 weights and KV, H100 SXM: 989 TFLOP/s dense bf16, 3.35 TB/s
-//! HBM; we assume 80 % of peak bandwidth and 50 % of peak FLOP/s are achievable):
+//! Every preset is bf16 weights and KV, and follows one set of rules. We assume 80 % of
+//! peak HBM bandwidth and 50 % of peak dense bf16 FLOP/s are achievable; a replica of `n`
+//! GPUs is tensor parallel, splitting weights, FLOPs and KV over them.
+//! - fixed: every step streams all weights once: weight bytes / (n x 0.8 x bandwidth),
+//!   plus 0.2 ms of all-reduce per GPU when n > 1, rounded to the nearest 100 µs;
+//! - prefill: 2 x active parameters FLOP per token / (n x 0.5 x FLOP/s), nearest µs;
+//! - decode: the marginal cost of one more sequence in a step (sampling, activations, the
+//!   share of its matmuls the weight stream does not hide): 5/8 of a prefill token
+//!   (the ratio of the first preset, 20 µs against 32), nearest µs;
+//! - KV read: layers x KV heads x head dim x 2 (K and V) x 2 B per token /
+//!   (n x 0.8 x bandwidth), nearest ns.
 //!
-//! * `llama3-8b-h100` (Llama-3-8B, one H100):
-//!   - fixed: every step streams the 8.03 B x 2 B = 16.1 GB of weights:
-//!     16.1 GB / (0.8 x 3.35 TB/s) = 6.0 ms, so `step_fixed_us = 6000`;
-//!   - prefill: 2 x 8.03 GFLOP = 16.1 GFLOP per token at 0.5 x 989 TFLOP/s = 32 µs;
-//!   - decode: the same 16.1 GFLOP per sequence per step, but most of it hides under
-//!     the weight stream at the batch sizes seen here; we charge 20 µs of marginal cost
-//!     (sampling, activations, the un-hidden share of the matmuls);
-//!   - KV read: 32 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 B = 128 KiB per
-//!     token; 131,072 B / (0.8 x 3.35 TB/s) = 49 ns per token read.
-//! * `llama3-70b-4xh100` (Llama-3-70B, tensor parallel over 4 H100):
-//!   - fixed: 70.6 B x 2 B = 141 GB over 4 x 2.68 TB/s = 13.2 ms, plus about 0.8 ms of
-//!     all-reduce per step: `step_fixed_us = 14000`;
-//!   - prefill: 141 GFLOP per token over 4 x 495 TFLOP/s = 71 µs;
-//!   - decode: 50 µs marginal per sequence;
-//!   - KV read: 80 layers x 8 x 128 x 2 x 2 B = 320 KiB per token, spread over 4 GPUs:
-//!     327,680 B / (4 x 2.68 TB/s) = 31 ns per token read.
-//! * `custom`: the four coefficients given in the config.
+//! Hardware (datasheet figures, dense bf16):
+//! - NVIDIA H100 SXM: 80 GB HBM3, 3.35 TB/s, 989 TFLOP/s (H100 datasheet);
+//! - NVIDIA H200 SXM: 141 GB HBM3e, 4.8 TB/s, 989 TFLOP/s (H200 datasheet; 1,979 with
+//!   sparsity);
+//! - NVIDIA B200 (HGX B200): 180 GB HBM3e, 7.7 TB/s, 2,250 TFLOP/s (HGX B200 datasheet's
+//!   per-GPU table: 4.5 PFLOP/s FP16/BF16 with sparsity);
+//! - AMD Instinct MI300X: 192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s (MI300X datasheet;
+//!   2,614.9 with sparsity).
+//!
+//! Models (from their Hugging Face `config.json`):
+//! - Llama-3-8B: 8.03 B parameters, 32 layers, 8 KV heads x 128: 131,072 B of KV per token;
+//! - Llama-3-70B: 70.6 B, 80 layers, 8 x 128: 327,680 B per token;
+//! - Mixtral-8x7B (mixture of experts): 46.7 B parameters in all, 12.9 B active per token
+//!   (2 of 8 experts), 32 layers, 8 x 128: 131,072 B per token. Prefill FLOPs follow the
+//!   active parameters; the fixed cost streams all 46.7 B, because at the batch sizes
+//!   simulated here nearly every expert is used in every step.
+//!
+//! Worked through for the first two presets (the others are in `presets_follow_from_the_hardware`):
+//! - `llama3-8b-h100`: 16.06 GB / (0.8 x 3.35 TB/s) = 5.99 ms -> 6000 µs; 16.06 GFLOP /
+//!   494.5 TFLOP/s = 32.5 -> 32 µs; 131,072 B / 2.68 TB/s = 48.9 -> 49 ns; decode 20 µs.
+//! - `llama3-70b-4xh100`: 141.2 GB / (4 x 2.68 TB/s) = 13.17 ms + 0.8 ms -> 14,000 µs;
+//!   141.2 GFLOP / (4 x 494.5) = 71.4 -> 71 µs; 327,680 B / 10.72 TB/s = 30.6 -> 31 ns.
+//!   Its decode charge, 50 µs, predates the 5/8 rule (which gives 45) and is kept, so
+//!   every earlier result stays comparable.
+//! - `custom`: the four coefficients given in the config (no hardware).
+//!
+//! KV capacity (`--des-kv-blocks auto`): vLLM's default `gpu_memory_utilization` of 0.9
+//! leaves 10 % of HBM for activations and the runtime, so a replica holds
+//! (0.9 x n x HBM - weights) / (KV bytes per token x block size) blocks, rounded down
+//! (GB here are 10^9 bytes, as the datasheets count them).
 
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +57,30 @@ pub enum EnginePreset {
     /// Llama-3-70B on four H100 (tensor parallel).
     #[serde(rename = "llama3-70b-4xh100")]
     Llama3_70b4xH100,
+    /// Llama-3-8B on one H200.
+    #[serde(rename = "llama3-8b-h200")]
+    Llama3_8bH200,
+    /// Llama-3-8B on one MI300X.
+    #[serde(rename = "llama3-8b-mi300x")]
+    Llama3_8bMi300x,
+    /// Llama-3-8B on one B200.
+    #[serde(rename = "llama3-8b-b200")]
+    Llama3_8bB200,
+    /// Llama-3-70B on two H200 (tensor parallel).
+    #[serde(rename = "llama3-70b-2xh200")]
+    Llama3_70b2xH200,
+    /// Llama-3-70B on one MI300X.
+    #[serde(rename = "llama3-70b-mi300x")]
+    Llama3_70bMi300x,
+    /// Llama-3-70B on two B200 (tensor parallel).
+    #[serde(rename = "llama3-70b-2xb200")]
+    Llama3_70b2xB200,
+    /// Mixtral-8x7B on one H200.
+    #[serde(rename = "mixtral-8x7b-h200")]
+    Mixtral8x7bH200,
+    /// Mixtral-8x7B on one MI300X.
+    #[serde(rename = "mixtral-8x7b-mi300x")]
+    Mixtral8x7bMi300x,
     /// The coefficients given in the config.
     #[serde(rename = "custom")]
     Custom,
@@ -51,44 +99,196 @@ pub struct Timing {
     pub kv_read_token_ns: f64,
 }
 
+/// What one replica of a preset runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Hardware {
+    /// The accelerator's name.
+    pub gpu: &'static str,
+    /// GPUs per replica (tensor parallel).
+    pub gpus: u32,
+    /// HBM per GPU, GB (10^9 bytes).
+    pub hbm_gb: f64,
+    /// The model's weights, GB (bf16).
+    pub weights_gb: f64,
+    /// KV cache bytes per token (bf16, all layers).
+    pub kv_bytes_per_token: u64,
+}
+
+/// Share of HBM left for KV: vLLM's default `gpu_memory_utilization`.
+pub const KV_HBM_SHARE: f64 = 0.9;
+
+/// One row of the preset table.
+struct Spec {
+    preset: EnginePreset,
+    name: &'static str,
+    timing: Timing,
+    hardware: Option<Hardware>,
+}
+
+const fn t(step_fixed_us: f64, prefill_token_us: f64, decode_seq_us: f64, kv: f64) -> Timing {
+    Timing {
+        step_fixed_us,
+        prefill_token_us,
+        decode_seq_us,
+        kv_read_token_ns: kv,
+    }
+}
+
+const fn hw(
+    gpu: &'static str,
+    gpus: u32,
+    hbm_gb: f64,
+    weights_gb: f64,
+    kv: u64,
+) -> Option<Hardware> {
+    Some(Hardware {
+        gpu,
+        gpus,
+        hbm_gb,
+        weights_gb,
+        kv_bytes_per_token: kv,
+    })
+}
+
+const KV_8B: u64 = 131_072;
+const KV_70B: u64 = 327_680;
+const KV_MIXTRAL: u64 = 131_072;
+const W_8B: f64 = 16.06;
+const W_70B: f64 = 141.2;
+const W_MIXTRAL: f64 = 93.4;
+
+use EnginePreset as P;
+
+const SPECS: [Spec; 11] = [
+    Spec {
+        preset: P::Llama3_8bH100,
+        name: "llama3-8b-h100",
+        timing: t(6000.0, 32.0, 20.0, 49.0),
+        hardware: hw("H100 SXM", 1, 80.0, W_8B, KV_8B),
+    },
+    Spec {
+        preset: P::Llama3_70b4xH100,
+        name: "llama3-70b-4xh100",
+        timing: t(14000.0, 71.0, 50.0, 31.0),
+        hardware: hw("H100 SXM", 4, 80.0, W_70B, KV_70B),
+    },
+    Spec {
+        preset: P::Llama3_8bH200,
+        name: "llama3-8b-h200",
+        timing: t(4200.0, 32.0, 20.0, 34.0),
+        hardware: hw("H200 SXM", 1, 141.0, W_8B, KV_8B),
+    },
+    Spec {
+        preset: P::Llama3_8bMi300x,
+        name: "llama3-8b-mi300x",
+        timing: t(3800.0, 25.0, 15.0, 31.0),
+        hardware: hw("MI300X", 1, 192.0, W_8B, KV_8B),
+    },
+    Spec {
+        preset: P::Llama3_8bB200,
+        name: "llama3-8b-b200",
+        timing: t(2600.0, 14.0, 9.0, 21.0),
+        hardware: hw("B200", 1, 180.0, W_8B, KV_8B),
+    },
+    Spec {
+        preset: P::Llama3_70b2xH200,
+        name: "llama3-70b-2xh200",
+        timing: t(18800.0, 143.0, 89.0, 43.0),
+        hardware: hw("H200 SXM", 2, 141.0, W_70B, KV_70B),
+    },
+    Spec {
+        preset: P::Llama3_70bMi300x,
+        name: "llama3-70b-mi300x",
+        timing: t(33300.0, 216.0, 135.0, 77.0),
+        hardware: hw("MI300X", 1, 192.0, W_70B, KV_70B),
+    },
+    Spec {
+        preset: P::Llama3_70b2xB200,
+        name: "llama3-70b-2xb200",
+        timing: t(11900.0, 63.0, 39.0, 27.0),
+        hardware: hw("B200", 2, 180.0, W_70B, KV_70B),
+    },
+    Spec {
+        preset: P::Mixtral8x7bH200,
+        name: "mixtral-8x7b-h200",
+        timing: t(24300.0, 52.0, 33.0, 34.0),
+        hardware: hw("H200 SXM", 1, 141.0, W_MIXTRAL, KV_MIXTRAL),
+    },
+    Spec {
+        preset: P::Mixtral8x7bMi300x,
+        name: "mixtral-8x7b-mi300x",
+        timing: t(22000.0, 39.0, 25.0, 31.0),
+        hardware: hw("MI300X", 1, 192.0, W_MIXTRAL, KV_MIXTRAL),
+    },
+    Spec {
+        preset: P::Custom,
+        name: "custom",
+        timing: t(6000.0, 32.0, 20.0, 49.0),
+        hardware: None,
+    },
+];
+
 impl EnginePreset {
     /// Every preset, as listed in `--help` and the page.
-    pub const ALL: [EnginePreset; 3] = [
-        EnginePreset::Llama3_8bH100,
-        EnginePreset::Llama3_70b4xH100,
-        EnginePreset::Custom,
+    pub const ALL: [EnginePreset; 11] = [
+        P::Llama3_8bH100,
+        P::Llama3_70b4xH100,
+        P::Llama3_8bH200,
+        P::Llama3_8bMi300x,
+        P::Llama3_8bB200,
+        P::Llama3_70b2xH200,
+        P::Llama3_70bMi300x,
+        P::Llama3_70b2xB200,
+        P::Mixtral8x7bH200,
+        P::Mixtral8x7bMi300x,
+        P::Custom,
     ];
+
+    fn spec(self) -> &'static Spec {
+        SPECS
+            .iter()
+            .find(|s| s.preset == self)
+            .expect("every preset has a row")
+    }
 
     /// The preset's name on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            EnginePreset::Llama3_8bH100 => "llama3-8b-h100",
-            EnginePreset::Llama3_70b4xH100 => "llama3-70b-4xh100",
-            EnginePreset::Custom => "custom",
-        }
+        self.spec().name
+    }
+
+    /// Every preset's name, comma separated (for error messages and help).
+    pub fn names() -> String {
+        SPECS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
     }
 
     /// Parses a preset name.
     pub fn parse(text: &str) -> Option<EnginePreset> {
-        EnginePreset::ALL.into_iter().find(|p| p.name() == text)
+        SPECS.iter().find(|s| s.name == text).map(|s| s.preset)
     }
 
-    /// The preset's coefficients (for `custom`, the 8B ones; the config overrides them).
+    /// The preset's coefficients (for `custom`, the 8B H100 ones; the config overrides
+    /// them).
     pub fn timing(self) -> Timing {
-        match self {
-            EnginePreset::Llama3_8bH100 | EnginePreset::Custom => Timing {
-                step_fixed_us: 6000.0,
-                prefill_token_us: 32.0,
-                decode_seq_us: 20.0,
-                kv_read_token_ns: 49.0,
-            },
-            EnginePreset::Llama3_70b4xH100 => Timing {
-                step_fixed_us: 14000.0,
-                prefill_token_us: 71.0,
-                decode_seq_us: 50.0,
-                kv_read_token_ns: 31.0,
-            },
-        }
+        self.spec().timing
+    }
+
+    /// What one replica runs on (`None` for `custom`).
+    pub fn hardware(self) -> Option<Hardware> {
+        self.spec().hardware
+    }
+
+    /// GPUs per replica (1 for `custom`).
+    pub fn gpus(self) -> u32 {
+        self.hardware().map_or(1, |h| h.gpus)
+    }
+
+    /// The KV blocks of `block_size` tokens one replica holds (`None` for `custom`):
+    /// (0.9 x HBM - weights) / (KV bytes per token x block size), rounded down.
+    pub fn kv_blocks(self, block_size: u32) -> Option<u64> {
+        let h = self.hardware()?;
+        let free_bytes = (KV_HBM_SHARE * h.gpus as f64 * h.hbm_gb - h.weights_gb) * 1e9;
+        let block_bytes = h.kv_bytes_per_token as f64 * block_size.max(1) as f64;
+        Some(libm::floor(free_bytes / block_bytes).max(0.0) as u64)
     }
 }
 
@@ -139,108 +339,4 @@ impl Timing {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decode_run_matches_step_by_step_sum() {
-        let t = EnginePreset::Llama3_8bH100.timing();
-        let mut total = 0.0;
-        for i in 0..100u64 {
-            total += t.step_fixed_us
-                + t.decode_seq_us * 7.0
-                + t.kv_read_token_ns * (5000 + 7 * i) as f64 / 1000.0;
-        }
-        let closed = t.decode_run_us(100, 7, 5000);
-        assert!((closed as f64 - total).abs() <= 1.0, "{closed} vs {total}");
-    }
-
-    #[test]
-    fn presets_carry_the_roofline_coefficients_and_parse_by_name() {
-        // The README's table (derived in this module's notes).
-        let eight = EnginePreset::parse("llama3-8b-h100").unwrap().timing();
-        assert_eq!(
-            (eight.step_fixed_us, eight.prefill_token_us),
-            (6000.0, 32.0)
-        );
-        assert_eq!((eight.decode_seq_us, eight.kv_read_token_ns), (20.0, 49.0));
-        let seventy = EnginePreset::parse("llama3-70b-4xh100").unwrap().timing();
-        assert_eq!(
-            (seventy.step_fixed_us, seventy.prefill_token_us),
-            (14000.0, 71.0)
-        );
-        assert_eq!(
-            (seventy.decode_seq_us, seventy.kv_read_token_ns),
-            (50.0, 31.0)
-        );
-        assert_eq!(EnginePreset::parse("custom"), Some(EnginePreset::Custom));
-        assert_eq!(
-            EnginePreset::Custom.timing(),
-            eight,
-            "custom starts from 8B"
-        );
-        assert_eq!(EnginePreset::parse("llama3-8b"), None);
-        assert_eq!(EnginePreset::parse(""), None);
-        let names: Vec<&str> = EnginePreset::ALL.iter().map(|p| p.name()).collect();
-        assert_eq!(names, ["llama3-8b-h100", "llama3-70b-4xh100", "custom"]);
-    }
-
-    #[test]
-    fn a_mixed_step_adds_every_term() {
-        // 8B: 6000 + 100 x 32 + 3 x 20 + 2000 x 49 / 1000 = 6000 + 3200 + 60 + 98
-        // = 9,358 µs; 70B: 14000 + 7100 + 150 + 62 = 21,312 µs. A fraction rounds up:
-        // 8B, 1 sequence reading 10 tokens: 6000 + 20 + 0.49 = 6,020.49 -> 6,021 µs.
-        let eight = EnginePreset::Llama3_8bH100.timing();
-        assert_eq!(eight.step_us(100, 3, 2000), 9_358);
-        assert_eq!(
-            EnginePreset::Llama3_70b4xH100
-                .timing()
-                .step_us(100, 3, 2000),
-            21_312
-        );
-        assert_eq!(eight.step_us(0, 1, 10), 6_021);
-        assert_eq!(eight.step_us(0, 0, 0), 6_000);
-        // A free engine still takes 1 µs per step, so time always moves.
-        let free = Timing {
-            step_fixed_us: 0.0,
-            prefill_token_us: 0.0,
-            decode_seq_us: 0.0,
-            kv_read_token_ns: 0.0,
-        };
-        assert_eq!(free.step_us(5, 5, 5), 1);
-        assert_eq!(free.decode_run_us(7, 2, 100), 7);
-        assert_eq!(eight.decode_run_us(0, 3, 100), 0);
-    }
-
-    #[test]
-    fn a_decode_run_worked_by_hand() {
-        // 3 steps of 2 sequences from 1000 KV tokens, 8B: per step 6000 + 2 x 20 = 6040,
-        // KV read 49 ns x (1000 + 1002 + 1004) = 147,294 ns = 147.294 µs:
-        // 18,120 + 147.294 = 18,267.294 -> 18,268 µs.
-        let t = EnginePreset::Llama3_8bH100.timing();
-        assert_eq!(t.decode_run_us(3, 2, 1000), 18_268);
-        // One step is one plain step: 6000 + 40 + 98 = 6,138 µs.
-        assert_eq!(t.decode_run_us(1, 2, 2000), t.step_us(0, 2, 2000));
-        assert_eq!(t.decode_run_us(1, 2, 2000), 6_138);
-        // Within a run: the first step ends at 6,040 + 49 = 6,089 µs, the second at
-        // 6,089 + 6,040 + 49.098 = 12,178.098 -> 12,179.
-        assert_eq!(t.decode_steps_within(6_088, 3, 2, 1000), 0);
-        assert_eq!(t.decode_steps_within(6_089, 3, 2, 1000), 1);
-        assert_eq!(t.decode_steps_within(12_178, 3, 2, 1000), 1);
-        assert_eq!(t.decode_steps_within(12_179, 3, 2, 1000), 2);
-        assert_eq!(
-            t.decode_steps_within(u64::MAX, 3, 2, 1000),
-            3,
-            "at most the run"
-        );
-    }
-
-    #[test]
-    fn steps_within_inverts_run_time() {
-        let t = EnginePreset::Llama3_70b4xH100.timing();
-        let run = t.decode_run_us(37, 3, 1000);
-        assert_eq!(t.decode_steps_within(run, 100, 3, 1000), 37);
-        assert_eq!(t.decode_steps_within(run - 1, 100, 3, 1000), 36);
-        assert_eq!(t.decode_steps_within(0, 100, 3, 1000), 0);
-    }
-}
+mod tests;

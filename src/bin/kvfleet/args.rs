@@ -33,6 +33,9 @@ pub enum Command {
         #[arg(long = "des-block-size", default_value_t = 512)]
         block_size: u32,
     },
+    /// Plan capacity: per routing policy, the fewest replicas (GPUs, dollars) that meet
+    /// the --slo-* targets on the workload the run flags describe, and its goodput.
+    Plan(Box<crate::plan::PlanCmd>),
     /// Measure speed: the seed example, synthetic runs of 1e4 to 1e6 requests on 16 and
     /// 64 replicas, and the Mooncake conversation trace; prints a markdown table.
     Bench {
@@ -57,6 +60,27 @@ fn whole32(text: &str) -> Result<u32, String> {
     text.trim()
         .parse::<u32>()
         .map_err(|_| format!("expected a whole number from 0 to {}", u32::MAX))
+}
+
+/// `--des-kv-blocks`: a number of blocks, or `auto` (derived from the engine preset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KvBlocks {
+    /// What the preset's hardware holds (`EnginePreset::kv_blocks`).
+    Auto,
+    /// This many blocks.
+    Blocks(u64),
+}
+
+fn kv_blocks(text: &str) -> Result<KvBlocks, String> {
+    if text.trim() == "auto" {
+        return Ok(KvBlocks::Auto);
+    }
+    text.trim().parse::<u64>().map(KvBlocks::Blocks).map_err(|_| {
+        format!(
+            "expected a whole number of blocks from 0 to {}, or auto (derived from the engine preset's HBM)",
+            u64::MAX
+        )
+    })
 }
 
 fn number(text: &str) -> Result<f64, String> {
@@ -86,8 +110,7 @@ fn workload(text: &str) -> Result<WorkloadKind, String> {
 }
 
 fn engine(text: &str) -> Result<EnginePreset, String> {
-    EnginePreset::parse(text)
-        .ok_or_else(|| "one of llama3-8b-h100, llama3-70b-4xh100, custom".to_string())
+    EnginePreset::parse(text).ok_or_else(|| format!("one of {}", EnginePreset::names()))
 }
 
 /// Flags of a simulation run.
@@ -140,17 +163,22 @@ pub struct RunArgs {
     /// Tokens per KV cache block (the unit of matching and eviction).
     #[arg(long = "des-block-size", value_name = "TOKENS", default_value = "512", value_parser = whole32)]
     pub block_size: u32,
-    /// KV capacity per replica in blocks (cached prefixes and running requests share it) [default: unbounded].
-    #[arg(long = "des-kv-blocks", value_name = "BLOCKS", value_parser = whole)]
-    pub kv_blocks: Option<u64>,
+    /// KV capacity per replica in blocks (cached prefixes and running requests share it),
+    /// or `auto`: what the engine preset's HBM holds after weights and a 10 % reserve
+    /// [default: unbounded].
+    #[arg(long = "des-kv-blocks", value_name = "BLOCKS|auto", value_parser = kv_blocks)]
+    pub kv_blocks: Option<KvBlocks>,
     /// Concurrency slots: most requests running at once per replica.
     #[arg(long = "des-max-batch", value_name = "REQS", default_value = "256", value_parser = whole32)]
     pub max_batch: u32,
     /// Prefill token budget per engine step (chunked prefill), tokens.
     #[arg(long = "des-max-batched-tokens", value_name = "TOKENS", default_value = "8192", value_parser = whole32)]
     pub max_batched_tokens: u32,
-    /// Engine timing preset: llama3-8b-h100, llama3-70b-4xh100, or custom (then the four
-    /// --des-step-fixed-us .. --des-kv-read-token-ns flags apply).
+    /// Engine timing preset (model x GPUs, from a roofline): llama3-8b-h100,
+    /// llama3-70b-4xh100, llama3-8b-h200, llama3-8b-mi300x, llama3-8b-b200,
+    /// llama3-70b-2xh200, llama3-70b-mi300x, llama3-70b-2xb200, mixtral-8x7b-h200,
+    /// mixtral-8x7b-mi300x, or custom (then the four --des-step-fixed-us ..
+    /// --des-kv-read-token-ns flags apply).
     #[arg(long = "des-engine", value_name = "PRESET", default_value = "llama3-8b-h100", value_parser = engine)]
     pub engine: EnginePreset,
     /// Custom engine: fixed cost of every step, microseconds.
@@ -321,7 +349,11 @@ impl RunArgs {
             routing: self.routing,
             overlap_weight: self.overlap_weight,
             block_size: self.block_size,
-            kv_blocks: self.kv_blocks,
+            kv_blocks: match self.kv_blocks {
+                Some(KvBlocks::Auto) => self.engine.kv_blocks(self.block_size),
+                Some(KvBlocks::Blocks(n)) => Some(n),
+                None => None,
+            },
             max_batch: self.max_batch,
             max_batched_tokens: self.max_batched_tokens,
             engine: self.engine,

@@ -16,7 +16,7 @@ use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
 use kvfleet::workload::Synthetic;
 use kvfleet::{Config, ConfigError, Request};
 
-use crate::args::{Cli, Command, RunArgs};
+use crate::args::{Cli, Command, KvBlocks, RunArgs};
 use crate::progress::{Progress, SLICE_EVENTS};
 use crate::{bench, sweep};
 
@@ -74,6 +74,10 @@ pub fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
+        Some(Command::Plan(cmd)) => {
+            let sub = matches.subcommand_matches("plan").expect("plan's matches");
+            crate::plan::run(cmd, sub)
+        }
         Some(Command::Bench {
             quick,
             scenario: Some(i),
@@ -96,7 +100,7 @@ pub fn main() -> ExitCode {
 }
 
 /// Names the flag behind a config error: "--des-instances: invalid instances: got 0; ...".
-fn flag_error(e: ConfigError) -> String {
+pub(crate) fn flag_error(e: ConfigError) -> String {
     let flag = params::specs()
         .into_iter()
         .find(|s| s.name == e.field)
@@ -137,7 +141,7 @@ fn trace_options(a: &RunArgs) -> TraceOptions {
 }
 
 /// Reads the trace or workload file, if one was given.
-fn read_trace(a: &RunArgs) -> Result<Option<(Vec<Request>, String)>, String> {
+pub(crate) fn read_trace(a: &RunArgs) -> Result<Option<(Vec<Request>, String)>, String> {
     let opts = trace_options(a);
     if let Some(path) = &a.mooncake_trace {
         let reqs = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
@@ -162,7 +166,18 @@ fn base_name(path: &str) -> String {
 
 /// The config of the flags; with `--preset`, the lesson's broken state with the flags
 /// given explicitly on the command line applied on top.
-fn config(a: &RunArgs, matches: &ArgMatches) -> Result<(Config, Option<Lesson>), String> {
+pub(crate) fn config(
+    a: &RunArgs,
+    matches: &ArgMatches,
+) -> Result<(Config, Option<Lesson>), String> {
+    if a.kv_blocks == Some(KvBlocks::Auto) && a.engine.hardware().is_none() {
+        return Err(format!(
+            "--des-kv-blocks auto: the {} engine has no hardware to derive KV capacity from; \
+             give a number of blocks, or pick a hardware preset ({})",
+            a.engine.name(),
+            kvfleet::timing::EnginePreset::names()
+        ));
+    }
     let Some(id) = &a.preset else {
         return Ok((a.config(), None));
     };

@@ -9,6 +9,10 @@ mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]
+mod plan;
+#[cfg(not(target_arch = "wasm32"))]
+mod plan_text;
+#[cfg(not(target_arch = "wasm32"))]
 mod progress;
 #[cfg(not(target_arch = "wasm32"))]
 mod sweep;

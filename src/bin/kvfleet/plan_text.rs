@@ -1,0 +1,143 @@
+//! The text of `kvfleet plan`: the targets, one row per policy (fewest replicas, GPUs,
+//! dollars, the figures at that point, the check, the goodput), inversions and the
+//! headline.
+
+use kvfleet::plan::{PolicyPlan, Slo};
+use kvfleet::text::duration;
+
+use crate::plan::PlanReport;
+
+fn targets(slo: &Slo) -> String {
+    let mut parts = Vec::new();
+    if let Some(ms) = slo.ttft_p99_ms {
+        parts.push(format!("TTFT p99 <= {}", duration(ms)));
+    }
+    if let Some(ms) = slo.tpot_p99_ms {
+        parts.push(format!("TPOT p99 <= {}", duration(ms)));
+    }
+    if let Some(ms) = slo.e2e_p99_ms {
+        parts.push(format!("end-to-end p99 <= {}", duration(ms)));
+    }
+    parts.push(format!(
+        "unserved (rejected or timed out) <= {} %",
+        100.0 * slo.max_rejected
+    ));
+    parts.join(", ")
+}
+
+fn money(x: f64) -> String {
+    if x.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn row(p: &PolicyPlan, max: u32) -> String {
+    let goodput = match &p.goodput {
+        Some(g) => format!(
+            "{}{:.3} {} ({:.2}x)",
+            if g.at_limit { ">= " } else { "" },
+            g.rate,
+            g.rate_unit,
+            g.rate_scale
+        ),
+        None => "not met at 1/1024 of the rate".to_string(),
+    };
+    let Some(at) = &p.at_min else {
+        return format!(
+            "  {:<13} {:>8}  {:>4}  {:>8}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  {:<18}  {goodput}\n",
+            p.policy,
+            format!("> {max}"),
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            format!("misses at {max}")
+        );
+    };
+    let n = at.instances;
+    let check = if !p.verified {
+        "not verified".to_string()
+    } else if n == 1 {
+        "1 meets".to_string()
+    } else {
+        format!("{n} meets, {} fails", n - 1)
+    };
+    let m = &at.measured;
+    format!(
+        "  {:<13} {:>8}  {:>4}  {:>8}  {:>7}  {:>8}  {:>8}  {:>8}  {:>7.1}%  {:>6.1}%  {:<18}  {goodput}\n",
+        p.policy,
+        n,
+        at.cost.gpus,
+        money(at.cost.usd_per_hour),
+        money(at.cost.usd_per_m_tokens),
+        duration(m.ttft_ms_p99),
+        duration(m.tpot_ms_p99),
+        duration(m.e2e_ms_p99),
+        100.0 * m.rejected_share,
+        100.0 * m.hit_rate_tokens,
+        check
+    )
+}
+
+fn inversions(plans: &[PolicyPlan]) -> String {
+    let mut out = String::new();
+    for p in plans {
+        for [a, b] in &p.non_monotone {
+            let misses = p
+                .points
+                .iter()
+                .find(|x| x.instances == *b)
+                .map(|x| x.misses.join(", "))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "  Not monotone: {} meets the targets at {a} replicas but misses them at {b} ({misses}): more replicas did worse.\n",
+                p.policy
+            ));
+        }
+    }
+    out
+}
+
+/// The whole text report of a plan.
+pub fn render(r: &PlanReport) -> String {
+    let l = &r.limits;
+    let mut out = format!(
+        "kvfleet plan: workload {}, seed {}, engine {} ({} GPU(s) per replica at ${:.2} per GPU-hour)\n",
+        r.workload, r.seed, r.engine, l.gpus_per_replica, l.gpu_hour_usd
+    );
+    out.push_str(&format!("  Targets: {}\n", targets(&r.slo)));
+    out.push_str(&format!(
+        "  Search: fleets of 1 to {} replicas ({}), each point on {} seed(s); goodput at {} replica(s)\n",
+        l.max_replicas,
+        if l.exhaustive { "every size" } else { "bracketing, then verified" },
+        l.seeds,
+        r.config.instances
+    ));
+    out.push_str(&format!(
+        "  {:<13} {:>8}  {:>4}  {:>8}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  {:<18}  goodput at {} replicas\n",
+        "policy",
+        "replicas",
+        "GPUs",
+        "$/h",
+        "$/M tok",
+        "TTFT p99",
+        "TPOT p99",
+        "E2E p99",
+        "unserved",
+        "tok hit",
+        "checked",
+        r.config.instances
+    ));
+    for p in &r.policies {
+        out.push_str(&row(p, l.max_replicas));
+    }
+    out.push_str(&inversions(&r.policies));
+    out.push_str(&format!("  {}\n", r.headline));
+    out
+}

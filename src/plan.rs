@@ -1,0 +1,310 @@
+//! The SLO capacity planner: for a routing policy, the fewest replicas that meet every
+//! latency and rejection target (a bracketing search whose answer N is verified: N meets
+//! and N - 1 fails), inversions where more replicas do worse, the highest rate a given
+//! fleet sustains within the targets (goodput), and the cost in GPUs and dollars.
+//!
+//! The search is pure: it asks a `Runner` for the summary of a config at a rate scale, so
+//! the CLI (a synthetic workload or a parsed trace, policies on threads) and the page (one
+//! policy per worker) share it.
+
+use serde::Serialize;
+
+use crate::config::{Config, Policy};
+use crate::report::Summary;
+
+mod runners;
+mod search;
+
+pub use runners::{SyntheticRunner, TraceRunner};
+pub use search::{plan_policy, Goodput, Point, PolicyPlan};
+
+/// Latency and rejection targets; any subset of the latency ones may be set.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Slo {
+    /// p99 time to first token (from arrival), ms.
+    pub ttft_p99_ms: Option<f64>,
+    /// p99 time per output token, ms.
+    pub tpot_p99_ms: Option<f64>,
+    /// p99 end-to-end latency, ms.
+    pub e2e_p99_ms: Option<f64>,
+    /// Most requests not served (rejected or timed out), as a share of all, 0..=1.
+    pub max_rejected: f64,
+}
+
+/// What a plan costs and how hard it searches.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PlanLimits {
+    /// The largest fleet tried.
+    pub max_replicas: u32,
+    /// Seeds each point must meet the targets on (seed, seed + 1, ...).
+    pub seeds: u32,
+    /// Evaluate every fleet size from 1 to `max_replicas` instead of bracketing.
+    pub exhaustive: bool,
+    /// GPUs per replica (from the engine preset).
+    pub gpus_per_replica: u32,
+    /// Price of one GPU for one hour, US dollars.
+    pub gpu_hour_usd: f64,
+}
+
+/// Default price of one GPU-hour: an assumed round on-demand cloud price for one
+/// H100-class GPU (the README states it); every dollar figure scales with it.
+pub const DEFAULT_GPU_HOUR_USD: f64 = 2.5;
+
+/// Default largest fleet a plan tries.
+pub const DEFAULT_MAX_REPLICAS: u32 = 64;
+
+/// Most seeds a point can be checked on.
+pub const MAX_SEEDS: u32 = 16;
+
+impl Slo {
+    /// Checks the targets: at least one given, each a finite number > 0, the rejected
+    /// share in 0..=1.
+    pub fn validate(&self) -> Result<(), String> {
+        let latency = [
+            ("--slo-ttft-p99-ms", self.ttft_p99_ms),
+            ("--slo-tpot-p99-ms", self.tpot_p99_ms),
+            ("--slo-e2e-p99-ms", self.e2e_p99_ms),
+        ];
+        for (flag, v) in latency {
+            if let Some(x) = v {
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(format!(
+                        "{flag}: invalid target: got {x}; allowed: a number of ms > 0"
+                    ));
+                }
+            }
+        }
+        if !(0.0..=1.0).contains(&self.max_rejected) {
+            return Err(format!(
+                "--slo-max-rejected: invalid share: got {}; allowed: 0 to 1 (0.01 is 1 %)",
+                self.max_rejected
+            ));
+        }
+        if latency.iter().all(|(_, v)| v.is_none()) && self.max_rejected >= 1.0 {
+            return Err("plan: no target given; allowed: any of --slo-ttft-p99-ms, \
+                        --slo-tpot-p99-ms, --slo-e2e-p99-ms, --slo-max-rejected (below 1)"
+                .to_string());
+        }
+        Ok(())
+    }
+
+    /// The targets `m` misses, by name ("ttft_p99"); empty when it meets them all. A
+    /// latency that could not be measured (no request finished) misses.
+    pub fn misses(&self, m: &Measured) -> Vec<String> {
+        let mut out = Vec::new();
+        let checks = [
+            ("ttft_p99", self.ttft_p99_ms, m.ttft_ms_p99),
+            ("tpot_p99", self.tpot_p99_ms, m.tpot_ms_p99),
+            ("e2e_p99", self.e2e_p99_ms, m.e2e_ms_p99),
+        ];
+        for (name, target, value) in checks {
+            if let Some(t) = target {
+                // NaN (nothing measured) is not within any target.
+                if value.is_nan() || value > t {
+                    out.push(name.to_string());
+                }
+            }
+        }
+        if m.rejected_share > self.max_rejected {
+            out.push("rejected".to_string());
+        }
+        out
+    }
+}
+
+impl PlanLimits {
+    /// Checks the search bounds and the price.
+    pub fn validate(&self) -> Result<(), String> {
+        let most = max_instances();
+        if !(1..=most).contains(&self.max_replicas) {
+            return Err(format!(
+                "--plan-max-replicas: invalid count: got {}; allowed: 1 to {most}",
+                self.max_replicas
+            ));
+        }
+        if !(1..=MAX_SEEDS).contains(&self.seeds) {
+            return Err(format!(
+                "--plan-seeds: invalid count: got {}; allowed: 1 to {MAX_SEEDS}",
+                self.seeds
+            ));
+        }
+        if !(self.gpu_hour_usd.is_finite() && self.gpu_hour_usd >= 0.0) {
+            return Err(format!(
+                "--gpu-hour-usd: invalid price: got {}; allowed: a number of dollars >= 0",
+                self.gpu_hour_usd
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The largest fleet a run accepts (the `instances` parameter's upper limit).
+pub fn max_instances() -> u32 {
+    crate::params::specs()
+        .into_iter()
+        .find(|s| s.name == "instances")
+        .and_then(|s| s.max)
+        .map_or(1, |m| m as u32)
+}
+
+/// The figures of one evaluated point that the targets and the cost use. Over several
+/// seeds: the worst p99s and rejected share, the summed tokens and time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Measured {
+    /// p99 TTFT, ms (NaN when nothing finished; `null` in JSON).
+    pub ttft_ms_p99: f64,
+    /// p99 TPOT, ms.
+    pub tpot_ms_p99: f64,
+    /// p99 end-to-end, ms.
+    pub e2e_ms_p99: f64,
+    /// (rejected + timed out) / requests.
+    pub rejected_share: f64,
+    /// Share of prompt tokens served from cache.
+    pub hit_rate_tokens: f64,
+    /// Output tokens produced.
+    pub output_tokens: u64,
+    /// First arrival to last completion, s.
+    pub makespan_s: f64,
+}
+
+impl Measured {
+    /// The figures of one run.
+    pub fn of(s: &Summary) -> Measured {
+        let unserved = (s.rejected + s.timed_out) as f64;
+        Measured {
+            ttft_ms_p99: s.ttft_ms_p99,
+            tpot_ms_p99: s.tpot_ms_p99,
+            e2e_ms_p99: s.e2e_ms_p99,
+            rejected_share: if s.requests == 0 {
+                0.0
+            } else {
+                unserved / s.requests as f64
+            },
+            hit_rate_tokens: s.hit_rate_tokens,
+            output_tokens: s.output_tokens,
+            makespan_s: s.makespan_s,
+        }
+    }
+
+    /// Combines two seeds' figures: the worse of each target, the sums of tokens and
+    /// time, the mean hit rate (weighted alike).
+    pub fn worst(&self, o: &Measured) -> Measured {
+        let worse = |a: f64, b: f64| {
+            if a.is_nan() || b.is_nan() {
+                f64::NAN
+            } else {
+                a.max(b)
+            }
+        };
+        Measured {
+            ttft_ms_p99: worse(self.ttft_ms_p99, o.ttft_ms_p99),
+            tpot_ms_p99: worse(self.tpot_ms_p99, o.tpot_ms_p99),
+            e2e_ms_p99: worse(self.e2e_ms_p99, o.e2e_ms_p99),
+            rejected_share: self.rejected_share.max(o.rejected_share),
+            hit_rate_tokens: (self.hit_rate_tokens + o.hit_rate_tokens) / 2.0,
+            output_tokens: self.output_tokens + o.output_tokens,
+            makespan_s: self.makespan_s + o.makespan_s,
+        }
+    }
+}
+
+/// A fleet's cost.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Cost {
+    /// GPUs in the fleet.
+    pub gpus: u32,
+    /// The fleet's price per hour, US dollars.
+    pub usd_per_hour: f64,
+    /// What a million output tokens cost: the fleet's price over the run's makespan,
+    /// divided by the output tokens it produced (NaN when it produced none).
+    pub usd_per_m_tokens: f64,
+}
+
+/// The cost of `replicas` replicas that produced `m`.
+pub fn cost(replicas: u32, m: &Measured, limits: &PlanLimits) -> Cost {
+    let gpus = replicas * limits.gpus_per_replica;
+    let usd_per_hour = gpus as f64 * limits.gpu_hour_usd;
+    let usd_per_m_tokens = if m.output_tokens == 0 {
+        f64::NAN
+    } else {
+        usd_per_hour * m.makespan_s / 3600.0 / m.output_tokens as f64 * 1e6
+    };
+    Cost {
+        gpus,
+        usd_per_hour,
+        usd_per_m_tokens,
+    }
+}
+
+/// Runs a config with its arrivals sped up `rate_scale` times (1 = as given).
+pub trait Runner {
+    /// The summary of `cfg` at `rate_scale`.
+    fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String>;
+    /// The workload's own rate at scale 1 and its unit ("req/s", "tasks/s").
+    fn base_rate(&self, cfg: &Config) -> (f64, &'static str);
+}
+
+fn goodput_rate(p: &PolicyPlan) -> f64 {
+    p.goodput.as_ref().map_or(f64::NEG_INFINITY, |g| g.rate)
+}
+
+/// The cheapest policy that has an answer (ties on $/h broken by $/M tokens, then by the
+/// higher goodput), the policies tied with it, and what it saves against `round_robin`.
+pub fn headline(plans: &[PolicyPlan]) -> String {
+    let mut answered: Vec<(&PolicyPlan, &Point)> = plans
+        .iter()
+        .filter_map(|p| Some((p, p.at_min.as_ref()?)))
+        .collect();
+    answered.sort_by(|(p, a), (q, b)| {
+        a.cost
+            .usd_per_hour
+            .total_cmp(&b.cost.usd_per_hour)
+            .then(a.cost.usd_per_m_tokens.total_cmp(&b.cost.usd_per_m_tokens))
+            .then(goodput_rate(q).total_cmp(&goodput_rate(p)))
+    });
+    let Some(&(best, at)) = answered.first() else {
+        return "No policy meets the targets within the largest fleet tried.".to_string();
+    };
+    let mut line = format!(
+        "Cheapest: {} with {} replica(s), {} GPU(s), ${:.2}/h",
+        best.policy, at.instances, at.cost.gpus, at.cost.usd_per_hour
+    );
+    let tied: Vec<&str> = answered[1..]
+        .iter()
+        .filter(|(_, b)| b.cost.usd_per_hour == at.cost.usd_per_hour)
+        .map(|(p, _)| p.policy.as_str())
+        .collect();
+    if !tied.is_empty() {
+        line.push_str(&format!(
+            " (tied on cost with {}; {} has the highest goodput of them)",
+            tied.join(", "),
+            best.policy
+        ));
+    }
+    let rr = plans.iter().find(|p| p.policy == Policy::RoundRobin.name());
+    match rr.map(|p| p.at_min.as_ref()) {
+        Some(Some(r)) if best.policy != Policy::RoundRobin.name() => {
+            let saved = r.cost.usd_per_hour - at.cost.usd_per_hour;
+            if saved > 0.0 {
+                line.push_str(&format!(
+                    "; against round_robin ({} replicas, ${:.2}/h) it saves {} replica(s), ${saved:.2}/h ({:.0} %)",
+                    r.instances,
+                    r.cost.usd_per_hour,
+                    r.instances as i64 - at.instances as i64,
+                    100.0 * saved / r.cost.usd_per_hour
+                ));
+            } else {
+                line.push_str("; round_robin costs the same");
+            }
+        }
+        Some(None) => {
+            line.push_str("; round_robin does not meet the targets within the largest fleet tried")
+        }
+        _ => {}
+    }
+    line.push('.');
+    line
+}
+
+#[cfg(test)]
+mod tests;

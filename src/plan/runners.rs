@@ -1,0 +1,73 @@
+//! The planner's two runners: a synthetic workload (its rate scaled) and a parsed trace
+//! (its arrival times divided by the scale). Both are pure, for the CLI and the page.
+
+use super::Runner;
+use crate::api;
+use crate::config::{Config, WorkloadKind};
+use crate::report::Summary;
+use crate::workload::Request;
+
+/// A synthetic pool or sessions workload: the scale multiplies `request_rate` (pool) or
+/// `session_rate` (sessions).
+pub struct SyntheticRunner;
+
+impl Runner for SyntheticRunner {
+    fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
+        let mut cfg = cfg.clone();
+        match cfg.workload {
+            WorkloadKind::Pool => cfg.request_rate *= rate_scale,
+            WorkloadKind::Sessions => cfg.session_rate *= rate_scale,
+        }
+        Ok(api::synthetic_simulation(&cfg)?.into_report().summary)
+    }
+
+    fn base_rate(&self, cfg: &Config) -> (f64, &'static str) {
+        match cfg.workload {
+            WorkloadKind::Pool => (cfg.request_rate, "req/s"),
+            WorkloadKind::Sessions => (cfg.session_rate, "tasks/s"),
+        }
+    }
+}
+
+/// A parsed trace: the scale divides every arrival time (2 = twice as fast).
+pub struct TraceRunner {
+    /// The requests, in arrival order, at the rate given.
+    pub requests: Vec<Request>,
+    /// The trace's name, for error messages.
+    pub name: String,
+}
+
+impl TraceRunner {
+    /// The requests with their arrivals sped up `rate_scale` times (rounded to the µs).
+    pub fn scaled(&self, rate_scale: f64) -> Vec<Request> {
+        let mut out = self.requests.clone();
+        if rate_scale != 1.0 {
+            for r in &mut out {
+                r.arrival_us = libm::round(r.arrival_us as f64 / rate_scale) as u64;
+            }
+        }
+        out
+    }
+}
+
+impl Runner for TraceRunner {
+    fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
+        let requests = self.scaled(rate_scale);
+        Ok(api::replay_simulation(cfg, requests, &self.name)?
+            .into_report()
+            .summary)
+    }
+
+    /// Requests per second between the first and the last arrival ((n - 1) / span).
+    fn base_rate(&self, _cfg: &Config) -> (f64, &'static str) {
+        let first = self.requests.first().map_or(0, |r| r.arrival_us);
+        let last = self.requests.last().map_or(0, |r| r.arrival_us);
+        let span_s = (last - first) as f64 / 1e6;
+        let rate = if span_s > 0.0 {
+            (self.requests.len() - 1) as f64 / span_s
+        } else {
+            f64::NAN
+        };
+        (rate, "req/s")
+    }
+}

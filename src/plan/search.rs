@@ -1,0 +1,266 @@
+//! The planner's two searches for one policy: the fewest replicas that meet the targets
+//! (doubling to bracket, then bisection; or every size with `exhaustive`), and the
+//! highest rate scale a fleet sustains (the same bracketing over the rate).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{cost, Cost, Measured, PlanLimits, Runner, Slo};
+use crate::config::{Config, Policy};
+
+/// Largest and smallest rate scales the goodput search tries.
+const MAX_RATE_SCALE: f64 = 1024.0;
+const MIN_RATE_SCALE: f64 = 1.0 / 1024.0;
+/// The goodput search stops when its bracket is this narrow (hi / lo).
+const RATE_PRECISION: f64 = 1.01;
+
+/// One evaluated (policy, replicas, rate) point.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// Replicas in the fleet.
+    pub instances: u32,
+    /// Arrivals sped up this many times (1 = the workload as given).
+    pub rate_scale: f64,
+    /// Whether every target is met (on every seed).
+    pub meets: bool,
+    /// The targets missed ("ttft_p99", "tpot_p99", "e2e_p99", "rejected").
+    pub misses: Vec<String>,
+    /// The figures measured.
+    pub measured: Measured,
+    /// What the fleet costs.
+    pub cost: Cost,
+}
+
+/// The highest rate a fleet sustains within the targets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Goodput {
+    /// The fleet's size.
+    pub instances: u32,
+    /// The highest rate scale found that meets the targets.
+    pub rate_scale: f64,
+    /// That scale as a rate: the workload's own rate x the scale.
+    pub rate: f64,
+    /// The rate's unit ("req/s" or "tasks/s").
+    pub rate_unit: &'static str,
+    /// True when even the largest scale tried (1024x) met the targets: the goodput is at
+    /// least `rate`.
+    pub at_limit: bool,
+    /// The point at that rate.
+    pub at: Point,
+    /// Every rate evaluated, lowest first.
+    pub points: Vec<Point>,
+}
+
+/// A policy's plan.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyPlan {
+    /// The routing policy.
+    pub policy: String,
+    /// The fewest replicas that meet every target (`None`: not within the largest fleet).
+    pub min_replicas: Option<u32>,
+    /// The answer was checked: it meets, and one replica fewer fails (or it is 1).
+    pub verified: bool,
+    /// The point at the answer.
+    pub at_min: Option<Point>,
+    /// Pairs (a, b), a < b, of evaluated sizes where a meets and b fails: more replicas
+    /// did worse.
+    pub non_monotone: Vec<[u32; 2]>,
+    /// Every fleet size evaluated, smallest first.
+    pub points: Vec<Point>,
+    /// The highest rate the config's own fleet size sustains (`None`: not even at the
+    /// smallest scale tried).
+    pub goodput: Option<Goodput>,
+}
+
+/// Evaluates one point on every seed.
+fn evaluate(
+    base: &Config,
+    instances: u32,
+    rate_scale: f64,
+    slo: &Slo,
+    limits: &PlanLimits,
+    runner: &dyn Runner,
+) -> Result<Point, String> {
+    let mut measured: Option<Measured> = None;
+    for k in 0..limits.seeds {
+        let mut cfg = base.clone();
+        cfg.instances = instances;
+        cfg.seed = base.seed.wrapping_add(k as u64);
+        let m = Measured::of(&runner.run(&cfg, rate_scale)?);
+        measured = Some(match measured {
+            Some(prev) => prev.worst(&m),
+            None => m,
+        });
+    }
+    let measured = measured.expect("at least one seed");
+    let misses = slo.misses(&measured);
+    Ok(Point {
+        instances,
+        rate_scale,
+        meets: misses.is_empty(),
+        misses,
+        cost: cost(instances, &measured, limits),
+        measured,
+    })
+}
+
+/// The fewest replicas of `policy` that meet `slo`, then the goodput of `base`'s fleet.
+pub fn plan_policy(
+    base: &Config,
+    policy: Policy,
+    slo: &Slo,
+    limits: &PlanLimits,
+    runner: &dyn Runner,
+) -> Result<PolicyPlan, String> {
+    let mut cfg = base.clone();
+    cfg.routing = policy;
+    let mut seen: BTreeMap<u32, Point> = BTreeMap::new();
+    let mut at = |n: u32| -> Result<bool, String> {
+        if let Some(p) = seen.get(&n) {
+            return Ok(p.meets);
+        }
+        let p = evaluate(&cfg, n, 1.0, slo, limits, runner)?;
+        let meets = p.meets;
+        seen.insert(n, p);
+        Ok(meets)
+    };
+    let answer = if limits.exhaustive {
+        let mut first = None;
+        for n in 1..=limits.max_replicas {
+            if at(n)? && first.is_none() {
+                first = Some(n);
+            }
+        }
+        first
+    } else {
+        bracket(limits.max_replicas, &mut at)?
+    };
+    // One replica more than the answer, so an inversion right above it shows.
+    if let Some(n) = answer.filter(|&n| n < limits.max_replicas) {
+        at(n + 1)?;
+    }
+    let points: Vec<Point> = seen.into_values().collect();
+    let meets_at = |n: u32| points.iter().find(|p| p.instances == n).map(|p| p.meets);
+    let verified = answer
+        .is_some_and(|n| meets_at(n) == Some(true) && (n == 1 || meets_at(n - 1) == Some(false)));
+    let goodput = goodput(&cfg, slo, limits, runner)?;
+    Ok(PolicyPlan {
+        policy: policy.name().to_string(),
+        min_replicas: answer,
+        verified,
+        at_min: answer.and_then(|n| points.iter().find(|p| p.instances == n).cloned()),
+        non_monotone: inversions(&points),
+        points,
+        goodput,
+    })
+}
+
+/// Doubles from 1 until a size meets (or `max` fails), then bisects between the last
+/// failing size and the first meeting one. Returns the smallest meeting size found.
+fn bracket(
+    max: u32,
+    at: &mut dyn FnMut(u32) -> Result<bool, String>,
+) -> Result<Option<u32>, String> {
+    let mut fail = 0u32;
+    let mut n = 1u32;
+    let mut hi = loop {
+        if at(n)? {
+            break n;
+        }
+        fail = n;
+        if n == max {
+            return Ok(None);
+        }
+        n = n.saturating_mul(2).min(max);
+    };
+    while hi - fail > 1 {
+        let mid = fail + (hi - fail) / 2;
+        if at(mid)? {
+            hi = mid;
+        } else {
+            fail = mid;
+        }
+    }
+    Ok(Some(hi))
+}
+
+/// Every (a, b) with a < b among the evaluated points where a meets and b fails.
+fn inversions(points: &[Point]) -> Vec<[u32; 2]> {
+    let mut out = Vec::new();
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            if a.meets && !b.meets {
+                out.push([a.instances, b.instances]);
+            }
+        }
+    }
+    out
+}
+
+/// The highest rate scale at which `cfg`'s own fleet meets the targets: doubling (or
+/// halving) from 1 to bracket, then bisection to 1 %.
+fn goodput(
+    cfg: &Config,
+    slo: &Slo,
+    limits: &PlanLimits,
+    runner: &dyn Runner,
+) -> Result<Option<Goodput>, String> {
+    let n = cfg.instances;
+    let mut points: Vec<Point> = Vec::new();
+    let at = |s: f64, points: &mut Vec<Point>| -> Result<bool, String> {
+        let p = evaluate(cfg, n, s, slo, limits, runner)?;
+        let meets = p.meets;
+        points.push(p);
+        Ok(meets)
+    };
+    let (mut lo, mut hi) = if at(1.0, &mut points)? {
+        let mut lo = 1.0;
+        loop {
+            let up = lo * 2.0;
+            if up > MAX_RATE_SCALE {
+                break (lo, f64::INFINITY);
+            }
+            if !at(up, &mut points)? {
+                break (lo, up);
+            }
+            lo = up;
+        }
+    } else {
+        let mut hi = 1.0;
+        loop {
+            let down = hi / 2.0;
+            if down < MIN_RATE_SCALE {
+                return Ok(None);
+            }
+            if at(down, &mut points)? {
+                break (down, hi);
+            }
+            hi = down;
+        }
+    };
+    while hi.is_finite() && hi / lo > RATE_PRECISION {
+        let mid = (lo + hi) / 2.0;
+        if at(mid, &mut points)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    points.sort_by(|a, b| a.rate_scale.total_cmp(&b.rate_scale));
+    let at_lo = points
+        .iter()
+        .find(|p| p.rate_scale == lo)
+        .cloned()
+        .expect("the bracket's low end was evaluated");
+    let (base_rate, unit) = runner.base_rate(cfg);
+    Ok(Some(Goodput {
+        instances: n,
+        rate_scale: lo,
+        rate: base_rate * lo,
+        rate_unit: unit,
+        at_limit: hi.is_infinite(),
+        at: at_lo,
+        points,
+    }))
+}

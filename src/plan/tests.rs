@@ -1,0 +1,360 @@
+//! Unit tests of the planner's searches, checks and arithmetic, against a stand-in
+//! runner whose latencies are simple functions worked by hand.
+
+use super::*;
+use crate::config::Config;
+use crate::report::Summary;
+
+/// A runner whose p99 TTFT is `ttft(instances, rate_scale, seed)` ms, with 1000 output
+/// tokens over 10 s and nothing rejected.
+struct Fake<F: Fn(u32, f64, u64) -> f64>(F);
+
+impl<F: Fn(u32, f64, u64) -> f64> Runner for Fake<F> {
+    fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
+        Ok(Summary {
+            requests: 100,
+            ttft_ms_p99: (self.0)(cfg.instances, rate_scale, cfg.seed),
+            tpot_ms_p99: 5.0,
+            e2e_ms_p99: 1000.0,
+            output_tokens: 1000,
+            makespan_s: 10.0,
+            ..Summary::default()
+        })
+    }
+    fn base_rate(&self, cfg: &Config) -> (f64, &'static str) {
+        (cfg.request_rate, "req/s")
+    }
+}
+
+fn slo_ttft(ms: f64) -> Slo {
+    Slo {
+        ttft_p99_ms: Some(ms),
+        tpot_p99_ms: None,
+        e2e_p99_ms: None,
+        max_rejected: 0.0,
+    }
+}
+
+fn limits() -> PlanLimits {
+    PlanLimits {
+        max_replicas: 64,
+        seeds: 1,
+        exhaustive: false,
+        gpus_per_replica: 1,
+        gpu_hour_usd: 2.5,
+    }
+}
+
+fn sizes(plan: &PolicyPlan) -> Vec<u32> {
+    plan.points.iter().map(|p| p.instances).collect()
+}
+
+#[test]
+fn bracketing_finds_the_fewest_replicas_and_verifies_them() {
+    // TTFT = 1000 / n ms against 150 ms: 1000/7 = 142.9 meets, 1000/6 = 166.7 fails.
+    let fake = Fake(|n, s, _| 1000.0 * s / n as f64);
+    let base = Config::default();
+    let plan = plan_policy(&base, Policy::Kv, &slo_ttft(150.0), &limits(), &fake).unwrap();
+    assert_eq!(plan.min_replicas, Some(7));
+    assert!(plan.verified);
+    // Doubling 1, 2, 4 (fail), 8 (meets); bisection 6 (fail), 7 (meets); 8 is the +1.
+    assert_eq!(sizes(&plan), [1, 2, 4, 6, 7, 8]);
+    assert!(plan.non_monotone.is_empty());
+    let at = plan.at_min.as_ref().unwrap();
+    assert_eq!((at.instances, at.meets), (7, true));
+    assert_eq!(at.cost.gpus, 7);
+    assert_eq!(at.cost.usd_per_hour, 17.5);
+    assert_eq!(plan.policy, "kv");
+}
+
+#[test]
+fn an_answer_of_one_and_no_answer() {
+    let easy = Fake(|_, _, _| 10.0);
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Random,
+        &slo_ttft(50.0),
+        &limits(),
+        &easy,
+    )
+    .unwrap();
+    assert_eq!(plan.min_replicas, Some(1));
+    assert!(plan.verified, "1 replica: nothing below it to fail");
+    assert_eq!(sizes(&plan), [1, 2]);
+    let never = Fake(|_, _, _| 500.0);
+    let mut l = limits();
+    l.max_replicas = 20;
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Random,
+        &slo_ttft(50.0),
+        &l,
+        &never,
+    )
+    .unwrap();
+    assert_eq!(plan.min_replicas, None);
+    assert!(!plan.verified);
+    assert!(plan.at_min.is_none());
+    // Doubling stops at the largest fleet allowed: 1, 2, 4, 8, 16, 20.
+    assert_eq!(sizes(&plan), [1, 2, 4, 8, 16, 20]);
+}
+
+#[test]
+fn an_inversion_right_above_the_answer_is_reported() {
+    // Meets at 2, fails at 3 and 4, meets from 5 on.
+    let fake = Fake(|n, _, _| if n == 2 || n >= 5 { 10.0 } else { 500.0 });
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Kv,
+        &slo_ttft(50.0),
+        &limits(),
+        &fake,
+    )
+    .unwrap();
+    assert_eq!(plan.min_replicas, Some(2));
+    assert_eq!(sizes(&plan), [1, 2, 3]);
+    assert_eq!(plan.non_monotone, vec![[2, 3]]);
+}
+
+#[test]
+fn exhaustive_search_finds_what_bracketing_cannot() {
+    // Meets only at 3 and from 8 on. Bracketing never tries 3 (1, 2, 4 fail; 8 meets;
+    // 6, 7 fail), so it answers 8, verified against 7; the exhaustive search answers 3
+    // and reports every inversion after it.
+    let fake = Fake(|n, _, _| if n == 3 || n >= 8 { 10.0 } else { 500.0 });
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Kv,
+        &slo_ttft(50.0),
+        &limits(),
+        &fake,
+    )
+    .unwrap();
+    assert_eq!(plan.min_replicas, Some(8));
+    assert_eq!(sizes(&plan), [1, 2, 4, 6, 7, 8, 9]);
+    assert!(plan.non_monotone.is_empty());
+    let mut l = limits();
+    l.exhaustive = true;
+    l.max_replicas = 10;
+    let plan = plan_policy(&Config::default(), Policy::Kv, &slo_ttft(50.0), &l, &fake).unwrap();
+    assert_eq!(plan.min_replicas, Some(3));
+    assert!(plan.verified);
+    assert_eq!(sizes(&plan), (1..=10).collect::<Vec<_>>());
+    assert_eq!(plan.non_monotone, vec![[3, 4], [3, 5], [3, 6], [3, 7]]);
+}
+
+#[test]
+fn every_seed_must_meet() {
+    // Seed 42 meets at any size; seed 43 needs 4 replicas.
+    let fake = Fake(|n, _, seed| if seed == 43 && n < 4 { 500.0 } else { 10.0 });
+    let mut l = limits();
+    let one = plan_policy(&Config::default(), Policy::Kv, &slo_ttft(50.0), &l, &fake).unwrap();
+    assert_eq!(one.min_replicas, Some(1));
+    l.seeds = 2;
+    let two = plan_policy(&Config::default(), Policy::Kv, &slo_ttft(50.0), &l, &fake).unwrap();
+    assert_eq!(two.min_replicas, Some(4));
+    // The worst p99 over the seeds is reported; tokens and time are summed.
+    let below = two.points.iter().find(|p| p.instances == 2).unwrap();
+    assert_eq!(below.measured.ttft_ms_p99, 500.0);
+    assert_eq!(
+        (below.measured.output_tokens, below.measured.makespan_s),
+        (2000, 20.0)
+    );
+}
+
+#[test]
+fn goodput_brackets_the_rate_to_one_percent() {
+    // 4 replicas, TTFT = 25 ms x scale against 100 ms: scale 4 meets exactly, above fails.
+    let fake = Fake(|n, s, _| 100.0 * s / n as f64);
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Kv,
+        &slo_ttft(100.0),
+        &limits(),
+        &fake,
+    )
+    .unwrap();
+    let g = plan.goodput.unwrap();
+    assert_eq!((g.instances, g.rate_scale, g.at_limit), (4, 4.0, false));
+    // The default config offers 6 req/s: 24 req/s sustained.
+    assert_eq!((g.rate, g.rate_unit), (24.0, "req/s"));
+    // 1, 2, 4 meet, 8 fails; then 6, 5, 4.5, 4.25, 4.125, 4.0625, 4.03125 all fail and
+    // the bracket [4, 4.03125] is within 1 %.
+    let scales: Vec<f64> = g.points.iter().map(|p| p.rate_scale).collect();
+    assert_eq!(
+        scales,
+        [1.0, 2.0, 4.0, 4.03125, 4.0625, 4.125, 4.25, 4.5, 5.0, 6.0, 8.0]
+    );
+    // A fleet that fails at every scale down to 1/1024 has no goodput; one that meets at
+    // 1024x is at the limit.
+    let never = Fake(|_, _, _| 1e9);
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Kv,
+        &slo_ttft(100.0),
+        &limits(),
+        &never,
+    )
+    .unwrap();
+    assert!(plan.goodput.is_none());
+    let always = Fake(|_, _, _| 1.0);
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Kv,
+        &slo_ttft(100.0),
+        &limits(),
+        &always,
+    )
+    .unwrap();
+    let g = plan.goodput.unwrap();
+    assert_eq!((g.rate_scale, g.at_limit), (1024.0, true));
+}
+
+#[test]
+fn cost_arithmetic_worked_by_hand() {
+    // 3 replicas of 4 GPUs at $2.50 per GPU-hour: 12 GPUs, $30/h. 100,000 output tokens
+    // over 360 s: the fleet costs $30 x 0.1 h = $3 for them, $30 per million.
+    let m = Measured {
+        ttft_ms_p99: 1.0,
+        tpot_ms_p99: 1.0,
+        e2e_ms_p99: 1.0,
+        rejected_share: 0.0,
+        hit_rate_tokens: 0.5,
+        output_tokens: 100_000,
+        makespan_s: 360.0,
+    };
+    let mut l = limits();
+    l.gpus_per_replica = 4;
+    let c = cost(3, &m, &l);
+    assert_eq!((c.gpus, c.usd_per_hour), (12, 30.0));
+    assert!(
+        (c.usd_per_m_tokens - 30.0).abs() < 1e-9,
+        "{}",
+        c.usd_per_m_tokens
+    );
+    let none = Measured {
+        output_tokens: 0,
+        ..m
+    };
+    assert!(cost(3, &none, &l).usd_per_m_tokens.is_nan());
+}
+
+#[test]
+fn targets_and_what_misses_them() {
+    let slo = Slo {
+        ttft_p99_ms: Some(100.0),
+        tpot_p99_ms: Some(10.0),
+        e2e_p99_ms: None,
+        max_rejected: 0.05,
+    };
+    let s = Summary {
+        requests: 200,
+        rejected: 6,
+        timed_out: 5,
+        ttft_ms_p99: 100.0,
+        tpot_ms_p99: 10.5,
+        e2e_ms_p99: 1e9,
+        ..Summary::default()
+    };
+    let m = Measured::of(&s);
+    // (6 + 5) / 200 = 5.5 % unserved > 5 %; TTFT exactly at its target meets.
+    assert_eq!(m.rejected_share, 0.055);
+    assert_eq!(slo.misses(&m), ["tpot_p99", "rejected"]);
+    let nothing = Measured {
+        ttft_ms_p99: f64::NAN,
+        ..m.clone()
+    };
+    assert!(
+        slo.misses(&nothing).contains(&"ttft_p99".to_string()),
+        "unmeasured misses"
+    );
+    assert!(slo.validate().is_ok());
+    let none = Slo {
+        ttft_p99_ms: None,
+        tpot_p99_ms: None,
+        e2e_p99_ms: None,
+        max_rejected: 1.0,
+    };
+    assert!(none.validate().unwrap_err().contains("no target given"));
+    let rejected_only = Slo {
+        max_rejected: 0.0,
+        ..none
+    };
+    assert!(rejected_only.validate().is_ok());
+    let bad = Slo {
+        ttft_p99_ms: Some(-1.0),
+        ..slo
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .starts_with("--slo-ttft-p99-ms: invalid target: got -1"));
+    let bad = Slo {
+        max_rejected: 1.5,
+        ..slo
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .starts_with("--slo-max-rejected: invalid share"));
+    let mut l = limits();
+    assert!(l.validate().is_ok());
+    l.max_replicas = 0;
+    assert!(l.validate().unwrap_err().contains("allowed: 1 to 256"));
+    l.max_replicas = 8;
+    l.seeds = 0;
+    assert!(l.validate().unwrap_err().starts_with("--plan-seeds"));
+    l.seeds = 1;
+    l.gpu_hour_usd = f64::NAN;
+    assert!(l.validate().unwrap_err().starts_with("--gpu-hour-usd"));
+}
+
+#[test]
+fn the_headline_names_the_cheapest_and_the_saving() {
+    let fake_rr = Fake(|n, s, _| 1000.0 * s / n as f64);
+    let fake_kv = Fake(|n, s, _| 500.0 * s / n as f64);
+    let base = Config::default();
+    let slo = slo_ttft(150.0);
+    let rr = plan_policy(&base, Policy::RoundRobin, &slo, &limits(), &fake_rr).unwrap();
+    let kv = plan_policy(&base, Policy::Kv, &slo, &limits(), &fake_kv).unwrap();
+    // round robin needs 7 (1000/7 <= 150), kv 4 (500/4 = 125; 500/3 = 167 fails):
+    // $17.50 against $10.00 an hour, 3 replicas and $7.50 (43 %) saved.
+    assert_eq!(kv.min_replicas, Some(4));
+    assert_eq!(
+        headline(&[rr.clone(), kv.clone()]),
+        "Cheapest: kv with 4 replica(s), 4 GPU(s), $10.00/h; against round_robin (7 replicas, \
+         $17.50/h) it saves 3 replica(s), $7.50/h (43 %)."
+    );
+    assert_eq!(
+        headline(std::slice::from_ref(&rr)),
+        "Cheapest: round_robin with 7 replica(s), 7 GPU(s), $17.50/h."
+    );
+    // A tie on cost goes to the higher goodput: at the default 4 replicas kv's TTFT is
+    // 125 ms x scale (goodput 1.2x) and this one's 100 ms x scale (1.5x).
+    let fake_kv2 = Fake(|n, s, _| 400.0 * s / n as f64 + if n < 4 { 1000.0 } else { 0.0 });
+    let mut kv2 = plan_policy(&base, Policy::Dynamo, &slo, &limits(), &fake_kv2).unwrap();
+    assert_eq!(kv2.min_replicas, Some(4));
+    kv2.policy = "dynamo".into();
+    let g_kv = kv.goodput.as_ref().unwrap().rate;
+    let g_kv2 = kv2.goodput.as_ref().unwrap().rate;
+    assert!(g_kv2 > g_kv, "{g_kv2} > {g_kv}");
+    assert_eq!(
+        headline(&[rr.clone(), kv.clone(), kv2]),
+        "Cheapest: dynamo with 4 replica(s), 4 GPU(s), $10.00/h (tied on cost with kv; dynamo \
+         has the highest goodput of them); against round_robin (7 replicas, $17.50/h) it saves \
+         3 replica(s), $7.50/h (43 %)."
+    );
+    let same = plan_policy(&base, Policy::Kv, &slo, &limits(), &fake_rr).unwrap();
+    assert!(headline(&[rr.clone(), same])
+        .ends_with("(tied on cost with kv; round_robin has the highest goodput of them)."));
+    let never = Fake(|_, _, _| 1e9);
+    let mut l = limits();
+    l.max_replicas = 4;
+    let rr_none = plan_policy(&base, Policy::RoundRobin, &slo, &l, &never).unwrap();
+    assert!(headline(&[rr_none.clone(), kv])
+        .ends_with("round_robin does not meet the targets within the largest fleet tried."));
+    assert_eq!(
+        headline(&[rr_none]),
+        "No policy meets the targets within the largest fleet tried."
+    );
+}
