@@ -188,3 +188,71 @@ pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, String> 
     let v = serde_json::json!({ "param": param, "points": points });
     Ok(v.to_string())
 }
+
+/// Plans one routing policy (`plan::plan_policy`) for a JSON config and a JSON
+/// `plan::PlanSpec` (`{"slo": {...}, "limits": {...}}`), over a synthetic workload or, when
+/// `trace` is `Some((text, name))`, a Mooncake trace; returns the policy's plan as JSON,
+/// exactly as `kvfleet plan --plan-json` writes it in `policies`.
+pub fn plan_policy_json(
+    config_json: &str,
+    policy: &str,
+    spec_json: &str,
+    trace: Option<(&str, &str)>,
+) -> Result<String, String> {
+    let cfg = parse_config(config_json)?;
+    let policy = crate::Policy::parse(policy).map_err(|e| e.to_string())?;
+    let spec: crate::plan::PlanSpec = serde_json::from_str(spec_json)
+        .map_err(|e| crate::echo::cut_long_lines(&format!("invalid plan: {e}"), 400))?;
+    spec.slo.validate()?;
+    spec.limits.validate()?;
+    let plan = match trace {
+        Some((text, name)) => {
+            let requests = parse_trace_text(&cfg, text, name)?;
+            params::validate_fleet(&cfg).map_err(|e| e.to_string())?;
+            params::validate_replay(&cfg, &requests, name)?;
+            let runner = crate::plan::TraceRunner {
+                requests,
+                name: name.to_string(),
+            };
+            crate::plan::plan_policy(&cfg, policy, &spec.slo, &spec.limits, &runner)?
+        }
+        None => {
+            params::validate(&cfg).map_err(|e| e.to_string())?;
+            let runner = crate::plan::SyntheticRunner;
+            crate::plan::plan_policy(&cfg, policy, &spec.slo, &spec.limits, &runner)?
+        }
+    };
+    Ok(serde_json::to_string(&plan).expect("plan serialises"))
+}
+
+/// Every engine preset with its hardware (GPUs per replica, HBM, weights, KV bytes per
+/// token; `null` for custom) and its KV capacity in blocks of `block_size` tokens.
+pub fn presets_json(block_size: u32) -> String {
+    let rows: Vec<serde_json::Value> = crate::timing::EnginePreset::ALL
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "name": p.name(),
+                "timing": p.timing(),
+                "hardware": p.hardware(),
+                "gpus": p.gpus(),
+                "kv_blocks": p.kv_blocks(block_size),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows).to_string()
+}
+
+/// The planner's headline over a JSON array of policy plans (as `plan_policy_json` returns
+/// them): the cheapest policy, its ties, and what it saves against round robin.
+pub fn plan_headline(plans_json: &str) -> Result<String, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(plans_json).map_err(|e| format!("invalid plans: {e}"))?;
+    let rows: Vec<crate::plan::HeadlineRow> = v
+        .as_array()
+        .ok_or("invalid plans: expected a JSON array")?
+        .iter()
+        .map(crate::plan::HeadlineRow::of_json)
+        .collect();
+    Ok(crate::plan::headline_rows(&rows))
+}

@@ -7,7 +7,7 @@
 //! the CLI (a synthetic workload or a parsed trace, policies on threads) and the page (one
 //! policy per worker) share it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, Policy};
 use crate::report::Summary;
@@ -19,7 +19,8 @@ pub use runners::{SyntheticRunner, TraceRunner};
 pub use search::{plan_policy, Goodput, Point, PolicyPlan};
 
 /// Latency and rejection targets; any subset of the latency ones may be set.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Slo {
     /// p99 time to first token (from arrival), ms.
     pub ttft_p99_ms: Option<f64>,
@@ -32,7 +33,8 @@ pub struct Slo {
 }
 
 /// What a plan costs and how hard it searches.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlanLimits {
     /// The largest fleet tried.
     pub max_replicas: u32,
@@ -44,6 +46,16 @@ pub struct PlanLimits {
     pub gpus_per_replica: u32,
     /// Price of one GPU for one hour, US dollars.
     pub gpu_hour_usd: f64,
+}
+
+/// A plan's targets and limits, as the page sends them (`api::plan_policy_json`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanSpec {
+    /// The targets.
+    pub slo: Slo,
+    /// The search bounds and the price.
+    pub limits: PlanLimits,
 }
 
 /// Default price of one GPU-hour: an assumed round on-demand cloud price for one
@@ -244,34 +256,93 @@ pub trait Runner {
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str);
 }
 
-fn goodput_rate(p: &PolicyPlan) -> f64 {
-    p.goodput.as_ref().map_or(f64::NEG_INFINITY, |g| g.rate)
+/// A plan's answer as the headline reads it: (replicas, GPUs, $/h, $/M tokens).
+pub type Answer = (u32, u32, f64, f64);
+
+/// What the headline needs of one policy's plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadlineRow {
+    /// The policy's name.
+    pub policy: String,
+    /// At the answer: (replicas, GPUs, $/h, $/M tokens); `None` when there is none.
+    pub answer: Option<Answer>,
+    /// The goodput's rate (-inf when there is none).
+    pub goodput_rate: f64,
+}
+
+impl HeadlineRow {
+    /// The row of a plan.
+    pub fn of(p: &PolicyPlan) -> HeadlineRow {
+        HeadlineRow {
+            policy: p.policy.clone(),
+            answer: p.at_min.as_ref().map(|a| {
+                (
+                    a.instances,
+                    a.cost.gpus,
+                    a.cost.usd_per_hour,
+                    a.cost.usd_per_m_tokens,
+                )
+            }),
+            goodput_rate: p.goodput.as_ref().map_or(f64::NEG_INFINITY, |g| {
+                if g.rate.is_nan() {
+                    f64::NEG_INFINITY
+                } else {
+                    g.rate
+                }
+            }),
+        }
+    }
+
+    /// The row of a plan as JSON (`PolicyPlan` serialised; `null` numbers are NaN).
+    pub fn of_json(v: &serde_json::Value) -> HeadlineRow {
+        let f = |x: &serde_json::Value| x.as_f64().unwrap_or(f64::NAN);
+        let answer = v.get("at_min").filter(|a| !a.is_null()).map(|a| {
+            (
+                a["instances"].as_u64().unwrap_or(0) as u32,
+                a["cost"]["gpus"].as_u64().unwrap_or(0) as u32,
+                f(&a["cost"]["usd_per_hour"]),
+                f(&a["cost"]["usd_per_m_tokens"]),
+            )
+        });
+        let rate = v.get("goodput").map_or(f64::NAN, |g| f(&g["rate"]));
+        HeadlineRow {
+            policy: v["policy"].as_str().unwrap_or("?").to_string(),
+            answer,
+            goodput_rate: if rate.is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                rate
+            },
+        }
+    }
+}
+
+/// The headline of plans (`headline_rows` over their rows).
+pub fn headline(plans: &[PolicyPlan]) -> String {
+    let rows: Vec<HeadlineRow> = plans.iter().map(HeadlineRow::of).collect();
+    headline_rows(&rows)
 }
 
 /// The cheapest policy that has an answer (ties on $/h broken by $/M tokens, then by the
 /// higher goodput), the policies tied with it, and what it saves against `round_robin`.
-pub fn headline(plans: &[PolicyPlan]) -> String {
-    let mut answered: Vec<(&PolicyPlan, &Point)> = plans
-        .iter()
-        .filter_map(|p| Some((p, p.at_min.as_ref()?)))
-        .collect();
+pub fn headline_rows(rows: &[HeadlineRow]) -> String {
+    let mut answered: Vec<(&HeadlineRow, Answer)> =
+        rows.iter().filter_map(|r| Some((r, r.answer?))).collect();
     answered.sort_by(|(p, a), (q, b)| {
-        a.cost
-            .usd_per_hour
-            .total_cmp(&b.cost.usd_per_hour)
-            .then(a.cost.usd_per_m_tokens.total_cmp(&b.cost.usd_per_m_tokens))
-            .then(goodput_rate(q).total_cmp(&goodput_rate(p)))
+        a.2.total_cmp(&b.2)
+            .then(a.3.total_cmp(&b.3))
+            .then(q.goodput_rate.total_cmp(&p.goodput_rate))
     });
-    let Some(&(best, at)) = answered.first() else {
+    let Some(&(best, (n, gpus, usd_h, _))) = answered.first() else {
         return "No policy meets the targets within the largest fleet tried.".to_string();
     };
     let mut line = format!(
-        "Cheapest: {} with {} replica(s), {} GPU(s), ${:.2}/h",
-        best.policy, at.instances, at.cost.gpus, at.cost.usd_per_hour
+        "Cheapest: {} with {n} replica(s), {gpus} GPU(s), ${usd_h:.2}/h",
+        best.policy
     );
     let tied: Vec<&str> = answered[1..]
         .iter()
-        .filter(|(_, b)| b.cost.usd_per_hour == at.cost.usd_per_hour)
+        .filter(|(_, b)| b.2 == usd_h)
         .map(|(p, _)| p.policy.as_str())
         .collect();
     if !tied.is_empty() {
@@ -281,17 +352,15 @@ pub fn headline(plans: &[PolicyPlan]) -> String {
             best.policy
         ));
     }
-    let rr = plans.iter().find(|p| p.policy == Policy::RoundRobin.name());
-    match rr.map(|p| p.at_min.as_ref()) {
-        Some(Some(r)) if best.policy != Policy::RoundRobin.name() => {
-            let saved = r.cost.usd_per_hour - at.cost.usd_per_hour;
+    let rr = rows.iter().find(|p| p.policy == Policy::RoundRobin.name());
+    match rr.map(|p| p.answer) {
+        Some(Some((rn, _, rr_usd, _))) if best.policy != Policy::RoundRobin.name() => {
+            let saved = rr_usd - usd_h;
             if saved > 0.0 {
                 line.push_str(&format!(
-                    "; against round_robin ({} replicas, ${:.2}/h) it saves {} replica(s), ${saved:.2}/h ({:.0} %)",
-                    r.instances,
-                    r.cost.usd_per_hour,
-                    r.instances as i64 - at.instances as i64,
-                    100.0 * saved / r.cost.usd_per_hour
+                    "; against round_robin ({rn} replicas, ${rr_usd:.2}/h) it saves {} replica(s), ${saved:.2}/h ({:.0} %)",
+                    rn as i64 - n as i64,
+                    100.0 * saved / rr_usd
                 ));
             } else {
                 line.push_str("; round_robin costs the same");

@@ -169,3 +169,30 @@ pub fn lessons_json() -> String {
 pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, JsError> {
     api::sweep_plan_json(config_json, spec).map_err(|m| JsError::new(&m))
 }
+
+/// Plans one routing policy: the fewest replicas that meet the targets, and the goodput.
+/// `spec_json` is `{"slo": {...}, "limits": {...}}`; with a trace, `trace_text` and
+/// `trace_name` are given (empty text means the synthetic workload). Returns the plan JSON.
+#[wasm_bindgen]
+pub fn plan_policy_json(
+    config_json: &str,
+    policy: &str,
+    spec_json: &str,
+    trace_text: &str,
+    trace_name: &str,
+) -> Result<String, JsError> {
+    let trace = (!trace_text.is_empty()).then_some((trace_text, trace_name));
+    api::plan_policy_json(config_json, policy, spec_json, trace).map_err(|m| JsError::new(&m))
+}
+
+/// Every engine preset with its hardware and KV capacity at `block_size`, as JSON.
+#[wasm_bindgen]
+pub fn presets_json(block_size: u32) -> String {
+    api::presets_json(block_size)
+}
+
+/// The planner's headline over a JSON array of policy plans.
+#[wasm_bindgen]
+pub fn plan_headline(plans_json: &str) -> Result<String, JsError> {
+    api::plan_headline(plans_json).map_err(|m| JsError::new(&m))
+}

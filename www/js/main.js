@@ -6,6 +6,7 @@ import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderFindings } from './headline.js';
 import { Compare, comparePlan } from './compare.js';
+import { Capacity } from './capacity.js';
 import { orderPolicies, resetTheme } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
@@ -37,7 +38,7 @@ const st = {
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0,
 };
-let host, controls, charts, compare, traces, lessons, sweep, tasks, replicaTable, hero, embedView, decisions;
+let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, replicaTable, hero, embedView, decisions;
 const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
 const decisionWaiters = new Map();
@@ -148,6 +149,16 @@ function initFull(msg, fromUrl) {
     }),
     workerUrl: new URL('./worker.js', import.meta.url),
     state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
+    load: loadConfig,
+  });
+  capacity = new Capacity({
+    ttft: $('cap-ttft'), tpot: $('cap-tpot'), e2e: $('cap-e2e'), rejected: $('cap-rejected'), max: $('cap-max'), price: $('cap-price'),
+    run: $('cap-run'), cancel: $('cap-cancel'), progress: $('cap-progress'), status: $('cap-status'), error: $('cap-error'),
+    out: $('cap-out'), headline: $('cap-headline'), notes: $('cap-notes'), canvas: $('cap-chart'), table: $('cap-table'),
+  }, {
+    workerUrl: new URL('./worker.js', import.meta.url),
+    state: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
+      policies: st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv'] }),
     load: loadConfig,
   });
   $('cmp-sweep-more').addEventListener('click', () => { $('sweep-h').scrollIntoView({ block: 'start' }); sweep.preset('replicas'); });
@@ -501,6 +512,7 @@ function retheme() {
   tasks.retheme();
   if (hook.lastReport) replicaTable.update(hook.lastReport);
   compare.retheme();
+  capacity?.retheme();
   sweep.retheme();
 }
 

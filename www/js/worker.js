@@ -8,8 +8,11 @@
 //      {type:'batch', id, configs, trace?}  lane 'batch': each config's summary point as it finishes
 //      {type:'decisions', id, config, trace?, first, count}  lane 'decisions': the decision records of requests
 //          first .. first + count - 1 -> {type:'decisions-result', id, decisions} (a JSON array, as the CLI writes them)
+//      {type:'capacity', id, config, policy, spec, trace?}  one policy's capacity plan (blocking; the page
+//          cancels by terminating the worker) -> {type:'capacity-result', id, plan} | {type:'capacity-error', id, message}
+//      {type:'capacity-headline', plans} -> {type:'capacity-headline', headline}  (plan_headline over the plans' JSON)
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
-// Out: {type:'ready', version, params, defaults, lessons} | {type:'fatal', message}
+// Out: {type:'ready', version, params, defaults, lessons, presets} | {type:'fatal', message}
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms}
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
@@ -226,6 +229,7 @@ async function boot() {
       params: JSON.parse(mod.params_json()),
       defaults: JSON.parse(mod.defaults_json()),
       lessons: typeof mod.lessons_json === 'function' ? JSON.parse(mod.lessons_json()) : [],
+      presets: typeof mod.presets_json === 'function' ? JSON.parse(mod.presets_json(512)) : [],
     });
   } catch (err) {
     postMessage({ type: 'fatal', message: messageOf(err) });
@@ -240,6 +244,27 @@ function handlePlan(msg) {
     postMessage({ type: 'plan-result', id: msg.id, plan: JSON.parse(wasm.sweep_plan_json(JSON.stringify(msg.config), msg.spec)) });
   } catch (err) {
     postMessage({ type: 'plan-error', id: msg.id, message: messageOf(err) });
+  }
+}
+
+// One routing policy's capacity plan (src/plan: fewest replicas meeting the targets, then goodput).
+async function handleCapacity(msg) {
+  try {
+    if (typeof wasm.plan_policy_json !== 'function') throw new Error('this build of the simulator has no planner');
+    const text = msg.trace ? await traceText(msg.trace) : '';
+    const plan = wasm.plan_policy_json(JSON.stringify(msg.config), msg.policy, JSON.stringify(msg.spec), text, msg.trace?.name || '');
+    postMessage({ type: 'capacity-result', id: msg.id, plan });
+  } catch (err) {
+    if (isTrap(err) && !trapped) trapped = trapWords(err);
+    postMessage({ type: 'capacity-error', id: msg.id, message: trapped || messageOf(err) });
+  }
+}
+
+function handleCapacityHeadline(msg) {
+  try {
+    postMessage({ type: 'capacity-headline', headline: wasm.plan_headline(msg.plans) });
+  } catch (err) {
+    postMessage({ type: 'capacity-error', message: messageOf(err) });
   }
 }
 
@@ -263,6 +288,8 @@ self.onmessage = async (e) => {
   }
   if (msg.type === 'debug-trap') { await booted; if (wasm) debugTrap(); return; }
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
+  if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
+  if (msg.type === 'capacity-headline') { await booted; if (wasm) handleCapacityHeadline(msg); return; }
   if (msg.type in LANE_OF) {
     const lane = LANE_OF[msg.type] || msg.lane;
     latest[lane] = msg.id;

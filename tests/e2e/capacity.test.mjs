@@ -1,0 +1,160 @@
+// tests/e2e/capacity.test.mjs: "How many GPUs for this SLO?" in real Chromium. A plan of the seed's
+// workload at 24 req/s equals `kvfleet plan --plan-json` policy for policy, headline included, and
+// shows aibrix's inversion; a plan of the built-in synthetic trace equals the CLI's on the same file;
+// the chart holds one point per (policy, replicas) evaluated and a Pareto front no point undercuts;
+// bad targets are said beside the form and the last plan stays; Cancel stops a plan; a row loads its
+// configuration. Screenshots: the panel after a plan (light, 1280 px) and at 390 px.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { startSite, ROOT, RESULTS } from './harness.mjs';
+
+const BIN = path.join(ROOT, 'target/debug/kvfleet');
+let site;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` before the page tests`);
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+/** A screenshot of the panel alone, into test-results/. */
+async function shoot(page, name) {
+  await mkdir(RESULTS, { recursive: true });
+  await page.locator('[data-testid=capacity]').screenshot({ path: path.join(RESULTS, `${name}.png`) });
+}
+
+function cliPlan(args) {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-plan-')), 'plan.json');
+  execFileSync(BIN, ['plan', '-q', ...args, '--plan-json', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+async function openPage(where, { width = 1280, height = 900 } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height } });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  return { page, errors, close: () => context.close() };
+}
+
+async function plan(page, { ttft, max = '32' }) {
+  const before = await page.evaluate(() => window.kvfleet.lastCapacity?.ms ?? null);
+  await page.fill('[data-testid=cap-ttft]', ttft);
+  await page.fill('[data-testid=cap-max]', max);
+  await page.click('[data-testid=cap-run]');
+  await page.waitForFunction((b) => window.kvfleet.lastCapacity && window.kvfleet.lastCapacity.ms !== b, before, { timeout: 120000 });
+  return page.evaluate(() => window.kvfleet.lastCapacity);
+}
+
+function assertSamePlans(pagePlans, cli) {
+  assert.equal(pagePlans.length, cli.policies.length);
+  for (const want of cli.policies) {
+    const got = pagePlans.find((p) => p.policy === want.policy);
+    assert.ok(got, `the page planned ${want.policy}`);
+    assert.deepEqual(got, want, `${want.policy}: the page's plan equals the CLI's`);
+  }
+}
+
+test('a plan of the seed workload equals the CLI, headline, inversion and chart included', async () => {
+  const { page, errors, close } = await openPage('/?request_rate=24');
+  try {
+    const got = await plan(page, { ttft: '300' });
+    const cli = cliPlan(['--request-rate', '24', '--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32']);
+    assertSamePlans(got.plans, cli);
+    assert.equal(got.headline, cli.headline);
+    assert.equal(await page.textContent('[data-testid=cap-headline]'), cli.headline);
+    const notes = await page.textContent('[data-testid=cap-notes]');
+    assert.match(notes, /aibrix meets the targets at 4 replicas but misses them at 5 \(ttft_p99\)/);
+    const rows = await page.$$eval('[data-testid=cap-table] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.equal(rows.length, 11);
+    const kv = rows.find((r) => r[0] === 'kv');
+    const cliKv = cli.policies.find((p) => p.policy === 'kv');
+    assert.equal(kv[1], String(cliKv.min_replicas));
+    assert.equal(kv[3], `$${cliKv.at_min.cost.usd_per_hour.toFixed(2)}`);
+    // The chart: one point per (policy, replicas) the searches evaluated, and a front that no
+    // evaluated point undercuts (cheaper and faster at once).
+    const chart = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
+      return ch.data.datasets.map((d) => ({ label: d.label, data: d.data.map((q) => ({ x: q.x, y: q.y, n: q.n, policy: q.policy })) }));
+    });
+    const points = chart.filter((d) => cli.policies.some((p) => p.policy === d.label)).flatMap((d) => d.data);
+    const want = cli.policies.reduce((a, p) => a + p.points.filter((q) => q.measured.ttft_ms_p99 !== null).length, 0);
+    assert.equal(points.length, want);
+    const front = chart.find((d) => d.label === 'Pareto front').data;
+    assert.ok(front.length >= 2, 'a front of at least two points');
+    for (const f of front) {
+      const better = points.filter((q) => q.y < f.y && q.x < f.x);
+      assert.deepEqual(better, [], `nothing undercuts the front point ${JSON.stringify(f)}`);
+    }
+    assert.ok(chart.some((d) => d.label === 'TTFT target 300 ms'));
+    await shoot(page, 'capacity-panel');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a plan of the built-in synthetic trace equals the CLI on the same file', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=trace-synthetic]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    const got = await plan(page, { ttft: '2000' });
+    const cli = cliPlan(['--des-mooncake-trace', 'www/data/synthetic_trace.jsonl', '--slo-ttft-p99-ms', '2000', '--plan-max-replicas', '32']);
+    assertSamePlans(got.plans, cli);
+    assert.equal(got.headline, cli.headline);
+    // What routing is worth here: round robin misses 2 s at any size up to 32, kv needs 3.
+    assert.equal(cli.policies.find((p) => p.policy === 'round_robin').min_replicas, null);
+    assert.equal(cli.policies.find((p) => p.policy === 'kv').min_replicas, 3);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('bad targets are said and the last plan stays; cancel stops; a row loads its fleet', async () => {
+  const { page, errors, close } = await openPage('/?request_rate=24', { width: 390, height: 844 });
+  try {
+    const first = await plan(page, { ttft: '300' });
+    await shoot(page, 'capacity-panel-390');
+    for (const [field, value, want] of [
+      ['cap-ttft', '-5', /TTFT p99: enter a number of ms above 0/],
+      ['cap-max', '0', /Up to: enter a whole number of replicas from 1 to 256/],
+      ['cap-price', '', /Price: enter a number of dollars/],
+    ]) {
+      const keep = await page.inputValue(`[data-testid=${field}]`);
+      await page.fill(`[data-testid=${field}]`, value);
+      await page.click('[data-testid=cap-run]');
+      const msg = await page.textContent('[data-testid=cap-error]');
+      assert.match(msg, want);
+      assert.equal(await page.isVisible('[data-testid=cap-error]'), true);
+      assert.equal(await page.evaluate(() => window.kvfleet.lastCapacity.ms), first.ms, 'the last plan stays');
+      assert.equal(await page.isVisible('[data-testid=cap-headline]'), true);
+      await page.fill(`[data-testid=${field}]`, keep);
+    }
+    for (const id of ['cap-ttft', 'cap-tpot', 'cap-e2e', 'cap-rejected']) await page.fill(`[data-testid=${id}]`, '');
+    await page.click('[data-testid=cap-run]');
+    assert.match(await page.textContent('[data-testid=cap-error]'), /Give at least one target/);
+    await page.fill('[data-testid=cap-rejected]', '0');
+    // Cancel: a plan of all eleven policies at up to 256 replicas is stopped at once.
+    await page.fill('[data-testid=cap-ttft]', '1');
+    await page.fill('[data-testid=cap-max]', '256');
+    await page.click('[data-testid=cap-run]');
+    await page.waitForSelector('[data-testid=cap-cancel]:visible');
+    await page.click('[data-testid=cap-cancel]');
+    assert.match(await page.textContent('[data-testid=cap-status]'), /Planning cancelled/);
+    assert.equal(await page.isVisible('[data-testid=cap-cancel]'), false);
+    assert.equal(await page.evaluate(() => window.kvfleet.lastCapacity.ms), first.ms);
+    // A row loads that policy at its fleet size.
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=cap-table] tbody tr[data-policy=sticky]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 30000 });
+    const sticky = first.plans.find((p) => p.policy === 'sticky').min_replicas;
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('routing'), 'sticky');
+    assert.equal(url.searchParams.get('instances'), String(sticky));
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});

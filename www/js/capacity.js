@@ -1,0 +1,304 @@
+// www/js/capacity.js: "How many GPUs for this SLO?": the capacity planner in the page. Each routing
+// policy is planned in a worker of its own pool (src/plan via plan_policy_json: the fewest replicas
+// that meet the targets, checked against one fewer, then the goodput of the current fleet), so
+// policies run in parallel; Cancel terminates the pool. Shows the headline (plan_headline, the CLI's
+// sentence), a table and a chart of cost against p99 TTFT with one point per (policy, replicas)
+// evaluated and the Pareto front; clicking a point loads that configuration.
+//
+// Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
+// headline, ms, workers}.
+
+import { pct, num, policyColor, policyLine, orderPolicies, themeInk } from './format.js';
+import { fmtMs, hexAlpha } from './charts.js';
+import { poolSize } from './sweep.js';
+
+const money = (x) => (Number.isFinite(x) ? `$${x.toFixed(2)}` : '–');
+
+/** The Pareto front of points {x: p99 TTFT, y: $/h}: the cheapest point for each latency. */
+export function paretoFront(points) {
+  const sorted = points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y))
+    .sort((a, b) => a.y - b.y || a.x - b.x);
+  const front = [];
+  let best = Infinity;
+  for (const p of sorted) if (p.x < best) { front.push(p); best = p.x; }
+  return front;
+}
+
+/** A target input's value: null when empty, else a number > 0 (or the reason it is not). */
+function target(input, label) {
+  const t = input.value.trim();
+  if (!t) return null;
+  const x = Number(t);
+  if (!Number.isFinite(x) || x <= 0) throw new Error(`${label}: enter a number of ms above 0, or leave it empty`);
+  return x;
+}
+
+export class Capacity {
+  /**
+   * els: ttft, tpot, e2e, rejected, max, price, run, cancel, progress, status, error, out, headline, notes, canvas, table.
+   * opts: workerUrl; state() -> {config, source, policies, presets}; load(config).
+   */
+  constructor(els, { workerUrl, state, load }) {
+    this.els = els;
+    this.workerUrl = workerUrl;
+    this.state = state;
+    this.load = load;
+    this.pool = [];
+    this.generation = 0;
+    this.chart = null;
+    this.last = null;
+    els.run.addEventListener('click', () => this.run());
+    els.cancel.addEventListener('click', () => this.cancel('Planning cancelled; the last finished plan is still shown.'));
+  }
+
+  /** The targets and limits of the form, as plan::PlanSpec; throws a plain message when one is bad. */
+  spec(config, presets) {
+    const e = this.els;
+    const slo = {
+      ttft_p99_ms: target(e.ttft, 'TTFT p99'),
+      tpot_p99_ms: target(e.tpot, 'TPOT p99'),
+      e2e_p99_ms: target(e.e2e, 'End-to-end p99'),
+      max_rejected: 0,
+    };
+    const rej = e.rejected.value.trim() === '' ? 0 : Number(e.rejected.value);
+    if (!Number.isFinite(rej) || rej < 0 || rej > 100) throw new Error('Unserved: enter a share from 0 to 100 %');
+    slo.max_rejected = rej / 100;
+    if (slo.ttft_p99_ms === null && slo.tpot_p99_ms === null && slo.e2e_p99_ms === null && e.rejected.value.trim() === '') {
+      throw new Error('Give at least one target');
+    }
+    const max = Number(e.max.value);
+    if (!Number.isInteger(max) || max < 1 || max > 256) throw new Error('Up to: enter a whole number of replicas from 1 to 256');
+    const price = Number(e.price.value);
+    if (!Number.isFinite(price) || price < 0 || e.price.value.trim() === '') throw new Error('Price: enter a number of dollars per GPU-hour, 0 or more');
+    const preset = (presets || []).find((p) => p.name === config.engine);
+    return { slo, limits: { max_replicas: max, seeds: 1, exhaustive: false, gpus_per_replica: preset?.gpus ?? 1, gpu_hour_usd: price } };
+  }
+
+  ensurePool(n) {
+    while (this.pool.length > n) this.pool.pop().terminate();
+    while (this.pool.length < n) {
+      const w = new Worker(this.workerUrl, { type: 'module' });
+      w.onerror = (ev) => { ev.preventDefault(); this.fail(`A planning worker failed (${ev.message || 'no details'}).`); };
+      this.pool.push(w);
+    }
+  }
+
+  /** Stops everything in flight: the plans are blocking calls, so the workers are terminated. */
+  stop() {
+    this.generation += 1;
+    for (const w of this.pool) w.terminate();
+    this.pool = [];
+  }
+
+  setBusy(on) {
+    this.els.cancel.hidden = !on;
+    this.els.progress.hidden = !on;
+    this.els.run.textContent = on ? 'Restart' : 'Plan';
+  }
+
+  showError(message) {
+    this.els.error.textContent = message;
+    this.els.error.hidden = false;
+  }
+
+  fail(message) {
+    this.stop();
+    this.setBusy(false);
+    this.showError(message);
+    this.els.status.textContent = this.last ? 'The last finished plan is still shown.' : '';
+  }
+
+  cancel(message) {
+    if (this.els.cancel.hidden) return;
+    this.stop();
+    this.setBusy(false);
+    this.els.status.textContent = message;
+  }
+
+  async run() {
+    const { config, source, policies, presets } = this.state();
+    this.els.error.hidden = true;
+    let spec;
+    try { spec = this.spec(config, presets); } catch (err) { this.showError(err.message); return; }
+    this.stop();
+    const gen = this.generation;
+    const order = orderPolicies(policies);
+    const n = Math.min(poolSize(), order.length);
+    this.ensurePool(n);
+    this.setBusy(true);
+    const plans = new Array(order.length);
+    let next = 0, done = 0;
+    const t0 = performance.now();
+    const progress = () => {
+      this.els.progress.value = done / order.length;
+      this.els.progress.textContent = `${done}/${order.length}`;
+      this.els.status.textContent = `Planning ${order.length} policies on ${n} workers… ${done}/${order.length} done`;
+    };
+    progress();
+    const ok = await new Promise((resolve) => {
+      const feed = (w) => {
+        if (gen !== this.generation) return resolve(false);
+        if (next >= order.length) { if (done === order.length) resolve(true); return; }
+        const i = next++;
+        w.onmessage = (e) => {
+          const m = e.data;
+          if (gen !== this.generation) return resolve(false);
+          if (m.type === 'ready') return;
+          if (m.type === 'capacity-result') {
+            plans[i] = JSON.parse(m.plan);
+            done += 1;
+            progress();
+            feed(w);
+          } else if (m.type === 'capacity-error' || m.type === 'error' || m.type === 'fatal') {
+            this.fail(`Can't plan ${order[i]}: ${String(m.message).replace(/^(Error:\s*)+/, '')}`);
+            resolve(false);
+          }
+        };
+        w.postMessage({ type: 'capacity', id: i + 1, config, policy: order[i], spec, trace: source || undefined });
+      };
+      for (const w of this.pool) feed(w);
+    });
+    if (!ok || gen !== this.generation) return;
+    const headline = await this.headline(plans);
+    if (gen !== this.generation) return;
+    this.setBusy(false);
+    const ms = performance.now() - t0;
+    this.last = { config, spec, plans, headline, ms, workers: n };
+    window.kvfleet = window.kvfleet || {};
+    window.kvfleet.lastCapacity = this.last;
+    this.els.status.textContent = `Done in ${(ms / 1000).toFixed(1)} s on ${n} workers · seed ${config.seed} · ${source ? source.name : 'synthetic'}.`;
+    this.render();
+  }
+
+  /** The CLI's headline sentence, from the simulator (plan_headline in a pool worker). */
+  headline(plans) {
+    const w = this.pool[0];
+    return new Promise((resolve) => {
+      w.onmessage = (e) => {
+        if (e.data.type === 'capacity-headline') resolve(e.data.headline);
+        else if (e.data.type === 'capacity-error') resolve(`(${e.data.message})`);
+      };
+      w.postMessage({ type: 'capacity-headline', plans: JSON.stringify(plans) });
+    });
+  }
+
+  render() {
+    const { plans, headline, config, spec } = this.last;
+    this.els.out.hidden = false;
+    this.els.headline.textContent = headline;
+    const notes = [];
+    for (const p of plans) {
+      for (const [a, b] of p.non_monotone) {
+        const miss = p.points.find((x) => x.instances === b)?.misses.join(', ');
+        notes.push(`${p.policy} meets the targets at ${a} replicas but misses them at ${b} (${miss}): more replicas did worse.`);
+      }
+    }
+    const none = plans.filter((p) => p.min_replicas === null).map((p) => p.policy);
+    if (none.length) notes.push(`Not met within ${spec.limits.max_replicas} replicas: ${none.join(', ')}.`);
+    this.els.notes.textContent = notes.join(' ');
+    this.renderTable(plans, config);
+    this.draw();
+  }
+
+  renderTable(plans, config) {
+    const head = ['Policy', 'Replicas', 'GPUs', '$/hour', '$/M output tokens', 'TTFT p99', 'TPOT p99', 'Unserved', 'Token hit rate', 'Checked', `Goodput at ${config.instances} replicas`];
+    const thead = document.createElement('thead');
+    const hr = document.createElement('tr');
+    for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; hr.append(th); }
+    thead.append(hr);
+    const tbody = document.createElement('tbody');
+    for (const p of plans) {
+      const tr = document.createElement('tr');
+      tr.dataset.policy = p.policy;
+      const th = document.createElement('th');
+      th.scope = 'row';
+      const sw = document.createElement('span'); sw.className = 'swatch'; sw.style.background = policyColor(p.policy);
+      th.append(sw, document.createTextNode(p.policy));
+      tr.append(th);
+      const a = p.at_min;
+      const m = a?.measured;
+      const g = p.goodput;
+      const check = !a ? `misses at ${this.last.spec.limits.max_replicas}` : a.instances === 1 ? '1 meets' : `${a.instances} meets, ${a.instances - 1} fails`;
+      const goodput = g ? `${g.at_limit ? '≥ ' : ''}${num(g.rate, 2)} ${g.rate_unit} (${g.rate_scale.toFixed(2)}×)` : 'not met';
+      const cells = a
+        ? [a.instances, a.cost.gpus, money(a.cost.usd_per_hour), money(a.cost.usd_per_m_tokens), fmtMs(m.ttft_ms_p99), fmtMs(m.tpot_ms_p99), pct(m.rejected_share), pct(m.hit_rate_tokens), check, goodput]
+        : [`> ${this.last.spec.limits.max_replicas}`, '–', '–', '–', '–', '–', '–', '–', check, goodput];
+      for (const c of cells) { const td = document.createElement('td'); td.textContent = String(c); tr.append(td); }
+      tr.addEventListener('click', () => { if (a) this.load({ ...config, routing: p.policy, instances: a.instances }); });
+      tbody.append(tr);
+    }
+    this.els.table.replaceChildren(thead, tbody);
+  }
+
+  /** One scatter dataset per policy (filled where every target is met), the front, and the TTFT target. */
+  datasets() {
+    const { plans, spec } = this.last;
+    const all = [];
+    const sets = plans.map((p) => {
+      const color = policyColor(p.policy);
+      const pts = p.points.map((x) => ({ x: x.measured.ttft_ms_p99, y: x.cost.usd_per_hour, n: x.instances, meets: x.meets, policy: p.policy }))
+        .filter((q) => Number.isFinite(q.x));
+      all.push(...pts);
+      const line = policyLine(p.policy);
+      // A point that misses a target is drawn faint; one that meets them all in the policy's own marker.
+      return {
+        ...line, label: p.policy, data: pts, showLine: false, borderDash: [], pointRadius: pts.map((q) => (q.meets ? 6 : 4)),
+        pointHoverRadius: 8, borderWidth: 1.5,
+        pointBackgroundColor: pts.map((q) => (q.meets ? line.pointBackgroundColor : hexAlpha(color, 0.15))),
+        pointBorderColor: pts.map((q) => (q.meets ? color : hexAlpha(color, 0.45))),
+      };
+    });
+    const front = paretoFront(all);
+    sets.push({ label: 'Pareto front', data: front, showLine: true, stepped: 'after', fill: false, pointRadius: 0, borderWidth: 2, borderColor: themeInk().muted || '#888', borderDash: [5, 4] });
+    const t = spec.slo.ttft_p99_ms;
+    if (t) {
+      const ys = all.map((q) => q.y);
+      sets.push({ label: `TTFT target ${fmtMs(t)}`, data: [{ x: t, y: 0 }, { x: t, y: Math.max(1, ...ys) }], showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: '#c0392b', borderDash: [2, 3] });
+    }
+    return { sets, front };
+  }
+
+  draw() {
+    if (!this.last) return;
+    const { sets, front } = this.datasets();
+    const C = window.Chart;
+    if (!this.chart) {
+      this.chart = new C(this.els.canvas, {
+        type: 'scatter',
+        data: { datasets: sets },
+        options: {
+          onClick: (evt, els) => this.click(els),
+          onHover: (evt, els) => { evt.native.target.style.cursor = els.length ? 'pointer' : 'default'; },
+          plugins: {
+            legend: { labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, padding: 8 } },
+            tooltip: { callbacks: { label: (c) => {
+              const q = c.raw;
+              if (q.policy === undefined) return ` ${c.dataset.label}`;
+              return ` ${q.policy}, ${q.n} replica(s): ${money(q.y)}/h, TTFT p99 ${fmtMs(q.x)}${q.meets ? ' (meets every target)' : ''}`;
+            }, footer: () => 'Click to load this point' } },
+          },
+          scales: {
+            x: { type: 'logarithmic', title: { display: true, text: 'p99 TTFT (log scale)', font: { weight: '600' } }, ticks: { callback: (v) => fmtMs(v) } },
+            y: { beginAtZero: true, title: { display: true, text: 'Fleet cost ($ per hour)', font: { weight: '600' } }, ticks: { callback: (v) => `$${v}` } },
+          },
+        },
+      });
+    } else {
+      this.chart.data.datasets = sets;
+      this.chart.update('none');
+    }
+    this.els.canvas.setAttribute('aria-label', `Cost against p99 TTFT. Pareto front: ${front.map((q) => `${q.policy} ${q.n} replicas ${money(q.y)}/h at ${fmtMs(q.x)}`).join('; ')}`);
+  }
+
+  click(els) {
+    const hit = els.find((e) => this.chart.data.datasets[e.datasetIndex].data[e.index]?.policy);
+    if (!hit) return;
+    const q = this.chart.data.datasets[hit.datasetIndex].data[hit.index];
+    this.load({ ...this.last.config, routing: q.policy, instances: q.n });
+  }
+
+  retheme() {
+    if (this.chart) { this.chart.destroy(); this.chart = null; }
+    this.draw();
+  }
+}
