@@ -254,6 +254,10 @@ pub trait Runner {
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String>;
     /// The workload's own rate at scale 1 and its unit ("req/s", "tasks/s").
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str);
+    /// The rate scales this workload accepts (a synthetic rate has limits).
+    fn scale_limits(&self, _cfg: &Config) -> (f64, f64) {
+        (0.0, f64::INFINITY)
+    }
 }
 
 /// A plan's answer as the headline reads it: (replicas, GPUs, $/h, $/M tokens).

@@ -264,3 +264,30 @@ fn bad_plans_get_clear_errors() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_sessions_plan_keeps_the_rate_within_its_limits() {
+    // Closed-loop sessions: 20 tasks of 5 turns on 4 replicas meet a 500 ms p99 TTFT at
+    // any task rate, so the goodput search stops at the parameter's limit (1000 tasks/s)
+    // instead of asking for a rate the simulator refuses.
+    let plan = plan_json(
+        &[
+            "--des-workload",
+            "sessions",
+            "--des-num-sessions",
+            "20",
+            "--des-turns",
+            "5",
+            "--slo-ttft-p99-ms",
+            "500",
+            "--plan-routing",
+            "sticky",
+        ],
+        "sessions.json",
+    );
+    let g = &policy(&plan, "sticky")["goodput"];
+    assert_eq!(g["rate_unit"], "tasks/s");
+    assert_eq!(g["at_limit"], true);
+    assert_eq!(g["rate"], 1000.0);
+    assert_eq!(plan["workload"], "sessions");
+}

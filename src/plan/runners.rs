@@ -27,6 +27,19 @@ impl Runner for SyntheticRunner {
             WorkloadKind::Sessions => (cfg.session_rate, "tasks/s"),
         }
     }
+
+    /// The scales that keep the rate within its parameter's limits.
+    fn scale_limits(&self, cfg: &Config) -> (f64, f64) {
+        let key = match cfg.workload {
+            WorkloadKind::Pool => "request_rate",
+            WorkloadKind::Sessions => "session_rate",
+        };
+        let (rate, _) = self.base_rate(cfg);
+        let spec = crate::params::specs().into_iter().find(|s| s.name == key);
+        let lo = spec.as_ref().and_then(|s| s.min).unwrap_or(0.0);
+        let hi = spec.as_ref().and_then(|s| s.max).unwrap_or(f64::INFINITY);
+        (lo / rate, hi / rate)
+    }
 }
 
 /// A parsed trace: the scale divides every arrival time (2 = twice as fast).

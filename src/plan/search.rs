@@ -43,8 +43,8 @@ pub struct Goodput {
     pub rate: f64,
     /// The rate's unit ("req/s" or "tasks/s").
     pub rate_unit: &'static str,
-    /// True when even the largest scale tried (1024x) met the targets: the goodput is at
-    /// least `rate`.
+    /// True when even the largest scale tried (1024x, or the rate's own upper limit) met
+    /// the targets: the goodput is at least `rate`.
     pub at_limit: bool,
     /// The point at that rate.
     pub at: Point,
@@ -214,13 +214,16 @@ fn goodput(
         points.push(p);
         Ok(meets)
     };
+    let (min_scale, max_scale) = runner.scale_limits(cfg);
+    let top = MAX_RATE_SCALE.min(max_scale);
+    let bottom = MIN_RATE_SCALE.max(min_scale);
     let (mut lo, mut hi) = if at(1.0, &mut points)? {
         let mut lo = 1.0;
         loop {
-            let up = lo * 2.0;
-            if up > MAX_RATE_SCALE {
+            if lo >= top {
                 break (lo, f64::INFINITY);
             }
+            let up = (lo * 2.0).min(top);
             if !at(up, &mut points)? {
                 break (lo, up);
             }
@@ -229,10 +232,10 @@ fn goodput(
     } else {
         let mut hi = 1.0;
         loop {
-            let down = hi / 2.0;
-            if down < MIN_RATE_SCALE {
+            if hi <= bottom {
                 return Ok(None);
             }
+            let down = (hi / 2.0).max(bottom);
             if at(down, &mut points)? {
                 break (down, hi);
             }

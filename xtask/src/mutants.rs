@@ -58,6 +58,16 @@ const MODULES: &[Module] = &[
         ],
     },
     Module {
+        name: "zoo",
+        files: &["src/router/zoo.rs", "src/router/zoo/*.rs"],
+        tests: &[
+            "zoo_worked",
+            "zoo_replay",
+            "sglang_spiral",
+            "decision_picks",
+        ],
+    },
+    Module {
         name: "engine",
         files: &["src/engine.rs", "src/engine/*.rs"],
         tests: &["core_runs", "sessions", "failures", "invariants"],
@@ -106,6 +116,11 @@ const MODULES: &[Module] = &[
         name: "report",
         files: &["src/report.rs"],
         tests: &["core_runs", "cli", "findings", "invariants"],
+    },
+    Module {
+        name: "plan",
+        files: &["src/plan.rs", "src/plan/*.rs"],
+        tests: &["plan"],
     },
     Module {
         name: "findings",
