@@ -92,6 +92,57 @@ pub fn trace_report(cfg: &Config, trace_text: &str, name: &str) -> Result<Report
     Ok(replay_simulation(cfg, requests, name)?.into_report())
 }
 
+/// A trace parsed once and kept for many runs (the page's worker parses an upload once per
+/// block size, then every slider step replays the parsed requests).
+pub struct ParsedTrace {
+    requests: Vec<Request>,
+    name: String,
+    block_size: u32,
+}
+
+impl ParsedTrace {
+    /// Parses a Mooncake JSONL trace (as text) with blocks of `block_size` tokens.
+    pub fn parse(trace_text: &str, name: &str, block_size: u32) -> Result<ParsedTrace, String> {
+        let opts = TraceOptions {
+            block_size,
+            ..TraceOptions::default()
+        };
+        let requests =
+            trace::parse_mooncake(trace_text.as_bytes(), name, &opts).map_err(|e| e.to_string())?;
+        Ok(ParsedTrace {
+            requests,
+            name: name.to_string(),
+            block_size,
+        })
+    }
+
+    /// The number of requests.
+    pub fn len(&self) -> usize {
+        self.requests.len()
+    }
+
+    /// True when the trace holds no request (a parsed trace never does).
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+    }
+
+    /// The block size it was parsed with.
+    pub fn block_size(&self) -> u32 {
+        self.block_size
+    }
+
+    /// The requests for a run of `cfg`, which must use the block size parsed with.
+    fn requests_for(&self, cfg: &Config) -> Result<Vec<Request>, String> {
+        if cfg.block_size != self.block_size {
+            return Err(format!(
+                "{}: parsed with block_size {}, but the config has {}; parse it again",
+                self.name, self.block_size, cfg.block_size
+            ));
+        }
+        Ok(self.requests.clone())
+    }
+}
+
 /// A run that can be advanced a slice at a time, so a caller (the page's worker) can show
 /// progress and cancel between slices.
 pub struct Job {
@@ -120,6 +171,17 @@ impl Job {
         let requests = parse_trace_text(&cfg, trace_text, name)?;
         Ok(Job {
             sim: Some(replay_simulation(&cfg, requests, name)?),
+            report: None,
+            decisions: None,
+        })
+    }
+
+    /// Prepares a replay of a trace parsed earlier (no parsing here).
+    pub fn parsed_trace(config_json: &str, trace: &ParsedTrace) -> Result<Job, String> {
+        let cfg = parse_config(config_json)?;
+        let requests = trace.requests_for(&cfg)?;
+        Ok(Job {
+            sim: Some(replay_simulation(&cfg, requests, &trace.name)?),
             report: None,
             decisions: None,
         })
@@ -191,13 +253,13 @@ pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, String> 
 
 /// Plans one routing policy (`plan::plan_policy`) for a JSON config and a JSON
 /// `plan::PlanSpec` (`{"slo": {...}, "limits": {...}}`), over a synthetic workload or, when
-/// `trace` is `Some((text, name))`, a Mooncake trace; returns the policy's plan as JSON,
-/// exactly as `kvfleet plan --plan-json` writes it in `policies`.
+/// `trace` is given, a parsed Mooncake trace; returns the policy's plan as JSON, exactly as
+/// `kvfleet plan --plan-json` writes it in `policies`.
 pub fn plan_policy_json(
     config_json: &str,
     policy: &str,
     spec_json: &str,
-    trace: Option<(&str, &str)>,
+    trace: Option<&ParsedTrace>,
 ) -> Result<String, String> {
     let cfg = parse_config(config_json)?;
     let policy = crate::Policy::parse(policy).map_err(|e| e.to_string())?;
@@ -206,13 +268,13 @@ pub fn plan_policy_json(
     spec.slo.validate()?;
     spec.limits.validate()?;
     let plan = match trace {
-        Some((text, name)) => {
-            let requests = parse_trace_text(&cfg, text, name)?;
+        Some(t) => {
+            let requests = t.requests_for(&cfg)?;
             params::validate_fleet(&cfg).map_err(|e| e.to_string())?;
-            params::validate_replay(&cfg, &requests, name)?;
+            params::validate_replay(&cfg, &requests, &t.name)?;
             let runner = crate::plan::TraceRunner {
                 requests,
-                name: name.to_string(),
+                name: t.name.clone(),
             };
             crate::plan::plan_policy(&cfg, policy, &spec.slo, &spec.limits, &runner)?
         }

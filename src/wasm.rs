@@ -122,6 +122,13 @@ impl Job {
             .map_err(|m| JsError::new(&m))
     }
 
+    /// Prepares a replay of a trace parsed earlier (`Trace.parse`), without parsing it.
+    pub fn from_trace(config_json: &str, trace: &Trace) -> Result<Job, JsError> {
+        api::Job::parsed_trace(config_json, &trace.inner)
+            .map(|inner| Job { inner })
+            .map_err(|m| JsError::new(&m))
+    }
+
     /// Processes up to `max_events` events; returns true once the run has finished.
     pub fn advance(&mut self, max_events: u32) -> bool {
         self.inner.advance(max_events)
@@ -170,19 +177,59 @@ pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, JsError>
     api::sweep_plan_json(config_json, spec).map_err(|m| JsError::new(&m))
 }
 
+/// A Mooncake trace parsed once and kept for many runs.
+#[wasm_bindgen]
+pub struct Trace {
+    inner: api::ParsedTrace,
+}
+
+#[wasm_bindgen]
+impl Trace {
+    /// Parses a Mooncake JSONL trace (as text) with blocks of `block_size` tokens; errors
+    /// name the line ("NAME:LINE: what is wrong").
+    pub fn parse(trace_text: &str, name: &str, block_size: u32) -> Result<Trace, JsError> {
+        api::ParsedTrace::parse(trace_text, name, block_size)
+            .map(|inner| Trace { inner })
+            .map_err(|m| JsError::new(&m))
+    }
+
+    /// The number of requests.
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// True when the trace holds no request (a parsed trace never does).
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// The block size it was parsed with.
+    pub fn block_size(&self) -> u32 {
+        self.inner.block_size()
+    }
+}
+
 /// Plans one routing policy: the fewest replicas that meet the targets, and the goodput.
-/// `spec_json` is `{"slo": {...}, "limits": {...}}`; with a trace, `trace_text` and
-/// `trace_name` are given (empty text means the synthetic workload). Returns the plan JSON.
+/// `spec_json` is `{"slo": {...}, "limits": {...}}`. Returns the plan JSON.
 #[wasm_bindgen]
 pub fn plan_policy_json(
     config_json: &str,
     policy: &str,
     spec_json: &str,
-    trace_text: &str,
-    trace_name: &str,
 ) -> Result<String, JsError> {
-    let trace = (!trace_text.is_empty()).then_some((trace_text, trace_name));
-    api::plan_policy_json(config_json, policy, spec_json, trace).map_err(|m| JsError::new(&m))
+    api::plan_policy_json(config_json, policy, spec_json, None).map_err(|m| JsError::new(&m))
+}
+
+/// `plan_policy_json` over a trace parsed earlier.
+#[wasm_bindgen]
+pub fn plan_policy_trace_json(
+    config_json: &str,
+    policy: &str,
+    spec_json: &str,
+    trace: &Trace,
+) -> Result<String, JsError> {
+    api::plan_policy_json(config_json, policy, spec_json, Some(&trace.inner))
+        .map_err(|m| JsError::new(&m))
 }
 
 /// Every engine preset with its hardware and KV capacity at `block_size`, as JSON.

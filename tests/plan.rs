@@ -101,8 +101,9 @@ fn the_answer_worked_out_by_hand() {
 
 #[test]
 fn more_replicas_can_do_worse_and_the_plan_says_so() {
-    // The seed's example at 24 req/s under aibrix: 4 replicas meet a 300 ms p99 TTFT,
-    // 5 miss it (the prefix table spreads the 8 prefixes over more cold caches).
+    // The seed's example at 24 req/s under aibrix, a growing backlog allowed: 4 replicas
+    // meet a 300 ms p99 TTFT, 5 miss it (the prefix table spreads the 8 prefixes over more
+    // cold caches).
     let args = [
         "--request-rate",
         "24",
@@ -110,6 +111,7 @@ fn more_replicas_can_do_worse_and_the_plan_says_so() {
         "300",
         "--plan-routing",
         "aibrix",
+        "--plan-allow-overload",
     ];
     let plan = plan_json(&args, "inversion.json");
     let p = policy(&plan, "aibrix");
@@ -290,4 +292,44 @@ fn a_sessions_plan_keeps_the_rate_within_its_limits() {
     assert_eq!(g["at_limit"], true);
     assert_eq!(g["rate"], 1000.0);
     assert_eq!(plan["workload"], "sessions");
+}
+
+#[test]
+fn a_growing_backlog_misses_unless_allowed() {
+    // kv at 24 req/s: 3 replicas meet a 300 ms p99 TTFT, but their backlog grows through
+    // the run (the report's "overloaded" finding), so by default the plan needs 6, the
+    // first fleet that keeps up. Both re-checked as ordinary runs.
+    let base = [
+        "--request-rate",
+        "24",
+        "--slo-ttft-p99-ms",
+        "300",
+        "--plan-routing",
+        "kv",
+    ];
+    let strict = plan_json(&base, "strict.json");
+    let loose = plan_json(
+        &[&base[..], &["--plan-allow-overload"]].concat(),
+        "loose.json",
+    );
+    assert_eq!(policy(&strict, "kv")["min_replicas"], 6);
+    assert_eq!(policy(&loose, "kv")["min_replicas"], 3);
+    let five = policy(&strict, "kv")["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["instances"] == 5)
+        .unwrap()
+        .clone();
+    assert_eq!(five["misses"], serde_json::json!(["overloaded"]));
+    for (n, overloaded) in [("3", true), ("5", true), ("6", false)] {
+        let r = run_json(
+            &["--request-rate", "24", "--des-instances", n],
+            &format!("backlog-{n}.json"),
+        );
+        assert_eq!(r["summary"]["overloaded"], overloaded, "{n} replicas");
+        assert!(r["summary"]["ttft_ms_p99"].as_f64().unwrap() <= 300.0);
+    }
+    assert_eq!(strict["slo"]["sustained"], true);
+    assert_eq!(loose["slo"]["sustained"], false);
 }

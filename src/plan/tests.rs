@@ -32,6 +32,7 @@ fn slo_ttft(ms: f64) -> Slo {
         tpot_p99_ms: None,
         e2e_p99_ms: None,
         max_rejected: 0.0,
+        sustained: true,
     }
 }
 
@@ -222,6 +223,7 @@ fn cost_arithmetic_worked_by_hand() {
         hit_rate_tokens: 0.5,
         output_tokens: 100_000,
         makespan_s: 360.0,
+        overloaded: false,
     };
     let mut l = limits();
     l.gpus_per_replica = 4;
@@ -246,6 +248,7 @@ fn targets_and_what_misses_them() {
         tpot_p99_ms: Some(10.0),
         e2e_p99_ms: None,
         max_rejected: 0.05,
+        sustained: true,
     };
     let s = Summary {
         requests: 200,
@@ -260,6 +263,17 @@ fn targets_and_what_misses_them() {
     // (6 + 5) / 200 = 5.5 % unserved > 5 %; TTFT exactly at its target meets.
     assert_eq!(m.rejected_share, 0.055);
     assert_eq!(slo.misses(&m), ["tpot_p99", "rejected"]);
+    // A growing backlog misses unless it is allowed.
+    let growing = Measured {
+        overloaded: true,
+        ..m.clone()
+    };
+    assert_eq!(slo.misses(&growing), ["tpot_p99", "rejected", "overloaded"]);
+    let allowed = Slo {
+        sustained: false,
+        ..slo
+    };
+    assert_eq!(allowed.misses(&growing), ["tpot_p99", "rejected"]);
     let nothing = Measured {
         ttft_ms_p99: f64::NAN,
         ..m.clone()
@@ -274,6 +288,7 @@ fn targets_and_what_misses_them() {
         tpot_p99_ms: None,
         e2e_p99_ms: None,
         max_rejected: 1.0,
+        sustained: true,
     };
     assert!(none.validate().unwrap_err().contains("no target given"));
     let rejected_only = Slo {
@@ -327,7 +342,8 @@ fn the_headline_names_the_cheapest_and_the_saving() {
     );
     assert_eq!(
         headline(std::slice::from_ref(&rr)),
-        "Cheapest: round_robin with 7 replica(s), 7 GPU(s), $17.50/h."
+        "Cheapest: round_robin with 7 replica(s), 7 GPU(s), $17.50/h; round_robin costs the \
+         same, so no policy saves anything against it here."
     );
     // A tie on cost goes to the higher goodput: at the default 4 replicas kv's TTFT is
     // 125 ms x scale (goodput 1.2x) and this one's 100 ms x scale (1.5x).
@@ -345,8 +361,10 @@ fn the_headline_names_the_cheapest_and_the_saving() {
          3 replica(s), $7.50/h (43 %)."
     );
     let same = plan_policy(&base, Policy::Kv, &slo, &limits(), &fake_rr).unwrap();
-    assert!(headline(&[rr.clone(), same])
-        .ends_with("(tied on cost with kv; round_robin has the highest goodput of them)."));
+    assert!(headline(&[rr.clone(), same]).ends_with(
+        "(tied on cost with kv; round_robin has the highest goodput of them); round_robin \
+         costs the same, so no policy saves anything against it here."
+    ));
     let never = Fake(|_, _, _| 1e9);
     let mut l = limits();
     l.max_replicas = 4;

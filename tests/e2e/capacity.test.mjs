@@ -1,7 +1,7 @@
 // tests/e2e/capacity.test.mjs: "How many GPUs for this SLO?" in real Chromium. A plan of the seed's
 // workload at 24 req/s equals `kvfleet plan --plan-json` policy for policy, headline included, and
 // shows aibrix's inversion; a plan of the built-in synthetic trace equals the CLI's on the same file;
-// the chart holds one point per (policy, replicas) evaluated and a Pareto front no point undercuts;
+// the trace is parsed once, however many slider steps replay it; the chart holds one point per (policy, replicas) evaluated and a Pareto front no point undercuts;
 // bad targets are said beside the form and the last plan stays; Cancel stops a plan; a row loads its
 // configuration. Screenshots: the panel after a plan (light, 1280 px) and at 390 px.
 
@@ -63,8 +63,10 @@ function assertSamePlans(pagePlans, cli) {
 test('a plan of the seed workload equals the CLI, headline, inversion and chart included', async () => {
   const { page, errors, close } = await openPage('/?request_rate=24');
   try {
+    // With a growing backlog allowed (the checkbox off), aibrix shows an inversion.
+    await page.uncheck('[data-testid=cap-sustained]');
     const got = await plan(page, { ttft: '300' });
-    const cli = cliPlan(['--request-rate', '24', '--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32']);
+    const cli = cliPlan(['--request-rate', '24', '--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32', '--plan-allow-overload']);
     assertSamePlans(got.plans, cli);
     assert.equal(got.headline, cli.headline);
     assert.equal(await page.textContent('[data-testid=cap-headline]'), cli.headline);
@@ -74,7 +76,7 @@ test('a plan of the seed workload equals the CLI, headline, inversion and chart 
     assert.equal(rows.length, 11);
     const kv = rows.find((r) => r[0] === 'kv');
     const cliKv = cli.policies.find((p) => p.policy === 'kv');
-    assert.equal(kv[1], String(cliKv.min_replicas));
+    assert.equal(kv[1], `${cliKv.min_replicas} ✓`);
     assert.equal(kv[3], `$${cliKv.at_min.cost.usd_per_hour.toFixed(2)}`);
     // The chart: one point per (policy, replicas) the searches evaluated, and a front that no
     // evaluated point undercuts (cheaper and faster at once).
@@ -103,8 +105,19 @@ test('a plan of the built-in synthetic trace equals the CLI on the same file', a
     const n = await page.evaluate(() => window.kvfleet.runCount);
     await page.click('[data-testid=trace-synthetic]');
     await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    // The trace is parsed once: a slider step replays the parsed requests (the worker's
+    // counter, sent with every result, stays at 1).
+    assert.equal(await page.evaluate(() => window.kvfleet.traceParses), 1);
+    for (const key of ['ArrowRight', 'ArrowLeft']) {
+      const k = await page.evaluate(() => window.kvfleet.runCount);
+      await page.focus('[data-testid="input-instances"]');
+      await page.keyboard.press(key);
+      await page.waitForFunction((c) => window.kvfleet.runCount > c, k, { timeout: 60000 });
+      assert.equal(await page.evaluate(() => window.kvfleet.traceParses), 1, `no parse after ${key}`);
+    }
+    await page.fill('[data-testid=cap-seeds]', '2');
     const got = await plan(page, { ttft: '2000' });
-    const cli = cliPlan(['--des-mooncake-trace', 'www/data/synthetic_trace.jsonl', '--slo-ttft-p99-ms', '2000', '--plan-max-replicas', '32']);
+    const cli = cliPlan(['--des-mooncake-trace', 'www/data/synthetic_trace.jsonl', '--slo-ttft-p99-ms', '2000', '--plan-max-replicas', '32', '--plan-seeds', '2']);
     assertSamePlans(got.plans, cli);
     assert.equal(got.headline, cli.headline);
     // What routing is worth here: round robin misses 2 s at any size up to 32, kv needs 3.
@@ -123,6 +136,7 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
       ['cap-ttft', '-5', /TTFT p99: enter a number of ms above 0/],
       ['cap-max', '0', /Up to: enter a whole number of replicas from 1 to 256/],
       ['cap-price', '', /Price: enter a number of dollars/],
+      ['cap-seeds', '17', /Seeds: enter a whole number from 1 to 16/],
     ]) {
       const keep = await page.inputValue(`[data-testid=${field}]`);
       await page.fill(`[data-testid=${field}]`, value);
@@ -130,6 +144,7 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
       const msg = await page.textContent('[data-testid=cap-error]');
       assert.match(msg, want);
       assert.equal(await page.isVisible('[data-testid=cap-error]'), true);
+      assert.equal(await page.getAttribute(`[data-testid=${field}]`, 'aria-invalid'), 'true', `${field} is marked`);
       assert.equal(await page.evaluate(() => window.kvfleet.lastCapacity.ms), first.ms, 'the last plan stays');
       assert.equal(await page.isVisible('[data-testid=cap-headline]'), true);
       await page.fill(`[data-testid=${field}]`, keep);
@@ -144,7 +159,7 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
     await page.click('[data-testid=cap-run]');
     await page.waitForSelector('[data-testid=cap-cancel]:visible');
     await page.click('[data-testid=cap-cancel]');
-    assert.match(await page.textContent('[data-testid=cap-status]'), /Planning cancelled/);
+    assert.match(await page.textContent('[data-testid=cap-status]'), /Planning cancelled\. The last finished plan is still shown\./);
     assert.equal(await page.isVisible('[data-testid=cap-cancel]'), false);
     assert.equal(await page.evaluate(() => window.kvfleet.lastCapacity.ms), first.ms);
     // A row loads that policy at its fleet size.
@@ -152,6 +167,8 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
     await page.click('[data-testid=cap-table] tbody tr[data-policy=sticky]');
     await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 30000 });
     const sticky = first.plans.find((p) => p.policy === 'sticky').min_replicas;
+    assert.ok(sticky > 0);
+    assert.match(await page.textContent('[data-testid=cap-status]'), new RegExp(`Loaded sticky on ${sticky} replica`));
     const url = new URL(page.url());
     assert.equal(url.searchParams.get('routing'), 'sticky');
     assert.equal(url.searchParams.get('instances'), String(sticky));

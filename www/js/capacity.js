@@ -24,13 +24,26 @@ export function paretoFront(points) {
   return front;
 }
 
+/** An error that names the input to mark invalid. */
+function bad(input, message) {
+  const err = new Error(message);
+  err.input = input;
+  return err;
+}
+
 /** A target input's value: null when empty, else a number > 0 (or the reason it is not). */
 function target(input, label) {
   const t = input.value.trim();
   if (!t) return null;
   const x = Number(t);
-  if (!Number.isFinite(x) || x <= 0) throw new Error(`${label}: enter a number of ms above 0, or leave it empty`);
+  if (!Number.isFinite(x) || x <= 0) throw bad(input, `${label}: enter a number of ms above 0, or leave it empty`);
   return x;
+}
+
+// Log-axis ticks at 1, 2 and 5 x 10^k only, so labels never run into each other.
+function logTick(v) {
+  const lead = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+  return [1, 2, 5].some((d) => Math.abs(lead - d) < 1e-6) ? fmtMs(v) : '';
 }
 
 export class Capacity {
@@ -48,7 +61,7 @@ export class Capacity {
     this.chart = null;
     this.last = null;
     els.run.addEventListener('click', () => this.run());
-    els.cancel.addEventListener('click', () => this.cancel('Planning cancelled; the last finished plan is still shown.'));
+    els.cancel.addEventListener('click', () => this.cancel('Planning cancelled.'));
   }
 
   /** The targets and limits of the form, as plan::PlanSpec; throws a plain message when one is bad. */
@@ -61,17 +74,20 @@ export class Capacity {
       max_rejected: 0,
     };
     const rej = e.rejected.value.trim() === '' ? 0 : Number(e.rejected.value);
-    if (!Number.isFinite(rej) || rej < 0 || rej > 100) throw new Error('Unserved: enter a share from 0 to 100 %');
+    if (!Number.isFinite(rej) || rej < 0 || rej > 100) throw bad(e.rejected, 'Unserved: enter a share from 0 to 100 %');
     slo.max_rejected = rej / 100;
+    slo.sustained = e.sustained.checked;
     if (slo.ttft_p99_ms === null && slo.tpot_p99_ms === null && slo.e2e_p99_ms === null && e.rejected.value.trim() === '') {
-      throw new Error('Give at least one target');
+      throw bad(e.ttft, 'Give at least one target');
     }
     const max = Number(e.max.value);
-    if (!Number.isInteger(max) || max < 1 || max > 256) throw new Error('Up to: enter a whole number of replicas from 1 to 256');
+    if (!Number.isInteger(max) || max < 1 || max > 256) throw bad(e.max, 'Up to: enter a whole number of replicas from 1 to 256');
     const price = Number(e.price.value);
-    if (!Number.isFinite(price) || price < 0 || e.price.value.trim() === '') throw new Error('Price: enter a number of dollars per GPU-hour, 0 or more');
+    if (!Number.isFinite(price) || price < 0 || e.price.value.trim() === '') throw bad(e.price, 'Price: enter a number of dollars per GPU-hour, 0 or more');
+    const seeds = Number(e.seeds.value);
+    if (!Number.isInteger(seeds) || seeds < 1 || seeds > 16) throw bad(e.seeds, 'Seeds: enter a whole number from 1 to 16');
     const preset = (presets || []).find((p) => p.name === config.engine);
-    return { slo, limits: { max_replicas: max, seeds: 1, exhaustive: false, gpus_per_replica: preset?.gpus ?? 1, gpu_hour_usd: price } };
+    return { slo, limits: { max_replicas: max, seeds, exhaustive: false, gpus_per_replica: preset?.gpus ?? 1, gpu_hour_usd: price } };
   }
 
   ensurePool(n) {
@@ -96,9 +112,15 @@ export class Capacity {
     this.els.run.textContent = on ? 'Restart' : 'Plan';
   }
 
-  showError(message) {
+  showError(message, input = null) {
     this.els.error.textContent = message;
     this.els.error.hidden = false;
+    if (input) input.setAttribute('aria-invalid', 'true');
+  }
+
+  clearError() {
+    this.els.error.hidden = true;
+    for (const k of ['ttft', 'tpot', 'e2e', 'rejected', 'max', 'price', 'seeds']) this.els[k].removeAttribute('aria-invalid');
   }
 
   fail(message) {
@@ -112,14 +134,14 @@ export class Capacity {
     if (this.els.cancel.hidden) return;
     this.stop();
     this.setBusy(false);
-    this.els.status.textContent = message;
+    this.els.status.textContent = this.last ? `${message} The last finished plan is still shown.` : message;
   }
 
   async run() {
     const { config, source, policies, presets } = this.state();
-    this.els.error.hidden = true;
+    this.clearError();
     let spec;
-    try { spec = this.spec(config, presets); } catch (err) { this.showError(err.message); return; }
+    try { spec = this.spec(config, presets); } catch (err) { this.showError(err.message, err.input); return; }
     this.stop();
     const gen = this.generation;
     const order = orderPolicies(policies);
@@ -201,7 +223,8 @@ export class Capacity {
   }
 
   renderTable(plans, config) {
-    const head = ['Policy', 'Replicas', 'GPUs', '$/hour', '$/M output tokens', 'TTFT p99', 'TPOT p99', 'Unserved', 'Token hit rate', 'Checked', `Goodput at ${config.instances} replicas`];
+    const max = this.last.spec.limits.max_replicas;
+    const head = ['Policy', 'Replicas', 'GPUs', '$/hour', '$/M output tokens', 'TTFT p99', 'TPOT p99', 'Unserved', `Goodput on ${config.instances}`];
     const thead = document.createElement('thead');
     const hr = document.createElement('tr');
     for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; hr.append(th); }
@@ -218,16 +241,31 @@ export class Capacity {
       const a = p.at_min;
       const m = a?.measured;
       const g = p.goodput;
-      const check = !a ? `misses at ${this.last.spec.limits.max_replicas}` : a.instances === 1 ? '1 meets' : `${a.instances} meets, ${a.instances - 1} fails`;
-      const goodput = g ? `${g.at_limit ? '≥ ' : ''}${num(g.rate, 2)} ${g.rate_unit} (${g.rate_scale.toFixed(2)}×)` : 'not met';
+      const goodput = g ? `${g.at_limit ? '≥ ' : ''}${num(g.rate, 2)} ${g.rate_unit}` : 'not met';
       const cells = a
-        ? [a.instances, a.cost.gpus, money(a.cost.usd_per_hour), money(a.cost.usd_per_m_tokens), fmtMs(m.ttft_ms_p99), fmtMs(m.tpot_ms_p99), pct(m.rejected_share), pct(m.hit_rate_tokens), check, goodput]
-        : [`> ${this.last.spec.limits.max_replicas}`, '–', '–', '–', '–', '–', '–', '–', check, goodput];
-      for (const c of cells) { const td = document.createElement('td'); td.textContent = String(c); tr.append(td); }
-      tr.addEventListener('click', () => { if (a) this.load({ ...config, routing: p.policy, instances: a.instances }); });
+        ? [[`${a.instances} ✓`, a.instances === 1 ? '1 replica meets every target' : `${a.instances} meet every target, ${a.instances - 1} do not (both simulated)`],
+          [a.cost.gpus], [money(a.cost.usd_per_hour)], [money(a.cost.usd_per_m_tokens)], [fmtMs(m.ttft_ms_p99)], [fmtMs(m.tpot_ms_p99)], [pct(m.rejected_share)], [goodput]]
+        : [[`> ${max}`, `${max} replicas still miss: ${p.points.find((x) => x.instances === max)?.misses.join(', ') || ''}`], ['–'], ['–'], ['–'], ['–'], ['–'], ['–'], [goodput]];
+      for (const [c, title] of cells) {
+        const td = document.createElement('td');
+        td.textContent = String(c);
+        if (title) td.title = title;
+        tr.append(td);
+      }
+      if (a) {
+        tr.className = 'loadable';
+        tr.title = `Load ${p.policy} on ${a.instances} replica(s)`;
+        tr.addEventListener('click', () => this.loadPoint(p.policy, a.instances));
+      }
       tbody.append(tr);
     }
     this.els.table.replaceChildren(thead, tbody);
+  }
+
+  /** Loads a (policy, replicas) point into the page and says so. */
+  loadPoint(policy, instances) {
+    this.load({ ...this.last.config, routing: policy, instances });
+    this.els.status.textContent = `Loaded ${policy} on ${instances} replica(s): the charts at the top now show that run.`;
   }
 
   /** One scatter dataset per policy (filled where every target is met), the front, and the TTFT target. */
@@ -278,7 +316,7 @@ export class Capacity {
             }, footer: () => 'Click to load this point' } },
           },
           scales: {
-            x: { type: 'logarithmic', title: { display: true, text: 'p99 TTFT (log scale)', font: { weight: '600' } }, ticks: { callback: (v) => fmtMs(v) } },
+            x: { type: 'logarithmic', title: { display: true, text: 'p99 TTFT (log scale)', font: { weight: '600' } }, ticks: { autoSkip: true, maxRotation: 0, callback: (v) => logTick(v) } },
             y: { beginAtZero: true, title: { display: true, text: 'Fleet cost ($ per hour)', font: { weight: '600' } }, ticks: { callback: (v) => `$${v}` } },
           },
         },
@@ -294,7 +332,7 @@ export class Capacity {
     const hit = els.find((e) => this.chart.data.datasets[e.datasetIndex].data[e.index]?.policy);
     if (!hit) return;
     const q = this.chart.data.datasets[hit.datasetIndex].data[hit.index];
-    this.load({ ...this.last.config, routing: q.policy, instances: q.n });
+    this.loadPoint(q.policy, q.n);
   }
 
   retheme() {

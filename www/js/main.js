@@ -153,6 +153,7 @@ function initFull(msg, fromUrl) {
   });
   capacity = new Capacity({
     ttft: $('cap-ttft'), tpot: $('cap-tpot'), e2e: $('cap-e2e'), rejected: $('cap-rejected'), max: $('cap-max'), price: $('cap-price'),
+    seeds: $('cap-seeds'), sustained: $('cap-sustained'),
     run: $('cap-run'), cancel: $('cap-cancel'), progress: $('cap-progress'), status: $('cap-status'), error: $('cap-error'),
     out: $('cap-out'), headline: $('cap-headline'), notes: $('cap-notes'), canvas: $('cap-chart'), table: $('cap-table'),
   }, {
@@ -323,7 +324,7 @@ function onWorker(msg) {
       if (msg.lane === 'compare') { if (msg.id === st.compareId) compare?.progress(msg.p); return; }
       if (st.inflight && msg.id === st.inflight.id && performance.now() - st.inflight.start > PROGRESS_AFTER_MS) showProgress(true, msg.p);
       return;
-    case 'result': return onResult(msg);
+    case 'result': hook.traceParses = msg.parses; return onResult(msg);
     case 'plan-result':
     case 'plan-error': {
       const w = planWaiters.get(msg.id);

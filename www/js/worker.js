@@ -13,7 +13,7 @@
 //      {type:'capacity-headline', plans} -> {type:'capacity-headline', headline}  (plan_headline over the plans' JSON)
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 // Out: {type:'ready', version, params, defaults, lessons, presets} | {type:'fatal', message}
-//      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms}
+//      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
 //      {type:'batch-part', id, index, point} | {type:'batch-done', id, ms}
@@ -27,7 +27,7 @@ let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
 const latest = { main: 0, compare: 0, batch: 0, decisions: 0 };
 const cancelled = { main: 0, compare: 0, batch: 0, decisions: 0 };
-const traceCache = new Map(); // key -> text (only the most recent few)
+const traceCache = new Map(); // trace key | block size -> parsed wasm Trace (only the most recent few)
 const SLICE_BUDGET_MS = 12;   // work between checks of the message queue
 const PROGRESS_EVERY_MS = 60;
 
@@ -60,28 +60,42 @@ function messageOf(err) {
   try { return JSON.stringify(err); } catch { return String(err); }
 }
 
+function traceKey(trace) {
+  return trace.file ? `file:${trace.name}:${trace.file.size}:${trace.file.lastModified}` : `url:${trace.url}`;
+}
+
 async function traceText(trace) {
-  const key = trace.file ? `file:${trace.name}:${trace.file.size}:${trace.file.lastModified}` : `url:${trace.url}`;
+  if (trace.file) return trace.file.text();
+  const res = await fetch(trace.url);
+  if (!res.ok) throw new Error(`${trace.name}: could not load the built-in trace (HTTP ${res.status} for ${trace.url})`);
+  return res.text();
+}
+
+// A trace is read and parsed once per (trace, block size) and kept (the most recent few), so a
+// slider step replays the parsed requests instead of parsing the text again. `parses` counts the
+// parses this worker has done (the page's tests read it from every result).
+let parses = 0;
+async function parsedTrace(trace, blockSize) {
+  const key = `${traceKey(trace)}|${blockSize}`;
   if (traceCache.has(key)) return traceCache.get(key);
-  let text;
-  if (trace.file) {
-    text = await trace.file.text();
-  } else {
-    const res = await fetch(trace.url);
-    if (!res.ok) throw new Error(`${trace.name}: could not load the built-in trace (HTTP ${res.status} for ${trace.url})`);
-    text = await res.text();
+  const text = await traceText(trace);
+  const parsed = wasm.Trace.parse(text, trace.name, blockSize);
+  parses += 1;
+  if (traceCache.size >= 2) {
+    const oldest = traceCache.keys().next().value;
+    try { traceCache.get(oldest).free(); } catch { /* already gone with a trapped module */ }
+    traceCache.delete(oldest);
   }
-  if (traceCache.size >= 3) traceCache.delete(traceCache.keys().next().value);
-  traceCache.set(key, text);
-  return text;
+  traceCache.set(key, parsed);
+  return parsed;
 }
 
 // Runs one config to completion in slices. Returns the report text, or null if superseded/cancelled.
 // With `range` ({first, count}) it also logs those decisions and returns {report, decisions}.
 async function runJob(lane, id, configJson, trace, onProgress, range = null) {
-  const text = trace ? await traceText(trace) : null;
+  const parsed = trace ? await parsedTrace(trace, JSON.parse(configJson).block_size ?? 512) : null;
   if (latest[lane] !== id || cancelled[lane] >= id) return null;
-  const job = trace ? wasm.Job.trace(configJson, text, trace.name) : wasm.Job.synthetic(configJson);
+  const job = trace ? wasm.Job.from_trace(configJson, parsed) : wasm.Job.synthetic(configJson);
   let ok = false;
   try {
     if (range) job.record_decisions(range.first, range.count);
@@ -166,7 +180,7 @@ async function handleRun(msg) {
     const report = await runJob(lane, id, JSON.stringify(msg.config), msg.trace, (p) =>
       postMessage({ type: 'progress', id, lane, p }));
     if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
-    postMessage({ type: 'result', id, lane, report, ms: performance.now() - t0 });
+    postMessage({ type: 'result', id, lane, report, ms: performance.now() - t0, parses });
   } catch (err) {
     postError(id, lane, err);
   }
@@ -251,8 +265,11 @@ function handlePlan(msg) {
 async function handleCapacity(msg) {
   try {
     if (typeof wasm.plan_policy_json !== 'function') throw new Error('this build of the simulator has no planner');
-    const text = msg.trace ? await traceText(msg.trace) : '';
-    const plan = wasm.plan_policy_json(JSON.stringify(msg.config), msg.policy, JSON.stringify(msg.spec), text, msg.trace?.name || '');
+    const config = JSON.stringify(msg.config);
+    const spec = JSON.stringify(msg.spec);
+    const plan = msg.trace
+      ? wasm.plan_policy_trace_json(config, msg.policy, spec, await parsedTrace(msg.trace, msg.config.block_size ?? 512))
+      : wasm.plan_policy_json(config, msg.policy, spec);
     postMessage({ type: 'capacity-result', id: msg.id, plan });
   } catch (err) {
     if (isTrap(err) && !trapped) trapped = trapWords(err);

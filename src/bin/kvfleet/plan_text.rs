@@ -22,6 +22,9 @@ fn targets(slo: &Slo) -> String {
         "unserved (rejected or timed out) <= {} %",
         100.0 * slo.max_rejected
     ));
+    if slo.sustained {
+        parts.push("no growing backlog".to_string());
+    }
     parts.join(", ")
 }
 
