@@ -55,6 +55,10 @@ pub struct Lesson {
     pub explanation: &'static str,
     /// The rule of thumb from the card that this lesson checks.
     pub rule_of_thumb: &'static str,
+    /// How hard it is: `beginner`, `intermediate` or `advanced`.
+    pub difficulty: &'static str,
+    /// About how long it takes, minutes.
+    pub minutes: u32,
 }
 
 /// Both lessons.
@@ -94,6 +98,8 @@ fn more_replicas_slower() -> Lesson {
         ],
         explanation: "A step's prompt is the previous step's prompt plus a little more, so only the replica that served the previous step holds almost all of it. Round robin sends the step elsewhere; that replica holds at best an older step of the task and recomputes everything since. With more replicas the chance of landing on the right one falls, so adding replicas lowers the hit rate and lengthens every prefill, while the extra capacity goes unused at this load. Sticky routing sends every step back to its task's replica: only the new tool output is computed, the token hit rate rises to about 92% and p99 TTFT falls from about 650 ms to under 100 ms. kv alone reaches about 86%, but its load term still pulls some steps away and p99 stays above 500 ms.",
         rule_of_thumb: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.",
+        difficulty: "beginner",
+        minutes: 10,
     }
 }
 
@@ -125,6 +131,8 @@ fn hot_prefix() -> Lesson {
         ],
         explanation: "Prefix-aware routing hashes the first block, so the one prefix that 85% of traffic shares has one home replica. Locality is perfect and that replica saturates: its queue fills and callers are rejected while five replicas idle. Spilling to the least busy replica once the home queue reaches 2 costs one cold prefill per replica that joins, after which each of them holds the hot prefix too: the hit rate stays near 90% and p99 TTFT drops from about 36 s to about 0.6 s. kv does the same through its load term. A high spill threshold (16) is too late: p99 stays above 28 s.",
         rule_of_thumb: "Stay sticky until a replica is saturated, then spill to the least busy one.",
+        difficulty: "intermediate",
+        minutes: 15,
     }
 }
 

@@ -1,7 +1,10 @@
 //! The two lessons end to end: the broken preset shows its symptom (measured
-//! thresholds), it fails its goal, and every documented fix meets the goal.
+//! thresholds), it fails its goal, and every documented fix meets the goal; `kvfleet
+//! lesson` lists, runs and checks them with exit codes.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+use common::kvfleet;
 use kvfleet::lessons::{self, apply, broken_config, evaluate, Lesson};
 use kvfleet::{api, Config, Report};
 
@@ -189,4 +192,66 @@ fn lessons_serialise_for_the_page() {
             assert!(check["value"].is_number() && !check["label"].as_str().unwrap().is_empty());
         }
     }
+}
+
+/// The run flag of a config key (`spill_queue` -> `--des-spill-queue`), from the
+/// simulator's parameter table.
+fn flag_of(key: &str) -> String {
+    kvfleet::params::specs()
+        .into_iter()
+        .find(|s| s.name == key)
+        .map(|s| s.flag.to_string())
+        .unwrap_or_else(|| panic!("no flag for {key}"))
+}
+
+#[test]
+fn the_lesson_command_lists_runs_and_checks() {
+    // The list: one lesson a line, the id first.
+    let (code, out, err) = kvfleet(&["lesson"]);
+    assert_eq!(code, 0, "{err}");
+    let ids: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let want: Vec<&str> = kvfleet::lessons::lessons().iter().map(|l| l.id).collect();
+    assert_eq!(ids, want);
+    for l in kvfleet::lessons::lessons() {
+        // The broken setup fails its goal: exit 1, every check printed.
+        let (code, out, _) = kvfleet(&["lesson", l.id]);
+        assert_eq!(code, 1, "{}: {out}", l.id);
+        assert!(out.contains("Goal NOT MET (seed 42)"), "{out}");
+        assert_eq!(out.matches("    [").count(), l.checks.len(), "{out}");
+        // Every documented fix, given as run flags, meets it: exit 0.
+        for fix in &l.fixes {
+            let mut args = vec![
+                "lesson".to_string(),
+                l.id.to_string(),
+                "--check".to_string(),
+            ];
+            for (k, v) in fix.config.as_object().unwrap() {
+                args.push(flag_of(k));
+                args.push(match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+            }
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, out, err) = kvfleet(&refs);
+            assert_eq!(code, 0, "{} with {}: {out}{err}", l.id, fix.name);
+            assert!(out.contains("Goal MET"), "{out}");
+            assert!(out.contains("  Why: "), "{out}");
+        }
+    }
+    let (code, _, err) = kvfleet(&["lesson", "nope"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("unknown lesson \"nope\"; allowed: more-replicas-slower, hot-prefix"),
+        "{err}"
+    );
+    let (code, _, err) = kvfleet(&["lesson", "hot-prefix", "--check", "--des-spill-queue", "x"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--check: ") && err.contains("--des-spill-queue"),
+        "{err}"
+    );
 }

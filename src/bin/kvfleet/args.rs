@@ -36,6 +36,16 @@ pub enum Command {
     /// Plan capacity: per routing policy, the fewest replicas (GPUs, dollars) that meet
     /// the --slo-* targets on the workload the run flags describe, and its goodput.
     Plan(Box<crate::plan::PlanCmd>),
+    /// The lessons: with no ID, list them; with an ID, run its broken setup and print the
+    /// goal checks (exit 0 when met, 1 when not); with --check FLAGS..., run the setup with
+    /// those run flags changed (e.g. `kvfleet lesson hot-prefix --check --des-spill-queue 2`).
+    Lesson {
+        /// The lesson (see `kvfleet lesson`).
+        id: Option<String>,
+        /// Run flags to change, everything after --check.
+        #[arg(long, value_name = "FLAGS", num_args = 1.., allow_hyphen_values = true, requires = "id")]
+        check: Vec<String>,
+    },
     /// Measure speed: the seed example, synthetic runs of 1e4 to 1e6 requests on 16 and
     /// 64 replicas, and the Mooncake conversation trace; prints a markdown table.
     Bench {

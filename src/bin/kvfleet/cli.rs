@@ -74,6 +74,7 @@ pub fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
+        Some(Command::Lesson { id, check }) => crate::lesson::run(id.as_deref(), check),
         Some(Command::Plan(cmd)) => {
             let sub = matches.subcommand_matches("plan").expect("plan's matches");
             crate::plan::run(cmd, sub)
@@ -91,6 +92,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) if message == CLOSED_PIPE => ExitCode::SUCCESS,
+        Err(message) if message == crate::lesson::GOAL_NOT_MET => ExitCode::FAILURE,
         Err(message) => {
             let message = kvfleet::echo::cut_long_lines(&message, 4 * MAX_ERROR_LINE_CHARS);
             eprintln!("error: {message}");

@@ -1,0 +1,89 @@
+//! `kvfleet lesson`: the course from the command line. With no id it lists the lessons;
+//! with an id it runs the lesson's broken setup (or, with `--check FLAGS...`, the setup
+//! with those flags changed) and prints the goal checks. The exit code is 0 when the goal
+//! is met and 1 when it is not, so a teacher can script the check.
+
+use std::io::Write;
+
+use clap::{CommandFactory, FromArgMatches};
+use kvfleet::api;
+use kvfleet::lessons;
+
+use crate::args::Cli;
+
+/// What `main` returns when a lesson's goal is not met: exit 1, no "error:" line.
+pub const GOAL_NOT_MET: &str = "the lesson's goal is not met";
+
+fn list() -> Result<(), String> {
+    let mut out = String::new();
+    for l in lessons::lessons() {
+        out.push_str(&format!(
+            "{:<22} {} ({}, about {} min): {}\n",
+            l.id,
+            l.title,
+            l.difficulty,
+            l.minutes,
+            first_sentence(l.story)
+        ));
+    }
+    crate::cli::print(&out)
+}
+
+fn first_sentence(text: &str) -> &str {
+    text.split_inclusive(". ").next().unwrap_or(text).trim_end()
+}
+
+/// Runs lesson `id` with `check` (run flags) changed; prints the goal checks.
+pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
+    let Some(id) = id else { return list() };
+    if lessons::lesson(id).is_none() {
+        let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
+        return Err(format!(
+            "kvfleet lesson: unknown lesson \"{}\"; allowed: {}",
+            kvfleet::echo::shown(id),
+            names.join(", ")
+        ));
+    }
+    let mut argv: Vec<String> = vec!["kvfleet".into(), "--preset".into(), id.into(), "-q".into()];
+    argv.extend(check.iter().cloned());
+    let matches = Cli::command()
+        .try_get_matches_from(&argv)
+        .map_err(|e| format!("--check: {}", e.render().to_string().trim_end()))?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| format!("--check: {e}"))?;
+    let (cfg, lesson) = crate::cli::config(&cli.run, &matches)?;
+    let lesson = lesson.expect("--preset names the lesson");
+    let report = api::synthetic_simulation(&cfg)?.into_report();
+    let results = lessons::evaluate(&lesson, &report);
+    let met = results.iter().all(|r| r.met);
+    let mut text = format!("Lesson {}: {}\n", lesson.id, lesson.title);
+    if check.is_empty() {
+        text.push_str(&format!("  The broken setup. {}\n", lesson.symptom));
+    } else {
+        text.push_str(&format!("  With {}\n", check.join(" ")));
+    }
+    text.push_str(&format!("  Goal: {}\n", lesson.goal));
+    for r in &results {
+        let verdict = if r.met { "met" } else { "NOT met" };
+        text.push_str(&format!(
+            "    [{verdict}] {} (measured {:.4})\n",
+            r.label, r.value
+        ));
+    }
+    text.push_str(&format!(
+        "  Goal {} (seed {})\n",
+        if met { "MET" } else { "NOT MET" },
+        cfg.seed
+    ));
+    if met && !check.is_empty() {
+        text.push_str(&format!("  Why: {}\n", lesson.explanation));
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(crate::cli::write_error("-"))?;
+    if met {
+        Ok(())
+    } else {
+        Err(GOAL_NOT_MET.to_string())
+    }
+}
