@@ -241,6 +241,15 @@ pub fn lessons_json() -> String {
     serde_json::to_string(&crate::lessons::lessons()).expect("lessons serialise")
 }
 
+/// A lesson's interview answers (numbers measured by runs) and short check (answers
+/// verified by runs), as JSON (`lessons::material::Material`).
+pub fn lesson_material_json(id: &str) -> Result<String, String> {
+    let lesson = crate::lessons::lesson(id)
+        .ok_or_else(|| format!("lesson: unknown lesson \"{}\"", crate::echo::shown(id)))?;
+    let m = crate::lessons::material::material(&lesson)?;
+    Ok(serde_json::to_string(&m).expect("material serialises"))
+}
+
 /// The points of a sweep (`NAME=START:END[:STEP]` or `NAME=A,B,C`) over a JSON config, as
 /// a JSON object `{"param": KEY, "points": [{"value": V, "config": {...}}, ...]}`; the page
 /// runs each point's config with `run_json` in parallel workers.

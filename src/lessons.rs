@@ -3,10 +3,16 @@
 //! hints, fixes and the explanation. Shared by the CLI (`--preset`) and the page.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::config::Config;
 use crate::report::Report;
+
+mod hot_prefix;
+pub mod material;
+mod more_replicas_slower;
+
+pub use material::{Figure, Interview, Quiz, Verify};
 
 /// One measurable check of a lesson's goal: `metric op value` on the report JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -59,81 +65,20 @@ pub struct Lesson {
     pub difficulty: &'static str,
     /// About how long it takes, minutes.
     pub minutes: u32,
+    /// Three interview questions, with model answers whose numbers come from runs.
+    pub interview: Vec<Interview>,
+    /// The short check: multiple-choice questions, each behaviour answer verified by runs.
+    pub quiz: Vec<Quiz>,
 }
 
-/// Both lessons.
+/// Every lesson, in course order.
 pub fn lessons() -> Vec<Lesson> {
-    vec![more_replicas_slower(), hot_prefix()]
+    vec![more_replicas_slower::lesson(), hot_prefix::lesson()]
 }
 
 /// The lesson with this id (also the CLI preset name).
 pub fn lesson(id: &str) -> Option<Lesson> {
     lessons().into_iter().find(|l| l.id == id)
-}
-
-fn more_replicas_slower() -> Lesson {
-    Lesson {
-        id: "more-replicas-slower",
-        title: "More replicas, slower answers",
-        story: "Coding agents run 20-step tasks; a new task starts about every 3 seconds (0.3 a second). Each step's prompt is the whole conversation so far: a 4,096-token system prompt with tool schemas, every earlier step's tool output (1,000 tokens) and answer (100 tokens). Eight self-hosted replicas have prefix caching, but the inference router spreads calls round robin, so each step of a task lands on a different replica from the last and must recompute the history that another replica already holds. The fleet is lightly loaded: replicas are not the bottleneck, the cache is.",
-        symptom: "Only about 62% of prompt tokens come from cache although every step repeats the previous one. Sweep the replicas: going from 4 to 8 to 16 under round robin lowers the token hit rate and raises the first-token latency at the median and at p99, and tasks finish no sooner: four times the replicas buy nothing.",
-        broken: json!({
-            "workload": "sessions", "session_rate": 0.3, "num_sessions": 120, "turns": 20,
-            "system_prompt_len": 4096, "turn_input_len": 1000, "turn_output_len": 100,
-            "think_time_ms": 500.0, "instances": 8, "routing": "round_robin"
-        }),
-        goal: "Token hit rate of at least 85% with p99 time to first token under 300 ms.",
-        checks: vec![
-            Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.85, label: "token hit rate at least 85%" },
-            Check { metric: "summary.ttft_ms_p99", op: "<=", value: 300.0, label: "p99 TTFT under 300 ms" },
-        ],
-        hints: vec![
-            "Look at the token hit rate, not the share of requests with any cached block: every request hits the shared system prompt, but the history after it is what costs.",
-            "Each step extends the previous step's prompt. Which replica already holds that prefix?",
-            "Try the sticky policy (session affinity 100%), or give kv a session affinity.",
-        ],
-        fixes: vec![
-            Fix { name: "sticky routing", config: json!({ "routing": "sticky" }) },
-            Fix { name: "kv with session affinity", config: json!({ "routing": "kv", "session_affinity": 100.0 }) },
-        ],
-        explanation: "A step's prompt is the previous step's prompt plus a little more, so only the replica that served the previous step holds almost all of it. Round robin sends the step elsewhere; that replica holds at best an older step of the task and recomputes everything since. With more replicas the chance of landing on the right one falls, so adding replicas lowers the hit rate and lengthens every prefill, while the extra capacity goes unused at this load. Sticky routing sends every step back to its task's replica: only the new tool output is computed, the token hit rate rises to about 92% and p99 TTFT falls from about 650 ms to under 100 ms. kv alone reaches about 86%, but its load term still pulls some steps away and p99 stays above 500 ms.",
-        rule_of_thumb: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.",
-        difficulty: "beginner",
-        minutes: 10,
-    }
-}
-
-fn hot_prefix() -> Lesson {
-    Lesson {
-        id: "hot-prefix",
-        title: "One replica owns the hot prefix",
-        story: "A support-agent fleet sends 30 requests a second through a prefix-aware router to 6 model replicas. 85% of requests start with the same 12,000-token system prompt and tool schemas, and the router always sends a prefix to the replica that holds it. Each replica queues at most 32 requests waiting for a slot; beyond that, calls are rejected.",
-        symptom: "One replica is saturated most of the run while the others idle; its queue fills, p99 TTFT reaches tens of seconds, and most requests are rejected, although the hit rate looks excellent.",
-        broken: json!({
-            "request_rate": 30.0, "num_requests": 3000, "instances": 6, "routing": "prefix_aware",
-            "num_prefixes": 16, "prefix_len": 12000, "input_len": 13000, "output_len": 200,
-            "prefix_popularity": "hot:0.85", "queue_capacity": 32
-        }),
-        goal: "p99 TTFT under 1 s with a token hit rate of at least 85% and no rejections.",
-        checks: vec![
-            Check { metric: "summary.ttft_ms_p99", op: "<=", value: 1000.0, label: "p99 TTFT under 1 s" },
-            Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.85, label: "token hit rate at least 85%" },
-            Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no rejected requests" },
-        ],
-        hints: vec![
-            "Compare the replicas' saturated shares and peak queues: is the load spread?",
-            "A hot prefix is cheap to copy: warming it on another replica costs one prefill.",
-            "Stay sticky until a replica is saturated, then spill: set 'spill at queue' to a small number, or try kv, whose load term pushes back.",
-        ],
-        fixes: vec![
-            Fix { name: "spill at queue 2", config: json!({ "spill_queue": 2 }) },
-            Fix { name: "kv routing", config: json!({ "routing": "kv" }) },
-        ],
-        explanation: "Prefix-aware routing hashes the first block, so the one prefix that 85% of traffic shares has one home replica. Locality is perfect and that replica saturates: its queue fills and callers are rejected while five replicas idle. Spilling to the least busy replica once the home queue reaches 2 costs one cold prefill per replica that joins, after which each of them holds the hot prefix too: the hit rate stays near 90% and p99 TTFT drops from about 36 s to about 0.6 s. kv does the same through its load term. A high spill threshold (16) is too late: p99 stays above 28 s.",
-        rule_of_thumb: "Stay sticky until a replica is saturated, then spill to the least busy one.",
-        difficulty: "intermediate",
-        minutes: 15,
-    }
 }
 
 /// A lesson's broken config as a full `Config` (defaults for the keys it leaves out).
@@ -163,19 +108,27 @@ pub struct CheckResult {
     pub met: bool,
 }
 
+/// The number at `path` (`summary.ttft_ms_p99`) in a report's JSON (NaN if absent).
+pub fn metric_of(v: &Value, path: &str) -> f64 {
+    path.split('.')
+        .try_fold(v, |node, key| node.get(key))
+        .and_then(Value::as_f64)
+        .unwrap_or(f64::NAN)
+}
+
 /// Evaluates a lesson's goal on a report.
 pub fn evaluate(lesson: &Lesson, report: &Report) -> Vec<CheckResult> {
     let v = serde_json::to_value(report).expect("report serialises");
+    evaluate_json(lesson, &v)
+}
+
+/// Evaluates a lesson's goal on a report's JSON.
+pub fn evaluate_json(lesson: &Lesson, v: &Value) -> Vec<CheckResult> {
     lesson
         .checks
         .iter()
         .map(|c| {
-            let value = c
-                .metric
-                .split('.')
-                .try_fold(&v, |node, key| node.get(key))
-                .and_then(Value::as_f64)
-                .unwrap_or(f64::NAN);
+            let value = metric_of(v, c.metric);
             let met = match c.op {
                 "<=" => value <= c.value,
                 _ => value >= c.value,

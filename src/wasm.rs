@@ -171,6 +171,12 @@ pub fn lessons_json() -> String {
     api::lessons_json()
 }
 
+/// A lesson's interview answers and short check, rendered and verified by runs, as JSON.
+#[wasm_bindgen]
+pub fn lesson_material_json(id: &str) -> Result<String, JsError> {
+    api::lesson_material_json(id).map_err(|m| JsError::new(&m))
+}
+
 /// The points of a sweep spec over a JSON config, as JSON `{param, points: [{value, config}]}`.
 #[wasm_bindgen]
 pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, JsError> {

@@ -255,3 +255,78 @@ fn the_lesson_command_lists_runs_and_checks() {
         "{err}"
     );
 }
+
+#[test]
+fn every_lesson_has_the_cards_parts_and_its_answers_hold() {
+    for l in lessons::lessons() {
+        assert_eq!(l.interview.len(), 3, "{}: three interview questions", l.id);
+        assert_eq!(l.quiz.len(), 4, "{}: a four-question check", l.id);
+        let m = lessons::material::material(&l).unwrap();
+        for (q, r) in l.interview.iter().zip(&m.interview) {
+            assert!(!r.answer.contains('{'), "{}: {}", l.id, r.answer);
+            // Each quoted number is what an independent run of that config measures.
+            for f in &q.figures {
+                let cfg = apply(&broken_config(&l), &f.changes).unwrap();
+                let v = serde_json::to_value(run(&cfg)).unwrap();
+                let x = lessons::metric_of(&v, f.metric);
+                assert!(x.is_finite(), "{}: {}", l.id, f.name);
+                let written = lessons::material::write(x, f.format);
+                assert!(
+                    r.answer.contains(&written),
+                    "{}: {} = {written} in {}",
+                    l.id,
+                    f.name,
+                    r.answer
+                );
+            }
+        }
+        for q in &m.quiz {
+            assert!(q.quiz.correct < q.quiz.choices.len());
+            match q.quiz.verify {
+                lessons::Verify::Concept => assert_eq!(q.verified, None),
+                _ => assert_eq!(
+                    q.verified,
+                    Some(true),
+                    "{}: {} ({})",
+                    l.id,
+                    q.quiz.question,
+                    q.evidence
+                ),
+            }
+        }
+        let behaviour = m.quiz.iter().filter(|q| q.verified.is_some()).count();
+        assert!(
+            behaviour >= 3,
+            "{}: most questions are about behaviour, verified by runs",
+            l.id
+        );
+    }
+}
+
+#[test]
+fn a_wrong_answer_would_be_caught() {
+    // The verification is not a formality: the same runs reject every wrong choice
+    // marked as the correct one.
+    for l in lessons::lessons() {
+        let width = l.quiz.iter().map(|q| q.choices.len()).max().unwrap();
+        for shift in 1..width {
+            let mut moved = l.clone();
+            for q in &mut moved.quiz {
+                q.correct = (q.correct + shift) % q.choices.len();
+            }
+            let m = lessons::material::material(&moved).unwrap();
+            for (q, orig) in m.quiz.iter().zip(&l.quiz) {
+                if q.verified.is_some() && q.quiz.correct != orig.correct {
+                    assert_eq!(
+                        q.verified,
+                        Some(false),
+                        "{}: {} marked {}",
+                        l.id,
+                        q.quiz.question,
+                        q.quiz.correct
+                    );
+                }
+            }
+        }
+    }
+}

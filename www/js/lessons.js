@@ -1,5 +1,8 @@
 // www/js/lessons.js: the break-and-fix lessons from the simulator (lessons_json): load the broken
-// setup, watch the goal's checks turn green on every run, reveal hints, try the fixes, read why.
+// setup, watch the goal's checks turn green on every run, reveal hints, try the fixes, read why;
+// then three interview questions (model answers behind a disclosure, their numbers measured by runs
+// in a worker of its own: lesson_material_json) and a four-question check with immediate feedback.
+// Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
 import { pct, num } from './format.js';
 import { fmtMs } from './charts.js';
@@ -26,11 +29,14 @@ function fmtMetric(metric, v) {
 
 export class Lessons {
   /**
-   * els: {picks, panel}; hooks: {start(broken), fix(changes), stop()} change the page's config.
+   * els: {picks, panel}; hooks: {start(broken), fix(changes), stop()} change the page's config;
+   * workerUrl: the simulator worker (a separate one measures the lessons' answers).
    */
-  constructor(els, hooks) {
+  constructor(els, hooks, workerUrl = null) {
     this.els = els;
     this.hooks = hooks;
+    this.workerUrl = workerUrl;
+    this.materials = new Map(); // id -> material, once measured
     this.list = [];
     this.active = null;
     this.hintsShown = 0;
@@ -62,10 +68,91 @@ export class Lessons {
     this.prevValues = null; // each check's value on the previous run, for "was X → now Y"
     this.lastValues = null;
     this.render();
+    this.requestMaterial(l.id);
     if (loadConfig) this.hooks.start(l.broken);
     this.els.panel.hidden = false;
     this.els.panel.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
     return true;
+  }
+
+  /** Measures a lesson's interview answers and check in a worker of its own (once per lesson). */
+  requestMaterial(id) {
+    if (this.materials.has(id)) { this.showMaterial(id); return; }
+    if (!this.workerUrl) return;
+    if (!this.materialWorker) {
+      this.materialWorker = new Worker(this.workerUrl, { type: 'module' });
+      this.materialWorker.onmessage = (e) => {
+        const m = e.data;
+        if (m.type === 'lesson-material') {
+          this.materials.set(m.id, m.material);
+          window.kvfleet = window.kvfleet || {};
+          window.kvfleet.lessonMaterial = { id: m.id, material: m.material };
+          if (this.active?.id === m.id) this.showMaterial(m.id);
+        } else if (m.type === 'lesson-material-error' && this.active?.id === m.id && this.materialEl) {
+          this.materialEl.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: ${m.message}`));
+        }
+      };
+    }
+    this.materialWorker.postMessage({ type: 'lesson-material', id });
+  }
+
+  /** The interview questions and the short check of a measured lesson. */
+  showMaterial(id) {
+    const m = this.materials.get(id);
+    if (!m || !this.materialEl) return;
+    const iv = el('section', 'lesson-interview');
+    iv.dataset.testid = 'lesson-interview';
+    iv.append(el('h3', 'sub-h', 'Interview questions'), el('p', 'hint', 'Answer aloud first, then open the model answer. Its numbers were measured just now by runs of this lesson’s setups.'));
+    for (const q of m.interview) {
+      const d = el('details', 'qa');
+      d.append(el('summary', null, q.question), el('p', null, q.answer));
+      iv.append(d);
+    }
+    const quiz = el('section', 'lesson-quiz');
+    quiz.dataset.testid = 'lesson-quiz';
+    quiz.append(el('h3', 'sub-h', 'Short check'));
+    m.quiz.forEach((q, i) => quiz.append(this.question(q, i)));
+    this.scoreEl = el('p', 'quiz-score');
+    this.scoreEl.dataset.testid = 'quiz-score';
+    this.scoreEl.setAttribute('aria-live', 'polite');
+    quiz.append(this.scoreEl);
+    this.answers = new Array(m.quiz.length).fill(null);
+    this.materialEl.replaceChildren(iv, quiz);
+  }
+
+  /** One multiple-choice question; a pick says at once whether it is right, and why. */
+  question(q, i) {
+    const fs = el('fieldset', 'quiz-q');
+    fs.dataset.testid = `quiz-${i}`;
+    fs.append(el('legend', null, `${i + 1}. ${q.question}`));
+    const feedback = el('p', 'quiz-feedback');
+    feedback.setAttribute('aria-live', 'polite');
+    q.choices.forEach((c, j) => {
+      const label = el('label', 'quiz-choice');
+      const input = document.createElement('input');
+      input.type = 'radio';
+      input.name = `quiz-${this.active.id}-${i}`;
+      input.value = String(j);
+      input.dataset.testid = `quiz-${i}-${j}`;
+      input.addEventListener('change', () => {
+        const right = j === q.correct;
+        this.answers[i] = right;
+        feedback.className = `quiz-feedback ${right ? 'right' : 'wrong'}`;
+        const checked = q.verified ? ` Checked by the simulator just now: ${q.evidence}.` : '';
+        feedback.textContent = `${right ? '✓ Right.' : '✗ Not quite.'} ${q.why}${right ? checked : ''}`;
+        this.updateScore();
+      });
+      label.append(input, document.createTextNode(` ${c}`));
+      fs.append(label);
+    });
+    fs.append(feedback);
+    return fs;
+  }
+
+  updateScore() {
+    const done = this.answers.filter((a) => a !== null).length;
+    const right = this.answers.filter((a) => a === true).length;
+    this.scoreEl.textContent = `${right} of ${this.answers.length} right${done < this.answers.length ? ` (${this.answers.length - done} to go)` : ''}.`;
   }
 
   /** Hides the lesson without touching the settings. */
@@ -135,7 +222,9 @@ export class Lessons {
 
     const actions = el('div', 'lesson-actions');
     actions.append(hintBtn, reset);
-    p.replaceChildren(head, story, symptom, goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl);
+    this.materialEl = el('div', 'lesson-material');
+    this.materialEl.append(el('p', 'hint', 'Measuring the interview answers and the short check…'));
+    p.replaceChildren(head, story, symptom, goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl, this.materialEl);
   }
 
   /** Re-evaluates the goal on a new report. */

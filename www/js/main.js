@@ -136,7 +136,7 @@ function initFull(msg, fromUrl) {
     start: (broken) => { applyScenario(broken); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
-  });
+  }, new URL('./worker.js', import.meta.url));
   sweep = new Sweep({
     param: $('sweep-param'), spec: $('sweep-spec'), series: $('sweep-series'), presets: $('sweep-presets'), run: $('sweep-run'),
     cancel: $('sweep-cancel'), progress: $('sweep-progress'), status: $('sweep-status'), error: $('sweep-error'), out: $('sweep-out'),

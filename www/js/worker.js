@@ -11,6 +11,8 @@
 //      {type:'capacity', id, config, policy, spec, trace?}  one policy's capacity plan (blocking; the page
 //          cancels by terminating the worker) -> {type:'capacity-result', id, plan} | {type:'capacity-error', id, message}
 //      {type:'capacity-headline', plans} -> {type:'capacity-headline', headline}  (plan_headline over the plans' JSON)
+//      {type:'lesson-material', id}  a lesson's interview answers and short check (runs the lesson's configs)
+//          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 // Out: {type:'ready', version, params, defaults, lessons, presets} | {type:'fatal', message}
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
@@ -277,6 +279,14 @@ async function handleCapacity(msg) {
   }
 }
 
+function handleLessonMaterial(msg) {
+  try {
+    postMessage({ type: 'lesson-material', id: msg.id, material: JSON.parse(wasm.lesson_material_json(msg.id)) });
+  } catch (err) {
+    postMessage({ type: 'lesson-material-error', id: msg.id, message: messageOf(err) });
+  }
+}
+
 function handleCapacityHeadline(msg) {
   try {
     postMessage({ type: 'capacity-headline', headline: wasm.plan_headline(msg.plans) });
@@ -307,6 +317,7 @@ self.onmessage = async (e) => {
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
   if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
   if (msg.type === 'capacity-headline') { await booted; if (wasm) handleCapacityHeadline(msg); return; }
+  if (msg.type === 'lesson-material') { await booted; if (wasm) handleLessonMaterial(msg); return; }
   if (msg.type in LANE_OF) {
     const lane = LANE_OF[msg.type] || msg.lane;
     latest[lane] = msg.id;

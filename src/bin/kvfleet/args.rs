@@ -45,6 +45,13 @@ pub enum Command {
         /// Run flags to change, everything after --check.
         #[arg(long, value_name = "FLAGS", num_args = 1.., allow_hyphen_values = true, requires = "id")]
         check: Vec<String>,
+        /// Print the lesson's interview questions and short check instead (numbers measured
+        /// by runs, answers verified by runs), as text, or as JSON with --material-json.
+        #[arg(long, requires = "id", conflicts_with = "check")]
+        material: bool,
+        /// With --material: print JSON.
+        #[arg(long = "material-json", requires = "material")]
+        material_json: bool,
     },
     /// Measure speed: the seed example, synthetic runs of 1e4 to 1e6 requests on 16 and
     /// 64 replicas, and the Mooncake conversation trace; prints a markdown table.

@@ -74,7 +74,13 @@ pub fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
-        Some(Command::Lesson { id, check }) => crate::lesson::run(id.as_deref(), check),
+        Some(Command::Lesson {
+            id,
+            material: true,
+            material_json,
+            ..
+        }) => crate::lesson::material(id.as_deref().unwrap_or_default(), *material_json),
+        Some(Command::Lesson { id, check, .. }) => crate::lesson::run(id.as_deref(), check),
         Some(Command::Plan(cmd)) => {
             let sub = matches.subcommand_matches("plan").expect("plan's matches");
             crate::plan::run(cmd, sub)

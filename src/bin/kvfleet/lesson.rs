@@ -33,16 +33,55 @@ fn first_sentence(text: &str) -> &str {
     text.split_inclusive(". ").next().unwrap_or(text).trim_end()
 }
 
+fn unknown(id: &str) -> String {
+    let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
+    format!(
+        "kvfleet lesson: unknown lesson \"{}\"; allowed: {}",
+        kvfleet::echo::shown(id),
+        names.join(", ")
+    )
+}
+
+/// Prints a lesson's interview questions (answers measured by runs) and short check
+/// (answers verified by runs), as text or JSON.
+pub fn material(id: &str, json: bool) -> Result<(), String> {
+    let lesson = lessons::lesson(id).ok_or_else(|| unknown(id))?;
+    let m = lessons::material::material(&lesson)?;
+    if json {
+        return crate::cli::print(&format!(
+            "{}\n",
+            serde_json::to_string(&m).expect("material serialises")
+        ));
+    }
+    let mut out = format!(
+        "Lesson {}: {}\n\nInterview questions\n",
+        lesson.id, lesson.title
+    );
+    for (i, q) in m.interview.iter().enumerate() {
+        out.push_str(&format!("{}. {}\n   {}\n", i + 1, q.question, q.answer));
+    }
+    out.push_str("\nShort check\n");
+    for (i, q) in m.quiz.iter().enumerate() {
+        out.push_str(&format!("{}. {}\n", i + 1, q.quiz.question));
+        for (j, c) in q.quiz.choices.iter().enumerate() {
+            let mark = if j == q.quiz.correct { "*" } else { " " };
+            out.push_str(&format!("   {mark} {c}\n"));
+        }
+        let check = match q.verified {
+            Some(true) => format!(" (verified: {})", q.evidence),
+            Some(false) => format!(" (NOT verified: {})", q.evidence),
+            None => String::new(),
+        };
+        out.push_str(&format!("   {}{check}\n", q.quiz.why));
+    }
+    crate::cli::print(&out)
+}
+
 /// Runs lesson `id` with `check` (run flags) changed; prints the goal checks.
 pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
     let Some(id) = id else { return list() };
     if lessons::lesson(id).is_none() {
-        let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
-        return Err(format!(
-            "kvfleet lesson: unknown lesson \"{}\"; allowed: {}",
-            kvfleet::echo::shown(id),
-            names.join(", ")
-        ));
+        return Err(unknown(id));
     }
     let mut argv: Vec<String> = vec!["kvfleet".into(), "--preset".into(), id.into(), "-q".into()];
     argv.extend(check.iter().cloned());

@@ -1,0 +1,290 @@
+//! A lesson's teaching material beyond the exercise: interview questions whose model
+//! answers quote numbers measured by runs (never typed in), and a short check whose
+//! answers about behaviour are verified by runs. `material` runs what they need (each
+//! distinct config once) and renders them; the tests and the page use the same result.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{apply, broken_config, evaluate_json, metric_of, Lesson};
+
+/// How a measured number is written into an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// A share 0..=1 as a percentage with one decimal ("61.8%").
+    Percent,
+    /// Milliseconds as a duration ("177 ms", "1.20 s").
+    Ms,
+    /// A whole number with thousands separators ("1,879").
+    Count,
+}
+
+/// A number an answer quotes: `{name}` in the text is replaced by `metric` of the run of
+/// the lesson's broken setup with `changes` applied (`{}` is the broken setup itself).
+#[derive(Clone, Debug, Serialize)]
+pub struct Figure {
+    /// The placeholder's name.
+    pub name: &'static str,
+    /// Config changes on top of the broken setup.
+    pub changes: Value,
+    /// Path into the report JSON.
+    pub metric: &'static str,
+    /// How it is written.
+    pub format: Format,
+}
+
+/// An interview question with a model answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interview {
+    /// The question.
+    pub question: &'static str,
+    /// The model answer, with `{name}` placeholders for its figures.
+    pub answer: &'static str,
+    /// The numbers the answer quotes.
+    pub figures: Vec<Figure>,
+}
+
+/// How a short-check answer about behaviour is verified by runs.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Verify {
+    /// A statement of fact or judgement, not about the model's numbers.
+    Concept,
+    /// Choice i is the run of `runs[i]` (changes on the broken setup); the correct
+    /// choice's run meets the lesson's goal and every other choice's run does not.
+    Goal {
+        /// One config change per choice.
+        runs: Vec<Value>,
+    },
+    /// `metric` of the run `a` compared with the run `b` picks a choice: `if_less` when
+    /// a < b, `if_greater` when a > b (equal picks none); the pick must be the correct one.
+    Compare {
+        /// Path into the report JSON.
+        metric: &'static str,
+        /// Changes of the first run.
+        a: Value,
+        /// Changes of the second run.
+        b: Value,
+        /// The choice that a < b makes true.
+        if_less: usize,
+        /// The choice that a > b makes true.
+        if_greater: usize,
+    },
+    /// Choice i is the interval `bounds[i]` (low, high); the correct one holds `metric` of
+    /// the run `changes`, and no other does.
+    Range {
+        /// Path into the report JSON.
+        metric: &'static str,
+        /// Changes of the run.
+        changes: Value,
+        /// One (low, high) interval per choice, low inclusive, high exclusive.
+        bounds: Vec<(f64, f64)>,
+    },
+}
+
+/// A multiple-choice question of the short check.
+#[derive(Clone, Debug, Serialize)]
+pub struct Quiz {
+    /// The question.
+    pub question: &'static str,
+    /// The choices.
+    pub choices: Vec<&'static str>,
+    /// The index of the correct choice.
+    pub correct: usize,
+    /// Why, shown after an answer.
+    pub why: &'static str,
+    /// How the correct answer is verified.
+    pub verify: Verify,
+}
+
+/// An interview question with its answer rendered.
+#[derive(Clone, Debug, Serialize)]
+pub struct RenderedInterview {
+    /// The question.
+    pub question: &'static str,
+    /// The answer with every figure written in.
+    pub answer: String,
+}
+
+/// A short-check question with its verification's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckedQuiz {
+    /// The question, its choices, correct index, why and verification.
+    #[serde(flatten)]
+    pub quiz: Quiz,
+    /// `Some(true)` when the runs confirm the correct answer, `None` for a concept.
+    pub verified: Option<bool>,
+    /// What the runs measured, in words.
+    pub evidence: String,
+}
+
+/// A lesson's material, rendered from runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Material {
+    /// The lesson's id.
+    pub id: &'static str,
+    /// The interview questions, answered.
+    pub interview: Vec<RenderedInterview>,
+    /// The short check, verified.
+    pub quiz: Vec<CheckedQuiz>,
+}
+
+/// Runs of a lesson's configs, each distinct change set once.
+struct Runs<'a> {
+    lesson: &'a Lesson,
+    done: BTreeMap<String, Value>,
+}
+
+impl Runs<'_> {
+    fn report(&mut self, changes: &Value) -> Result<&Value, String> {
+        let key = changes.to_string();
+        if !self.done.contains_key(&key) {
+            let cfg = apply(&broken_config(self.lesson), changes)?;
+            let report = crate::api::synthetic_simulation(&cfg)?.into_report();
+            let v = serde_json::to_value(&report).expect("report serialises");
+            self.done.insert(key.clone(), v);
+        }
+        Ok(&self.done[&key])
+    }
+
+    fn metric(&mut self, changes: &Value, path: &str) -> Result<f64, String> {
+        Ok(metric_of(self.report(changes)?, path))
+    }
+
+    fn meets(&mut self, changes: &Value) -> Result<bool, String> {
+        let lesson = self.lesson;
+        Ok(evaluate_json(lesson, self.report(changes)?)
+            .iter()
+            .all(|c| c.met))
+    }
+}
+
+/// `x` written as `format` says.
+pub fn write(x: f64, format: Format) -> String {
+    match format {
+        Format::Percent => format!("{:.1}%", 100.0 * x),
+        Format::Ms => crate::text::duration(x),
+        Format::Count => thousands(libm::round(x) as i64),
+    }
+}
+
+fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn render(q: &Interview, runs: &mut Runs) -> Result<RenderedInterview, String> {
+    let mut answer = q.answer.to_string();
+    for f in &q.figures {
+        let x = runs.metric(&f.changes, f.metric)?;
+        let placeholder = format!("{{{}}}", f.name);
+        if !answer.contains(&placeholder) {
+            return Err(format!("figure {} is not in its answer", f.name));
+        }
+        answer = answer.replace(&placeholder, &write(x, f.format));
+    }
+    if answer.contains('{') {
+        return Err(format!(
+            "an answer has a placeholder without a figure: {answer}"
+        ));
+    }
+    Ok(RenderedInterview {
+        question: q.question,
+        answer,
+    })
+}
+
+fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
+    let (verified, evidence) = match &q.verify {
+        Verify::Concept => (None, String::new()),
+        Verify::Goal { runs: changes } => {
+            let mut met = Vec::new();
+            for c in changes {
+                met.push(runs.meets(c)?);
+            }
+            let ok = met.iter().enumerate().all(|(i, &m)| m == (i == q.correct));
+            let words: Vec<String> = q
+                .choices
+                .iter()
+                .zip(&met)
+                .map(|(c, m)| format!("{c}: goal {}", if *m { "met" } else { "not met" }))
+                .collect();
+            (Some(ok), words.join("; "))
+        }
+        Verify::Compare {
+            metric,
+            a,
+            b,
+            if_less,
+            if_greater,
+        } => {
+            let (x, y) = (runs.metric(a, metric)?, runs.metric(b, metric)?);
+            let pick = if x < y {
+                Some(*if_less)
+            } else if x > y {
+                Some(*if_greater)
+            } else {
+                None
+            };
+            (
+                Some(pick == Some(q.correct)),
+                format!("{metric}: {x:.4} against {y:.4}"),
+            )
+        }
+        Verify::Range {
+            metric,
+            changes,
+            bounds,
+        } => {
+            let x = runs.metric(changes, metric)?;
+            let inside: Vec<bool> = bounds.iter().map(|&(lo, hi)| lo <= x && x < hi).collect();
+            let ok = inside
+                .iter()
+                .enumerate()
+                .all(|(i, &m)| m == (i == q.correct));
+            (Some(ok), format!("{metric} measured {x:.4}"))
+        }
+    };
+    Ok(CheckedQuiz {
+        quiz: q.clone(),
+        verified,
+        evidence,
+    })
+}
+
+/// Runs everything a lesson's material needs and renders it.
+pub fn material(lesson: &Lesson) -> Result<Material, String> {
+    let mut runs = Runs {
+        lesson,
+        done: BTreeMap::new(),
+    };
+    let interview = lesson
+        .interview
+        .iter()
+        .map(|q| render(q, &mut runs))
+        .collect::<Result<_, _>>()?;
+    let quiz = lesson
+        .quiz
+        .iter()
+        .map(|q| check(q, &mut runs))
+        .collect::<Result<_, _>>()?;
+    Ok(Material {
+        id: lesson.id,
+        interview,
+        quiz,
+    })
+}

@@ -1,0 +1,51 @@
+// tests/e2e/course.test.mjs: a lesson's teaching material in real Chromium. Opening a lesson by
+// link measures its interview answers and short check in a worker; they equal the native
+// `kvfleet lesson ID --material --material-json` (numbers measured by runs, answers verified by
+// runs); each model answer sits behind a disclosure; a pick in the check says at once whether it is
+// right and why, and the score counts. Screenshot: the lesson's material.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, ROOT } from './harness.mjs';
+
+const BIN = path.join(ROOT, 'target/debug/kvfleet');
+let site;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` before the page tests`);
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+for (const id of ['hot-prefix', 'more-replicas-slower']) {
+  test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
+    const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
+    const { page, errors, context } = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });
+    try {
+      await page.waitForFunction((i) => window.kvfleet?.lessonMaterial?.id === i, id, { timeout: 60000 });
+      const got = await page.evaluate(() => window.kvfleet.lessonMaterial.material);
+      assert.deepEqual(got, want);
+      for (const q of want.quiz) if (q.verify.kind !== 'concept') assert.equal(q.verified, true, q.question);
+      // The model answers are hidden until opened.
+      const details = page.locator('[data-testid=lesson-interview] details');
+      assert.equal(await details.count(), 3);
+      assert.equal(await details.first().locator('p').isVisible(), false);
+      await details.first().locator('summary').click();
+      assert.equal(await details.first().locator('p').textContent(), want.interview[0].answer);
+      // A wrong pick, then the right one for every question.
+      const wrong = (want.quiz[0].correct + 1) % want.quiz[0].choices.length;
+      await page.check(`[data-testid=quiz-0-${wrong}]`);
+      assert.match(await page.textContent('[data-testid=quiz-0] .quiz-feedback'), /^✗ Not quite\./);
+      assert.match(await page.textContent('[data-testid=quiz-score]'), /^0 of 4 right \(3 to go\)\./);
+      for (const [i, q] of want.quiz.entries()) await page.check(`[data-testid=quiz-${i}-${q.correct}]`);
+      assert.match(await page.textContent('[data-testid=quiz-0] .quiz-feedback'), /^✓ Right\./);
+      assert.equal(await page.textContent('[data-testid=quiz-score]'), '4 of 4 right.');
+      await screenshot(page, `course-${id}`);
+      assert.deepEqual(errors, []);
+    } finally { await context.close(); }
+  });
+}
