@@ -11,6 +11,7 @@ use crate::report::Report;
 mod hot_prefix;
 pub mod material;
 mod more_replicas_slower;
+mod timeout;
 
 pub use material::{Figure, Interview, Quiz, Verify};
 
@@ -73,7 +74,11 @@ pub struct Lesson {
 
 /// Every lesson, in course order.
 pub fn lessons() -> Vec<Lesson> {
-    vec![more_replicas_slower::lesson(), hot_prefix::lesson()]
+    vec![
+        more_replicas_slower::lesson(),
+        hot_prefix::lesson(),
+        timeout::lesson(),
+    ]
 }
 
 /// The lesson with this id (also the CLI preset name).

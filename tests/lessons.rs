@@ -151,18 +151,21 @@ fn hot_prefix_broken_state_shows_the_symptom() {
 
 #[test]
 fn lessons_serialise_for_the_page() {
-    // What the page relies on: the two ids, text to show, a broken config and fixes
+    // What the page relies on: the ids, text to show, a broken config and fixes
     // that parse, and checks whose metric paths name numbers in a real report.
     let v: serde_json::Value = serde_json::from_str(&api::lessons_json()).unwrap();
     let list = v.as_array().unwrap();
     let ids: Vec<&str> = list.iter().map(|l| l["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["more-replicas-slower", "hot-prefix"]);
-    let report = serde_json::to_value(run(&Config {
-        num_requests: 20,
-        ..Config::default()
-    }))
-    .unwrap();
+    assert_eq!(
+        ids,
+        ["more-replicas-slower", "hot-prefix", "timeout-below-p99"]
+    );
     for l in list {
+        // A short run of the lesson's own broken setup: its checks name numbers there.
+        let mut small: Config = serde_json::from_value(l["broken"].clone()).unwrap();
+        small.num_requests = small.num_requests.min(50);
+        small.num_sessions = small.num_sessions.min(5);
+        let report = serde_json::to_value(run(&small)).unwrap();
         for key in [
             "title",
             "story",
@@ -329,4 +332,39 @@ fn a_wrong_answer_would_be_caught() {
             }
         }
     }
+}
+
+#[test]
+fn timeout_lesson_numbers_hold() {
+    // The story, symptom and explanation of "A timeout below p99 cuts off healthy calls":
+    // p50 under 80 ms and p99 about 190 ms without a timeout; 100 ms cuts about a fifth,
+    // 200 ms (just above p99) still cuts 14, 300 ms none; no replica is overloaded.
+    let l = lessons::lesson("timeout-below-p99").unwrap();
+    let at = |timeout: serde_json::Value| {
+        let cfg = apply(
+            &broken_config(&l),
+            &serde_json::json!({ "timeout_ms": timeout }),
+        )
+        .unwrap();
+        run(&cfg).summary
+    };
+    let free = at(serde_json::Value::Null);
+    assert!(free.ttft_ms_p50 < 80.0, "{}", free.ttft_ms_p50);
+    assert!(
+        (185.0..195.0).contains(&free.ttft_ms_p99),
+        "{}",
+        free.ttft_ms_p99
+    );
+    assert_eq!(free.timed_out, 0);
+    let cut100 = at(100.0.into());
+    assert!(
+        (180..=220).contains(&cut100.timed_out),
+        "{}",
+        cut100.timed_out
+    );
+    assert!(!cut100.overloaded);
+    assert_eq!(at(200.0.into()).timed_out, 14);
+    assert_eq!(at(300.0.into()).timed_out, 0);
+    assert!(!met(&l, &run(&broken_config(&l))));
+    check_fixes(&l);
 }
