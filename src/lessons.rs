@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::report::Report;
 
+mod herd;
 mod hot_prefix;
 pub mod material;
 mod more_replicas_slower;
@@ -78,6 +79,7 @@ pub fn lessons() -> Vec<Lesson> {
         more_replicas_slower::lesson(),
         hot_prefix::lesson(),
         timeout::lesson(),
+        herd::lesson(),
     ]
 }
 

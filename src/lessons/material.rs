@@ -20,6 +20,8 @@ pub enum Format {
     Ms,
     /// A whole number with thousands separators ("1,879").
     Count,
+    /// A plain number with two decimals ("0.04").
+    Fixed2,
 }
 
 /// A number an answer quotes: `{name}` in the text is replaced by `metric` of the run of
@@ -168,6 +170,7 @@ pub fn write(x: f64, format: Format) -> String {
         Format::Percent => format!("{:.1}%", 100.0 * x),
         Format::Ms => crate::text::duration(x),
         Format::Count => thousands(libm::round(x) as i64),
+        Format::Fixed2 => format!("{x:.2}"),
     }
 }
 
