@@ -13,6 +13,7 @@ mod hot_prefix;
 pub mod material;
 mod more_replicas_slower;
 mod timeout;
+mod weight;
 
 pub use material::{Figure, Interview, Quiz, Verify};
 
@@ -79,6 +80,7 @@ pub fn lessons() -> Vec<Lesson> {
         more_replicas_slower::lesson(),
         hot_prefix::lesson(),
         timeout::lesson(),
+        weight::lesson(),
         herd::lesson(),
     ]
 }

@@ -162,6 +162,7 @@ fn lessons_serialise_for_the_page() {
             "more-replicas-slower",
             "hot-prefix",
             "timeout-below-p99",
+            "retune-the-weight",
             "routers-that-herd"
         ]
     );
@@ -404,5 +405,42 @@ fn herd_lesson_numbers_hold() {
     assert!(ten.ttft_ms_p99 > 600.0 && live.ttft_ms_p99 < 600.0);
     assert!((rr.hit_rate_tokens - four.hit_rate_tokens).abs() < 0.01);
     assert!(!met(&l, &run(&broken_config(&l))));
+    check_fixes(&l);
+}
+
+#[test]
+fn weight_lesson_numbers_hold() {
+    // "Retune the weight": p99 TTFT about 540 ms at 0.25, about 470 ms at 1, about 290 ms
+    // from 2.5 to 4 (the basin that meets 300 ms), about 330 ms from 5 on; the hit rate
+    // stays put from 4 to 20 while the spread grows.
+    let l = lessons::lesson("retune-the-weight").unwrap();
+    let at = |w: f64| {
+        let cfg = apply(
+            &broken_config(&l),
+            &serde_json::json!({ "overlap_weight": w }),
+        )
+        .unwrap();
+        run(&cfg).summary
+    };
+    let near = |x: f64, want: f64| (x - want).abs() <= 15.0;
+    assert!(
+        near(at(0.25).ttft_ms_p99, 540.0),
+        "{}",
+        at(0.25).ttft_ms_p99
+    );
+    assert!(near(at(1.0).ttft_ms_p99, 470.0));
+    for w in [2.5, 3.0, 3.5, 4.0] {
+        let p99 = at(w).ttft_ms_p99;
+        assert!(p99 <= 300.0 && near(p99, 290.0), "{w}: {p99}");
+    }
+    for w in [2.0, 5.0, 8.0, 20.0] {
+        assert!(at(w).ttft_ms_p99 > 300.0, "{w}");
+    }
+    assert!(near(at(5.0).ttft_ms_p99, 330.0));
+    let (four, twenty) = (at(4.0), at(20.0));
+    assert!((four.hit_rate_tokens - twenty.hit_rate_tokens).abs() < 0.002);
+    assert!(twenty.load_spread > four.load_spread);
+    assert_eq!(at(0.25).rejected, 0);
+    assert!(!at(0.25).overloaded);
     check_fixes(&l);
 }
