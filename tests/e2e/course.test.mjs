@@ -49,3 +49,40 @@ for (const id of ['hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 're
     } finally { await context.close(); }
   });
 }
+
+test('a new lesson completed end to end through the controls and the check; the index keeps it after a reload', async () => {
+  const id = 'routers-that-herd';
+  const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
+  const { page, errors, context } = await site.open('/', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    // The index lists every lesson with its difficulty and time; none is done yet.
+    await page.click('#course > summary');
+    const items = page.locator('[data-testid=course-index] li');
+    assert.equal(await items.count(), 5);
+    assert.match(await page.textContent(`[data-testid=course-${id}]`), /Routers that herd · advanced · about 15 min/);
+    assert.doesNotMatch(await page.textContent(`[data-testid=course-${id}]`), /completed/);
+    let n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.locator(`[data-testid=course-${id}] button`).click();
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    assert.ok(await page.locator('[data-testid="lesson-checks"] li.unmet').count() > 0, 'the broken setup misses the goal');
+    // The fix through the settings: round robin, dealt by each router.
+    n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=input-routing-round_robin]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-done]:visible');
+    assert.equal(await page.locator('[data-testid="lesson-checks"] li.unmet').count(), 0);
+    assert.match(await page.textContent('[data-testid="lesson-checks"]'), /was 1\.29 s → now 523 ms/);
+    // The short check, all right.
+    await page.waitForFunction((i) => window.kvfleet?.lessonMaterial?.id === i, id, { timeout: 60000 });
+    for (const [i, q] of want.quiz.entries()) await page.check(`[data-testid=quiz-${i}-${q.correct}]`);
+    assert.match(await page.textContent('[data-testid=quiz-score]'), /4 of 4 right\. Lesson complete/);
+    await page.reload();
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
+    assert.match(await page.textContent('#course-summary'), /5 lessons, 1 completed in this browser/);
+    await page.click('#course > summary');
+    await screenshot(page, 'course-index');
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});

@@ -7,6 +7,13 @@
 import { pct, num } from './format.js';
 import { fmtMs } from './charts.js';
 
+const DONE_KEY = 'kvfleet.lessons.done';
+
+function firstSentence(text) {
+  const i = text.indexOf('. ');
+  return i < 0 ? text : text.slice(0, i + 1);
+}
+
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -47,13 +54,47 @@ export class Lessons {
     this.els.picks.replaceChildren();
     this.els.picksWrap.hidden = this.list.length === 0;
     for (const l of this.list) {
-      const b = el('button', 'btn lesson-pick', `Lesson: ${l.title}`);
+      const b = el('button', 'btn lesson-pick', l.title);
       b.type = 'button';
       b.dataset.testid = `lesson-${l.id}`;
       b.title = l.story;
       b.addEventListener('click', () => this.start(l.id));
       this.els.picks.append(b);
     }
+    this.renderIndex();
+  }
+
+  /** Lessons completed in this browser (goal met and every check question right), by id. */
+  done() {
+    try { return new Set(JSON.parse(localStorage.getItem(DONE_KEY) || '[]')); } catch { return new Set(); }
+  }
+
+  markDone(id) {
+    const d = this.done();
+    if (d.has(id)) return;
+    d.add(id);
+    try { localStorage.setItem(DONE_KEY, JSON.stringify([...d])); } catch { /* storage off: progress is not kept */ }
+    this.renderIndex();
+  }
+
+  /** The course index: title, story, difficulty, minutes and completion of every lesson. */
+  renderIndex() {
+    const { index, indexSummary } = this.els;
+    if (!index) return;
+    const done = this.done();
+    index.replaceChildren(...this.list.map((l) => {
+      const li = el('li', done.has(l.id) ? 'done' : '');
+      li.dataset.testid = `course-${l.id}`;
+      const b = el('button', 'btn small', done.has(l.id) ? 'Again' : 'Start');
+      b.type = 'button';
+      b.addEventListener('click', () => this.start(l.id));
+      const head = el('div', 'course-head');
+      head.append(el('strong', null, l.title), el('span', 'course-meta', ` · ${l.difficulty} · about ${l.minutes} min`),
+        el('span', 'course-done', done.has(l.id) ? ' · ✓ completed' : ''));
+      li.append(head, el('p', 'hint', firstSentence(l.story)), b);
+      return li;
+    }));
+    if (indexSummary) indexSummary.textContent = `${this.list.length} lessons, ${[...done].filter((id) => this.has(id)).length} completed in this browser`;
   }
 
   has(id) { return this.list.some((l) => l.id === id); }
@@ -65,6 +106,8 @@ export class Lessons {
     this.active = l;
     this.hintsShown = 0;
     this.met = false;
+    this.goalMet = false;
+    this.answers = null;
     this.prevValues = null; // each check's value on the previous run, for "was X → now Y"
     this.lastValues = null;
     this.render();
@@ -153,6 +196,15 @@ export class Lessons {
     const done = this.answers.filter((a) => a !== null).length;
     const right = this.answers.filter((a) => a === true).length;
     this.scoreEl.textContent = `${right} of ${this.answers.length} right${done < this.answers.length ? ` (${this.answers.length - done} to go)` : ''}.`;
+    this.maybeComplete();
+  }
+
+  /** A lesson is complete once its goal has been met and every check question answered right. */
+  maybeComplete() {
+    const l = this.active;
+    if (!l || !this.goalMet || !this.answers || !this.answers.every((a) => a === true)) return;
+    this.markDone(l.id);
+    if (this.scoreEl) this.scoreEl.textContent += ' Lesson complete: it is marked in the course index.';
   }
 
   /** Hides the lesson without touching the settings. */
@@ -249,6 +301,7 @@ export class Lessons {
     });
     this.checksEl.replaceChildren(...items.map((i) => i.li));
     const all = items.length > 0 && items.every((i) => i.met);
+    if (all) { this.goalMet = true; this.maybeComplete(); }
     this.doneEl.hidden = !all;
     this.els.panel.classList.toggle('solved', all);
   }
