@@ -15,7 +15,17 @@ mod more_replicas_slower;
 mod timeout;
 mod weight;
 
-pub use material::{Figure, Interview, Quiz, Verify};
+pub use material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+
+/// A setting a lesson uses: the config key (the page shows its label, help and value
+/// from the parameter table) and the card's rule of thumb for it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Setting {
+    /// The config key.
+    pub key: &'static str,
+    /// Its rule of thumb (empty when the card gives none).
+    pub rule: &'static str,
+}
 
 /// One measurable check of a lesson's goal: `metric op value` on the report JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -68,6 +78,12 @@ pub struct Lesson {
     pub difficulty: &'static str,
     /// About how long it takes, minutes.
     pub minutes: u32,
+    /// How the component works, in a few sentences (the diagram illustrates it).
+    pub how: &'static str,
+    /// The figure of "how it works", every point a run.
+    pub diagram: Diagram,
+    /// The settings the lesson uses, each with its rule of thumb (empty when none).
+    pub settings: Vec<Setting>,
     /// Three interview questions, with model answers whose numbers come from runs.
     pub interview: Vec<Interview>,
     /// The short check: multiple-choice questions, each behaviour answer verified by runs.

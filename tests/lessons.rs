@@ -444,3 +444,52 @@ fn weight_lesson_numbers_hold() {
     assert!(!at(0.25).overloaded);
     check_fixes(&l);
 }
+
+/// The measured points of a lesson's "how it works" figure, one line per series.
+fn diagram(id: &str) -> Vec<Vec<f64>> {
+    let l = lessons::lesson(id).unwrap();
+    lessons::material::material(&l).unwrap().diagram.points
+}
+
+#[test]
+fn every_diagram_shows_what_its_caption_says() {
+    // more-replicas-slower: round robin falls with every doubling; sticky stays put.
+    let d = diagram("more-replicas-slower");
+    assert!(
+        d[0].windows(2).all(|w| w[1] < w[0]),
+        "round robin {:?}",
+        d[0]
+    );
+    let (lo, hi) = d[1]
+        .iter()
+        .fold((1.0f64, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(hi - lo < 0.02, "sticky {:?}", d[1]);
+    // hot-prefix, spill at 0, 1, 2, 4, 8, 16: short queues keep p99 under 1 s, never
+    // spilling and spilling at 16 leave it above 10 s.
+    let d = diagram("hot-prefix");
+    assert!(d[0][1] < 1000.0 && d[0][2] < 1000.0, "{:?}", d[0]);
+    assert!(d[0][0] > 10_000.0 && d[0][5] > 10_000.0, "{:?}", d[0]);
+    // timeout at 80, 100, ..., 400 ms: many cut below p99, none from 300 ms.
+    let d = diagram("timeout-below-p99");
+    assert!(d[0][0] > 100.0 && d[0][1] > 100.0, "{:?}", d[0]);
+    assert_eq!((d[0][5], d[0][6]), (0.0, 0.0));
+    // weight 0 .. 20: falls to a basin at 3 and 4, rises again from 5.
+    let d = diagram("retune-the-weight");
+    let basin = d[0][5].min(d[0][6]);
+    assert!(d[0][..5].iter().all(|&x| x > basin), "{:?}", d[0]);
+    assert!(d[0][7..].iter().all(|&x| x > basin), "{:?}", d[0]);
+    // herd, refresh 0 .. 500 ms: four routers at or above one router at every age, and
+    // further above once the snapshot is older than 0.
+    let d = diagram("routers-that-herd");
+    assert!(
+        d[1].iter().zip(&d[0]).all(|(four, one)| four >= one),
+        "{d:?}"
+    );
+    assert!(
+        d[1][1..]
+            .iter()
+            .zip(&d[0][1..])
+            .all(|(four, one)| four > &(1.3 * one)),
+        "{d:?}"
+    );
+}

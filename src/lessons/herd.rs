@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::material::{Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson};
+use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::{Check, Fix, Lesson, Setting};
 
 pub(super) fn lesson() -> Lesson {
     Lesson {
@@ -35,6 +35,23 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Routers that share a stale view herd: keep the signals fresh, or spread the picks without them.",
         difficulty: "advanced",
         minutes: 15,
+        how: "Each router picks the replica with the lowest cost from what it knows: its own recent picks at once, the replicas' queues only from a shared snapshot refreshed every so often. Several routers on the same stale snapshot therefore make the same pick until the next refresh.",
+        diagram: Diagram {
+            caption: "p99 time to first token by snapshot age: one router degrades slowly, four routers herd as soon as the snapshot is older than a burst.",
+            x_key: "router_refresh_ms",
+            x_label: "Snapshot refresh (ms)",
+            values: vec![0.0, 10.0, 50.0, 100.0, 500.0],
+            metric: "summary.ttft_ms_p99",
+            y_label: "p99 TTFT",
+            format: Format::Ms,
+            log_y: false,
+            series: vec![("1 router", json!({"routers": 1})), ("4 routers", json!({}))],
+        },
+        settings: vec![
+            Setting { key: "routers", rule: "Routers that share a stale view herd." },
+            Setting { key: "router_refresh_ms", rule: "Keep the load signals fresher than a burst." },
+            Setting { key: "router_view", rule: "" },
+        ],
         interview: interview(),
         quiz: quiz(),
     }

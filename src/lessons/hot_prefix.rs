@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
-use super::material::{Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson};
+use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::{Check, Fix, Lesson, Setting};
 
 pub(super) fn lesson() -> Lesson {
     Lesson {
@@ -35,6 +35,23 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Stay sticky until a replica is saturated, then spill to the least busy one.",
         difficulty: "intermediate",
         minutes: 15,
+        how: "A prefix-aware router hashes a prompt's first block to a home replica, so every request with the same prefix lands where it is cached. When one prefix dominates the traffic, its home does most of the work. Spilling sends a request elsewhere once the home's queue reaches a threshold; the new replica pays one cold prefill and then holds the prefix too.",
+        diagram: Diagram {
+            caption: "p99 time to first token by spill threshold (0 never spills): spilling at a short queue keeps the tail short; a high threshold spills too late.",
+            x_key: "spill_queue",
+            x_label: "Spill at queue (0 = never)",
+            values: vec![0.0, 1.0, 2.0, 4.0, 8.0, 16.0],
+            metric: "summary.ttft_ms_p99",
+            y_label: "p99 TTFT",
+            format: Format::Ms,
+            log_y: true,
+            series: vec![("prefix_aware", json!({}))],
+        },
+        settings: vec![
+            Setting { key: "routing", rule: "" },
+            Setting { key: "spill_queue", rule: "Stay sticky until a replica is saturated, then spill to the least busy one." },
+            Setting { key: "queue_capacity", rule: "Needed slots are about calls per second times seconds each; a longer queue turns rejections into waiting." },
+        ],
         interview: interview(),
         quiz: quiz(),
     }

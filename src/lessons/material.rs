@@ -102,6 +102,40 @@ pub struct Quiz {
     pub verify: Verify,
 }
 
+/// The figure of a lesson's "how it works": `metric` against the setting `x_key` over
+/// `values`, one line per series (changes on the broken setup), every point a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Diagram {
+    /// What the figure shows and what to notice (checked by the lesson's tests).
+    pub caption: &'static str,
+    /// The config key on the x axis.
+    pub x_key: &'static str,
+    /// Its label.
+    pub x_label: &'static str,
+    /// The values of `x_key`.
+    pub values: Vec<f64>,
+    /// Path into the report JSON.
+    pub metric: &'static str,
+    /// The y axis label.
+    pub y_label: &'static str,
+    /// How the metric is written.
+    pub format: Format,
+    /// Draw the y axis on a log scale.
+    pub log_y: bool,
+    /// One line per (label, changes on the broken setup).
+    pub series: Vec<(&'static str, Value)>,
+}
+
+/// A diagram with its points measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct RenderedDiagram {
+    /// The figure's definition.
+    #[serde(flatten)]
+    pub diagram: Diagram,
+    /// One y per value, per series.
+    pub points: Vec<Vec<f64>>,
+}
+
 /// An interview question with its answer rendered.
 #[derive(Clone, Debug, Serialize)]
 pub struct RenderedInterview {
@@ -128,6 +162,8 @@ pub struct CheckedQuiz {
 pub struct Material {
     /// The lesson's id.
     pub id: &'static str,
+    /// The figure of "how it works", measured.
+    pub diagram: RenderedDiagram,
     /// The interview questions, answered.
     pub interview: Vec<RenderedInterview>,
     /// The short check, verified.
@@ -269,12 +305,35 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
     })
 }
 
+fn measure(d: &Diagram, runs: &mut Runs) -> Result<RenderedDiagram, String> {
+    let mut points = Vec::new();
+    for (_, changes) in &d.series {
+        let mut line = Vec::new();
+        for &x in &d.values {
+            let mut c = changes.clone();
+            // A whole value as an integer, so integer settings (replicas) accept it.
+            c[d.x_key] = if x.fract() == 0.0 && x.abs() < 1e15 {
+                serde_json::json!(x as i64)
+            } else {
+                serde_json::json!(x)
+            };
+            line.push(runs.metric(&c, d.metric)?);
+        }
+        points.push(line);
+    }
+    Ok(RenderedDiagram {
+        diagram: d.clone(),
+        points,
+    })
+}
+
 /// Runs everything a lesson's material needs and renders it.
 pub fn material(lesson: &Lesson) -> Result<Material, String> {
     let mut runs = Runs {
         lesson,
         done: BTreeMap::new(),
     };
+    let diagram = measure(&lesson.diagram, &mut runs)?;
     let interview = lesson
         .interview
         .iter()
@@ -287,6 +346,7 @@ pub fn material(lesson: &Lesson) -> Result<Material, String> {
         .collect::<Result<_, _>>()?;
     Ok(Material {
         id: lesson.id,
+        diagram,
         interview,
         quiz,
     })

@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
-use super::material::{Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson};
+use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::{Check, Fix, Lesson, Setting};
 
 pub(super) fn lesson() -> Lesson {
     Lesson {
@@ -34,6 +34,23 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.",
         difficulty: "beginner",
         minutes: 10,
+        how: "Each replica caches the KV blocks of the prompts it computed, and a request reuses them only on that replica. An agent's next step repeats its whole conversation so far, so only the replica that served the previous step holds nearly all of it. Where the router sends the step decides how much is recomputed.",
+        diagram: Diagram {
+            caption: "Token hit rate as the fleet grows: under round robin it falls with every doubling, under sticky routing it stays where it is.",
+            x_key: "instances",
+            x_label: "Replicas",
+            values: vec![1.0, 2.0, 4.0, 8.0, 16.0],
+            metric: "summary.hit_rate_tokens",
+            y_label: "Token hit rate",
+            format: Format::Percent,
+            log_y: false,
+            series: vec![("round_robin", json!({"routing": "round_robin"})), ("sticky", json!({"routing": "sticky"}))],
+        },
+        settings: vec![
+            Setting { key: "routing", rule: "Round robin scatters agent steps, so more replicas can mean fewer cache hits." },
+            Setting { key: "instances", rule: "Add replicas for load, not for latency, when the cache is the bottleneck." },
+            Setting { key: "session_affinity", rule: "Send a session back to the replica that served it." },
+        ],
         interview: interview(),
         quiz: quiz(),
     }

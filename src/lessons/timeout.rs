@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::material::{Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson};
+use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::{Check, Fix, Lesson, Setting};
 
 /// The broken setup without its timeout.
 fn no_timeout() -> serde_json::Value {
@@ -39,6 +39,22 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Set the caller timeout above p99, with a margin.",
         difficulty: "beginner",
         minutes: 8,
+        how: "A caller timeout drops a request that has no first token that long after it arrived: from the queue, at the next step, or when its first token comes too late. It says nothing about the fleet's health, only about the tail of the latency: every call slower than the timeout is cut.",
+        diagram: Diagram {
+            caption: "Calls cut by the timeout, of 1,000: many while the timeout is below the p99 TTFT of a run without one, none with a margin above it.",
+            x_key: "timeout_ms",
+            x_label: "Caller timeout (ms)",
+            values: vec![80.0, 100.0, 150.0, 200.0, 250.0, 300.0, 400.0],
+            metric: "summary.timed_out",
+            y_label: "Calls timed out",
+            format: Format::Count,
+            log_y: false,
+            series: vec![("timed out", json!({}))],
+        },
+        settings: vec![
+            Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin." },
+            Setting { key: "burstiness", rule: "Bursty arrivals put the tail far above the median." },
+        ],
         interview: interview(),
         quiz: quiz(),
     }

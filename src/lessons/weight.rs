@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::material::{Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson};
+use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::{Check, Fix, Lesson, Setting};
 
 fn weight(w: f64) -> serde_json::Value {
     json!({ "overlap_weight": w })
@@ -39,6 +39,22 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Sweep the overlap weight against your SLO; the best weight is a basin, not the highest.",
         difficulty: "intermediate",
         minutes: 12,
+        how: "The kv router scores each replica as overlap weight x the blocks the request would miss there + the replica's load, and picks the lowest. The weight says how many blocks of load one missed block is worth. Too low and hot requests go cold; too high and the router ignores queues.",
+        diagram: Diagram {
+            caption: "p99 time to first token by overlap weight: it falls as hot-prefix requests stay where they are cached, bottoms out in a basin, and rises again past it.",
+            x_key: "overlap_weight",
+            x_label: "Overlap weight",
+            values: vec![0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 20.0],
+            metric: "summary.ttft_ms_p99",
+            y_label: "p99 TTFT",
+            format: Format::Ms,
+            log_y: false,
+            series: vec![("kv", json!({}))],
+        },
+        settings: vec![
+            Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest." },
+            Setting { key: "routing", rule: "" },
+        ],
         interview: interview(),
         quiz: quiz(),
     }

@@ -30,6 +30,16 @@ for (const id of ['hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 're
       const got = await page.evaluate(() => window.kvfleet.lessonMaterial.material);
       assert.deepEqual(got, want);
       for (const q of want.quiz) if (q.verify.kind !== 'concept') assert.equal(q.verified, true, q.question);
+      // How it works: the figure draws the measured points; its settings are listed with their rules.
+      await page.waitForSelector('[data-testid=lesson-diagram] canvas');
+      const drawn = await page.evaluate(() => {
+        const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
+        return ch.data.datasets.map((d) => d.data);
+      });
+      assert.deepEqual(drawn, want.diagram.points);
+      assert.equal(await page.textContent('[data-testid=lesson-diagram] figcaption'), want.diagram.caption);
+      const settings = await page.$$eval('[data-testid=lesson-settings] dt', (dts) => dts.length);
+      assert.ok(settings >= 2, `${id}: its settings are listed`);
       // The model answers are hidden until opened.
       const details = page.locator('[data-testid=lesson-interview] details');
       assert.equal(await details.count(), 3);

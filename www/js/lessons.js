@@ -4,7 +4,14 @@
 // in a worker of its own: lesson_material_json) and a four-question check with immediate feedback.
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
-import { pct, num } from './format.js';
+import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
+
+/** A policy's own line, or a distinct colour for a series that is not a policy ("4 routers"). */
+function seriesLine(label, i) {
+  if (POLICY_STYLE[label]) return policyLine(label);
+  const c = replicaColor(i);
+  return { borderColor: c, backgroundColor: c, pointBackgroundColor: c, pointBorderColor: c, borderDash: i ? [6, 3] : [] };
+}
 import { fmtMs } from './charts.js';
 
 const DONE_KEY = 'kvfleet.lessons.done';
@@ -118,6 +125,58 @@ export class Lessons {
     return true;
   }
 
+  /** The page's parameter table (labels, help, units) for the settings list. */
+  setParams(params) { this.params = params || []; }
+
+  /** "Its settings": each setting the lesson uses, what it does, its value on this run, its rule. */
+  renderSettings(config) {
+    const l = this.active;
+    const box = this.settingsEl;
+    if (!l || !box) return;
+    const dl = el('dl', 'settings-list');
+    for (const s of l.settings || []) {
+      const p = (this.params || []).find((x) => x.name === s.key);
+      const v = config ? config[s.key] : undefined;
+      const shown = v === undefined ? '' : v === null ? 'none' : `${typeof v === 'number' ? num(v, Number.isInteger(v) ? 0 : 2) : v}${p?.unit && typeof v === 'number' ? ` ${p.unit}` : ''}`;
+      const dt = el('dt', null, p?.label || s.key);
+      if (shown) dt.append(el('span', 'setting-now', ` now ${shown}`));
+      const dd = el('dd', null, p?.help || '');
+      if (s.rule) dd.append(el('span', 'setting-rule', ` Rule of thumb: ${s.rule}`));
+      dl.append(dt, dd);
+    }
+    box.replaceChildren(el('h3', 'sub-h', 'Its settings'), dl);
+  }
+
+  /** The measured "how it works" figure: the metric against one setting, a line per series. */
+  drawDiagram(d) {
+    if (!this.diagramEl) return;
+    const fmt = (v) => (d.format === 'percent' ? pct(v) : d.format === 'ms' ? fmtMs(v) : num(v, 0));
+    const canvas = document.createElement('canvas');
+    canvas.setAttribute('role', 'img');
+    const words = d.series.map(([label], i) => `${label}: ${d.values.map((x, j) => `${x} → ${fmt(d.points[i][j])}`).join(', ')}`).join('; ');
+    canvas.setAttribute('aria-label', `${d.caption} ${words}`);
+    const box = el('div', 'canvas-box');
+    box.append(canvas);
+    const cap = el('figcaption', null, d.caption);
+    this.diagramEl.replaceChildren(box, cap);
+    this.diagramEl.dataset.testid = 'lesson-diagram';
+    if (this.diagramChart) this.diagramChart.destroy();
+    const C = window.Chart;
+    if (!C) return;
+    this.diagramChart = new C(canvas, {
+      type: 'line',
+      data: { labels: d.values.map(String), datasets: d.series.map(([label], i) => ({ label, data: d.points[i], ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })) },
+      options: {
+        plugins: { legend: { display: d.series.length > 1 }, tooltip: { callbacks: { label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
+        scales: {
+          x: { title: { display: true, text: d.x_label, font: { weight: '600' } } },
+          y: { type: d.log_y ? 'logarithmic' : 'linear', beginAtZero: !d.log_y, title: { display: true, text: d.y_label, font: { weight: '600' } },
+            ticks: { callback: (v) => fmt(v) } },
+        },
+      },
+    });
+  }
+
   /** Measures a lesson's interview answers and check in a worker of its own (once per lesson). */
   requestMaterial(id) {
     if (this.materials.has(id)) { this.showMaterial(id); return; }
@@ -143,6 +202,7 @@ export class Lessons {
   showMaterial(id) {
     const m = this.materials.get(id);
     if (!m || !this.materialEl) return;
+    this.drawDiagram(m.diagram);
     const iv = el('section', 'lesson-interview');
     iv.dataset.testid = 'lesson-interview';
     iv.append(el('h3', 'sub-h', 'Interview questions'), el('p', 'hint', 'Answer aloud first, then open the model answer. Its numbers were measured just now by runs of this lesson’s setups.'));
@@ -232,6 +292,16 @@ export class Lessons {
     head.append(h, close);
 
     const story = el('p', 'lesson-story', l.story);
+    const how = el('section', 'lesson-how');
+    how.dataset.testid = 'lesson-how';
+    how.append(el('h3', 'sub-h', 'How it works'), el('p', null, l.how || ''));
+    this.diagramEl = el('figure', 'lesson-diagram');
+    this.diagramEl.append(el('p', 'hint', 'Measuring the figure…'));
+    how.append(this.diagramEl);
+    this.settingsEl = el('section', 'lesson-settings');
+    this.settingsEl.dataset.testid = 'lesson-settings';
+    this.renderSettings(null);
+    const exercise = el('h3', 'sub-h', 'The exercise');
     const symptom = el('p', 'lesson-symptom');
     symptom.append(el('strong', null, 'What is wrong: '), document.createTextNode(l.symptom));
     const goal = el('p', 'lesson-goal');
@@ -276,13 +346,14 @@ export class Lessons {
     actions.append(hintBtn, reset);
     this.materialEl = el('div', 'lesson-material');
     this.materialEl.append(el('p', 'hint', 'Measuring the interview answers and the short check…'));
-    p.replaceChildren(head, story, symptom, goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl, this.materialEl);
+    p.replaceChildren(head, story, how, this.settingsEl, exercise, symptom, goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl, this.materialEl);
   }
 
   /** Re-evaluates the goal on a new report. */
   update(report) {
     const l = this.active;
     if (!l || !this.checksEl) return;
+    this.renderSettings(report.config || null);
     const values = (l.checks || []).map((c) => valueAt(report, c.metric));
     // The previous run's value stays until a run changes it, so a fix reads "was 62% → now 92%".
     if (this.lastValues && values.some((v, i) => fmtMetric(l.checks[i].metric, v) !== fmtMetric(l.checks[i].metric, this.lastValues[i]))) {

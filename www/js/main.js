@@ -167,6 +167,7 @@ function initFull(msg, fromUrl) {
     from: $('dec-from'), to: $('dec-to'), count: $('dec-count'), show: $('dec-show'), status: $('dec-status'), error: $('dec-error'), table: $('dec-table'),
   }, { request: requestDecisions });
   sweep.setParams(st.params, st.config);
+  lessons.setParams(st.params);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
   if (fromUrl.lesson) {
