@@ -473,3 +473,31 @@ fn a_sticky_turn_reuses_the_previous_answer_too() {
         }
     }
 }
+
+#[test]
+fn hit_rate_by_turn_counts_the_turns_that_hit() {
+    // Sticky routing with unbounded caches: every turn after the first goes back to the
+    // replica that cached the previous turn's prompt and answer, so every one of them
+    // hits (a share of exactly 1). Round robin on 4 replicas sends a turn back to its
+    // task's last replica 1 time in 4 at best, but every turn also shares the 1,024-token
+    // system prompt, so most still hit somewhere: more than half, yet fewer tokens.
+    let sticky = api::synthetic_simulation(&sessions(Policy::Sticky, 4))
+        .unwrap()
+        .into_report()
+        .sessions
+        .unwrap();
+    assert_eq!(sticky.hit_rate_by_turn.len(), 8);
+    for (t, &h) in sticky.hit_rate_by_turn.iter().enumerate().skip(1) {
+        assert_eq!(h, 1.0, "turn {t}");
+    }
+    assert!(sticky.hit_rate_by_turn[0] > 0.0 && sticky.hit_rate_by_turn[0] <= 1.0);
+    let rr = api::synthetic_simulation(&sessions(Policy::RoundRobin, 4))
+        .unwrap()
+        .into_report()
+        .sessions
+        .unwrap();
+    for t in 1..8 {
+        assert!(rr.hit_rate_by_turn[t] > 0.5, "turn {t}: {}", rr.hit_rate_by_turn[t]);
+        assert!(rr.token_hit_rate_by_turn[t] < sticky.token_hit_rate_by_turn[t]);
+    }
+}
