@@ -96,3 +96,24 @@ test('a new lesson completed end to end through the controls and the check; the 
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });
+
+test('?embed=1&lesson=ID renders the exercise alone within 600x500, and it can be solved there', async () => {
+  const { page, errors, context } = await site.open('/?embed=1&lesson=routers-that-herd', { viewport: { width: 600, height: 500 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    const [w, h] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+    assert.ok(w <= 600 && h <= 500, `fits 600x500 without scrolling (${w}x${h})`);
+    assert.equal(await page.locator('[data-testid=embed-lesson] [data-testid=lesson-checks] li.unmet').count(), 1);
+    assert.equal(await page.locator('[data-testid=lesson-interview]').count(), 0, 'the exercise alone');
+    assert.match(await page.getAttribute('.embed-open', 'href'), /lesson=routers-that-herd/);
+    // Solve it with the embed's own control: the snapshot refresh to 0 (live).
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.focus('[data-testid=embed-input-router_refresh_ms]');
+    await page.keyboard.press('Home');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 30000 });
+    assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.router_refresh_ms), 0);
+    await page.waitForSelector('[data-testid=embed-lesson] [data-testid=lesson-done]:visible');
+    await screenshot(page, 'course-embed-lesson', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});

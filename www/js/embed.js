@@ -7,6 +7,7 @@ import { Charts, fmtMs } from './charts.js';
 import { HeroPanel } from './hero-panel.js';
 import { heroTakeaway } from './story.js';
 import { pct, num, policyColor, orderPolicies, themeInk } from './format.js';
+import { Lessons } from './lessons.js';
 
 /** The figures an embed can show, with the controls each gets when controls= is absent. */
 export const SHOWS = {
@@ -20,10 +21,16 @@ export const SHOWS = {
 const MAX_CONTROLS = 4;
 const MAX_CAPTION = 280;
 
-/** Reads show=, controls= and caption= (bad values fall back, with a note). */
-export function embedOptions(search, params) {
+/** Reads show=, controls= and caption= (bad values fall back, with a note). With a lesson
+ * (?lesson=ID) the embed is the lesson's exercise, its controls the lesson's settings. */
+export function embedOptions(search, params, lesson = null) {
   const q = new URLSearchParams(search);
   const notes = [];
+  if (lesson) {
+    const known = new Set(params.map((p) => p.name));
+    const controls = (lesson.settings || []).map((s) => s.key).filter((k) => known.has(k)).slice(0, MAX_CONTROLS);
+    return { show: 'lesson', controls, caption: '', controlsGiven: false, notes, lesson: lesson.id };
+  }
   let show = q.get('show') || 'replicas-sweep';
   if (!SHOWS[show]) {
     notes.push(`Unknown figure show=“${show.slice(0, 40)}”; allowed: ${Object.keys(SHOWS).join(', ')}. Showing replicas-sweep.`);
@@ -95,6 +102,7 @@ export class EmbedView {
     root.id = 'embed';
     root.dataset.testid = 'embed';
     root.dataset.show = opts.show;
+    if (hooks.lesson) { this.buildLesson(body, root, params, opts, hooks); return; }
     const fig = el('figure', 'embed-fig');
     this.box = el('div', `embed-box show-${opts.show}`);
     fig.append(this.box);
@@ -122,6 +130,35 @@ export class EmbedView {
     root.append(fig, this.form, this.errorEl, foot);
     body.append(root);
     this.build(opts.show);
+  }
+
+  /** The lesson's exercise alone: title, goal, live checks, its settings' controls, hints and fixes. */
+  buildLesson(body, root, params, opts, hooks) {
+    const panel = el('section', 'embed-lesson lesson');
+    panel.dataset.testid = 'embed-lesson';
+    this.form = el('form', 'embed-controls');
+    this.form.dataset.testid = 'embed-controls';
+    this.form.setAttribute('aria-label', 'Settings');
+    this.controls = new Controls(this.form, params, hooks.onControl, { names: opts.controls, prefix: 'embed-' });
+    this.errorEl = el('p', 'run-error');
+    this.errorEl.setAttribute('role', 'alert');
+    this.errorEl.dataset.testid = 'run-error';
+    this.errorEl.hidden = true;
+    const foot = el('div', 'embed-foot');
+    this.link = el('a', 'embed-open', 'Open the whole lesson in the kvfleet playground ↗');
+    this.link.target = '_blank';
+    this.link.rel = 'noopener';
+    foot.append(this.link);
+    root.append(panel, this.form, this.errorEl, foot);
+    body.append(root);
+    this.sentence = el('span');
+    const { lesson } = hooks.lesson;
+    this.lessons = new Lessons({ picks: el('div'), picksWrap: el('div'), panel }, {
+      start: () => hooks.lesson.restart(), fix: (changes) => hooks.lesson.fix(changes), stop: () => hooks.lesson.restart(),
+    }, null, { exerciseOnly: true });
+    this.lessons.setParams(params);
+    this.lessons.setLessons([lesson]);
+    this.lessons.start(lesson.id, { loadConfig: false });
   }
 
   canvas(id, label) {
@@ -155,6 +192,7 @@ export class EmbedView {
   }
 
   urlExtra() {
+    if (this.lessons) return {};
     return { show: this.opts.show, controls: this.opts.controlsGiven ? this.opts.controls.join(',') : null, caption: this.opts.caption || null };
   }
 
@@ -171,13 +209,14 @@ export class EmbedView {
 
   render(report) {
     this.report = report;
+    if (this.lessons) { this.lessons.update(report); return; }
     if (this.charts) this.charts.update(report);
     if (this.hero) this.hero.showRun(report);
     this.words();
   }
 
   words() {
-    if (!this.report || this.cmpCanvas) return;
+    if (!this.report || this.cmpCanvas || this.lessons) return;
     this.sentence.textContent = embedSentence(this.opts.show, this.report, this.config || this.report.config, this.hero?.sweeps || {});
   }
 
@@ -227,6 +266,7 @@ export class EmbedView {
   }
 
   retheme() {
+    if (this.lessons) return;
     if (this.charts) { this.charts.destroy(); this.charts.create(); if (this.report) this.charts.update(this.report); }
     if (this.hero) this.hero.retheme();
     if (this.cmp) { this.cmp.destroy(); this.cmp = null; }

@@ -46,7 +46,8 @@ export class Lessons {
    * els: {picks, panel}; hooks: {start(broken), fix(changes), stop()} change the page's config;
    * workerUrl: the simulator worker (a separate one measures the lessons' answers).
    */
-  constructor(els, hooks, workerUrl = null) {
+  constructor(els, hooks, workerUrl = null, { exerciseOnly = false } = {}) {
+    this.exerciseOnly = exerciseOnly; // an embed: the exercise alone, no teaching material
     this.els = els;
     this.hooks = hooks;
     this.workerUrl = workerUrl;
@@ -118,10 +119,10 @@ export class Lessons {
     this.prevValues = null; // each check's value on the previous run, for "was X → now Y"
     this.lastValues = null;
     this.render();
-    this.requestMaterial(l.id);
+    if (!this.exerciseOnly) this.requestMaterial(l.id);
     if (loadConfig) this.hooks.start(l.broken);
     this.els.panel.hidden = false;
-    this.els.panel.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    if (!this.exerciseOnly) this.els.panel.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
     return true;
   }
 
@@ -346,6 +347,11 @@ export class Lessons {
     actions.append(hintBtn, reset);
     this.materialEl = el('div', 'lesson-material');
     this.materialEl.append(el('p', 'hint', 'Measuring the interview answers and the short check…'));
+    if (this.exerciseOnly) {
+      close.hidden = true;
+      p.replaceChildren(head, el('p', 'lesson-story', firstSentence(l.story)), goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl);
+      return;
+    }
     p.replaceChildren(head, story, how, this.settingsEl, exercise, symptom, goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl, this.materialEl);
   }
 

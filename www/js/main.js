@@ -94,21 +94,31 @@ function onReady(msg) {
   if (!st.embed && st.fromUrl.size === 0 && !fromUrl.trace && !fromUrl.lesson) st.config.routing = OPENING_ROUTING;
   showNotes(fromUrl.notes);
   applyChartDefaults();
-  if (st.embed) initEmbed(); else initFull(msg, fromUrl);
+  if (st.embed) initEmbed(msg, fromUrl); else initFull(msg, fromUrl);
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
   $('share').addEventListener('click', share);
   $('boot').hidden = true;
   refresh();
 }
 
-function initEmbed() {
-  const opts = embedOptions(location.search, st.params);
+function initEmbed(msg, fromUrl) {
+  const lesson = fromUrl.lesson ? (msg.lessons || []).find((l) => l.id === fromUrl.lesson) : null;
+  if (fromUrl.lesson && !lesson) showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
+  if (lesson) {
+    // The lesson's broken setup, with what the link also gives on top.
+    const own = {};
+    for (const k of st.fromUrl) own[k] = st.config[k];
+    st.config = { ...st.defaults, ...lesson.broken, ...own };
+  }
+  const opts = embedOptions(location.search, st.params, lesson);
   showNotes(opts.notes);
   embedView = new EmbedView(document.body, st.params, opts, {
     onControl, onPick: (n) => onControl('instances', n),
     workerUrl: new URL('./worker.js', import.meta.url),
-    fullUrl: () => `./?${queryFor(st.config, st.params, { trace: st.source?.builtin ? st.source.name : null })}`,
+    fullUrl: () => `./?${queryFor(st.config, st.params, { trace: st.source?.builtin ? st.source.name : null, lesson: lesson?.id ?? null })}`,
     compare: (configs) => { st.compareId = st.nextId++; worker.postMessage({ type: 'compare', id: st.compareId, configs, trace: st.source }); },
+    lesson: lesson ? { lesson, params: st.params, fix: (changes) => { Object.assign(st.config, changes); refresh(); },
+      restart: () => { st.config = { ...st.defaults, ...lesson.broken }; refresh(); } } : null,
   });
   controls = embedView.controls;
 }
