@@ -10,6 +10,7 @@ use crate::report::Report;
 
 mod herd;
 mod hot_prefix;
+mod infinite;
 pub mod material;
 mod more_replicas_slower;
 mod timeout;
@@ -97,6 +98,7 @@ pub fn lessons() -> Vec<Lesson> {
         hot_prefix::lesson(),
         timeout::lesson(),
         weight::lesson(),
+        infinite::lesson(),
         herd::lesson(),
     ]
 }

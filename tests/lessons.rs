@@ -163,6 +163,7 @@ fn lessons_serialise_for_the_page() {
             "hot-prefix",
             "timeout-below-p99",
             "retune-the-weight",
+            "won-on-an-infinite-cache",
             "routers-that-herd"
         ]
     );
@@ -478,6 +479,20 @@ fn every_diagram_shows_what_its_caption_says() {
     let basin = d[0][5].min(d[0][6]);
     assert!(d[0][..5].iter().all(|&x| x > basin), "{:?}", d[0]);
     assert!(d[0][7..].iter().all(|&x| x > basin), "{:?}", d[0]);
+    // won-on-an-infinite-cache, 60 .. 1000 blocks: round robin ahead from 120 up, more
+    // than twice kv's p99 at 60 and 80.
+    let d = diagram("won-on-an-infinite-cache");
+    assert!(
+        d[0][2..].iter().zip(&d[1][2..]).all(|(rr, kv)| rr < kv),
+        "{d:?}"
+    );
+    assert!(
+        d[0][..2]
+            .iter()
+            .zip(&d[1][..2])
+            .all(|(rr, kv)| *rr > 2.0 * kv),
+        "{d:?}"
+    );
     // herd, refresh 0 .. 500 ms: four routers at or above one router at every age, and
     // further above once the snapshot is older than 0.
     let d = diagram("routers-that-herd");
@@ -492,4 +507,30 @@ fn every_diagram_shows_what_its_caption_says() {
             .all(|(four, one)| four > &(1.3 * one)),
         "{d:?}"
     );
+}
+
+#[test]
+fn infinite_cache_lesson_numbers_hold() {
+    // Round robin's p99 a little below kv's on unbounded caches; about seven times that in
+    // production (80 blocks: about 1.06 s, 13% of tokens cached); kv at weight 4 about
+    // 31% and 320 ms; thousands of blocks evicted.
+    let l = lessons::lesson("won-on-an-infinite-cache").unwrap();
+    let at =
+        |changes: serde_json::Value| run(&apply(&broken_config(&l), &changes).unwrap()).summary;
+    let rr_inf = at(serde_json::json!({ "kv_blocks": null }));
+    let kv_inf = at(serde_json::json!({ "kv_blocks": null, "routing": "kv" }));
+    let rr = at(serde_json::json!({}));
+    let kv4 = at(serde_json::json!({ "routing": "kv", "overlap_weight": 4.0 }));
+    assert!(
+        rr_inf.ttft_ms_p99 < kv_inf.ttft_ms_p99 && kv_inf.ttft_ms_p99 < 1.1 * rr_inf.ttft_ms_p99
+    );
+    let ratio = rr.ttft_ms_p99 / rr_inf.ttft_ms_p99;
+    assert!((6.5..7.8).contains(&ratio), "{ratio}");
+    assert!((rr.ttft_ms_p99 - 1060.0).abs() < 20.0 && (rr.hit_rate_tokens - 0.13).abs() < 0.01);
+    assert!((kv4.ttft_ms_p99 - 320.0).abs() < 15.0 && (kv4.hit_rate_tokens - 0.31).abs() < 0.01);
+    assert!(rr.evictions > 1000);
+    let kv1 = at(serde_json::json!({ "routing": "kv" }));
+    assert!(kv1.ttft_ms_p99 > 600.0 && (kv1.ttft_ms_p99 - 726.0).abs() < 15.0);
+    assert!(!met(&l, &run(&broken_config(&l))));
+    check_fixes(&l);
 }

@@ -497,7 +497,11 @@ fn hit_rate_by_turn_counts_the_turns_that_hit() {
         .sessions
         .unwrap();
     for t in 1..8 {
-        assert!(rr.hit_rate_by_turn[t] > 0.5, "turn {t}: {}", rr.hit_rate_by_turn[t]);
+        assert!(
+            rr.hit_rate_by_turn[t] > 0.5,
+            "turn {t}: {}",
+            rr.hit_rate_by_turn[t]
+        );
         assert!(rr.token_hit_rate_by_turn[t] < sticky.token_hit_rate_by_turn[t]);
     }
 }
