@@ -238,6 +238,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn too_many_writes_counts_plainly_below_a_billion() {
+        // Whole numbers below 10^9 in full, from 10^9 on in scientific notation.
+        assert_eq!(
+            too_many("a=1:2", 999_999_999.0),
+            "--des-sweep a=1:2: 999999999 points; at most 1000"
+        );
+        assert_eq!(
+            too_many("a=1:2", 1e9),
+            "--des-sweep a=1:2: 1.000e9 points; at most 1000"
+        );
+    }
+
+    #[test]
     fn ranges_lists_and_errors() {
         let base = Config::default();
         let (key, pts) = plan(&base, "overlap-weight=0:8:0.5").unwrap();
