@@ -238,6 +238,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn single_values_and_colons_inside_choices() {
+        let base = Config::default();
+        // One value is a sweep of one point, numeric or not.
+        let (_, pts) = plan(&base, "instances=4").unwrap();
+        assert_eq!(pts.len(), 1);
+        assert_eq!(pts[0].config.instances, 4);
+        // A choice may contain a colon: it is a value, not a range.
+        let (_, pts) = plan(&base, "prefix_popularity=zipf:1.2").unwrap();
+        assert_eq!(pts.len(), 1);
+        assert_eq!(pts[0].config.prefix_popularity, "zipf:1.2");
+        let (_, pts) = plan(&base, "prefix_popularity=uniform,hot:0.5").unwrap();
+        assert_eq!(pts[1].config.prefix_popularity, "hot:0.5");
+        // A numeric list with a range inside is an error naming the item.
+        let e = plan(&base, "instances=1:2,3").unwrap_err();
+        assert!(e.contains("\"1:2\" is not a number"), "{e}");
+    }
+
+    #[test]
+    fn a_decimal_range_without_step_has_eleven_points() {
+        // 2:4 in tenths of the range: 2.0, 2.2, ..., 4.0.
+        let (_, pts) = plan(&Config::default(), "overlap_weight=2:4").unwrap();
+        let w: Vec<f64> = pts.iter().map(|p| p.config.overlap_weight).collect();
+        assert_eq!(w.len(), 11);
+        assert_eq!((w[0], w[1], w[10]), (2.0, 2.2, 4.0));
+    }
+
+    #[test]
     fn too_many_writes_counts_plainly_below_a_billion() {
         // Whole numbers below 10^9 in full, from 10^9 on in scientific notation.
         assert_eq!(
