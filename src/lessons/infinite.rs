@@ -30,7 +30,7 @@ pub(super) fn lesson() -> Lesson {
             Check { metric: "config.kv_blocks", op: "<=", value: 80.0, label: "at most 80 blocks per replica" },
         ],
         hints: vec![
-            "Compare the token hit rate here with an unbounded cache (clear the KV capacity limit for a moment).",
+            "Compare the token hit rate here with an unbounded cache: clear the KV capacity limit for a moment, then set it back to 80.",
             "Round robin asks every replica to hold every template. A router that sends each template to the replicas that already hold it lets each replica keep a share.",
             "Try kv, then raise its overlap weight.",
         ],
@@ -44,7 +44,7 @@ pub(super) fn lesson() -> Lesson {
         minutes: 12,
         how: "A replica's cache keeps a template only while it fits; when it is full, the block used least recently goes. The fleet's caches add up only if the replicas hold different content: a router that sends each template to the replicas that hold it partitions the working set, one that scatters requests copies it to every replica.",
         diagram: Diagram {
-            caption: "p99 time to first token as the cache per replica grows: from 120 blocks up round robin has the shorter tail; at 80 blocks and below it falls far behind kv (weight 4).",
+            caption: "p99 time to first token as the cache per replica grows: from 120 blocks up round robin has the shorter tail; at 80 blocks and below it falls far behind a cache-aware router.",
             x_key: "kv_blocks",
             x_label: "KV blocks per replica",
             values: vec![60.0, 80.0, 120.0, 200.0, 400.0, 1000.0],
@@ -52,7 +52,7 @@ pub(super) fn lesson() -> Lesson {
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: true,
-            series: vec![("round_robin", json!({"routing": "round_robin"})), ("kv", kv4())],
+            series: vec![("round_robin", json!({"routing": "round_robin"})), ("kv, weight 4", kv4())],
         },
         settings: vec![
             Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run." },
@@ -118,7 +118,7 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "On unbounded caches, which policy has the lower p99 TTFT here?",
-            choices: vec!["Round robin", "kv"],
+            choices: vec!["Round robin", "kv at its default weight (1)"],
             correct: 0,
             why: "With every template everywhere, hits do not depend on the router, and round robin balances the load most evenly.",
             verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: unbounded("round_robin"), b: unbounded("kv"), if_less: 0, if_greater: 1 },

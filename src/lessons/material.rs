@@ -226,6 +226,31 @@ fn thousands(n: i64) -> String {
     }
 }
 
+/// How a report metric reads in words: "p99 TTFT", and its format.
+fn words_of(metric: &str) -> (&str, Format) {
+    let name = metric.rsplit('.').next().unwrap_or(metric);
+    let words = match name {
+        "ttft_ms_p99" => "p99 TTFT",
+        "ttft_ms_p50" => "median TTFT",
+        "hit_rate_tokens" => "token hit rate",
+        "hit_rate_requests" => "request hit rate",
+        "timed_out" => "timed-out calls",
+        "rejected" => "rejected calls",
+        "load_spread" => "load spread",
+        other => other,
+    };
+    let format = if name.contains("_ms") {
+        Format::Ms
+    } else if name.starts_with("hit_rate") {
+        Format::Percent
+    } else if name == "load_spread" {
+        Format::Fixed2
+    } else {
+        Format::Count
+    };
+    (words, format)
+}
+
 fn render(q: &Interview, runs: &mut Runs) -> Result<RenderedInterview, String> {
     let mut answer = q.answer.to_string();
     for f in &q.figures {
@@ -279,9 +304,10 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
             } else {
                 None
             };
+            let (words, f) = words_of(metric);
             (
                 Some(pick == Some(q.correct)),
-                format!("{metric}: {x:.4} against {y:.4}"),
+                format!("{words} {} against {}", write(x, f), write(y, f)),
             )
         }
         Verify::Range {
@@ -295,7 +321,8 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
                 .iter()
                 .enumerate()
                 .all(|(i, &m)| m == (i == q.correct));
-            (Some(ok), format!("{metric} measured {x:.4}"))
+            let (words, f) = words_of(metric);
+            (Some(ok), format!("{words} measured at {}", write(x, f)))
         }
     };
     Ok(CheckedQuiz {

@@ -34,7 +34,7 @@ for (const id of ['hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 're
       await page.waitForSelector('[data-testid=lesson-diagram] canvas');
       const drawn = await page.evaluate(() => {
         const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
-        return ch.data.datasets.map((d) => d.data);
+        return ch.data.datasets.map((d) => d.data.map((p) => p.y));
       });
       assert.deepEqual(drawn, want.diagram.points);
       assert.equal(await page.textContent('[data-testid=lesson-diagram] figcaption'), want.diagram.caption);
@@ -76,6 +76,9 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.locator(`[data-testid=course-${id}] button`).click();
     await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
     assert.ok(await page.locator('[data-testid="lesson-checks"] li.unmet').count() > 0, 'the broken setup misses the goal');
+    // "Change it" takes the reader to the control, opening its group.
+    await page.click('[data-testid=lesson-go-router_refresh_ms]');
+    await page.waitForFunction(() => document.activeElement?.closest('[data-testid=field-router_refresh_ms]'), null, { timeout: 5000 });
     // The fix through the settings: round robin, dealt by each router.
     n = await page.evaluate(() => window.kvfleet.runCount);
     await page.click('[data-testid=input-routing-round_robin]');

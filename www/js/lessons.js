@@ -122,7 +122,7 @@ export class Lessons {
     if (!this.exerciseOnly) this.requestMaterial(l.id);
     if (loadConfig) this.hooks.start(l.broken);
     this.els.panel.hidden = false;
-    if (!this.exerciseOnly) this.els.panel.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    if (!this.exerciseOnly) this.els.panel.scrollIntoView({ block: 'start', behavior: 'smooth' });
     return true;
   }
 
@@ -141,11 +141,37 @@ export class Lessons {
       const shown = v === undefined ? '' : v === null ? 'none' : `${typeof v === 'number' ? num(v, Number.isInteger(v) ? 0 : 2) : v}${p?.unit && typeof v === 'number' ? ` ${p.unit}` : ''}`;
       const dt = el('dt', null, p?.label || s.key);
       if (shown) dt.append(el('span', 'setting-now', ` now ${shown}`));
+      if (!this.exerciseOnly) {
+        const go = el('button', 'btn small setting-go', 'Change it ↓');
+        go.type = 'button';
+        go.dataset.testid = `lesson-go-${s.key}`;
+        go.addEventListener('click', () => this.goTo(s.key, dd));
+        dt.append(document.createTextNode(' '), go);
+      }
       const dd = el('dd', null, p?.help || '');
       if (s.rule) dd.append(el('span', 'setting-rule', ` Rule of thumb: ${s.rule}`));
       dl.append(dt, dd);
     }
     box.replaceChildren(el('h3', 'sub-h', 'Its settings'), dl);
+  }
+
+  /** Scrolls to a setting's control and focuses it; says so when the current settings hide it. */
+  goTo(key, dd) {
+    const input = document.querySelector(`#controls [data-testid="input-${key}"], #controls [data-testid^="input-${key}-"]`);
+    const field = document.querySelector(`#controls [data-testid="field-${key}"]`) || input?.closest('.field');
+    // A control inside a collapsed group: open the group first.
+    for (let d = field?.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
+    const hidden = !field || field.hidden || field.offsetParent === null;
+    if (hidden) {
+      let note = dd.querySelector('.setting-hidden');
+      if (!note) { note = el('span', 'setting-hidden'); dd.append(note); }
+      note.textContent = ' This control is shown only for some settings (for example, the overlap weight once the routing is kv).';
+      return;
+    }
+    field.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    field.classList.add('flash');
+    setTimeout(() => field.classList.remove('flash'), 1600);
+    (input || field.querySelector('input, select'))?.focus({ preventScroll: true });
   }
 
   /** The measured "how it works" figure: the metric against one setting, a line per series. */
@@ -164,15 +190,22 @@ export class Lessons {
     if (this.diagramChart) this.diagramChart.destroy();
     const C = window.Chart;
     if (!C) return;
+    // The x axis is to scale: linear, or logarithmic when the values span more than 20x (and
+    // start above 0); a log y axis labels 1, 2 and 5 x 10^k only, so labels never collide.
+    const xs = d.values;
+    const logX = xs[0] > 0 && xs[xs.length - 1] / xs[0] > 20;
+    const tick125 = (v) => { const lead = v / 10 ** Math.floor(Math.log10(v) + 1e-9); return [1, 2, 5].some((k) => Math.abs(lead - k) < 1e-6) ? fmt(v) : ''; };
     this.diagramChart = new C(canvas, {
       type: 'line',
-      data: { labels: d.values.map(String), datasets: d.series.map(([label], i) => ({ label, data: d.points[i], ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })) },
+      data: { datasets: d.series.map(([label], i) => ({ label, data: d.points[i].map((y, j) => ({ x: xs[j], y })), ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })) },
       options: {
-        plugins: { legend: { display: d.series.length > 1 }, tooltip: { callbacks: { label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
+        plugins: { legend: { display: d.series.length > 1, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9 } },
+          tooltip: { callbacks: { title: (items) => (items.length ? `${d.x_label}: ${items[0].parsed.x}` : ''), label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
         scales: {
-          x: { title: { display: true, text: d.x_label, font: { weight: '600' } } },
+          x: { type: logX ? 'logarithmic' : 'linear', title: { display: true, text: d.x_label, font: { weight: '600' } },
+            ticks: logX ? { callback: (v) => (tick125(v) ? String(v) : '') } : {} },
           y: { type: d.log_y ? 'logarithmic' : 'linear', beginAtZero: !d.log_y, title: { display: true, text: d.y_label, font: { weight: '600' } },
-            ticks: { callback: (v) => fmt(v) } },
+            ticks: { callback: (v) => (d.log_y ? tick125(v) : fmt(v)) } },
         },
       },
     });
@@ -335,7 +368,7 @@ export class Lessons {
     });
     const reset = el('button', 'btn small', 'Break it again');
     reset.type = 'button';
-    reset.addEventListener('click', () => this.hooks.start(l.broken));
+    reset.addEventListener('click', () => { this.prevValues = null; this.hooks.start(l.broken); });
 
     this.doneEl = el('div', 'lesson-done');
     this.doneEl.dataset.testid = 'lesson-done';
@@ -361,10 +394,10 @@ export class Lessons {
     if (!l || !this.checksEl) return;
     this.renderSettings(report.config || null);
     const values = (l.checks || []).map((c) => valueAt(report, c.metric));
-    // The previous run's value stays until a run changes it, so a fix reads "was 62% → now 92%".
-    if (this.lastValues && values.some((v, i) => fmtMetric(l.checks[i].metric, v) !== fmtMetric(l.checks[i].metric, this.lastValues[i]))) {
-      this.prevValues = this.lastValues;
-    }
+    // "was" is the broken setup's value (the first run of the lesson), so a fix reads
+    // "was 62% → now 92%" however many runs it took to get there.
+    const isBroken = Object.entries(l.broken || {}).every(([k, v]) => JSON.stringify(report.config?.[k]) === JSON.stringify(v));
+    if (!this.prevValues && isBroken) this.prevValues = values;
     this.lastValues = values;
     const items = (l.checks || []).map((c, i) => {
       const v = values[i];
