@@ -168,3 +168,30 @@ fn a_request_without_a_session_is_ignored() {
     assert_eq!(src.peek_arrival_us(), None, "nothing scheduled");
     assert_eq!(src.session_report().unwrap().completed_tasks, 0);
 }
+
+#[test]
+fn turns_due_at_the_same_instant_go_in_the_order_their_answers_ended() {
+    // Tasks 0 and 1 (deterministic, 1 s apart) both answer at t = 5 s, task 1's answer
+    // handled first: both next turns are due at 5.3 s, and task 1's comes out first.
+    // And 3 tasks of 4 turns make 12 requests in all.
+    let mut src = Sessions::new(&cfg(2, 3, 60));
+    let a = src.pop().unwrap();
+    let b = src.pop().unwrap();
+    assert_eq!(
+        (a.session.unwrap().session, b.session.unwrap().session),
+        (0, 1)
+    );
+    src.on_end(done(&b, true), 5_000_000);
+    src.on_end(done(&a, true), 5_000_000);
+    let first = src.pop().unwrap();
+    let second = src.pop().unwrap();
+    assert_eq!(first.arrival_us, 5_300_000);
+    assert_eq!(second.arrival_us, 5_300_000);
+    assert_eq!(
+        first.session.unwrap().session,
+        1,
+        "the answer handled first goes first"
+    );
+    assert_eq!(second.session.unwrap().session, 0);
+    assert_eq!(Sessions::new(&cfg(3, 4, 60)).total_hint(), 12);
+}
