@@ -308,6 +308,28 @@ fn prefix_cdf(num_prefixes: u32, popularity: Popularity) -> Vec<f64> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn gamma_gaps_have_the_mean_and_the_spread_of_their_shape() {
+        // A gamma gap of shape k and scale mean / k has the mean of the rate and a squared
+        // coefficient of variation of 1 / k (k < 1 burstier than Poisson). 20,000 draws
+        // at 10 req/s (a mean gap of 100,000 µs), shapes 0.5 and 4.
+        for k in [0.5, 4.0] {
+            let cfg = Config {
+                arrival_model: ArrivalModel::Gamma,
+                burstiness: k,
+                ..Config::default()
+            };
+            let mut a = Arrivals::new(&cfg, 10.0);
+            let xs: Vec<f64> = (0..20_000).map(|_| a.gap_us()).collect();
+            let n = xs.len() as f64;
+            let mean = xs.iter().sum::<f64>() / n;
+            let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
+            assert!((mean / 100_000.0 - 1.0).abs() < 0.05, "k {k}: mean {mean}");
+            let cv2 = var / (mean * mean);
+            assert!((cv2 * k - 1.0).abs() < 0.15, "k {k}: cv^2 {cv2}");
+        }
+    }
+
     fn generate(cfg: &Config) -> Vec<Request> {
         let popularity = Popularity::parse(&cfg.prefix_popularity).unwrap();
         Synthetic::new(cfg, popularity).collect()
