@@ -370,6 +370,10 @@ mod tests {
             prefix_cdf(3, Popularity::Zipf(2.0)),
             &[36.0 / 49.0, 45.0 / 49.0, 1.0],
         );
+        // A single prefix takes every request, whatever the hot share (0 included: its
+        // weight would otherwise be 0 of 0).
+        close(prefix_cdf(1, Popularity::Hot(0.0)), &[1.0]);
+        close(prefix_cdf(1, Popularity::Hot(0.3)), &[1.0]);
         // Hot 0.85 over 4: the rest split evenly, 0.05 each.
         close(
             prefix_cdf(4, Popularity::Hot(0.85)),
