@@ -283,3 +283,36 @@ fn cached_prefix_skips_prefill_and_cuts_ttft() {
         cold.ttft_admit_ms_p50
     );
 }
+
+#[test]
+fn the_offered_rate_is_arrivals_over_their_span() {
+    // Deterministic arrivals at 10 req/s: 200 arrivals 100 ms apart span 19.9 s, and
+    // (200 - 1) / 19.9 s = 10 req/s exactly, wherever the first arrival falls.
+    let cfg = kvfleet::Config {
+        arrival_model: kvfleet::ArrivalModel::Deterministic,
+        request_rate: 10.0,
+        ..kvfleet::Config::default()
+    };
+    let s = kvfleet::api::synthetic_simulation(&cfg)
+        .unwrap()
+        .into_report()
+        .summary;
+    assert!((s.offered_rate - 10.0).abs() < 1e-9, "{}", s.offered_rate);
+    // A replay whose first arrival is at 1 s: arrivals at 1, 2 and 3 s span 2 s, so 1 req/s.
+    let requests: Vec<kvfleet::Request> = (0..3u32)
+        .map(|i| kvfleet::Request {
+            id: i,
+            arrival_us: 1_000_000 * (i as u64 + 1),
+            prompt_tokens: 100,
+            output_tokens: 1,
+            block_ids: vec![i as u64],
+            session: None,
+            output_block_ids: Vec::new(),
+        })
+        .collect();
+    let s = kvfleet::api::replay_simulation(&kvfleet::Config::default(), requests, "three")
+        .unwrap()
+        .into_report()
+        .summary;
+    assert!((s.offered_rate - 1.0).abs() < 1e-9, "{}", s.offered_rate);
+}

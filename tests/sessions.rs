@@ -505,3 +505,26 @@ fn hit_rate_by_turn_counts_the_turns_that_hit() {
         assert!(rr.token_hit_rate_by_turn[t] < sticky.token_hit_rate_by_turn[t]);
     }
 }
+
+#[test]
+fn ttft_by_turn_averages_to_the_runs_mean() {
+    // One task: each turn is one request, so the per-turn mean TTFTs average (equal
+    // weights) to the run's mean TTFT, which the summary computes on its own.
+    let one = Config {
+        num_sessions: 1,
+        ..sessions(Policy::Sticky, 2)
+    };
+    let r = api::synthetic_simulation(&one).unwrap().into_report();
+    let by_turn = r.sessions.unwrap().ttft_ms_by_turn;
+    assert_eq!(by_turn.len(), 8);
+    let mean = by_turn.iter().sum::<f64>() / by_turn.len() as f64;
+    assert!(
+        (mean - r.summary.ttft_ms_mean).abs() < 1e-6,
+        "{mean} vs {}",
+        r.summary.ttft_ms_mean
+    );
+    assert!(
+        by_turn.iter().all(|&t| t > 1.0 && t < 10_000.0),
+        "{by_turn:?}"
+    );
+}

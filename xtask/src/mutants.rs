@@ -115,7 +115,14 @@ const MODULES: &[Module] = &[
     Module {
         name: "report",
         files: &["src/report.rs"],
-        tests: &["core_runs", "cli", "findings", "invariants"],
+        tests: &[
+            "core_runs",
+            "cli",
+            "findings",
+            "invariants",
+            "sessions",
+            "trace_export",
+        ],
     },
     Module {
         name: "plan",
