@@ -6,6 +6,12 @@ use std::fmt;
 
 use crate::timing::EnginePreset;
 
+mod disagg;
+
+pub use disagg::{
+    transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
+};
+
 /// How arrival times are drawn for a synthetic workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -448,6 +454,36 @@ pub struct Config {
     pub sglang_miss: SglangMiss,
     /// `llm_d`: the weights of the prefix, queue and kv-cache scorers, `P,Q,K`.
     pub llmd_weights: String,
+    /// Disaggregated fleet: prefill replicas (with `decode_instances`; `instances` is
+    /// then their sum). Unset: colocated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefill_instances: Option<u32>,
+    /// Disaggregated fleet: decode replicas (with `prefill_instances`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_instances: Option<u32>,
+    /// Disaggregated: how a decode replica is picked.
+    #[serde(skip_serializing_if = "disagg::is_default_routing")]
+    pub decode_routing: DecodeRouting,
+    /// Disaggregated: bandwidth of each decode replica's inbound KV link, GB/s.
+    #[serde(
+        skip_serializing_if = "disagg::is_default_gbps",
+        default = "disagg::default_gbps"
+    )]
+    pub kv_transfer_gbps: f64,
+    /// Disaggregated: fixed cost of one KV transfer, µs.
+    #[serde(
+        skip_serializing_if = "disagg::is_default_base_us",
+        default = "disagg::default_base_us"
+    )]
+    pub kv_transfer_base_us: f64,
+    /// KV bytes per token moved by a transfer; unset: the engine preset's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_bytes_per_token: Option<u64>,
+    /// Disaggregated: a request whose chosen prefill replica would compute fewer than
+    /// this many uncached tokens prefills on its decode replica instead (0: always use
+    /// the prefill pool).
+    #[serde(skip_serializing_if = "disagg::is_zero")]
+    pub disagg_min_uncached_tokens: u32,
 }
 
 impl Default for Config {
@@ -498,6 +534,13 @@ impl Default for Config {
             dynamo_overlap_credit: 1.0,
             sglang_miss: SglangMiss::Load,
             llmd_weights: "3,2,2".to_string(),
+            prefill_instances: None,
+            decode_instances: None,
+            decode_routing: DecodeRouting::LeastKv,
+            kv_transfer_gbps: DEFAULT_TRANSFER_GBPS,
+            kv_transfer_base_us: DEFAULT_TRANSFER_BASE_US,
+            kv_bytes_per_token: None,
+            disagg_min_uncached_tokens: 0,
         }
     }
 }

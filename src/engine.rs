@@ -6,11 +6,13 @@ use std::collections::VecDeque;
 
 mod admit;
 mod deadline;
+mod disagg;
 mod outbox;
 
-pub use outbox::{Admitted, DropKind, Dropped, Finished, ItlRun, Outbox, Released};
+pub use disagg::{Prefilled, Role};
+pub use outbox::{Admitted, DropKind, Dropped, Finished, Handoff, ItlRun, Outbox, Released};
 
-use crate::cache::BlockCache;
+use crate::cache::{BlockCache, IdMap};
 use crate::timing::Timing;
 use crate::workload::Request;
 
@@ -88,6 +90,13 @@ pub struct Replica {
     plan: Plan,
     generation: u64,
     stats: ReplicaStats,
+    role: Role,
+    /// Blocks the waiting requests will reserve on admission.
+    queued_blocks: u64,
+    /// Prefill role: requests handed off whose blocks stay pinned until their transfer.
+    held: Vec<Active>,
+    /// Decode role: the waiting requests that were prefilled elsewhere.
+    prefilled: IdMap<Prefilled>,
 }
 
 impl Replica {
@@ -103,6 +112,10 @@ impl Replica {
             plan: Plan::Idle,
             generation: 0,
             stats: ReplicaStats::default(),
+            role: Role::Colocated,
+            queued_blocks: 0,
+            held: Vec::new(),
+            prefilled: IdMap::default(),
         }
     }
 
@@ -147,9 +160,11 @@ impl Replica {
         self.stats.routed += 1;
         self.expire_waiting(now_us, out);
         if self.queue_is_full() {
+            self.forget_prefilled(req.id);
             self.drop_request(req, DropKind::QueueFull, out);
             return None;
         }
+        self.queued_blocks += self.kv_needs_total(&req);
         self.waiting.push_back(req);
         self.stats.peak_queue = self.stats.peak_queue.max(self.waiting.len() as u32);
         match self.plan {
@@ -262,6 +277,9 @@ impl Replica {
             self.expire_waiting(now_us, out);
         }
         self.admit_waiting(now_us, out);
+        if self.role == Role::Decode {
+            self.retire_finished(now_us, out);
+        }
         if self.running.is_empty() {
             self.plan = Plan::Idle;
             return None;
@@ -353,6 +371,9 @@ impl Replica {
     }
 
     fn retire_finished(&mut self, now_us: u64, out: &mut Outbox) {
+        if self.role == Role::Prefill {
+            return self.hand_off_prefilled(out);
+        }
         let mut i = 0;
         while i < self.running.len() {
             let a = &self.running[i];
@@ -378,6 +399,17 @@ impl Replica {
                 session: a.req.session,
             });
             self.release_request(a.req, out);
+        }
+    }
+
+    fn hand_off_prefilled(&mut self, out: &mut Outbox) {
+        let mut i = 0;
+        while i < self.running.len() {
+            if self.running[i].generated == 0 {
+                i += 1;
+                continue;
+            }
+            self.hand_off(i, out);
         }
     }
 }

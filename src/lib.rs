@@ -53,7 +53,8 @@ pub mod workload;
 pub mod wasm;
 
 pub use config::{
-    ArrivalModel, Config, ConfigError, Policy, Popularity, RouterView, SglangMiss, WorkloadKind,
+    ArrivalModel, Config, ConfigError, DecodeRouting, Policy, Popularity, RouterView, SglangMiss,
+    WorkloadKind,
 };
 pub use report::Report;
 pub use workload::Request;

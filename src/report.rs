@@ -11,6 +11,10 @@ use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::Simulation;
 
+mod pools;
+
+pub use pools::{PoolReport, PoolsReport, TransfersReport};
+
 /// Fleet-wide figures. Rates are fractions in 0..=1; units are at the end of names.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
@@ -84,6 +88,9 @@ pub struct InstanceReport {
     pub evictions: u64,
     pub rejected: u64,
     pub timed_out: u64,
+    /// `prefill` or `decode` in a disaggregated fleet (absent when colocated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<&'static str>,
 }
 
 /// Latency distributions at 100 evenly spaced quantiles (0.01 to 1.00), ms.
@@ -111,6 +118,9 @@ pub struct Report {
     /// Task-level results, for the `sessions` workload.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sessions: Option<crate::sessions::SessionReport>,
+    /// The two pools, for a disaggregated fleet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pools: Option<PoolsReport>,
 }
 
 impl Report {
@@ -173,8 +183,9 @@ impl Simulation<'_> {
             .any(|f| matches!(f.kind, Kind::LoadUneven | Kind::HitUneven));
         summary.overloaded = findings.iter().any(|f| f.kind == Kind::Overloaded);
         let warnings = findings.iter().map(|f| f.text.clone()).collect();
-        let fleet_lines = crate::text::fleet_lines(&self.cfg, &self.source_name, &summary);
+        let fleet_lines = self.fleet_lines(&summary, &per_instance);
         let sessions = self.session_report();
+        let pools = self.pools_report(&per_instance, makespan_us);
         Report {
             kvfleet_version: crate::api::version(),
             seed: self.cfg.seed,
@@ -188,7 +199,22 @@ impl Simulation<'_> {
             findings,
             warnings,
             sessions,
+            pools,
         }
+    }
+
+    /// The seed's three fleet lines; in a disaggregated run they describe the prefill
+    /// pool (its replicas and its cache).
+    fn fleet_lines(&self, summary: &Summary, rows: &[InstanceReport]) -> Vec<String> {
+        let Some(d) = self.disagg.as_ref() else {
+            return crate::text::fleet_lines(&self.cfg, &self.source_name, summary);
+        };
+        let cfg = Config {
+            instances: d.pools.prefill,
+            ..self.cfg.clone()
+        };
+        let s = self.prefill_pool_summary(summary, rows);
+        crate::text::fleet_lines(&cfg, &self.source_name, &s)
     }
 
     fn findings(&self, rows: &[InstanceReport], series: &Series) -> Vec<Finding> {
@@ -251,6 +277,13 @@ impl Simulation<'_> {
                 evictions: rep.cache().evictions(),
                 rejected: c.rejected,
                 timed_out: c.timed_out,
+                pool: self.disagg.as_ref().map(|d| {
+                    if i < d.pools.prefill as usize {
+                        "prefill"
+                    } else {
+                        "decode"
+                    }
+                }),
             })
             .collect()
     }

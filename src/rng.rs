@@ -28,6 +28,8 @@ pub enum Stream {
     Router = 4,
     /// Session-affinity draws.
     Affinity = 5,
+    /// The `random` decode-replica pick of a disaggregated fleet.
+    DecodeRouter = 6,
 }
 
 impl Rng {

@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::config::Config;
-use crate::engine::{DropKind, EngineSpec, Outbox, Replica};
+use crate::engine::{DropKind, EngineSpec, Outbox, Replica, Role};
 use crate::metrics::Recorder;
 use crate::router::{ReplicaView, Router};
 use crate::series::Sampler;
@@ -13,7 +13,10 @@ use crate::view::{router_blocks, Knowledge};
 use crate::workload::{EndedRequest, Source};
 
 mod decisions;
+mod disagg;
 mod route;
+
+pub use disagg::TransferStats;
 
 pub use decisions::{Decision, DecisionLog};
 
@@ -53,6 +56,7 @@ pub struct Simulation<'w> {
     pub(crate) timed_out: u64,
     pub(crate) decisions: Option<DecisionLog>,
     pub(crate) source_name: String,
+    pub(crate) disagg: Option<Box<disagg::Disagg>>,
 }
 
 impl<'w> Simulation<'w> {
@@ -68,15 +72,30 @@ impl<'w> Simulation<'w> {
             timeout_us: cfg.timeout_ms.map(timeout_us),
         };
         let n = cfg.instances as usize;
+        let pools = cfg.pools();
+        let mut replicas: Vec<Replica> = (0..n as u32)
+            .map(|i| Replica::new(i, spec, cfg.kv_blocks))
+            .collect();
+        let mut router_cfg = cfg.clone();
+        if let Some(p) = pools {
+            for (i, r) in replicas.iter_mut().enumerate() {
+                r.set_role(if i < p.prefill as usize {
+                    Role::Prefill
+                } else {
+                    Role::Decode
+                });
+            }
+            router_cfg.instances = p.prefill;
+        }
         Simulation {
             cfg: cfg.clone(),
             source,
             heap: BinaryHeap::new(),
             seq: 0,
-            replicas: (0..n as u32)
-                .map(|i| Replica::new(i, spec, cfg.kv_blocks))
+            replicas,
+            routers: (0..cfg.routers)
+                .map(|k| Router::new(&router_cfg, k))
                 .collect(),
-            routers: (0..cfg.routers).map(|k| Router::new(cfg, k)).collect(),
             knowledge: Knowledge::new(cfg),
             hits: vec![0; n],
             seen_hits: vec![0; n],
@@ -94,6 +113,7 @@ impl<'w> Simulation<'w> {
             timed_out: 0,
             decisions: None,
             source_name: source_name.to_string(),
+            disagg: pools.map(|p| Box::new(disagg::Disagg::new(cfg, p))),
         }
     }
 
@@ -127,7 +147,9 @@ impl<'w> Simulation<'w> {
 
     /// Whether every request has arrived and every replica is idle.
     pub fn is_done(&self) -> bool {
-        self.source.peek_arrival_us().is_none() && self.heap.is_empty()
+        self.source.peek_arrival_us().is_none()
+            && self.heap.is_empty()
+            && !self.disagg.as_ref().is_some_and(|d| d.busy())
     }
 
     /// Share of requests that have arrived, 0.0 to 1.0 (1.0 once done).
@@ -154,15 +176,25 @@ impl<'w> Simulation<'w> {
         while self.next_event() {}
     }
 
-    /// Dispatches the earliest event (step ends before arrivals at equal times).
+    /// Dispatches the earliest event (at equal times: step ends, then transfer ends, then
+    /// arrivals).
     fn next_event(&mut self) -> bool {
         let step_at = self.heap.peek().map(|Reverse((t, ..))| *t);
+        let transfer_at = self.disagg.as_ref().and_then(|d| d.next_end_us());
         let arrival_at = self.source.peek_arrival_us();
-        match (step_at, arrival_at) {
-            (None, None) => false,
-            (Some(s), Some(a)) if a < s => self.on_arrival(),
-            (None, Some(_)) => self.on_arrival(),
-            _ => self.on_step_end(),
+        let Some(first) = [step_at, transfer_at, arrival_at]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
+            return false;
+        };
+        if step_at == Some(first) {
+            self.on_step_end()
+        } else if transfer_at == Some(first) {
+            self.on_transfer_end()
+        } else {
+            self.on_arrival()
         }
     }
 
@@ -284,6 +316,9 @@ impl<'w> Simulation<'w> {
         }
         for run in self.outbox.itl_runs.drain(..) {
             self.recorder.itl.add_run(&run);
+        }
+        if !self.outbox.handoffs.is_empty() {
+            self.start_transfers();
         }
     }
 }

@@ -34,6 +34,7 @@ pub struct SweepRow {
     pub ttft_ms_p50: f64,
     pub ttft_ms_p99: f64,
     pub e2e_ms_p99: f64,
+    pub tpot_ms_p99: f64,
     pub makespan_s: f64,
     pub load_spread: f64,
     pub rejected: u64,
@@ -44,7 +45,7 @@ pub struct SweepRow {
 }
 
 /// The CSV header matching `SweepRow::csv`.
-pub const CSV_HEADER: &str = "param,value,hit_rate_requests,hit_rate_tokens,ttft_ms_p50,ttft_ms_p99,e2e_ms_p99,makespan_s,load_spread,rejected,timed_out,evictions,task_s_mean";
+pub const CSV_HEADER: &str = "param,value,hit_rate_requests,hit_rate_tokens,ttft_ms_p50,ttft_ms_p99,e2e_ms_p99,tpot_ms_p99,makespan_s,load_spread,rejected,timed_out,evictions,task_s_mean";
 
 impl SweepRow {
     /// The row of one point's report.
@@ -58,6 +59,7 @@ impl SweepRow {
             ttft_ms_p50: s.ttft_ms_p50,
             ttft_ms_p99: s.ttft_ms_p99,
             e2e_ms_p99: s.e2e_ms_p99,
+            tpot_ms_p99: s.tpot_ms_p99,
             makespan_s: s.makespan_s,
             load_spread: s.load_spread,
             rejected: s.rejected,
@@ -74,7 +76,7 @@ impl SweepRow {
             v => v.to_string(),
         };
         format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             self.param,
             value,
             self.hit_rate_requests,
@@ -82,6 +84,7 @@ impl SweepRow {
             self.ttft_ms_p50,
             self.ttft_ms_p99,
             self.e2e_ms_p99,
+            self.tpot_ms_p99,
             self.makespan_s,
             self.load_spread,
             self.rejected,
@@ -194,6 +197,29 @@ fn values(p: &ParamSpec, text: &str, spec: &str) -> Result<Vec<Value>, String> {
         .collect())
 }
 
+/// A pool size swept keeps the fleet consistent: on a colocated base, sweeping
+/// `prefill_instances` keeps `instances` and gives the decode pool the rest (the P:D
+/// split at a fixed number of replicas), and the same for `decode_instances`; on a
+/// disaggregated base the other pool stays and `instances` becomes the sum.
+fn fit_pools(mut c: Config, base: &Config, name: &str) -> Config {
+    let rest = |n: Option<u32>| n.map(|n| base.instances.saturating_sub(n).max(1));
+    match name {
+        "prefill_instances" if base.decode_instances.is_none() => {
+            c.decode_instances = rest(c.prefill_instances);
+        }
+        "decode_instances" if base.prefill_instances.is_none() => {
+            c.prefill_instances = rest(c.decode_instances);
+        }
+        "prefill_instances" | "decode_instances" => {
+            if let Some(pools) = c.pools() {
+                c.instances = pools.prefill + pools.decode;
+            }
+        }
+        _ => {}
+    }
+    c
+}
+
 /// Parses `NAME=VALUES` and returns the swept config key and every point's config, each
 /// validated as a synthetic run (an invalid point is an error naming the value).
 pub fn plan(base: &Config, spec: &str) -> Result<(String, Vec<SweepPoint>), String> {
@@ -227,6 +253,7 @@ pub fn plan_with(
             let value = shown(&value.to_string());
             format!("--des-sweep {}: {} = {value}: {e}", shown(spec), p.name)
         })?;
+        let config = fit_pools(config, base, p.name);
         check(&config).map_err(|e| format!("--des-sweep {}: {e}", shown(spec)))?;
         points.push(SweepPoint { value, config });
     }

@@ -204,6 +204,9 @@ pub fn render(r: &Report) -> String {
     if let Some(line) = router_line(c) {
         let _ = writeln!(out, "{line}");
     }
+    if let Some(p) = &r.pools {
+        let _ = writeln!(out, "{}", pools_line(p));
+    }
     let _ = writeln!(
         out,
         "  Token hit rate: {} of prompt tokens ({} of {} tok cached) | completed {}, rejected {}, timed out {}",
@@ -227,14 +230,15 @@ pub fn render(r: &Report) -> String {
             .collect();
         let _ = writeln!(out, "  Token hit rate by turn (%): {}", by_turn.join(" "));
     }
+    let pool_column = if r.pools.is_some() { "  pool" } else { "" };
     let _ = writeln!(
         out,
-        "  replica  requests  prompt tok  hit rate  tok hit  saturated  peak queue  evictions  rejected  timed out"
+        "  replica  requests  prompt tok  hit rate  tok hit  saturated  peak queue  evictions  rejected  timed out{pool_column}"
     );
     for p in &r.per_instance {
         let _ = writeln!(
             out,
-            "  {:>7}  {:>8}  {:>10}  {:>8}  {:>7}  {:>9}  {:>10}  {:>9}  {:>8}  {:>9}",
+            "  {:>7}  {:>8}  {:>10}  {:>8}  {:>7}  {:>9}  {:>10}  {:>9}  {:>8}  {:>9}{}",
             p.index,
             p.requests,
             p.prompt_tokens,
@@ -244,11 +248,34 @@ pub fn render(r: &Report) -> String {
             p.peak_queue,
             p.evictions,
             p.rejected,
-            p.timed_out
+            p.timed_out,
+            p.pool.map_or(String::new(), |name| format!("  {name}"))
         );
     }
     for f in &r.findings {
         let _ = writeln!(out, "  WARNING: {}", f.text);
     }
     out
+}
+
+/// The one line a disaggregated run adds: each pool, the transfers, the skipped share.
+fn pools_line(p: &crate::report::PoolsReport) -> String {
+    let t = &p.transfers;
+    format!(
+        "  Pools: prefill {} (token hit {}, busy {}, peak queue {}) | decode {} (busy {}, peak queue {}) | transfers {} ({:.1} GB, mean {}, p99 {}, link busy {}) | skipped prefill {} ({})",
+        p.prefill.replicas,
+        pct(p.prefill.hit_rate_tokens),
+        pct0(p.prefill.busy_share),
+        p.prefill.peak_queue,
+        p.decode.replicas,
+        pct0(p.decode.busy_share),
+        p.decode.peak_queue,
+        t.count,
+        t.bytes as f64 / 1e9,
+        duration(t.time_ms_mean),
+        duration(t.time_ms_p99),
+        pct0(t.link_utilisation),
+        p.skipped_prefill,
+        pct(p.skipped_prefill_share)
+    )
 }

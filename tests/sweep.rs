@@ -63,7 +63,7 @@ fn each_sweep_point_equals_its_single_run() {
 /// The sweep row's result columns (all but `param` and `value`), from the CSV header.
 fn row_columns() -> Vec<&'static str> {
     let all: Vec<&str> = kvfleet::sweep::CSV_HEADER.split(',').collect();
-    assert_eq!(all.len(), 13);
+    assert_eq!(all.len(), 14);
     all[2..].to_vec()
 }
 

@@ -2,7 +2,7 @@
 //! head's slot and KV blocks (a request too large for the cache is refused), with the
 //! cache lookup that gives its hit.
 
-use super::{Active, Admitted, DropKind, Outbox, Replica};
+use super::{Active, Admitted, DropKind, Outbox, Replica, Role};
 use crate::workload::Request;
 
 impl Replica {
@@ -24,9 +24,17 @@ impl Replica {
         held >= slots && held - slots >= capacity as usize
     }
 
+    /// Blocks a request reserves on admission: its full prompt blocks, the private ones
+    /// (partial prompt block and the output's; a prefill replica reserves no output) and
+    /// of those the prompt's.
     fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
         let bs = self.spec.block_size;
-        let total = (req.prompt_tokens as u64 + req.output_tokens as u64).div_ceil(bs as u64);
+        let output = if self.role == Role::Prefill {
+            0
+        } else {
+            req.output_tokens as u64
+        };
+        let total = (req.prompt_tokens as u64 + output).div_ceil(bs as u64);
         let prompt_blocks = req.prompt_tokens.div_ceil(bs) as u64;
         let full = if req.block_ids.is_empty() {
             0
@@ -34,6 +42,12 @@ impl Replica {
             (req.prompt_tokens / bs) as usize
         };
         (full, total - full as u64, prompt_blocks - full as u64)
+    }
+
+    /// Every block a request reserves on admission.
+    pub(super) fn kv_needs_total(&self, req: &Request) -> u64 {
+        let (full, private, _) = self.kv_needs(req);
+        full as u64 + private
     }
 
     pub(super) fn head_admissible(&self) -> bool {
@@ -56,6 +70,8 @@ impl Replica {
             if let Some(capacity) = self.cache.capacity_blocks() {
                 if full as u64 + private > capacity {
                     let req = self.waiting.pop_front().expect("head exists");
+                    self.queued_blocks -= full as u64 + private;
+                    self.forget_prefilled(req.id);
                     self.drop_request(req, DropKind::TooLarge, out);
                     continue;
                 }
@@ -67,7 +83,12 @@ impl Replica {
                 break;
             }
             let req = self.waiting.pop_front().expect("head exists");
+            self.queued_blocks -= full as u64 + private;
             self.prompt_private_blocks += prompt_private;
+            if self.is_prefilled(&req) {
+                self.admit_received(req, (full, private, prompt_private));
+                continue;
+            }
             out.admitted.push(Admitted {
                 id: req.id,
                 replica: self.index,
@@ -89,5 +110,24 @@ impl Replica {
                 req,
             });
         }
+    }
+
+    /// Admits a request prefilled elsewhere (no cache lookup to report: its prompt came
+    /// over the link).
+    fn admit_received(&mut self, req: Request, needs: (usize, u64, u64)) {
+        let (full, private, prompt_private) = needs;
+        let mut a = Active {
+            full_blocks: full,
+            private_blocks: private,
+            prompt_private_blocks: prompt_private,
+            prefilled_tokens: 0,
+            ready_blocks: 0,
+            generated: 0,
+            admit_us: 0,
+            first_token_us: 0,
+            req,
+        };
+        self.admit_prefilled(&mut a);
+        self.running.push(a);
     }
 }

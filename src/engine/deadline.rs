@@ -23,11 +23,15 @@ impl Replica {
     /// Drops waiting requests whose caller gave up (the queue is in arrival order per
     /// replica, so expired ones are at the front).
     pub(super) fn expire_waiting(&mut self, now_us: u64, out: &mut Outbox) {
+        if self.role == super::Role::Decode {
+            return self.expire_waiting_mixed(now_us, out);
+        }
         while let Some(req) = self.waiting.front() {
             if !self.expired(req, now_us) {
                 break;
             }
             let req = self.waiting.pop_front().expect("front exists");
+            self.queued_blocks -= self.kv_needs_total(&req);
             self.drop_request(req, DropKind::TimedOut, out);
         }
     }

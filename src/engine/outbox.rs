@@ -76,6 +76,8 @@ pub struct Outbox {
     pub released: Vec<Released>,
     /// Ids of the requests whose first token came in this call.
     pub first_tokens: Vec<u32>,
+    /// Prefill replicas: requests whose prompt is done, to transfer to a decode replica.
+    pub handoffs: Vec<Handoff>,
     /// (step duration µs, tokens) for inter-token latency: `count` steps whose
     /// durations start at `first_us` and grow by `delta_us`, each emitting `tokens`.
     pub itl_runs: Vec<ItlRun>,
@@ -98,4 +100,21 @@ pub struct Admitted {
     pub hit_blocks: u32,
     /// Turn within its session, if any.
     pub turn: Option<u32>,
+}
+
+/// A prefill replica's request whose prompt is computed: its KV is ready to move.
+#[derive(Clone, Copy, Debug)]
+pub struct Handoff {
+    /// Request id.
+    pub id: u32,
+    /// The prefill replica (it holds the blocks until the transfer ends).
+    pub replica: u32,
+    /// Prompt tokens (what the transfer moves).
+    pub prompt_tokens: u32,
+    /// Output tokens (what the decode replica reserves room for).
+    pub output_tokens: u32,
+    /// Arrival time, µs.
+    pub arrival_us: u64,
+    /// Admission on the prefill replica, µs.
+    pub admit_us: u64,
 }

@@ -207,5 +207,54 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     if let Some(timeout) = cfg.timeout_ms {
         check_range("timeout_ms", timeout)?;
     }
+    validate_pools(cfg)
+}
+
+/// The disaggregation fields: both pool sizes or neither, their sum is `instances`, and
+/// transfers know their bytes per token.
+fn validate_pools(cfg: &Config) -> Result<(), ConfigError> {
+    check_range("kv_transfer_gbps", cfg.kv_transfer_gbps)?;
+    check_range("kv_transfer_base_us", cfg.kv_transfer_base_us)?;
+    check_range(
+        "disagg_min_uncached_tokens",
+        cfg.disagg_min_uncached_tokens as f64,
+    )?;
+    if let Some(bytes) = cfg.kv_bytes_per_token {
+        check_range("kv_bytes_per_token", bytes as f64)?;
+    }
+    let (p, d) = match (cfg.prefill_instances, cfg.decode_instances) {
+        (None, None) => return Ok(()),
+        (Some(p), Some(d)) => (p, d),
+        (Some(p), None) => {
+            return Err(ConfigError::new(
+                "decode_instances",
+                "unset",
+                format!("1 to 255 replicas: prefill_instances ({p}) disaggregates the fleet, which needs a decode pool too"),
+            ))
+        }
+        (None, Some(d)) => {
+            return Err(ConfigError::new(
+                "prefill_instances",
+                "unset",
+                format!("1 to 255 replicas: decode_instances ({d}) disaggregates the fleet, which needs a prefill pool too"),
+            ))
+        }
+    };
+    check_range("prefill_instances", p as f64)?;
+    check_range("decode_instances", d as f64)?;
+    if cfg.instances != p + d {
+        return Err(ConfigError::new(
+            "instances",
+            cfg.instances,
+            format!("{} in a disaggregated fleet: prefill_instances ({p}) + decode_instances ({d}); leave --des-instances out", p + d),
+        ));
+    }
+    if cfg.kv_bytes_per_token_or_preset().is_none() {
+        return Err(ConfigError::new(
+            "kv_bytes_per_token",
+            "unset",
+            "1 to 100000000 B: a custom engine has no model to take the KV bytes per token from, and a disaggregated fleet's transfers need them",
+        ));
+    }
     Ok(())
 }

@@ -62,27 +62,30 @@ impl Simulation<'_> {
         self.hits_of(k, req, full);
         let session = req.session.map(|t| t.session);
         self.new_blocks_of(k, &req.block_ids[..full]);
+        let pool = self.routable();
+        let new_blocks = &self.new_blocks[..self.new_blocks.len().min(pool)];
         let ask = Ask {
             block_ids: &req.block_ids,
             full_blocks: full,
             session,
-            hits: &self.seen_hits,
+            hits: &self.seen_hits[..pool],
             prompt_tokens: req.prompt_tokens,
-            new_blocks: &self.new_blocks,
+            new_blocks,
             now_us: self.now_us,
         };
         let logged = self.decisions.as_ref().is_some_and(|d| d.wants(req.id));
         let mut log = logged.then(Vec::new);
-        let seen = self.knowledge.seen_views(&self.views);
+        let seen = &self.knowledge.seen_views(&self.views)[..pool];
         let (chosen, reason) = self.routers[k].pick(ask, seen, log.as_mut());
         let rule = self.routers[k].last_rule();
+        let target = self.skip_target(req, chosen);
         let full_ids = &req.block_ids[..full];
-        let cached_tokens = self.seen_hits[chosen] as u64 * bs as u64;
+        let cached_tokens = self.seen_hits[target] as u64 * bs as u64;
         let inflight = self.knowledge.inflight();
-        inflight.dispatch(chosen, full_ids, private);
+        inflight.dispatch(target, full_ids, private);
         let to_prefill = (req.prompt_tokens as u64).saturating_sub(cached_tokens);
-        inflight.start_prefill(req.id, chosen, to_prefill);
-        self.knowledge.routed(chosen, full_ids);
+        inflight.start_prefill(req.id, target, to_prefill);
+        self.knowledge.routed(target, full_ids);
         self.routers[k].predict(self.now_us, chosen, full_ids);
         if let Some(candidates) = log {
             let record = Decision {
@@ -104,7 +107,7 @@ impl Simulation<'_> {
             };
             self.log_decision(record);
         }
-        chosen
+        target
     }
 
     /// Per replica, the full blocks of the request not in flight there (for `dynamo`).

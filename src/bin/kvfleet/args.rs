@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
-use kvfleet::{ArrivalModel, Config, Policy, RouterView, SglangMiss, WorkloadKind};
+use kvfleet::{ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind};
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
 /// and its router. Hit rate, balance and latency emerge from content, capacity and routing.
@@ -118,6 +118,10 @@ fn router_view(text: &str) -> Result<RouterView, String> {
     RouterView::parse(text).map_err(|e| e.allowed)
 }
 
+fn decode_routing(text: &str) -> Result<DecodeRouting, String> {
+    DecodeRouting::parse(text).map_err(|e| e.allowed)
+}
+
 fn sglang_miss(text: &str) -> Result<SglangMiss, String> {
     SglangMiss::parse(text).map_err(|e| e.allowed)
 }
@@ -167,9 +171,10 @@ pub struct RunArgs {
         default_value = "uniform"
     )]
     pub prefix_popularity: String,
-    /// Number of engine replicas behind the router.
-    #[arg(long = "des-instances", value_name = "N", default_value = "4", value_parser = whole32)]
-    pub instances: u32,
+    /// Number of engine replicas behind the router [default: 4; with --des-prefill-instances
+    /// and --des-decode-instances, their sum].
+    #[arg(long = "des-instances", value_name = "N", value_parser = whole32)]
+    pub instances: Option<u32>,
     /// Routing policy: round_robin, random, prefix_aware, kv, sticky, least_loaded, p2c,
     /// dynamo, sglang, llm_d or aibrix.
     #[arg(long = "des-routing", value_name = "POLICY", default_value = "kv", value_parser = routing)]
@@ -294,6 +299,30 @@ pub struct RunArgs {
         default_value = "3,2,2"
     )]
     pub llmd_weights: String,
+    /// Disaggregated fleet: replicas that only prefill (with --des-decode-instances; the
+    /// routing policy picks among them) [default: colocated].
+    #[arg(long = "des-prefill-instances", value_name = "P", value_parser = whole32)]
+    pub prefill_instances: Option<u32>,
+    /// Disaggregated fleet: replicas that receive the prompt's KV and decode.
+    #[arg(long = "des-decode-instances", value_name = "D", value_parser = whole32)]
+    pub decode_instances: Option<u32>,
+    /// Disaggregated: how a decode replica is picked: least_kv (fewest KV blocks held or
+    /// on their way), round_robin or random.
+    #[arg(long = "des-decode-routing", value_name = "POLICY", default_value = "least_kv", value_parser = decode_routing)]
+    pub decode_routing: DecodeRouting,
+    /// Disaggregated: bandwidth of each decode replica's inbound KV link, GB/s.
+    #[arg(long = "des-kv-transfer-gbps", value_name = "GBPS", default_value = "50", value_parser = number)]
+    pub kv_transfer_gbps: f64,
+    /// Disaggregated: fixed cost of one KV transfer, µs.
+    #[arg(long = "des-kv-transfer-base-us", value_name = "US", default_value = "50", value_parser = number)]
+    pub kv_transfer_base_us: f64,
+    /// KV bytes a transfer moves per prompt token [default: the engine preset's].
+    #[arg(long = "des-kv-bytes-per-token", value_name = "B", value_parser = whole)]
+    pub kv_bytes_per_token: Option<u64>,
+    /// Disaggregated: a request whose prefill replica would compute fewer uncached tokens
+    /// than N prefills on its decode replica instead; 0 always disaggregates.
+    #[arg(long = "des-disagg-min-uncached-tokens", value_name = "N", default_value = "0", value_parser = whole32)]
+    pub disagg_min_uncached_tokens: u32,
     /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
     /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
     #[arg(long = "des-sweep", value_name = "SPEC")]
@@ -362,7 +391,12 @@ impl RunArgs {
             num_prefixes: self.num_prefixes,
             prefix_len: self.prefix_len,
             prefix_popularity: self.prefix_popularity.clone(),
-            instances: self.instances,
+            instances: self.instances.unwrap_or(
+                match (self.prefill_instances, self.decode_instances) {
+                    (Some(p), Some(d)) => p.saturating_add(d),
+                    _ => 4,
+                },
+            ),
             routing: self.routing,
             overlap_weight: self.overlap_weight,
             block_size: self.block_size,
@@ -399,6 +433,13 @@ impl RunArgs {
             dynamo_overlap_credit: self.dynamo_overlap_credit,
             sglang_miss: self.sglang_miss,
             llmd_weights: self.llmd_weights.clone(),
+            prefill_instances: self.prefill_instances,
+            decode_instances: self.decode_instances,
+            decode_routing: self.decode_routing,
+            kv_transfer_gbps: self.kv_transfer_gbps,
+            kv_transfer_base_us: self.kv_transfer_base_us,
+            kv_bytes_per_token: self.kv_bytes_per_token,
+            disagg_min_uncached_tokens: self.disagg_min_uncached_tokens,
         }
     }
 }

@@ -70,7 +70,7 @@ fn table(rows: &[SweepRow]) -> String {
     let tasks = rows.iter().any(|r| r.task_s_mean > 0.0);
     let param = rows.first().map_or("value", |r| r.param.as_str());
     out.push_str(&format!(
-        "  {param:>18}  req hit  tok hit  TTFT p50  TTFT p99  makespan  load spread  rejected{}\n",
+        "  {param:>18}  req hit  tok hit  TTFT p50  TTFT p99  TPOT p99  makespan  load spread  rejected{}\n",
         if tasks { "   task mean" } else { "" }
     ));
     for r in rows {
@@ -79,11 +79,12 @@ fn table(rows: &[SweepRow]) -> String {
             v => v.to_string(),
         };
         out.push_str(&format!(
-            "  {value:>18}  {:>6.1}%  {:>6.1}%  {:>8}  {:>8}  {:>7.1} s  {:>11.2}  {:>8}{}\n",
+            "  {value:>18}  {:>6.1}%  {:>6.1}%  {:>8}  {:>8}  {:>8}  {:>7.1} s  {:>11.2}  {:>8}{}\n",
             100.0 * r.hit_rate_requests,
             100.0 * r.hit_rate_tokens,
             kvfleet::text::duration(r.ttft_ms_p50),
             kvfleet::text::duration(r.ttft_ms_p99),
+            kvfleet::text::duration(r.tpot_ms_p99),
             r.makespan_s,
             r.load_spread,
             r.rejected,

@@ -1,0 +1,289 @@
+//! Disaggregated prefill and decode, against numbers worked by hand: one request's TTFT is
+//! its prefill plus its transfer, its TPOT the decode replica's step; transfers into one
+//! decode replica queue on its link; a request skips the prefill pool exactly when its
+//! uncached tokens fall below the threshold; every request ends once, in either pool.
+#![cfg(not(target_arch = "wasm32"))]
+
+use kvfleet::sim::Decision;
+use kvfleet::timing::EnginePreset;
+use kvfleet::{api, ArrivalModel, Config, DecodeRouting, Policy, Report};
+
+fn run_json(cfg: &Config) -> Result<String, String> {
+    api::run_json(&serde_json::to_string(cfg).unwrap())
+}
+
+fn run_logged(cfg: &Config) -> (Vec<Decision>, Report) {
+    let mut sim = api::synthetic_simulation(cfg).unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.take_decisions();
+    (d, sim.into_report())
+}
+
+/// A custom engine whose step is 1000 µs + 1 µs per prefill token + 10 µs per decoding
+/// sequence (no KV read cost), and a link that moves 1000 bytes per µs (1 GB/s) after a
+/// 50 µs setup; 1000 KV bytes per token.
+fn worked(prefill: u32, decode: u32) -> Config {
+    Config {
+        engine: EnginePreset::Custom,
+        step_fixed_us: 1000.0,
+        prefill_token_us: 1.0,
+        decode_seq_us: 10.0,
+        kv_read_token_ns: 0.0,
+        num_requests: 1,
+        input_len: 1000,
+        output_len: 11,
+        num_prefixes: 0,
+        prefix_len: 0,
+        block_size: 16,
+        arrival_model: ArrivalModel::Deterministic,
+        request_rate: 1.0,
+        routing: Policy::RoundRobin,
+        instances: prefill + decode,
+        prefill_instances: Some(prefill),
+        decode_instances: Some(decode),
+        kv_transfer_gbps: 1.0,
+        kv_transfer_base_us: 50.0,
+        kv_bytes_per_token: Some(1000),
+        ..Config::default()
+    }
+}
+
+#[test]
+fn one_request_ttft_is_prefill_plus_transfer_and_tpot_is_the_decode_step() {
+    // Prefill: one step of 1000 prompt tokens = 1000 + 1000 = 2000 µs.
+    // Transfer: 50 + 1000 tok x 1000 B / 1000 B/µs = 1050 µs. TTFT = 3050 µs.
+    // Decode: 10 more tokens, one sequence per step: 1000 + 10 = 1010 µs each, so the
+    // last token comes 10 x 1010 = 10100 µs after the first: e2e 13150 µs, TPOT 1010 µs.
+    let (d, r) = run_logged(&worked(1, 1));
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].ttft_ms, Some(3.05));
+    assert_eq!(d[0].e2e_ms, Some(13.15));
+    let s = &r.summary;
+    assert!((s.tpot_ms_mean - 1.01).abs() < 1e-9, "{}", s.tpot_ms_mean);
+    let p = r
+        .pools
+        .as_ref()
+        .expect("a disaggregated run reports its pools");
+    assert_eq!(p.transfers.count, 1);
+    assert_eq!(p.transfers.bytes, 1_000_000);
+    assert!((p.transfers.time_ms_mean - 1.05).abs() < 1e-9);
+    assert_eq!(p.prefill.prefills, 1);
+    assert_eq!(p.decode.prefills, 0);
+    assert_eq!(p.decode.requests, 1);
+    assert_eq!(r.per_instance[0].pool, Some("prefill"));
+    assert_eq!(r.per_instance[1].pool, Some("decode"));
+    // The same request colocated: its first token comes at the prefill's end.
+    let colocated = Config {
+        instances: 1,
+        prefill_instances: None,
+        decode_instances: None,
+        ..worked(1, 1)
+    };
+    let (d, r) = run_logged(&colocated);
+    assert_eq!(d[0].ttft_ms, Some(2.0));
+    assert_eq!(d[0].e2e_ms, Some(12.1));
+    assert!(r.pools.is_none());
+    assert!(r.per_instance[0].pool.is_none());
+}
+
+#[test]
+fn the_transfer_time_scales_with_the_bandwidth() {
+    // At 10 GB/s the transfer is 50 + 1,000,000 / 10,000 = 150 µs: TTFT 2150 µs.
+    let (d, _) = run_logged(&Config {
+        kv_transfer_gbps: 10.0,
+        ..worked(1, 1)
+    });
+    assert_eq!(d[0].ttft_ms, Some(2.15));
+    // A preset's bytes per token: Llama 3 8B keeps 131072 B per token (32 layers x 2 x 8
+    // KV heads x 128 x 2 B). 1000 tokens at 50 GB/s: 50 + 131,072,000 / 50,000 = 2671.44
+    // -> 2672 µs after a prefill of 6000 + 32 x 1000 = 38000 µs on llama3-8b-h100.
+    let (d, _) = run_logged(&Config {
+        engine: EnginePreset::Llama3_8bH100,
+        kv_bytes_per_token: None,
+        kv_transfer_gbps: 50.0,
+        ..worked(1, 1)
+    });
+    assert_eq!(d[0].ttft_ms, Some(40.672));
+}
+
+#[test]
+fn transfers_into_one_decode_replica_queue_on_its_link() {
+    // Two requests 10 µs apart (1e5 req/s) on two prefill replicas finish at 2000 and
+    // 2010 µs and go to the one decode replica. The first transfer holds the link until
+    // 3050 µs; the second waits 1040 µs, ends at 4100 µs: TTFT 4100 - 10 = 4090 µs.
+    let cfg = Config {
+        num_requests: 2,
+        request_rate: 1e5,
+        ..worked(2, 1)
+    };
+    let (d, r) = run_logged(&cfg);
+    let mut ttft: Vec<f64> = d.iter().map(|x| x.ttft_ms.unwrap()).collect();
+    ttft.sort_by(f64::total_cmp);
+    assert_eq!(ttft, vec![3.05, 4.09]);
+    let t = &r.pools.as_ref().unwrap().transfers;
+    assert_eq!(t.count, 2);
+    // Waits 0 and 1040 µs (the histogram holds 1040 to 0.1 %).
+    assert!((t.wait_ms_mean - 0.52).abs() < 1e-9, "{}", t.wait_ms_mean);
+    // The link moved for 2 x 1050 µs of the makespan.
+    let makespan_us = r.summary.makespan_s * 1e6;
+    let expected = 2100.0 / makespan_us;
+    assert!((t.link_utilisation - expected).abs() < 1e-9);
+}
+
+/// Two requests 1 s apart on the same 992-token prefix (62 blocks of 16) and an 8-token
+/// suffix: the second finds 62 blocks on the one prefill replica, so it would compute
+/// 1000 - 62 x 16 = 8 tokens.
+fn repeat(min_uncached_tokens: u32) -> Config {
+    Config {
+        num_requests: 2,
+        num_prefixes: 1,
+        prefix_len: 992,
+        disagg_min_uncached_tokens: min_uncached_tokens,
+        ..worked(1, 1)
+    }
+}
+
+#[test]
+fn a_request_skips_the_prefill_pool_exactly_below_the_threshold() {
+    for (n, skips) in [(0, 0), (8, 0), (9, 1), (1000, 1), (1001, 2)] {
+        let (d, r) = run_logged(&repeat(n));
+        let p = r.pools.as_ref().unwrap();
+        assert_eq!(p.skipped_prefill, skips, "threshold {n}");
+        assert_eq!(p.transfers.count, 2 - skips, "threshold {n}");
+        assert_eq!(p.decode.prefills, skips, "threshold {n}");
+        assert_eq!(r.summary.completed, 2);
+        if skips == 1 {
+            // The skipped one prefills on the decode replica, which stored the first
+            // request's prompt when it arrived over the link: 62 blocks hit there, and
+            // its 8 tokens take one step of 1000 + 8 µs.
+            assert_eq!(d[1].cached_blocks, Some(62));
+            assert_eq!(d[1].ttft_ms, Some(1.008));
+        }
+    }
+}
+
+#[test]
+fn every_request_ends_once_with_queue_limits_and_timeouts_in_both_pools() {
+    for (prefill, decode) in [(1, 3), (3, 1), (2, 2)] {
+        let cfg = Config {
+            engine: EnginePreset::Llama3_8bH100,
+            kv_bytes_per_token: None,
+            kv_transfer_gbps: 5.0,
+            num_requests: 400,
+            input_len: 3000,
+            output_len: 200,
+            range_ratio: 0.5,
+            num_prefixes: 4,
+            prefix_len: 1024,
+            block_size: 512,
+            arrival_model: ArrivalModel::Poisson,
+            request_rate: 40.0,
+            routing: Policy::Kv,
+            queue_capacity: Some(2),
+            timeout_ms: Some(800.0),
+            max_batch: 8,
+            kv_blocks: Some(200),
+            disagg_min_uncached_tokens: 600,
+            ..worked(prefill, decode)
+        };
+        let r = api::synthetic_simulation(&cfg).unwrap().into_report();
+        let s = &r.summary;
+        let p = r.pools.as_ref().unwrap();
+        assert_eq!(s.requests, 400);
+        assert_eq!(
+            s.completed + s.rejected + s.timed_out,
+            400,
+            "{prefill}:{decode}"
+        );
+        assert_eq!(
+            p.prefill.rejected + p.decode.rejected,
+            s.rejected,
+            "{prefill}:{decode}"
+        );
+        assert_eq!(p.prefill.timed_out + p.decode.timed_out, s.timed_out);
+        assert!(
+            s.rejected > 0 && s.timed_out > 0,
+            "{prefill}:{decode}: {s:?}"
+        );
+        // Every request that reached a decode replica came over the link or skipped.
+        assert_eq!(
+            p.decode.requests,
+            p.transfers.count - p.transfers.late + p.skipped_prefill
+        );
+    }
+}
+
+#[test]
+fn decode_round_robin_alternates_and_least_kv_avoids_the_loaded_replica() {
+    let many = |routing| Config {
+        num_requests: 6,
+        request_rate: 1e5,
+        output_len: 400,
+        decode_routing: routing,
+        ..worked(1, 2)
+    };
+    let (_, r) = run_logged(&many(DecodeRouting::RoundRobin));
+    let decode: Vec<u64> = r.per_instance[1..].iter().map(|x| x.requests).collect();
+    assert_eq!(decode, vec![3, 3]);
+    // least_kv: each request reserves ceil(1400 / 16) = 88 blocks. The first prefill
+    // ends alone (its step began before the others arrived) and goes to replica 1; the
+    // other five end together, and each pick takes the lighter replica, ties to the
+    // lower index: 2 (88 against 0), 1, 2, 1, 2. Three each.
+    let (_, r) = run_logged(&many(DecodeRouting::LeastKv));
+    let decode: Vec<u64> = r.per_instance[1..].iter().map(|x| x.requests).collect();
+    assert_eq!(decode, vec![3, 3]);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_bytes_and_colocated_runs_keep_their_keys() {
+    let cfg = Config {
+        num_requests: 300,
+        request_rate: 30.0,
+        ..repeat(200)
+    };
+    let a = run_json(&cfg).unwrap();
+    let b = run_json(&cfg).unwrap();
+    assert_eq!(a, b);
+    assert!(a.contains("\"pools\":{"));
+    let colocated = run_json(&Config::default()).unwrap();
+    for key in [
+        "pools",
+        "\"pool\":\"",
+        "prefill_instances",
+        "kv_transfer_gbps",
+    ] {
+        assert!(
+            !colocated.contains(key),
+            "{key} leaked into a colocated report"
+        );
+    }
+}
+
+#[test]
+fn bad_pool_settings_name_the_field() {
+    let e = run_json(&Config {
+        decode_instances: None,
+        ..worked(2, 2)
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("invalid decode_instances"), "{e}");
+    let e = run_json(&Config {
+        instances: 5,
+        ..worked(2, 2)
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("invalid instances: got 5; allowed: 4 in a disaggregated fleet"),
+        "{e}"
+    );
+    let e = run_json(&Config {
+        kv_bytes_per_token: None,
+        ..worked(2, 2)
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("invalid kv_bytes_per_token"), "{e}");
+}
