@@ -33,6 +33,7 @@ pub mod histogram;
 pub mod index;
 pub mod lessons;
 pub mod limits;
+pub mod link;
 pub mod metrics;
 pub mod params;
 pub mod plan;

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::engine::Replica;
+use crate::link::Link;
 
 /// Most samples kept; the grid doubles its interval when it would exceed this.
 pub const MAX_POINTS: usize = 240;
@@ -26,6 +27,10 @@ pub struct Series {
     pub hit_rate: Vec<Vec<Option<f64>>>,
     /// The same, over the whole fleet.
     pub hit_rate_fleet: Vec<Option<f64>>,
+    /// Disaggregated fleet: per decode replica, the share of the window ending at each
+    /// sample that its inbound KV link was busy (`null` for the first sample).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub link_busy: Vec<Vec<Option<f64>>>,
 }
 
 /// Samples replica state on a regular grid as the simulation advances.
@@ -41,6 +46,8 @@ pub struct Sampler {
     hits: Vec<Vec<u32>>,
     window_admits: Vec<u32>,
     window_hits: Vec<u32>,
+    /// Per link: busy µs up to each sample.
+    link_busy_us: Vec<Vec<u64>>,
 }
 
 impl Default for Sampler {
@@ -63,19 +70,20 @@ impl Sampler {
             hits: vec![Vec::new(); replicas],
             window_admits: vec![0; replicas],
             window_hits: vec![0; replicas],
+            link_busy_us: Vec::new(),
         }
     }
 
     /// Emits every grid sample strictly before `now_us` (state is constant since the
     /// previous event). Call before processing each event.
-    pub fn advance_to(&mut self, now_us: u64, replicas: &[Replica]) {
+    pub fn advance_to(&mut self, now_us: u64, replicas: &[Replica], links: &[Link]) {
         while self.next_us < now_us {
             let pending = (now_us - self.next_us) / self.interval_us.max(1);
             if self.times_us.len() >= MAX_POINTS || pending as usize > MAX_POINTS {
                 self.decimate();
                 continue;
             }
-            self.push_sample(replicas);
+            self.push_sample(replicas, links);
         }
     }
 
@@ -86,10 +94,10 @@ impl Sampler {
     }
 
     /// Closes the series with one last sample at `end_us` and converts to columns.
-    pub fn finish(mut self, end_us: u64, replicas: &[Replica]) -> Series {
-        self.advance_to(end_us, replicas);
+    pub fn finish(mut self, end_us: u64, replicas: &[Replica], links: &[Link]) -> Series {
+        self.advance_to(end_us, replicas, links);
         self.next_us = end_us;
-        self.push_sample(replicas);
+        self.push_sample(replicas, links);
         let rate = |h: u32, a: u32| (a > 0).then(|| h as f64 / a as f64);
         let points = self.times_us.len();
         let hit_rate_fleet = (0..points)
@@ -105,6 +113,7 @@ impl Sampler {
             .zip(&self.hits)
             .map(|(a, h)| a.iter().zip(h).map(|(&a, &h)| rate(h, a)).collect())
             .collect();
+        let link_busy = self.link_busy_shares();
         Series {
             t_s: self.times_us.iter().map(|&t| t as f64 / 1e6).collect(),
             queue: self.queue,
@@ -112,11 +121,34 @@ impl Sampler {
             cache_blocks: self.cache_blocks,
             hit_rate,
             hit_rate_fleet,
+            link_busy,
         }
     }
 
-    fn push_sample(&mut self, replicas: &[Replica]) {
+    /// Per link, busy time over each window's length.
+    fn link_busy_shares(&self) -> Vec<Vec<Option<f64>>> {
+        let t = &self.times_us;
+        self.link_busy_us
+            .iter()
+            .map(|busy| {
+                (0..busy.len())
+                    .map(|k| {
+                        let span = t[k].checked_sub(*t.get(k.wrapping_sub(1))?)?;
+                        (span > 0).then(|| (busy[k] - busy[k - 1]) as f64 / span as f64)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn push_sample(&mut self, replicas: &[Replica], links: &[Link]) {
         self.times_us.push(self.next_us);
+        if self.link_busy_us.len() < links.len() {
+            self.link_busy_us.resize(links.len(), Vec::new());
+        }
+        for (busy, link) in self.link_busy_us.iter_mut().zip(links) {
+            busy.push(link.busy_until(self.next_us));
+        }
         for (r, rep) in replicas.iter().enumerate() {
             self.queue[r].push(rep.waiting());
             self.running[r].push(rep.running());
@@ -137,6 +169,9 @@ impl Sampler {
         }
         let trailing_odd = n.is_multiple_of(2);
         keep_even(&mut self.times_us);
+        for busy in &mut self.link_busy_us {
+            keep_even(busy);
+        }
         for r in 0..self.queue.len() {
             keep_even(&mut self.queue[r]);
             keep_even(&mut self.running[r]);

@@ -243,7 +243,8 @@ impl<'w> Simulation<'w> {
             t_us < crate::limits::MAX_TIME_US,
             "time {t_us} µs passed the clock's horizon: the run's bound was wrong"
         );
-        self.sampler.advance_to(t_us, &self.replicas);
+        let links = self.disagg.as_ref().map_or(&[][..], |d| &d.links[..]);
+        self.sampler.advance_to(t_us, &self.replicas, links);
         if self.knowledge.refresh_due(self.now_us, t_us) {
             self.live_views();
             self.knowledge.refresh(&self.views);

@@ -287,3 +287,94 @@ fn bad_pool_settings_name_the_field() {
     .to_string();
     assert!(e.contains("invalid kv_bytes_per_token"), "{e}");
 }
+
+#[test]
+fn the_link_busy_series_integrates_to_each_links_utilisation() {
+    let cfg = Config {
+        engine: EnginePreset::Llama3_8bH100,
+        kv_bytes_per_token: None,
+        kv_transfer_gbps: 20.0,
+        num_requests: 1500,
+        request_rate: 20.0,
+        input_len: 4096,
+        output_len: 64,
+        block_size: 512,
+        num_prefixes: 8,
+        prefix_len: 2048,
+        arrival_model: ArrivalModel::Poisson,
+        ..worked(3, 3)
+    };
+    let r = api::synthetic_simulation(&cfg).unwrap().into_report();
+    let s = &r.series;
+    let p = r.pools.as_ref().unwrap();
+    assert_eq!(s.link_busy.len(), 3);
+    for (k, busy) in s.link_busy.iter().enumerate() {
+        // Each window's share x its length, summed, is the link's busy time.
+        let busy_s: f64 = (1..s.t_s.len())
+            .map(|i| busy[i].unwrap_or(0.0) * (s.t_s[i] - s.t_s[i - 1]))
+            .sum();
+        let share = p.transfers.link_utilisation_by_replica[k];
+        let span_s = s.t_s.last().unwrap() - s.t_s[0];
+        assert!(busy_s > 0.0);
+        assert!(
+            (busy_s - share * r.summary.makespan_s).abs() < 1e-6 * span_s,
+            "link {k}: {busy_s} s against {share} of {} s",
+            r.summary.makespan_s
+        );
+        assert!(busy
+            .iter()
+            .flatten()
+            .all(|&x| (0.0..=1.0 + 1e-12).contains(&x)));
+    }
+}
+
+/// Disaggregated runs the wasm build must reproduce byte for byte (tests/wasm_api.rs reads
+/// the same goldens): the seed's workload on 3 prefill + 5 decode replicas, and a
+/// conditional, overloaded one with queue limits and timeouts in both pools.
+pub const DISAGG_GOLDENS: [(&str, &str); 2] = [
+    (
+        "split",
+        r#"{"instances":8,"prefill_instances":3,"decode_instances":5,"request_rate":24,"num_requests":400}"#,
+    ),
+    (
+        "conditional",
+        r#"{"instances":4,"prefill_instances":2,"decode_instances":2,"request_rate":40,"num_requests":300,"disagg_min_uncached_tokens":2500,"kv_transfer_gbps":8,"queue_capacity":4,"timeout_ms":900,"max_batch":16,"decode_routing":"round_robin"}"#,
+    ),
+];
+
+#[test]
+fn disaggregated_runs_are_byte_identical_and_match_their_goldens() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/disagg");
+    for (name, config) in DISAGG_GOLDENS {
+        let first = api::run_json(config).unwrap();
+        assert_eq!(
+            api::run_json(config).unwrap(),
+            first,
+            "{name}: a second run"
+        );
+        let path = format!("{dir}/{name}.json");
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            let old = std::fs::read_to_string(&path).unwrap_or_default();
+            if old != first {
+                println!(
+                    "{name}: golden changed ({} -> {} bytes)",
+                    old.len(),
+                    first.len()
+                );
+            }
+            std::fs::write(&path, &first).unwrap();
+        }
+        let golden = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            first == golden,
+            "{name}: report changed; rerun with UPDATE_GOLDEN=1 if intended"
+        );
+    }
+    let conditional: serde_json::Value =
+        serde_json::from_str(&api::run_json(DISAGG_GOLDENS[1].1).unwrap()).unwrap();
+    let p = &conditional["pools"];
+    assert!(p["skipped_prefill"].as_u64().unwrap() > 0, "{p}");
+    assert!(
+        p["prefill"]["rejected"].as_u64().unwrap() + p["decode"]["rejected"].as_u64().unwrap() > 0
+    );
+}

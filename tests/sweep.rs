@@ -238,6 +238,9 @@ fn a_trace_sweep_is_validated_against_the_trace() {
         assert_eq!(column("value"), blocks);
         let hit: f64 = column("hit_rate_tokens").parse().unwrap();
         assert_eq!(hit, report["summary"]["hit_rate_tokens"].as_f64().unwrap());
-        assert_eq!(column("rejected"), report["summary"]["rejected"].to_string());
+        assert_eq!(
+            column("rejected"),
+            report["summary"]["rejected"].to_string()
+        );
     }
 }

@@ -164,3 +164,34 @@ fn job_decisions_equal_the_native_golden() {
         "wasm decisions differ from the native golden"
     );
 }
+
+/// Disaggregated prefill and decode (issue 13) in Chromium: the same bytes as the native
+/// goldens written by `tests/disagg.rs` (same configs).
+#[wasm_bindgen_test]
+fn disaggregated_runs_equal_their_native_goldens() {
+    let runs: [(&str, &str, &str); 2] = [
+        (
+            "split",
+            r#"{"instances":8,"prefill_instances":3,"decode_instances":5,"request_rate":24,"num_requests":400}"#,
+            include_str!("golden/disagg/split.json"),
+        ),
+        (
+            "conditional",
+            r#"{"instances":4,"prefill_instances":2,"decode_instances":2,"request_rate":40,"num_requests":300,"disagg_min_uncached_tokens":2500,"kv_transfer_gbps":8,"queue_capacity":4,"timeout_ms":900,"max_batch":16,"decode_routing":"round_robin"}"#,
+            include_str!("golden/disagg/conditional.json"),
+        ),
+    ];
+    for (name, config, golden) in runs {
+        let report = wasm::run_json(config).unwrap_or_else(|e| panic!("{name}: {}", js_message(e)));
+        assert!(report.contains("\"pools\":{"), "{name}: no pools");
+        assert!(
+            report == golden,
+            "{name}: wasm differs from the native golden at byte {}",
+            report
+                .bytes()
+                .zip(golden.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(report.len().min(golden.len()))
+        );
+    }
+}

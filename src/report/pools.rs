@@ -122,9 +122,9 @@ impl Simulation<'_> {
         let time = s.time.quantiles_ms();
         let wait = s.wait.quantiles_ms();
         let links: Vec<f64> = d
-            .link_busy_us
+            .links
             .iter()
-            .map(|&b| share(b as f64, makespan_us as f64))
+            .map(|l| share(l.scheduled_us() as f64, makespan_us as f64))
             .collect();
         let cdf_q: Vec<f64> = (1..=100).map(|i| i as f64 / 100.0).collect();
         Some(PoolsReport {

@@ -9,6 +9,7 @@ use super::Simulation;
 use crate::config::{transfer_us, Config, DecodeRouting, Pools};
 use crate::engine::{DropKind, Dropped, Handoff, Prefilled};
 use crate::histogram::LogHistogram;
+use crate::link::Link;
 use crate::rng::{Rng, Stream};
 use crate::view::router_blocks;
 use crate::workload::Request;
@@ -52,9 +53,8 @@ pub(crate) struct Disagg {
     routing: DecodeRouting,
     rng: Rng,
     next_rr: u32,
-    link_free_us: Vec<u64>,
-    /// Per decode replica: time its link spent moving bytes, µs.
-    pub link_busy_us: Vec<u64>,
+    /// Per decode replica: its inbound link.
+    pub links: Vec<Link>,
     incoming_blocks: Vec<u64>,
     transfers: BTreeMap<(u64, u64), Transfer>,
     seq: u64,
@@ -74,8 +74,7 @@ impl Disagg {
             routing: cfg.decode_routing,
             rng: Rng::fork(cfg.seed, Stream::DecodeRouter),
             next_rr: 0,
-            link_free_us: vec![0; d],
-            link_busy_us: vec![0; d],
+            links: vec![Link::default(); d],
             incoming_blocks: vec![0; d],
             transfers: BTreeMap::new(),
             seq: 0,
@@ -166,10 +165,7 @@ impl Simulation<'_> {
             let d = self.disagg.as_mut().expect("a disaggregated fleet");
             let k = to - d.pools.prefill as usize;
             let wire_us = transfer_us(h.prompt_tokens, d.bytes_per_token, d.gbps, d.base_us);
-            let start_us = now.max(d.link_free_us[k]);
-            let end_us = start_us + wire_us;
-            d.link_free_us[k] = end_us;
-            d.link_busy_us[k] += wire_us;
+            let (start_us, end_us) = d.links[k].schedule(now, wire_us);
             let blocks = (h.prompt_tokens as u64 + h.output_tokens as u64).div_ceil(bs);
             d.incoming_blocks[k] += blocks;
             d.seq += 1;

@@ -48,6 +48,33 @@ const fleetBand = {
   },
 };
 
+// Separates a disaggregated fleet's pools on the per-replica bar charts: a dashed line between the
+// last prefill replica and the first decode one, each pool's name on its side.
+const poolDivider = {
+  id: 'poolDivider',
+  afterDatasetsDraw(chart, _args, o) {
+    if (!o || !o.split) return;
+    const { ctx, chartArea: a, scales: { x } } = chart;
+    const px = (x.getPixelForValue(o.split - 1) + x.getPixelForValue(o.split)) / 2;
+    ctx.save();
+    ctx.strokeStyle = o.ink;
+    ctx.fillStyle = o.ink;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([4, 4]);
+    ctx.beginPath(); ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); ctx.stroke();
+    ctx.font = `600 11px ${window.Chart.defaults.font.family}`;
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'right';
+    ctx.fillText(`prefill pool (${o.split})`, px - 6, a.top + 2);
+    ctx.textAlign = 'left';
+    ctx.fillText(`decode pool (${o.n - o.split})`, px + 6, a.top + 2);
+    ctx.restore();
+  },
+};
+
+/** The replica's name with its pool, when the fleet has pools. */
+const pooledLabel = (r) => (r.pool ? `R${r.index} ${r.pool}` : `R${r.index}`);
+
 export class Charts {
   constructor(ids) {
     this.ids = ids;
@@ -66,7 +93,7 @@ export class Charts {
     if (get('hit')) this.charts.hit = new C(get('hit'), {
       type: 'bar',
       data: { labels: [], datasets: [{ label: 'Token hit rate (% of prompt tokens)', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56 }] },
-      plugins: [fleetBand],
+      plugins: [fleetBand, poolDivider],
       options: {
         plugins: { legend: { display: false }, fleetBand: {},
           subtitle: { display: true, align: 'center', font: { size: 12, weight: '600' }, padding: { bottom: 8 }, text: '' },
@@ -80,6 +107,7 @@ export class Charts {
 
     if (get('load')) this.charts.load = new C(get('load'), {
       type: 'bar',
+      plugins: [poolDivider],
       data: { labels: [], datasets: [
         { type: 'bar', label: 'Requests served', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56, yAxisID: 'y', order: 2, stack: 'r' },
         { type: 'line', label: 'Saturated (% of run)', data: [], yAxisID: 'y1', borderColor: t.ink, backgroundColor: t.ink,
@@ -167,10 +195,14 @@ export class Charts {
       per, s: report.summary || {}, t: themeInk(),
       labels: per.map((r) => replicaLabel(r.index ?? 0)), colors: per.map((r) => replicaColor(r.index ?? 0)),
     };
+    const split = per.filter((r) => r.pool === 'prefill').length;
+    for (const k of ['hit', 'load']) {
+      if (this.charts[k]) this.charts[k].options.plugins.poolDivider = split > 0 && split < per.length ? { split, n: per.length, ink: ctx.t.ink } : {};
+    }
     if (this.charts.hit) this.updateHit(ctx);
     if (this.charts.load) this.updateLoad(ctx);
     if (this.charts.latency) this.updateLatency(report, ctx);
-    this.updateTime(report, per.length);
+    this.updateTime(report, per.length, per);
   }
 
   // Token hit rate per replica; a replica that admitted nothing has no bar (its label says "–").
@@ -228,7 +260,7 @@ export class Charts {
     setLabel(lat, `Latency: TTFT p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; end-to-end p50 ${fmtMs(s.e2e_ms_p50)}, p99 ${fmtMs(s.e2e_ms_p99)}.`);
   }
 
-  updateTime(report, n) {
+  updateTime(report, n, per = []) {
     const series = report.series || {};
     const ts = series.t_s || [];
     for (const [key, field] of [['queue', 'queue'], ['cache', 'cache_blocks']]) {
@@ -240,8 +272,9 @@ export class Charts {
       sets.length = Math.min(sets.length, rows.length);
       rows.forEach((row, i) => {
         const data = row.map((v, j) => ({ x: ts[j], y: v }));
-        if (sets[i]) { sets[i].data = data; sets[i].borderWidth = n > 16 ? 1 : 1.75; return; }
-        sets.push({ label: replicaLabel(i), data, borderColor: replicaColor(i), backgroundColor: replicaColor(i),
+        const label = per[i] ? pooledLabel(per[i]) : replicaLabel(i);
+        if (sets[i]) { sets[i].data = data; sets[i].label = label; sets[i].borderWidth = n > 16 ? 1 : 1.75; return; }
+        sets.push({ label, data, borderColor: replicaColor(i), backgroundColor: replicaColor(i),
           borderWidth: n > 16 ? 1 : 1.75, pointRadius: 0, stepped: true });
       });
       ch.options.plugins.legend.display = rows.length > 1 && rows.length <= MAX_LEGEND;

@@ -3,11 +3,12 @@
 
 import { compact } from './format.js';
 import { groupPolicies, describePolicy, followsNote, policyInfo } from './policies.js';
+import { isDisagg } from './layout.js';
 
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
 const GROUPS = [
-  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'routing', 'overlap_weight',
+  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'prefill_instances', 'decode_instances', 'routing', 'overlap_weight',
     'dynamo_temperature', 'dynamo_overlap_credit', 'sglang_miss', 'llmd_weights', 'session_affinity', 'spill_queue'] },
   { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size'] },
   { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
@@ -16,6 +17,8 @@ const GROUPS = [
     'input_len', 'output_len', 'range_ratio'] },
   { id: 'engine', title: 'Engine and overload', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'queue_capacity', 'timeout_ms',
     'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
+  { id: 'disagg', title: 'Prefill + decode: the KV link', open: true, names: ['decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us',
+    'kv_bytes_per_token', 'disagg_min_uncached_tokens'] },
   { id: 'router', title: 'Advanced: what the router knows', open: false, names: ['router_view', 'router_refresh_ms', 'kv_event_lag_ms',
     'router_predict_ttl_ms', 'routers'] },
   { id: 'run', title: 'Randomness', open: true, names: ['seed'] },
@@ -28,7 +31,14 @@ const SESSIONS_ONLY = ['session_rate', 'num_sessions', 'turns', 'turn_input_len'
 export const SYNTHETIC_ONLY = ['workload', 'arrival_model', 'burstiness', 'range_ratio', ...POOL_ONLY, ...SESSIONS_ONLY];
 
 const isPool = (c) => c.workload === undefined || c.workload === 'pool';
+/** The settings of a disaggregated fleet (shown only in one). */
+const DISAGG_ONLY = ['prefill_instances', 'decode_instances', 'decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us',
+  'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
+/** Pool sizes: plain sliders (the layout control sets and clears them). */
+const POOL_SIZES = ['prefill_instances', 'decode_instances'];
 const SHOWN_WHEN = {
+  instances: (c) => !isDisagg(c),
+  ...Object.fromEntries(DISAGG_ONLY.map((n) => [n, isDisagg])),
   overlap_weight: (c) => c.routing === 'kv',
   dynamo_temperature: (c) => c.routing === 'dynamo',
   dynamo_overlap_credit: (c) => c.routing === 'dynamo',
@@ -49,13 +59,14 @@ const SHOWN_WHEN = {
 // What "no value" means for each optional parameter: the readout and the checkbox's words.
 const NONE = {
   kv_blocks: ['unbounded', 'Unbounded (no evictions: the ceiling)'],
+  kv_bytes_per_token: ['preset', "The engine preset's (a custom engine must set it)"],
   queue_capacity: ['unbounded', 'Unbounded queue (never reject)'],
   timeout_ms: ['none', 'No timeout (callers wait forever)'],
   session_affinity: ['policy default', 'Policy default (100% for sticky, 0 otherwise)'],
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { kv_blocks: 64, queue_capacity: 16, timeout_ms: 5000, session_affinity: 80 };
+const FIRST_VALUE = { kv_blocks: 64, queue_capacity: 16, timeout_ms: 5000, session_affinity: 80, kv_bytes_per_token: 131072 };
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -181,6 +192,7 @@ export class Controls {
       for (const name of g.names) {
         if (placed.has(name)) continue;
         placed.add(name);
+        if (name === 'instances' && this.byName.has('prefill_instances')) body.append(this.layoutField());
         body.append(this.field(this.byName.get(name)));
       }
       this.form.append(det);
@@ -227,11 +239,11 @@ export class Controls {
       inputs = [n, roll];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
       set = (v) => { n.value = String(v); };
-    } else if (p.kind === 'int' || p.kind === 'float') {
+    } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name)) {
       const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input);
-      set = (v) => sl.set(v);
+      set = (v) => sl.set(v ?? p.min);
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
       const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `${pre}input-${p.name}-unbounded` });
@@ -267,6 +279,32 @@ export class Controls {
     for (const i of inputs) i.setAttribute('aria-describedby', [i.getAttribute('aria-describedby'), `${pre}help-${p.name}`, `${pre}err-${p.name}`].filter(Boolean).join(' '));
     root.append(help, error);
     this.fields.set(p.name, { root, readout, error, set, inputs });
+    return root;
+  }
+
+  // Fleet layout: colocated (every replica prefills and decodes) or two pools. Not a simulator
+  // parameter: choosing it sets or clears the pool sizes (see layout.js's fitPools).
+  layoutField() {
+    const pre = this.pre;
+    const root = el('fieldset', { class: 'field fleet-layout', id: `${pre}field-fleet_layout`, 'data-testid': `${pre}field-fleet_layout` });
+    const seg = el('div', { class: 'seg' });
+    const radios = [['colocated', 'colocated'], ['disaggregated', 'prefill + decode']].map(([v, text]) => {
+      const r = el('input', { type: 'radio', name: `${pre}fleet_layout`, value: v, id: `${pre}in-fleet_layout-${v}`, 'data-testid': `${pre}input-fleet_layout-${v}` });
+      r.addEventListener('change', () => r.checked && this.onChange('fleet_layout', v));
+      seg.append(el('label', { for: r.id }, r, el('span', { text })));
+      return r;
+    });
+    const about = el('p', { class: 'help', 'data-testid': `${pre}layout-about` });
+    root.append(el('div', { class: 'field-top' }, el('legend', { text: 'Fleet layout' })), seg, about);
+    root.title = 'Colocated: every replica prefills and decodes. Prefill + decode: the router picks a prefill replica (prefix caches live there); the prompt\'s KV then crosses a link to a decode replica.';
+    this.layout = (config) => {
+      const on = isDisagg(config);
+      radios[0].checked = !on;
+      radios[1].checked = on;
+      about.textContent = on
+        ? `${config.prefill_instances} prefill + ${config.decode_instances} decode = ${config.instances} replicas; the routing policy picks among the prefill pool.`
+        : `${config.instances} replicas, each prefilling and decoding.`;
+    };
     return root;
   }
 
@@ -361,6 +399,12 @@ export class Controls {
       }
       if (off) f.root.title = 'Set by the trace (not used while a trace is the workload)';
       else if (p.help) f.root.title = p.help;
+    }
+    if (this.layout) this.layout(config);
+    // A group with nothing to show (the KV link's, in a colocated fleet) is hidden whole.
+    for (const g of this.form.querySelectorAll('details.group')) {
+      const fields = [...g.querySelectorAll('.group-body > .field')];
+      g.hidden = fields.length > 0 && fields.every((f) => f.hidden);
     }
   }
 

@@ -6,11 +6,13 @@ import { Controls } from './controls.js';
 import { WorkerHost } from './worker-host.js';
 import { HeroChart, HeroShare, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
 import { modelApplies } from './predict.js';
+import { cacheReplicas, withCacheReplicas } from './layout.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
 export function sweepKey(config, source) {
   const rest = { ...config };
   delete rest.instances;
+  delete rest.prefill_instances;
   delete rest.routing;
   const src = source ? `${source.name}:${source.file ? `${source.file.size}:${source.file.lastModified}` : source.url}` : '';
   return `${src}|${JSON.stringify(rest, Object.keys(rest).sort())}`;
@@ -26,7 +28,7 @@ export class HeroPanel {
    * els: {canvas, replicas?, controls, numbers, lead, detail, why, findings, caption};
    * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
    */
-  constructor(els, params, hooks, { names = ['instances', 'routing'], workerUrl } = {}) {
+  constructor(els, params, hooks, { names = ['instances', 'prefill_instances', 'routing'], workerUrl } = {}) {
     this.els = els;
     this.params = params;
     this.hooks = hooks;
@@ -58,10 +60,15 @@ export class HeroPanel {
       this.sweeps = {};
     }
     const policies = heroPolicies(config.routing, this.choices);
-    const xs = heroReplicaCounts(config.instances, this.maxInstances);
+    const xs = heroReplicaCounts(cacheReplicas(config), this.maxX(config));
     const missing = policies.filter((p) => !this.complete(p, xs));
     if (missing.length) this.request(missing, xs);
     this.draw();
+  }
+
+  /** The largest x: the fleet's limit, less the decode pool when there is one. */
+  maxX(config) {
+    return this.maxInstances - (cacheReplicas(config) === config.instances ? 0 : config.decode_instances);
   }
 
   complete(policy, xs) {
@@ -73,9 +80,10 @@ export class HeroPanel {
     const id = this.nextId++;
     const jobs = [];
     // Interleave the policies so the curves grow together, the current replica count first.
-    const order = [this.config.instances, ...xs.filter((x) => x !== this.config.instances)];
+    const here = cacheReplicas(this.config);
+    const order = [here, ...xs.filter((x) => x !== here)];
     for (const x of order) for (const routing of policies) {
-      if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...this.config, routing, instances: x });
+      if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...withCacheReplicas(this.config, x), routing });
     }
     this.pending = { id, key: this.key };
     this.host.post({ type: 'batch', id, configs: jobs, trace: this.source });
@@ -140,10 +148,12 @@ export class HeroPanel {
   draw() {
     if (!this.config) return;
     const policies = heroPolicies(this.config.routing, this.choices);
-    const xs = heroReplicaCounts(this.config.instances, this.maxInstances);
+    const x = cacheReplicas(this.config);
+    const xs = heroReplicaCounts(x, this.maxX(this.config));
     const r = this.report;
     const here = r && r.config?.instances === this.config.instances && r.config?.routing === this.config.routing
-      ? { x: this.config.instances, y: 100 * r.summary?.hit_rate_tokens } : null;
+      && (r.config?.prefill_instances ?? null) === (this.config.prefill_instances ?? null)
+      ? { x, y: 100 * r.summary?.hit_rate_tokens } : null;
     this.chart.update({ sweeps: this.sweeps, policies, xs, config: this.config, traced: !!this.source, current: here });
     if (this.share) this.share.update({ sweeps: this.sweeps, policies, xs, config: this.config });
     const model = modelApplies(this.config, !!this.source);

@@ -2,6 +2,7 @@
 // replicas for round robin, prefix_aware and the chosen policy, the simple model's prediction drawn
 // beside the simulated points, the controls that move it, and a takeaway computed from the run.
 
+import { cacheReplicas, isDisagg } from './layout.js';
 import { policyColor, policyLine, pct, themeInk, num, replicaColor } from './format.js';
 import { fmtMs, hexAlpha } from './charts.js';
 import { predictionCurves } from './predict.js';
@@ -159,15 +160,16 @@ export class HeroChart {
     c.options.plugins.legend.labels.padding = narrow ? 6 : 10;
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache (%)';
     c.options.scales.y.max = top;
-    c.options.scales.x = { ...replicaAxis(xs, config.instances, narrow), title: c.options.scales.x.title };
-    c.options.plugins.hereLine = { x: config.instances, color: t.ink, panel: t.panel };
+    const title = { ...c.options.scales.x.title, text: isDisagg(config) ? `Prefill replicas (decode pool: ${config.decode_instances})` : 'Replicas' };
+    c.options.scales.x = { ...replicaAxis(xs, cacheReplicas(config), narrow), title };
+    c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel };
     for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
     c.update('none');
     const words = policies.map((p) => {
-      const q = (sweeps[p] || []).find((d) => d.instances === config.instances);
+      const q = (sweeps[p] || []).find((d) => d.instances === cacheReplicas(config));
       return `${p} ${q ? pct(q.hit_rate_tokens, 0) : 'pending'}`;
     });
-    this.canvas.setAttribute('aria-label', `Prompt tokens served from cache against replicas. At ${config.instances} replicas: ${words.join(', ')}.`);
+    this.canvas.setAttribute('aria-label', `Prompt tokens served from cache against replicas. At ${cacheReplicas(config)} ${isDisagg(config) ? 'prefill ' : ''}replicas: ${words.join(', ')}.`);
   }
 }
 
@@ -255,15 +257,15 @@ export class HeroShare {
       borderDash: [2, 3], borderWidth: 1.5, pointRadius: 0, order: -1 });
     const c = this.chart;
     c.data.datasets = sets;
-    const axis = replicaAxis(xs, config.instances, false);
+    const axis = replicaAxis(xs, cacheReplicas(config), false);
     c.options.scales.x = { ...axis, ticks: { ...axis.ticks, display: false }, grid: { drawTicks: false } };
     for (const d of c.data.datasets) d.clip = 8;
-    c.options.plugins.hereLine = { x: config.instances, color: t.ink, panel: 'transparent', label: false };
+    c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: 'transparent', label: false };
     c.update('none');
     const words = policies.map((p) => {
-      const q = (sweeps[p] || []).find((d) => d.instances === config.instances);
+      const q = (sweeps[p] || []).find((d) => d.instances === cacheReplicas(config));
       return `${p} ${q ? pct(q.busiest_share, 0) : 'pending'}`;
     });
-    this.canvas.setAttribute('aria-label', `The busiest replica's share of requests against replicas. At ${config.instances}: ${words.join(', ')}; an even share is ${pct(1 / config.instances, 0)}.`);
+    this.canvas.setAttribute('aria-label', `The busiest replica's share of requests against replicas. At ${cacheReplicas(config)}: ${words.join(', ')}; an even share is ${pct(1 / cacheReplicas(config), 0)}.`);
   }
 }

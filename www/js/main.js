@@ -1,6 +1,8 @@
 // www/js/main.js: the page's conductor. Boots the worker, builds controls from the simulator's specs,
 // keeps config <-> URL <-> controls in step, coalesces runs (one per frame, newest wins) and renders.
 
+import { fitPools } from './layout.js';
+import { Transfers } from './transfers.js';
 import { Controls } from './controls.js';
 import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
@@ -38,7 +40,7 @@ const st = {
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0,
 };
-let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, replicaTable, hero, embedView, decisions;
+let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, transfers, replicaTable, hero, embedView, decisions;
 const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
 const decisionWaiters = new Map();
@@ -134,6 +136,8 @@ function initFull(msg, fromUrl) {
   $('fleet-lines').before(tasks.el);
   replicaTable = new ReplicaTable();
   document.querySelector('#results .charts').after(replicaTable.el);
+  transfers = new Transfers();
+  document.querySelector('#results .charts').after(transfers.el);
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
   controls = new Controls($('controls'), st.params, onControl);
   compare = new Compare({
@@ -238,8 +242,9 @@ function showNotes(notes) {
 
 function onControl(name, value) {
   if (!embedView) $('scenario-note').hidden = true; // a scenario's note is about the scenario only
-  st.config[name] = value;
-  st.fromUrl.delete(name);
+  const before = st.config;
+  st.config = fitPools(st.config, name, value);
+  for (const k of Object.keys(st.config)) if (st.config[k] !== before[k]) st.fromUrl.delete(k);
   refresh();
 }
 
@@ -265,8 +270,17 @@ function refresh({ run = true } = {}) {
 
 // A clicked sweep point: its whole configuration into the controls and URL, then run it.
 function loadConfig(config) {
-  for (const p of st.params) if (p.name in config) { st.config[p.name] = config[p.name]; st.fromUrl.delete(p.name); }
+  st.config = configOf(config);
+  for (const p of st.params) st.fromUrl.delete(p.name);
   refresh();
+}
+
+// A report's (or a sweep point's) config as page state: the simulator leaves out the keys of a
+// disaggregated fleet when they hold their defaults, so a missing key is its default.
+function configOf(config) {
+  const out = { ...st.config };
+  for (const p of st.params) out[p.name] = p.name in config ? config[p.name] : st.defaults[p.name];
+  return out;
 }
 
 function applyScenario(set) {
@@ -368,7 +382,7 @@ function onWorker(msg) {
 function onCancelled() {
   st.source = st.goodSource;
   if (hook.lastReport) {
-    for (const p of st.params) if (p.name in hook.lastReport.config) st.config[p.name] = hook.lastReport.config[p.name];
+    st.config = configOf(hook.lastReport.config);
   }
   refresh({ run: false });
   st.dirty = false;
@@ -400,6 +414,7 @@ function render(report, runMs) {
     renderFindings($('hotspot'), report);
     tasks.update(report);
     replicaTable.update(report);
+    transfers.update(report);
     lessons.update(report);
     decisions.followRun(report);
   }
@@ -470,7 +485,7 @@ function onTrap(msg) {
   showProgress(false);
   if (st.compareId) compare?.error('the simulator was restarted');
   st.source = st.goodSource;
-  if (hook.lastReport) for (const p of st.params) if (p.name in hook.lastReport.config) st.config[p.name] = hook.lastReport.config[p.name];
+  if (hook.lastReport) st.config = configOf(hook.lastReport.config);
   refresh({ run: false });
   errBox().textContent = `That run could not finish: ${msg.message}. ${hook.lastReport ? 'The previous result and its settings are back.' : ''}`;
   errBox().hidden = false;
@@ -522,6 +537,7 @@ function retheme() {
   charts.create();
   if (hook.lastReport) charts.update(hook.lastReport);
   tasks.retheme();
+  transfers.retheme();
   if (hook.lastReport) replicaTable.update(hook.lastReport);
   compare.retheme();
   capacity?.retheme();

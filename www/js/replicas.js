@@ -69,7 +69,7 @@ export class ReplicaTable {
       name.scope = 'row';
       const sw = el('span', 'swatch');
       sw.style.background = replicaColor(r.index ?? 0);
-      name.append(sw, document.createTextNode(`R${r.index}`));
+      name.append(sw, document.createTextNode(r.pool ? `R${r.index} · ${r.pool}` : `R${r.index}`));
       const full = cfg.queue_capacity !== null && cfg.queue_capacity !== undefined && r.peak_queue >= cfg.queue_capacity && cfg.queue_capacity > 0;
       tr.append(name,
         el('td', null, num(r.requests)),

@@ -2,6 +2,7 @@
 // so a takeaway can never disagree with the chart beside it. Every comparison word ("falls",
 // "stays", "more than") is chosen by the figures it describes.
 
+import { cacheReplicas, isDisagg } from './layout.js';
 import { predictedMisses, modelApplies } from './predict.js';
 
 const pctText = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
@@ -47,9 +48,10 @@ function at(points, replicas) {
 export function heroTakeaway({ config, traced, report, sweeps = {} }) {
   const s = report?.summary;
   if (!s) return { lead: '', detail: '' };
-  const r = config.instances;
+  const r = cacheReplicas(config);
   const policy = config.routing;
   const own = s.hit_rate_tokens;
+  const unit = isDisagg(config) ? `prefill replicas (and ${config.decode_instances} decode)` : 'replicas';
   const name = policy === 'round_robin' ? 'round robin' : policy;
   if (!Number.isFinite(own)) {
     return { lead: `No request was admitted, so there is no hit rate to show.`, detail: '' };
@@ -66,7 +68,7 @@ export function heroTakeaway({ config, traced, report, sweeps = {} }) {
     const others = [];
     if (policy !== 'round_robin' && Number.isFinite(rr)) others.push(`round robin ${pct1(rr)}`);
     if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pct1(pa)}`);
-    lead = `On ${r} replicas, ${name} serves ${pct1(own)} of prompt tokens from cache${others.length ? ` (${others.join(', ')})` : ''}`;
+    lead = `On ${r} ${unit}, ${name} serves ${pct1(own)} of prompt tokens from cache${others.length ? ` (${others.join(', ')})` : ''}`;
     const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
     const busiest = load && (report.per_instance || [])[load.replicas[0]];
     if (busiest && s.requests) {
@@ -79,7 +81,7 @@ export function heroTakeaway({ config, traced, report, sweeps = {} }) {
 
 function explain({ config, traced, report, sweeps }) {
   const s = report.summary;
-  const r = config.instances;
+  const r = cacheReplicas(config);
   const policy = config.routing;
   const out = [];
   const m = misses(s);
@@ -124,7 +126,9 @@ function explain({ config, traced, report, sweeps }) {
  * (a finding, with its sample rules, is separate); for prefix_aware and sticky, why.
  */
 export function busiestWords(report, config, policy) {
-  const per = report.per_instance || [];
+  // In a disaggregated fleet the router's policy spreads requests over the prefill pool only.
+  const all = report.per_instance || [];
+  const per = isDisagg(config) ? all.filter((p) => p.pool === 'prefill') : all;
   const n = report.summary?.requests;
   if (per.length < 2 || !n) return '';
   const top = per.reduce((b, p) => (p.requests > b.requests ? p : b));

@@ -317,7 +317,7 @@ export class Sweep {
       const marker = single ? {} : { pointStyle, pointRotation, pointBackgroundColor };
       if (se.style) {
         // A preset's own lines: one dataset each, told apart by dash and marker.
-        const data = S.map((x) => (metric === 'spread' ? x.load_spread : metric === 'hit' ? x.hit_rate_requests * 100 : x.ttft_ms_p99));
+        const data = S.map((x) => (metric === 'spread' ? x.load_spread : metric === 'hit' ? x.hit_rate_requests * 100 : metric === 'tpot' ? x.tpot_ms_p99 : x.ttft_ms_p99));
         main.push({ ...base, label: se.label, data, borderWidth: width, borderDash: se.style.dash, pointStyle: se.style.point });
         return;
       }
@@ -325,6 +325,9 @@ export class Sweep {
         main.push({ ...base, label: single ? `requests (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100), borderWidth: width, ...marker });
         second.push({ ...base, label: single ? 'prompt tokens' : `${se.label} · tokens`, data: S.map((x) => x.hit_rate_tokens * 100),
           borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
+      } else if (metric === 'tpot') {
+        main.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.tpot_ms_p99), borderWidth: width, ...marker });
+        if (single) second.push({ ...base, label: 'p50', data: S.map((x) => x.tpot_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
       } else {
         main.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.ttft_ms_p99), borderWidth: width, pointStyle: 'rectRot', ...marker });
         if (single) second.push({ ...base, label: 'p50', data: S.map((x) => x.ttft_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
@@ -355,6 +358,7 @@ export class Sweep {
   firstScale(key) {
     const title = (text) => ({ display: true, text, font: { weight: '600' } });
     if (key === 'spread') return { type: 'linear', beginAtZero: true, title: title('Load spread'), ticks: { callback: (v) => num(v, 2) } };
+    if (key === 'tpot') return { type: 'linear', beginAtZero: true, title: title(this.last.series.length === 1 ? 'TPOT p99 and p50 (ms)' : 'TPOT p99 (ms)'), ticks: { callback: (v) => num(v) } };
     return { min: 0, max: 100, title: title('Hit rate (%)'), ticks: { callback: (v) => `${v}%` } };
   }
 
@@ -364,9 +368,11 @@ export class Sweep {
     if (!cap1 || !cap2) return;
     const own = this.last.series.some((se) => se.style);
     const lines = own ? ` · ${this.last.series.map((se, i) => `${se.label} ${['solid', 'dashed', 'dotted'][i % 3]}`).join(', ')}` : null;
-    const what = first === 'spread' ? ' · (max − min) / mean requests per replica' : '';
-    cap1.replaceChildren(first === 'spread' ? 'Load spread' : 'Hit rate', Object.assign(document.createElement('span'), {
-      className: 'thin', textContent: lines ? `${what}${lines}` : ' · requests solid, prompt tokens dashed' }));
+    const what = first === 'spread' ? ' · (max − min) / mean requests per replica' : first === 'tpot' ? ' · p99' : '';
+    const title = { spread: 'Load spread', tpot: 'Time per output token' }[first] || 'Hit rate';
+    const plain = first === 'tpot' ? ' · p99 (p50 dashed)' : ' · requests solid, prompt tokens dashed';
+    cap1.replaceChildren(title, Object.assign(document.createElement('span'), {
+      className: 'thin', textContent: lines ? `${what}${lines}` : plain }));
     cap2.replaceChildren('Time to first token', Object.assign(document.createElement('span'), {
       className: 'thin', textContent: own ? ` · p99${lines}` : ' · p99 (p50 dashed)' }));
   }
@@ -378,7 +384,7 @@ export class Sweep {
     const labels = series[0].plan.points.map((p) => valueLabel(p.value));
     const xTitle = this.xTitle();
     const specs = [
-      [first, this.els.canvas, null, null, first === 'spread' ? (c) => num(c.parsed.y, 2) : (c) => `${c.parsed.y.toFixed(1)}%`],
+      [first, this.els.canvas, null, null, first === 'spread' ? (c) => num(c.parsed.y, 2) : first === 'tpot' ? (c) => fmtMs(c.parsed.y) : (c) => `${c.parsed.y.toFixed(1)}%`],
       ['ttft', this.els.ttft, null, null, (c) => fmtMs(c.parsed.y)],
     ];
     this.captions(first);
@@ -415,8 +421,8 @@ export class Sweep {
       ch.options.scales.x.title.text = xTitle;
       if (key === 'ttft') ch.options.scales.y = this.ttftScale();
       ch.update('none');
-      const what = { hit: 'request hit rate', spread: 'load spread', ttft: 'p99 TTFT' }[key];
-      const value = (s) => (key === 'hit' ? pct(s.hit_rate_requests, 1) : key === 'spread' ? num(s.load_spread, 2) : fmtMs(s.ttft_ms_p99));
+      const what = { hit: 'request hit rate', spread: 'load spread', ttft: 'p99 TTFT', tpot: 'p99 TPOT' }[key];
+      const value = (s) => (key === 'hit' ? pct(s.hit_rate_requests, 1) : key === 'spread' ? num(s.load_spread, 2) : key === 'tpot' ? fmtMs(s.tpot_ms_p99) : fmtMs(s.ttft_ms_p99));
       ch.canvas.setAttribute('aria-label', `Sweep of ${this.last.param}, ${what}: ${series.map((se) => `${se.label}: ${labels.map((l, i) => `${l} ${value(se.summaries[i])}`).join(', ')}`).join('; ')}. Click a point to load it.`);
     }
   }

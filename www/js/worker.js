@@ -146,12 +146,15 @@ function postError(id, lane, err) {
 function pointOf(reportJson) {
   const r = JSON.parse(reportJson);
   const s = r.summary || {};
-  const pick = ['requests', 'admitted', 'hit_requests', 'hit_rate_tokens', 'hit_rate_requests', 'ttft_ms_p50', 'ttft_ms_p99',
+  const pick = ['requests', 'admitted', 'hit_requests', 'hit_rate_tokens', 'hit_rate_requests', 'ttft_ms_p50', 'ttft_ms_p99', 'tpot_ms_p50', 'tpot_ms_p99',
     'e2e_ms_p99', 'load_spread', 'rejected', 'timed_out', 'hot_spot', 'overloaded'];
-  const point = { instances: r.config?.instances, routing: r.config?.routing };
+  // In a disaggregated fleet the point's replicas are the prefill pool's, where the caches are.
+  const prefill = r.config?.prefill_instances;
+  const point = { instances: prefill ?? r.config?.instances, routing: r.config?.routing };
   for (const k of pick) point[k] = s[k] ?? null;
   point.findings = (r.findings || []).map((f) => f.kind);
-  const routed = (r.per_instance || []).map((x) => x.requests);
+  const rows = prefill ? (r.per_instance || []).filter((x) => x.pool === 'prefill') : (r.per_instance || []);
+  const routed = rows.map((x) => x.requests);
   point.busiest_share = s.requests ? Math.max(0, ...routed) / s.requests : null;
   return point;
 }
