@@ -66,6 +66,20 @@ export interface Config {
   sglang_miss: "load" | "tree";
   /** llm_d: weights of the prefix, queue and kv-cache scorers, "P,Q,K". */
   llmd_weights: string;
+  /** Disaggregated fleet: prefill replicas (with decode_instances; instances is their sum). Absent or null: colocated. */
+  prefill_instances?: number | null;
+  /** Disaggregated fleet: decode replicas. */
+  decode_instances?: number | null;
+  /** Disaggregated: how a decode replica is picked (default least_kv). */
+  decode_routing?: "least_kv" | "round_robin" | "random";
+  /** Disaggregated: each decode replica's inbound KV link, GB/s (default 50). */
+  kv_transfer_gbps?: number;
+  /** Disaggregated: fixed cost per transfer, µs (default 50). */
+  kv_transfer_base_us?: number;
+  /** KV bytes per prompt token a transfer moves; absent or null: the engine preset's. */
+  kv_bytes_per_token?: number | null;
+  /** Disaggregated: fewer uncached tokens than this prefill on the decode replica (default 0: never). */
+  disagg_min_uncached_tokens?: number;
 }
 
 /** A statistic over no samples (no completed request, no admitted request) is null. */
@@ -102,6 +116,8 @@ export interface InstanceReport {
   /** Time in steps that began with more work than they could start, over the makespan. */
   saturated_share: Stat;
   peak_queue: number; evictions: number; rejected: number; timed_out: number;
+  /** "prefill" or "decode" in a disaggregated fleet; absent when colocated. */
+  pool?: "prefill" | "decode";
 }
 
 /** Columnar time series: one array per replica per metric, on a shared grid. */
@@ -112,6 +128,35 @@ export interface Series {
   cache_blocks: number[][];
   hit_rate: (number | null)[][];
   hit_rate_fleet: (number | null)[];
+  /** Disaggregated: per decode replica, the share of each window its inbound link was busy (null first). */
+  link_busy?: (number | null)[][];
+}
+
+/** One pool of a disaggregated fleet. */
+export interface PoolReport {
+  replicas: number; requests: number;
+  /** Prefills computed in the pool (the decode pool's: requests that skipped the prefill pool). */
+  prefills: number; prompt_tokens: number; cached_tokens: number; hit_rate_tokens: Stat;
+  busy_share: Stat; peak_queue: number; rejected: number; timed_out: number;
+}
+
+/** The KV transfers from the prefill pool to the decode pool. */
+export interface TransfersReport {
+  count: number; bytes: number;
+  /** Transfers that ended after the caller's timeout (those requests timed out). */
+  late: number;
+  time_ms_mean: Stat; time_ms_p50: Stat; time_ms_p99: Stat; wait_ms_mean: Stat; wait_ms_p99: Stat;
+  link_utilisation: Stat; link_utilisation_max: Stat;
+  bandwidth_gbps: number; base_us: number; bytes_per_token: number;
+  link_utilisation_by_replica: Stat[];
+  /** Transfer time at quantiles 0.01 to 1.00, ms. */
+  time_ms_cdf: Stat[];
+}
+
+/** A disaggregated run's pools. */
+export interface PoolsReport {
+  prefill: PoolReport; decode: PoolReport; transfers: TransfersReport;
+  skipped_prefill: number; skipped_prefill_share: Stat; min_uncached_tokens: number;
 }
 
 /** Latency at 100 evenly spaced quantiles; empty arrays when no request completed. */
@@ -148,4 +193,6 @@ export interface Report {
   findings: Finding[];
   warnings: string[];
   sessions?: SessionReport;
+  /** Disaggregated fleet only. */
+  pools?: PoolsReport;
 }

@@ -133,6 +133,7 @@ export class Sweep {
 
   /** Leaves a preset's own series when the reader changes the form by hand. */
   dropOwn() {
+    this.presetPlain = null;
     if (!this.own) return;
     this.own = null;
     this.els.series.querySelector('option[value="own"]')?.remove();
@@ -153,6 +154,7 @@ export class Sweep {
       this.els.series.value = 'own';
     } else {
       this.els.series.value = p.series;
+      this.presetPlain = p;
     }
     this.syncSeries();
     return this.run();
@@ -217,8 +219,10 @@ export class Sweep {
     if (!values) { this.specError('Enter the values to sweep: START:END:STEP (e.g. 0:4:0.5) or a list (1,2,4,8).'); return; }
     const specText = `${name}=${values}`;
     const own = this.own;
+    // A preset with a routing-list series has no own lines, but may still set the workload and charts.
+    const preset = own || this.presetPlain;
     const lines = this.lines(config);
-    const base = { ...config, ...(own?.base || {}) };
+    const base = { ...config, ...(preset?.base || {}) };
     let plans;
     try {
       plans = await Promise.all(lines.map((l) => this.plan({ ...base, ...l.set }, specText)));
@@ -278,10 +282,10 @@ export class Sweep {
     const ms = performance.now() - t0;
     this.setBusy(false);
     this.els.status.textContent = `${total} points in ${Math.round(ms)} ms on ${workers} workers · seed ${config.seed}${source ? ` · ${source.name}` : ''}. `
-      + `${own?.note && !source ? `${own.note} ` : ''}Each point is the whole run at that value: click one (or its row) to load it.`;
+      + `${preset?.note && !source ? `${preset.note} ` : ''}Each point is the whole run at that value: click one (or its row) to load it.`;
     this.selected = null;
-    const metrics = own?.metrics || ['hit', 'ttft'];
-    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null, metrics, preset: own?.id ?? null });
+    const metrics = preset?.metrics || ['hit', 'ttft'];
+    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null, metrics, preset: preset?.id ?? null });
   }
 
   show(last) {

@@ -1,0 +1,168 @@
+// tests/e2e/disagg.test.mjs: disaggregated prefill and decode in real Chromium. The "Fleet layout"
+// control splits the fleet into two pools and back; the run then equals the native CLI's with the same
+// flags (summary, pools, per-replica rows, fleet lines); the pool sliders keep instances at their sum
+// and the URL reproduces the run; the per-replica charts mark the pools; the KV transfers panel's
+// figures and sentence are the report's numbers; the hero sweeps the prefill pool; the "P:D split at
+// 8 GPUs" preset equals the CLI's sweep point by point; a URL with one pool only is named as an error.
+// Screenshots: the settings and the transfers panel (light, 1280 px).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { startSite, ROOT, RESULTS } from './harness.mjs';
+
+const BIN = path.join(ROOT, 'target/debug/kvfleet');
+let site;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` before the page tests`);
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+async function openPage(where, { width = 1280, height = 900 } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height } });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  return { page, errors, close: () => context.close() };
+}
+
+function cli(args) {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-disagg-')), 'out.json');
+  execFileSync(BIN, ['-q', ...args, out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+/** Waits for a run after `act`, and returns its report. */
+async function afterRun(page, act) {
+  const n = await page.evaluate(() => window.kvfleet.runCount);
+  await act();
+  await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 30000 });
+  await page.waitForFunction(() => !document.querySelector('#results')?.classList.contains('stale'), null, { timeout: 30000 }).catch(() => {});
+  return page.evaluate(() => window.kvfleet.lastReport);
+}
+
+async function shoot(page, selector, name) {
+  await mkdir(RESULTS, { recursive: true });
+  await page.locator(selector).first().screenshot({ path: path.join(RESULTS, `${name}.png`) });
+}
+
+test('the layout control splits the fleet, the run equals the CLI, and the pools are drawn and told', async () => {
+  const { page, errors, close } = await openPage('/?routing=kv');
+  try {
+    assert.equal(await page.isVisible('[data-testid=transfers]'), false, 'a colocated run has no transfers panel');
+    let r = await afterRun(page, () => page.click('label[for="in-fleet_layout-disaggregated"]'));
+    assert.equal(r.config.prefill_instances, 2);
+    assert.equal(r.config.decode_instances, 2);
+    assert.equal(r.config.instances, 4, 'the 4 replicas split 2 + 2');
+    assert.equal(await page.isVisible('[data-testid=field-instances]'), false, 'the replica slider gives way to the pool sliders');
+    assert.equal(await page.isVisible('[data-testid=field-decode_instances]'), true);
+
+    // One more decode replica by keyboard: instances follows.
+    r = await afterRun(page, async () => {
+      await page.focus('[data-testid=input-decode_instances]');
+      await page.keyboard.press('ArrowRight');
+    });
+    assert.equal(r.config.decode_instances, 3);
+    assert.equal(r.config.instances, 5);
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('prefill_instances'), '2');
+    assert.equal(url.searchParams.get('decode_instances'), '3');
+
+    const native = cli(['--des-routing', 'kv', '--des-prefill-instances', '2', '--des-decode-instances', '3', '--des-report-json']);
+    assert.deepEqual(r.summary, native.summary, 'wasm summary equals the native CLI');
+    assert.deepEqual(r.pools, native.pools);
+    assert.deepEqual(r.per_instance, native.per_instance);
+    assert.deepEqual(r.fleet_lines, native.fleet_lines);
+    assert.match(r.fleet_lines[0], /Fleet: 2 instance\(s\)/, 'the seed\'s fleet lines describe the prefill pool');
+
+    // The per-replica charts and table mark the pools.
+    const split = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=chart-hit]')).options.plugins.poolDivider);
+    assert.equal(split.split, 2);
+    assert.equal(split.n, 5);
+    const rows = await page.locator('[data-testid=replica-rows] tbody th').allTextContents();
+    assert.deepEqual(rows, ['R0 · prefill', 'R1 · prefill', 'R2 · decode', 'R3 · decode', 'R4 · decode']);
+
+    // The transfers panel: its figures are the report's, its sentence computed from them.
+    assert.equal(await page.isVisible('[data-testid=transfers]'), true);
+    const t = r.pools.transfers;
+    const words = await page.textContent('[data-testid=transfers-words]');
+    assert.match(words, new RegExp(`^${t.count} prompts crossed to the decode pool`));
+    const share = Math.round((100 * t.time_ms_mean) / r.summary.ttft_ms_mean);
+    assert.match(words, new RegExp(`, ${share}% of the mean time to first token`), words);
+    assert.match(await page.textContent('[data-testid=fig-link-busy]'), new RegExp(`${Math.round(100 * t.link_utilisation)}%`));
+    const busy = await page.evaluate(() => {
+      const c = window.Chart.getChart(document.querySelector('[data-testid=chart-link-busy]'));
+      return c.data.datasets.map((d) => d.label);
+    });
+    assert.deepEqual(busy, ['R2 link', 'R3 link', 'R4 link'], 'one line per decode replica\'s link');
+    const cdf = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=chart-transfer-cdf]')).data.datasets[0].data);
+    assert.equal(cdf.length, 100);
+    assert.deepEqual(cdf.map((p) => p.x), t.time_ms_cdf);
+
+    // The hero sweeps the prefill pool, the decode pool held.
+    await page.waitForFunction(() => (window.kvfleet.hero.sweeps.kv || []).some((q) => q.instances === 2), null, { timeout: 60000 });
+    const hero = await page.evaluate(() => ({
+      x: window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).options.scales.x.title.text,
+      at2: window.kvfleet.hero.sweeps.kv.find((q) => q.instances === 2),
+    }));
+    assert.match(hero.x, /^Prefill replicas \(decode pool: 3\)$/);
+    assert.equal(hero.at2.hit_rate_tokens, r.summary.hit_rate_tokens, 'the hero point at 2 prefill replicas is the run on screen');
+    assert.match(await page.textContent('#takeaway'), /On 2 prefill replicas \(and 3 decode\), kv serves/);
+
+    await shoot(page, '#group-fleet', 'disagg-settings-1280-light');
+    await page.locator('[data-testid=transfers]').scrollIntoViewIfNeeded();
+    await shoot(page, '[data-testid=transfers]', 'disagg-transfers-1280-light');
+
+    // Back to colocated: the pools merge into 5 replicas.
+    r = await afterRun(page, () => page.click('label[for="in-fleet_layout-colocated"]'));
+    assert.equal(r.config.instances, 5);
+    assert.equal(r.pools, undefined);
+    assert.equal(await page.isVisible('[data-testid=transfers]'), false);
+    assert.equal(new URL(page.url()).searchParams.get('prefill_instances'), 'unbounded', 'unset in the URL');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the P:D split preset equals the CLI sweep at 8 replicas, point by point', async () => {
+  const base = ['--des-instances', '8', '--request-rate', '24', '--des-num-requests', '2000', '--des-routing', 'kv'];
+  const rows = cli([...base, '--des-sweep', 'prefill-instances=1:7', '--des-sweep-json']);
+  const { page, errors, close } = await openPage('/?routing=kv');
+  try {
+    const before = await page.evaluate(() => window.kvfleet.lastSweep?.seq ?? 0);
+    await page.click('[data-testid="sweep-preset-pd"]');
+    await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 120000 });
+    const sw = await page.evaluate(() => window.kvfleet.lastSweep);
+    assert.equal(sw.series.length, 1);
+    const pts = sw.series[0].points;
+    assert.equal(pts.length, 7);
+    pts.forEach((p, i) => {
+      assert.equal(p.config.prefill_instances, i + 1);
+      assert.equal(p.config.decode_instances, 7 - i, 'the decode pool gets the rest of 8');
+      assert.equal(p.config.instances, 8);
+      assert.equal(p.summary.ttft_ms_p99, rows[i].ttft_ms_p99, `P=${i + 1}: TTFT p99 as the CLI`);
+      assert.equal(p.summary.tpot_ms_p99, rows[i].tpot_ms_p99, `P=${i + 1}: TPOT p99 as the CLI`);
+    });
+    // The title's claim: more prefill replicas cut the first-token wait, fewer decode replicas slow
+    // every token after it (the ends of the sweep).
+    assert.ok(pts[6].summary.ttft_ms_p99 < pts[0].summary.ttft_ms_p99, 'TTFT p99 falls as P grows');
+    assert.ok(pts[6].summary.tpot_ms_p99 > pts[0].summary.tpot_ms_p99, 'TPOT p99 rises as D shrinks');
+    const first = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=sweep-chart]')).options.scales.y.title.text);
+    assert.match(first, /^TPOT p99 and p50 \(ms\)$/);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a link with one pool only names the missing field and draws nothing wrong', async () => {
+  const { page, errors, context } = await site.open('/?prefill_instances=3', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => /decode_instances/.test(document.body.textContent), null, { timeout: 30000 });
+    const text = await page.textContent('body');
+    assert.match(text, /invalid decode_instances: got unset/);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
