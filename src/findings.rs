@@ -95,6 +95,22 @@ pub fn findings(rows: &[ReplicaFacts], series: &Series, window: Window) -> Vec<F
     out
 }
 
+/// The findings of a disaggregated fleet: uneven load and hit rate among the first
+/// `routed` replicas (the prefill pool, where the routing policy sends requests), overload
+/// on any replica.
+pub fn pooled_findings(
+    rows: &[ReplicaFacts],
+    routed: usize,
+    series: &Series,
+    window: Window,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    out.extend(load_finding(&rows[..routed]));
+    out.extend(hit_finding(&rows[..routed]));
+    out.extend(overload_finding(rows, series, window));
+    out
+}
+
 fn even_share(rows: &[ReplicaFacts]) -> f64 {
     rows.iter().map(|r| r.requests as f64).sum::<f64>() / rows.len().max(1) as f64
 }

@@ -233,7 +233,10 @@ impl Simulation<'_> {
             start_us: self.first_arrival_us.unwrap_or(0),
             end_us: self.last_arrival_us,
         };
-        findings::findings(&facts, series, window)
+        match self.disagg.as_ref() {
+            Some(d) => findings::pooled_findings(&facts, d.pools.prefill as usize, series, window),
+            None => findings::findings(&facts, series, window),
+        }
     }
 
     fn session_report(&self) -> Option<crate::sessions::SessionReport> {
@@ -300,7 +303,12 @@ impl Simulation<'_> {
         let makespan_s = makespan_us as f64 / 1e6;
         let served: Vec<&InstanceReport> = rows.iter().filter(|r| r.admitted > 0).collect();
         let rates = served.iter().map(|r| r.hit_rate_requests);
-        let loads: Vec<f64> = rows.iter().map(|r| r.requests as f64).collect();
+        // The routing policy's spread: over the prefill pool in a disaggregated fleet.
+        let routed = self
+            .disagg
+            .as_ref()
+            .map_or(rows.len(), |d| d.pools.prefill as usize);
+        let loads: Vec<f64> = rows[..routed].iter().map(|r| r.requests as f64).collect();
         let mean_load = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
         let spread = loads.iter().cloned().fold(f64::MIN, f64::max)
             - loads.iter().cloned().fold(f64::MAX, f64::min);

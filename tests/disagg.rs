@@ -378,3 +378,33 @@ fn disaggregated_runs_are_byte_identical_and_match_their_goldens() {
         p["prefill"]["rejected"].as_u64().unwrap() + p["decode"]["rejected"].as_u64().unwrap() > 0
     );
 }
+
+#[test]
+fn uneven_load_is_judged_within_the_prefill_pool() {
+    // prefix_aware sends the hot prefix's 90% to its home replica: the finding counts the
+    // 200 requests the policy routed over the 3 prefill replicas (an even share is a
+    // third), not the 400 routings of both pools over 8 replicas.
+    let cfg = Config {
+        prefix_popularity: "hot:0.9".into(),
+        routing: Policy::PrefixAware,
+        instances: 8,
+        prefill_instances: Some(3),
+        decode_instances: Some(5),
+        ..Config::default()
+    };
+    let r = api::synthetic_simulation(&cfg).unwrap().into_report();
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == kvfleet::findings::Kind::LoadUneven)
+        .expect("the hot prefix's home is flagged");
+    let home = f.replicas[0] as usize;
+    assert!(home < 3, "a prefill replica: {}", f.text);
+    let routed: u64 = r.per_instance[..3].iter().map(|x| x.requests).sum();
+    assert_eq!(routed, 200);
+    let want = format!(
+        "{} of 200; an even share is 33%",
+        r.per_instance[home].requests
+    );
+    assert!(f.text.contains(&want), "{} lacks {want}", f.text);
+}
