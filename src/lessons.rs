@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::report::Report;
 
+mod disagg;
 mod herd;
 mod hot_prefix;
 mod infinite;
@@ -100,6 +101,7 @@ pub fn lessons() -> Vec<Lesson> {
         weight::lesson(),
         infinite::lesson(),
         herd::lesson(),
+        disagg::lesson(),
     ]
 }
 

@@ -164,7 +164,8 @@ fn lessons_serialise_for_the_page() {
             "timeout-below-p99",
             "retune-the-weight",
             "won-on-an-infinite-cache",
-            "routers-that-herd"
+            "routers-that-herd",
+            "when-disaggregation-pays"
         ]
     );
     for l in list {
@@ -378,6 +379,61 @@ fn timeout_lesson_numbers_hold() {
 }
 
 #[test]
+fn disaggregation_lesson_numbers_hold() {
+    // "When disaggregation pays": colocated, p99 TPOT is about 25 ms and the p99 gap
+    // between tokens over 250 ms (the symptom); 12 colocated replicas still stutter (gap
+    // over 40 ms); 768-token chunks end the stutter (gap under 40 ms) without a better
+    // TPOT; 256-token chunks bring TPOT just under 20 ms and TTFT past 4 s; 4 + 4 queues the
+    // prompts (TTFT over 1 s), 6 + 2 overloads the decode pool (TPOT over 40 ms); 5 + 3
+    // meets the goal; an 8,192-token prompt of Llama 3 8B is 1.07 GB of KV, about 21.5 ms
+    // at 50 GB/s ("about 20 ms"), and at 10 GB/s p99 TTFT passes 1 s.
+    let l = lessons::lesson("when-disaggregation-pays").unwrap();
+    let at = |changes: serde_json::Value| run(&apply(&broken_config(&l), &changes).unwrap());
+    let split = |p: u32, d: u32| serde_json::json!({"prefill_instances": p, "decode_instances": d, "instances": p + d});
+    let broken = at(serde_json::json!({})).summary;
+    assert!(
+        (24.0..26.0).contains(&broken.tpot_ms_p99),
+        "{}",
+        broken.tpot_ms_p99
+    );
+    assert!(
+        broken.itl_ms_p99 > 250.0 && broken.ttft_ms_p99 < 1000.0,
+        "{broken:?}"
+    );
+    assert!(at(serde_json::json!({"instances": 12})).summary.itl_ms_p99 > 40.0);
+    let c768 = at(serde_json::json!({"max_batched_tokens": 768})).summary;
+    assert!(
+        c768.itl_ms_p99 < 40.0 && c768.tpot_ms_p99 >= broken.tpot_ms_p99 - 0.5,
+        "{c768:?}"
+    );
+    let c256 = at(serde_json::json!({"max_batched_tokens": 256})).summary;
+    assert!(
+        (18.0..20.0).contains(&c256.tpot_ms_p99) && c256.ttft_ms_p99 > 4000.0,
+        "{c256:?}"
+    );
+    let four = at(split(4, 4)).summary;
+    assert!(
+        four.ttft_ms_p99 > 1000.0 && four.tpot_ms_p99 < 20.0,
+        "{four:?}"
+    );
+    let six = at(split(6, 2)).summary;
+    assert!(
+        six.tpot_ms_p99 > 40.0 && six.ttft_ms_p99 < 1000.0,
+        "{six:?}"
+    );
+    let five = at(split(5, 3));
+    assert!(met(&l, &five));
+    let xfer = five.pools.as_ref().unwrap().transfers.time_ms_mean;
+    assert!((18.0..25.0).contains(&xfer), "{xfer}");
+    let slow = at(
+        serde_json::json!({"prefill_instances": 5, "decode_instances": 3, "instances": 8, "kv_transfer_gbps": 10.0}),
+    );
+    assert!(slow.summary.ttft_ms_p99 > 1000.0);
+    assert!(!met(&l, &run(&broken_config(&l))));
+    check_fixes(&l);
+}
+
+#[test]
 fn herd_lesson_numbers_hold() {
     // "Routers that herd": four routers on a 100 ms snapshot more than double one router's
     // p99 TTFT while the load spread stays as low as with live signals; a 10 ms refresh is
@@ -493,6 +549,12 @@ fn every_diagram_shows_what_its_caption_says() {
             .all(|(rr, kv)| *rr > 2.0 * kv),
         "{d:?}"
     );
+    // when-disaggregation-pays, 4, 8, 12, 16 req/s: colocated, the p99 gap is small up to
+    // 8 req/s and over 200 ms from 12; split 5 + 3, under 20 ms at every rate.
+    let d = diagram("when-disaggregation-pays");
+    assert!(d[0][0] < 20.0 && d[0][1] < 20.0, "colocated {:?}", d[0]);
+    assert!(d[0][2] > 200.0 && d[0][3] > 200.0, "colocated {:?}", d[0]);
+    assert!(d[1].iter().all(|&x| x < 20.0), "split {:?}", d[1]);
     // herd, refresh 0 .. 500 ms: four routers at or above one router at every age, and
     // further above once the snapshot is older than 0.
     let d = diagram("routers-that-herd");

@@ -384,3 +384,28 @@ fn stream_100_mb() {
     let requests = parse_generated(100_000, 900);
     assert_eq!(requests.len(), 100_000);
 }
+
+#[test]
+fn an_arrival_of_exactly_2_pow_62_us_is_refused_and_one_less_is_kept() {
+    // The simulator's clock ends at 2^62 = 4611686018427387904 µs: times must stay below.
+    let jsonl = |arrival_us: u64| {
+        let line =
+            format!(r#"{{"arrival_us": {arrival_us}, "prompt_tokens": 3, "output_tokens": 1}}"#);
+        parse_workload_file(
+            line.as_bytes(),
+            "w.jsonl",
+            WorkloadFormat::Jsonl,
+            &TraceOptions::default(),
+        )
+    };
+    let kept = jsonl(4_611_686_018_427_387_903).unwrap();
+    assert_eq!(kept[0].arrival_us, 4_611_686_018_427_387_903);
+    let err = jsonl(4_611_686_018_427_387_904).unwrap_err();
+    assert_eq!(err.line, Some(1));
+    assert!(
+        err.message
+            .starts_with("time 4611686018427387904 µs is too large: once scaled to µs (speedup 1)"),
+        "{}",
+        err.message
+    );
+}

@@ -171,3 +171,53 @@ impl<'a> Collector<'a> {
         Ok(requests)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request at time 0 with `block_ids` as given (their capacity is what is counted).
+    fn parsed(block_ids: Vec<u64>) -> Parsed {
+        Parsed {
+            time: Number::Int(0),
+            unit: US,
+            prompt_tokens: 12,
+            output_tokens: 1,
+            block_ids,
+        }
+    }
+
+    #[test]
+    fn the_memory_check_allows_exactly_the_limit_and_refuses_one_byte_more() {
+        // The first request needs one `Request` slot plus 8 B for each of its 3 ids
+        // (`vec!` allocates exactly 3), on top of the bytes of ids read before, which
+        // stand here for a huge trace. Natively the limit is 4 GiB and no text is counted.
+        let limit: u64 = 4 << 30;
+        assert_eq!(MEMORY_LIMIT_BYTES, limit);
+        let slot = std::mem::size_of::<Request>() as u64;
+        let before_at_limit = limit - slot - 3 * 8;
+        let opts = TraceOptions::default();
+        let push_after = |ids_bytes: u64| {
+            let mut collector = Collector::new("t", &opts);
+            collector.ids_bytes = ids_bytes;
+            let request = parsed(vec![1, 2, 3]);
+            assert_eq!(request.block_ids.capacity(), 3);
+            collector.push(7, request, 1000)
+        };
+        // slot + (limit - slot - 24) + 24 = limit: fits.
+        assert_eq!(push_after(before_at_limit), Ok(()));
+        // One byte more: refused, on the request's line, saying what to do.
+        let err = push_after(before_at_limit + 1).unwrap_err();
+        assert_eq!((err.file.as_str(), err.line), ("t", Some(7)));
+        assert!(
+            err.message
+                .starts_with("the 1 requests read so far need an estimated ")
+                && err.message.contains("more than the limit of 4 GiB")
+                && err
+                    .message
+                    .ends_with("replay fewer with --des-max-requests"),
+            "{}",
+            err.message
+        );
+    }
+}

@@ -135,4 +135,32 @@ mod tests {
         assert!(export_mooncake(&[request(0, 5, vec![])], 0, &mut out).is_err());
         assert!(out.is_empty());
     }
+
+    #[test]
+    fn a_zero_output_or_a_zero_prompt_alone_is_refused() {
+        // Either length at 0 is enough for the parser to reject the line, so for export.
+        let no_output = Request {
+            output_tokens: 0,
+            ..request(0, 5, vec![])
+        };
+        let no_prompt = request(0, 0, vec![]);
+        for (bad, want) in [
+            (
+                no_output,
+                "request 0: prompt and output lengths must be >= 1, got 5 and 0",
+            ),
+            (
+                no_prompt,
+                "request 0: prompt and output lengths must be >= 1, got 0 and 3",
+            ),
+        ] {
+            let mut out = Vec::new();
+            let err = export_mooncake([bad], 512, &mut out).unwrap_err();
+            assert_eq!(
+                (err.kind(), err.to_string()),
+                (io::ErrorKind::InvalidInput, want.to_string())
+            );
+            assert!(out.is_empty());
+        }
+    }
 }

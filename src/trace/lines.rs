@@ -166,4 +166,41 @@ mod tests {
         assert_eq!(err.line, Some(2));
         assert!(err.message.contains("UTF-8"));
     }
+
+    #[test]
+    fn invalid_utf8_is_named_as_such_and_other_read_failures_as_read_failures() {
+        let mut reader = LineReader::new(&b"\xff\xfe\n"[..], "t");
+        let err = reader.next_line().unwrap_err();
+        assert_eq!(
+            (err.line, err.message.as_str()),
+            (Some(1), "not valid UTF-8 text")
+        );
+        /// A source that fails as a broken disk or pipe would.
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk on fire"))
+            }
+        }
+        let mut reader = LineReader::new(std::io::BufReader::new(Broken), "t");
+        let err = reader.next_line().unwrap_err();
+        assert_eq!(
+            (err.line, err.message.as_str()),
+            (Some(1), "cannot read: disk on fire")
+        );
+    }
+
+    #[test]
+    fn bytes_read_counts_every_byte_of_the_lines_read_blank_ones_included() {
+        // "ab\n" is 3 bytes; then the blank "\n" (1) and "  \r\n" (4) are skipped and
+        // "cd" (2) is read: 3 + 1 + 4 + 2 = 10. The end of the input adds nothing.
+        let mut reader = LineReader::new(&b"ab\n\n  \r\ncd"[..], "t");
+        assert_eq!(reader.bytes_read(), 0);
+        assert_eq!(reader.next_line().unwrap(), Some((1, "ab")));
+        assert_eq!(reader.bytes_read(), 3);
+        assert_eq!(reader.next_line().unwrap(), Some((4, "cd")));
+        assert_eq!(reader.bytes_read(), 10);
+        assert_eq!(reader.next_line().unwrap(), None);
+        assert_eq!(reader.bytes_read(), 10);
+    }
 }

@@ -281,6 +281,45 @@ mod tests {
         assert!(err.contains("expected an object"), "{err}");
     }
 
+    #[test]
+    fn a_length_past_u32_says_too_big_and_a_zero_float_says_at_least_one() {
+        // u32::MAX = 4294967295 is the largest length; one more is too big (not "not a
+        // whole number"). A float 0.0 is whole, so the message is the zero one.
+        assert_eq!(Scalar::Int(4_294_967_295).length("x"), Ok(4_294_967_295));
+        assert_eq!(
+            Scalar::Int(4_294_967_296).length("x"),
+            Err("x must be <= 4294967295, got 4294967296".to_string())
+        );
+        assert_eq!(
+            Scalar::Float(0.0).length("x"),
+            Err("x must be >= 1, got 0.0".to_string())
+        );
+    }
+
+    #[test]
+    fn a_scaled_time_of_exactly_2_pow_64_us_does_not_fit() {
+        // 2^64 = 18446744073709551616 is one past u64::MAX: None, not a saturated
+        // u64::MAX. The float just below it, 2^64 - 2^11, fits exactly.
+        assert_eq!(
+            Number::Float(18_446_744_073_709_551_616.0).scaled_us(1, 1.0),
+            None
+        );
+        assert_eq!(
+            Number::Float(18_446_744_073_709_549_568.0).scaled_us(1, 1.0),
+            Some(18_446_744_073_709_549_568)
+        );
+    }
+
+    #[test]
+    fn a_json_data_error_is_not_called_invalid_json() {
+        // Well-formed JSON with a duplicated key: the JSON is fine, the data is not.
+        let err = from_json_line::<Probe>(r#"{"a": 1, "a": 2}"#).unwrap_err();
+        assert!(
+            err.starts_with("duplicate field `a` (column ") && err.ends_with(')'),
+            "{err}"
+        );
+    }
+
     #[derive(Debug, serde::Deserialize)]
     struct Probe {
         #[allow(dead_code)]

@@ -180,3 +180,86 @@ fn hazards_fire_at_their_thresholds() {
     );
     assert!(one.render_text().contains("all at once"));
 }
+
+#[test]
+fn a_trace_where_every_request_has_ids_and_nothing_is_wrong_has_no_hazards() {
+    // Block size 4, five requests 1 ms apart, request i with blocks [i, 100]:
+    // - no request lacks ids, so no "carry no block ids" note (not even "0 of 5");
+    // - 10 blocks, 6 distinct: 40 % of blocks repeat, above the 5 % floor;
+    // - first blocks 1..5, each 1 of 5 = 20 %, under the 25 % hot-spot share;
+    // - gaps of 1 ms: none at the same instant, none of 60 s.
+    let requests: Vec<Request> = (1..=5u64)
+        .map(|i| request(i as u32 - 1, (i - 1) * 1000, 8, vec![i, 100]))
+        .collect();
+    let a = analyze(&requests, 4);
+    assert_eq!(a.requests_without_ids, 0);
+    assert_eq!(a.hazards, Vec::<String>::new());
+}
+
+#[test]
+fn a_trace_without_any_ids_gets_the_no_content_note_and_not_also_little_reuse() {
+    // No ids at all: the one content note says it; "little reuse" (0 of 0 blocks)
+    // would only repeat it. Gaps of 1 ms: no timing note.
+    let requests = [request(0, 0, 10, vec![]), request(1, 1000, 10, vec![])];
+    let a = analyze(&requests, 4);
+    assert_eq!(
+        a.hazards,
+        [
+            "no request carries block ids: there is no content to reuse, so every policy \
+          gets a 0% hit rate and only load balance matters"
+        ]
+    );
+}
+
+#[test]
+fn little_reuse_fires_below_five_percent_and_not_at_exactly_five() {
+    // Five requests 1 ms apart, request i with four fresh blocks 10i+1..10i+4 (first
+    // blocks 1, 11, 21, 31, 41: 20 % each, no hot spot); the last request's last block
+    // repeats block 1. Then 1 of 20 blocks repeats: exactly 5 %, not below the floor.
+    let blocks = |i: u64| -> Vec<u64> { (1..=4).map(|k| 10 * i + k).collect() };
+    let mut requests: Vec<Request> = (0..5u64)
+        .map(|i| request(i as u32, i * 1000, 16, blocks(i)))
+        .collect();
+    requests[4].block_ids[3] = 1;
+    let a = analyze(&requests, 4);
+    assert_eq!((a.blocks, a.distinct_blocks), (20, 19));
+    assert_eq!(a.hazards, Vec::<String>::new());
+    // One more fresh block in the last request: 1 of 21 = 4.76 %, below the floor.
+    requests[4].block_ids.push(99);
+    requests[4].prompt_tokens = 20;
+    let a = analyze(&requests, 4);
+    assert_eq!((a.blocks, a.distinct_blocks), (21, 20));
+    assert_eq!(
+        a.hazards,
+        [
+            "little reuse: at most 4.8% of blocks repeat, so routing for cache locality \
+          cannot gain much"
+        ]
+    );
+}
+
+#[test]
+fn one_request_with_ids_is_no_first_block_hot_spot() {
+    // Two requests, but only the first carries ids ([1, 1]: half its blocks repeat, no
+    // "little reuse"): one request with ids cannot load one replica more than another,
+    // so neither "all share first block" nor "first block starts 100%" is said.
+    let requests = [request(0, 0, 8, vec![1, 1]), request(1, 1000, 8, vec![])];
+    let a = analyze(&requests, 4);
+    assert_eq!(
+        a.hazards,
+        ["1 of 2 requests carry no block ids: they can never hit the cache"]
+    );
+    // With a second request starting with the same block, all (2) share it.
+    let requests = [
+        request(0, 0, 8, vec![1, 1]),
+        request(1, 1000, 8, vec![1, 1]),
+    ];
+    let a = analyze(&requests, 4);
+    assert_eq!(
+        a.hazards,
+        [
+            "all 2 requests share first block 1: prefix_aware hashes the leading block, so it \
+          sends ALL traffic to one replica"
+        ]
+    );
+}
