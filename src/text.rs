@@ -205,7 +205,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "{line}");
     }
     if let Some(p) = &r.pools {
-        let _ = writeln!(out, "{}", pools_line(p));
+        let _ = writeln!(out, "{}", p.line);
     }
     let _ = writeln!(
         out,
@@ -259,7 +259,7 @@ pub fn render(r: &Report) -> String {
 }
 
 /// The one line a disaggregated run adds: each pool, the transfers, the skipped share.
-fn pools_line(p: &crate::report::PoolsReport) -> String {
+pub fn pools_line(p: &crate::report::PoolsReport) -> String {
     let t = &p.transfers;
     format!(
         "  Pools: prefill {} (token hit {}, busy {}, peak queue {}) | decode {} (busy {}, peak queue {}) | transfers {} ({:.1} GB, mean {}, p99 {}, link busy {}) | skipped prefill {} ({})",

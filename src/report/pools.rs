@@ -87,6 +87,8 @@ pub struct PoolsReport {
     pub skipped_prefill_share: f64,
     /// The threshold: fewer uncached tokens than this skip the prefill pool (0: never).
     pub min_uncached_tokens: u32,
+    /// The line the text report adds for the pools.
+    pub line: String,
 }
 
 fn pool(rows: &[InstanceReport]) -> PoolReport {
@@ -127,7 +129,7 @@ impl Simulation<'_> {
             .map(|l| share(l.scheduled_us() as f64, makespan_us as f64))
             .collect();
         let cdf_q: Vec<f64> = (1..=100).map(|i| i as f64 / 100.0).collect();
-        Some(PoolsReport {
+        let mut report = PoolsReport {
             prefill: pool(&rows[..p]),
             decode: pool(&rows[p..]),
             transfers: TransfersReport {
@@ -150,7 +152,10 @@ impl Simulation<'_> {
             skipped_prefill: s.skipped,
             skipped_prefill_share: share(s.skipped as f64, self.arrived as f64),
             min_uncached_tokens: self.cfg.disagg_min_uncached_tokens,
-        })
+            line: String::new(),
+        };
+        report.line = crate::text::pools_line(&report);
+        Some(report)
     }
 
     /// The summary's cache figures over the prefill pool alone (what the seed's fleet

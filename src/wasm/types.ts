@@ -157,6 +157,8 @@ export interface TransfersReport {
 export interface PoolsReport {
   prefill: PoolReport; decode: PoolReport; transfers: TransfersReport;
   skipped_prefill: number; skipped_prefill_share: Stat; min_uncached_tokens: number;
+  /** The line the text report adds for the pools. */
+  line: string;
 }
 
 /** Latency at 100 evenly spaced quantiles; empty arrays when no request completed. */

@@ -21,7 +21,7 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-for (const id of ['hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd']) {
+for (const id of ['hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'when-disaggregation-pays']) {
   test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
     const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
     const { page, errors, context } = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });

@@ -79,6 +79,7 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
     assert.deepEqual(r.per_instance, native.per_instance);
     assert.deepEqual(r.fleet_lines, native.fleet_lines);
     assert.match(r.fleet_lines[0], /Fleet: 2 instance\(s\)/, 'the seed\'s fleet lines describe the prefill pool');
+    assert.equal(await page.textContent('[data-testid=fleet-lines]'), [...native.fleet_lines, native.pools.line].join('\n'), 'the pools line follows the three');
 
     // The per-replica charts and table mark the pools.
     const split = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=chart-hit]')).options.plugins.poolDivider);
@@ -95,6 +96,19 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
     const share = Math.round((100 * t.time_ms_mean) / r.summary.ttft_ms_mean);
     assert.match(words, new RegExp(`, ${share}% of the mean time to first token`), words);
     assert.match(await page.textContent('[data-testid=fig-link-busy]'), new RegExp(`${Math.round(100 * t.link_utilisation)}%`));
+    // The verdict against 5 colocated replicas on the same traffic, as the CLI runs them.
+    await page.waitForFunction(() => window.kvfleet.transfersVerdict?.text, null, { timeout: 30000 });
+    const colo = cli(['--des-routing', 'kv', '--des-instances', '5', '--des-report-json']);
+    const v = await page.evaluate(() => window.kvfleet.transfersVerdict);
+    assert.equal(v.colocated.tpot_ms_p99, colo.summary.tpot_ms_p99);
+    assert.equal(v.colocated.ttft_ms_p99, colo.summary.ttft_ms_p99);
+    assert.match(v.text, /^Against 5 colocated replicas on the same traffic: p99 time per output token /);
+    const better = (a, b) => a < b;
+    const verdict = better(r.summary.tpot_ms_p99, colo.summary.tpot_ms_p99)
+      ? (better(r.summary.ttft_ms_p99, colo.summary.ttft_ms_p99) ? 'This split wins on both.' : 'This split buys faster tokens with slower first tokens.')
+      : (better(r.summary.ttft_ms_p99, colo.summary.ttft_ms_p99) ? 'This split buys faster first tokens with slower tokens.' : 'Colocation wins on both: this split does not pay here.');
+    assert.ok(v.text.includes(verdict), `${v.text} lacks ${verdict}`);
+    assert.equal(await page.textContent('[data-testid=transfers-verdict]'), v.text);
     const busy = await page.evaluate(() => {
       const c = window.Chart.getChart(document.querySelector('[data-testid=chart-link-busy]'));
       return c.data.datasets.map((d) => d.label);
@@ -153,6 +167,18 @@ test('the P:D split preset equals the CLI sweep at 8 replicas, point by point', 
     assert.ok(pts[6].summary.tpot_ms_p99 > pts[0].summary.tpot_ms_p99, 'TPOT p99 rises as D shrinks');
     const first = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=sweep-chart]')).options.scales.y.title.text);
     assert.match(first, /^TPOT p99 and p50 \(ms\)$/);
+    // The reference: 8 colocated replicas on the same traffic, as the CLI runs them.
+    const colo = cli([...base, '--des-report-json']);
+    assert.equal(sw.reference.label, 'colocated 8');
+    assert.equal(sw.reference.summary.tpot_ms_p99, colo.summary.tpot_ms_p99);
+    assert.equal(sw.reference.summary.ttft_ms_p99, colo.summary.ttft_ms_p99);
+    const flat = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=sweep-chart]')).data.datasets
+      .find((d) => d.label === 'colocated 8 (reference)').data);
+    assert.deepEqual(flat, Array(7).fill(colo.summary.tpot_ms_p99));
+    const x = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=sweep-chart]')).options.scales.x.title.text);
+    assert.equal(x, 'Prefill replicas (count)');
+    const heads = await page.locator('[data-testid=sweep-table] thead th').allTextContents();
+    assert.ok(heads.includes('TPOT p99'), heads.join(', '));
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -288,7 +288,7 @@ export class Controls {
     const pre = this.pre;
     const root = el('fieldset', { class: 'field fleet-layout', id: `${pre}field-fleet_layout`, 'data-testid': `${pre}field-fleet_layout` });
     const seg = el('div', { class: 'seg' });
-    const radios = [['colocated', 'colocated'], ['disaggregated', 'prefill + decode']].map(([v, text]) => {
+    const radios = [['colocated', 'colocated'], ['disaggregated', 'prefill + decode (disaggregated)']].map(([v, text]) => {
       const r = el('input', { type: 'radio', name: `${pre}fleet_layout`, value: v, id: `${pre}in-fleet_layout-${v}`, 'data-testid': `${pre}input-fleet_layout-${v}` });
       r.addEventListener('change', () => r.checked && this.onChange('fleet_layout', v));
       seg.append(el('label', { for: r.id }, r, el('span', { text })));
@@ -302,8 +302,8 @@ export class Controls {
       radios[0].checked = !on;
       radios[1].checked = on;
       about.textContent = on
-        ? `${config.prefill_instances} prefill + ${config.decode_instances} decode = ${config.instances} replicas; the routing policy picks among the prefill pool.`
-        : `${config.instances} replicas, each prefilling and decoding.`;
+        ? `${config.prefill_instances} prefill + ${config.decode_instances} decode = ${config.instances} replicas. The routing policy picks a prefill replica (prefix caches live there); the prompt's KV then crosses a link to a decode replica, which streams the answer.`
+        : `${config.instances} replicas, each prefilling and decoding. Prefill + decode splits them into two pools, so long prefills no longer share steps with decoding answers.`;
     };
     return root;
   }

@@ -71,7 +71,9 @@ export function renderHeadline(root, report) {
 }
 
 export function renderFleetLines(pre, report) {
-  pre.textContent = (report.fleet_lines || []).join('\n');
+  // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows.
+  const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : [])];
+  pre.textContent = lines.join('\n');
 }
 
 const FINDING_TITLE = {

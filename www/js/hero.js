@@ -41,7 +41,7 @@ const hereLine = {
     ctx.font = '600 12px system-ui, sans-serif';
     ctx.textAlign = px > a.right - 90 ? 'right' : 'left';
     // The label sits just above the x axis, on a backing, so it never covers a line or the ring.
-    const label = `${o.x} replica${o.x === 1 ? '' : 's'}`;
+    const label = `${o.x} ${o.unit || 'replica'}${o.x === 1 ? '' : 's'}`;
     const w = ctx.measureText(label).width + 8;
     const lx = ctx.textAlign === 'right' ? px - 4 - w : px + 4;
     ctx.fillStyle = o.panel;
@@ -162,7 +162,7 @@ export class HeroChart {
     c.options.scales.y.max = top;
     const title = { ...c.options.scales.x.title, text: isDisagg(config) ? `Prefill replicas (decode pool: ${config.decode_instances})` : 'Replicas' };
     c.options.scales.x = { ...replicaAxis(xs, cacheReplicas(config), narrow), title };
-    c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel };
+    c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel, unit: isDisagg(config) ? 'prefill replica' : 'replica' };
     for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
     c.update('none');
     const words = policies.map((p) => {

@@ -6,6 +6,9 @@
 
 import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
 
+/** The settings of a disaggregated fleet: hidden while the fleet is colocated. */
+const DISAGG_KEYS = ['prefill_instances', 'decode_instances', 'decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us', 'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
+
 /** A policy's own line, or a distinct colour for a series that is not a policy ("4 routers"). */
 function seriesLine(label, i) {
   if (POLICY_STYLE[label]) return policyLine(label);
@@ -162,6 +165,18 @@ export class Lessons {
     // A control inside a collapsed group: open the group first.
     for (let d = field?.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
     const hidden = !field || field.hidden || field.offsetParent === null;
+    // A disaggregated fleet's setting, in a colocated fleet: the way there is the layout control.
+    const layout = document.querySelector('#controls [data-testid="field-fleet_layout"]');
+    if (hidden && layout && DISAGG_KEYS.includes(key)) {
+      let note = dd.querySelector('.setting-hidden');
+      if (!note) { note = el('span', 'setting-hidden'); dd.append(note); }
+      note.textContent = ' Shown once the fleet layout is prefill + decode: switch it there.';
+      layout.scrollIntoView({ block: 'center', behavior: 'smooth' });
+      layout.classList.add('flash');
+      setTimeout(() => layout.classList.remove('flash'), 1600);
+      layout.querySelector('input')?.focus({ preventScroll: true });
+      return;
+    }
     if (hidden) {
       let note = dd.querySelector('.setting-hidden');
       if (!note) { note = el('span', 'setting-hidden'); dd.append(note); }

@@ -136,7 +136,7 @@ function initFull(msg, fromUrl) {
   $('fleet-lines').before(tasks.el);
   replicaTable = new ReplicaTable();
   document.querySelector('#results .charts').after(replicaTable.el);
-  transfers = new Transfers();
+  transfers = new Transfers({ workerUrl: new URL('./worker.js', import.meta.url) });
   document.querySelector('#results .charts').after(transfers.el);
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
   controls = new Controls($('controls'), st.params, onControl);
@@ -414,7 +414,7 @@ function render(report, runMs) {
     renderFindings($('hotspot'), report);
     tasks.update(report);
     replicaTable.update(report);
-    transfers.update(report);
+    transfers.update(report, st.goodSource ?? st.source);
     lessons.update(report);
     decisions.followRun(report);
   }

@@ -26,6 +26,12 @@ export const SCENARIOS = [
     look: 'With one replica there is no routing: the hit rate here is what the traffic allows at all.',
   },
   {
+    id: 'split', label: 'Split prefill + decode (5 + 3)',
+    set: { routing: 'kv', instances: 8, prefill_instances: 5, decode_instances: 3, input_len: 8192, prefix_len: 1024, range_ratio: 0.5,
+      request_rate: 16, num_requests: 1500 },
+    look: 'Long prompts at 16 a second on 8 replicas, split into 5 prefill and 3 decode. Read the KV transfers panel below the charts: its first sentence compares the split with 8 colocated replicas; then switch Fleet layout back to colocated.',
+  },
+  {
     id: 'default', label: 'The seed\'s example (kv, 4 replicas)', set: {},
     look: 'The seed simulator\'s own example: kv on 4 replicas, 8 prefixes of 2,048 tokens, 200 requests at 6 a second.',
   },

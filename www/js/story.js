@@ -112,7 +112,7 @@ function explain({ config, traced, report, sweeps }) {
   const paTrend = sweeps.prefix_aware && trendWords(sweeps.prefix_aware);
   const xs = (sweeps.round_robin || sweeps.prefix_aware || []).map((p) => p.instances);
   if (xs.length > 1 && (rrTrend || paTrend)) {
-    const span = `From ${xs[0]} to ${xs[xs.length - 1]} replicas`;
+    const span = `From ${xs[0]} to ${xs[xs.length - 1]} ${isDisagg(config) ? 'prefill ' : ''}replicas`;
     const bits = [];
     if (rrTrend) bits.push(`round robin ${rrTrend}`);
     if (paTrend) bits.push(`prefix_aware ${paTrend}`);

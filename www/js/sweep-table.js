@@ -9,7 +9,7 @@ import { valueLabel } from './sweep-presets.js';
 export function renderTable(table, last, pick) {
   const { series, param } = last;
   const multi = series.length > 1;
-  const head = ['Value', ...(multi ? [series.some((se) => se.style) ? 'Line' : 'Routing'] : []), 'Hit rate', 'Token hit', 'TTFT p50', 'TTFT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
+  const head = ['Value', ...(multi ? [series.some((se) => se.style) ? 'Line' : 'Routing'] : []), 'Hit rate', 'Token hit', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
   const thead = document.createElement('thead');
   const tr = document.createElement('tr');
   for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; tr.append(th); }
@@ -38,7 +38,7 @@ export function renderTable(table, last, pick) {
       row.append(td);
     }
     for (const c of [pct(x.hit_rate_requests), pct(x.hit_rate_tokens), fmtMs(x.ttft_ms_p50), fmtMs(x.ttft_ms_p99),
-      `${num(x.makespan_s, 1)} s`, num(x.load_spread, 2), num(x.rejected), num(x.evictions)]) {
+      fmtMs(x.tpot_ms_p99), `${num(x.makespan_s, 1)} s`, num(x.load_spread, 2), num(x.rejected), num(x.evictions)]) {
       const td = document.createElement('td'); td.textContent = c; row.append(td);
     }
     tbody.append(row);

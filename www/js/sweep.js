@@ -231,7 +231,7 @@ export class Sweep {
       return;
     }
     if (ticket !== this.ticket) return;   // a newer click is planning
-    const total = plans.reduce((a, p) => a + p.points.length, 0);
+    const total = plans.reduce((a, p) => a + p.points.length, 0) + (this.own?.reference || this.presetPlain?.reference ? 1 : 0);
     if (total > MAX_POINTS) { this.specError(`${total} points is too many for the page (at most ${MAX_POINTS}); use a coarser step.`); return; }
 
     // This sweep supersedes any in flight: stop the workers' current points, ignore their answers.
@@ -244,6 +244,9 @@ export class Sweep {
       return { routing, label: lines[s].label, style: lines[s].style, plan, summaries: new Array(plan.points.length) };
     });
     const jobs = series.flatMap((se, s) => se.plan.points.map((pt, i) => ({ s, i, config: pt.config })));
+    // A preset's reference run (the P:D split's colocated fleet), drawn as a flat line on both charts.
+    let reference = null;
+    if (preset?.reference) jobs.push({ s: 'ref', config: { ...base, ...preset.reference.set } });
     const workers = this.pool.length;
     const t0 = performance.now();
     let next = 0, done = 0;
@@ -263,11 +266,19 @@ export class Sweep {
           const m = e.data;
           if (gen !== this.generation) return resolve(false);
           if (m.id !== id) return;
-          if (m.type === 'result') {
+          if (m.type === 'result' && job.s === 'ref') {
+            reference = { label: preset.reference.label, summary: JSON.parse(m.report).summary };
+            done += 1;
+            progress();
+            feed(slot);
+          } else if (m.type === 'result') {
             series[job.s].summaries[job.i] = JSON.parse(m.report).summary;
             done += 1;
             progress();
             feed(slot);
+          } else if (m.type === 'error' && job.s === 'ref') {
+            this.fail(`The reference run (${preset.reference.label}) failed: ${cleanMessage(m.message)}`);
+            resolve(false);
           } else if (m.type === 'error') {
             const pt = series[job.s].plan.points[job.i];
             this.fail(`Point ${plans[job.s].param} = ${valueLabel(pt.value)} (${series[job.s].routing}) failed: ${cleanMessage(m.message)}`);
@@ -285,7 +296,7 @@ export class Sweep {
       + `${preset?.note && !source ? `${preset.note} ` : ''}Each point is the whole run at that value: click one (or its row) to load it.`;
     this.selected = null;
     const metrics = preset?.metrics || ['hit', 'ttft'];
-    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null, metrics, preset: preset?.id ?? null });
+    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null, metrics, preset: preset?.id ?? null, reference });
   }
 
   show(last) {
@@ -295,7 +306,7 @@ export class Sweep {
     if (window.kvfleet) {
       window.kvfleet.lastSweep = {
         seq: this.seq, param, spec: last.spec, workers: last.workers, ms: last.ms, source: last.source,
-        metrics: last.metrics, preset: last.preset,
+        metrics: last.metrics, preset: last.preset, reference: last.reference ?? null,
         series: series.map((se) => ({ routing: se.routing, label: se.label,
           points: se.plan.points.map((pt, i) => ({ value: pt.value, config: pt.config, summary: se.summaries[i] })) })),
       };
@@ -337,6 +348,14 @@ export class Sweep {
         if (single) second.push({ ...base, label: 'p50', data: S.map((x) => x.ttft_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
       }
     });
+    const ref = this.last.reference;
+    if (ref) {
+      const key = { hit: 'hit_rate_requests', spread: 'load_spread', tpot: 'tpot_ms_p99', ttft: 'ttft_ms_p99' }[metric];
+      const v = metric === 'hit' ? ref.summary[key] * 100 : ref.summary[key];
+      const ink = getComputedStyle(document.documentElement).getPropertyValue('--ink').trim() || '#16181d';
+      second.push({ label: `${ref.label} (reference)`, data: series[0].plan.points.map(() => v), borderColor: ink, backgroundColor: ink,
+        borderDash: [2, 4], borderWidth: 2, pointRadius: 0, pointHoverRadius: 0, series: null });
+    }
     return [...main, ...second];   // dataset s is series s's main line
   }
 
@@ -354,7 +373,7 @@ export class Sweep {
   xTitle() {
     const p = this.spec(this.last.param);
     if (!p) return this.last.param;
-    const unit = !p.unit || p.unit === 'x' ? '' : p.unit.toLowerCase() === p.label.toLowerCase() ? ' (count)' : ` (${p.unit})`;
+    const unit = !p.unit || p.unit === 'x' ? '' : p.label.toLowerCase().includes(p.unit.toLowerCase()) ? ' (count)' : ` (${p.unit})`;
     return `${p.label}${unit}`;
   }
 
@@ -435,6 +454,7 @@ export class Sweep {
     const hits = chart.getElementsAtEventForMode(evt, 'nearest', { axis: 'xy', intersect: false }, true);
     if (!hits.length) return;
     const ds = chart.data.datasets[hits[0].datasetIndex];
+    if (ds.series === null || ds.series === undefined) return; // a reference line is not a point
     this.pick(ds.series, hits[0].index);
   }
 

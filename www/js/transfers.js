@@ -4,6 +4,7 @@
 
 import { num, pct, replicaColor, themeInk } from './format.js';
 import { fmtMs } from './charts.js';
+import { WorkerHost } from './worker-host.js';
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -51,8 +52,40 @@ export function transferWords(report) {
   return parts.join(' ');
 }
 
+/**
+ * The verdict against a colocated fleet of the same size on the same traffic (`colo`: that run's
+ * point: ttft_ms_p99, tpot_ms_p99), and the pool that had work waiting, if one did.
+ */
+export function verdictWords(report, colo) {
+  const s = report.summary || {};
+  const n = report.config?.instances;
+  const p = report.pools;
+  const ok = (x) => finite(x) && x > 0;
+  if (!ok(colo?.ttft_ms_p99) || !ok(colo?.tpot_ms_p99) || !ok(s.ttft_ms_p99) || !ok(s.tpot_ms_p99)) return '';
+  const tpot = s.tpot_ms_p99 < colo.tpot_ms_p99, ttft = s.ttft_ms_p99 < colo.ttft_ms_p99;
+  const out = [`Against ${num(n)} colocated replicas on the same traffic: p99 time per output token ${fmtMs(s.tpot_ms_p99)} against ${fmtMs(colo.tpot_ms_p99)}, `
+    + `p99 time to first token ${fmtMs(s.ttft_ms_p99)} against ${fmtMs(colo.ttft_ms_p99)}.`];
+  if (tpot && ttft) out.push('This split wins on both.');
+  else if (tpot) out.push('This split buys faster tokens with slower first tokens.');
+  else if (ttft) out.push('This split buys faster first tokens with slower tokens.');
+  else out.push('Colocation wins on both: this split does not pay here.');
+  const sat = (pool) => {
+    const rows = (report.per_instance || []).filter((r) => r.pool === pool && finite(r.saturated_share));
+    return rows.length ? rows.reduce((a, r) => a + r.saturated_share, 0) / rows.length : 0;
+  };
+  const [ps, ds] = [sat('prefill'), sat('decode')];
+  const top = ps >= ds ? ['prefill', ps, p.prefill.replicas] : ['decode', ds, p.decode.replicas];
+  if (top[1] >= 0.5) out.push(`The ${top[0]} pool is the bottleneck: its ${top[2]} replicas had work waiting ${pct(top[1], 0)} of the run on average.`);
+  return out.join(' ');
+}
+
 export class Transfers {
-  constructor() {
+  constructor({ workerUrl = null } = {}) {
+    this.workerUrl = workerUrl;
+    this.host = null;
+    this.refKey = null;
+    this.refPoint = null;
+    this.refId = 0;
     const root = el('section', 'card transfers');
     root.dataset.testid = 'transfers';
     root.setAttribute('aria-labelledby', 'transfers-h');
@@ -63,6 +96,9 @@ export class Transfers {
     head.append(h);
     this.words = el('p', 'hint');
     this.words.dataset.testid = 'transfers-words';
+    this.verdict = el('p', 'verdict');
+    this.verdict.dataset.testid = 'transfers-verdict';
+    this.verdict.setAttribute('aria-live', 'polite');
     this.figs = {
       prefill: figure('fig-pool-prefill', 'Prefill pool'),
       decode: figure('fig-pool-decode', 'Decode pool'),
@@ -85,7 +121,7 @@ export class Transfers {
     grid.append(
       fig('Link busy over time', 'Each decode replica has one inbound link; transfers into it go first come, first served. Line: the share of each sampling window its link spent moving KV.', this.busy.box),
       fig('Transfer time', 'Share of transfers done within a time, from the prefill\'s end to the KV landing on the decode replica (link wait included). Left is faster.', this.cdf.box));
-    root.append(head, this.words, row, grid);
+    root.append(head, this.verdict, this.words, row, grid);
     this.el = root;
     this.charts = null;
     this.last = null;
@@ -127,17 +163,54 @@ export class Transfers {
     };
   }
 
+  /** The colocated fleet of the same size on the same traffic, run once per configuration. */
+  compare(report, source) {
+    const colocated = { ...report.config, prefill_instances: null, decode_instances: null };
+    const key = `${source?.name ?? ''}|${JSON.stringify(colocated)}`;
+    if (key === this.refKey) { this.showVerdict(); return; }
+    this.refKey = key;
+    this.refPoint = null;
+    this.verdict.textContent = `Running ${num(report.config.instances)} colocated replicas on the same traffic for comparison…`;
+    if (!this.workerUrl) return;
+    if (!this.host) {
+      this.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m) });
+      window.kvfleet = Object.assign(window.kvfleet || {}, { transfers: this });
+    }
+    this.refId += 1;
+    this.host.post({ type: 'batch', id: this.refId, configs: [colocated], trace: source || null });
+  }
+
+  onWorker(m) {
+    if (m.id !== this.refId) return;
+    if (m.type === 'batch-part') { this.refPoint = m.point; this.showVerdict(); }
+    else if (m.type === 'error') {
+      if (m.trap) this.host.replace();
+      this.verdict.textContent = `The colocated comparison could not run: ${m.message}`;
+    }
+  }
+
+  showVerdict() {
+    if (!this.last?.pools || !this.refPoint) return;
+    this.verdict.textContent = verdictWords(this.last, this.refPoint);
+    window.kvfleet.transfersVerdict = { text: this.verdict.textContent, colocated: this.refPoint };
+  }
+
   /** Shows the panel for a disaggregated run; hides it for a colocated one. */
-  update(report) {
+  update(report, source = null) {
     const p = report.pools;
     this.last = report;
     this.el.hidden = !p;
     if (!p) return;
     if (!this.charts) this.create();
+    this.compare(report, source);
     const tr = p.transfers;
     this.words.textContent = transferWords(report);
-    this.figs.prefill.set(`${p.prefill.replicas} replicas`, `token hit ${pct(p.prefill.hit_rate_tokens, 1)} · busy ${pct(p.prefill.busy_share, 0)} · peak queue ${num(p.prefill.peak_queue)}`);
-    this.figs.decode.set(`${p.decode.replicas} replicas`, `busy ${pct(p.decode.busy_share, 0)} · peak queue ${num(p.decode.peak_queue)}${p.decode.rejected ? ` · ${num(p.decode.rejected)} rejected` : ''}`);
+    const sat = (pool) => {
+      const rows = (report.per_instance || []).filter((r) => r.pool === pool && finite(r.saturated_share));
+      return rows.length ? rows.reduce((a, r) => a + r.saturated_share, 0) / rows.length : NaN;
+    };
+    this.figs.prefill.set(`${p.prefill.replicas} replicas`, `token hit ${pct(p.prefill.hit_rate_tokens, 1)} · in steps ${pct(p.prefill.busy_share, 0)} of the run, work waiting ${pct(sat('prefill'), 0)} · peak queue ${num(p.prefill.peak_queue)}`);
+    this.figs.decode.set(`${p.decode.replicas} replicas`, `in steps ${pct(p.decode.busy_share, 0)} of the run, work waiting ${pct(sat('decode'), 0)} · peak queue ${num(p.decode.peak_queue)}${p.decode.rejected ? ` · ${num(p.decode.rejected)} rejected` : ''}`);
     this.figs.time.set(fmtMs(tr.time_ms_mean), `mean · p99 ${fmtMs(tr.time_ms_p99)} · waiting for the link ${fmtMs(tr.wait_ms_mean)}`);
     this.figs.link.set(pct(tr.link_utilisation, 0), `mean over links · busiest ${pct(tr.link_utilisation_max, 0)}`);
     const ts = report.series?.t_s || [];
