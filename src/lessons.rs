@@ -27,6 +27,11 @@ pub struct Setting {
     pub key: &'static str,
     /// Its rule of thumb (empty when the card gives none).
     pub rule: &'static str,
+    /// How the page checks the rule on the run on screen (empty: it shows the rule only):
+    /// `timeout_above_p99` (the caller timeout against the run's p99 TTFT) or
+    /// `slots_little` (the busiest replica's calls per second times seconds each, admission
+    /// to last token, against its concurrency slots).
+    pub live: &'static str,
 }
 
 /// One measurable check of a lesson's goal: `metric op value` on the report JSON.

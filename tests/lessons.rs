@@ -434,6 +434,45 @@ fn disaggregation_lesson_numbers_hold() {
 }
 
 #[test]
+fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
+    // timeout_above_p99: more than 1% of calls timed out means the timeout is below p99 of
+    // first-token times. slots_little: the busiest replica's requests over the makespan,
+    // times mean seconds from admission to last token, is the concurrency it needs.
+    fn timed_out_share(r: &Report) -> f64 {
+        r.summary.timed_out as f64 / r.summary.requests as f64
+    }
+    fn needed_slots(r: &Report) -> f64 {
+        let top = r.per_instance.iter().map(|x| x.requests).max().unwrap() as f64;
+        top / r.summary.makespan_s * (r.summary.e2e_ms_mean - r.summary.queue_ms_mean) / 1000.0
+    }
+    fn timeout_holds(r: &Report) -> bool {
+        timed_out_share(r) <= 0.01
+    }
+    fn slots_hold(r: &Report) -> bool {
+        needed_slots(r) <= r.config.max_batch as f64
+    }
+    let rules: [(&str, fn(&Report) -> bool); 2] = [
+        ("timeout-below-p99", timeout_holds),
+        ("hot-prefix", slots_hold),
+    ];
+    for (id, holds) in rules {
+        let l = lessons::lesson(id).unwrap();
+        assert!(
+            l.settings.iter().any(|s| !s.live.is_empty()),
+            "{id} checks a rule live"
+        );
+        let broken = run(&broken_config(&l));
+        assert!(!holds(&broken), "{id}: the rule fails on the broken setup");
+        for fix in &l.fixes {
+            let fixed = run(&apply(&broken_config(&l), &fix.config).unwrap());
+            assert!(holds(&fixed), "{id}: the rule holds with {}", fix.name);
+        }
+    }
+    let hot = run(&broken_config(&lessons::lesson("hot-prefix").unwrap()));
+    assert!(needed_slots(&hot) > 256.0, "{}", needed_slots(&hot));
+}
+
+#[test]
 fn herd_lesson_numbers_hold() {
     // "Routers that herd": four routers on a 100 ms snapshot more than double one router's
     // p99 TTFT while the load spread stays as low as with live signals; a 10 ms refresh is

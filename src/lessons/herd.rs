@@ -48,9 +48,9 @@ pub(super) fn lesson() -> Lesson {
             series: vec![("1 router", json!({"routers": 1})), ("4 routers", json!({}))],
         },
         settings: vec![
-            Setting { key: "routers", rule: "Routers that share a stale view herd." },
-            Setting { key: "router_refresh_ms", rule: "Keep the load signals fresher than a burst." },
-            Setting { key: "router_view", rule: "" },
+            Setting { key: "routers", rule: "Routers that share a stale view herd.", live: "" },
+            Setting { key: "router_refresh_ms", rule: "Keep the load signals fresher than a burst.", live: "" },
+            Setting { key: "router_view", rule: "", live: "" },
         ],
         interview: interview(),
         quiz: quiz(),

@@ -48,9 +48,9 @@ pub(super) fn lesson() -> Lesson {
             series: vec![("prefix_aware", json!({}))],
         },
         settings: vec![
-            Setting { key: "routing", rule: "" },
-            Setting { key: "spill_queue", rule: "Stay sticky until a replica is saturated, then spill to the least busy one." },
-            Setting { key: "queue_capacity", rule: "Needed slots are about calls per second times seconds each; a longer queue turns rejections into waiting." },
+            Setting { key: "routing", rule: "", live: "" },
+            Setting { key: "spill_queue", rule: "Stay sticky until a replica is saturated, then spill to the least busy one.", live: "" },
+            Setting { key: "queue_capacity", rule: "Needed slots are about calls per second times seconds each; a longer queue turns rejections into waiting.", live: "slots_little" },
         ],
         interview: interview(),
         quiz: quiz(),

@@ -55,9 +55,9 @@ pub(super) fn lesson() -> Lesson {
             series: vec![("round_robin", json!({"routing": "round_robin"})), ("kv, weight 4", kv4())],
         },
         settings: vec![
-            Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run." },
-            Setting { key: "routing", rule: "" },
-            Setting { key: "overlap_weight", rule: "A scarcer cache is worth more weight." },
+            Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run.", live: "" },
+            Setting { key: "routing", rule: "", live: "" },
+            Setting { key: "overlap_weight", rule: "A scarcer cache is worth more weight.", live: "" },
         ],
         interview: interview(),
         quiz: quiz(),

@@ -47,9 +47,9 @@ pub(super) fn lesson() -> Lesson {
             series: vec![("round_robin", json!({"routing": "round_robin"})), ("sticky", json!({"routing": "sticky"}))],
         },
         settings: vec![
-            Setting { key: "routing", rule: "Round robin scatters agent steps, so more replicas can mean fewer cache hits." },
-            Setting { key: "instances", rule: "Add replicas for load, not for latency, when the cache is the bottleneck." },
-            Setting { key: "session_affinity", rule: "Send a session back to the replica that served it." },
+            Setting { key: "routing", rule: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.", live: "" },
+            Setting { key: "instances", rule: "Add replicas for load, not for latency, when the cache is the bottleneck.", live: "" },
+            Setting { key: "session_affinity", rule: "Send a session back to the replica that served it.", live: "" },
         ],
         interview: interview(),
         quiz: quiz(),

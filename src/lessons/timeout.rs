@@ -52,8 +52,8 @@ pub(super) fn lesson() -> Lesson {
             series: vec![("timed out", json!({}))],
         },
         settings: vec![
-            Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin." },
-            Setting { key: "burstiness", rule: "Bursty arrivals put the tail far above the median." },
+            Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin.", live: "timeout_above_p99" },
+            Setting { key: "burstiness", rule: "Bursty arrivals put the tail far above the median.", live: "" },
         ],
         interview: interview(),
         quiz: quiz(),

@@ -52,8 +52,8 @@ pub(super) fn lesson() -> Lesson {
             series: vec![("kv", json!({}))],
         },
         settings: vec![
-            Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest." },
-            Setting { key: "routing", rule: "" },
+            Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest.", live: "" },
+            Setting { key: "routing", rule: "", live: "" },
         ],
         interview: interview(),
         quiz: quiz(),

@@ -209,3 +209,15 @@ fn kv_capacity_worked_by_hand() {
     assert_eq!(EnginePreset::Llama3_70b4xH100.kv_blocks(512), Some(874));
     assert_eq!(EnginePreset::Custom.kv_blocks(512), None);
 }
+
+#[test]
+fn the_preset_names_are_listed_in_table_order_for_error_messages() {
+    // The flag's error message ("one of ...") lists every preset as the README's table
+    // does, custom last.
+    assert_eq!(
+        EnginePreset::names(),
+        "llama3-8b-h100, llama3-70b-4xh100, llama3-8b-h200, llama3-8b-mi300x, llama3-8b-b200, \
+         llama3-70b-2xh200, llama3-70b-mi300x, llama3-70b-2xb200, mixtral-8x7b-h200, \
+         mixtral-8x7b-mi300x, custom"
+    );
+}

@@ -40,6 +40,22 @@ for (const id of ['hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 're
       assert.equal(await page.textContent('[data-testid=lesson-diagram] figcaption'), want.diagram.caption);
       const settings = await page.$$eval('[data-testid=lesson-settings] dt', (dts) => dts.length);
       assert.ok(settings >= 2, `${id}: its settings are listed`);
+      // The card's rules checked on the run on screen (the broken setup): both fail there.
+      const live = { 'timeout-below-p99': 'timeout_ms', 'hot-prefix': 'queue_capacity' }[id];
+      if (live) {
+        await page.waitForSelector(`[data-testid=lesson-live-${live}]`);
+        const r = await page.evaluate(() => window.kvfleet.lastReport);
+        const text = await page.textContent(`[data-testid=lesson-live-${live}]`);
+        assert.match(text, /the rule fails/, text);
+        if (id === 'timeout-below-p99') {
+          const share = (100 * r.summary.timed_out / r.summary.requests).toFixed(1);
+          assert.ok(text.includes(`${share}% of calls timed out`), `${text} lacks ${share}%`);
+        } else {
+          const top = r.per_instance.reduce((b, x) => (x.requests > b.requests ? x : b));
+          const needed = Math.round(top.requests / r.summary.makespan_s * (r.summary.e2e_ms_mean - r.summary.queue_ms_mean) / 1000);
+          assert.ok(text.includes(`R${top.index}`) && text.includes(`≈ ${needed.toLocaleString('en-US')} calls in flight`), text);
+        }
+      }
       // The model answers are hidden until opened.
       const details = page.locator('[data-testid=lesson-interview] details');
       assert.equal(await details.count(), 3);

@@ -9,6 +9,39 @@ import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
 /** The settings of a disaggregated fleet: hidden while the fleet is colocated. */
 const DISAGG_KEYS = ['prefill_instances', 'decode_instances', 'decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us', 'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
 
+/**
+ * A rule of thumb checked on the run on screen (the lesson's setting says which):
+ * - timeout_above_p99: calls that timed out beyond 1% mean the timeout sits below p99 of first-token
+ *   times (a run's own p99 cannot tell: the calls it cut off are not in it);
+ * - slots_little: the busiest replica's calls per second times seconds each (admission to last
+ *   token) is the concurrency it needs (Little's law), against its slots.
+ * Returns {holds, text}, or null when the run cannot say.
+ */
+export function liveRule(kind, report) {
+  const s = report.summary || {};
+  const c = report.config || {};
+  if (kind === 'timeout_above_p99') {
+    if (c.timeout_ms === null || c.timeout_ms === undefined || !s.requests) return null;
+    const share = s.timed_out / s.requests;
+    const holds = share <= 0.01;
+    return { holds, text: holds
+      ? `On this run: ${pct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits above p99 of first-token times: the rule holds.`
+      : `On this run: ${pct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits below p${+(100 * (1 - share)).toFixed(1)} of first-token times, under p99: the rule fails.` };
+  }
+  if (kind === 'slots_little') {
+    const per = report.per_instance || [];
+    if (!per.length || !(s.makespan_s > 0) || !Number.isFinite(s.e2e_ms_mean) || !Number.isFinite(s.queue_ms_mean)) return null;
+    const top = per.reduce((b, r) => (r.requests > b.requests ? r : b));
+    const rate = top.requests / s.makespan_s;
+    const each = (s.e2e_ms_mean - s.queue_ms_mean) / 1000;
+    const needed = rate * each;
+    const holds = needed <= c.max_batch;
+    return { holds, text: `On this run: the busiest replica, R${top.index}, takes ${num(rate, 1)} calls/s × ${num(each, 1)} s each ≈ ${num(Math.round(needed))} calls in flight, `
+      + `against ${num(c.max_batch)} slots: the rule ${holds ? 'holds' : 'fails (the rest queue or are rejected)'}.` };
+  }
+  return null;
+}
+
 /** A policy's own line, or a distinct colour for a series that is not a policy ("4 routers"). */
 function seriesLine(label, i) {
   if (POLICY_STYLE[label]) return policyLine(label);
@@ -133,7 +166,7 @@ export class Lessons {
   setParams(params) { this.params = params || []; }
 
   /** "Its settings": each setting the lesson uses, what it does, its value on this run, its rule. */
-  renderSettings(config) {
+  renderSettings(config, report = null) {
     const l = this.active;
     const box = this.settingsEl;
     if (!l || !box) return;
@@ -153,6 +186,12 @@ export class Lessons {
       }
       const dd = el('dd', null, p?.help || '');
       if (s.rule) dd.append(el('span', 'setting-rule', ` Rule of thumb: ${s.rule}`));
+      const live = report && s.live ? liveRule(s.live, report) : null;
+      if (live) {
+        const line = el('span', `setting-live ${live.holds ? 'holds' : 'fails'}`, ` ${live.text}`);
+        line.dataset.testid = `lesson-live-${s.key}`;
+        dd.append(line);
+      }
       dl.append(dt, dd);
     }
     box.replaceChildren(el('h3', 'sub-h', 'Its settings'), dl);
@@ -407,7 +446,7 @@ export class Lessons {
   update(report) {
     const l = this.active;
     if (!l || !this.checksEl) return;
-    this.renderSettings(report.config || null);
+    this.renderSettings(report.config || null, report);
     const values = (l.checks || []).map((c) => valueAt(report, c.metric));
     // "was" is the broken setup's value (the first run of the lesson), so a fix reads
     // "was 62% → now 92%" however many runs it took to get there.
