@@ -451,7 +451,8 @@ fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
     fn slots_hold(r: &Report) -> bool {
         needed_slots(r) <= r.config.max_batch as f64
     }
-    let rules: [(&str, fn(&Report) -> bool); 2] = [
+    type Holds = fn(&Report) -> bool;
+    let rules: [(&str, Holds); 2] = [
         ("timeout-below-p99", timeout_holds),
         ("hot-prefix", slots_hold),
     ];
