@@ -85,7 +85,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     // The index lists every lesson with its difficulty and time; none is done yet.
     await page.click('#course > summary');
     const items = page.locator('[data-testid=course-index] li');
-    assert.equal(await items.count(), 6);
+    assert.equal(await items.count(), 7);
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /Routers that herd · advanced · about 15 min/);
     assert.doesNotMatch(await page.textContent(`[data-testid=course-${id}]`), /completed/);
     let n = await page.evaluate(() => window.kvfleet.runCount);
