@@ -109,7 +109,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.reload();
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
-    assert.match(await page.textContent('#course-summary'), /6 lessons, 1 completed in this browser/);
+    assert.match(await page.textContent('#course-summary'), /7 lessons, 1 completed in this browser/);
     await page.click('#course > summary');
     await screenshot(page, 'course-index');
     assert.deepEqual(errors, []);
