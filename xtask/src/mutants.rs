@@ -49,12 +49,17 @@ const MODULES: &[Module] = &[
             "src/view.rs",
             "src/view/*.rs",
         ],
+        // The router dispatches to the zoo's rules (`pick_zoo`, `record_zoo`, the decision
+        // log's rule), so the zoo's worked examples and replays test it too.
         tests: &[
             "decision_picks",
             "sessions",
             "replay",
             "router_view",
             "router_snapshot",
+            "zoo_worked",
+            "zoo_replay",
+            "sglang_spiral",
         ],
     },
     Module {
