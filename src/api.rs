@@ -131,6 +131,11 @@ impl ParsedTrace {
         self.block_size
     }
 
+    /// The name it was parsed under (a file name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The requests for a run of `cfg`, which must use the block size parsed with.
     fn requests_for(&self, cfg: &Config) -> Result<Vec<Request>, String> {
         if cfg.block_size != self.block_size {
@@ -242,12 +247,27 @@ pub fn lessons_json() -> String {
 }
 
 /// A lesson's interview answers (numbers measured by runs) and short check (answers
-/// verified by runs), as JSON (`lessons::material::Material`).
-pub fn lesson_material_json(id: &str) -> Result<String, String> {
+/// verified by runs), as JSON (`lessons::material::Material`). A lesson that replays a
+/// built-in trace (`Lesson::trace`) needs it parsed: `trace`.
+pub fn lesson_material_json(id: &str, trace: Option<&ParsedTrace>) -> Result<String, String> {
     let lesson = crate::lessons::lesson(id)
         .ok_or_else(|| format!("lesson: unknown lesson \"{}\"", crate::echo::shown(id)))?;
-    let m = crate::lessons::material::material(&lesson)?;
+    let m = crate::lessons::material::material(&lesson, trace)?;
     Ok(serde_json::to_string(&m).expect("material serialises"))
+}
+
+/// The report of one run of `cfg`: the synthetic workload, or a replay of `trace`.
+pub fn report_of(cfg: &Config, trace: Option<&ParsedTrace>) -> Result<Report, String> {
+    let sim = match trace {
+        None => synthetic_simulation(cfg)?,
+        Some(t) => {
+            let requests = t.requests_for(cfg)?;
+            params::validate_fleet(cfg).map_err(|e| e.to_string())?;
+            params::validate_replay(cfg, &requests, &t.name)?;
+            replay_simulation(cfg, requests, &t.name)?
+        }
+    };
+    Ok(sim.into_report())
 }
 
 /// The points of a sweep (`NAME=START:END[:STEP]` or `NAME=A,B,C`) over a JSON config, as

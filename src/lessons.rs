@@ -1,6 +1,7 @@
-//! The two classic lessons of the KV-aware router card as break-and-fix exercises: a
-//! story, the broken configuration, a measurable goal the report is checked against,
-//! hints, fixes and the explanation. Shared by the CLI (`--preset`) and the page.
+//! The course: break-and-fix lessons, each a story, the broken configuration, a
+//! measurable goal the report is checked against, hints, fixes, the explanation, and the
+//! material (figure, interview, short check) measured by runs. Shared by the CLI
+//! (`--preset`, `kvfleet lesson`) and the page.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -14,6 +15,7 @@ mod hot_prefix;
 mod infinite;
 pub mod material;
 mod more_replicas_slower;
+mod reuse;
 mod timeout;
 mod weight;
 
@@ -85,6 +87,10 @@ pub struct Lesson {
     pub difficulty: &'static str,
     /// About how long it takes, minutes.
     pub minutes: u32,
+    /// The built-in trace every run of the lesson replays (a file name of
+    /// `data/mooncake/`, which the page serves from `data/`), or empty: the synthetic
+    /// workload. The core holds no trace; the CLI embeds it, the page fetches it.
+    pub trace: &'static str,
     /// How the component works, in a few sentences (the diagram illustrates it).
     pub how: &'static str,
     /// The figure of "how it works", every point a run.
@@ -100,6 +106,7 @@ pub struct Lesson {
 /// Every lesson, in course order.
 pub fn lessons() -> Vec<Lesson> {
     vec![
+        reuse::lesson(),
         more_replicas_slower::lesson(),
         hot_prefix::lesson(),
         timeout::lesson(),

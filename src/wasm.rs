@@ -174,7 +174,13 @@ pub fn lessons_json() -> String {
 /// A lesson's interview answers and short check, rendered and verified by runs, as JSON.
 #[wasm_bindgen]
 pub fn lesson_material_json(id: &str) -> Result<String, JsError> {
-    api::lesson_material_json(id).map_err(|m| JsError::new(&m))
+    api::lesson_material_json(id, None).map_err(|m| JsError::new(&m))
+}
+
+/// `lesson_material_json` for a lesson that replays a built-in trace, parsed earlier.
+#[wasm_bindgen]
+pub fn lesson_material_trace_json(id: &str, trace: &Trace) -> Result<String, JsError> {
+    api::lesson_material_json(id, Some(&trace.inner)).map_err(|m| JsError::new(&m))
 }
 
 /// The points of a sweep spec over a JSON config, as JSON `{param, points: [{value, config}]}`.

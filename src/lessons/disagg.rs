@@ -41,6 +41,7 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Split prefill from decode when long prefills slow the token stream; size the prefill pool for TTFT and the decode pool for TPOT.",
         difficulty: "advanced",
         minutes: 15,
+        trace: "",
         how: "In a colocated fleet each engine step runs one token of every decoding request plus a chunk of prefill, so a long prefill makes that step long for everyone on the replica. A disaggregated fleet routes each request to a prefill replica, moves the prompt's KV over a link to a decode replica, and decodes there: the decode steps never wait for a prefill, and every first token pays the transfer.",
         diagram: Diagram {
             caption: "p99 gap between streamed tokens by load: colocated, long prefills stall the stream once load passes 8 req/s (over 200 ms from 12 req/s); split 5 + 3, the gap is the decode step time and stays under 20 ms.",

@@ -35,6 +35,7 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Routers that share a stale view herd: keep the signals fresh, or spread the picks without them.",
         difficulty: "advanced",
         minutes: 15,
+        trace: "",
         how: "Each router picks the replica with the lowest cost from what it knows: its own recent picks at once, the replicas' queues only from a shared snapshot refreshed every so often. Several routers on the same stale snapshot therefore make the same pick until the next refresh.",
         diagram: Diagram {
             caption: "p99 time to first token by snapshot age: one router degrades slowly, four routers herd as soon as the snapshot is older than a burst.",

@@ -35,6 +35,7 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Stay sticky until a replica is saturated, then spill to the least busy one.",
         difficulty: "intermediate",
         minutes: 15,
+        trace: "",
         how: "A prefix-aware router hashes a prompt's first block to a home replica, so every request with the same prefix lands where it is cached. When one prefix dominates the traffic, its home does most of the work. Spilling sends a request elsewhere once the home's queue reaches a threshold; the new replica pays one cold prefill and then holds the prefix too.",
         diagram: Diagram {
             caption: "p99 time to first token by spill threshold (0 never spills): spilling at a short queue keeps the tail short; a high threshold spills too late.",

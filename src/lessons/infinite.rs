@@ -42,6 +42,7 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Rank routing policies under the cache size you will run, not on an unbounded one.",
         difficulty: "intermediate",
         minutes: 12,
+        trace: "",
         how: "A replica's cache keeps a template only while it fits; when it is full, the block used least recently goes. The fleet's caches add up only if the replicas hold different content: a router that sends each template to the replicas that hold it partitions the working set, one that scatters requests copies it to every replica.",
         diagram: Diagram {
             caption: "p99 time to first token as the cache per replica grows: from 120 blocks up round robin has the shorter tail; at 80 blocks and below it falls far behind a cache-aware router.",

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{apply, broken_config, evaluate_json, metric_of, Lesson};
+use crate::api::ParsedTrace;
 
 /// How a measured number is written into an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -173,6 +174,7 @@ pub struct Material {
 /// Runs of a lesson's configs, each distinct change set once.
 struct Runs<'a> {
     lesson: &'a Lesson,
+    trace: Option<&'a ParsedTrace>,
     done: BTreeMap<String, Value>,
 }
 
@@ -181,7 +183,7 @@ impl Runs<'_> {
         let key = changes.to_string();
         if !self.done.contains_key(&key) {
             let cfg = apply(&broken_config(self.lesson), changes)?;
-            let report = crate::api::synthetic_simulation(&cfg)?.into_report();
+            let report = crate::api::report_of(&cfg, self.trace)?;
             let v = serde_json::to_value(&report).expect("report serialises");
             self.done.insert(key.clone(), v);
         }
@@ -354,10 +356,35 @@ fn measure(d: &Diagram, runs: &mut Runs) -> Result<RenderedDiagram, String> {
     })
 }
 
-/// Runs everything a lesson's material needs and renders it.
-pub fn material(lesson: &Lesson) -> Result<Material, String> {
+/// Runs everything a lesson's material needs and renders it. A lesson that replays a
+/// built-in trace (`Lesson::trace`) needs that trace, parsed: `trace`.
+pub fn material(lesson: &Lesson, trace: Option<&ParsedTrace>) -> Result<Material, String> {
+    match (lesson.trace, trace) {
+        ("", Some(_)) => {
+            return Err(format!(
+                "lesson {} runs the synthetic workload, not a trace",
+                lesson.id
+            ))
+        }
+        ("", None) => {}
+        (name, None) => {
+            return Err(format!(
+                "lesson {} replays the trace {name}: parse it and pass it",
+                lesson.id
+            ))
+        }
+        (name, Some(t)) if t.name() != name => {
+            return Err(format!(
+                "lesson {} replays the trace {name}, not {}",
+                lesson.id,
+                t.name()
+            ))
+        }
+        _ => {}
+    }
     let mut runs = Runs {
         lesson,
+        trace,
         done: BTreeMap::new(),
     };
     let diagram = measure(&lesson.diagram, &mut runs)?;

@@ -34,6 +34,7 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.",
         difficulty: "beginner",
         minutes: 10,
+        trace: "",
         how: "Each replica caches the KV blocks of the prompts it computed, and a request reuses them only on that replica. An agent's next step repeats its whole conversation so far, so only the replica that served the previous step holds nearly all of it. Where the router sends the step decides how much is recomputed.",
         diagram: Diagram {
             caption: "Token hit rate as the fleet grows: under round robin it falls with every doubling, under sticky routing it stays where it is.",

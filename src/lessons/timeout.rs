@@ -39,6 +39,7 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Set the caller timeout above p99, with a margin.",
         difficulty: "beginner",
         minutes: 8,
+        trace: "",
         how: "A caller timeout drops a request that has no first token that long after it arrived: from the queue, at the next step, or when its first token comes too late. It says nothing about the fleet's health, only about the tail of the latency: every call slower than the timeout is cut.",
         diagram: Diagram {
             caption: "Calls cut by the timeout, of 1,000: many while the timeout is below the p99 TTFT of a run without one, none with a margin above it.",

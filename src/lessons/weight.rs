@@ -39,6 +39,7 @@ pub(super) fn lesson() -> Lesson {
         rule_of_thumb: "Sweep the overlap weight against your SLO; the best weight is a basin, not the highest.",
         difficulty: "intermediate",
         minutes: 12,
+        trace: "",
         how: "The kv router scores each replica as overlap weight x the blocks the request would miss there + the replica's load, and picks the lowest. The weight says how many blocks of load one missed block is worth. Too low and hot requests go cold; too high and the router ignores queues.",
         diagram: Diagram {
             caption: "p99 time to first token by overlap weight: it falls as hot-prefix requests stay where they are cached, bottoms out in a basin, and rises again past it.",

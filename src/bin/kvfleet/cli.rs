@@ -149,7 +149,10 @@ fn trace_options(a: &RunArgs) -> TraceOptions {
 }
 
 /// Reads the trace or workload file, if one was given.
-pub(crate) fn read_trace(a: &RunArgs) -> Result<Option<(Vec<Request>, String)>, String> {
+pub(crate) fn read_trace(
+    a: &RunArgs,
+    lesson: Option<&Lesson>,
+) -> Result<Option<(Vec<Request>, String)>, String> {
     let opts = trace_options(a);
     if let Some(path) = &a.mooncake_trace {
         let reqs = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
@@ -162,6 +165,14 @@ pub(crate) fn read_trace(a: &RunArgs) -> Result<Option<(Vec<Request>, String)>, 
         let reqs = trace::parse_workload_file(open(path)?, path, format, &opts)
             .map_err(|e| e.to_string())?;
         return Ok(Some((reqs, base_name(path))));
+    }
+    // A lesson on a built-in trace replays it (embedded in the binary).
+    if let Some(l) = lesson.filter(|l| !l.trace.is_empty()) {
+        let text = crate::builtin::text(l.trace)
+            .ok_or_else(|| format!("--preset {}: no built-in trace {}", l.id, l.trace))?;
+        let reqs =
+            trace::parse_mooncake(text.as_bytes(), l.trace, &opts).map_err(|e| e.to_string())?;
+        return Ok(Some((reqs, l.trace.to_string())));
     }
     Ok(None)
 }
@@ -299,7 +310,7 @@ fn check_outputs(a: &RunArgs) -> Result<(), String> {
 
 fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     check_outputs(a)?;
-    let trace = read_trace(a)?;
+    let trace = read_trace(a, lesson.as_ref())?;
     if let Some(spec) = &a.sweep {
         let args = sweep::SweepArgs {
             spec,

@@ -46,7 +46,9 @@ fn unknown(id: &str) -> String {
 /// (answers verified by runs), as text or JSON.
 pub fn material(id: &str, json: bool) -> Result<(), String> {
     let lesson = lessons::lesson(id).ok_or_else(|| unknown(id))?;
-    let m = lessons::material::material(&lesson)?;
+    let block_size = lessons::broken_config(&lesson).block_size;
+    let trace = crate::builtin::lesson_trace(&lesson, block_size)?;
+    let m = lessons::material::material(&lesson, trace.as_ref())?;
     if json {
         return crate::cli::print(&format!(
             "{}\n",
@@ -91,7 +93,8 @@ pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
     let cli = Cli::from_arg_matches(&matches).map_err(|e| format!("--check: {e}"))?;
     let (cfg, lesson) = crate::cli::config(&cli.run, &matches)?;
     let lesson = lesson.expect("--preset names the lesson");
-    let report = api::synthetic_simulation(&cfg)?.into_report();
+    let trace = crate::builtin::lesson_trace(&lesson, cfg.block_size)?;
+    let report = api::report_of(&cfg, trace.as_ref())?;
     let results = lessons::evaluate(&lesson, &report);
     let met = results.iter().all(|r| r.met);
     let mut text = format!("Lesson {}: {}\n", lesson.id, lesson.title);

@@ -6,6 +6,8 @@
 mod args;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
+/// The built-in trace a lesson replays.
+mod builtin;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]

@@ -132,7 +132,7 @@ const NO_TARGET: &str = "kvfleet plan: no target given; give at least one of \
 /// Plans every policy asked for and reports.
 pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     check_flags(&cmd.run)?;
-    let (cfg, _lesson) = crate::cli::config(&cmd.run, matches)?;
+    let (cfg, lesson) = crate::cli::config(&cmd.run, matches)?;
     let f = &cmd.plan;
     let given = [f.ttft_p99_ms, f.tpot_p99_ms, f.e2e_p99_ms, f.max_rejected];
     if given.iter().all(Option::is_none) {
@@ -157,7 +157,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     if limits.gpus_per_replica == 0 {
         return Err("--plan-gpus-per-replica: invalid count: got 0; allowed: 1 or more".into());
     }
-    let trace = crate::cli::read_trace(&cmd.run)?;
+    let trace = crate::cli::read_trace(&cmd.run, lesson.as_ref())?;
     let (runner, workload): (Box<dyn Runner + Sync>, String) = match trace {
         Some((requests, name)) => {
             kvfleet::params::validate_fleet(&cfg).map_err(crate::cli::flag_error)?;
