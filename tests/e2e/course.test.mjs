@@ -21,7 +21,7 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-for (const id of ['hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'when-disaggregation-pays']) {
+for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'when-disaggregation-pays']) {
   test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
     const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
     const { page, errors, context } = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });
@@ -85,7 +85,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     // The index lists every lesson with its difficulty and time; none is done yet.
     await page.click('#course > summary');
     const items = page.locator('[data-testid=course-index] li');
-    assert.equal(await items.count(), 7);
+    assert.equal(await items.count(), 8);
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /Routers that herd · advanced · about 15 min/);
     assert.doesNotMatch(await page.textContent(`[data-testid=course-${id}]`), /completed/);
     let n = await page.evaluate(() => window.kvfleet.runCount);
@@ -109,7 +109,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.reload();
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
-    assert.match(await page.textContent('#course-summary'), /7 lessons, 1 completed in this browser/);
+    assert.match(await page.textContent('#course-summary'), /8 lessons, 1 completed in this browser/);
     await page.click('#course > summary');
     await screenshot(page, 'course-index');
     assert.deepEqual(errors, []);
@@ -133,6 +133,39 @@ test('?embed=1&lesson=ID renders the exercise alone within 600x500, and it can b
     assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.router_refresh_ms), 0);
     await page.waitForSelector('[data-testid=embed-lesson] [data-testid=lesson-done]:visible');
     await screenshot(page, 'course-embed-lesson', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('a lesson on a built-in trace replays it: the link, its goal on the trace, another source refused, a fix', async () => {
+  const { page, errors, context } = await site.open('/?lesson=reuse-at-all', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.lastReport?.source === 'conversation_trace.jsonl', null, { timeout: 60000 });
+    assert.match(await page.textContent('#source-name'), /trace: conversation trace/);
+    assert.match(await page.textContent('.lesson-story'), /Every run of this lesson replays the conversation trace\./);
+    // The broken setup on the trace: one engine, 833 blocks, 4.5% of tokens hit (as natively).
+    const native = JSON.parse(execFileSync(BIN, ['--preset', 'reuse-at-all', '-q', '--des-report-json', '-'], { cwd: ROOT, encoding: 'utf8' }));
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.summary.hit_rate_tokens, native.summary.hit_rate_tokens);
+    assert.equal(r.config.kv_blocks, 833);
+    assert.match(await page.textContent('[data-testid=lesson-checks]'), /token hit rate at least 33\.6%: now 4\.5%/);
+    // Another source says so instead of judging the goal on it.
+    let n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('#source-reset');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-wrong-source]');
+    assert.match(await page.textContent('[data-testid=lesson-checks]'), /not of the lesson’s workload \(the conversation trace\)/);
+    // Back to it, then a documented fix through the hints: the goal is met on the trace.
+    n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=lesson-reset]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.source === 'conversation_trace.jsonl', n, { timeout: 60000 });
+    for (let i = 0; i < 3; i += 1) await page.click('[data-testid=lesson-hint]');
+    n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=lesson-fix-30-000-blocks]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-done]:visible');
+    assert.match(await page.textContent('[data-testid=lesson-checks]'), /was 4\.5% → now 33\.8%/);
+    await screenshot(page, 'course-reuse-at-all');
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });

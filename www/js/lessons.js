@@ -5,6 +5,7 @@
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
 import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
+import { builtin, BUILTIN } from './traces.js';
 
 /** The settings of a disaggregated fleet: hidden while the fleet is colocated. */
 const DISAGG_KEYS = ['prefill_instances', 'decode_instances', 'decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us', 'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
@@ -156,7 +157,7 @@ export class Lessons {
     this.lastValues = null;
     this.render();
     if (!this.exerciseOnly) this.requestMaterial(l.id);
-    if (loadConfig) this.hooks.start(l.broken);
+    if (loadConfig) this.hooks.start(l.broken, l.trace || null);
     this.els.panel.hidden = false;
     if (!this.exerciseOnly) this.els.panel.scrollIntoView({ block: 'start', behavior: 'smooth' });
     return true;
@@ -283,7 +284,9 @@ export class Lessons {
         }
       };
     }
-    this.materialWorker.postMessage({ type: 'lesson-material', id });
+    // A lesson on a built-in trace measures its answers on that trace (fetched by the worker).
+    const l = this.list.find((x) => x.id === id);
+    this.materialWorker.postMessage({ type: 'lesson-material', id, trace: l?.trace ? builtin(l.trace) : null });
   }
 
   /** The interview questions and the short check of a measured lesson. */
@@ -380,6 +383,7 @@ export class Lessons {
     head.append(h, close);
 
     const story = el('p', 'lesson-story', l.story);
+    if (l.trace) story.append(el('span', 'lesson-trace', ` Every run of this lesson replays the ${BUILTIN[l.trace] || l.trace}.`));
     const how = el('section', 'lesson-how');
     how.dataset.testid = 'lesson-how';
     how.append(el('h3', 'sub-h', 'How it works'), el('p', null, l.how || ''));
@@ -422,7 +426,8 @@ export class Lessons {
     });
     const reset = el('button', 'btn small', 'Break it again');
     reset.type = 'button';
-    reset.addEventListener('click', () => { this.prevValues = null; this.hooks.start(l.broken); });
+    reset.dataset.testid = 'lesson-reset';
+    reset.addEventListener('click', () => { this.prevValues = null; this.hooks.start(l.broken, l.trace || null); });
 
     this.doneEl = el('div', 'lesson-done');
     this.doneEl.dataset.testid = 'lesson-done';
@@ -446,6 +451,18 @@ export class Lessons {
   update(report) {
     const l = this.active;
     if (!l || !this.checksEl) return;
+    // The goal is about the lesson's own workload: a run of another one says nothing of it.
+    const wanted = l.trace || null;
+    const source = !report.source || ['synthetic', 'sessions'].includes(report.source) ? null : report.source;
+    if (wanted !== source) {
+      const li = el('li', 'unmet');
+      li.dataset.testid = 'lesson-wrong-source';
+      li.append(el('span', 'mark', '✗'), document.createTextNode(` This run is not of the lesson’s workload (${wanted ? `the ${BUILTIN[wanted] || wanted}` : 'the synthetic workload'}): press “Break it again” to go back to it.`));
+      this.checksEl.replaceChildren(li);
+      this.doneEl.hidden = true;
+      this.els.panel.classList.remove('solved');
+      return;
+    }
     this.renderSettings(report.config || null, report);
     const values = (l.checks || []).map((c) => valueAt(report, c.metric));
     // "was" is the broken setup's value (the first run of the lesson), so a fix reads

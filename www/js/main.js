@@ -111,6 +111,7 @@ function initEmbed(msg, fromUrl) {
     const own = {};
     for (const k of st.fromUrl) own[k] = st.config[k];
     st.config = { ...st.defaults, ...lesson.broken, ...own };
+    if (lesson.trace) st.source = builtin(lesson.trace);
   }
   const opts = embedOptions(location.search, st.params, lesson);
   showNotes(opts.notes);
@@ -120,7 +121,7 @@ function initEmbed(msg, fromUrl) {
     fullUrl: () => `./?${queryFor(st.config, st.params, { trace: st.source?.builtin ? st.source.name : null, lesson: lesson?.id ?? null })}`,
     compare: (configs) => { st.compareId = st.nextId++; worker.postMessage({ type: 'compare', id: st.compareId, configs, trace: st.source }); },
     lesson: lesson ? { lesson, params: st.params, fix: (changes) => { Object.assign(st.config, changes); refresh(); },
-      restart: () => { st.config = { ...st.defaults, ...lesson.broken }; refresh(); } } : null,
+      restart: () => { st.config = { ...st.defaults, ...lesson.broken }; st.source = lesson.trace ? builtin(lesson.trace) : null; refresh(); } } : null,
   });
   controls = embedView.controls;
 }
@@ -147,7 +148,7 @@ function initFull(msg, fromUrl) {
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
-    start: (broken) => { applyScenario(broken); bringIntoView($('lesson')); },
+    start: (broken, trace) => { applyScenario(broken, trace); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
   }, new URL('./worker.js', import.meta.url));
@@ -192,6 +193,7 @@ function initFull(msg, fromUrl) {
       lessons.start(fromUrl.lesson, { loadConfig: false });
       const broken = lessons.active?.broken || {};
       st.config = { ...st.defaults, ...broken, ...own };
+      if (lessons.active?.trace) st.source = builtin(lessons.active.trace);
       for (const k of Object.keys(broken)) st.fromUrl.delete(k);
     } else showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
   }
@@ -283,10 +285,11 @@ function configOf(config) {
   return out;
 }
 
-function applyScenario(set) {
+// A scenario's or a lesson's setup; a lesson on a built-in trace (file name) replays it.
+function applyScenario(set, trace = null) {
   st.config = { ...st.defaults, ...set };
   st.fromUrl.clear();
-  st.source = null;
+  st.source = trace ? builtin(trace) : null;
   refresh();
 }
 

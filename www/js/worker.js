@@ -11,7 +11,7 @@
 //      {type:'capacity', id, config, policy, spec, trace?}  one policy's capacity plan (blocking; the page
 //          cancels by terminating the worker) -> {type:'capacity-result', id, plan} | {type:'capacity-error', id, message}
 //      {type:'capacity-headline', plans} -> {type:'capacity-headline', headline}  (plan_headline over the plans' JSON)
-//      {type:'lesson-material', id}  a lesson's interview answers and short check (runs the lesson's configs)
+//      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 // Out: {type:'ready', version, params, defaults, lessons, presets} | {type:'fatal', message}
@@ -282,9 +282,12 @@ async function handleCapacity(msg) {
   }
 }
 
-function handleLessonMaterial(msg) {
+async function handleLessonMaterial(msg) {
   try {
-    postMessage({ type: 'lesson-material', id: msg.id, material: JSON.parse(wasm.lesson_material_json(msg.id)) });
+    const text = msg.trace
+      ? wasm.lesson_material_trace_json(msg.id, await parsedTrace(msg.trace, 512))
+      : wasm.lesson_material_json(msg.id);
+    postMessage({ type: 'lesson-material', id: msg.id, material: JSON.parse(text) });
   } catch (err) {
     postMessage({ type: 'lesson-material-error', id: msg.id, message: messageOf(err) });
   }
@@ -320,7 +323,7 @@ self.onmessage = async (e) => {
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
   if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
   if (msg.type === 'capacity-headline') { await booted; if (wasm) handleCapacityHeadline(msg); return; }
-  if (msg.type === 'lesson-material') { await booted; if (wasm) handleLessonMaterial(msg); return; }
+  if (msg.type === 'lesson-material') { await booted; if (wasm) await handleLessonMaterial(msg); return; }
   if (msg.type in LANE_OF) {
     const lane = LANE_OF[msg.type] || msg.lane;
     latest[lane] = msg.id;
