@@ -257,6 +257,11 @@ fn the_lesson_command_lists_runs_and_checks() {
         .collect();
     let want: Vec<&str> = kvfleet::lessons::lessons().iter().map(|l| l.id).collect();
     assert_eq!(ids, want);
+    // The titles start in one column, two spaces past the longest id.
+    let longest = want.iter().map(|id| id.len()).max().unwrap();
+    for (line, l) in out.lines().zip(kvfleet::lessons::lessons()) {
+        assert_eq!(line.find(l.title), Some(longest + 2), "{line}");
+    }
     for l in kvfleet::lessons::lessons() {
         // The broken setup fails its goal: exit 1, every check printed.
         let (code, out, _) = kvfleet(&["lesson", l.id]);
@@ -757,4 +762,21 @@ fn reuse_lesson_numbers_hold() {
     assert!((1.75..2.0).contains(&(bytes / 2f64.powi(40))), "{bytes}");
     assert!(!met(&l, &run_lesson(&l, &broken_config(&l))));
     check_fixes(&l);
+    // From the CLI, `unbounded` clears the lesson's limit: the ceiling, but over budget.
+    let (code, out, err) = kvfleet(&[
+        "lesson",
+        "reuse-at-all",
+        "--check",
+        "--des-kv-blocks",
+        "unbounded",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("[met] token hit rate at least 33.6% (measured 0.3733)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[NOT met] at most 32,000 blocks (not set)"),
+        "{out}"
+    );
 }

@@ -86,15 +86,19 @@ pub enum KvBlocks {
     Auto,
     /// This many blocks.
     Blocks(u64),
+    /// No limit (the default; given explicitly, it clears a lesson's limit).
+    Unbounded,
 }
 
 fn kv_blocks(text: &str) -> Result<KvBlocks, String> {
-    if text.trim() == "auto" {
-        return Ok(KvBlocks::Auto);
+    match text.trim() {
+        "auto" => return Ok(KvBlocks::Auto),
+        "unbounded" => return Ok(KvBlocks::Unbounded),
+        _ => {}
     }
     text.trim().parse::<u64>().map(KvBlocks::Blocks).map_err(|_| {
         format!(
-            "expected a whole number of blocks from 0 to {}, or auto (derived from the engine preset's HBM)",
+            "expected a whole number of blocks from 0 to {}, auto (derived from the engine preset's HBM) or unbounded",
             u64::MAX
         )
     })
@@ -186,9 +190,9 @@ pub struct RunArgs {
     #[arg(long = "des-block-size", value_name = "TOKENS", default_value = "512", value_parser = whole32)]
     pub block_size: u32,
     /// KV capacity per replica in blocks (cached prefixes and running requests share it),
-    /// or `auto`: what the engine preset's HBM holds after weights and a 10 % reserve
-    /// [default: unbounded].
-    #[arg(long = "des-kv-blocks", value_name = "BLOCKS|auto", value_parser = kv_blocks)]
+    /// `auto`: what the engine preset's HBM holds after weights and a 10 % reserve, or
+    /// `unbounded` (clears a lesson's limit) [default: unbounded].
+    #[arg(long = "des-kv-blocks", value_name = "BLOCKS|auto|unbounded", value_parser = kv_blocks)]
     pub kv_blocks: Option<KvBlocks>,
     /// Concurrency slots: most requests running at once per replica.
     #[arg(long = "des-max-batch", value_name = "REQS", default_value = "256", value_parser = whole32)]
@@ -403,7 +407,7 @@ impl RunArgs {
             kv_blocks: match self.kv_blocks {
                 Some(KvBlocks::Auto) => self.engine.kv_blocks(self.block_size),
                 Some(KvBlocks::Blocks(n)) => Some(n),
-                None => None,
+                Some(KvBlocks::Unbounded) | None => None,
             },
             max_batch: self.max_batch,
             max_batched_tokens: self.max_batched_tokens,

@@ -230,11 +230,7 @@ fn goal_text(lesson: &Lesson, report: &kvfleet::Report) -> String {
     let met = results.iter().all(|r| r.met);
     let mut out = format!("  Lesson: {} | goal: {}\n", lesson.title, lesson.goal);
     for r in &results {
-        let verdict = if r.met { "met" } else { "NOT met" };
-        out.push_str(&format!(
-            "    [{verdict}] {} (measured {:.4})\n",
-            r.label, r.value
-        ));
+        out.push_str(&crate::lesson::check_line(r));
     }
     out.push_str(&format!("  Goal {}\n", if met { "MET" } else { "NOT MET" }));
     out

@@ -16,9 +16,12 @@ pub const GOAL_NOT_MET: &str = "the lesson's goal is not met";
 
 fn list() -> Result<(), String> {
     let mut out = String::new();
-    for l in lessons::lessons() {
+    let all = lessons::lessons();
+    // The ids in one column, as wide as the longest.
+    let width = all.iter().map(|l| l.id.len()).max().unwrap_or(0);
+    for l in all {
         out.push_str(&format!(
-            "{:<22} {} ({}, about {} min): {}\n",
+            "{:<width$}  {} ({}, about {} min): {}\n",
             l.id,
             l.title,
             l.difficulty,
@@ -27,6 +30,16 @@ fn list() -> Result<(), String> {
         ));
     }
     crate::cli::print(&out)
+}
+
+/// One goal check as the CLI prints it; a setting left unset (no cache limit) reads "not
+/// set" rather than NaN.
+pub fn check_line(r: &lessons::CheckResult) -> String {
+    let verdict = if r.met { "met" } else { "NOT met" };
+    if r.value.is_nan() {
+        return format!("    [{verdict}] {} (not set)\n", r.label);
+    }
+    format!("    [{verdict}] {} (measured {:.4})\n", r.label, r.value)
 }
 
 fn first_sentence(text: &str) -> &str {
@@ -105,11 +118,7 @@ pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
     }
     text.push_str(&format!("  Goal: {}\n", lesson.goal));
     for r in &results {
-        let verdict = if r.met { "met" } else { "NOT met" };
-        text.push_str(&format!(
-            "    [{verdict}] {} (measured {:.4})\n",
-            r.label, r.value
-        ));
+        text.push_str(&check_line(r));
     }
     text.push_str(&format!(
         "  Goal {} (seed {})\n",
