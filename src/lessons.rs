@@ -15,6 +15,7 @@ mod hot_prefix;
 mod infinite;
 pub mod material;
 mod more_replicas_slower;
+mod pileup;
 mod reuse;
 mod timeout;
 mod weight;
@@ -113,6 +114,7 @@ pub fn lessons() -> Vec<Lesson> {
         weight::lesson(),
         infinite::lesson(),
         herd::lesson(),
+        pileup::lesson(),
         disagg::lesson(),
     ]
 }
@@ -149,10 +151,15 @@ pub struct CheckResult {
     pub met: bool,
 }
 
-/// The number at `path` (`summary.ttft_ms_p99`) in a report's JSON (NaN if absent).
+/// The number at `path` (`summary.ttft_ms_p99`, `per_instance.3.requests`) in a report's
+/// JSON (NaN if absent).
 pub fn metric_of(v: &Value, path: &str) -> f64 {
+    // A number in the path indexes an array: `per_instance.3.requests`.
     path.split('.')
-        .try_fold(v, |node, key| node.get(key))
+        .try_fold(v, |node, key| match key.parse::<usize>() {
+            Ok(i) if node.is_array() => node.get(i),
+            _ => node.get(key),
+        })
         .and_then(Value::as_f64)
         .unwrap_or(f64::NAN)
 }

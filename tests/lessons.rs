@@ -17,6 +17,7 @@ fn run(cfg: &Config) -> Report {
 /// The built-in trace a lesson replays, parsed once per test binary (None: synthetic).
 fn trace_of(lesson: &Lesson) -> Option<&'static ParsedTrace> {
     static CONVERSATION: OnceLock<ParsedTrace> = OnceLock::new();
+    static DOC_CHAT: OnceLock<ParsedTrace> = OnceLock::new();
     match lesson.trace {
         "" => None,
         "conversation_trace.jsonl" => Some(CONVERSATION.get_or_init(|| {
@@ -26,6 +27,14 @@ fn trace_of(lesson: &Lesson) -> Option<&'static ParsedTrace> {
             );
             let text = std::fs::read_to_string(path).unwrap();
             ParsedTrace::parse(&text, "conversation_trace.jsonl", 512).unwrap()
+        })),
+        "doc_chat_trace.jsonl" => Some(DOC_CHAT.get_or_init(|| {
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/data/kvfleet/doc_chat_trace.jsonl"
+            );
+            let text = std::fs::read_to_string(path).unwrap();
+            ParsedTrace::parse(&text, "doc_chat_trace.jsonl", 16).unwrap()
         })),
         other => panic!("{}: no test copy of the trace {other}", lesson.id),
     }
@@ -194,6 +203,7 @@ fn lessons_serialise_for_the_page() {
             "retune-the-weight",
             "won-on-an-infinite-cache",
             "routers-that-herd",
+            "smallest-tree-pile-up",
             "when-disaggregation-pays"
         ]
     );
@@ -641,6 +651,15 @@ fn every_diagram_shows_what_its_caption_says() {
         "{:?}",
         d[0]
     );
+    // smallest-tree-pile-up, 8 .. 64 slots: the tree rule over 1 s up to 32 slots and under
+    // 100 ms at 64; the least-loaded rule under 100 ms from 12.
+    let d = diagram("smallest-tree-pile-up");
+    assert!(
+        d[0][..4].iter().all(|&x| x > 1000.0) && d[0][4] < 100.0,
+        "{:?}",
+        d[0]
+    );
+    assert!(d[1][1..].iter().all(|&x| x < 100.0), "{:?}", d[1]);
     // herd, refresh 0 .. 500 ms: four routers at or above one router at every age, and
     // further above once the snapshot is older than 0.
     let d = diagram("routers-that-herd");
@@ -779,4 +798,95 @@ fn reuse_lesson_numbers_hold() {
         out.contains("[NOT met] at most 32,000 blocks (not set)"),
         "{out}"
     );
+}
+
+/// The recipe of kvfleet's built-in `data/kvfleet/doc_chat_trace.jsonl` (Mooncake JSONL
+/// with kvfleet's `block_size` field, 16-token blocks), 60 s of two apps on one fleet:
+/// - document Q&A: a question every 500 ms (120), in turn about one of 3 documents of
+///   250 blocks (4,000 tokens; ids 0..750), plus 2 fresh blocks of question; 100-token
+///   answers;
+/// - chat: a fresh 2-block (32-token) prompt every 200 ms from 100 ms (300); 1,000-token
+///   answers.
+///
+/// Fresh block ids count up from 1,000,000 in arrival order; at the same instant the chat
+/// comes first.
+fn doc_chat_trace() -> String {
+    let mut arrivals: Vec<(u64, u8, u64)> = (0..120).map(|i| (500 * i, 1, i)).collect();
+    arrivals.extend((0..300).map(|j| (100 + 200 * j, 0, j)));
+    arrivals.sort();
+    let mut fresh = 1_000_000u64;
+    let mut out = String::new();
+    for (at_ms, kind, k) in arrivals {
+        let mut ids: Vec<u64> = if kind == 1 {
+            let doc = k % 3;
+            (250 * doc..250 * doc + 250).collect()
+        } else {
+            Vec::new()
+        };
+        ids.extend(fresh..fresh + 2);
+        fresh += 2;
+        let output = if kind == 1 { 100 } else { 1000 };
+        let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+        out.push_str(&format!(
+            "{{\"timestamp\": {at_ms}, \"input_length\": {}, \"output_length\": {output}, \"hash_ids\": [{}], \"block_size\": 16}}\n",
+            16 * ids.len(),
+            list.join(", ")
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_doc_chat_trace_is_its_recipe() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/kvfleet/doc_chat_trace.jsonl"
+    );
+    let want = doc_chat_trace();
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, &want).unwrap();
+    }
+    let got = std::fs::read_to_string(path).unwrap();
+    assert_eq!(got.lines().count(), 420);
+    assert!(
+        got == want,
+        "data/kvfleet/doc_chat_trace.jsonl is not its recipe"
+    );
+}
+
+#[test]
+fn pileup_lesson_numbers_hold() {
+    let l = lessons::lesson("smallest-tree-pile-up").unwrap();
+    let at =
+        |changes: serde_json::Value| run_lesson(&l, &apply(&broken_config(&l), &changes).unwrap());
+    // The story: 420 requests over 60 s.
+    let broken = at(serde_json::json!({}));
+    assert_eq!(broken.summary.requests, 420);
+    // The symptom: p99 24.8 s; replica 3 (no document: no hit at all) takes 199 and
+    // queues up to 55; the others queue at most 2.
+    assert!((broken.summary.ttft_ms_p99 - 24_800.0).abs() < 50.0);
+    let r3 = &broken.per_instance[3];
+    assert_eq!((r3.requests, r3.peak_queue), (199, 55));
+    assert_eq!(r3.cached_tokens, 0);
+    assert!(broken.per_instance[..3].iter().all(|r| r.peak_queue <= 2));
+    // The explanation: the least-loaded rule gives 15 ms and 94.8 % (from 90.0 %); Dynamo
+    // 15 ms and 94.0 %.
+    assert!((broken.summary.hit_rate_tokens - 0.900).abs() < 0.0005);
+    let load = at(serde_json::json!({ "sglang_miss": "load" })).summary;
+    assert!((load.ttft_ms_p99 - 15.0).abs() < 1.0 && (load.hit_rate_tokens - 0.948).abs() < 0.0005);
+    let dynamo = at(serde_json::json!({ "routing": "dynamo" })).summary;
+    assert!(
+        (dynamo.ttft_ms_p99 - 15.0).abs() < 1.0 && (dynamo.hit_rate_tokens - 0.940).abs() < 0.0005
+    );
+    // The check's why: round robin 87.5 %; a fifth replica still 2.9 s; three replicas 14 ms.
+    let rr = at(serde_json::json!({ "routing": "round_robin" })).summary;
+    assert!((rr.hit_rate_tokens - 0.875).abs() < 0.0005);
+    let five = at(serde_json::json!({ "instances": 5 })).summary;
+    assert!((five.ttft_ms_p99 - 2900.0).abs() < 50.0);
+    let three = at(serde_json::json!({ "instances": 3 })).summary;
+    assert!((three.ttft_ms_p99 - 14.0).abs() < 1.0);
+    // The interview: "over 50 requests wait" before the guard acts.
+    assert!(r3.peak_queue > 50);
+    assert!(!met(&l, &broken));
+    check_fixes(&l);
 }

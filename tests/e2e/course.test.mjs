@@ -21,7 +21,7 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'when-disaggregation-pays']) {
+for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'smallest-tree-pile-up', 'when-disaggregation-pays']) {
   test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
     const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
     const { page, errors, context } = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });
@@ -85,7 +85,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     // The index lists every lesson with its difficulty and time; none is done yet.
     await page.click('#course > summary');
     const items = page.locator('[data-testid=course-index] li');
-    assert.equal(await items.count(), 8);
+    assert.equal(await items.count(), 9);
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /Routers that herd · advanced · about 15 min/);
     assert.doesNotMatch(await page.textContent(`[data-testid=course-${id}]`), /completed/);
     let n = await page.evaluate(() => window.kvfleet.runCount);
@@ -109,7 +109,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.reload();
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
-    assert.match(await page.textContent('#course-summary'), /8 lessons, 1 completed in this browser/);
+    assert.match(await page.textContent('#course-summary'), /9 lessons, 1 completed in this browser/);
     await page.click('#course > summary');
     await screenshot(page, 'course-index');
     assert.deepEqual(errors, []);

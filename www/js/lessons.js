@@ -286,7 +286,7 @@ export class Lessons {
     }
     // A lesson on a built-in trace measures its answers on that trace (fetched by the worker).
     const l = this.list.find((x) => x.id === id);
-    this.materialWorker.postMessage({ type: 'lesson-material', id, trace: l?.trace ? builtin(l.trace) : null });
+    this.materialWorker.postMessage({ type: 'lesson-material', id, trace: l?.trace ? builtin(l.trace) : null, blockSize: l?.broken?.block_size ?? 512 });
   }
 
   /** The interview questions and the short check of a measured lesson. */

@@ -4,6 +4,7 @@
 export const BUILTIN = {
   'conversation_trace.jsonl': 'conversation trace',
   'synthetic_trace.jsonl': 'synthetic trace',
+  'doc_chat_trace.jsonl': 'document Q&A + chat trace',
 };
 
 export class Traces {

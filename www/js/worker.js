@@ -285,7 +285,7 @@ async function handleCapacity(msg) {
 async function handleLessonMaterial(msg) {
   try {
     const text = msg.trace
-      ? wasm.lesson_material_trace_json(msg.id, await parsedTrace(msg.trace, 512))
+      ? wasm.lesson_material_trace_json(msg.id, await parsedTrace(msg.trace, msg.blockSize ?? 512))
       : wasm.lesson_material_json(msg.id);
     postMessage({ type: 'lesson-material', id: msg.id, material: JSON.parse(text) });
   } catch (err) {

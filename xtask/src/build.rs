@@ -72,12 +72,17 @@ pub fn build(locked: bool) -> Result<u64, String> {
     ] {
         copy(&chart.join(from), &vendor.join(to))?;
     }
-    // The built-in Mooncake traces the page offers (fetched by its worker from www/data/).
+    // The built-in traces the page offers (fetched by its worker from www/data/).
     let data = www.join("data");
     fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
     for name in ["conversation_trace.jsonl", "synthetic_trace.jsonl"] {
         copy(&root.join("data/mooncake").join(name), &data.join(name))?;
     }
+    // kvfleet's own built-in trace (a lesson's; its recipe is a test in tests/lessons.rs).
+    copy(
+        &root.join("data/kvfleet/doc_chat_trace.jsonl"),
+        &data.join("doc_chat_trace.jsonl"),
+    )?;
 
     let raw = size(&wasm)?;
     let gz = gzip_size(&wasm)?;

@@ -10,6 +10,7 @@ pub fn text(name: &str) -> Option<&'static str> {
         "conversation_trace.jsonl" => Some(include_str!(
             "../../../data/mooncake/conversation_trace.jsonl"
         )),
+        "doc_chat_trace.jsonl" => Some(include_str!("../../../data/kvfleet/doc_chat_trace.jsonl")),
         _ => None,
     }
 }
