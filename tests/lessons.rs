@@ -890,3 +890,40 @@ fn pileup_lesson_numbers_hold() {
     assert!(!met(&l, &broken));
     check_fixes(&l);
 }
+
+#[test]
+fn a_preset_on_a_trace_replays_it_with_the_lessons_block_size() {
+    // `kvfleet --preset ID` (the run command, not `kvfleet lesson`) replays the lesson's
+    // built-in trace at the lesson's block size, with the flags given on top.
+    for l in lessons::lessons()
+        .into_iter()
+        .filter(|l| !l.trace.is_empty())
+    {
+        let fix = &l.fixes[0];
+        let mut args = vec!["--preset".to_string(), l.id.to_string(), "-q".to_string()];
+        for (k, v) in fix.config.as_object().unwrap() {
+            args.push(flag_of(k));
+            args.push(match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+        }
+        args.extend(["--des-report-json".to_string(), "-".to_string()]);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = kvfleet(&refs);
+        assert_eq!(code, 0, "{}: {err}", l.id);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["source"], l.trace);
+        assert_eq!(
+            v["config"]["block_size"],
+            l.broken.get("block_size").cloned().unwrap_or(512.into())
+        );
+        let checks = lessons::evaluate_json(&l, &v);
+        assert!(
+            checks.iter().all(|c| c.met),
+            "{} with {}: {checks:?}",
+            l.id,
+            fix.name
+        );
+    }
+}

@@ -267,3 +267,47 @@ fn aibrix_picks_follow_its_rule_with_the_table_rebuilt_from_the_picks() {
         assert!(rules[1] > 0 && rules[2] > 0, "{name}: {rules:?}");
     }
 }
+
+#[test]
+fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
+    // A: 8 blocks (4,096 tokens) with a 2,000-token answer, at 0: a tie, so replica 0.
+    // B at 2 s, while A still decodes: A's 8 blocks and 1 more. On replica 0, 8 of B's 9
+    // blocks are in flight (A's), so new_blocks is 1; on replica 1 it is 9. Costs: replica 0,
+    // max(0, 4,608 / 512 - 8 cached) + A's active blocks + 1; replica 1, 9 + 0 + 9 = 18.
+    // Without the discount replica 0 would cost 1 + active + 9 >= 18 and lose the tie.
+    let request = |id: u32, arrival_us: u64, block_ids: Vec<u64>, output_tokens: u32| Request {
+        id,
+        arrival_us,
+        prompt_tokens: 512 * block_ids.len() as u32,
+        output_tokens,
+        block_ids,
+        session: None,
+        output_block_ids: Vec::new(),
+    };
+    let requests = vec![
+        request(0, 0, (1..=8).collect(), 2000),
+        request(1, 2_000_000, (1..=9).collect(), 10),
+    ];
+    let cfg = Config {
+        instances: 2,
+        routing: Policy::Dynamo,
+        ..Config::default()
+    };
+    let mut sim = api::replay_simulation(&cfg, requests, "two").unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.take_decisions();
+    assert_eq!(d[0].chosen, 0);
+    let term = |c: &Candidate, n: &str| c.terms.iter().find(|t| t.name == n).unwrap().value;
+    let (on_a, other) = (&d[1].candidates[0], &d[1].candidates[1]);
+    assert_eq!(
+        (term(on_a, "new_blocks"), term(other, "new_blocks")),
+        (1.0, 9.0)
+    );
+    // A's prompt plus the tokens it generated in 2 s: 8 to 12 blocks.
+    let active = on_a.active_blocks as f64;
+    assert!((8.0..=12.0).contains(&active), "{active}");
+    assert_eq!(on_a.cost, 1.0 + active + 1.0);
+    assert_eq!(other.cost, 18.0);
+    assert_eq!(d[1].chosen, 0);
+}

@@ -139,9 +139,10 @@ fn analyze(path: &str, block_size: u32) -> Result<(), String> {
     print(&trace::analyze(&requests, block_size).render_text())
 }
 
-fn trace_options(a: &RunArgs) -> TraceOptions {
+fn trace_options(a: &RunArgs, cfg: &Config) -> TraceOptions {
     TraceOptions {
-        block_size: a.block_size,
+        // The run's block size: the flag's, or a lesson's (`--preset`) when the flag is not given.
+        block_size: cfg.block_size,
         arrival_speedup: a.arrival_speedup,
         max_requests: a.max_requests,
         sort_arrivals: a.sort_arrivals,
@@ -151,9 +152,10 @@ fn trace_options(a: &RunArgs) -> TraceOptions {
 /// Reads the trace or workload file, if one was given.
 pub(crate) fn read_trace(
     a: &RunArgs,
+    cfg: &Config,
     lesson: Option<&Lesson>,
 ) -> Result<Option<(Vec<Request>, String)>, String> {
-    let opts = trace_options(a);
+    let opts = trace_options(a, cfg);
     if let Some(path) = &a.mooncake_trace {
         let reqs = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
         return Ok(Some((reqs, base_name(path))));
@@ -306,7 +308,7 @@ fn check_outputs(a: &RunArgs) -> Result<(), String> {
 
 fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     check_outputs(a)?;
-    let trace = read_trace(a, lesson.as_ref())?;
+    let trace = read_trace(a, &cfg, lesson.as_ref())?;
     if let Some(spec) = &a.sweep {
         let args = sweep::SweepArgs {
             spec,

@@ -157,7 +157,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     if limits.gpus_per_replica == 0 {
         return Err("--plan-gpus-per-replica: invalid count: got 0; allowed: 1 or more".into());
     }
-    let trace = crate::cli::read_trace(&cmd.run, lesson.as_ref())?;
+    let trace = crate::cli::read_trace(&cmd.run, &cfg, lesson.as_ref())?;
     let (runner, workload): (Box<dyn Runner + Sync>, String) = match trace {
         Some((requests, name)) => {
             kvfleet::params::validate_fleet(&cfg).map_err(crate::cli::flag_error)?;
