@@ -642,15 +642,12 @@ fn every_diagram_shows_what_its_caption_says() {
     assert!(d[0][0] < 20.0 && d[0][1] < 20.0, "colocated {:?}", d[0]);
     assert!(d[0][2] > 200.0 && d[0][3] > 200.0, "colocated {:?}", d[0]);
     assert!(d[1].iter().all(|&x| x < 20.0), "split {:?}", d[1]);
-    // reuse-at-all, 833 .. 128,000 blocks: steep to 16,000 (over 20 points), then flat
-    // (under 10 points from 16,000 to 128,000).
+    // reuse-at-all, 833 .. 128,000 blocks: rising, 34.1 % at 32,000, and only about 3
+    // points more at four times that.
     let d = diagram("reuse-at-all");
     assert!(d[0].windows(2).all(|w| w[1] > w[0]), "{:?}", d[0]);
-    assert!(
-        d[0][2] - d[0][0] > 0.2 && d[0][4] - d[0][2] < 0.1,
-        "{:?}",
-        d[0]
-    );
+    assert!((d[0][3] - 0.341).abs() < 0.0005, "{:?}", d[0]);
+    assert!((d[0][4] - d[0][3] - 0.03).abs() < 0.005, "{:?}", d[0]);
     // smallest-tree-pile-up, 8 .. 64 slots: the tree rule over 1 s up to 32 slots and under
     // 100 ms at 64; the least-loaded rule under 100 ms from 12.
     let d = diagram("smallest-tree-pile-up");
@@ -885,6 +882,13 @@ fn pileup_lesson_numbers_hold() {
     assert!((five.ttft_ms_p99 - 2900.0).abs() < 50.0);
     let three = at(serde_json::json!({ "instances": 3 })).summary;
     assert!((three.ttft_ms_p99 - 14.0).abs() < 1.0);
+    // The explanation: prefix_aware meets the goal too (186 ms, 94.8 %); replica 3's cache
+    // holds the most blocks on average while its tree is the smallest.
+    let pa = at(serde_json::json!({ "routing": "prefix_aware" })).summary;
+    assert!((pa.ttft_ms_p99 - 186.0).abs() < 1.0 && (pa.hit_rate_tokens - 0.948).abs() < 0.0005);
+    let mean = |xs: &Vec<u64>| xs.iter().sum::<u64>() as f64 / xs.len() as f64;
+    let cache: Vec<f64> = broken.series.cache_blocks.iter().map(mean).collect();
+    assert!(cache[..3].iter().all(|&c| c < cache[3]), "{cache:?}");
     // The interview: "over 50 requests wait" before the guard acts.
     assert!(r3.peak_queue > 50);
     assert!(!met(&l, &broken));

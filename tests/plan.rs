@@ -210,7 +210,10 @@ fn kv_blocks_auto_takes_the_presets_capacity() {
     );
     let (code, _, err) = kvfleet(&["--des-kv-blocks", "lots"]);
     assert_eq!(code, 2);
-    assert!(err.contains("or auto"), "{err}");
+    assert!(
+        err.contains("auto (derived from the engine preset's HBM) or unbounded"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -24,6 +24,7 @@ after(async () => { await site?.close(); });
 for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'smallest-tree-pile-up', 'when-disaggregation-pays']) {
   test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
     const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
+    const want0 = want;
     const { page, errors, context } = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });
     try {
       await page.waitForFunction((i) => window.kvfleet?.lessonMaterial?.id === i, id, { timeout: 60000 });
@@ -34,9 +35,17 @@ for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout
       await page.waitForSelector('[data-testid=lesson-diagram] canvas');
       const drawn = await page.evaluate(() => {
         const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
-        return ch.data.datasets.map((d) => d.data.map((p) => p.y));
+        return ch.data.datasets.filter((d) => !d.goal).map((d) => d.data.map((p) => p.y));
       });
       assert.deepEqual(drawn, want.diagram.points);
+      // The goal's threshold on the figure's metric is drawn across it.
+      const lesson = await page.evaluate((i) => window.kvfleet.lessonsList?.find((l) => l.id === i), id);
+      const goalLines = await page.evaluate(() => {
+        const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
+        return ch.data.datasets.filter((d) => d.goal).map((d) => d.data.map((p) => p.y));
+      });
+      assert.ok(lesson, `${id} is in the page's lessons`);
+      assert.deepEqual(goalLines, lesson.checks.filter((c) => c.metric === want0.diagram.metric).map((c) => [c.value, c.value]));
       assert.equal(await page.textContent('[data-testid=lesson-diagram] figcaption'), want.diagram.caption);
       const settings = await page.$$eval('[data-testid=lesson-settings] dt', (dts) => dts.length);
       assert.ok(settings >= 2, `${id}: its settings are listed`);

@@ -250,11 +250,16 @@ export class Lessons {
     const xs = d.values;
     const logX = xs[0] > 0 && xs[xs.length - 1] / xs[0] > 20;
     const tick125 = (v) => { const lead = v / 10 ** Math.floor(Math.log10(v) + 1e-9); return [1, 2, 5].some((k) => Math.abs(lead - k) < 1e-6) ? fmt(v) : ''; };
+    // The goal's threshold on the figure's metric, as a dashed line across it (marked `goal`).
+    const goals = (this.active?.checks || []).filter((c) => c.metric === d.metric).map((c) => ({
+      label: `goal: ${c.label}`, goal: true, data: [{ x: xs[0], y: c.value }, { x: xs[xs.length - 1], y: c.value }],
+      borderColor: '#6b7280', backgroundColor: '#6b7280', borderDash: [3, 4], borderWidth: 1.5, pointRadius: 0, pointHoverRadius: 0,
+    }));
     this.diagramChart = new C(canvas, {
       type: 'line',
-      data: { datasets: d.series.map(([label], i) => ({ label, data: d.points[i].map((y, j) => ({ x: xs[j], y })), ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })) },
+      data: { datasets: [...d.series.map(([label], i) => ({ label, data: d.points[i].map((y, j) => ({ x: xs[j], y })), ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })), ...goals] },
       options: {
-        plugins: { legend: { display: d.series.length > 1, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9 } },
+        plugins: { legend: { display: d.series.length > 1 || goals.length > 0, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9 } },
           tooltip: { callbacks: { title: (items) => (items.length ? `${d.x_label}: ${items[0].parsed.x}` : ''), label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
         scales: {
           x: { type: logX ? 'logarithmic' : 'linear', title: { display: true, text: d.x_label, font: { weight: '600' } },

@@ -185,6 +185,7 @@ function initFull(msg, fromUrl) {
   lessons.setParams(st.params);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
+  hook.lessonsList = msg.lessons || [];
   if (fromUrl.lesson) {
     if (lessons.has(fromUrl.lesson)) {
       // A lesson link opens the lesson's own broken setup; values the link also gives win over it.
