@@ -287,6 +287,7 @@ fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
     let requests = vec![
         request(0, 0, (1..=8).collect(), 2000),
         request(1, 2_000_000, (1..=9).collect(), 10),
+        request(2, 2_000_001, vec![100, 101], 10),
     ];
     let cfg = Config {
         instances: 2,
@@ -310,4 +311,10 @@ fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
     assert_eq!(on_a.cost, 1.0 + active + 1.0);
     assert_eq!(other.cost, 18.0);
     assert_eq!(d[1].chosen, 0);
+    // C, 1 µs later, while B prefills on replica 0: the router counts B's uncached
+    // 4,608 - 4,096 = 512 tokens there as prefill still to do, and none on replica 1.
+    let (c0, c1) = (&d[2].candidates[0], &d[2].candidates[1]);
+    assert_eq!(term(c0, "active_prefill_tokens"), 512.0);
+    assert_eq!(term(c1, "active_prefill_tokens"), 0.0);
+    assert_eq!(c0.cost, (512.0 + 1024.0) / 512.0 + c0.active_blocks as f64 + 2.0);
 }
