@@ -316,5 +316,8 @@ fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
     let (c0, c1) = (&d[2].candidates[0], &d[2].candidates[1]);
     assert_eq!(term(c0, "active_prefill_tokens"), 512.0);
     assert_eq!(term(c1, "active_prefill_tokens"), 0.0);
-    assert_eq!(c0.cost, (512.0 + 1024.0) / 512.0 + c0.active_blocks as f64 + 2.0);
+    assert_eq!(
+        c0.cost,
+        (512.0 + 1024.0) / 512.0 + c0.active_blocks as f64 + 2.0
+    );
 }
