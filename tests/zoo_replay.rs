@@ -305,6 +305,9 @@ fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
         (term(on_a, "new_blocks"), term(other, "new_blocks")),
         (1.0, 9.0)
     );
+    // A's prefill ended long before: the router counts none left on either replica.
+    assert_eq!(term(on_a, "active_prefill_tokens"), 0.0);
+    assert_eq!(term(other, "active_prefill_tokens"), 0.0);
     // A's prompt plus the tokens it generated in 2 s: 8 to 12 blocks.
     let active = on_a.active_blocks as f64;
     assert!((8.0..=12.0).contains(&active), "{active}");
@@ -320,4 +323,30 @@ fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
         c0.cost,
         (512.0 + 1024.0) / 512.0 + c0.active_blocks as f64 + 2.0
     );
+}
+
+#[test]
+fn rule_policies_log_cost_0_for_the_pick_and_1_for_the_others() {
+    // The decision log's format where no cost is minimised: llm_d's scores, and the
+    // `match` branch of sglang and aibrix (their other branches log the minimised load or
+    // tree size). The cost column then marks the pick: 0 for it, 1 for the others.
+    let requests = trace("synthetic");
+    for policy in [Policy::LlmD, Policy::Sglang, Policy::Aibrix] {
+        let (_, d) = decisions(policy, &requests);
+        let marked: Vec<&Decision> = d
+            .iter()
+            .filter(|x| policy == Policy::LlmD || x.rule == Some("match"))
+            .collect();
+        assert!(
+            marked.len() > 100,
+            "{policy:?}: {} marked decisions",
+            marked.len()
+        );
+        for x in marked {
+            for (r, c) in x.candidates.iter().enumerate() {
+                let want = if r == x.chosen as usize { 0.0 } else { 1.0 };
+                assert_eq!(c.cost, want, "{policy:?} {}: replica {r}", x.id);
+            }
+        }
+    }
 }
