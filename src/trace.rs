@@ -20,6 +20,7 @@ mod collect;
 mod export;
 mod lines;
 mod mooncake;
+mod quick;
 mod scalar;
 mod workload_file;
 

@@ -1,16 +1,12 @@
 //! Trace analysis: size, rate, lengths, block reuse ceilings, first-block spread, and
 //! plain-word hazard notes when the content or the timing defeats a policy.
 
-use std::collections::{BTreeMap, HashSet};
-use std::hash::BuildHasherDefault;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::cache::IdHasher;
+use crate::cache::IdMap;
 use crate::Request;
-
-/// A set of block ids with the simulator's fast deterministic hasher (counting only).
-type IdSet = HashSet<u64, BuildHasherDefault<IdHasher>>;
 
 /// Share of requests behind one first block above which `prefix_aware` has a hot spot.
 const HOT_FIRST_BLOCK_SHARE: f64 = 0.25;
@@ -138,29 +134,33 @@ struct BlockStats {
 }
 
 /// Block counts, and one infinite cache replayed in order under the simulator's rules.
+/// One map holds every id seen, with whether a request has cached it as a full block.
 fn block_stats(requests: &[Request], block_size: u32) -> BlockStats {
-    let mut seen = IdSet::default();
-    let mut cached = IdSet::default();
+    let total: usize = requests.iter().map(|r| r.block_ids.len()).sum();
+    // Sized for traces of a few hundred thousand blocks; larger ones grow as they go.
+    let capacity = total.min(1 << 18);
+    let mut seen = IdMap::<bool>::with_capacity_and_hasher(capacity, Default::default());
     let mut stats = BlockStats {
-        total: 0,
+        total: total as u64,
         distinct: 0,
         cached_tokens: 0,
         prompt_tokens: 0,
     };
     for request in requests {
         let ids = &request.block_ids;
-        stats.total += ids.len() as u64;
         stats.prompt_tokens += u64::from(request.prompt_tokens);
-        seen.extend(ids.iter().copied());
         let reusable =
             ((request.prompt_tokens.saturating_sub(1) / block_size) as usize).min(ids.len());
         let hits = ids[..reusable]
             .iter()
-            .take_while(|id| cached.contains(*id))
+            .take_while(|id| seen.get(*id) == Some(&true))
             .count();
         stats.cached_tokens += hits as u64 * u64::from(block_size);
         let full = ((request.prompt_tokens / block_size) as usize).min(ids.len());
-        cached.extend(ids[..full].iter().copied());
+        for (i, &id) in ids.iter().enumerate() {
+            let cached = seen.entry(id).or_insert(false);
+            *cached |= i < full;
+        }
     }
     stats.distinct = seen.len() as u64;
     stats

@@ -7,7 +7,7 @@ use crate::limits::{memory, MAX_TIME_US, MEMORY_LIMIT_BYTES};
 use crate::Request;
 
 /// One line's request before it gets an id and a scaled arrival.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(super) struct Parsed {
     /// The time as written, and its unit.
     pub(super) time: Number,

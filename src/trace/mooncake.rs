@@ -17,6 +17,7 @@ use serde::Deserialize;
 
 use super::collect::{Collector, Parsed, MS};
 use super::lines::LineReader;
+use super::quick::{self, QuickLine};
 use super::scalar::{from_json_line, HashIds, Scalar};
 use super::{TraceError, TraceOptions, MOONCAKE_BLOCK_SIZE};
 use crate::Request;
@@ -52,9 +53,36 @@ pub fn parse_mooncake<R: BufRead>(
     requests.finish()
 }
 
-/// Checks one line and returns its request.
-fn parse_line(text: &str, block_size: u32) -> Result<Parsed, String> {
-    let line: Line = from_json_line(text)?;
+/// Checks one line and returns its request: read by the fast path when the line has the
+/// usual shape, else by serde_json (every error comes from serde_json or the checks).
+pub(super) fn parse_line(text: &str, block_size: u32) -> Result<Parsed, String> {
+    let line = match quick::scan(text, block_size) {
+        Some(fast) => Line::from(fast),
+        None => from_json_line(text)?,
+    };
+    checked(line, block_size)
+}
+
+/// serde_json alone: the reference the fast path is tested against.
+#[cfg(test)]
+pub(super) fn parse_line_serde(text: &str, block_size: u32) -> Result<Parsed, String> {
+    checked(from_json_line(text)?, block_size)
+}
+
+impl From<QuickLine> for Line {
+    fn from(q: QuickLine) -> Line {
+        Line {
+            timestamp: Some(Scalar::Int(q.timestamp)),
+            input_length: Some(Scalar::Int(q.input_length)),
+            output_length: Some(Scalar::Int(q.output_length)),
+            hash_ids: Some(HashIds(Ok(q.hash_ids))),
+            block_size: q.block_size.map(Scalar::Int),
+        }
+    }
+}
+
+/// The field checks, the same whichever parser read the line.
+fn checked(line: Line, block_size: u32) -> Result<Parsed, String> {
     let time = required(line.timestamp, "timestamp")?.time("timestamp")?;
     let prompt_tokens = required(line.input_length, "input_length")?.length("input_length")?;
     let output_tokens = required(line.output_length, "output_length")?.length("output_length")?;

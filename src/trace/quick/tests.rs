@@ -1,0 +1,154 @@
+//! The fast path against serde_json: every line of both real traces, hand-made unusual
+//! lines, and seeded corruptions of real lines must read the same (same request or the
+//! same error message), and the fast path must actually take the real lines.
+
+use super::scan;
+use crate::rng::splitmix64;
+use crate::trace::mooncake::{parse_line, parse_line_serde};
+
+fn real_trace(name: &str) -> String {
+    let path = format!("{}/data/mooncake/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Both parsers give the same answer for `text`.
+fn agree(text: &str, block_size: u32) {
+    assert_eq!(
+        parse_line(text, block_size),
+        parse_line_serde(text, block_size),
+        "the line: {text:?}"
+    );
+}
+
+#[test]
+fn every_line_of_both_real_traces_reads_the_same_and_takes_the_fast_path() {
+    for name in ["conversation_trace.jsonl", "synthetic_trace.jsonl"] {
+        let text = real_trace(name);
+        let mut lines = 0;
+        for line in text.lines() {
+            let fast = scan(line, 512).unwrap_or_else(|| panic!("{name}: declined {line:?}"));
+            assert!(!fast.hash_ids.is_empty());
+            agree(line, 512);
+            lines += 1;
+        }
+        let expected = if name.starts_with("conv") {
+            12031
+        } else {
+            3993
+        };
+        assert_eq!(lines, expected, "{name}");
+    }
+}
+
+#[test]
+fn a_plain_line_is_read_field_by_field() {
+    let q = scan(
+        "{\"hash_ids\":[7,0, 18446744073709551],\t\"output_length\" : 3,\"timestamp\":0,\
+         \"input_length\":1025,\"block_size\":512}  ",
+        512,
+    )
+    .unwrap();
+    assert_eq!(q.timestamp, 0);
+    assert_eq!(q.input_length, 1025);
+    assert_eq!(q.output_length, 3);
+    assert_eq!(q.hash_ids, vec![7, 0, 18_446_744_073_709_551]);
+    assert_eq!(q.block_size, Some(512));
+}
+
+/// Lines the fast path must decline, each for its own reason, and that serde_json either
+/// rejects or reads differently from a plain integer.
+const DECLINED: &[&str] = &[
+    r#"{"timestamp": 1.5, "input_length": 5, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 1e3, "input_length": 5, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 01, "input_length": 5, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": -0, "input_length": 5, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 0, "input_length": -5, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 0, "input_length": "5", "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": null, "hash_ids": [1]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1, "a"]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1.0]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": 3}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1,]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1],}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1]} x"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1]"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1}"#,
+    r#"{"timestamp": 0, "timestamp": 1, "input_length": 5, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1], "x": [1]}"#,
+    r#"{"time\u0073tamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 0, "input_length": 18446744073709551615, "output_length": 1, "hash_ids": [1]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [99999999999999999999]}"#,
+    r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1] "block_size": 16}"#,
+    "\u{a0}{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": [1]}",
+    "[1, 2]",
+    "{}",
+    "",
+];
+
+#[test]
+fn unusual_lines_are_left_to_serde_json_and_read_the_same() {
+    for line in DECLINED {
+        assert_eq!(scan(line, 512), None, "{line}");
+        agree(line, 512);
+    }
+}
+
+/// Lines the fast path reads whose checks fail: the errors come from the shared checks.
+#[test]
+fn checks_fail_the_same_on_lines_the_fast_path_reads() {
+    let lines = [
+        r#"{"timestamp": 0, "input_length": 0, "output_length": 1, "hash_ids": [1]}"#,
+        r#"{"timestamp": 0, "input_length": 5, "output_length": 0, "hash_ids": [1]}"#,
+        r#"{"timestamp": 0, "input_length": 4294967296, "output_length": 1, "hash_ids": [1]}"#,
+        r#"{"timestamp": 0, "input_length": 1025, "output_length": 1, "hash_ids": [1, 2]}"#,
+        r#"{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1], "block_size": 16}"#,
+        r#"{"timestamp": 0, "input_length": 1025, "output_length": 1, "hash_ids": []}"#,
+    ];
+    for line in lines {
+        assert!(scan(line, 512).is_some(), "{line}");
+        agree(line, 512);
+        agree(line, 16);
+    }
+    assert!(parse_line(lines[0], 512)
+        .unwrap_err()
+        .contains(">= 1, got 0"));
+}
+
+/// Seeded edits of real lines: deletions, insertions and replacements with bytes that
+/// matter to JSON. Whatever the fast path accepts, serde_json must read the same way.
+#[test]
+fn corrupted_real_lines_read_the_same_as_with_serde_json() {
+    const ALPHABET: &[u8] = b"{}[],:\"0123456789-.eE \tnul\\x";
+    let text = real_trace("synthetic_trace.jsonl");
+    let lines: Vec<&str> = text.lines().take(400).collect();
+    let mut state = 42u64;
+    let mut draw = |n: usize| {
+        state = splitmix64(state);
+        (state % n as u64) as usize
+    };
+    let (mut accepted, mut declined) = (0, 0);
+    for round in 0..6000 {
+        let line = lines[round % lines.len()];
+        let mut bytes: Vec<u8> = line.as_bytes()[..line.len().min(300)].to_vec();
+        if line.len() > 300 {
+            bytes.extend_from_slice(b"]}");
+        }
+        for _ in 0..=draw(3) {
+            let at = draw(bytes.len() + 1);
+            let byte = ALPHABET[draw(ALPHABET.len())];
+            match draw(3) {
+                0 if at < bytes.len() => drop(bytes.remove(at)),
+                1 if at < bytes.len() => bytes[at] = byte,
+                _ => bytes.insert(at, byte),
+            }
+        }
+        let edited = String::from_utf8(bytes).expect("ASCII edits of ASCII");
+        agree(&edited, 512);
+        match scan(&edited, 512) {
+            Some(_) => accepted += 1,
+            None => declined += 1,
+        }
+    }
+    // Both paths were exercised: some edits keep a valid plain line, most break it.
+    assert!(accepted > 300 && declined > 3000, "{accepted} {declined}");
+}
