@@ -275,3 +275,32 @@ fn json_on_stdout_moves_the_text_report_to_stderr() {
     assert_eq!(v["summary"]["requests"], 50);
     assert!(err.contains("Prefix-cache hit rate:"), "{err}");
 }
+
+/// The trace summary is computed on a second thread while the replay runs; it must still
+/// come first, whole, exactly as `kvfleet analyze` prints it, and then the report.
+#[test]
+fn a_replay_prints_the_trace_summary_first_then_the_report() {
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/mooncake/conversation_trace.jsonl"
+    );
+    let (code, summary, err) = kvfleet(&["analyze", trace]);
+    assert_eq!(code, 0, "{err}");
+    assert!(summary.starts_with("Trace: 12031 requests"), "{summary}");
+    for quiet in [false, true] {
+        let mut args = vec!["--des-mooncake-trace", trace, "--des-instances", "8"];
+        if quiet {
+            args.push("-q");
+        }
+        let (code, out, err) = kvfleet(&args);
+        assert_eq!(code, 0, "{err}");
+        let report = out
+            .strip_prefix(summary.as_str())
+            .unwrap_or_else(|| panic!("the output does not start with the summary:\n{out}"));
+        assert!(
+            report.starts_with("kvfleet: discrete-event simulation"),
+            "{report}"
+        );
+        assert!(!report.contains("Trace: "), "the summary appears once");
+    }
+}

@@ -251,6 +251,22 @@ test('the full page has no horizontal scroll at 360 px', async () => {
   } finally { await small.close(); }
 });
 
+test('cold load to the first chart, each in a fresh context (median of 5)', async () => {
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const { page, errors, close } = await openPage('/');
+    try {
+      // performance.now() counts from the navigation's start; a fresh context has no cache.
+      times.push(await page.evaluate(() => window.kvfleet.firstRenderAt));
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+  times.sort((a, b) => a - b);
+  console.log(`# cold load to first chart (fresh context, local server): median ${times[2].toFixed(0)} ms; all: ${times.map((t) => t.toFixed(0)).join(', ')}`);
+  // A figure to read, not a bound: only that the first chart was drawn, after the navigation.
+  assert.ok(times.every((t) => t > 0), `first render times ${times}`);
+});
+
 test('input to redrawn charts, default scenario (median of 10)', async () => {
   const { page, errors, close } = await openPage('/');
   try {

@@ -28,7 +28,7 @@ const OPENING_ROUTING = 'round_robin';
 let resolveReady, rejectReady;
 const hook = {
   ready: new Promise((res, rej) => { resolveReady = res; rejectReady = rej; }),
-  lastReport: null, runCount: 0, lastRenderAt: 0, lastRunMs: 0, config: null, version: null, errors: [],
+  lastReport: null, runCount: 0, lastRenderAt: 0, firstRenderAt: 0, lastRunMs: 0, config: null, version: null, errors: [],
 };
 hook.ready.catch(() => {});
 window.kvfleet = hook;
@@ -70,6 +70,7 @@ function boot() {
       onMessage: onWorker,
       onReady: (msg) => { if (!hook.version) onReady(msg); else onReplaced(); },
       onFatal: (m) => onWorker({ type: 'fatal', message: m }),
+      adopt: true,
     });
   } catch (err) {
     return fail(`this browser cannot start a module Web Worker (${err.message}).`);
@@ -430,7 +431,10 @@ function render(report, runMs) {
   const src = report.source && report.source !== 'synthetic' ? ` · ${report.source}` : '';
   $('status-text').textContent = `${s.requests} requests on ${(report.per_instance || []).length} replica(s), routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
-  if (hook.runCount === 1) resolveReady();
+  if (hook.runCount === 1) {
+    hook.firstRenderAt = hook.lastRenderAt; // ms since navigation start: the cold load
+    resolveReady();
+  }
 }
 
 function fieldOf(message) {

@@ -18,6 +18,7 @@ use kvfleet::{Config, ConfigError, Request};
 
 use crate::args::{Cli, Command, KvBlocks, RunArgs};
 use crate::progress::{Progress, SLICE_EVENTS};
+use crate::summary::PendingSummary;
 use crate::{bench, sweep};
 
 /// What a write to standard output that was closed (`kvfleet ... | head`) fails with:
@@ -248,28 +249,26 @@ fn human(a: &RunArgs) -> Box<dyn Write> {
     }
 }
 
-/// The simulation the flags describe (the trace summary is printed first for replays).
+/// The simulation the flags describe, and for a replay the trace summary to print first.
 fn simulation(
     a: &RunArgs,
     cfg: &Config,
     trace: Option<(Vec<Request>, String)>,
-    text: &mut dyn Write,
-) -> Result<Simulation<'static>, String> {
+) -> Result<(Simulation<'static>, PendingSummary), String> {
     let Some((requests, name)) = trace else {
         let popularity = params::validate(cfg).map_err(flag_error)?;
         if let Some(path) = &a.export_trace {
             export(path, Synthetic::new(cfg, popularity), cfg.block_size)?;
         }
-        return api::synthetic_simulation(cfg);
+        return Ok((api::synthetic_simulation(cfg)?, PendingSummary::None));
     };
     params::validate_fleet(cfg).map_err(flag_error)?;
     params::validate_replay(cfg, &requests, &name)?;
-    let summary = trace::analyze(&requests, cfg.block_size).render_text();
-    write!(text, "{summary}").map_err(write_error("-"))?;
+    let summary = PendingSummary::start(&requests, cfg.block_size);
     if let Some(path) = &a.export_trace {
         export(path, &requests, cfg.block_size)?;
     }
-    api::replay_simulation(cfg, requests, &name)
+    Ok((api::replay_simulation(cfg, requests, &name)?, summary))
 }
 
 /// Refuses output flags that would be silently ignored or would mix on standard output.
@@ -320,7 +319,7 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
         return sweep::run(&cfg, args, trace.as_ref());
     }
     let mut text = human(a);
-    let mut sim = simulation(a, &cfg, trace, &mut *text)?;
+    let (mut sim, mut summary) = simulation(a, &cfg, trace)?;
     if a.decisions.is_some() {
         let record = std::mem::size_of::<kvfleet::sim::Decision>();
         let candidate = std::mem::size_of::<kvfleet::router::Candidate>();
@@ -330,8 +329,12 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     }
     let progress = Progress::new("simulating", a.quiet);
     while !sim.advance(SLICE_EVENTS) {
-        progress.update(sim.progress());
+        summary.write_when_ready(&mut *text, false)?;
+        if !summary.pending() {
+            progress.update(sim.progress());
+        }
     }
+    summary.write_when_ready(&mut *text, true)?;
     progress.finish();
     if let Some(path) = &a.decisions {
         write_decisions(path, sim.take_decisions())?;
