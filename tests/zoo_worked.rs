@@ -205,6 +205,42 @@ fn aibrix_worked_example() {
 }
 
 #[test]
+fn aibrix_logs_its_terms_and_holds_its_boundaries() {
+    let mut table = aibrix::Table::new(4);
+    table.record(0, &[1, 2, 3]);
+    table.record(1, &[1, 2, 3, 4]);
+    table.record(2, &[1]);
+    let ids = [1, 2, 3, 4];
+    let a = ask(&ids, &[0; 4], &[], 64);
+    // Imbalanced (loads 5, 14, 6, 4): the rows' costs are the loads, the argmin's input;
+    // the table's matches are 3, 4, 1 and 0 blocks; mean 7.25, variance
+    // (5.0625 + 45.5625 + 1.5625 + 10.5625) / 4 = 15.6875, sigma 3.9608, limit 11.2108.
+    let busy = [view(0, 5), view(4, 10), view(0, 6), view(0, 4)];
+    let j = aibrix::judge(&fleet(&a, &busy, 16, None), &table);
+    let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
+    assert_eq!(costs, [5.0, 14.0, 6.0, 4.0]);
+    let hits: Vec<Option<u32>> = j.rows.iter().map(|r| r.hit_blocks).collect();
+    assert_eq!(hits, [Some(3), Some(4), Some(1), Some(0)]);
+    let terms: Vec<(&str, f64)> = j.rows[1].terms.iter().map(|t| (t.name, t.value)).collect();
+    assert_eq!(terms[..2], [("match_percent", 100.0), ("in_flight", 14.0)]);
+    assert_eq!(terms[2].0, "mean_plus_sigma");
+    assert!((terms[2].1 - 11.2108).abs() < 1e-4, "{terms:?}");
+    // max - min exactly 8 (loads 1, 9, 2, 3) is not imbalanced: mean 3.75, variance
+    // (7.5625 + 27.5625 + 3.0625 + 0.5625) / 4 = 9.6875, limit 3.75 + 3.1125 = 6.8625;
+    // r1 (100 %) has 9 > 6.86, r0 (75 %) has 1 -> r0 by match.
+    let edge = [view(0, 1), view(3, 6), view(0, 2), view(1, 2)];
+    let j = aibrix::judge(&fleet(&a, &edge, 16, None), &table);
+    assert_eq!((j.chosen, j.rule), (0, Some("match")));
+    // Equal loads (2 each): sigma 0, limit 2; a load equal to the limit is a candidate, so
+    // only r3 (no match) is excluded; r1 has the best match.
+    let level = [view(0, 2), view(1, 1), view(2, 0), view(0, 2)];
+    let j = aibrix::judge(&fleet(&a, &level, 16, None), &table);
+    assert_eq!((j.chosen, j.rule), (1, Some("match")));
+    let excluded: Vec<bool> = j.rows.iter().map(|r| r.excluded).collect();
+    assert_eq!(excluded, [false, false, false, true]);
+}
+
+#[test]
 fn bad_zoo_settings_name_what_is_allowed() {
     for text in ["3,x", "3,2", "-1,2,2", "0,0,0", "1,2,3,4", "inf,1,1"] {
         let e = parse_llmd_weights(text).unwrap_err().to_string();

@@ -112,24 +112,22 @@ impl<'a> Scanner<'a> {
     }
 
     /// A non-negative integer as JSON writes it (no leading zero), of at most 19 digits,
-    /// so it fits a u64 as serde_json reads it; a fraction or exponent is declined.
+    /// so it fits a u64 as serde_json reads it. What follows it is checked by the caller,
+    /// which accepts only whitespace, `,`, `]` or `}`, so a fraction or an exponent is
+    /// declined there.
     fn integer(&mut self) -> Option<u64> {
         self.skip_blank();
         let rest = &self.bytes[self.at..];
         let (mut value, mut digits) = (0u64, 0usize);
-        for &b in rest {
-            if !b.is_ascii_digit() {
+        while let Some(d) = rest.get(digits).map(|b| b.wrapping_sub(b'0')) {
+            if d > 9 {
                 break;
             }
-            if digits == 19 {
-                return None;
-            }
-            value = value * 10 + u64::from(b - b'0');
+            // Wraps only past 19 digits, which are declined below.
+            value = value.wrapping_mul(10).wrapping_add(u64::from(d));
             digits += 1;
         }
-        let leading_zero = digits > 1 && rest[0] == b'0';
-        let more = matches!(rest.get(digits), Some(b'.' | b'e' | b'E'));
-        if digits == 0 || leading_zero || more {
+        if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
             return None;
         }
         self.at += digits;
