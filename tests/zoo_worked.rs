@@ -86,6 +86,22 @@ fn dynamo_worked_example() {
     assert_eq!(costs, [15.5, 10.0, 15.0]);
     // Credit larger than the prompt's blocks clamps at 0: r2 with 4 cached at credit 1
     // and no queued prefill would be max(0, 16/4 - 4) = 0.
+    // T = 1 samples (costs 14, 10, 13: shares 0.1999, 0.5434, 0.2567, worked in
+    // `dynamo_softmax_by_hand`): over 3,000 picks each share within 0.03.
+    let warm = dynamo::Params {
+        temperature: 1.0,
+        ..p
+    };
+    let mut picks = [0u32; 3];
+    for _ in 0..3000 {
+        let j = dynamo::judge(&f, warm, &mut rng);
+        assert_eq!(j.rule, Some("sampled"));
+        picks[j.chosen] += 1;
+    }
+    for (got, want) in picks.iter().zip([0.1999, 0.5434, 0.2567]) {
+        let share = *got as f64 / 3000.0;
+        assert!((share - want).abs() < 0.03, "{picks:?}");
+    }
 }
 
 #[test]
@@ -101,6 +117,21 @@ fn dynamo_softmax_by_hand() {
     assert_eq!(dynamo::softmax_index(&costs, 1.0, 0.7434), 2);
     // Equal costs: uniform, 1/3 each.
     assert_eq!(dynamo::softmax_index(&[5.0; 3], 1.0, 0.34), 1);
+    // T = 0.5 sharpens: the divisor is span × T = 2, weights e^-2 = 0.1353, 1,
+    // e^-1.5 = 0.2231; total 1.3585; cumulative 0.0996, 0.8357, 1.
+    assert_eq!(dynamo::softmax_index(&costs, 0.5, 0.0995), 0);
+    assert_eq!(dynamo::softmax_index(&costs, 0.5, 0.0997), 1);
+    assert_eq!(dynamo::softmax_index(&costs, 0.5, 0.8356), 1);
+    assert_eq!(dynamo::softmax_index(&costs, 0.5, 0.8358), 2);
+    // Only differences from the minimum count, so costs in the thousands of blocks do
+    // not underflow: 1000 and 1001 at T = 1 weigh 1 and e^-1, p0 = 1 / (1 + e^-1) = 0.7311.
+    assert_eq!(dynamo::softmax_index(&[1000.0, 1001.0], 1.0, 0.7310), 0);
+    assert_eq!(dynamo::softmax_index(&[1000.0, 1001.0], 1.0, 0.7312), 1);
+    // The shares can sum to just under 1 in floating point: for 17, 20, 20 at T = 0.5 the
+    // cumulative share ends at 1 - 2^-52, below the largest sample the stream can draw,
+    // 1 - 2^-53; that sample still lands on the last replica.
+    let top = 1.0 - f64::EPSILON / 2.0;
+    assert_eq!(dynamo::softmax_index(&[17.0, 20.0, 20.0], 0.5, top), 2);
 }
 
 #[test]
