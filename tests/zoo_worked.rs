@@ -164,6 +164,44 @@ fn sglang_worked_example() {
     assert!(!sglang::imbalanced(&[200, 135, 150]));
     // 100 - 40 = 60 <= 64 -> balanced.
     assert!(!sglang::imbalanced(&[100, 40, 50]));
+    // Both thresholds are strict: a gap of exactly 64 is balanced, 65 is not; and with a
+    // gap of 65, max = 1.5 x min exactly (195 = 1.5 x 130) is balanced, 196 is not.
+    assert!(!sglang::imbalanced(&[64, 0]) && sglang::imbalanced(&[65, 0]));
+    assert!(!sglang::imbalanced(&[195, 130]) && sglang::imbalanced(&[196, 130]));
+}
+
+#[test]
+fn sglang_evicts_every_120_s_down_to_its_bound_in_blocks() {
+    // The bound: max_tree_size 2^26 characters at 4 a token is 2^24 tokens, which at
+    // 2^22-token blocks is 4 nodes a tree. `judge` runs the eviction due first.
+    let bs = 1 << 22;
+    let mut trees = sglang::Trees::new(1, bs, SglangMiss::Load);
+    trees.record(0, &[1, 2, 3]); // used at stamp 1
+    trees.record(0, &[4, 5, 6]); // stamp 2
+    let views = [view(0, 0)];
+    let ids = [4, 5, 6];
+    let a = ask(&ids, &[0], &[], 3 * bs);
+    let judge_at = |trees: &mut sglang::Trees, us: u64| {
+        sglang::judge(&fleet(&a, &views, bs, None), trees, us);
+    };
+    judge_at(&mut trees, 119_999_999);
+    assert_eq!(trees.tree(0).node_count(), 6, "nothing before 120 s");
+    // At 120 s, 6 -> 4 nodes: the least recently used go first, the deepest first among
+    // those used together: 3, then 2; [1] and [4, 5, 6] stay.
+    judge_at(&mut trees, 120_000_000);
+    let t = trees.tree(0);
+    assert_eq!(t.node_count(), 4);
+    assert_eq!((t.matched(&[1, 2, 3]), t.matched(&[4, 5, 6])), (1, 3));
+    // The next eviction is 120 s later: [7, 8] at stamp 3 makes 6 nodes until 240 s, then
+    // 1 (stamp 1) and 6 (the deepest of stamp 2) go.
+    trees.record(0, &[7, 8]);
+    judge_at(&mut trees, 239_999_999);
+    assert_eq!(trees.tree(0).node_count(), 6, "nothing between evictions");
+    judge_at(&mut trees, 240_000_000);
+    let t = trees.tree(0);
+    assert_eq!(t.node_count(), 4);
+    let kept = (t.matched(&[1]), t.matched(&[4, 5, 6]), t.matched(&[7, 8]));
+    assert_eq!(kept, (0, 2, 2));
 }
 
 #[test]
@@ -174,7 +212,7 @@ fn sglang_trims_trees_to_their_bound_least_recently_used_leaves_first() {
     // Nodes 1@2, 2@1, 3@1, 5@2. Trim to 2: the oldest are 2 and 3 (stamp 1), the deeper
     // (3) first, then 2 -> left 1 and 5, still a prefix-closed tree.
     t.trim(2);
-    assert_eq!(t.len(), 2);
+    assert_eq!(t.node_count(), 2);
     assert_eq!(t.matched(&[1, 5]), 2);
     assert_eq!(t.matched(&[1, 2]), 1);
 }
@@ -198,12 +236,18 @@ fn llm_d_worked_example() {
     assert!((s[0] - 16.0 / 3.0).abs() < 1e-12 && (s[1] - 3.6).abs() < 1e-12);
     assert!((s[2] - 0.2).abs() < 1e-12);
     assert_eq!(j.chosen, 0);
+    let terms: Vec<(&str, f64)> = j.rows[0].terms.iter().map(|t| (t.name, t.value)).collect();
+    assert_eq!(terms[0], ("prefix", 1.0));
+    assert_eq!((terms[1].0, terms[2]), ("queue", ("kv_cache", 0.5)));
+    assert!((terms[1].1 - 4.0 / 6.0).abs() < 1e-12, "{terms:?}");
     // 1/2/2: r0 = 1 + 1.3333 + 1 = 3.3333 < r1 = 3.6 -> r1.
     assert_eq!(llmd::judge(&f, [1.0, 2.0, 2.0]).chosen, 1);
     // Only one replica holding any prefix, or all holding the same: 1.0 each.
     assert_eq!(llmd::prefix_scores(&[0, 3, 0]), [0.0, 1.0, 0.0]);
     assert_eq!(llmd::prefix_scores(&[2, 2, 0]), [1.0, 1.0, 0.0]);
     assert_eq!(llmd::queue_scores(&[3, 3]), [1.0, 1.0]);
+    // The queue's min-max over a shortest queue above 0: waiting 2, 4, 6 -> (6 - q) / 4.
+    assert_eq!(llmd::queue_scores(&[2, 4, 6]), [1.0, 0.5, 0.0]);
 }
 
 #[test]

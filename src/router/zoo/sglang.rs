@@ -42,13 +42,8 @@ pub struct Tree {
 
 impl Tree {
     /// Nodes (blocks) in the tree.
-    pub fn len(&self) -> usize {
+    pub fn node_count(&self) -> usize {
         self.nodes.len()
-    }
-
-    /// Whether the tree is empty.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
     }
 
     /// The leading run of `ids` the tree holds.
@@ -143,7 +138,9 @@ pub fn judge(fleet: &Fleet, trees: &mut Trees, now_us: u64) -> Judged {
     let matched: Vec<u32> = (0..loads.len())
         .map(|r| trees.tree(r).matched(ids))
         .collect();
-    let sizes: Vec<usize> = (0..loads.len()).map(|r| trees.tree(r).len()).collect();
+    let sizes: Vec<usize> = (0..loads.len())
+        .map(|r| trees.tree(r).node_count())
+        .collect();
     let rate = |m: u32| {
         if ids.is_empty() {
             0.0
