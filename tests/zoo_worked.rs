@@ -47,6 +47,39 @@ fn least_loaded_takes_the_fewest_in_flight_and_the_lower_index_on_ties() {
     assert_eq!(j.chosen, 1);
     let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
     assert_eq!(costs, [3.0, 1.0, 1.0, 4.0]);
+    let terms: Vec<(&str, f64)> = j
+        .rows
+        .iter()
+        .map(|r| (r.terms[0].name, r.terms[0].value))
+        .collect();
+    assert_eq!(
+        terms,
+        [
+            ("in_flight", 3.0),
+            ("in_flight", 1.0),
+            ("in_flight", 1.0),
+            ("in_flight", 4.0)
+        ]
+    );
+}
+
+#[test]
+fn p2c_draws_two_distinct_replicas_and_one_replica_needs_no_draw() {
+    use kvfleet::rng::{Rng, Stream};
+    // One replica: (0, 0), and the stream is left untouched for the next pick.
+    let mut rng = Rng::fork(7, Stream::Router);
+    let mut fresh = Rng::fork(7, Stream::Router);
+    assert_eq!(simple::two_distinct(&mut rng, 1), (0, 0));
+    assert_eq!(rng.next_u64(), fresh.next_u64());
+    // Two replicas: always both, in either order, each order about half the time (the
+    // first draw is uniform over 2): over 400 draws each order between 150 and 250 times.
+    let mut first_is_0 = 0;
+    for _ in 0..400 {
+        let (a, b) = simple::two_distinct(&mut rng, 2);
+        assert!(a < 2 && b < 2 && a != b, "({a}, {b})");
+        first_is_0 += u32::from(a == 0);
+    }
+    assert!((150..=250).contains(&first_is_0), "{first_is_0}");
 }
 
 #[test]
@@ -147,6 +180,15 @@ fn sglang_worked_example() {
     let j = sglang::judge(&fleet(&a, &views, 512, None), &mut trees, 0);
     assert_eq!((j.chosen, j.rule), (0, Some("match")));
     assert_eq!(j.rows[0].score, Some(0.6));
+    let terms: Vec<(&str, f64)> = j.rows[0].terms.iter().map(|t| (t.name, t.value)).collect();
+    assert_eq!(
+        terms,
+        [
+            ("match_rate", 0.6),
+            ("in_flight", 2.0),
+            ("tree_blocks", 4.0)
+        ]
+    );
     // [1,7,8,9]: matched 1, 1, 0; best 1/4 = 0.25 <= 0.3 -> miss; load rule: loads 2, 0, 1 -> r1.
     let ids = [1, 7, 8, 9];
     let a = ask(&ids, &[0; 3], &[], 2048);

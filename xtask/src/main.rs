@@ -20,11 +20,12 @@ commands:
                         or a free port when 8000 is busy)
   test                  the one check: fmt, clippy, native tests, xtask build, wasm tests
                         in Chromium, build, page tests (node --test tests/e2e/)
-  mutants [--smoke] [--jobs N] [--list] [MODULE ...]
+  mutants [--smoke] [--jobs N] [--iterate] [--list] [MODULE ...]
                         mutation testing (cargo-mutants, installed if missing) of the core
                         modules one by one against their tests, then a score table
                         (caught / viable per module; fails below 90 %); --smoke runs one
-                        small module (the CI check), --list names the modules
+                        small module (the CI check), --iterate retests only the mutants
+                        the module's last run did not catch, --list names the modules
   test-runner WASM ...  the wasm-bindgen-test runner (cargo's runner for wasm32)"
 }
 

@@ -177,6 +177,8 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let (modules, jobs) = parse_args(args)?;
+    // cargo-mutants' own `--iterate`: retest only what the module's last run did not catch.
+    let iterate = args.iter().any(|a| a == "--iterate");
     ensure_cargo_mutants()?;
     let t0 = Instant::now();
     let tree = crate::mutants_tree::prepare()?;
@@ -190,7 +192,7 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
             m.files.join(" "),
             m.tests.join(" --test ")
         );
-        scores.push(run_module(m, jobs, &tree)?);
+        scores.push(run_module(m, jobs, &tree, iterate)?);
     }
     println!("\n{}", table(&scores));
     println!("xtask mutants: {} module(s) in {}", scores.len(), secs(t0));
@@ -218,6 +220,7 @@ fn parse_args(args: &[String]) -> Result<(Vec<&'static Module>, u32), String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--smoke" => names.push(SMOKE.to_string()),
+            "--iterate" => {}
             "--jobs" | "-j" => {
                 jobs = it
                     .next()
@@ -266,7 +269,7 @@ fn ensure_cargo_mutants() -> Result<(), String> {
     ))
 }
 
-fn run_module(m: &Module, jobs: u32, tree: &Path) -> Result<Score, String> {
+fn run_module(m: &Module, jobs: u32, tree: &Path, iterate: bool) -> Result<Score, String> {
     let out = root().join("target/mutants-out").join(m.name);
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let jobs = jobs.to_string();
@@ -285,6 +288,9 @@ fn run_module(m: &Module, jobs: u32, tree: &Path) -> Result<Score, String> {
     ];
     for f in m.files {
         args.extend(["-f", f]);
+    }
+    if iterate {
+        args.push("--iterate");
     }
     // The selection goes to every cargo invocation (`--cargo-arg`), the build as well as
     // the run: after `--` it would reach only the run, and each mutant's build would link
