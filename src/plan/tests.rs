@@ -177,6 +177,8 @@ fn goodput_brackets_the_rate_to_one_percent() {
     .unwrap();
     let g = plan.goodput.unwrap();
     assert_eq!((g.instances, g.rate_scale, g.at_limit), (4, 4.0, false));
+    // The point reported is the one at that scale: TTFT 25 x 4 = 100 ms.
+    assert_eq!((g.at.rate_scale, g.at.measured.ttft_ms_p99), (4.0, 100.0));
     // The default config offers 6 req/s: 24 req/s sustained.
     assert_eq!((g.rate, g.rate_unit), (24.0, "req/s"));
     // 1, 2, 4 meet, 8 fails; then 6, 5, 4.5, 4.25, 4.125, 4.0625, 4.03125 all fail and
@@ -304,6 +306,18 @@ fn targets_and_what_misses_them() {
         .validate()
         .unwrap_err()
         .starts_with("--slo-ttft-p99-ms: invalid target: got -1"));
+    // 0 ms is no target either: the bound is strict.
+    let zero = Slo {
+        tpot_p99_ms: Some(0.0),
+        ..slo
+    };
+    assert_eq!(
+        zero.validate().unwrap_err(),
+        "--slo-tpot-p99-ms: invalid target: got 0; allowed: a number of ms > 0"
+    );
+    // A spec that leaves `sustained` out asks for a sustained fleet.
+    let sent: Slo = serde_json::from_str(r#"{"ttft_p99_ms": 500, "max_rejected": 0.01}"#).unwrap();
+    assert!(sent.sustained && sent.tpot_p99_ms.is_none());
     let bad = Slo {
         max_rejected: 1.5,
         ..slo
@@ -375,4 +389,225 @@ fn the_headline_names_the_cheapest_and_the_saving() {
         headline(&[rr_none]),
         "No policy meets the targets within the largest fleet tried."
     );
+}
+
+#[test]
+fn two_seeds_combine_into_the_worse_target_the_sums_and_the_mean_hit_rate() {
+    let a = Measured {
+        ttft_ms_p99: 120.0,
+        tpot_ms_p99: f64::NAN,
+        e2e_ms_p99: 900.0,
+        rejected_share: 0.01,
+        hit_rate_tokens: 0.4,
+        output_tokens: 1000,
+        makespan_s: 10.0,
+        overloaded: false,
+    };
+    let b = Measured {
+        ttft_ms_p99: 80.0,
+        tpot_ms_p99: 30.0,
+        e2e_ms_p99: 1100.0,
+        rejected_share: 0.0,
+        hit_rate_tokens: 0.6,
+        output_tokens: 3000,
+        makespan_s: 12.5,
+        overloaded: true,
+    };
+    let w = a.worst(&b);
+    // The worse of each target; one seed that measured nothing (NaN) makes it unmeasured.
+    assert_eq!((w.ttft_ms_p99, w.e2e_ms_p99), (120.0, 1100.0));
+    assert!(w.tpot_ms_p99.is_nan() && b.worst(&a).tpot_ms_p99.is_nan());
+    assert_eq!(w.rejected_share, 0.01);
+    // (0.4 + 0.6) / 2; the sums of tokens and time; overloaded on either seed.
+    assert!(
+        (w.hit_rate_tokens - 0.5).abs() < 1e-12,
+        "{}",
+        w.hit_rate_tokens
+    );
+    assert_eq!(
+        (w.output_tokens, w.makespan_s, w.overloaded),
+        (4000, 22.5, true)
+    );
+    assert!(!a.worst(&a).overloaded);
+}
+
+#[test]
+fn a_price_must_be_finite_and_not_negative() {
+    let mut l = limits();
+    for bad in [-1.0, f64::INFINITY, f64::NAN] {
+        l.gpu_hour_usd = bad;
+        assert!(
+            l.validate().unwrap_err().starts_with("--gpu-hour-usd"),
+            "{bad}"
+        );
+    }
+    l.gpu_hour_usd = 0.0;
+    assert!(l.validate().is_ok(), "a free GPU is allowed");
+}
+
+#[test]
+fn a_headline_row_reads_the_answer_only_when_there_is_one() {
+    let with = serde_json::json!({
+        "policy": "kv",
+        "at_min": { "instances": 3, "cost": { "gpus": 6, "usd_per_hour": 15.0, "usd_per_m_tokens": 2.25 } },
+        "goodput": { "rate": 7.5 },
+    });
+    let row = HeadlineRow::of_json(&with);
+    assert_eq!(row.policy, "kv");
+    assert_eq!(row.answer, Some((3, 6, 15.0, 2.25)));
+    assert_eq!(row.goodput_rate, 7.5);
+    let without = serde_json::json!({ "policy": "random", "at_min": null, "goodput": null });
+    let row = HeadlineRow::of_json(&without);
+    assert_eq!(row.answer, None);
+    assert_eq!(row.goodput_rate, f64::NEG_INFINITY);
+}
+
+/// Four requests of 600 prompt tokens (two 512-token blocks, the first shared) arriving
+/// at 1, 2, 3.5 and 5.000001 s.
+fn four_requests() -> Vec<crate::workload::Request> {
+    [1_000_000, 2_000_000, 3_500_000, 5_000_001]
+        .iter()
+        .enumerate()
+        .map(|(i, &at)| crate::workload::Request {
+            id: i as u32,
+            arrival_us: at,
+            prompt_tokens: 600,
+            output_tokens: 3,
+            block_ids: vec![7, 100 + i as u64],
+            session: None,
+            output_block_ids: Vec::new(),
+        })
+        .collect()
+}
+
+fn summary_json(s: &Summary) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+#[test]
+fn the_trace_runner_speeds_arrivals_up_and_reads_its_rate_from_the_span() {
+    let runner = runners::TraceRunner {
+        requests: four_requests(),
+        name: "four".to_string(),
+    };
+    // (n - 1) / (last - first) = 3 / 4.000001 s.
+    let (rate, unit) = runner.base_rate(&Config::default());
+    assert_eq!(unit, "req/s");
+    assert!((rate - 3.0 / 4.000001).abs() < 1e-12, "{rate}");
+    // Twice as fast: each arrival halved, rounded to the µs (2,500,000.5 -> 2,500,001).
+    let fast: Vec<u64> = runner.scaled(2.0).iter().map(|r| r.arrival_us).collect();
+    assert_eq!(fast, [500_000, 1_000_000, 1_750_000, 2_500_001]);
+    assert_eq!(runner.scaled(1.0), four_requests());
+    // A run at scale 2 is the replay of the requests with those arrivals, set by hand.
+    let cfg = Config {
+        instances: 2,
+        ..Config::default()
+    };
+    let mut by_hand = four_requests();
+    for (r, at) in by_hand.iter_mut().zip(fast) {
+        r.arrival_us = at;
+    }
+    let want = crate::api::replay_simulation(&cfg, by_hand, "four")
+        .unwrap()
+        .into_report()
+        .summary;
+    let got = runner.run(&cfg, 2.0).unwrap();
+    assert_eq!(got.requests, 4);
+    assert_eq!(summary_json(&got), summary_json(&want));
+    // One arrival instant has no rate.
+    let still = runners::TraceRunner {
+        requests: four_requests()[..1].to_vec(),
+        name: "one".to_string(),
+    };
+    assert!(still.base_rate(&cfg).0.is_nan());
+}
+
+#[test]
+fn the_synthetic_runner_scales_the_rate_of_its_workload_within_its_limits() {
+    let runner = runners::SyntheticRunner;
+    let pool = Config {
+        request_rate: 4.0,
+        num_requests: 40,
+        ..Config::default()
+    };
+    // request_rate's slider runs from 0.01 to 100,000 req/s: scales 0.0025 to 25,000.
+    assert_eq!(runner.scale_limits(&pool), (0.01 / 4.0, 100_000.0 / 4.0));
+    let doubled = Config {
+        request_rate: 8.0,
+        ..pool.clone()
+    };
+    let want = crate::api::synthetic_simulation(&doubled)
+        .unwrap()
+        .into_report()
+        .summary;
+    assert_eq!(
+        summary_json(&runner.run(&pool, 2.0).unwrap()),
+        summary_json(&want)
+    );
+    let tasks = Config {
+        workload: crate::config::WorkloadKind::Sessions,
+        session_rate: 0.5,
+        num_sessions: 6,
+        ..Config::default()
+    };
+    assert_eq!(runner.base_rate(&tasks), (0.5, "tasks/s"));
+    assert_eq!(runner.scale_limits(&tasks), (0.001 / 0.5, 1000.0 / 0.5));
+    let faster = Config {
+        session_rate: 1.5,
+        ..tasks.clone()
+    };
+    let want = crate::api::synthetic_simulation(&faster)
+        .unwrap()
+        .into_report()
+        .summary;
+    assert_eq!(
+        summary_json(&runner.run(&tasks, 3.0).unwrap()),
+        summary_json(&want)
+    );
+}
+
+#[test]
+fn goodput_halves_down_to_1_in_1024_and_no_size_above_the_largest_is_tried() {
+    // TTFT = 512 ms x scale against 1 ms: met at scale 1/512 and below only, nine halvings
+    // down; the bracket [1/512, 1/256] narrows to 1 % above 1/512.
+    let slow = Fake(|_, s, _| 512.0 * s);
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Kv,
+        &slo_ttft(1.0),
+        &limits(),
+        &slow,
+    )
+    .unwrap();
+    assert_eq!(plan.min_replicas, None);
+    let g = plan.goodput.expect("met at 1/512");
+    assert!(
+        g.rate_scale >= 1.0 / 512.0 && g.rate_scale < 1.01 / 512.0,
+        "{}",
+        g.rate_scale
+    );
+    let halvings: Vec<f64> = g
+        .points
+        .iter()
+        .map(|p| p.rate_scale)
+        .filter(|&s| s >= 1.0 / 256.0)
+        .collect();
+    assert_eq!(halvings.len(), 9, "1, 1/2, ..., 1/256: {halvings:?}");
+    // TTFT = 1000 / n ms against 150 ms needs 7 replicas; with 7 the largest allowed, the
+    // check one size above the answer is skipped: no point beyond 7.
+    let fake = Fake(|n, s, _| 1000.0 * s / n as f64);
+    let seven = PlanLimits {
+        max_replicas: 7,
+        ..limits()
+    };
+    let plan = plan_policy(
+        &Config::default(),
+        Policy::Kv,
+        &slo_ttft(150.0),
+        &seven,
+        &fake,
+    )
+    .unwrap();
+    assert_eq!(plan.min_replicas, Some(7));
+    assert!(sizes(&plan).iter().all(|&n| n <= 7), "{:?}", sizes(&plan));
 }
