@@ -514,12 +514,19 @@ fn the_trace_runner_speeds_arrivals_up_and_reads_its_rate_from_the_span() {
     let got = runner.run(&cfg, 2.0).unwrap();
     assert_eq!(got.requests, 4);
     assert_eq!(summary_json(&got), summary_json(&want));
-    // One arrival instant has no rate.
-    let still = runners::TraceRunner {
+    // One arrival instant has no rate, for one request or two at once (not 1 / 0 s).
+    let one = runners::TraceRunner {
         requests: four_requests()[..1].to_vec(),
         name: "one".to_string(),
     };
-    assert!(still.base_rate(&cfg).0.is_nan());
+    assert!(one.base_rate(&cfg).0.is_nan());
+    let mut together = four_requests()[..2].to_vec();
+    together[1].arrival_us = together[0].arrival_us;
+    let two = runners::TraceRunner {
+        requests: together,
+        name: "two".to_string(),
+    };
+    assert!(two.base_rate(&cfg).0.is_nan());
 }
 
 #[test]
