@@ -104,6 +104,13 @@ pub struct Lesson {
     pub quiz: Vec<Quiz>,
 }
 
+/// A lesson's config keys, written as JSON text: parsed at run time, because a `json!`
+/// literal compiles to code that builds the map (over a hundred of them weighed ~60 KB of
+/// the wasm). The text is a literal that tests parse (every lesson is built by them).
+fn config(json_text: &'static str) -> Value {
+    serde_json::from_str(json_text).expect("a lesson's config literal is valid JSON")
+}
+
 /// Every lesson, in course order.
 pub fn lessons() -> Vec<Lesson> {
     vec![

@@ -2,7 +2,6 @@
 //! Errors become `JsError`s carrying the core's message (which names the field).
 
 use crate::api;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 // The TypeScript types of `run` and `runTrace` (Config, Report and their parts), written
@@ -48,34 +47,24 @@ pub fn run_trace_json(config_json: &str, trace_text: &str, name: &str) -> Result
 }
 
 /// A config object from JavaScript (missing keys take their defaults, unknown keys are errors).
+/// It goes through JSON text and the one Config parser that `run_json` uses (a second,
+/// JsValue-based deserializer would double the Config parsing code in the wasm).
 fn config_of(config: JsValue) -> Result<crate::Config, JsError> {
     if config.is_undefined() || config.is_null() {
         return Ok(crate::Config::default());
     }
-    // serde-wasm-bindgen reads only the fields it knows, so unknown keys are caught here.
-    if let Some(obj) = config.dyn_ref::<js_sys::Object>() {
-        let known = serde_json::to_value(crate::Config::default()).unwrap_or_default();
-        for key in js_sys::Object::keys(obj).iter() {
-            let key = key.as_string().unwrap_or_default();
-            if known.get(&key).is_none() {
-                let shown: String = key.chars().take(40).collect();
-                return Err(JsError::new(&format!(
-                    "invalid config: unknown field `{shown}`; allowed: the keys of defaults_json()"
-                )));
-            }
-        }
-    }
-    serde_wasm_bindgen::from_value(config)
-        .map_err(|e| JsError::new(&format!("invalid config: {e}")))
+    let text = js_sys::JSON::stringify(&config)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| JsError::new("invalid config: not representable as JSON"))?;
+    api::parse_config(&text).map_err(|m| JsError::new(&m))
 }
 
 /// A report as a plain JavaScript object, with `null` for statistics over nothing, exactly
-/// as in the JSON (`run_json`): it goes through `serde_json::Value`, which maps NaN to null.
+/// as in the JSON (`run_json`): it is that JSON, parsed by the browser.
 fn object_of(report: &crate::Report) -> Result<JsValue, JsError> {
-    let value = serde_json::to_value(report).map_err(|e| JsError::new(&e.to_string()))?;
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| JsError::new(&e.to_string()))
+    js_sys::JSON::parse(&report.to_json())
+        .map_err(|_| JsError::new("the report's JSON did not parse"))
 }
 
 /// Runs a synthetic workload from a config object; returns the report as an object.

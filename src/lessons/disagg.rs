@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson, Setting};
+use super::{config, Check, Fix, Lesson, Setting};
 
 /// The split that meets the goal: 5 prefill + 3 decode replicas of the 8.
 fn split(prefill: u32, decode: u32) -> Value {
@@ -18,10 +18,10 @@ pub(super) fn lesson() -> Lesson {
         title: "When disaggregation pays",
         story: "A document assistant on 8 replicas: prompts of 4,000 to 12,000 tokens (the user's files), 256-token answers streamed to the screen, 16 requests a second. First tokens come fast enough, but users complain that answers stutter and crawl: the text stops for a quarter of a second mid-sentence, and the slowest answers stream at 40 tokens a second.",
         symptom: "p99 time per output token is about 25 ms, and the p99 gap between two streamed tokens is over 250 ms: whenever a replica prefills a long prompt, that step holds every answer it is decoding.",
-        broken: json!({
+        broken: config(r#"{
             "instances": 8, "input_len": 8192, "prefix_len": 1024, "range_ratio": 0.5,
             "output_len": 256, "request_rate": 16.0, "num_requests": 1500
-        }),
+        }"#),
         goal: "p99 time per output token under 20 ms (every answer streams at 50 tokens a second or more) and p99 TTFT under 1 s, on the same 8 replicas.",
         checks: vec![
             Check { metric: "summary.tpot_ms_p99", op: "<=", value: 20.0, label: "p99 TPOT under 20 ms" },
@@ -35,7 +35,7 @@ pub(super) fn lesson() -> Lesson {
         ],
         fixes: vec![
             Fix { name: "5 prefill + 3 decode", config: split(5, 3) },
-            Fix { name: "5 prefill + 3 decode, decode round robin", config: json!({"prefill_instances": 5, "decode_instances": 3, "instances": 8, "decode_routing": "round_robin"}) },
+            Fix { name: "5 prefill + 3 decode, decode round robin", config: config(r#"{"prefill_instances": 5, "decode_instances": 3, "instances": 8, "decode_routing": "round_robin"}"#) },
         ],
         explanation: "Colocated, every replica interleaves long prefills with the decode of its other requests, so a decoding answer waits out each prefill chunk: the stream stutters, and the prefill work it shares makes every answer slower. More replicas only make stalls rarer per replica (12 still stutter). Smaller prefill chunks shorten each stall but not the work: with 768-token chunks the stutter is gone and TPOT is not better, and with 256-token chunks TPOT is just under 20 ms while every prefill takes so many steps that TTFT passes 4 s. Disaggregation moves prefill to its own pool: the decode replicas only ever run decode steps, and the price is a KV transfer in every TTFT (about 20 ms for an 8,000-token prompt at 50 GB/s). The split must fit both budgets: with 4 prefill replicas the prompts queue (TTFT over 1 s), with 2 decode replicas each decodes too many answers at once (TPOT over 40 ms); 5 + 3 meets both.",
         rule_of_thumb: "Split prefill from decode when long prefills slow the token stream; size the prefill pool for TTFT and the decode pool for TPOT.",
@@ -52,7 +52,7 @@ pub(super) fn lesson() -> Lesson {
             y_label: "p99 inter-token gap",
             format: Format::Ms,
             log_y: true,
-            series: vec![("colocated 8", json!({})), ("5 prefill + 3 decode", split(5, 3))],
+            series: vec![("colocated 8", config(r#"{}"#)), ("5 prefill + 3 decode", split(5, 3))],
         },
         settings: vec![
             Setting { key: "prefill_instances", rule: "Size the prefill pool for TTFT: it must keep up with the prompts arriving.", live: "" },
@@ -83,12 +83,12 @@ fn interview() -> Vec<Interview> {
             question: "Why do neither more replicas nor smaller prefill chunks fix it?",
             answer: "The stall is inside one replica: a step that prefills a long prompt holds every answer decoding there. 12 colocated replicas make the stalls rarer, not shorter: the p99 gap between tokens is {itl_8} on 8 and still {itl_12} on 12. Chunks of 768 tokens shorten the stalls (p99 gap {itl_768}) but the decode steps still share the same prefill work, so p99 TPOT stays {tpot_768}; chunks of 256 reach {tpot_256}, and stretch every prefill until p99 TTFT is {ttft_256}. 5 prefill + 3 decode replicas give {tpot_split} and {ttft_split}.",
             figures: vec![
-                fig("itl_8", json!({}), itl, Format::Ms),
-                fig("itl_12", json!({"instances": 12}), itl, Format::Ms),
-                fig("itl_768", json!({"max_batched_tokens": 768}), itl, Format::Ms),
-                fig("tpot_768", json!({"max_batched_tokens": 768}), tpot, Format::Ms),
-                fig("tpot_256", json!({"max_batched_tokens": 256}), tpot, Format::Ms),
-                fig("ttft_256", json!({"max_batched_tokens": 256}), ttft, Format::Ms),
+                fig("itl_8", config(r#"{}"#), itl, Format::Ms),
+                fig("itl_12", config(r#"{"instances": 12}"#), itl, Format::Ms),
+                fig("itl_768", config(r#"{"max_batched_tokens": 768}"#), itl, Format::Ms),
+                fig("tpot_768", config(r#"{"max_batched_tokens": 768}"#), tpot, Format::Ms),
+                fig("tpot_256", config(r#"{"max_batched_tokens": 256}"#), tpot, Format::Ms),
+                fig("ttft_256", config(r#"{"max_batched_tokens": 256}"#), ttft, Format::Ms),
                 fig("tpot_split", split(5, 3), tpot, Format::Ms),
                 fig("ttft_split", split(5, 3), ttft, Format::Ms),
             ],
@@ -108,8 +108,8 @@ fn interview() -> Vec<Interview> {
             answer: "Every first token waits for the prompt's KV to cross a link: {xfer} on average here at 50 GB/s, and at 10 GB/s the same split's p99 TTFT becomes {ttft_10g}. It does not pay when prefills are short or rare next to decode (at 4 req/s, colocated p99 TPOT is already {tpot_low}), when the link is slow, or when the fleet is too small to give each pool enough replicas.",
             figures: vec![
                 fig("xfer", split(5, 3), "pools.transfers.time_ms_mean", Format::Ms),
-                fig("ttft_10g", json!({"prefill_instances": 5, "decode_instances": 3, "instances": 8, "kv_transfer_gbps": 10.0}), ttft, Format::Ms),
-                fig("tpot_low", json!({"request_rate": 4.0}), tpot, Format::Ms),
+                fig("ttft_10g", config(r#"{"prefill_instances": 5, "decode_instances": 3, "instances": 8, "kv_transfer_gbps": 10.0}"#), ttft, Format::Ms),
+                fig("tpot_low", config(r#"{"request_rate": 4.0}"#), tpot, Format::Ms),
             ],
         },
     ]
@@ -122,21 +122,21 @@ fn quiz() -> Vec<Quiz> {
             choices: vec!["No: the stalls are inside each replica's steps", "Yes: more replicas, fewer stalls"],
             correct: 0,
             why: "Each prefill still holds every answer decoding on its replica; more replicas only spread the prefills thinner.",
-            verify: Verify::Range { metric: "summary.itl_ms_p99", changes: json!({"instances": 12}), bounds: vec![(40.0, f64::INFINITY), (0.0, 40.0)] },
+            verify: Verify::Range { metric: "summary.itl_ms_p99", changes: config(r#"{"instances": 12}"#), bounds: vec![(40.0, f64::INFINITY), (0.0, 40.0)] },
         },
         Quiz {
             question: "Which fleet of 8 meets the goal?",
             choices: vec!["5 prefill + 3 decode", "4 prefill + 4 decode", "6 prefill + 2 decode", "8 colocated with 256-token prefill chunks"],
             correct: 0,
             why: "4 + 4 queues the prompts (TTFT over 1 s), 6 + 2 overloads the decode pool (TPOT over 40 ms), and 256-token chunks stretch every prefill far past the TTFT budget.",
-            verify: Verify::Goal { runs: vec![split(5, 3), split(4, 4), split(6, 2), json!({"max_batched_tokens": 256})] },
+            verify: Verify::Goal { runs: vec![split(5, 3), split(4, 4), split(6, 2), config(r#"{"max_batched_tokens": 256}"#)] },
         },
         Quiz {
             question: "The 5 + 3 split on a 10 GB/s link instead of 50: does it still meet the goal?",
             choices: vec!["Yes: the link only adds a few milliseconds", "No: the transfer pushes p99 TTFT past 1 s"],
             correct: 1,
             why: "An 8,000-token prompt is about 1 GB of KV; at 10 GB/s that is some 100 ms on every first token, and more when transfers queue on a link.",
-            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: json!({"prefill_instances": 5, "decode_instances": 3, "instances": 8, "kv_transfer_gbps": 10.0}), bounds: vec![(0.0, 1000.0), (1000.0, f64::INFINITY)] },
+            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: config(r#"{"prefill_instances": 5, "decode_instances": 3, "instances": 8, "kv_transfer_gbps": 10.0}"#), bounds: vec![(0.0, 1000.0), (1000.0, f64::INFINITY)] },
         },
         Quiz {
             question: "In a disaggregated fleet, what does a request's time to first token include?",

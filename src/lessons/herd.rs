@@ -1,10 +1,8 @@
 //! Lesson 4, "Routers that herd": several routers share a stale load snapshot, each sees
 //! the others' picks only at the next refresh, and a burst lands on one replica.
 
-use serde_json::json;
-
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson, Setting};
+use super::{config, Check, Fix, Lesson, Setting};
 
 pub(super) fn lesson() -> Lesson {
     Lesson {
@@ -12,11 +10,11 @@ pub(super) fn lesson() -> Lesson {
         title: "Routers that herd",
         story: "For high availability the gateway runs four router replicas in front of 8 model replicas. Traffic is bursty: 30 requests a second on average, arriving in clumps, over 32 shared prefixes. To keep the load signals cheap, the routers share one snapshot of the replicas' queues, refreshed every 100 ms. One router on the same snapshot was fine.",
         symptom: "p99 time to first token more than doubles against one router on the same snapshot, although the run's load spread looks even: within a burst, all four routers find the same replica least loaded and send it their requests.",
-        broken: json!({
+        broken: config(r#"{
             "arrival_model": "gamma", "burstiness": 0.1, "request_rate": 30.0, "num_requests": 2000,
             "instances": 8, "num_prefixes": 32, "router_view": "snapshot", "routers": 4,
             "router_refresh_ms": 100.0
-        }),
+        }"#),
         goal: "p99 TTFT under 600 ms, still with at least 4 routers.",
         checks: vec![
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
@@ -28,8 +26,8 @@ pub(super) fn lesson() -> Lesson {
             "Make the load signals live (refresh 0 ms), or let each router spread its own picks without looking at load (round robin).",
         ],
         fixes: vec![
-            Fix { name: "live load signals", config: json!({ "router_refresh_ms": 0.0 }) },
-            Fix { name: "round robin per router", config: json!({ "routing": "round_robin" }) },
+            Fix { name: "live load signals", config: config(r#"{ "router_refresh_ms": 0.0 }"#) },
+            Fix { name: "round robin per router", config: config(r#"{ "routing": "round_robin" }"#) },
         ],
         explanation: "Each router spreads its own picks through its recent term, but it sees the other routers' picks only when the shared snapshot refreshes. In a burst, all four find the same replica least loaded and send it their share of the burst, so it queues while others idle, and p99 TTFT rises far above one router's. The run's load spread stays low, because over the whole run the herding moves from replica to replica. With live signals (refresh 0) every router sees every dispatch in the in-flight term and the herd is gone; round robin dealt by each router on its own never herds, and on this fleet it loses almost no hit rate, because with unbounded caches every replica soon holds all 32 prefixes. A 10 ms refresh is not enough: a burst arrives within it.",
         rule_of_thumb: "Routers that share a stale view herd: keep the signals fresh, or spread the picks without them.",
@@ -46,7 +44,7 @@ pub(super) fn lesson() -> Lesson {
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: false,
-            series: vec![("1 router", json!({"routers": 1})), ("4 routers", json!({}))],
+            series: vec![("1 router", config(r#"{"routers": 1}"#)), ("4 routers", config(r#"{}"#))],
         },
         settings: vec![
             Setting { key: "routers", rule: "Routers that share a stale view herd.", live: "" },
@@ -80,29 +78,29 @@ fn interview() -> Vec<Interview> {
             question: "Why do several routers that share a load snapshot send a burst to one replica?",
             answer: "Between refreshes each router sees its own picks but not the others'. In a burst they all compute the same least-loaded replica and all send to it. Here, on a 100 ms snapshot, p99 TTFT is {p99_1} with one router and {p99_4} with four; with live signals, four routers get {p99_live}.",
             figures: vec![
-                fig("p99_1", json!({"routers": 1}), p99, Format::Ms),
-                fig("p99_4", json!({}), p99, Format::Ms),
-                fig("p99_live", json!({"router_refresh_ms": 0.0}), p99, Format::Ms),
+                fig("p99_1", config(r#"{"routers": 1}"#), p99, Format::Ms),
+                fig("p99_4", config(r#"{}"#), p99, Format::Ms),
+                fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
             ],
         },
         Interview {
             question: "How would you stop herding without going back to a single router?",
             answer: "Make the signals fresh enough that a burst is seen (refresh 0 gives {p99_live}; a 10 ms refresh still gives {p99_10}), or take load out of the pick: round robin dealt by each router gives {p99_rr}. Randomising the pick also helps: Dynamo's cost with a softmax temperature of 0.5 gives {p99_temp}.",
             figures: vec![
-                fig("p99_live", json!({"router_refresh_ms": 0.0}), p99, Format::Ms),
-                fig("p99_10", json!({"router_refresh_ms": 10.0}), p99, Format::Ms),
-                fig("p99_rr", json!({"routing": "round_robin"}), p99, Format::Ms),
-                fig("p99_temp", json!({"routing": "dynamo", "dynamo_temperature": 0.5}), p99, Format::Ms),
+                fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
+                fig("p99_10", config(r#"{"router_refresh_ms": 10.0}"#), p99, Format::Ms),
+                fig("p99_rr", config(r#"{"routing": "round_robin"}"#), p99, Format::Ms),
+                fig("p99_temp", config(r#"{"routing": "dynamo", "dynamo_temperature": 0.5}"#), p99, Format::Ms),
             ],
         },
         Interview {
             question: "Why might a dashboard of load balance miss the herding?",
             answer: "Over the whole run each replica gets its share: the herd moves from replica to replica with each burst. The load spread is {spread_4} with four herding routers and {spread_live} with live signals, nearly the same, while p99 TTFT is {p99_4} against {p99_live}. Look at the tail latency, or at who got each burst, not at the run's totals.",
             figures: vec![
-                fig("spread_4", json!({}), spread, Format::Fixed2),
-                fig("spread_live", json!({"router_refresh_ms": 0.0}), spread, Format::Fixed2),
-                fig("p99_4", json!({}), p99, Format::Ms),
-                fig("p99_live", json!({"router_refresh_ms": 0.0}), p99, Format::Ms),
+                fig("spread_4", config(r#"{}"#), spread, Format::Fixed2),
+                fig("spread_live", config(r#"{"router_refresh_ms": 0.0}"#), spread, Format::Fixed2),
+                fig("p99_4", config(r#"{}"#), p99, Format::Ms),
+                fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
             ],
         },
     ]
@@ -115,21 +113,21 @@ fn quiz() -> Vec<Quiz> {
             choices: vec!["Lower: four routers share the work", "Higher: they herd within a burst"],
             correct: 1,
             why: "The routers do not see each other's picks until the next refresh, so a burst piles onto one replica.",
-            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: json!({}), b: json!({"routers": 1}), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: config(r#"{}"#), b: config(r#"{"routers": 1}"#), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which change meets the goal?",
             choices: vec!["Refresh the snapshot live (0 ms)", "Refresh it every 10 ms", "Go back to one router"],
             correct: 0,
             why: "A 10 ms refresh is still slower than a burst, and one router breaks the availability requirement.",
-            verify: Verify::Goal { runs: vec![json!({"router_refresh_ms": 0.0}), json!({"router_refresh_ms": 10.0}), json!({"routers": 1})] },
+            verify: Verify::Goal { runs: vec![config(r#"{"router_refresh_ms": 0.0}"#), config(r#"{"router_refresh_ms": 10.0}"#), config(r#"{"routers": 1}"#)] },
         },
         Quiz {
             question: "Four routers each dealing round robin on their own: is p99 TTFT under 600 ms?",
             choices: vec!["No: four independent round robins still collide", "Yes: each router spreads its own picks evenly and ignores load"],
             correct: 1,
             why: "Round robin never looks at the stale load signals, so there is nothing to herd on; here it loses almost no hit rate, as every replica soon caches every prefix.",
-            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: json!({"routing": "round_robin"}), bounds: vec![(600.0, f64::INFINITY), (0.0, 600.0)] },
+            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: config(r#"{"routing": "round_robin"}"#), bounds: vec![(600.0, f64::INFINITY), (0.0, 600.0)] },
         },
         Quiz {
             question: "What does a router on a shared snapshot not see between refreshes?",

@@ -4,14 +4,14 @@
 use serde_json::json;
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson, Setting};
+use super::{config, Check, Fix, Lesson, Setting};
 
 fn unbounded(routing: &str) -> serde_json::Value {
     json!({ "kv_blocks": null, "routing": routing })
 }
 
 fn kv4() -> serde_json::Value {
-    json!({ "routing": "kv", "overlap_weight": 4.0 })
+    config(r#"{ "routing": "kv", "overlap_weight": 4.0 }"#)
 }
 
 pub(super) fn lesson() -> Lesson {
@@ -20,10 +20,10 @@ pub(super) fn lesson() -> Lesson {
         title: "The policy that won on an infinite cache",
         story: "A team benchmarked routing policies on a staging fleet with far more KV memory than production: 4 replicas, 10 requests a second, 32 prompt templates of 2,048 tokens. Round robin had the best p99 time to first token there, so it shipped. Each production replica holds 80 blocks of 512 tokens: room for a few templates besides the requests it is running.",
         symptom: "In production p99 TTFT is about seven times what staging showed and the caches evict thousands of blocks: every replica tries to keep all 32 templates and keeps few of them.",
-        broken: json!({
+        broken: config(r#"{
             "num_prefixes": 32, "num_requests": 1000, "request_rate": 10.0,
             "routing": "round_robin", "kv_blocks": 80
-        }),
+        }"#),
         goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica).",
         checks: vec![
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
@@ -36,7 +36,7 @@ pub(super) fn lesson() -> Lesson {
         ],
         fixes: vec![
             Fix { name: "kv, weight 4", config: kv4() },
-            Fix { name: "dynamo", config: json!({ "routing": "dynamo" }) },
+            Fix { name: "dynamo", config: config(r#"{ "routing": "dynamo" }"#) },
         ],
         explanation: "On unbounded caches every replica soon holds all 32 templates, so the best policy is the one that balances load best: round robin's p99 was a little lower than kv's. With 80 blocks a replica holds only a few templates besides its running requests. Round robin sends each template everywhere, so every replica keeps evicting what its next request needs: about 13% of prompt tokens come from cache and p99 is about 1.06 s. A cache-aware router sends a request where its template is, so each replica keeps a subset and the fleet's caches add up: kv at weight 4 serves about 31% from cache with p99 about 320 ms. The benchmark ranked policies on a cache that production does not have.",
         rule_of_thumb: "Rank routing policies under the cache size you will run, not on an unbounded one.",
@@ -53,7 +53,7 @@ pub(super) fn lesson() -> Lesson {
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: true,
-            series: vec![("round_robin", json!({"routing": "round_robin"})), ("kv, weight 4", kv4())],
+            series: vec![("round_robin", config(r#"{"routing": "round_robin"}"#)), ("kv, weight 4", kv4())],
         },
         settings: vec![
             Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run.", live: "" },
@@ -89,7 +89,7 @@ fn interview() -> Vec<Interview> {
             figures: vec![
                 fig("rr_inf", unbounded("round_robin"), p99, Format::Ms),
                 fig("kv_inf", unbounded("kv"), p99, Format::Ms),
-                fig("rr_80", json!({}), p99, Format::Ms),
+                fig("rr_80", config(r#"{}"#), p99, Format::Ms),
                 fig("kv_80", kv4(), p99, Format::Ms),
             ],
         },
@@ -98,8 +98,8 @@ fn interview() -> Vec<Interview> {
             answer: "It makes every replica hold every template, so each replica's cache churns: round robin's token hit rate falls from {tok_inf} on unbounded caches to {tok_80} with 80 blocks, with {evict} blocks evicted in the run.",
             figures: vec![
                 fig("tok_inf", unbounded("round_robin"), tok, Format::Percent),
-                fig("tok_80", json!({}), tok, Format::Percent),
-                fig("evict", json!({}), "summary.evictions", Format::Count),
+                fig("tok_80", config(r#"{}"#), tok, Format::Percent),
+                fig("evict", config(r#"{}"#), "summary.evictions", Format::Count),
             ],
         },
         Interview {
@@ -107,9 +107,9 @@ fn interview() -> Vec<Interview> {
             answer: "By keeping each template on a few replicas, so the fleet holds more distinct templates in the same memory: kv at weight 4 serves {tok_kv} of prompt tokens from cache against round robin's {tok_rr}, and evicts {ev_kv} blocks against {ev_rr}.",
             figures: vec![
                 fig("tok_kv", kv4(), tok, Format::Percent),
-                fig("tok_rr", json!({}), tok, Format::Percent),
+                fig("tok_rr", config(r#"{}"#), tok, Format::Percent),
                 fig("ev_kv", kv4(), "summary.evictions", Format::Count),
-                fig("ev_rr", json!({}), "summary.evictions", Format::Count),
+                fig("ev_rr", config(r#"{}"#), "summary.evictions", Format::Count),
             ],
         },
     ]
@@ -129,14 +129,14 @@ fn quiz() -> Vec<Quiz> {
             choices: vec!["kv with overlap weight 4", "Round robin", "Least loaded"],
             correct: 0,
             why: "Only a cache-aware router keeps each template on a few replicas; round robin and least loaded both copy every template everywhere.",
-            verify: Verify::Goal { runs: vec![kv4(), json!({"routing": "round_robin"}), json!({"routing": "least_loaded"})] },
+            verify: Verify::Goal { runs: vec![kv4(), config(r#"{"routing": "round_robin"}"#), config(r#"{"routing": "least_loaded"}"#)] },
         },
         Quiz {
             question: "With the 80-block cache, round robin serves what share of prompt tokens from cache?",
             choices: vec!["Under 20%", "20% to 40%", "Over 40%"],
             correct: 0,
             why: "Each replica evicts the templates its next requests need; on unbounded caches the same traffic got over 40%.",
-            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: json!({}), bounds: vec![(0.0, 0.2), (0.2, 0.4), (0.4, 1.000_001)] },
+            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(r#"{}"#), bounds: vec![(0.0, 0.2), (0.2, 0.4), (0.4, 1.000_001)] },
         },
         Quiz {
             question: "Why does partitioning the templates across replicas help under eviction pressure?",

@@ -1,14 +1,12 @@
 //! Lesson 3, "A timeout below p99 cuts off healthy calls": the card's watch-out on caller
 //! timeouts, on bursty traffic whose tail is far above its median.
 
-use serde_json::json;
-
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson, Setting};
+use super::{config, Check, Fix, Lesson, Setting};
 
 /// The broken setup without its timeout.
 fn no_timeout() -> serde_json::Value {
-    json!({"timeout_ms": null})
+    config(r#"{"timeout_ms": null}"#)
 }
 
 pub(super) fn lesson() -> Lesson {
@@ -17,10 +15,10 @@ pub(super) fn lesson() -> Lesson {
         title: "A timeout below p99 cuts off healthy calls",
         story: "A chat API takes bursty traffic, 10 requests a second on average, on 4 replicas. Its client library gives up on a call that has no first token after 100 ms, a default someone copied from a faster service. Nothing in the fleet is overloaded: the median first token comes in under 80 ms. Yet users keep seeing timeouts.",
         symptom: "About a fifth of all calls time out, every one of them a call the fleet would have answered: bursts queue a few requests for a moment, and those wait a little longer than the median.",
-        broken: json!({
+        broken: config(r#"{
             "arrival_model": "gamma", "burstiness": 0.3, "request_rate": 10.0, "num_requests": 1000,
             "timeout_ms": 100.0
-        }),
+        }"#),
         goal: "At most 1% of calls time out, with a caller timeout still set, at most 1 s.",
         checks: vec![
             Check { metric: "summary.timed_out", op: "<=", value: 10.0, label: "at most 10 of 1,000 calls time out" },
@@ -32,8 +30,8 @@ pub(super) fn lesson() -> Lesson {
             "Try a timeout of about one and a half times the p99 TTFT.",
         ],
         fixes: vec![
-            Fix { name: "timeout 300 ms", config: json!({ "timeout_ms": 300.0 }) },
-            Fix { name: "timeout 1 s", config: json!({ "timeout_ms": 1000.0 }) },
+            Fix { name: "timeout 300 ms", config: config(r#"{ "timeout_ms": 300.0 }"#) },
+            Fix { name: "timeout 1 s", config: config(r#"{ "timeout_ms": 1000.0 }"#) },
         ],
         explanation: "A timeout is a statement about the tail: any call slower than it is cut, healthy or not. Bursty arrivals queue a few calls for a moment, so the tail sits well above the median (here p50 is about 77 ms and p99 about 190 ms without a timeout). At 100 ms the timeout cuts everything the bursts delayed, about 20% of calls; at 200 ms, just above p99, it still cuts 14; at 300 ms it cuts none. A timed-out call is not free either: its prefill has already run, so the work is spent and a retry adds more.",
         rule_of_thumb: "Set the caller timeout above p99, with a margin.",
@@ -50,7 +48,7 @@ pub(super) fn lesson() -> Lesson {
             y_label: "Calls timed out",
             format: Format::Count,
             log_y: false,
-            series: vec![("timed out", json!({}))],
+            series: vec![("timed out", config(r#"{}"#))],
         },
         settings: vec![
             Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin.", live: "timeout_above_p99" },
@@ -84,8 +82,8 @@ fn interview() -> Vec<Interview> {
             figures: vec![
                 fig("p50", no_timeout(), "summary.ttft_ms_p50", Format::Ms),
                 fig("p99", no_timeout(), "summary.ttft_ms_p99", Format::Ms),
-                fig("cut100", json!({}), to, Format::Count),
-                fig("cut300", json!({"timeout_ms": 300.0}), to, Format::Count),
+                fig("cut100", config(r#"{}"#), to, Format::Count),
+                fig("cut300", config(r#"{"timeout_ms": 300.0}"#), to, Format::Count),
             ],
         },
         Interview {
@@ -93,8 +91,8 @@ fn interview() -> Vec<Interview> {
             answer: "p99 means 1% of calls are slower than it, so a timeout at p99 cuts about 1% by definition, and the tail beyond p99 is where bursts put their calls. Here a 200 ms timeout, just above the p99 of {p99} measured without one, cuts {cut200} calls; 250 ms cuts {cut250}.",
             figures: vec![
                 fig("p99", no_timeout(), "summary.ttft_ms_p99", Format::Ms),
-                fig("cut200", json!({"timeout_ms": 200.0}), to, Format::Count),
-                fig("cut250", json!({"timeout_ms": 250.0}), to, Format::Count),
+                fig("cut200", config(r#"{"timeout_ms": 200.0}"#), to, Format::Count),
+                fig("cut250", config(r#"{"timeout_ms": 250.0}"#), to, Format::Count),
             ],
         },
         Interview {
@@ -103,7 +101,7 @@ fn interview() -> Vec<Interview> {
             figures: vec![
                 fig("p50", no_timeout(), "summary.ttft_ms_p50", Format::Ms),
                 fig("p90", no_timeout(), "summary.ttft_ms_p90", Format::Ms),
-                fig("cut", json!({}), to, Format::Count),
+                fig("cut", config(r#"{}"#), to, Format::Count),
             ],
         },
     ]
@@ -116,21 +114,21 @@ fn quiz() -> Vec<Quiz> {
             choices: vec!["Fewer than 10", "10 to 99", "100 or more"],
             correct: 2,
             why: "100 ms is above the median but below p90: every call that a burst delayed past it is cut.",
-            verify: Verify::Range { metric: "summary.timed_out", changes: json!({}), bounds: vec![(0.0, 10.0), (10.0, 100.0), (100.0, 1001.0)] },
+            verify: Verify::Range { metric: "summary.timed_out", changes: config(r#"{}"#), bounds: vec![(0.0, 10.0), (10.0, 100.0), (100.0, 1001.0)] },
         },
         Quiz {
             question: "Which timeout meets the goal?",
             choices: vec!["150 ms", "300 ms", "2 s"],
             correct: 1,
             why: "300 ms is above p99 with a margin and cuts no call; 150 ms is below p99; 2 s cuts nothing but is longer than the goal allows.",
-            verify: Verify::Goal { runs: vec![json!({"timeout_ms": 150.0}), json!({"timeout_ms": 300.0}), json!({"timeout_ms": 2000.0})] },
+            verify: Verify::Goal { runs: vec![config(r#"{"timeout_ms": 150.0}"#), config(r#"{"timeout_ms": 300.0}"#), config(r#"{"timeout_ms": 2000.0}"#)] },
         },
         Quiz {
             question: "Does a timeout just above the p99 TTFT (200 ms) cut no calls at all?",
             choices: vec!["Yes: above p99 nothing is cut", "No: the slowest calls are still cut"],
             correct: 1,
             why: "1% of calls are slower than p99, and a timeout only a little above it still catches some of them.",
-            verify: Verify::Compare { metric: "summary.timed_out", a: json!({"timeout_ms": 200.0}), b: no_timeout(), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: "summary.timed_out", a: config(r#"{"timeout_ms": 200.0}"#), b: no_timeout(), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Would adding replicas be the right fix here?",

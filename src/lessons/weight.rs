@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{Check, Fix, Lesson, Setting};
+use super::{config, Check, Fix, Lesson, Setting};
 
 fn weight(w: f64) -> serde_json::Value {
     json!({ "overlap_weight": w })
@@ -16,11 +16,11 @@ pub(super) fn lesson() -> Lesson {
         title: "Retune the weight before production does",
         story: "The support-agent fleet of the hot-prefix lesson (30 requests a second, 6 replicas, 85% of prompts opening with the same 12,000-token system prompt) now runs the kv router. Someone set its overlap weight to 0.25 to favour balance over cache hits. The product team asks for p99 time to first token under 300 ms. Before anyone changes the production router, find the weight here.",
         symptom: "No replica is overloaded and nothing is rejected, yet p99 TTFT is well above 300 ms: the load term wins too often, and requests with the hot prefix land on replicas that must compute 12,000 tokens first.",
-        broken: json!({
+        broken: config(r#"{
             "request_rate": 30.0, "num_requests": 3000, "instances": 6, "routing": "kv",
             "num_prefixes": 16, "prefix_len": 12000, "input_len": 13000, "output_len": 200,
             "prefix_popularity": "hot:0.85", "queue_capacity": 32, "overlap_weight": 0.25
-        }),
+        }"#),
         goal: "p99 TTFT under 300 ms with no rejections, by retuning the overlap weight alone.",
         checks: vec![
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 300.0, label: "p99 TTFT under 300 ms" },
@@ -50,7 +50,7 @@ pub(super) fn lesson() -> Lesson {
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: false,
-            series: vec![("kv", json!({}))],
+            series: vec![("kv", config(r#"{}"#))],
         },
         settings: vec![
             Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest.", live: "" },
@@ -121,7 +121,7 @@ fn quiz() -> Vec<Quiz> {
             choices: vec!["Lower: fewer hot-prefix requests go cold", "Higher: the load is less even"],
             correct: 0,
             why: "At 0.25 the load term sends many hot-prefix requests to replicas that must compute the 12,000-token prefix; at 1 fewer of them go cold.",
-            verify: Verify::Compare { metric: p99, a: weight(1.0), b: json!({}), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: p99, a: weight(1.0), b: config(r#"{}"#), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which weight meets the goal?",
