@@ -196,3 +196,22 @@ pub fn evaluate_json(lesson: &Lesson, v: &Value) -> Vec<CheckResult> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::config;
+    use serde_json::json;
+
+    /// A config literal read from text is the value the `json!` macro builds: integers stay
+    /// integers and floats floats (the report echoes them, `2000` against `2000.0`).
+    #[test]
+    fn a_config_literal_equals_its_json_macro() {
+        let text = config(
+            r#"{"num_requests": 2000, "request_rate": 30.0, "kv_blocks": null, "routing": "kv", "w": -1}"#,
+        );
+        let built = json!({"num_requests": 2000, "request_rate": 30.0, "kv_blocks": null, "routing": "kv", "w": -1});
+        assert_eq!(text, built);
+        assert_eq!(text.to_string(), built.to_string());
+        assert!(text["num_requests"].is_u64() && text["request_rate"].is_f64());
+    }
+}
