@@ -10,6 +10,10 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod table;
+
+pub use table::IdTable;
+
 const NIL: u32 = u32::MAX;
 
 /// A fast, deterministic hasher for integer block ids (a multiplicative mix).
@@ -55,7 +59,7 @@ pub struct NoRoom {
 #[derive(Clone, Debug)]
 pub struct BlockCache {
     capacity_blocks: Option<u64>,
-    index: IdMap<u32>,
+    index: IdTable,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     lru_head: u32,
@@ -72,7 +76,7 @@ impl BlockCache {
     pub fn new(capacity_blocks: Option<u64>) -> BlockCache {
         BlockCache {
             capacity_blocks,
-            index: IdMap::default(),
+            index: IdTable::default(),
             slots: Vec::new(),
             free_slots: Vec::new(),
             lru_head: NIL,

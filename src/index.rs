@@ -2,14 +2,14 @@
 //! kept in step with every cache's store and evict events, so a routing decision costs
 //! O(blocks + replicas) instead of O(blocks x replicas).
 
-use crate::cache::IdMap;
+use crate::cache::IdTable;
 
 /// Replica sets as bitsets, `words` u64 per set, in one slab.
 #[derive(Clone, Debug)]
 pub struct BlockIndex {
     words: usize,
     replicas: usize,
-    slot_of: IdMap<u32>,
+    slot_of: IdTable,
     bits: Vec<u64>,
     counts: Vec<u32>,
     free: Vec<u32>,
@@ -23,7 +23,7 @@ impl BlockIndex {
         BlockIndex {
             words,
             replicas,
-            slot_of: IdMap::default(),
+            slot_of: IdTable::default(),
             bits: Vec::new(),
             counts: Vec::new(),
             free: Vec::new(),

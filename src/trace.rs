@@ -20,6 +20,7 @@ mod collect;
 mod export;
 mod lines;
 mod mooncake;
+mod pieces;
 mod quick;
 mod scalar;
 mod workload_file;
@@ -29,6 +30,7 @@ use std::fmt;
 pub use analyze::{analyze, TraceAnalysis};
 pub use export::export_mooncake;
 pub use mooncake::parse_mooncake;
+pub use pieces::parse_mooncake_text;
 pub use workload_file::parse_workload_file;
 
 /// Tokens per block of a Mooncake trace's `hash_ids`.

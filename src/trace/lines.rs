@@ -17,12 +17,18 @@ pub(super) struct LineReader<'f, R> {
 
 impl<'f, R: BufRead> LineReader<'f, R> {
     pub(super) fn new(reader: R, file: &'f str) -> Self {
+        Self::after(reader, file, 0, 0)
+    }
+
+    /// A reader of the part of `file` that follows its first `lines_before` lines
+    /// (`bytes_before` bytes): line numbers and bytes read count on from there.
+    pub(super) fn after(reader: R, file: &'f str, lines_before: u64, bytes_before: u64) -> Self {
         LineReader {
             reader,
             file,
             buf: String::new(),
-            line_no: 0,
-            bytes_read: 0,
+            line_no: lines_before,
+            bytes_read: bytes_before,
         }
     }
 

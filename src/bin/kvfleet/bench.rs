@@ -3,12 +3,10 @@
 //! shrinks every scenario so CI keeps the benches compiling and running; it asserts no
 //! timings.
 
-use std::fs::File;
-use std::io::BufReader;
 use std::process::Command;
 use std::time::Instant;
 
-use kvfleet::trace::{self, TraceOptions};
+use kvfleet::trace::TraceOptions;
 use kvfleet::{api, Config, Policy};
 use serde::{Deserialize, Serialize};
 
@@ -97,10 +95,7 @@ fn once(s: &Scenario, requests: u32) -> Result<(u64, u64, f64), String> {
             max_requests: Some(requests),
             ..TraceOptions::default()
         };
-        let file =
-            File::open(CONVERSATION).map_err(|e| format!("cannot read {CONVERSATION}: {e}"))?;
-        let reqs = trace::parse_mooncake(BufReader::new(file), CONVERSATION, &opts)
-            .map_err(|e| e.to_string())?;
+        let reqs = crate::cli::parse_mooncake_file(CONVERSATION, &opts)?;
         let cfg = Config {
             instances: s.instances,
             routing: s.routing,

@@ -131,12 +131,29 @@ pub(crate) fn create(path: &str) -> Result<Box<dyn Write>, String> {
     Ok(Box::new(BufWriter::new(file)))
 }
 
+/// The largest Mooncake trace read whole and on several threads; a larger one, or one
+/// that is not a plain file, streams through one buffer.
+const WHOLE_READ_MAX_BYTES: u64 = 64 << 20;
+
+/// Reads the Mooncake trace at `path`: a plain file of at most `WHOLE_READ_MAX_BYTES` in
+/// one read, its lines parsed on up to 4 threads (the same requests and errors as the
+/// stream, see `trace::parse_mooncake_text`); anything else as a stream.
+pub(crate) fn parse_mooncake_file(path: &str, opts: &TraceOptions) -> Result<Vec<Request>, String> {
+    let whole =
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= WHOLE_READ_MAX_BYTES);
+    if let Some(text) = whole.then(|| std::fs::read(path).ok()).flatten() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        return trace::parse_mooncake_text(&text, path, opts, threads).map_err(|e| e.to_string());
+    }
+    trace::parse_mooncake(open(path)?, path, opts).map_err(|e| e.to_string())
+}
+
 fn analyze(path: &str, block_size: u32) -> Result<(), String> {
     let opts = TraceOptions {
         block_size,
         ..TraceOptions::default()
     };
-    let requests = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
+    let requests = parse_mooncake_file(path, &opts)?;
     print(&trace::analyze(&requests, block_size).render_text())
 }
 
@@ -158,7 +175,7 @@ pub(crate) fn read_trace(
 ) -> Result<Option<(Vec<Request>, String)>, String> {
     let opts = trace_options(a, cfg);
     if let Some(path) = &a.mooncake_trace {
-        let reqs = trace::parse_mooncake(open(path)?, path, &opts).map_err(|e| e.to_string())?;
+        let reqs = parse_mooncake_file(path, &opts)?;
         return Ok(Some((reqs, base_name(path))));
     }
     if let Some(path) = &a.workload_file {

@@ -1,0 +1,194 @@
+//! A map from block id to a `u32` (a slot or a count) that is a plain array for the
+//! small, dense ids real traces use (Mooncake's ids count up from 0), with a hash map
+//! for the rest: a lookup is an index, and growing it copies an array instead of
+//! rehashing. It keeps the `IdMap` calls its users make (`get`, `insert`, `remove`, ...)
+//! and, like `IdMap`, is never iterated, so it cannot change any result.
+//!
+//! The array covers ids `0 .. dense.len()`; an id at or past its end lives in the hash
+//! map. It grows (at least doubling, moving the hash map's ids it now covers) only while
+//! it stays within `DENSITY` slots per entry held (plus `MIN_SLOTS`), so sparse ids (a
+//! synthetic workload's random ones) cost 4 bytes per entry at most `DENSITY` times over
+//! and fall back to the hash map.
+
+use super::IdMap;
+
+/// The array's marker of an absent id; no value stored may equal it.
+const EMPTY: u32 = u32::MAX;
+/// The array may hold this many slots per entry held when it grows.
+const DENSITY: u64 = 16;
+/// Slots the array may always grow to, whatever the entries.
+const MIN_SLOTS: u64 = 1024;
+
+/// Block id -> `u32` (never `u32::MAX`).
+#[derive(Clone, Debug, Default)]
+pub struct IdTable {
+    dense: Vec<u32>,
+    sparse: IdMap<u32>,
+    len: usize,
+}
+
+impl IdTable {
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no entry is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The value of `id`, if held.
+    #[inline]
+    pub fn get(&self, id: &u64) -> Option<&u32> {
+        if *id < self.dense.len() as u64 {
+            let v = &self.dense[*id as usize];
+            return (*v != EMPTY).then_some(v);
+        }
+        self.sparse.get(id)
+    }
+
+    /// The value of `id` to change in place, if held; it must not be set to `u32::MAX`.
+    #[inline]
+    pub fn get_mut(&mut self, id: &u64) -> Option<&mut u32> {
+        if *id < self.dense.len() as u64 {
+            let v = &mut self.dense[*id as usize];
+            return (*v != EMPTY).then_some(v);
+        }
+        self.sparse.get_mut(id)
+    }
+
+    /// Whether `id` is held.
+    #[inline]
+    pub fn contains_key(&self, id: &u64) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Sets `id` to `value`, returning the value it replaced.
+    pub fn insert(&mut self, id: u64, value: u32) -> Option<u32> {
+        debug_assert_ne!(value, EMPTY, "u32::MAX marks an absent id");
+        if let Some(old) = self.get_mut(&id) {
+            return Some(std::mem::replace(old, value));
+        }
+        self.len += 1;
+        if self.covers_after_growth(id) {
+            self.dense[id as usize] = value;
+        } else {
+            self.sparse.insert(id, value);
+        }
+        None
+    }
+
+    /// The value of `id`, inserting `default` first if it is not held.
+    pub fn get_or_insert(&mut self, id: u64, default: u32) -> &mut u32 {
+        if !self.contains_key(&id) {
+            self.insert(id, default);
+        }
+        self.get_mut(&id).expect("just inserted")
+    }
+
+    /// Removes `id`, returning its value.
+    pub fn remove(&mut self, id: &u64) -> Option<u32> {
+        let old = if *id < self.dense.len() as u64 {
+            let v = std::mem::replace(&mut self.dense[*id as usize], EMPTY);
+            (v != EMPTY).then_some(v)
+        } else {
+            self.sparse.remove(id)
+        };
+        self.len -= usize::from(old.is_some());
+        old
+    }
+
+    /// Whether the array covers `id`, growing it first if that keeps it dense enough.
+    fn covers_after_growth(&mut self, id: u64) -> bool {
+        let covered = self.dense.len() as u64;
+        if id < covered {
+            return true;
+        }
+        let allowed = DENSITY
+            .saturating_mul(self.len as u64)
+            .saturating_add(MIN_SLOTS);
+        let wanted = covered.saturating_mul(2).max(id.saturating_add(1));
+        if wanted > allowed {
+            return false;
+        }
+        self.dense.resize(wanted as usize, EMPTY);
+        if !self.sparse.is_empty() {
+            let dense = &mut self.dense;
+            self.sparse.retain(|&k, &mut v| {
+                let moves = k < wanted;
+                if moves {
+                    dense[k as usize] = v;
+                }
+                !moves
+            });
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::splitmix64;
+    use std::collections::BTreeMap;
+
+    /// Random operations on ids from a few ranges (dense, far, huge), each checked
+    /// against a `BTreeMap` doing the same.
+    #[test]
+    fn behaves_as_a_map_over_dense_sparse_and_mixed_ids() {
+        for (seed, spread) in [(1u64, 64u64), (2, 5_000), (3, 1 << 40), (4, u64::MAX)] {
+            let mut state = seed;
+            let mut next = || {
+                state += 1;
+                splitmix64(state)
+            };
+            let mut table = IdTable::default();
+            let mut model = BTreeMap::new();
+            for step in 0..20_000u32 {
+                let id = match next() % 3 {
+                    0 => next() % 2_000,
+                    1 => next() % spread,
+                    _ => u64::MAX - next() % 4,
+                };
+                match next() % 4 {
+                    0 => assert_eq!(table.remove(&id), model.remove(&id), "remove {id}"),
+                    1 => {
+                        *table.get_or_insert(id, 0) += 1;
+                        *model.entry(id).or_insert(0) += 1;
+                    }
+                    _ => assert_eq!(table.insert(id, step), model.insert(id, step)),
+                }
+                assert_eq!(table.get(&id), model.get(&id), "get {id}");
+                assert_eq!(table.len(), model.len());
+            }
+            for (id, v) in &model {
+                assert_eq!(table.get(id), Some(v));
+            }
+            assert_eq!(table.is_empty(), model.is_empty());
+        }
+    }
+
+    #[test]
+    fn dense_ids_go_to_the_array_and_sparse_ones_to_the_hash_map() {
+        let mut table = IdTable::default();
+        for id in 0..100_000u64 {
+            table.insert(id, id as u32);
+        }
+        assert!(table.sparse.is_empty() && table.dense.len() >= 100_000);
+        let mut far = IdTable::default();
+        for k in 1..1_000u64 {
+            far.insert(k << 32, 1);
+        }
+        assert!(far.dense.is_empty() && far.sparse.len() == 999);
+        // An id the array later covers moves into it and stays found.
+        let mut moved = IdTable::default();
+        moved.insert(5_000, 7);
+        assert_eq!(moved.sparse.len(), 1);
+        for id in 0..4_100u64 {
+            moved.insert(id, 1);
+        }
+        assert!(moved.sparse.is_empty(), "5000 moved into the array");
+        assert_eq!((moved.get(&5_000), moved.len()), (Some(&7), 4_101));
+    }
+}
