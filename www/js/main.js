@@ -18,8 +18,11 @@ import { Decisions } from './decisions.js';
 import { Tasks } from './tasks.js';
 import { ReplicaTable } from './replicas.js';
 import { HeroPanel } from './hero-panel.js';
+import { HeroChart, HeroShare } from './hero.js';
 import { WorkerHost } from './worker-host.js';
 import { EmbedView, embedOptions } from './embed.js';
+import { marks, mark, markEpochs } from './timeline.js';
+import { bringIntoView, showNotes, fieldOf, share } from './page-bits.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
@@ -29,6 +32,7 @@ let resolveReady, rejectReady;
 const hook = {
   ready: new Promise((res, rej) => { resolveReady = res; rejectReady = rej; }),
   lastReport: null, runCount: 0, lastRenderAt: 0, firstRenderAt: 0, lastRunMs: 0, config: null, version: null, errors: [],
+  marks, lastTimes: null, // the cold load's steps (timeline.js); the last run's {refresh, wait, worker, parse, draw} ms
 };
 hook.ready.catch(() => {});
 window.kvfleet = hook;
@@ -38,8 +42,9 @@ const st = {
   source: null,      // null = synthetic, else a trace {name, url|file}
   goodSource: null,  // the source of the result on screen
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
-  compareId: 0,
+  compareId: 0, lastKey: null, refreshMs: 0, // lastKey: the settings of the last run sent (null after a failure)
 };
+let early = null; // the full page's charts, made while the simulator boots (they need no settings)
 let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, transfers, replicaTable, hero, embedView, decisions;
 const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
@@ -77,11 +82,23 @@ function boot() {
   }
   hook.debugTrap = () => host.post({ type: 'debug-trap' });
   hook.workerReplacements = () => host.replacements;
+  if (!st.embed) early = earlyCharts();
   const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);
   hook.ready.finally(() => clearTimeout(slow)).catch(() => {});
 }
 
+function earlyCharts() {
+  applyChartDefaults();
+  return {
+    hero: new HeroChart($('chart-hero'), { onPick: (n) => onControl('instances', n) }),
+    share: new HeroShare($('chart-hero-share')),
+    results: new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' }),
+  };
+}
+
 function onReady(msg) {
+  mark('ready');
+  markEpochs(msg.marks);
   hook.version = msg.version;
   $('version').textContent = msg.version;
   st.params = msg.params;
@@ -96,24 +113,33 @@ function onReady(msg) {
   // (Every other value is the simulator's default, the seed's example; ?routing=kv reproduces it.)
   if (!st.embed && st.fromUrl.size === 0 && !fromUrl.trace && !fromUrl.lesson) st.config.routing = OPENING_ROUTING;
   showNotes(fromUrl.notes);
+  const lesson = openLesson(msg.lessons || [], fromUrl.lesson);
+  // The first run computes in the worker while the page builds its controls and charts.
+  sendRun();
+  mark('firstRunSent');
   applyChartDefaults();
-  if (st.embed) initEmbed(msg, fromUrl); else initFull(msg, fromUrl);
+  if (st.embed) initEmbed(msg, lesson); else initFull(msg, lesson);
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
-  $('share').addEventListener('click', share);
+  $('share').addEventListener('click', () => share($('share'), st.source));
   $('boot').hidden = true;
   refresh();
+  mark('pageBuilt');
 }
 
-function initEmbed(msg, fromUrl) {
-  const lesson = fromUrl.lesson ? (msg.lessons || []).find((l) => l.id === fromUrl.lesson) : null;
-  if (fromUrl.lesson && !lesson) showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
-  if (lesson) {
-    // The lesson's broken setup, with what the link also gives on top.
-    const own = {};
-    for (const k of st.fromUrl) own[k] = st.config[k];
-    st.config = { ...st.defaults, ...lesson.broken, ...own };
-    if (lesson.trace) st.source = builtin(lesson.trace);
-  }
+// A lesson link opens the lesson's broken setup; values the link also gives win over it.
+function openLesson(list, id) {
+  if (!id) return null;
+  const lesson = list.find((l) => l.id === id);
+  if (!lesson) { showNotes([`The link names a lesson the page does not have (“${id}”).`]); return null; }
+  const own = {};
+  for (const k of st.fromUrl) own[k] = st.config[k];
+  st.config = { ...st.defaults, ...lesson.broken, ...own };
+  if (lesson.trace) st.source = builtin(lesson.trace);
+  if (!st.embed) for (const k of Object.keys(lesson.broken || {})) st.fromUrl.delete(k);
+  return lesson;
+}
+
+function initEmbed(msg, lesson) {
   const opts = embedOptions(location.search, st.params, lesson);
   showNotes(opts.notes);
   embedView = new EmbedView(document.body, st.params, opts, {
@@ -127,9 +153,9 @@ function initEmbed(msg, fromUrl) {
   controls = embedView.controls;
 }
 
-function initFull(msg, fromUrl) {
+function initFull(msg, lesson) {
   hero = new HeroPanel({
-    canvas: $('chart-hero'), share: $('chart-hero-share'), controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
+    chart: early.hero, shareChart: early.share, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
   }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url) });
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
@@ -140,7 +166,7 @@ function initFull(msg, fromUrl) {
   document.querySelector('#results .charts').after(replicaTable.el);
   transfers = new Transfers({ workerUrl: new URL('./worker.js', import.meta.url) });
   document.querySelector('#results .charts').after(transfers.el);
-  charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
+  charts = early.results;
   controls = new Controls($('controls'), st.params, onControl);
   compare = new Compare({
     button: $('compare-run'), status: $('compare-status'), out: $('compare-out'), table: $('compare-table'),
@@ -187,18 +213,7 @@ function initFull(msg, fromUrl) {
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
   hook.lessonsList = msg.lessons || [];
-  if (fromUrl.lesson) {
-    if (lessons.has(fromUrl.lesson)) {
-      // A lesson link opens the lesson's own broken setup; values the link also gives win over it.
-      const own = {};
-      for (const k of st.fromUrl) own[k] = st.config[k];
-      lessons.start(fromUrl.lesson, { loadConfig: false });
-      const broken = lessons.active?.broken || {};
-      st.config = { ...st.defaults, ...broken, ...own };
-      if (lessons.active?.trace) st.source = builtin(lessons.active.trace);
-      for (const k of Object.keys(broken)) st.fromUrl.delete(k);
-    } else showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
-  }
+  if (lesson) lessons.start(lesson.id, { loadConfig: false });
   $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
   $('cancel').addEventListener('click', cancelRun);
   // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep).
@@ -211,35 +226,11 @@ function initFull(msg, fromUrl) {
 /** Where run errors are shown: beside the hero's controls, or in the embed's frame. */
 function errBox() { return embedView ? embedView.errorEl : $('run-error'); }
 
-/** Scrolls a result into view after a button changed the settings (no jump if it is already visible). */
-function bringIntoView(el) {
-  if (!el) return;
-  const r = el.getBoundingClientRect();
-  if (r.top >= 0 && r.top < window.innerHeight * 0.5) return;
-  // Instant: a smooth scroll is cut short when the run's results change the layout above it.
-  el.scrollIntoView({ block: 'start', behavior: 'auto' });
-}
-
 // A fresh worker replaced one that trapped: say so; the result on screen stays.
 function onReplaced() {
   $('status-text').textContent = hook.lastReport
     ? 'The simulator was restarted after an error; the previous result is still shown.'
     : 'The simulator was restarted after an error.';
-}
-
-function showNotes(notes) {
-  const box = $('url-notes');
-  if (!notes.length) return;
-  if (!box.querySelector('button')) {
-    const close = document.createElement('button');
-    close.type = 'button';
-    close.className = 'btn small notes-close';
-    close.textContent = 'Dismiss';
-    close.addEventListener('click', () => { box.hidden = true; box.replaceChildren(); });
-    box.append(close);
-  }
-  for (const n of notes) { const p = document.createElement('p'); p.textContent = n; box.append(p); }
-  box.hidden = false;
 }
 
 // ---------------------------------------------------------------- state changes
@@ -253,6 +244,7 @@ function onControl(name, value) {
 }
 
 function refresh({ run = true } = {}) {
+  const t0 = performance.now();
   hook.config = st.config;
   controls.clearErrors();
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
@@ -269,6 +261,7 @@ function refresh({ run = true } = {}) {
     compare.markStale();
     hero.sync(st.config, st.source);
   }
+  st.refreshMs = performance.now() - t0;
   if (run) scheduleRun();
 }
 
@@ -310,13 +303,23 @@ function scheduleRun() {
   st.raf = requestAnimationFrame(() => { st.raf = 0; sendRun(); });
 }
 
+/** What a run's result depends on: the settings and the workload's source. */
+function runKey() {
+  const f = st.source?.file;
+  return JSON.stringify([st.config, st.source ? (st.source.url || `${st.source.name}:${f?.size}:${f?.lastModified}`) : null]);
+}
+
 function sendRun() {
+  // The same settings as the run sent last (in flight or on screen): nothing to do.
+  const key = runKey();
+  if (key === st.lastKey) { st.dirty = false; return; }
   // A short run in flight finishes soon: wait for it rather than queueing behind it. A long one
   // (a trace) is superseded in the worker at its next slice boundary.
   if (st.inflight && performance.now() - st.inflight.start < PROGRESS_AFTER_MS) { st.dirty = true; return; }
   st.dirty = false;
   const id = st.nextId++;
-  st.inflight = { id, start: performance.now(), source: st.source, config: { ...st.config } };
+  st.lastKey = key;
+  st.inflight = { id, start: performance.now(), source: st.source, config: { ...st.config }, refreshMs: st.refreshMs };
   worker.postMessage({ type: 'run', lane: 'main', id, config: st.config, trace: st.source });
   clearTimeout(st.progressTimer);
   st.progressTimer = setTimeout(() => showProgress(true), PROGRESS_AFTER_MS);
@@ -343,6 +346,7 @@ function cancelRun() {
   if (!st.inflight) return;
   st.userCancel = st.inflight.id;
   st.dirty = false;
+  st.lastKey = null;
   worker.postMessage({ type: 'cancel', lane: 'main' });
 }
 
@@ -397,13 +401,19 @@ function onCancelled() {
 }
 
 function onResult(msg) {
+  const got = performance.now();
+  mark('firstResult', got);
   const run = settle(msg.id) || { source: st.source };
   if (msg.id <= st.shownId) return;
   st.shownId = msg.id;
   const report = JSON.parse(msg.report);
   st.goodSource = run.source;
   errBox().hidden = true;
+  const parsed = performance.now();
   render(report, msg.ms);
+  // Where a run's time went: the settings' refresh before it was sent, from sending to its result
+  // arriving (of which the worker's own time), reading the report, drawing it.
+  hook.lastTimes = { refresh: run.refreshMs ?? 0, wait: run.start ? got - run.start : 0, worker: msg.ms, parse: parsed - got, draw: hook.lastRenderAt - parsed };
 }
 
 function render(report, runMs) {
@@ -433,15 +443,9 @@ function render(report, runMs) {
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
   if (hook.runCount === 1) {
     hook.firstRenderAt = hook.lastRenderAt; // ms since navigation start: the cold load
+    mark('firstRender', hook.firstRenderAt);
     resolveReady();
   }
-}
-
-function fieldOf(message) {
-  const m = /^invalid ([a-z0-9_]+)\b/i.exec(message) || /\b(?:field|parameter|setting) `?([a-z0-9_]+)`?/i.exec(message);
-  if (m && st.params.some((p) => p.name === m[1])) return m[1];
-  const names = st.params.map((p) => p.name).sort((a, b) => b.length - a.length);
-  return names.find((n) => new RegExp(`\\b${n}\\b`).test(message)) || null;
 }
 
 function onError(msg) {
@@ -455,6 +459,7 @@ function onError(msg) {
   }
   const run = settle(msg.id);
   if (!run) return;
+  st.lastKey = null;
   hook.errors.push(msg.message);
   if (run.source && run.source !== st.goodSource) {
     // A bad trace: report it by line in the trace panel, go back to the workload on screen.
@@ -465,7 +470,7 @@ function onError(msg) {
     st.dirty = false;
     return;
   }
-  const field = fieldOf(msg.message);
+  const field = fieldOf(msg.message, st.params);
   if (field && st.fromUrl.has(field) && !hook.lastReport) {
     // A value from the link that the simulator rejects: fall back to its default, say so, run again.
     const p = st.params.find((x) => x.name === field);
@@ -489,6 +494,7 @@ function onTrap(msg) {
   hook.traps = (hook.traps || 0) + 1;
   st.inflight = null;
   st.dirty = false;
+  st.lastKey = null;
   clearTimeout(st.progressTimer);
   showProgress(false);
   if (st.compareId) compare?.error('the simulator was restarted');
@@ -524,17 +530,6 @@ function runCompare() {
 }
 
 // ---------------------------------------------------------------- misc
-
-async function share() {
-  const btn = $('share');
-  try {
-    await navigator.clipboard.writeText(location.href);
-    btn.textContent = st.source && !st.source.builtin ? 'Link copied (your trace file is not in it)' : 'Link copied ✓';
-  } catch {
-    btn.textContent = 'Copy the address bar';
-  }
-  setTimeout(() => { btn.textContent = 'Copy link'; }, 2500);
-}
 
 function retheme() {
   resetTheme();
