@@ -1,6 +1,7 @@
 // tests/e2e/page.test.mjs: the playground page in real Chromium: loads clean, keyboard slider changes
 // charts and numbers (equal to the native CLI's), policy switch, URL round-trip and bad values, a
-// broken trace upload, compare, embed layout; screenshots of each state; input->redraw timing.
+// broken trace upload, compare, embed layout; screenshots of each state; cold-load and input->redraw
+// figures (printed, never asserted).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

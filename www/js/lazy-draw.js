@@ -14,6 +14,8 @@ export class LazyDraw {
     this.io = typeof IntersectionObserver === 'function'
       ? new IntersectionObserver((entries) => this.seen(entries), { rootMargin: `${NEAR_PX}px 0px` })
       : null;
+    // A printout shows the whole page at once.
+    if (typeof window !== 'undefined') window.addEventListener('beforeprint', () => this.flush());
   }
 
   watch(chart) { this.io?.observe(chart.canvas); }

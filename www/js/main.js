@@ -23,6 +23,7 @@ import { WorkerHost } from './worker-host.js';
 import { EmbedView, embedOptions } from './embed.js';
 import { marks, mark, markEpochs } from './timeline.js';
 import { bringIntoView, showNotes, fieldOf, share } from './page-bits.js';
+import { lazyDraw } from './lazy-draw.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
@@ -82,6 +83,7 @@ function boot() {
   }
   hook.debugTrap = () => host.post({ type: 'debug-trap' });
   hook.workerReplacements = () => host.replacements;
+  hook.drawAllCharts = () => lazyDraw.flush(); // the charts off the screen too (a full-page screenshot)
   if (!st.embed) early = earlyCharts();
   const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);
   hook.ready.finally(() => clearTimeout(slow)).catch(() => {});
