@@ -27,7 +27,7 @@ after(async () => {
 /** Opens PATH (e.g. '/?embed=1') in a fresh context; waits for the first rendered run unless told not to. */
 async function openPage(where, { width = 1280, height = 900, colorScheme = 'light', waitForRun = true } = {}) {
   const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
-  if (waitForRun) await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  if (waitForRun) await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
 
@@ -264,6 +264,11 @@ test('cold load to the first chart, each in a fresh context (median of 5)', asyn
       const { first, marks, drawn } = await page.evaluate(() => ({ first: window.kvfleet.firstRenderAt, marks: window.kvfleet.marks,
         drawn: window.Chart.getChart(document.querySelector('[data-testid="chart-hero"]')).data.datasets.some((d) => d.label === 'this run' && d.data.length === 1) }));
       assert.ok(drawn, 'the hero figure holds the first run\'s point');
+      // The panels below the first screen are requested only after the first chart is drawn.
+      const late = await page.evaluate(() => performance.getEntriesByType('resource')
+        .filter((r) => /\/js\/(compare|sweep|capacity|decisions|transfers)\.js$/.test(r.name)).map((r) => [r.name.replace(/.*\//, ''), r.startTime]));
+      assert.equal(late.length, 5, `the late panels' modules were all loaded: ${JSON.stringify(late)}`);
+      for (const [name, t] of late) assert.ok(t >= first, `${name} requested at ${t.toFixed(0)} ms, before the first chart at ${first.toFixed(0)} ms`);
       times.push(first);
       for (const [k, t] of Object.entries(marks)) (steps[k] ||= []).push(t);
       assert.deepEqual(errors, []);

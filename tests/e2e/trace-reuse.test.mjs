@@ -23,7 +23,7 @@ after(async () => {
 
 async function openPage(where) {
   const { page, errors, context } = await site.open(where, { viewport: { width: 1280, height: 900 } });
-  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
   return { page, errors, close: () => context.close() };
 }
 

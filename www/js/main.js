@@ -2,19 +2,14 @@
 // keeps config <-> URL <-> controls in step, coalesces runs (one per frame, newest wins) and renders.
 
 import { fitPools } from './layout.js';
-import { Transfers } from './transfers.js';
 import { Controls } from './controls.js';
 import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderFindings } from './headline.js';
-import { Compare, comparePlan } from './compare.js';
-import { Capacity } from './capacity.js';
 import { orderPolicies, resetTheme } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
-import { Sweep } from './sweep.js';
-import { Decisions } from './decisions.js';
 import { Tasks } from './tasks.js';
 import { ReplicaTable } from './replicas.js';
 import { HeroPanel } from './hero-panel.js';
@@ -24,10 +19,12 @@ import { EmbedView, embedOptions } from './embed.js';
 import { marks, mark, markEpochs } from './timeline.js';
 import { bringIntoView, showNotes, fieldOf, share } from './page-bits.js';
 import { lazyDraw } from './lazy-draw.js';
+import { buildLatePanels } from './late-panels.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
 const OPENING_ROUTING = 'round_robin';
+const LATE_PANELS_AFTER_MS = 2000; // build the panels below the first screen by then even without a first chart
 
 let resolveReady, rejectReady;
 const hook = {
@@ -47,6 +44,8 @@ const st = {
 };
 let early = null; // the full page's charts, made while the simulator boots (they need no settings)
 let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, transfers, replicaTable, hero, embedView, decisions;
+let comparePlan = null; // compare.js's planner, once the late panels are loaded
+let late = null;        // the late panels' build (a promise), once started
 const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
 const decisionWaiters = new Map();
@@ -94,7 +93,6 @@ function earlyCharts() {
   return {
     hero: new HeroChart($('chart-hero'), { onPick: (n) => onControl('instances', n) }),
     share: new HeroShare($('chart-hero-share')),
-    results: new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' }),
   };
 }
 
@@ -153,6 +151,7 @@ function initEmbed(msg, lesson) {
       restart: () => { st.config = { ...st.defaults, ...lesson.broken }; st.source = lesson.trace ? builtin(lesson.trace) : null; refresh(); } } : null,
   });
   controls = embedView.controls;
+  hook.panelsBuilt = true; // an embed has no panels to build later
 }
 
 function initFull(msg, lesson) {
@@ -166,14 +165,7 @@ function initFull(msg, lesson) {
   $('fleet-lines').before(tasks.el);
   replicaTable = new ReplicaTable();
   document.querySelector('#results .charts').after(replicaTable.el);
-  transfers = new Transfers({ workerUrl: new URL('./worker.js', import.meta.url) });
-  document.querySelector('#results .charts').after(transfers.el);
-  charts = early.results;
   controls = new Controls($('controls'), st.params, onControl);
-  compare = new Compare({
-    button: $('compare-run'), status: $('compare-status'), out: $('compare-out'), table: $('compare-table'),
-    canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread'), sweep: $('cmp-sweep') },
-  }, runCompare, { load: loadConfig });
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
@@ -181,36 +173,6 @@ function initFull(msg, lesson) {
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
   }, new URL('./worker.js', import.meta.url));
-  sweep = new Sweep({
-    param: $('sweep-param'), spec: $('sweep-spec'), series: $('sweep-series'), presets: $('sweep-presets'), run: $('sweep-run'),
-    cancel: $('sweep-cancel'), progress: $('sweep-progress'), status: $('sweep-status'), error: $('sweep-error'), out: $('sweep-out'),
-    canvas: $('sweep-chart'), ttft: $('sweep-ttft'), table: $('sweep-table'), cap1: $('sweep-cap-1'), cap2: $('sweep-cap-2'),
-  }, {
-    plan: (config, spec) => new Promise((resolve, reject) => {
-      const id = st.nextId++;
-      planWaiters.set(id, { resolve, reject });
-      worker.postMessage({ type: 'plan', id, config, spec });
-    }),
-    workerUrl: new URL('./worker.js', import.meta.url),
-    state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
-    load: loadConfig,
-  });
-  capacity = new Capacity({
-    ttft: $('cap-ttft'), tpot: $('cap-tpot'), e2e: $('cap-e2e'), rejected: $('cap-rejected'), max: $('cap-max'), price: $('cap-price'),
-    seeds: $('cap-seeds'), sustained: $('cap-sustained'),
-    run: $('cap-run'), cancel: $('cap-cancel'), progress: $('cap-progress'), status: $('cap-status'), error: $('cap-error'),
-    out: $('cap-out'), headline: $('cap-headline'), notes: $('cap-notes'), canvas: $('cap-chart'), table: $('cap-table'),
-  }, {
-    workerUrl: new URL('./worker.js', import.meta.url),
-    state: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
-      policies: st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv'] }),
-    load: loadConfig,
-  });
-  $('cmp-sweep-more').addEventListener('click', () => { $('sweep-h').scrollIntoView({ block: 'start' }); sweep.preset('replicas'); });
-  decisions = new Decisions({
-    from: $('dec-from'), to: $('dec-to'), count: $('dec-count'), show: $('dec-show'), status: $('dec-status'), error: $('dec-error'), table: $('dec-table'),
-  }, { request: requestDecisions });
-  sweep.setParams(st.params, st.config);
   lessons.setParams(st.params);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
@@ -218,11 +180,45 @@ function initFull(msg, lesson) {
   if (lesson) lessons.start(lesson.id, { loadConfig: false });
   $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
   $('cancel').addEventListener('click', cancelRun);
-  // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep).
-  const io = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting) && hook.runCount > 0) { io.disconnect(); if (!compare.last) runCompare(); }
-  });
-  io.observe($('compare-h'));
+  st.readyMsg = msg;
+  setTimeout(startLatePanels, LATE_PANELS_AFTER_MS); // a first run that fails still gets them
+}
+
+// The panels below the first screen: loaded and built once the first chart is on the screen (the
+// frame after it), then brought up to the run on screen. window.kvfleet.panelsBuilt says they are.
+function startLatePanels() {
+  if (late || embedView) return;
+  const msg = st.readyMsg;
+  // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
+  // still cold), they held up the page's handling of its `ready` message.
+  charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
+  if (hook.lastReport) charts.update(hook.lastReport);
+  late = buildLatePanels({
+    before: replicaTable.el, runCompare, loadConfig, requestDecisions,
+    plan: (config, spec) => new Promise((resolve, reject) => {
+      const id = st.nextId++;
+      planWaiters.set(id, { resolve, reject });
+      worker.postMessage({ type: 'plan', id, config, spec });
+    }),
+    state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
+    capacityState: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
+      policies: st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv'] }),
+  }).then((p) => {
+    ({ compare, capacity, sweep, decisions, transfers } = p);
+    comparePlan = p.comparePlan;
+    sweep.setParams(st.params, st.config);
+    if (hook.lastReport) {
+      transfers.update(hook.lastReport, st.goodSource ?? st.source);
+      decisions.followRun(hook.lastReport);
+    }
+    // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep).
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && hook.runCount > 0) { io.disconnect(); if (!compare.last) runCompare(); }
+    });
+    io.observe($('compare-h'));
+    hook.panelsBuilt = true;
+    mark('panelsBuilt');
+  }).catch((err) => { hook.errors.push(`late panels: ${err.message}`); console.error(err); });
 }
 
 /** Where run errors are shown: beside the hero's controls, or in the embed's frame. */
@@ -260,7 +256,7 @@ function refresh({ run = true } = {}) {
     $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : synthetic;
     $('source-reset').hidden = !st.source;
     writeUrl(st.config, st.params, { trace: traceKey, lesson: lessons.active?.id });
-    compare.markStale();
+    compare?.markStale();
     hero.sync(st.config, st.source);
   }
   st.refreshMs = performance.now() - t0;
@@ -424,16 +420,16 @@ function render(report, runMs) {
   if (embedView) {
     embedView.render(report);
   } else {
-    charts.update(report); // canvases first, then the DOM text (no style recalc in between)
+    charts?.update(report); // canvases first, then the DOM text (no style recalc in between)
     hero.showRun(report);
     renderHeadline($('headline'), report);
     renderFleetLines($('fleet-lines'), report);
     renderFindings($('hotspot'), report);
     tasks.update(report);
     replicaTable.update(report);
-    transfers.update(report, st.goodSource ?? st.source);
+    transfers?.update(report, st.goodSource ?? st.source);
     lessons.update(report);
-    decisions.followRun(report);
+    decisions?.followRun(report);
   }
   hook.lastReport = report;
   hook.lastRunMs = runMs;
@@ -447,6 +443,7 @@ function render(report, runMs) {
     hook.firstRenderAt = hook.lastRenderAt; // ms since navigation start: the cold load
     mark('firstRender', hook.firstRenderAt);
     resolveReady();
+    if (!embedView) requestAnimationFrame(() => setTimeout(startLatePanels, 0)); // after the first chart is painted
   }
 }
 
@@ -538,15 +535,17 @@ function retheme() {
   applyChartDefaults();
   if (embedView) { embedView.retheme(); return; }
   hero.retheme();
-  charts.destroy();
-  charts.create();
-  if (hook.lastReport) charts.update(hook.lastReport);
+  if (charts) {
+    charts.destroy();
+    charts.create();
+    if (hook.lastReport) charts.update(hook.lastReport);
+  }
   tasks.retheme();
-  transfers.retheme();
+  transfers?.retheme();
   if (hook.lastReport) replicaTable.update(hook.lastReport);
-  compare.retheme();
+  compare?.retheme();
   capacity?.retheme();
-  sweep.retheme();
+  sweep?.retheme();
 }
 
 boot();
