@@ -38,7 +38,7 @@ function cliPlan(args) {
 
 async function openPage(where, { width = 1280, height = 900 } = {}) {
   const { page, errors, context } = await site.open(where, { viewport: { width, height } });
-  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
 

@@ -90,7 +90,7 @@ test('a new lesson completed end to end through the controls and the check; the 
   const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
   const { page, errors, context } = await site.open('/', { viewport: { width: 1280, height: 900 } });
   try {
-    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     // The index lists every lesson with its difficulty and time; none is done yet.
     await page.click('#course > summary');
     const items = page.locator('[data-testid=course-index] li');
@@ -116,7 +116,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     for (const [i, q] of want.quiz.entries()) await page.check(`[data-testid=quiz-${i}-${q.correct}]`);
     assert.match(await page.textContent('[data-testid=quiz-score]'), /4 of 4 right\. Lesson complete/);
     await page.reload();
-    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
     assert.match(await page.textContent('#course-summary'), /9 lessons, 1 completed in this browser/);
     await page.click('#course > summary');
@@ -128,7 +128,7 @@ test('a new lesson completed end to end through the controls and the check; the 
 test('?embed=1&lesson=ID renders the exercise alone within 600x500, and it can be solved there', async () => {
   const { page, errors, context } = await site.open('/?embed=1&lesson=routers-that-herd', { viewport: { width: 600, height: 500 } });
   try {
-    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     const [w, h] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
     assert.ok(w <= 600 && h <= 500, `fits 600x500 without scrolling (${w}x${h})`);
     assert.equal(await page.locator('[data-testid=embed-lesson] [data-testid=lesson-checks] li.unmet').count(), 1);

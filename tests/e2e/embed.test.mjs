@@ -38,7 +38,7 @@ function overflowing() {
 
 async function openEmbed(query, width, height) {
   const { page, errors, context } = await site.open(`/?embed=1&${query}`, { viewport: { width, height } });
-  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
 

@@ -18,7 +18,7 @@ after(async () => { await site?.close(); });
 
 async function openPage(where, { width = 1440, height = 900, colorScheme = 'light' } = {}) {
   const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
-  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
 

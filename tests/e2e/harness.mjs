@@ -116,6 +116,9 @@ export function collectErrors(page) {
 /** Writes a full-page PNG to test-results/NAME.png and returns its path. */
 export async function screenshot(page, name, opts = {}) {
   await mkdir(RESULTS, { recursive: true });
+  // The page draws a chart when it comes near the screen (or when idle); a full-page image shows
+  // them all at once, so have them drawn first.
+  await page.evaluate(() => window.kvfleet?.drawAllCharts?.()).catch(() => {});
   const path = join(RESULTS, `${name.replace(/[^\w.-]+/g, '_')}.png`);
   await page.screenshot({ path, fullPage: true, ...opts });
   return path;

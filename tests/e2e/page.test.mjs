@@ -1,6 +1,7 @@
 // tests/e2e/page.test.mjs: the playground page in real Chromium: loads clean, keyboard slider changes
 // charts and numbers (equal to the native CLI's), policy switch, URL round-trip and bad values, a
-// broken trace upload, compare, embed layout; screenshots of each state; input->redraw timing.
+// broken trace upload, compare, embed layout; screenshots of each state; cold-load and input->redraw
+// figures (printed, never asserted).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +27,7 @@ after(async () => {
 /** Opens PATH (e.g. '/?embed=1') in a fresh context; waits for the first rendered run unless told not to. */
 async function openPage(where, { width = 1280, height = 900, colorScheme = 'light', waitForRun = true } = {}) {
   const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
-  if (waitForRun) await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  if (waitForRun) await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
 
@@ -251,18 +252,32 @@ test('the full page has no horizontal scroll at 360 px', async () => {
   } finally { await small.close(); }
 });
 
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+
 test('cold load to the first chart, each in a fresh context (median of 5)', async () => {
   const times = [];
+  const steps = {};
   for (let i = 0; i < 5; i++) {
     const { page, errors, close } = await openPage('/');
     try {
       // performance.now() counts from the navigation's start; a fresh context has no cache.
-      times.push(await page.evaluate(() => window.kvfleet.firstRenderAt));
+      const { first, marks, drawn } = await page.evaluate(() => ({ first: window.kvfleet.firstRenderAt, marks: window.kvfleet.marks,
+        drawn: window.Chart.getChart(document.querySelector('[data-testid="chart-hero"]')).data.datasets.some((d) => d.label === 'this run' && d.data.length === 1) }));
+      assert.ok(drawn, 'the hero figure holds the first run\'s point');
+      // The panels below the first screen are requested only after the first chart is drawn.
+      const late = await page.evaluate(() => performance.getEntriesByType('resource')
+        .filter((r) => /\/js\/(compare|sweep|capacity|decisions|transfers)\.js$/.test(r.name)).map((r) => [r.name.replace(/.*\//, ''), r.startTime]));
+      assert.equal(late.length, 5, `the late panels' modules were all loaded: ${JSON.stringify(late)}`);
+      for (const [name, t] of late) assert.ok(t >= first, `${name} requested at ${t.toFixed(0)} ms, before the first chart at ${first.toFixed(0)} ms`);
+      times.push(first);
+      for (const [k, t] of Object.entries(marks)) (steps[k] ||= []).push(t);
       assert.deepEqual(errors, []);
     } finally { await close(); }
   }
-  times.sort((a, b) => a - b);
-  console.log(`# cold load to first chart (fresh context, local server): median ${times[2].toFixed(0)} ms; all: ${times.map((t) => t.toFixed(0)).join(', ')}`);
+  console.log(`# cold load to first chart (fresh context, local server): median ${median(times).toFixed(0)} ms; all: ${times.map((t) => t.toFixed(0)).join(', ')}`);
+  // Where the time went (medians, ms since the navigation's start; worker marks on the page's clock).
+  const order = Object.keys(steps).sort((a, b) => median(steps[a]) - median(steps[b]));
+  console.log(`#   steps: ${order.map((k) => `${k} ${median(steps[k]).toFixed(0)}`).join(', ')}`);
   // A figure to read, not a bound: only that the first chart was drawn, after the navigation.
   assert.ok(times.every((t) => t > 0), `first render times ${times}`);
 });
@@ -272,22 +287,31 @@ test('input to redrawn charts, default scenario (median of 10)', async () => {
   try {
     await page.focus('[data-testid="input-instances"]');
     const times = [];
+    const parts = {};
+    let instances = await page.evaluate(() => window.kvfleet.lastReport.config.instances);
     for (let i = 0; i < 10; i++) {
       await page.evaluate(() => {
         window.__t0 = 0;
         document.addEventListener('input', () => { window.__t0 = performance.now(); }, { capture: true, once: true });
       });
       const n = await runCount(page);
-      await page.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
+      const key = i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft';
+      instances += key === 'ArrowRight' ? 1 : -1;
+      await page.keyboard.press(key);
       await waitForRun(page, n);
-      times.push(await page.evaluate(() => window.kvfleet.lastRenderAt - window.__t0));
+      const { t, t0, shown, split } = await page.evaluate(() => ({ t: window.kvfleet.lastRenderAt - window.__t0, t0: window.__t0,
+        shown: window.kvfleet.lastReport.config.instances, split: window.kvfleet.lastTimes }));
+      assert.ok(t0 > 0, 'the input event was seen');
+      assert.equal(shown, instances, 'the redraw is of the new setting');
+      times.push(t);
+      for (const [k, v] of Object.entries(split)) (parts[k] ||= []).push(v);
     }
-    times.sort((a, b) => a - b);
-    const median = (times[4] + times[5]) / 2;
-    console.log(`# input -> redrawn charts (default scenario): median ${median.toFixed(1)} ms; all: ${times.map((t) => t.toFixed(1)).join(', ')}`);
-    // The README's figure is 23-35 ms against a 50 ms target; 200 ms leaves room for a
-    // busy 2-core machine and still fails a redraw that takes seconds.
-    assert.ok(median > 0 && median < 200, `median ${median} ms (target 50 ms)`);
+    console.log(`# input -> redrawn charts (default scenario): median ${median(times).toFixed(1)} ms; all: ${times.map((t) => t.toFixed(1)).join(', ')}`);
+    // Of which (medians): the controls' refresh before the run is sent, sending to the result's
+    // arrival (of it, the worker's own time), reading the report, drawing it.
+    console.log(`#   parts (medians): ${Object.keys(parts).map((k) => `${k} ${median(parts[k]).toFixed(1)}`).join(', ')} ms`);
+    // Figures to read, not bounds (no test asserts a timing): only that each step redrew its run.
+    assert.equal((await chartData(page, 'chart-hit')).data.length, instances, 'the per-replica chart holds the last setting');
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -28,7 +28,7 @@ const HOT_PREFIX = '/?request_rate=30&num_requests=3000&instances=6&routing=pref
 
 async function openPage(where, { width = 1280, height = 900, colorScheme = 'light' } = {}) {
   const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
-  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
 
@@ -105,7 +105,7 @@ test('sessions: the Tasks panel shows the report\'s task figures and a 10-turn c
 
     // A synthetic workload: no Tasks panel.
     await page.goto(`${site.url}/?routing=kv`);
-    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     assert.equal((await report(page)).sessions ?? null, null);
     assert.equal(await page.isVisible('[data-testid="tasks"]'), false, 'Tasks panel hidden for a non-sessions run');
     assert.deepEqual(errors, []);
@@ -163,7 +163,7 @@ test('hot prefix: per-replica rejections are visible in the load chart, the tabl
 
     // A caller timeout adds the second symptom: timed out per replica, in the chart, the table and the headline.
     await page.goto(`${site.url}${HOT_PREFIX}&timeout_ms=5000`);
-    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     const r2 = await report(page);
     assert.ok(r2.summary.timed_out > 0, 'a 5 s timeout drops some of the hot replica\'s queue');
     const load2 = await chart(page, 'chart-load');

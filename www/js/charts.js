@@ -2,6 +2,7 @@
 // updated in place from each report. Replica i has the same colour in every chart.
 
 import { replicaColor, themeInk, pct, num } from './format.js';
+import { lazyDraw } from './lazy-draw.js';
 
 const MAX_LEGEND = 10;
 
@@ -79,10 +80,14 @@ export class Charts {
   constructor(ids) {
     this.ids = ids;
     this.charts = {};
+    this.lazy = lazyDraw; // a chart off the screen is drawn when it comes near it, or when idle
     this.create();
   }
 
-  destroy() { for (const c of Object.values(this.charts)) c.destroy(); this.charts = {}; }
+  destroy() {
+    for (const c of Object.values(this.charts)) { this.lazy.forget(c); c.destroy(); }
+    this.charts = {};
+  }
 
   create() {
     const C = window.Chart;
@@ -186,6 +191,7 @@ export class Charts {
     });
     if (get('queue')) this.charts.queue = timeChart(get('queue'), 'Waiting (requests)');
     if (get('cache')) this.charts.cache = timeChart(get('cache'), 'Cache (blocks)');
+    for (const c of Object.values(this.charts)) this.lazy.watch(c);
   }
 
   /** Redraws every chart on the page from a report. */
@@ -221,7 +227,7 @@ export class Charts {
     const narrow = hit.width < 420;
     hit.options.plugins.subtitle.text = narrow ? `- - fleet ${pct(s.hit_rate_tokens)} ▒ ${pct(lo, 0)}–${pct(hi, 0)}` : `- - fleet ${pct(s.hit_rate_tokens)}    ▒ per-replica spread ${pct(lo, 0)}–${pct(hi, 0)}`;
     hit.options.scales.y.title.display = !narrow;
-    hit.update('none');
+    this.lazy.draw(hit);
     setLabel(hit, `Token hit rate per replica. Fleet ${pct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);
   }
 
@@ -243,7 +249,7 @@ export class Charts {
     sets[3].data = timedOut;
     sets[3].hidden = !anyTimedOut;
     sets[3].present = anyTimedOut;
-    load.update('none');
+    this.lazy.draw(load);
     const dropped = (i) => [rejected[i] ? `${num(rejected[i])} rejected` : '', timedOut[i] ? `${num(timedOut[i])} timed out` : ''].filter(Boolean).join(', ');
     setLabel(load, `Requests per replica: ${per.map((r, i) => `${labels[i]} ${r.requests}${dropped(i) ? ` (${dropped(i)})` : ''} (saturated ${pct(r.saturated_share, 0)})`).join(', ')}.`);
   }
@@ -256,7 +262,7 @@ export class Charts {
     lat.data.datasets[1].data = pts(cdf.e2e_ms);
     const top = Math.max(0.01, ...(cdf.e2e_ms || []), ...(cdf.ttft_ms || []));
     lat.options.scales.x.max = top * 1.15; // the slowest request stays inside the plot
-    lat.update('none');
+    this.lazy.draw(lat);
     setLabel(lat, `Latency: TTFT p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; end-to-end p50 ${fmtMs(s.e2e_ms_p50)}, p99 ${fmtMs(s.e2e_ms_p99)}.`);
   }
 
@@ -280,7 +286,7 @@ export class Charts {
       ch.options.plugins.legend.display = rows.length > 1 && rows.length <= MAX_LEGEND;
       ch.options.plugins.legend.position = ch.width < 520 ? 'top' : 'right';
       ch.options.scales.x.max = ts.length ? ts[ts.length - 1] : undefined;
-      ch.update('none');
+      this.lazy.draw(ch);
     }
     const peak = (rows) => Math.max(0, ...(rows || []).map((r) => Math.max(0, ...r.filter(Number.isFinite))));
     if (this.charts.queue) setLabel(this.charts.queue, `Queue depth over time; the deepest queue reached ${num(peak(series.queue))} requests.`);

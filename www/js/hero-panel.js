@@ -25,7 +25,7 @@ const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate
 
 export class HeroPanel {
   /**
-   * els: {canvas, replicas?, controls, numbers, lead, detail, why, findings, caption};
+   * els: {canvas or chart, share? or shareChart?, controls, numbers, lead, detail, why, findings, caption};
    * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
    */
   constructor(els, params, hooks, { names = ['instances', 'prefill_instances', 'routing'], workerUrl } = {}) {
@@ -35,8 +35,9 @@ export class HeroPanel {
     this.choices = params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'prefix_aware', 'kv'];
     this.maxInstances = params.find((p) => p.name === 'instances')?.max ?? 256;
     this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-' }) : null;
-    this.chart = new HeroChart(els.canvas, { onPick: hooks.onPick });
-    this.share = els.share ? new HeroShare(els.share) : null;
+    // The charts, or the canvases to make them on.
+    this.chart = els.chart || new HeroChart(els.canvas, { onPick: hooks.onPick });
+    this.share = els.shareChart || (els.share ? new HeroShare(els.share) : null);
     this.key = null;
     this.sweeps = {};      // policy -> points, for this.key
     this.pending = null;   // {id, policies, xs}
@@ -45,6 +46,7 @@ export class HeroPanel {
     this.source = null;
     this.report = null;
     this.prev = null;
+    this.frame = 0;      // a draw waiting for the next animation frame
     this.host = new WorkerHost(workerUrl, { onMessage: (m) => this.onWorker(m) });
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
@@ -63,7 +65,7 @@ export class HeroPanel {
     const xs = heroReplicaCounts(cacheReplicas(config), this.maxX(config));
     const missing = policies.filter((p) => !this.complete(p, xs));
     if (missing.length) this.request(missing, xs);
-    this.draw();
+    this.drawSoon(); // the run's result, due within a frame for most settings, draws it sooner
   }
 
   /** The largest x: the fleet's limit, less the decode pool when there is one. */
@@ -96,11 +98,13 @@ export class HeroPanel {
       const list = (this.sweeps[pt.routing] ||= []);
       if (!list.some((q) => q.instances === pt.instances)) list.push(pt);
       list.sort((a, b) => a.instances - b.instances);
-      this.draw();
+      this.drawSoon();
       this.words();
     } else if (msg.type === 'batch-done') {
       this.pending = null;
+      this.draw();
       window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
+      window.kvfleet.heroTraceParses = msg.parses; // traces this worker has parsed (each one once)
       document.dispatchEvent(new CustomEvent('kvfleet:hero-done'));
     } else if (msg.type === 'error') {
       this.pending = null;
@@ -145,7 +149,15 @@ export class HeroPanel {
     box.replaceChildren(...items);
   }
 
+  /** Draws at the next frame, once for however many points and settings arrive before it. */
+  drawSoon() {
+    // Before the first run's result (the cold load) its draw comes first: none to spend before it.
+    if (!this.report) return;
+    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
+  }
+
   draw() {
+    if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; }
     if (!this.config) return;
     const policies = heroPolicies(this.config.routing, this.choices);
     const x = cacheReplicas(this.config);

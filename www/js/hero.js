@@ -7,6 +7,7 @@ import { policyColor, policyLine, pct, themeInk, num, replicaColor } from './for
 import { fmtMs, hexAlpha } from './charts.js';
 import { predictionCurves } from './predict.js';
 import { heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
+import { lazyDraw } from './lazy-draw.js';
 
 /** Replica counts the hero sweeps: 1 to 16, then doubling steps up to the current count. */
 export function heroReplicaCounts(current, max = 256) {
@@ -120,9 +121,10 @@ export class HeroChart {
         },
       },
     });
+    lazyDraw.watch(this.chart);
   }
 
-  destroy() { this.chart?.destroy(); this.chart = null; }
+  destroy() { if (this.chart) lazyDraw.forget(this.chart); this.chart?.destroy(); this.chart = null; }
 
   /**
    * Redraws from the sweeps ({policy: [{instances, hit_rate_tokens, ...}]}), the current run's point
@@ -160,11 +162,12 @@ export class HeroChart {
     c.options.plugins.legend.labels.padding = narrow ? 6 : 10;
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache (%)';
     c.options.scales.y.max = top;
-    const title = { ...c.options.scales.x.title, text: isDisagg(config) ? `Prefill replicas (decode pool: ${config.decode_instances})` : 'Replicas' };
+    // Written whole (as in create()), never read back from c.options: between two updates that is a stale resolver.
+    const title = { display: true, font: { weight: '600' }, text: isDisagg(config) ? `Prefill replicas (decode pool: ${config.decode_instances})` : 'Replicas' };
     c.options.scales.x = { ...replicaAxis(xs, cacheReplicas(config), narrow), title };
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel, unit: isDisagg(config) ? 'prefill replica' : 'replica' };
     for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
-    c.update('none');
+    lazyDraw.draw(c); // now if it is in view, else when it comes into view or the page is idle
     const words = policies.map((p) => {
       const q = (sweeps[p] || []).find((d) => d.instances === cacheReplicas(config));
       return `${p} ${q ? pct(q.hit_rate_tokens, 0) : 'pending'}`;
@@ -241,9 +244,10 @@ export class HeroShare {
         },
       },
     });
+    lazyDraw.watch(this.chart);
   }
 
-  destroy() { this.chart?.destroy(); this.chart = null; }
+  destroy() { if (this.chart) lazyDraw.forget(this.chart); this.chart?.destroy(); this.chart = null; }
 
   update({ sweeps, policies, xs, config }) {
     const t = themeInk();
@@ -261,7 +265,7 @@ export class HeroShare {
     c.options.scales.x = { ...axis, ticks: { ...axis.ticks, display: false }, grid: { drawTicks: false } };
     for (const d of c.data.datasets) d.clip = 8;
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: 'transparent', label: false };
-    c.update('none');
+    lazyDraw.draw(c); // now if it is in view, else when it comes into view or the page is idle
     const words = policies.map((p) => {
       const q = (sweeps[p] || []).find((d) => d.instances === cacheReplicas(config));
       return `${p} ${q ? pct(q.busiest_share, 0) : 'pending'}`;

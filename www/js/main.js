@@ -2,33 +2,35 @@
 // keeps config <-> URL <-> controls in step, coalesces runs (one per frame, newest wins) and renders.
 
 import { fitPools } from './layout.js';
-import { Transfers } from './transfers.js';
 import { Controls } from './controls.js';
 import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderFindings } from './headline.js';
-import { Compare, comparePlan } from './compare.js';
-import { Capacity } from './capacity.js';
 import { orderPolicies, resetTheme } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
-import { Sweep } from './sweep.js';
-import { Decisions } from './decisions.js';
 import { Tasks } from './tasks.js';
 import { ReplicaTable } from './replicas.js';
 import { HeroPanel } from './hero-panel.js';
+import { HeroChart, HeroShare } from './hero.js';
 import { WorkerHost } from './worker-host.js';
 import { EmbedView, embedOptions } from './embed.js';
+import { marks, mark, markEpochs } from './timeline.js';
+import { bringIntoView, showNotes, fieldOf, share } from './page-bits.js';
+import { lazyDraw } from './lazy-draw.js';
+import { buildLatePanels } from './late-panels.js';
 
 const $ = (id) => document.getElementById(id);
 const PROGRESS_AFTER_MS = 250;  // show the progress bar only for runs longer than this
 const OPENING_ROUTING = 'round_robin';
+const LATE_PANELS_AFTER_MS = 2000; // build the panels below the first screen by then even without a first chart
 
 let resolveReady, rejectReady;
 const hook = {
   ready: new Promise((res, rej) => { resolveReady = res; rejectReady = rej; }),
   lastReport: null, runCount: 0, lastRenderAt: 0, firstRenderAt: 0, lastRunMs: 0, config: null, version: null, errors: [],
+  marks, lastTimes: null, // the cold load's steps (timeline.js); the last run's {refresh, wait, worker, parse, draw} ms
 };
 hook.ready.catch(() => {});
 window.kvfleet = hook;
@@ -38,9 +40,12 @@ const st = {
   source: null,      // null = synthetic, else a trace {name, url|file}
   goodSource: null,  // the source of the result on screen
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
-  compareId: 0,
+  compareId: 0, lastKey: null, refreshMs: 0, // lastKey: the settings of the last run sent (null after a failure)
 };
+let early = null; // the full page's charts, made while the simulator boots (they need no settings)
 let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, transfers, replicaTable, hero, embedView, decisions;
+let comparePlan = null; // compare.js's planner, once the late panels are loaded
+let late = null;        // the late panels' build (a promise), once started
 const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
 const decisionWaiters = new Map();
@@ -77,11 +82,23 @@ function boot() {
   }
   hook.debugTrap = () => host.post({ type: 'debug-trap' });
   hook.workerReplacements = () => host.replacements;
+  hook.drawAllCharts = () => lazyDraw.flush(); // the charts off the screen too (a full-page screenshot)
+  if (!st.embed) early = earlyCharts();
   const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);
   hook.ready.finally(() => clearTimeout(slow)).catch(() => {});
 }
 
+function earlyCharts() {
+  applyChartDefaults();
+  return {
+    hero: new HeroChart($('chart-hero'), { onPick: (n) => onControl('instances', n) }),
+    share: new HeroShare($('chart-hero-share')),
+  };
+}
+
 function onReady(msg) {
+  mark('ready');
+  markEpochs(msg.marks);
   hook.version = msg.version;
   $('version').textContent = msg.version;
   st.params = msg.params;
@@ -96,24 +113,33 @@ function onReady(msg) {
   // (Every other value is the simulator's default, the seed's example; ?routing=kv reproduces it.)
   if (!st.embed && st.fromUrl.size === 0 && !fromUrl.trace && !fromUrl.lesson) st.config.routing = OPENING_ROUTING;
   showNotes(fromUrl.notes);
+  const lesson = openLesson(msg.lessons || [], fromUrl.lesson);
+  // The first run computes in the worker while the page builds its controls and charts.
+  sendRun();
+  mark('firstRunSent');
   applyChartDefaults();
-  if (st.embed) initEmbed(msg, fromUrl); else initFull(msg, fromUrl);
+  if (st.embed) initEmbed(msg, lesson); else initFull(msg, lesson);
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
-  $('share').addEventListener('click', share);
+  $('share').addEventListener('click', () => share($('share'), st.source));
   $('boot').hidden = true;
   refresh();
+  mark('pageBuilt');
 }
 
-function initEmbed(msg, fromUrl) {
-  const lesson = fromUrl.lesson ? (msg.lessons || []).find((l) => l.id === fromUrl.lesson) : null;
-  if (fromUrl.lesson && !lesson) showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
-  if (lesson) {
-    // The lesson's broken setup, with what the link also gives on top.
-    const own = {};
-    for (const k of st.fromUrl) own[k] = st.config[k];
-    st.config = { ...st.defaults, ...lesson.broken, ...own };
-    if (lesson.trace) st.source = builtin(lesson.trace);
-  }
+// A lesson link opens the lesson's broken setup; values the link also gives win over it.
+function openLesson(list, id) {
+  if (!id) return null;
+  const lesson = list.find((l) => l.id === id);
+  if (!lesson) { showNotes([`The link names a lesson the page does not have (“${id}”).`]); return null; }
+  const own = {};
+  for (const k of st.fromUrl) own[k] = st.config[k];
+  st.config = { ...st.defaults, ...lesson.broken, ...own };
+  if (lesson.trace) st.source = builtin(lesson.trace);
+  if (!st.embed) for (const k of Object.keys(lesson.broken || {})) st.fromUrl.delete(k);
+  return lesson;
+}
+
+function initEmbed(msg, lesson) {
   const opts = embedOptions(location.search, st.params, lesson);
   showNotes(opts.notes);
   embedView = new EmbedView(document.body, st.params, opts, {
@@ -125,11 +151,12 @@ function initEmbed(msg, fromUrl) {
       restart: () => { st.config = { ...st.defaults, ...lesson.broken }; st.source = lesson.trace ? builtin(lesson.trace) : null; refresh(); } } : null,
   });
   controls = embedView.controls;
+  hook.panelsBuilt = true; // an embed has no panels to build later
 }
 
-function initFull(msg, fromUrl) {
+function initFull(msg, lesson) {
   hero = new HeroPanel({
-    canvas: $('chart-hero'), share: $('chart-hero-share'), controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
+    chart: early.hero, shareChart: early.share, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
   }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url) });
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
@@ -138,14 +165,7 @@ function initFull(msg, fromUrl) {
   $('fleet-lines').before(tasks.el);
   replicaTable = new ReplicaTable();
   document.querySelector('#results .charts').after(replicaTable.el);
-  transfers = new Transfers({ workerUrl: new URL('./worker.js', import.meta.url) });
-  document.querySelector('#results .charts').after(transfers.el);
-  charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
   controls = new Controls($('controls'), st.params, onControl);
-  compare = new Compare({
-    button: $('compare-run'), status: $('compare-status'), out: $('compare-out'), table: $('compare-table'),
-    canvases: { hit: $('cmp-hit'), ttft: $('cmp-ttft'), spread: $('cmp-spread'), sweep: $('cmp-sweep') },
-  }, runCompare, { load: loadConfig });
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
@@ -153,93 +173,62 @@ function initFull(msg, fromUrl) {
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
   }, new URL('./worker.js', import.meta.url));
-  sweep = new Sweep({
-    param: $('sweep-param'), spec: $('sweep-spec'), series: $('sweep-series'), presets: $('sweep-presets'), run: $('sweep-run'),
-    cancel: $('sweep-cancel'), progress: $('sweep-progress'), status: $('sweep-status'), error: $('sweep-error'), out: $('sweep-out'),
-    canvas: $('sweep-chart'), ttft: $('sweep-ttft'), table: $('sweep-table'), cap1: $('sweep-cap-1'), cap2: $('sweep-cap-2'),
-  }, {
+  lessons.setParams(st.params);
+  lessons.setLessons(msg.lessons || []);
+  hook.lessons = (msg.lessons || []).map((l) => l.id);
+  hook.lessonsList = msg.lessons || [];
+  if (lesson) lessons.start(lesson.id, { loadConfig: false });
+  $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
+  $('cancel').addEventListener('click', cancelRun);
+  st.readyMsg = msg;
+  setTimeout(startLatePanels, LATE_PANELS_AFTER_MS); // a first run that fails still gets them
+}
+
+// The panels below the first screen: loaded and built once the first chart is on the screen (the
+// frame after it), then brought up to the run on screen. window.kvfleet.panelsBuilt says they are.
+function startLatePanels() {
+  if (late || embedView) return;
+  const msg = st.readyMsg;
+  // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
+  // still cold), they held up the page's handling of its `ready` message.
+  charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
+  if (hook.lastReport) charts.update(hook.lastReport);
+  late = buildLatePanels({
+    before: replicaTable.el, runCompare, loadConfig, requestDecisions,
     plan: (config, spec) => new Promise((resolve, reject) => {
       const id = st.nextId++;
       planWaiters.set(id, { resolve, reject });
       worker.postMessage({ type: 'plan', id, config, spec });
     }),
-    workerUrl: new URL('./worker.js', import.meta.url),
     state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
-    load: loadConfig,
-  });
-  capacity = new Capacity({
-    ttft: $('cap-ttft'), tpot: $('cap-tpot'), e2e: $('cap-e2e'), rejected: $('cap-rejected'), max: $('cap-max'), price: $('cap-price'),
-    seeds: $('cap-seeds'), sustained: $('cap-sustained'),
-    run: $('cap-run'), cancel: $('cap-cancel'), progress: $('cap-progress'), status: $('cap-status'), error: $('cap-error'),
-    out: $('cap-out'), headline: $('cap-headline'), notes: $('cap-notes'), canvas: $('cap-chart'), table: $('cap-table'),
-  }, {
-    workerUrl: new URL('./worker.js', import.meta.url),
-    state: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
+    capacityState: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
       policies: st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv'] }),
-    load: loadConfig,
-  });
-  $('cmp-sweep-more').addEventListener('click', () => { $('sweep-h').scrollIntoView({ block: 'start' }); sweep.preset('replicas'); });
-  decisions = new Decisions({
-    from: $('dec-from'), to: $('dec-to'), count: $('dec-count'), show: $('dec-show'), status: $('dec-status'), error: $('dec-error'), table: $('dec-table'),
-  }, { request: requestDecisions });
-  sweep.setParams(st.params, st.config);
-  lessons.setParams(st.params);
-  lessons.setLessons(msg.lessons || []);
-  hook.lessons = (msg.lessons || []).map((l) => l.id);
-  hook.lessonsList = msg.lessons || [];
-  if (fromUrl.lesson) {
-    if (lessons.has(fromUrl.lesson)) {
-      // A lesson link opens the lesson's own broken setup; values the link also gives win over it.
-      const own = {};
-      for (const k of st.fromUrl) own[k] = st.config[k];
-      lessons.start(fromUrl.lesson, { loadConfig: false });
-      const broken = lessons.active?.broken || {};
-      st.config = { ...st.defaults, ...broken, ...own };
-      if (lessons.active?.trace) st.source = builtin(lessons.active.trace);
-      for (const k of Object.keys(broken)) st.fromUrl.delete(k);
-    } else showNotes([`The link names a lesson the page does not have (“${fromUrl.lesson}”).`]);
-  }
-  $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
-  $('cancel').addEventListener('click', cancelRun);
-  // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep).
-  const io = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting) && hook.runCount > 0) { io.disconnect(); if (!compare.last) runCompare(); }
-  });
-  io.observe($('compare-h'));
+  }).then((p) => {
+    ({ compare, capacity, sweep, decisions, transfers } = p);
+    comparePlan = p.comparePlan;
+    sweep.setParams(st.params, st.config);
+    if (hook.lastReport) {
+      transfers.update(hook.lastReport, st.goodSource ?? st.source);
+      decisions.followRun(hook.lastReport);
+    }
+    // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep).
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && hook.runCount > 0) { io.disconnect(); if (!compare.last) runCompare(); }
+    });
+    io.observe($('compare-h'));
+    hook.panelsBuilt = true;
+    mark('panelsBuilt');
+  }).catch((err) => { hook.errors.push(`late panels: ${err.message}`); console.error(err); });
 }
 
 /** Where run errors are shown: beside the hero's controls, or in the embed's frame. */
 function errBox() { return embedView ? embedView.errorEl : $('run-error'); }
-
-/** Scrolls a result into view after a button changed the settings (no jump if it is already visible). */
-function bringIntoView(el) {
-  if (!el) return;
-  const r = el.getBoundingClientRect();
-  if (r.top >= 0 && r.top < window.innerHeight * 0.5) return;
-  // Instant: a smooth scroll is cut short when the run's results change the layout above it.
-  el.scrollIntoView({ block: 'start', behavior: 'auto' });
-}
 
 // A fresh worker replaced one that trapped: say so; the result on screen stays.
 function onReplaced() {
   $('status-text').textContent = hook.lastReport
     ? 'The simulator was restarted after an error; the previous result is still shown.'
     : 'The simulator was restarted after an error.';
-}
-
-function showNotes(notes) {
-  const box = $('url-notes');
-  if (!notes.length) return;
-  if (!box.querySelector('button')) {
-    const close = document.createElement('button');
-    close.type = 'button';
-    close.className = 'btn small notes-close';
-    close.textContent = 'Dismiss';
-    close.addEventListener('click', () => { box.hidden = true; box.replaceChildren(); });
-    box.append(close);
-  }
-  for (const n of notes) { const p = document.createElement('p'); p.textContent = n; box.append(p); }
-  box.hidden = false;
 }
 
 // ---------------------------------------------------------------- state changes
@@ -253,6 +242,7 @@ function onControl(name, value) {
 }
 
 function refresh({ run = true } = {}) {
+  const t0 = performance.now();
   hook.config = st.config;
   controls.clearErrors();
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
@@ -266,9 +256,10 @@ function refresh({ run = true } = {}) {
     $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : synthetic;
     $('source-reset').hidden = !st.source;
     writeUrl(st.config, st.params, { trace: traceKey, lesson: lessons.active?.id });
-    compare.markStale();
+    compare?.markStale();
     hero.sync(st.config, st.source);
   }
+  st.refreshMs = performance.now() - t0;
   if (run) scheduleRun();
 }
 
@@ -310,13 +301,23 @@ function scheduleRun() {
   st.raf = requestAnimationFrame(() => { st.raf = 0; sendRun(); });
 }
 
+/** What a run's result depends on: the settings and the workload's source. */
+function runKey() {
+  const f = st.source?.file;
+  return JSON.stringify([st.config, st.source ? (st.source.url || `${st.source.name}:${f?.size}:${f?.lastModified}`) : null]);
+}
+
 function sendRun() {
+  // The same settings as the run sent last (in flight or on screen): nothing to do.
+  const key = runKey();
+  if (key === st.lastKey) { st.dirty = false; return; }
   // A short run in flight finishes soon: wait for it rather than queueing behind it. A long one
   // (a trace) is superseded in the worker at its next slice boundary.
   if (st.inflight && performance.now() - st.inflight.start < PROGRESS_AFTER_MS) { st.dirty = true; return; }
   st.dirty = false;
   const id = st.nextId++;
-  st.inflight = { id, start: performance.now(), source: st.source, config: { ...st.config } };
+  st.lastKey = key;
+  st.inflight = { id, start: performance.now(), source: st.source, config: { ...st.config }, refreshMs: st.refreshMs };
   worker.postMessage({ type: 'run', lane: 'main', id, config: st.config, trace: st.source });
   clearTimeout(st.progressTimer);
   st.progressTimer = setTimeout(() => showProgress(true), PROGRESS_AFTER_MS);
@@ -343,6 +344,7 @@ function cancelRun() {
   if (!st.inflight) return;
   st.userCancel = st.inflight.id;
   st.dirty = false;
+  st.lastKey = null;
   worker.postMessage({ type: 'cancel', lane: 'main' });
 }
 
@@ -397,13 +399,19 @@ function onCancelled() {
 }
 
 function onResult(msg) {
+  const got = performance.now();
+  mark('firstResult', got);
   const run = settle(msg.id) || { source: st.source };
   if (msg.id <= st.shownId) return;
   st.shownId = msg.id;
   const report = JSON.parse(msg.report);
   st.goodSource = run.source;
   errBox().hidden = true;
+  const parsed = performance.now();
   render(report, msg.ms);
+  // Where a run's time went: the settings' refresh before it was sent, from sending to its result
+  // arriving (of which the worker's own time), reading the report, drawing it.
+  hook.lastTimes = { refresh: run.refreshMs ?? 0, wait: run.start ? got - run.start : 0, worker: msg.ms, parse: parsed - got, draw: hook.lastRenderAt - parsed };
 }
 
 function render(report, runMs) {
@@ -412,16 +420,16 @@ function render(report, runMs) {
   if (embedView) {
     embedView.render(report);
   } else {
-    charts.update(report); // canvases first, then the DOM text (no style recalc in between)
+    charts?.update(report); // canvases first, then the DOM text (no style recalc in between)
     hero.showRun(report);
     renderHeadline($('headline'), report);
     renderFleetLines($('fleet-lines'), report);
     renderFindings($('hotspot'), report);
     tasks.update(report);
     replicaTable.update(report);
-    transfers.update(report, st.goodSource ?? st.source);
+    transfers?.update(report, st.goodSource ?? st.source);
     lessons.update(report);
-    decisions.followRun(report);
+    decisions?.followRun(report);
   }
   hook.lastReport = report;
   hook.lastRunMs = runMs;
@@ -433,15 +441,10 @@ function render(report, runMs) {
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
   if (hook.runCount === 1) {
     hook.firstRenderAt = hook.lastRenderAt; // ms since navigation start: the cold load
+    mark('firstRender', hook.firstRenderAt);
     resolveReady();
+    if (!embedView) requestAnimationFrame(() => setTimeout(startLatePanels, 0)); // after the first chart is painted
   }
-}
-
-function fieldOf(message) {
-  const m = /^invalid ([a-z0-9_]+)\b/i.exec(message) || /\b(?:field|parameter|setting) `?([a-z0-9_]+)`?/i.exec(message);
-  if (m && st.params.some((p) => p.name === m[1])) return m[1];
-  const names = st.params.map((p) => p.name).sort((a, b) => b.length - a.length);
-  return names.find((n) => new RegExp(`\\b${n}\\b`).test(message)) || null;
 }
 
 function onError(msg) {
@@ -455,6 +458,7 @@ function onError(msg) {
   }
   const run = settle(msg.id);
   if (!run) return;
+  st.lastKey = null;
   hook.errors.push(msg.message);
   if (run.source && run.source !== st.goodSource) {
     // A bad trace: report it by line in the trace panel, go back to the workload on screen.
@@ -465,7 +469,7 @@ function onError(msg) {
     st.dirty = false;
     return;
   }
-  const field = fieldOf(msg.message);
+  const field = fieldOf(msg.message, st.params);
   if (field && st.fromUrl.has(field) && !hook.lastReport) {
     // A value from the link that the simulator rejects: fall back to its default, say so, run again.
     const p = st.params.find((x) => x.name === field);
@@ -489,6 +493,7 @@ function onTrap(msg) {
   hook.traps = (hook.traps || 0) + 1;
   st.inflight = null;
   st.dirty = false;
+  st.lastKey = null;
   clearTimeout(st.progressTimer);
   showProgress(false);
   if (st.compareId) compare?.error('the simulator was restarted');
@@ -525,31 +530,22 @@ function runCompare() {
 
 // ---------------------------------------------------------------- misc
 
-async function share() {
-  const btn = $('share');
-  try {
-    await navigator.clipboard.writeText(location.href);
-    btn.textContent = st.source && !st.source.builtin ? 'Link copied (your trace file is not in it)' : 'Link copied ✓';
-  } catch {
-    btn.textContent = 'Copy the address bar';
-  }
-  setTimeout(() => { btn.textContent = 'Copy link'; }, 2500);
-}
-
 function retheme() {
   resetTheme();
   applyChartDefaults();
   if (embedView) { embedView.retheme(); return; }
   hero.retheme();
-  charts.destroy();
-  charts.create();
-  if (hook.lastReport) charts.update(hook.lastReport);
+  if (charts) {
+    charts.destroy();
+    charts.create();
+    if (hook.lastReport) charts.update(hook.lastReport);
+  }
   tasks.retheme();
-  transfers.retheme();
+  transfers?.retheme();
   if (hook.lastReport) replicaTable.update(hook.lastReport);
-  compare.retheme();
+  compare?.retheme();
   capacity?.retheme();
-  sweep.retheme();
+  sweep?.retheme();
 }
 
 boot();

@@ -14,17 +14,20 @@
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
-// Out: {type:'ready', version, params, defaults, lessons, presets} | {type:'fatal', message}
+// Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
+//      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
-//      {type:'batch-part', id, index, point} | {type:'batch-done', id, ms}
+//      {type:'batch-part', id, index, point} | {type:'batch-done', id, ms, parses}
 // A trace is {name, url} (a built-in file to fetch) or {name, file} (a File the reader chose).
 //
 // A trap (a WebAssembly RuntimeError: out of memory, a panic) leaves the module's state broken, so
 // after one this worker answers every message with the same 'error' (trap: true) and the page
 // replaces it with a fresh worker and a fresh module; the error says what happened in plain words.
 
+const epochNow = () => performance.timeOrigin + performance.now();
+const bootMarks = { workerStart: epochNow() };
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
 const latest = { main: 0, compare: 0, batch: 0, decisions: 0 };
@@ -172,7 +175,7 @@ async function handleBatch(msg) {
       await yieldToQueue();
       if (latest[lane] !== id) { postMessage({ type: 'cancelled', id, lane }); return; }
     }
-    postMessage({ type: 'batch-done', id, ms: performance.now() - t0 });
+    postMessage({ type: 'batch-done', id, ms: performance.now() - t0, parses });
   } catch (err) {
     postError(id, lane, err);
   }
@@ -233,6 +236,7 @@ async function boot() {
     let mod;
     try {
       mod = await import('../pkg/kvfleet.js');
+      bootMarks.bindingsLoaded = epochNow();
     } catch (err) {
       throw new Error(`its JavaScript bindings (pkg/kvfleet.js) did not load (${messageOf(err)})`);
     }
@@ -242,6 +246,7 @@ async function boot() {
       throw new Error(`the WebAssembly module (pkg/kvfleet_bg.wasm) could not be downloaded or compiled; the browser said: ${messageOf(err)}`);
     }
     wasm = mod;
+    bootMarks.wasmCompiled = epochNow();
     postMessage({
       type: 'ready',
       version: mod.version(),
@@ -249,6 +254,7 @@ async function boot() {
       defaults: JSON.parse(mod.defaults_json()),
       lessons: typeof mod.lessons_json === 'function' ? JSON.parse(mod.lessons_json()) : [],
       presets: typeof mod.presets_json === 'function' ? JSON.parse(mod.presets_json(512)) : [],
+      marks: { ...bootMarks, readySent: epochNow() },
     });
   } catch (err) {
     postMessage({ type: 'fatal', message: messageOf(err) });

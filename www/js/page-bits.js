@@ -1,0 +1,46 @@
+// www/js/page-bits.js: small pieces of the page that hold no state: the link's notes, scrolling a
+// result into view, which setting a simulator error names, copying the link.
+
+/** Scrolls a result into view after a button changed the settings (no jump if it is already visible). */
+export function bringIntoView(el) {
+  if (!el) return;
+  const r = el.getBoundingClientRect();
+  if (r.top >= 0 && r.top < window.innerHeight * 0.5) return;
+  // Instant: a smooth scroll is cut short when the run's results change the layout above it.
+  el.scrollIntoView({ block: 'start', behavior: 'auto' });
+}
+
+/** Adds notes (plain text) to the dismissable box under the masthead. */
+export function showNotes(notes) {
+  const box = document.getElementById('url-notes');
+  if (!notes.length) return;
+  if (!box.querySelector('button')) {
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'btn small notes-close';
+    close.textContent = 'Dismiss';
+    close.addEventListener('click', () => { box.hidden = true; box.replaceChildren(); });
+    box.append(close);
+  }
+  for (const n of notes) { const p = document.createElement('p'); p.textContent = n; box.append(p); }
+  box.hidden = false;
+}
+
+/** The setting a simulator error message names, if any of `params` (null otherwise). */
+export function fieldOf(message, params) {
+  const m = /^invalid ([a-z0-9_]+)\b/i.exec(message) || /\b(?:field|parameter|setting) `?([a-z0-9_]+)`?/i.exec(message);
+  if (m && params.some((p) => p.name === m[1])) return m[1];
+  const names = params.map((p) => p.name).sort((a, b) => b.length - a.length);
+  return names.find((n) => new RegExp(`\\b${n}\\b`).test(message)) || null;
+}
+
+/** Copies the page's address; the button says whether it did (and that a chosen file is not in it). */
+export async function share(btn, source) {
+  try {
+    await navigator.clipboard.writeText(location.href);
+    btn.textContent = source && !source.builtin ? 'Link copied (your trace file is not in it)' : 'Link copied ✓';
+  } catch {
+    btn.textContent = 'Copy the address bar';
+  }
+  setTimeout(() => { btn.textContent = 'Copy link'; }, 2500);
+}
