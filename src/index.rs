@@ -114,7 +114,8 @@ impl BlockIndex {
             let mut any = false;
             for w in 0..self.words {
                 let held = set.map_or(0, |base| self.bits[base + w]);
-                let mut dropped = self.alive[w] & !held;
+                // The replicas without the first block keep the 0 written above.
+                let mut dropped = if i == 0 { 0 } else { self.alive[w] & !held };
                 while dropped != 0 {
                     let b = dropped.trailing_zeros() as usize;
                     hits[w * 64 + b] = i as u32;

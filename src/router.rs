@@ -246,11 +246,11 @@ impl Router {
 
     /// The `kv` cost of one replica: weight x (request blocks - hits) + active + recent.
     pub fn kv_cost(&self, full_blocks: usize, hits: usize, view: &ReplicaView, r: usize) -> f64 {
-        self.overlap_weight * (full_blocks - hits) as f64 + self.load(view, r)
+        self.overlap_weight * count_f64((full_blocks - hits) as u64) + self.load(view, r)
     }
 
     fn load(&self, view: &ReplicaView, r: usize) -> f64 {
-        view.active_blocks as f64 + self.recent[r]
+        count_f64(view.active_blocks) + self.recent[r]
     }
 
     /// With probability `affinity_share`: the session's last replica, or (for requests
@@ -329,21 +329,30 @@ impl Router {
         }
     }
 
+    /// The replica of least `kv` cost; ties to the less loaded, then the lower index.
+    /// The same arithmetic as `kv_cost`, with the cost of a replica holding none of the
+    /// prompt's blocks (most of them in a large fleet) taken from one product.
     fn pick_kv(&self, ask: &Ask, views: &[ReplicaView]) -> usize {
-        let mut best: Option<(f64, f64, usize)> = None;
-        for (r, view) in views.iter().enumerate() {
-            let hits = ask.hits[r] as usize;
-            let cost = self.kv_cost(ask.full_blocks, hits, view, r);
-            let load = self.load(view, r);
-            let better = match best {
-                None => true,
-                Some((c, l, _)) => cost < c || (cost == c && load < l),
+        let n = views.len();
+        if n == 0 {
+            return 0;
+        }
+        let (hits, recent) = (&ask.hits[..n], &self.recent[..n]);
+        let w = self.overlap_weight;
+        let full = ask.full_blocks;
+        let cold = w * count_f64(full as u64);
+        let (mut best_cost, mut best_load, mut best) = (0.0, 0.0, usize::MAX);
+        for r in 0..n {
+            let load = count_f64(views[r].active_blocks) + recent[r];
+            let cost = match hits[r] {
+                0 => cold + load,
+                h => w * count_f64((full - h as usize) as u64) + load,
             };
-            if better {
-                best = Some((cost, load, r));
+            if best == usize::MAX || cost < best_cost || (cost == best_cost && load < best_load) {
+                (best_cost, best_load, best) = (cost, load, r);
             }
         }
-        best.map_or(0, |(_, _, r)| r)
+        best
     }
 
     fn log(
@@ -405,6 +414,13 @@ impl Router {
         let at = self.ring.partition_point(|&(h, _)| h < key);
         self.ring[at % self.ring.len()].1 as usize
     }
+}
+
+/// A count as f64, exactly as `n as f64` (every count here is far below 2^63; the
+/// conversion from i64 is one instruction, the one from u64 several).
+fn count_f64(n: u64) -> f64 {
+    debug_assert!(n < 1 << 63);
+    n as i64 as f64
 }
 
 /// The replica with the fewest waiting + running requests (lowest index on ties).

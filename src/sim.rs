@@ -7,9 +7,9 @@ use std::collections::BinaryHeap;
 use crate::config::Config;
 use crate::engine::{DropKind, EngineSpec, Outbox, Replica, Role};
 use crate::metrics::Recorder;
-use crate::router::{ReplicaView, Router};
+use crate::router::Router;
 use crate::series::Sampler;
-use crate::view::{router_blocks, Knowledge};
+use crate::view::{router_blocks, Knowledge, LiveViews};
 use crate::workload::{EndedRequest, Source};
 
 mod decisions;
@@ -42,7 +42,7 @@ pub struct Simulation<'w> {
     knowledge: Knowledge,
     hits: Vec<u32>,
     seen_hits: Vec<u32>,
-    views: Vec<ReplicaView>,
+    views: LiveViews,
     new_blocks: Vec<u32>,
     pub(crate) recorder: Recorder,
     pub(crate) sampler: Sampler,
@@ -99,7 +99,7 @@ impl<'w> Simulation<'w> {
             knowledge: Knowledge::new(cfg),
             hits: vec![0; n],
             seen_hits: vec![0; n],
-            views: Vec::with_capacity(n),
+            views: LiveViews::new(n),
             new_blocks: Vec::with_capacity(n),
             recorder: Recorder::new(n, cfg.block_size),
             sampler: Sampler::new(n),
@@ -228,9 +228,11 @@ impl<'w> Simulation<'w> {
         true
     }
 
-    /// Applies a replica's cache store and evict events to the fleet's block index (and
-    /// to the routers' lagged copy).
+    /// Call after anything that changed replica `r`: applies its cache store and evict
+    /// events to the fleet's block index (and to the routers' lagged copy), and marks its
+    /// load signals for recomputation at the next pick.
     fn sync_index(&mut self, r: usize) {
+        self.views.touch(r);
         let now = self.now_us;
         for (id, added) in self.replicas[r].cache_mut().drain_journal() {
             self.knowledge.cache_event(now, r, id, added);
@@ -247,7 +249,7 @@ impl<'w> Simulation<'w> {
         self.sampler.advance_to(t_us, &self.replicas, links);
         if self.knowledge.refresh_due(self.now_us, t_us) {
             self.live_views();
-            self.knowledge.refresh(&self.views);
+            self.knowledge.refresh(self.views.views());
         }
         self.now_us = t_us;
     }

@@ -10,12 +10,14 @@
 
 pub mod inflight;
 pub mod lagged;
+pub mod live;
 
 use crate::config::{Config, RouterView};
 use crate::index::BlockIndex;
 
 pub use inflight::{router_blocks, Inflight};
 pub use lagged::Lagged;
+pub use live::LiveViews;
 
 /// What a router may see of one replica's load (its cache hits come separately).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

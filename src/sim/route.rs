@@ -3,28 +3,41 @@
 //! blocks, the offline pass's cache, predictions) and the decision record.
 
 use super::{Decision, Simulation};
+use crate::engine::Replica;
 use crate::router::{Ask, ReplicaView};
-use crate::view::router_blocks;
+use crate::view::{router_blocks, Knowledge};
 use crate::workload::Request;
 
+/// Replica `r`'s live load signals.
+fn view_of(knowledge: &Knowledge, rep: &Replica, r: usize) -> ReplicaView {
+    ReplicaView {
+        active_blocks: knowledge.active_blocks(r),
+        waiting: rep.waiting(),
+        running: rep.running(),
+        cache_blocks: rep.cache().used_blocks(),
+        prefill_tokens: knowledge.prefill_tokens(r),
+    }
+}
+
 impl Simulation<'_> {
-    /// Fills `views` with every replica's live load signals.
+    /// Brings `views` up to date: recomputes the live load signals of every replica
+    /// that changed since the last call (its engine ran, or its in-flight counts moved).
     pub(super) fn live_views(&mut self) {
-        let knowledge = &self.knowledge;
-        self.views.clear();
-        self.views
-            .extend(self.replicas.iter().enumerate().map(|(i, r)| ReplicaView {
-                active_blocks: knowledge.active_blocks(i),
-                waiting: r.waiting(),
-                running: r.running(),
-                cache_blocks: r.cache().used_blocks(),
-                prefill_tokens: knowledge.prefill_tokens(i),
-            }));
+        let (views, knowledge) = (&mut self.views, &mut self.knowledge);
+        knowledge.inflight().take_touched(|r| views.touch(r));
+        let replicas = &self.replicas;
+        views.refresh(|r| view_of(knowledge, &replicas[r], r));
         #[cfg(debug_assertions)]
         for (r, rep) in self.replicas.iter().enumerate() {
+            let view = &self.views.views()[r];
+            debug_assert_eq!(
+                *view,
+                view_of(&self.knowledge, rep, r),
+                "replica {r}'s view was not refreshed after a change"
+            );
             if rep.waiting() == 0 {
                 debug_assert_eq!(
-                    self.views[r].active_blocks,
+                    view.active_blocks,
                     rep.active_blocks(),
                     "with nothing waiting, replica {r}'s dispatched blocks are its running ones"
                 );
@@ -75,7 +88,7 @@ impl Simulation<'_> {
         };
         let logged = self.decisions.as_ref().is_some_and(|d| d.wants(req.id));
         let mut log = logged.then(Vec::new);
-        let seen = &self.knowledge.seen_views(&self.views)[..pool];
+        let seen = &self.knowledge.seen_views(self.views.views())[..pool];
         let (chosen, reason) = self.routers[k].pick(ask, seen, log.as_mut());
         let rule = self.routers[k].last_rule();
         let target = self.skip_target(req, chosen);
@@ -126,10 +139,13 @@ impl Simulation<'_> {
     /// Logs a decision with the true values at this instant beside what the router saw.
     fn log_decision(&mut self, mut record: Decision) {
         for (r, c) in record.candidates.iter_mut().enumerate() {
-            c.set_truth(self.hits[r], &self.views[r]);
+            c.set_truth(self.hits[r], &self.views.views()[r]);
         }
         if let Some(decisions) = self.decisions.as_mut() {
             decisions.push(record);
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

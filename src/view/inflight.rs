@@ -7,6 +7,7 @@
 //! at commit a5966e9b, "Local Active Block Management") predict active blocks "when the
 //! router receives and routes a request" and free them when the response ends.
 
+use super::live::Touched;
 use crate::cache::IdMap;
 
 /// One replica's in-flight prompt blocks.
@@ -22,6 +23,7 @@ pub struct Inflight {
     replicas: Vec<Load>,
     prefill_tokens: Vec<u64>,
     prefilling: IdMap<(u32, u64)>,
+    touched: Touched,
 }
 
 /// The blocks a request counts for: its full blocks (the ids the router scores, shared by
@@ -44,6 +46,7 @@ impl Inflight {
             replicas: (0..replicas).map(|_| Load::default()).collect(),
             prefill_tokens: vec![0; replicas],
             prefilling: IdMap::default(),
+            touched: Touched::new(replicas),
         }
     }
 
@@ -61,12 +64,14 @@ impl Inflight {
     pub fn start_prefill(&mut self, id: u32, r: usize, tokens: u64) {
         self.prefill_tokens[r] += tokens;
         self.prefilling.insert(id as u64, (r as u32, tokens));
+        self.touched.mark(r);
     }
 
     /// Request `id` produced its first token, or left: its prefill stops counting.
     pub fn end_prefill(&mut self, id: u32) {
         if let Some((r, tokens)) = self.prefilling.remove(&(id as u64)) {
             self.prefill_tokens[r as usize] -= tokens;
+            self.touched.mark(r as usize);
         }
     }
 
@@ -84,6 +89,7 @@ impl Inflight {
             *load.refs.entry(block).or_insert(0) += 1;
         }
         load.private_blocks += private_blocks;
+        self.touched.mark(r);
     }
 
     /// A request dispatched to `r` with these blocks ended (completed, rejected or timed
@@ -98,6 +104,12 @@ impl Inflight {
             }
         }
         load.private_blocks -= private_blocks;
+        self.touched.mark(r);
+    }
+
+    /// Calls `f` on every replica whose counts changed since the last call.
+    pub fn take_touched(&mut self, f: impl FnMut(usize)) {
+        self.touched.drain(f);
     }
 }
 

@@ -59,6 +59,10 @@ pub enum Command {
         /// Small sizes, one run each (for CI: checks the benches run, not their speed).
         #[arg(long)]
         quick: bool,
+        /// Also run 1e7 synthetic requests on 64 replicas (tens of seconds; prints the
+        /// 1e7 / 1e6 time ratio).
+        #[arg(long)]
+        large: bool,
         /// Run only scenario N in this process (used internally, one child per scenario).
         #[arg(long, hide = true)]
         scenario: Option<usize>,

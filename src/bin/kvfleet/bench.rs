@@ -24,6 +24,8 @@ struct Scenario {
     instances: u32,
     routing: Policy,
     trace: bool,
+    /// Only with `--large`.
+    large: bool,
 }
 
 fn scenarios() -> Vec<Scenario> {
@@ -34,6 +36,7 @@ fn scenarios() -> Vec<Scenario> {
         instances,
         routing: Policy::Kv,
         trace: false,
+        large: false,
     };
     vec![
         synth("seed example (200 req, 4 replicas)", 200, 200, 4),
@@ -50,6 +53,7 @@ fn scenarios() -> Vec<Scenario> {
             instances: 8,
             routing: Policy::Kv,
             trace: true,
+            large: false,
         },
         Scenario {
             name: "conversation trace, round_robin, 8 replicas",
@@ -58,6 +62,11 @@ fn scenarios() -> Vec<Scenario> {
             instances: 8,
             routing: Policy::RoundRobin,
             trace: true,
+            large: false,
+        },
+        Scenario {
+            large: true,
+            ..synth("synthetic 1e7 req, 64 replicas", 10_000_000, 4_000, 64)
         },
     ]
 }
@@ -160,8 +169,9 @@ pub fn child(index: usize, quick: bool) -> Result<(), String> {
     ))
 }
 
-/// Parent side: runs every scenario in a child and prints the table.
-pub fn run(quick: bool) -> Result<(), String> {
+/// Parent side: runs every scenario in a child and prints the table, then the scaling
+/// ratios (time per request, 64 against 16 replicas at 1e6; 1e7 against 1e6 requests).
+pub fn run(quick: bool, large: bool) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     print(&format!(
         "kvfleet bench{} ({} build, {} cores)\n",
@@ -177,7 +187,11 @@ pub fn run(quick: bool) -> Result<(), String> {
         "| scenario | requests | events | wall ms (median) | requests/s | events/s | peak RSS MB |\n\
          |---|---:|---:|---:|---:|---:|---:|\n",
     )?;
+    let mut ms_of = std::collections::HashMap::new();
     for (i, s) in scenarios().iter().enumerate() {
+        if s.large && !large {
+            continue;
+        }
         let mut cmd = Command::new(&exe);
         cmd.args(["bench", "--scenario", &i.to_string()]);
         if quick {
@@ -202,6 +216,20 @@ pub fn run(quick: bool) -> Result<(), String> {
             per_s(m.requests),
             per_s(m.events),
             m.peak_rss_mb
+        ))?;
+        ms_of.insert(s.name, m.wall_ms_median / m.requests.max(1) as f64);
+    }
+    let ratio = |a: &str, b: &str| Some(ms_of.get(a)? / ms_of.get(b)?);
+    let e6 = "synthetic 1e6 req, 64 replicas";
+    if let Some(r) = ratio(e6, "synthetic 1e6 req, 16 replicas") {
+        print(&format!(
+            "\n1e6 requests: 64 replicas take {r:.2}x the time per request of 16\n"
+        ))?;
+    }
+    if let Some(r) = ratio("synthetic 1e7 req, 64 replicas", e6) {
+        print(&format!(
+            "64 replicas: 1e7 requests take {:.2}x the time of 1e6\n",
+            r * 10.0
         ))?;
     }
     Ok(())

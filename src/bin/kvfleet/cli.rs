@@ -89,11 +89,13 @@ pub fn main() -> ExitCode {
         Some(Command::Bench {
             quick,
             scenario: Some(i),
+            ..
         }) => bench::child(*i, *quick),
         Some(Command::Bench {
             quick,
+            large,
             scenario: None,
-        }) => bench::run(*quick),
+        }) => bench::run(*quick, *large),
         None => config(&cli.run, &matches).and_then(|(cfg, lesson)| run(&cli.run, cfg, lesson)),
     };
     match result {
