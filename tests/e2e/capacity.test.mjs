@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { startSite, ROOT, RESULTS } from './harness.mjs';
+import { startSite, ROOT, RESULTS, settledUrl } from './harness.mjs';
 
 const BIN = path.join(ROOT, 'target/debug/kvfleet');
 let site;
@@ -169,7 +169,7 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
     const sticky = first.plans.find((p) => p.policy === 'sticky').min_replicas;
     assert.ok(sticky > 0);
     assert.match(await page.textContent('[data-testid=cap-status]'), new RegExp(`Loaded sticky on ${sticky} replica`));
-    const url = new URL(page.url());
+    const url = new URL(await settledUrl(page));
     assert.equal(url.searchParams.get('routing'), 'sticky');
     assert.equal(url.searchParams.get('instances'), String(sticky));
     assert.deepEqual(errors, []);

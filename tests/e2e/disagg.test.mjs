@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { startSite, ROOT, RESULTS } from './harness.mjs';
+import { startSite, ROOT, RESULTS, settledUrl } from './harness.mjs';
 
 const BIN = path.join(ROOT, 'target/debug/kvfleet');
 let site;
@@ -69,7 +69,7 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
     });
     assert.equal(r.config.decode_instances, 3);
     assert.equal(r.config.instances, 5);
-    const url = new URL(page.url());
+    const url = new URL(await settledUrl(page));
     assert.equal(url.searchParams.get('prefill_instances'), '2');
     assert.equal(url.searchParams.get('decode_instances'), '3');
 
@@ -137,7 +137,7 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
     assert.equal(r.config.instances, 5);
     assert.equal(r.pools, undefined);
     assert.equal(await page.isVisible('[data-testid=transfers]'), false);
-    assert.equal(new URL(page.url()).searchParams.get('prefill_instances'), 'unbounded', 'unset in the URL');
+    assert.equal(new URL(await settledUrl(page)).searchParams.get('prefill_instances'), 'unbounded', 'unset in the URL');
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

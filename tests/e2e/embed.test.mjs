@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
 
 let site;
 before(async () => {
@@ -87,8 +87,8 @@ test('embed controls= picks the controls; they move the figure; bad values get a
     assert.equal(bars, 5);
     const sentence = await page.textContent('[data-testid="embed-sentence"]');
     assert.ok(sentence.startsWith(`${(100 * r.summary.hit_rate_tokens).toFixed(1)}% of prompt tokens came from cache`), sentence);
-    assert.match(page.url(), /show=hitrate/);
-    assert.match(page.url(), /controls=instances%2Cnum_prefixes|controls=instances,num_prefixes/);
+    assert.match(await settledUrl(page), /show=hitrate/);
+    assert.match(await settledUrl(page), /controls=instances%2Cnum_prefixes|controls=instances,num_prefixes/);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

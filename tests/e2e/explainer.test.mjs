@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
 
 let site;
 before(async () => {
@@ -140,7 +140,7 @@ test('?lesson=hot-prefix opens with the lesson\'s own replica count and rate', a
     assert.equal(r.config.request_rate, 30);
     assert.equal(r.config.routing, 'prefix_aware');
     assert.equal(r.config.queue_capacity, 32);
-    assert.match(page.url(), /lesson=hot-prefix/);
+    assert.match(await settledUrl(page), /lesson=hot-prefix/);
     assert.match(await page.textContent('[data-testid="lesson-checks"]'), /p99 TTFT under 1 s: now/);
     // A fix reads "was X -> now Y".
     const n = await page.evaluate(() => window.kvfleet.runCount);

@@ -113,6 +113,15 @@ export function collectErrors(page) {
   return errors;
 }
 
+/**
+ * The page's address once it has caught up with the settings: the page writes it when the settings
+ * have been still for a moment (www/js/url-state.js), not within a slider step.
+ */
+export async function settledUrl(page) {
+  await page.waitForFunction(() => !window.kvfleet?.urlPending?.(), null, { timeout: 10000 });
+  return page.url();
+}
+
 /** Writes a full-page PNG to test-results/NAME.png and returns its path. */
 export async function screenshot(page, name, opts = {}) {
   await mkdir(RESULTS, { recursive: true });

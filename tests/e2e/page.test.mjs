@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
 
 let site;
 
@@ -123,7 +123,7 @@ test('switching the routing policy changes the per-replica chart', async () => {
     assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.routing), 'round_robin');
     assert.notDeepEqual(rr.data, kv.data, 'per-replica hit rates differ between kv and round_robin');
     assert.equal(await page.isVisible('[data-testid="field-overlap_weight"]'), false, 'overlap weight only shown for kv');
-    assert.match(page.url(), /routing=round_robin/);
+    assert.match(await settledUrl(page), /routing=round_robin/);
     await shot(page, 'page-round-robin-dark');
     assert.deepEqual(errors, []);
   } finally { await close(); }
@@ -141,7 +141,8 @@ test('a URL round-trip reproduces the run', async () => {
     await page.click('[data-testid="reroll"]');
     await waitForRun(page, n);
     await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === String(window.kvfleet.lastReport.seed));
-    url = new URL(page.url()).pathname + new URL(page.url()).search;
+    const settled = new URL(await settledUrl(page));
+    url = settled.pathname + settled.search;
     summary = await summaryOf(page);
     assert.deepEqual(first.errors, []);
   } finally { await first.close(); }
@@ -327,7 +328,7 @@ test('a built-in trace replays in the worker; back to synthetic restores the poo
     assert.equal(r.summary.requests, 3993);
     assert.match(await page.textContent('#source-name'), /trace: synthetic trace/);
     assert.equal(await page.isDisabled('[data-testid="input-request_rate"]'), true, 'workload sliders are off during a trace');
-    assert.match(page.url(), /trace=synthetic_trace\.jsonl/);
+    assert.match(await settledUrl(page), /trace=synthetic_trace\.jsonl/);
     await shot(page, 'page-trace-synthetic');
     n = await runCount(page);
     await page.click('#source-reset');
@@ -385,7 +386,7 @@ test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal m
     let n = await runCount(page);
     await page.click('[data-testid="lesson-hot-prefix"]');
     await waitForRun(page, n);
-    assert.match(page.url(), /lesson=hot-prefix/);
+    assert.match(await settledUrl(page), /lesson=hot-prefix/);
     assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.routing), 'prefix_aware');
     assert.ok(await page.locator('[data-testid="lesson-checks"] li.unmet').count() > 0, 'the broken setup misses the goal');
     assert.equal(await page.isVisible('[data-testid="lesson-done"]'), false);
@@ -399,7 +400,7 @@ test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal m
     await page.locator('[data-testid="lesson"]').scrollIntoViewIfNeeded();
     await shot(page, 'page-lesson-fixed', { fullPage: false });
     // The link keeps the lesson and the fixed settings.
-    const url = new URL(page.url());
+    const url = new URL(await settledUrl(page));
     const again = await openPage(url.pathname + url.search);
     try {
       assert.equal(await again.page.isVisible('[data-testid="lesson-done"]'), true);

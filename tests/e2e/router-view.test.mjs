@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
 
 const BIN = path.join(ROOT, 'target/debug/kvfleet');
 const ROUTER_PARAMS = ['router_view', 'router_refresh_ms', 'kv_event_lag_ms', 'router_predict_ttl_ms', 'routers'];
@@ -75,7 +75,7 @@ test('the "what the router knows" group is built from the parameter table; refre
     await page.selectOption('[data-testid="input-router_view"]', 'snapshot');
     await waitForRun(page, n);
     assert.deepEqual(await Promise.all(ROUTER_PARAMS.map((x) => shown(page, x))), [true, true, true, true, true]);
-    assert.equal(new URL(page.url()).searchParams.get('router_view'), 'snapshot');
+    assert.equal(new URL(await settledUrl(page)).searchParams.get('router_view'), 'snapshot');
     assert.equal(await page.textContent('[data-testid="readout-router_refresh_ms"]'), '50 ms', "llm-d's default");
     const report = await page.evaluate(() => window.kvfleet.lastReport);
     assert.equal(report.config.router_view, 'snapshot');

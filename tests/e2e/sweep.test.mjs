@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
 
 const BIN = path.join(ROOT, 'target/debug/kvfleet');
 let site;
@@ -150,7 +150,7 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
       && window.kvfleet.lastReport.config.routing === want.routing, [runs, target.config], { timeout: 20000 });
     const report = await page.evaluate(() => window.kvfleet.lastReport);
     assert.deepEqual(report.summary, target.summary, 'the loaded run is that point');
-    const url = new URL(page.url());
+    const url = new URL(await settledUrl(page));
     assert.equal(url.searchParams.get('instances'), '8');
     assert.match(await page.getAttribute('[data-testid="input-instances"]', 'aria-valuetext'), /^8 replicas$/);
     assert.match(await page.textContent('[data-testid="readout-instances"]'), /^8\b/);
@@ -166,7 +166,7 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
     await page.click('[aria-label="Load instances = 32 with round_robin"]');
     await page.waitForFunction((n) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.routing === 'round_robin', runs2, { timeout: 20000 });
     assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport.summary), rr32.summary);
-    assert.equal(new URL(page.url()).searchParams.get('routing'), 'round_robin');
+    assert.equal(new URL(await settledUrl(page)).searchParams.get('routing'), 'round_robin');
     await screenshot(page, 'sweep-loaded-point', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await close(); }
@@ -258,7 +258,7 @@ test('compare: a point of "hit rate as replicas grow" loads that policy and repl
     await page.mouse.click(xy.x, xy.y);
     await page.waitForFunction((n) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.routing === 'round_robin'
       && window.kvfleet.lastReport.config.instances === 16, runs, { timeout: 20000 });
-    assert.equal(new URL(page.url()).searchParams.get('instances'), '16');
+    assert.equal(new URL(await settledUrl(page)).searchParams.get('instances'), '16');
 
     const before = await seqOf(page);
     await page.click('[data-testid="compare-sweep-more"]');

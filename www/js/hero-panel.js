@@ -18,6 +18,9 @@ export function sweepKey(config, source) {
   return `${src}|${JSON.stringify(rest, Object.keys(rest).sort())}`;
 }
 
+/** How long a changed setting waits for its run's result to draw the figure before drawing it alone. */
+const RESULT_WAIT_MS = 120;
+
 /** Runs shown closer together than this are one change for "was X -> now Y". */
 const BURST_MS = 1500;
 
@@ -47,6 +50,7 @@ export class HeroPanel {
     this.report = null;
     this.prev = null;
     this.frame = 0;      // a draw waiting for the next animation frame
+    this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.host = new WorkerHost(workerUrl, { onMessage: (m) => this.onWorker(m) });
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
@@ -65,7 +69,7 @@ export class HeroPanel {
     const xs = heroReplicaCounts(cacheReplicas(config), this.maxX(config));
     const missing = policies.filter((p) => !this.complete(p, xs));
     if (missing.length) this.request(missing, xs);
-    this.drawSoon(); // the run's result, due within a frame for most settings, draws it sooner
+    this.drawLater(); // the run's result, due within a few ms for most settings, draws it sooner
   }
 
   /** The largest x: the fleet's limit, less the decode pool when there is one. */
@@ -156,8 +160,15 @@ export class HeroPanel {
     if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
   }
 
+  /** Draws in RESULT_WAIT_MS unless the run's result (or a sweep point) draws it before. */
+  drawLater() {
+    if (!this.report || this.frame || this.late) return;
+    this.late = setTimeout(() => { this.late = 0; this.drawSoon(); }, RESULT_WAIT_MS);
+  }
+
   draw() {
     if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; }
+    if (this.late) { clearTimeout(this.late); this.late = 0; }
     if (!this.config) return;
     const policies = heroPolicies(this.config.routing, this.choices);
     const x = cacheReplicas(this.config);

@@ -3,7 +3,7 @@
 
 import { fitPools } from './layout.js';
 import { Controls } from './controls.js';
-import { readUrl, writeUrl, queryFor, fmtDefault } from './url-state.js';
+import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fmtDefault } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderFindings } from './headline.js';
 import { orderPolicies, resetTheme } from './format.js';
@@ -83,6 +83,7 @@ function boot() {
   hook.debugTrap = () => host.post({ type: 'debug-trap' });
   hook.workerReplacements = () => host.replacements;
   hook.drawAllCharts = () => lazyDraw.flush(); // the charts off the screen too (a full-page screenshot)
+  hook.urlPending = urlPending; // the address bar catches up once the settings are still (url-state.js)
   if (!st.embed) early = earlyCharts();
   const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);
   hook.ready.finally(() => clearTimeout(slow)).catch(() => {});
@@ -120,7 +121,7 @@ function onReady(msg) {
   applyChartDefaults();
   if (st.embed) initEmbed(msg, lesson); else initFull(msg, lesson);
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
-  $('share').addEventListener('click', () => share($('share'), st.source));
+  $('share').addEventListener('click', () => { flushUrl(); share($('share'), st.source); });
   $('boot').hidden = true;
   refresh();
   mark('pageBuilt');
@@ -259,6 +260,7 @@ function refresh({ run = true } = {}) {
     compare?.markStale();
     hero.sync(st.config, st.source);
   }
+  lazyDraw.postpone(); // a redraw is on its way: the charts off the screen wait for it
   st.refreshMs = performance.now() - t0;
   if (run) scheduleRun();
 }

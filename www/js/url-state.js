@@ -91,12 +91,35 @@ export function queryFor(config, params, { embed = false, trace = null, lesson =
   return q.toString();
 }
 
-let pending = 0;
-/** Updates the address bar without adding history entries (coalesced to one per frame). */
+const URL_QUIET_MS = 300;   // the address bar is written once the settings have been still this long...
+const URL_IDLE_WAIT_MS = 1000; // ...and then at most this long for an idle moment
+const url = { next: null, quiet: 0, idle: 0 };
+
+/**
+ * Updates the address bar without adding history entries, once the settings have stopped changing
+ * and the page is idle: `history.replaceState` makes the browser lay out the page at once (10 to 25
+ * ms in Chromium), which in a slider step's frame held up the run's result.
+ */
 export function writeUrl(config, params, opts) {
-  cancelAnimationFrame(pending);
-  pending = requestAnimationFrame(() => {
-    const url = `${location.pathname}?${queryFor(config, params, opts)}${location.hash}`;
-    history.replaceState(null, '', url);
-  });
+  url.next = `${location.pathname}?${queryFor(config, params, opts)}`;
+  clearTimeout(url.quiet);
+  if (url.idle) { (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(url.idle); url.idle = 0; }
+  url.quiet = setTimeout(() => {
+    url.idle = typeof requestIdleCallback === 'function' ? requestIdleCallback(flushUrl, { timeout: URL_IDLE_WAIT_MS }) : setTimeout(flushUrl, 0);
+  }, URL_QUIET_MS);
+}
+
+/** Writes a pending address now (before the page's link is shared or copied). */
+export function flushUrl() {
+  clearTimeout(url.quiet);
+  url.idle = 0;
+  if (url.next === null) return;
+  const next = `${url.next}${location.hash}`;
+  url.next = null;
+  if (next !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(null, '', next);
+}
+
+/** Whether the address bar is still to catch up with the settings. */
+export function urlPending() {
+  return url.next !== null;
 }
