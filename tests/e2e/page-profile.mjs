@@ -1,6 +1,7 @@
 // tests/e2e/page-profile.mjs: a Chrome trace (with JS samples) of 10 replicas-slider steps on the
 // default scenario, for finding where a redraw's time goes. Not a test: writes the trace and prints
-// a per-step timeline of the main thread and the workers.
+// per step the wall time from input to redrawn charts and the main thread's CPU time inside it
+// (thread time, which other load on the machine inflates far less than wall time).
 //   node tests/e2e/page-profile.mjs [--out=/tmp/trace.json] [--wait-hero] [--dir=www]
 import { writeFileSync } from 'node:fs';
 import { startServer, launchBrowser, WWW } from './harness.mjs';
@@ -18,7 +19,11 @@ await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-b
   'v8.execute', 'blink.user_timing', 'disabled-by-default-v8.cpu_profiler', 'toplevel', 'blink', 'cc', 'gpu'] });
 const steps = [];
 for (let i = 0; i < 10; i++) {
-  await page.evaluate(() => { window.__t0 = 0; document.addEventListener('input', () => { window.__t0 = performance.now(); performance.mark('step:input'); }, { capture: true, once: true }); });
+  await page.evaluate(() => {
+    window.__t0 = 0;
+    document.addEventListener('input', () => { window.__t0 = performance.now(); performance.mark('step:input'); }, { capture: true, once: true });
+    document.addEventListener('kvfleet:rendered', () => performance.mark('step:rendered'), { once: true });
+  });
   const n = await page.evaluate(() => window.kvfleet.runCount);
   await page.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
   await page.waitForFunction((n) => window.kvfleet.runCount > n, n);
@@ -27,6 +32,26 @@ for (let i = 0; i < 10; i++) {
 }
 const buf = await browser.stopTracing();
 writeFileSync(out, buf);
-for (const s of steps) console.log(Object.entries(s).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
+const cpu = mainCpu(JSON.parse(buf.toString()).traceEvents);
+steps.forEach((s, i) => console.log(`${Object.entries(s).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}; main-thread CPU ${cpu[i]?.toFixed(1)} ms`));
+const med = (xs) => { const v = [...xs].sort((a, b) => a - b); return (v[(v.length - 1) >> 1] + v[v.length >> 1]) / 2; };
+console.log(`median: wall ${med(steps.map((s) => s.t)).toFixed(1)} ms, main-thread CPU ${med(cpu).toFixed(1)} ms`);
 await browser.close();
 await server.close();
+
+// The main thread's CPU time (top-level tasks' thread time, clipped) between each step's marks.
+function mainCpu(ev) {
+  const at = (name) => ev.filter((e) => e.name === name).sort((a, b) => a.ts - b.ts);
+  const ins = at('step:input'), outs = at('step:rendered');
+  const tid = ins[0]?.tid;
+  const tasks = ev.filter((e) => e.tid === tid && e.ph === 'X' && e.name === 'RunTask' && e.tdur !== undefined);
+  return ins.map((m, i) => {
+    const end = outs.find((o) => o.ts > m.ts)?.ts ?? m.ts;
+    let sum = 0;
+    for (const t of tasks) {
+      const a = Math.max(t.ts, m.ts - 20000), b = Math.min(t.ts + t.dur, end); // the input's own task starts before its mark
+      if (b > a && t.ts + t.dur > m.ts) sum += t.tdur * ((b - a) / t.dur);
+    }
+    return sum / 1000;
+  });
+}

@@ -126,6 +126,12 @@ export function formatValue(p, v) {
   return `${compact(v)}${unit}`;
 }
 
+// A write that changes nothing still makes the browser restyle (and lay out) what it touched: the
+// controls are put at the settings on every change, so only what differs is written.
+function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
+function setProp(node, key, v) { if (node[key] !== v) node[key] = v; }
+function setAttr(node, key, v) { if (node.getAttribute(key) !== v) node.setAttribute(key, v); }
+
 class Slider {
   constructor(p, onInput, pre = '') {
     this.p = p;
@@ -146,11 +152,11 @@ class Slider {
         this.list = [...this.list, v].sort((a, b) => a - b);
         this.input.max = String(this.list.length - 1);
       }
-      this.input.value = String(this.list.indexOf(v));
+      setProp(this.input, 'value', String(this.list.indexOf(v)));
     } else {
-      this.input.value = String(v);
+      setProp(this.input, 'value', String(v));
     }
-    this.input.setAttribute('aria-valuetext', formatValue(this.p, v));
+    setAttr(this.input, 'aria-valuetext', formatValue(this.p, v));
   }
 }
 
@@ -202,7 +208,7 @@ export class Controls {
 
   emit(name, value) {
     const f = this.fields.get(name);
-    if (f && f.readout) f.readout.textContent = formatValue(this.byName.get(name), value);
+    if (f && f.readout) setText(f.readout, formatValue(this.byName.get(name), value));
     this.onChange(name, value);
   }
 
@@ -222,7 +228,7 @@ export class Controls {
       s.addEventListener('change', () => this.emit(p.name, s.value));
       inputs = [s];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), s);
-      set = (v) => { s.value = v; };
+      set = (v) => setProp(s, 'value', v);
     } else if (p.name === 'seed') {
       const n = el('input', { type: 'number', id, name: p.name, min: p.min ?? 0, max: Math.min(p.max ?? MAX_SAFE, MAX_SAFE), step: 1, inputmode: 'numeric', 'data-testid': `${pre}input-${p.name}` });
       const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': `${pre}reroll`, title: 'Pick a new random seed', text: '↻ Re-roll' });
@@ -238,14 +244,14 @@ export class Controls {
       });
       inputs = [n, roll];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
-      set = (v) => { n.value = String(v); };
+      set = (v) => setProp(n, 'value', String(v));
     } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name)) {
-      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
+      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input);
       set = (v) => sl.set(v ?? p.min);
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
-      const sl = new Slider(p, (v) => { sl.input.setAttribute('aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
+      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `${pre}input-${p.name}-unbounded` });
       let lastBounded = Math.min(p.max, Math.max(p.min, FIRST_VALUE[p.name] ?? p.min));
       box.addEventListener('change', () => {
@@ -259,8 +265,8 @@ export class Controls {
         sl.input,
         el('label', { class: 'check', for: `${id}-unbounded` }, box, document.createTextNode(noneWords(p)[1])));
       set = (v) => {
-        box.checked = v === null;
-        sl.input.disabled = v === null;
+        setProp(box, 'checked', v === null);
+        setProp(sl.input, 'disabled', v === null);
         if (v !== null) lastBounded = v;
         sl.set(lastBounded);
       };
@@ -271,7 +277,7 @@ export class Controls {
       t.addEventListener('change', () => this.emit(p.name, t.value.trim()));
       inputs = [t];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), t);
-      set = (v) => { t.value = v ?? ''; };
+      set = (v) => setProp(t, 'value', v ?? '');
     }
     root.id = `${pre}field-${p.name}`;
     root.dataset.testid = `${pre}field-${p.name}`;
@@ -299,11 +305,11 @@ export class Controls {
     root.title = 'Colocated: every replica prefills and decodes. Prefill + decode: the router picks a prefill replica (prefix caches live there); the prompt\'s KV then crosses a link to a decode replica.';
     this.layout = (config) => {
       const on = isDisagg(config);
-      radios[0].checked = !on;
-      radios[1].checked = on;
-      about.textContent = on
+      setProp(radios[0], 'checked', !on);
+      setProp(radios[1], 'checked', on);
+      setText(about, on
         ? `${config.prefill_instances} prefill + ${config.decode_instances} decode = ${config.instances} replicas. The routing policy picks a prefill replica (prefix caches live there); the prompt's KV then crosses a link to a decode replica, which streams the answer.`
-        : `${config.instances} replicas, each prefilling and decoding. Prefill + decode splits them into two pools, so long prefills no longer share steps with decoding answers.`;
+        : `${config.instances} replicas, each prefilling and decoding. Prefill + decode splits them into two pools, so long prefills no longer share steps with decoding answers.`);
     };
     return root;
   }
@@ -330,8 +336,8 @@ export class Controls {
     root.append(el('div', { class: 'field-top' }, el('legend', { text: p.label }), readout), ...groups, about);
     if (!this.flat) root.append(this.policyList(p.choices));
     const set = (v) => {
-      inputs.forEach((r) => { r.checked = r.value === v; });
-      about.textContent = describePolicy(v);
+      inputs.forEach((r) => setProp(r, 'checked', r.value === v));
+      setText(about, describePolicy(v));
     };
     return { root, set, inputs };
   }
@@ -365,10 +371,14 @@ export class Controls {
     const compose = () => kind.value === 'uniform' ? 'uniform' : `${kind.value}:${+Number(amount.value).toFixed(2)}`;
     const layout = () => {
       const k = kind.value;
-      amount.hidden = amountLabel.hidden = k === 'uniform';
-      if (k === 'zipf') { amount.min = '0.05'; amount.max = '3'; amount.step = '0.05'; amountLabel.textContent = 'Zipf exponent S (higher = more skewed)'; }
-      if (k === 'hot') { amount.min = '0'; amount.max = '1'; amount.step = '0.05'; amountLabel.textContent = 'Share of requests on the hot prefix'; }
-      if (k !== 'uniform') amount.value = String(remembered[k]);
+      setProp(amount, 'hidden', k === 'uniform');
+      setProp(amountLabel, 'hidden', k === 'uniform');
+      const range = { zipf: ['0.05', '3', 'Zipf exponent S (higher = more skewed)'], hot: ['0', '1', 'Share of requests on the hot prefix'] }[k];
+      if (range) {
+        setProp(amount, 'min', range[0]); setProp(amount, 'max', range[1]); setProp(amount, 'step', '0.05');
+        setText(amountLabel, range[2]);
+        setProp(amount, 'value', String(remembered[k]));
+      }
     };
     kind.addEventListener('change', () => { layout(); this.emit(p.name, compose()); });
     amount.addEventListener('input', () => { remembered[kind.value] = Number(amount.value); this.emit(p.name, compose()); });
@@ -376,7 +386,7 @@ export class Controls {
       el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), kind, amountLabel, amount);
     const set = (v) => {
       const m = /^(zipf|hot):\s*([0-9.]+)$/.exec(String(v));
-      if (m) { kind.value = m[1]; remembered[m[1]] = Number(m[2]); } else kind.value = 'uniform';
+      if (m) { setProp(kind, 'value', m[1]); remembered[m[1]] = Number(m[2]); } else setProp(kind, 'value', 'uniform');
       layout();
     };
     return { root, set, inputs: [kind, amount] };
@@ -388,23 +398,23 @@ export class Controls {
       const p = this.byName.get(name);
       const v = config[name];
       f.set(v);
-      f.readout.textContent = formatValue(p, v);
+      setText(f.readout, formatValue(p, v));
       const shown = SHOWN_WHEN[name] ? SHOWN_WHEN[name](config) : true;
-      f.root.hidden = !shown;
+      setProp(f.root, 'hidden', !shown);
       const off = traceMode && SYNTHETIC_ONLY.includes(name);
-      f.root.classList.toggle('disabled', off);
+      if (f.root.classList.contains('disabled') !== off) f.root.classList.toggle('disabled', off);
       for (const i of f.inputs) {
-        if (off) i.disabled = true;
-        else if (!(p.kind.startsWith('optional') && i.type === 'range' && v === null)) i.disabled = false;
+        if (off) setProp(i, 'disabled', true);
+        else if (!(p.kind.startsWith('optional') && i.type === 'range' && v === null)) setProp(i, 'disabled', false);
       }
-      if (off) f.root.title = 'Set by the trace (not used while a trace is the workload)';
-      else if (p.help) f.root.title = p.help;
+      if (off) setProp(f.root, 'title', 'Set by the trace (not used while a trace is the workload)');
+      else if (p.help) setProp(f.root, 'title', p.help);
     }
     if (this.layout) this.layout(config);
     // A group with nothing to show (the KV link's, in a colocated fleet) is hidden whole.
     for (const g of this.form.querySelectorAll('details.group')) {
       const fields = [...g.querySelectorAll('.group-body > .field')];
-      g.hidden = fields.length > 0 && fields.every((f) => f.hidden);
+      setProp(g, 'hidden', fields.length > 0 && fields.every((f) => f.hidden));
     }
   }
 
@@ -420,6 +430,6 @@ export class Controls {
   }
 
   clearErrors() {
-    for (const f of this.fields.values()) { f.error.hidden = true; f.error.textContent = ''; }
+    for (const f of this.fields.values()) { setProp(f.error, 'hidden', true); setText(f.error, ''); }
   }
 }

@@ -5,9 +5,13 @@ export function pct(x, digits = 1) {
   return `${(x * 100).toFixed(digits)}%`;
 }
 
+const numFormats = new Map(); // digits -> Intl.NumberFormat (toLocaleString makes one per call)
+
 export function num(x, digits = 0) {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
-  return x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  let f = numFormats.get(digits);
+  if (!f) numFormats.set(digits, f = new Intl.NumberFormat('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+  return f.format(x);
 }
 
 /** A value with its unit, in the most readable magnitude (ms -> s above 10 s). */

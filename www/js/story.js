@@ -8,7 +8,8 @@ import { predictedMisses, modelApplies } from './predict.js';
 const pctText = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
 const pct1 = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '–');
 const msText = (x) => (!Number.isFinite(x) ? '–' : x >= 1000 ? `${(x / 1000).toFixed(x >= 10000 ? 0 : 1)} s` : `${x.toFixed(0)} ms`);
-const countText = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–');
+const COUNT = new Intl.NumberFormat('en-US'); // one formatter (toLocaleString makes one per call)
+const countText = (x) => (Number.isFinite(x) ? COUNT.format(Math.round(x)) : '–');
 /** Two rates closer than this read as "the same" in a sentence (half a percentage point). */
 const SAME = 0.005;
 
