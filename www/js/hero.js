@@ -132,7 +132,10 @@ export class HeroChart {
    */
   update({ sweeps, policies, xs, config, traced, current }) {
     const t = themeInk();
-    const narrow = this.canvas.clientWidth > 0 && this.canvas.clientWidth < 480;
+    // Chart.js's own record of the canvas's width: reading clientWidth here, after the run's numbers
+    // were written, made the browser lay the page out at once.
+    const w = this.chart.width;
+    const narrow = w > 0 && w < 480;
     this.narrow = narrow;
     this.xs = xs;
     const sets = [];
