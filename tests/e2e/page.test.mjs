@@ -317,6 +317,53 @@ test('input to redrawn charts, default scenario (median of 10)', async () => {
   } finally { await close(); }
 });
 
+test('a slider step draws the charts in view with its run, the others once the page is still, and rewrites the numbers in place', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    await page.focus('[data-testid="input-instances"]'); // scrolls to the dashboard: some charts in view, the hero's not
+    await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 60000 });
+    const ids = ['chart-hero', 'chart-hero-share', 'chart-hit', 'chart-load', 'chart-latency', 'chart-queue', 'chart-cache'];
+    const n = await runCount(page);
+    const seen = await page.evaluate((ids) => {
+      window.__draws = {};
+      for (const id of ids) {
+        const c = window.Chart.getChart(document.querySelector(`[data-testid="${id}"]`));
+        const draw = c.draw.bind(c);
+        c.draw = () => { window.__draws[id] = (window.__draws[id] || 0) + 1; return draw(); };
+      }
+      document.querySelector('[data-testid="fig-hit-rate"] .value').__old = true;
+      // Which canvases a reader sees, from their boxes (the page decides with an IntersectionObserver).
+      const inView = Object.fromEntries(ids.map((id) => {
+        const r = document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
+        return [id, r.bottom > 0 && r.top < innerHeight];
+      }));
+      document.addEventListener('kvfleet:rendered', () => { window.__atRender = { ...window.__draws }; }, { once: true });
+      return inView;
+    }, ids);
+    assert.ok(Object.values(seen).some((v) => v) && Object.values(seen).some((v) => !v), `some charts in view, some not: ${JSON.stringify(seen)}`);
+    await page.keyboard.press('ArrowRight');
+    await waitForRun(page, n);
+    const atRender = await page.evaluate(() => window.__atRender);
+    for (const id of ids) {
+      if (seen[id]) assert.ok(atRender[id] >= 1, `${id} (in view) was drawn with the run`);
+      else assert.equal(atRender[id] ?? 0, 0, `${id} (out of view) waits`);
+    }
+    // Each chart holds the new run at once (the tests read it there), and the rest are drawn soon after.
+    const replicas = await page.evaluate(() => window.kvfleet.lastReport.per_instance.length);
+    assert.equal((await chartData(page, 'chart-hit')).data.length, replicas);
+    assert.equal((await chartData(page, 'chart-cache')).n, replicas, 'the cache chart out of view holds the new run');
+    await page.waitForFunction((ids) => ids.every((id) => window.__draws[id] > 0), ids, { timeout: 10000 });
+    // The headline's figure is the same element, with the new run's number.
+    const fig = await page.evaluate(() => {
+      const v = document.querySelector('[data-testid="fig-hit-rate"] .value');
+      return { reused: v.__old === true, text: v.textContent, rate: window.kvfleet.lastReport.summary.hit_rate_tokens };
+    });
+    assert.ok(fig.reused, 'the figure was rewritten in place');
+    assert.equal(fig.text, `${(fig.rate * 100).toFixed(1)}%`);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
 test('a built-in trace replays in the worker; back to synthetic restores the pool', async () => {
   const { page, errors, close } = await openPage('/');
   try {

@@ -3,6 +3,7 @@
 
 import { pct, num, ms, seconds } from './format.js';
 import { whyRatesDiffer } from './story.js';
+import { patchChildren, setText } from './page-bits.js';
 
 function figure(cls, testid, label, value, unit, sub) {
   const d = document.createElement('div');
@@ -67,13 +68,13 @@ export function renderHeadline(root, report) {
     p.textContent = why;
     cache.append(p);
   }
-  root.replaceChildren(cache, group(dropped ? 'Latency and admission' : 'Latency', ...latency));
+  patchChildren(root, [cache, group(dropped ? 'Latency and admission' : 'Latency', ...latency)]);
 }
 
 export function renderFleetLines(pre, report) {
   // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows.
   const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : [])];
-  pre.textContent = lines.join('\n');
+  setText(pre, lines.join('\n'));
 }
 
 const FINDING_TITLE = {
@@ -101,6 +102,6 @@ export function renderFindings(box, report) {
     d.append(t, p);
     nodes.push(d);
   }
-  box.replaceChildren(...nodes);
+  patchChildren(box, nodes);
   box.hidden = false;
 }

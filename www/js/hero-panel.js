@@ -7,6 +7,7 @@ import { WorkerHost } from './worker-host.js';
 import { HeroChart, HeroShare, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
 import { modelApplies } from './predict.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
+import { patchChildren, setText } from './page-bits.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
 export function sweepKey(config, source) {
@@ -150,7 +151,7 @@ export class HeroPanel {
       d.append(b, document.createTextNode(f.text.replace(/^[^:]+:\s*/, '')));
       return d;
     });
-    box.replaceChildren(...items);
+    patchChildren(box, items);
   }
 
   /** Draws at the next frame, once for however many points and settings arrive before it. */
@@ -182,9 +183,9 @@ export class HeroPanel {
     const model = modelApplies(this.config, !!this.source);
     const why = this.config.kv_blocks !== null && this.config.kv_blocks !== undefined
       ? 'the simple model assumes caches that never evict' : 'the simple model covers the synthetic prefix pool only';
-    this.els.caption.textContent = model
+    setText(this.els.caption, model
       ? 'Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held (their prefill is skipped). Lines with markers: your settings simulated at each replica count. Dotted: the simple model, misses ≈ prefixes × replicas for round robin and ≈ prefixes for prefix_aware (hidden where the simulation sits on it); it assumes every replica sees every prefix, so with fewer requests per replica than prefixes the real misses fall below it. Below: the busiest replica\'s share of requests; dotted, an even share. The ring is the run in the numbers beside it; click a point to load it.'
-      : `Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held. Lines with markers: your settings simulated at each replica count; below, the busiest replica's share of requests (dotted: an even share). No model line: ${why}. Click a point to load it.`;
+      : `Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held. Lines with markers: your settings simulated at each replica count; below, the busiest replica's share of requests (dotted: an even share). No model line: ${why}. Click a point to load it.`);
   }
 
   retheme() {

@@ -8,6 +8,7 @@ import { fmtMs, hexAlpha } from './charts.js';
 import { predictionCurves } from './predict.js';
 import { heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
 import { lazyDraw } from './lazy-draw.js';
+import { patchChildren, setText } from './page-bits.js';
 
 /** Replica counts the hero sweeps: 1 to 16, then doubling steps up to the current count. */
 export function heroReplicaCounts(current, max = 256) {
@@ -195,21 +196,21 @@ export function renderHeroNumbers(root, report, prev) {
   };
   const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => pct(x));
   const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, fmtMs);
-  root.replaceChildren(
+  patchChildren(root, [
     big('hero-token-hit', 'Prompt tokens from cache', pct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
     big('hero-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests), 'a request counts with one cached block'),
     big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${fmtMs(s.ttft_ms_p50)} · ${fmtMs(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : 'time to first token'),
-  );
+  ]);
 }
 
 /** The takeaway (lead + detail) and, when the two hit rates part by > 20 points, why. */
 export function renderTakeaway(els, ctx) {
   const { lead, detail } = heroTakeaway(ctx);
-  els.lead.textContent = lead;
-  els.detail.textContent = detail;
+  setText(els.lead, lead);
+  setText(els.detail, detail);
   const why = whyRatesDiffer(ctx.report?.summary, ctx.config, ctx.traced);
-  els.why.textContent = why;
-  els.why.hidden = !why;
+  setText(els.why, why);
+  if (els.why.hidden !== !why) els.why.hidden = !why;
 }
 
 /**

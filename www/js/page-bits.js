@@ -1,5 +1,38 @@
 // www/js/page-bits.js: small pieces of the page that hold no state: the link's notes, scrolling a
-// result into view, which setting a simulator error names, copying the link.
+// result into view, which setting a simulator error names, copying the link, redrawing a block of
+// text in place.
+
+/**
+ * Puts `next` (freshly built nodes) in `root`. When the nodes there have the same shape (elements,
+ * attributes, children), only the text that differs is written: a slider step changes a few numbers,
+ * and new elements would make the browser restyle and lay out the whole block again.
+ */
+export function patchChildren(root, next) {
+  const old = root.childNodes;
+  if (old.length === next.length && next.every((n, i) => sameShape(old[i], n))) next.forEach((n, i) => copyText(old[i], n));
+  else root.replaceChildren(...next);
+}
+
+function sameShape(a, b) {
+  if (a.nodeType !== b.nodeType) return false;
+  if (a.nodeType !== Node.ELEMENT_NODE) return a.nodeType === Node.TEXT_NODE;
+  if (a.nodeName !== b.nodeName || a.attributes.length !== b.attributes.length) return false;
+  for (const at of b.attributes) if (a.getAttribute(at.name) !== at.value) return false;
+  const ac = a.childNodes, bc = b.childNodes;
+  if (ac.length !== bc.length) return false;
+  for (let i = 0; i < bc.length; i++) if (!sameShape(ac[i], bc[i])) return false;
+  return true;
+}
+
+function copyText(a, b) {
+  if (a.nodeType === Node.TEXT_NODE) { if (a.data !== b.data) a.data = b.data; return; }
+  for (let i = 0; i < b.childNodes.length; i++) copyText(a.childNodes[i], b.childNodes[i]);
+}
+
+/** Sets an element's text only when it differs (an equal write still costs a restyle). */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
 
 /** Scrolls a result into view after a button changed the settings (no jump if it is already visible). */
 export function bringIntoView(el) {

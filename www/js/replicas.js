@@ -3,6 +3,7 @@
 // Non-zero rejections and timeouts are marked as symptoms.
 
 import { pct, num, replicaColor } from './format.js';
+import { patchChildren, setText } from './page-bits.js';
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -82,7 +83,7 @@ export class ReplicaTable {
         el('td', null, num(r.evictions)));
       return tr;
     });
-    this.tbody.replaceChildren(...rows);
+    patchChildren(this.tbody, rows);
     const fleet = el('tr');
     const fname = el('th', null, 'Fleet');
     fname.scope = 'row';
@@ -97,7 +98,7 @@ export class ReplicaTable {
       el('td', null, pct(s.hit_rate_tokens)),
       el('td', null, pct(s.hit_rate_requests)),
       el('td', null, num(s.evictions)));
-    this.tfoot.replaceChildren(fleet);
+    patchChildren(this.tfoot, [fleet]);
 
     const rejected = s.rejected || 0;
     const timedOut = s.timed_out || 0;
@@ -106,13 +107,13 @@ export class ReplicaTable {
       const what = [rejected ? `${num(rejected)} rejected` : '', timedOut ? `${num(timedOut)} timed out` : ''].filter(Boolean).join(' and ');
       const list = worst.length > 8 ? `${worst.slice(0, 8).join(', ')} and ${worst.length - 8} more` : worst.join(', ');
       const others = per.length - worst.length;
-      this.note.textContent = others > 0
+      setText(this.note, others > 0
         ? `⚠ ${what} of ${num(s.requests)} requests, all on ${list}; the other ${others} replica${others === 1 ? '' : 's'} turned nobody away.`
-        : `⚠ ${what} of ${num(s.requests)} requests, on every replica: the whole fleet is saturated.`;
+        : `⚠ ${what} of ${num(s.requests)} requests, on every replica: the whole fleet is saturated.`);
       this.note.classList.add('alarm-note');
     } else {
-      this.note.textContent = `Every request was answered: no replica rejected one${cfg.queue_capacity != null ? ` (queue capacity ${num(cfg.queue_capacity)})` : ' (queues unbounded)'}`
-        + `${cfg.timeout_ms != null ? ` or timed one out (caller timeout ${num(cfg.timeout_ms)} ms)` : ''}.`;
+      setText(this.note, `Every request was answered: no replica rejected one${cfg.queue_capacity != null ? ` (queue capacity ${num(cfg.queue_capacity)})` : ' (queues unbounded)'}`
+        + `${cfg.timeout_ms != null ? ` or timed one out (caller timeout ${num(cfg.timeout_ms)} ms)` : ''}.`);
       this.note.classList.remove('alarm-note');
     }
   }
