@@ -2,7 +2,7 @@
 // default scenario, for finding where a redraw's time goes. Not a test: writes the trace and prints
 // per step the wall time from input to redrawn charts and the main thread's CPU time inside it
 // (thread time, which other load on the machine inflates far less than wall time).
-//   node tests/e2e/page-profile.mjs [--out=/tmp/trace.json] [--wait-hero] [--dir=www]
+//   node tests/e2e/page-profile.mjs [--out=/tmp/trace.json] [--wait-hero] [--dir=www] [--path=/?trace=conversation_trace.jsonl]
 import { writeFileSync } from 'node:fs';
 import { startServer, launchBrowser, WWW } from './harness.mjs';
 const arg = (k, d) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3) ?? d;
@@ -11,8 +11,8 @@ const server = await startServer({ dir: arg('dir', WWW) });
 const browser = await launchBrowser();
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 const page = await context.newPage();
-await page.goto(server.url + '/');
-await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+await page.goto(server.url + arg('path', '/'));
+await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
 if (process.argv.includes('--wait-hero')) await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 60000 });
 await page.focus('[data-testid="input-instances"]');
 await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame',
@@ -26,7 +26,7 @@ for (let i = 0; i < 10; i++) {
   });
   const n = await page.evaluate(() => window.kvfleet.runCount);
   await page.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
-  await page.waitForFunction((n) => window.kvfleet.runCount > n, n);
+  await page.waitForFunction((n) => window.kvfleet.runCount > n, n, { timeout: 60000 });
   steps.push(await page.evaluate(() => ({ t: window.kvfleet.lastRenderAt - window.__t0, ...window.kvfleet.lastTimes })));
   await page.waitForTimeout(150);
 }

@@ -16,8 +16,10 @@ export function patchChildren(root, next) {
 function sameShape(a, b) {
   if (a.nodeType !== b.nodeType) return false;
   if (a.nodeType !== Node.ELEMENT_NODE) return a.nodeType === Node.TEXT_NODE;
-  if (a.nodeName !== b.nodeName || a.attributes.length !== b.attributes.length) return false;
-  for (const at of b.attributes) if (a.getAttribute(at.name) !== at.value) return false;
+  if (a.nodeName !== b.nodeName) return false;
+  const names = b.getAttributeNames();
+  if (a.attributes.length !== names.length) return false;
+  for (const n of names) if (a.getAttribute(n) !== b.getAttribute(n)) return false;
   const ac = a.childNodes, bc = b.childNodes;
   if (ac.length !== bc.length) return false;
   for (let i = 0; i < bc.length; i++) if (!sameShape(ac[i], bc[i])) return false;
