@@ -2,7 +2,7 @@
 // default scenario, for finding where a redraw's time goes. Not a test: writes the trace and prints
 // per step the wall time from input to redrawn charts and the main thread's CPU time inside it
 // (thread time, which other load on the machine inflates far less than wall time).
-//   node tests/e2e/page-profile.mjs [--out=/tmp/trace.json] [--wait-hero] [--dir=www] [--path=/?trace=conversation_trace.jsonl]
+//   node tests/e2e/page-profile.mjs [--out=/tmp/trace.json] [--wait-hero] [--dir=www] [--path=/?trace=conversation_trace.jsonl] [--slider=hero-input-instances]
 import { writeFileSync } from 'node:fs';
 import { startServer, launchBrowser, WWW } from './harness.mjs';
 const arg = (k, d) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3) ?? d;
@@ -14,7 +14,7 @@ const page = await context.newPage();
 await page.goto(server.url + arg('path', '/'));
 await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
 if (process.argv.includes('--wait-hero')) await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 60000 });
-await page.focus('[data-testid="input-instances"]');
+await page.focus(`[data-testid="${arg('slider', 'input-instances')}"]`); // hero-input-instances: the first screen's slider
 await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame',
   'v8.execute', 'blink.user_timing', 'disabled-by-default-v8.cpu_profiler', 'toplevel', 'blink', 'cc', 'gpu'] });
 const steps = [];
