@@ -184,7 +184,7 @@ impl Runs<'_> {
         if !self.done.contains_key(&key) {
             let cfg = apply(&broken_config(self.lesson), changes)?;
             let report = crate::api::report_of(&cfg, self.trace)?;
-            let v = serde_json::to_value(&report).expect("report serialises");
+            let v = crate::json::value_of(&report);
             self.done.insert(key.clone(), v);
         }
         Ok(&self.done[&key])
