@@ -75,9 +75,9 @@ pub struct Lesson {
     /// The goal in words.
     pub goal: &'static str,
     /// The goal's checks; all must hold.
-    pub checks: Vec<Check>,
+    pub checks: &'static [Check],
     /// Hints, revealed one at a time.
-    pub hints: Vec<&'static str>,
+    pub hints: &'static [&'static str],
     /// Fixes that meet the goal (tested).
     pub fixes: Vec<Fix>,
     /// Why the fix works, shown once the goal is met.
@@ -97,7 +97,7 @@ pub struct Lesson {
     /// The figure of "how it works", every point a run.
     pub diagram: Diagram,
     /// The settings the lesson uses, each with its rule of thumb (empty when none).
-    pub settings: Vec<Setting>,
+    pub settings: &'static [Setting],
     /// Three interview questions, with model answers whose numbers come from runs.
     pub interview: Vec<Interview>,
     /// The short check: multiple-choice questions, each behaviour answer verified by runs.
