@@ -276,8 +276,10 @@ pub fn report_of(cfg: &Config, trace: Option<&ParsedTrace>) -> Result<Report, St
 pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, String> {
     let cfg = parse_config(config_json)?;
     let (param, points) = crate::sweep::plan(&cfg, spec)?;
-    let v = serde_json::json!({ "param": param, "points": points });
-    Ok(v.to_string())
+    let mut v = serde_json::Map::new();
+    v.insert("param".to_string(), serde_json::Value::String(param));
+    v.insert("points".to_string(), crate::json::value_of(&points));
+    Ok(serde_json::Value::Object(v).to_string())
 }
 
 /// Plans one routing policy (`plan::plan_policy`) for a JSON config and a JSON

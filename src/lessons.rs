@@ -75,9 +75,9 @@ pub struct Lesson {
     /// The goal in words.
     pub goal: &'static str,
     /// The goal's checks; all must hold.
-    pub checks: Vec<Check>,
+    pub checks: &'static [Check],
     /// Hints, revealed one at a time.
-    pub hints: Vec<&'static str>,
+    pub hints: &'static [&'static str],
     /// Fixes that meet the goal (tested).
     pub fixes: Vec<Fix>,
     /// Why the fix works, shown once the goal is met.
@@ -97,7 +97,7 @@ pub struct Lesson {
     /// The figure of "how it works", every point a run.
     pub diagram: Diagram,
     /// The settings the lesson uses, each with its rule of thumb (empty when none).
-    pub settings: Vec<Setting>,
+    pub settings: &'static [Setting],
     /// Three interview questions, with model answers whose numbers come from runs.
     pub interview: Vec<Interview>,
     /// The short check: multiple-choice questions, each behaviour answer verified by runs.
@@ -133,18 +133,18 @@ pub fn lesson(id: &str) -> Option<Lesson> {
 
 /// A lesson's broken config as a full `Config` (defaults for the keys it leaves out).
 pub fn broken_config(lesson: &Lesson) -> Config {
-    serde_json::from_value(lesson.broken.clone()).expect("lesson configs are valid")
+    crate::json::from_value(&lesson.broken).expect("lesson configs are valid")
 }
 
 /// `base` with `changes` (a JSON object of config keys) applied.
 pub fn apply(base: &Config, changes: &Value) -> Result<Config, String> {
-    let mut v = serde_json::to_value(base).expect("config serialises");
+    let mut v = crate::json::value_of(base);
     if let (Some(target), Some(changes)) = (v.as_object_mut(), changes.as_object()) {
         for (k, x) in changes {
             target.insert(k.clone(), x.clone());
         }
     }
-    serde_json::from_value(v).map_err(|e| format!("invalid config: {e}"))
+    crate::json::from_value(&v).map_err(|e| format!("invalid config: {e}"))
 }
 
 /// One check's outcome.
@@ -173,7 +173,7 @@ pub fn metric_of(v: &Value, path: &str) -> f64 {
 
 /// Evaluates a lesson's goal on a report.
 pub fn evaluate(lesson: &Lesson, report: &Report) -> Vec<CheckResult> {
-    let v = serde_json::to_value(report).expect("report serialises");
+    let v = crate::json::value_of(report);
     evaluate_json(lesson, &v)
 }
 

@@ -31,6 +31,7 @@ pub mod findings;
 pub mod fuzzing;
 pub mod histogram;
 pub mod index;
+pub mod json;
 pub mod lessons;
 pub mod limits;
 pub mod link;

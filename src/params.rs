@@ -2,7 +2,7 @@
 //! controls from it) and validation that names the field, the value and what is allowed.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::timing::EnginePreset;
 
@@ -51,13 +51,15 @@ pub struct ParamSpec {
     pub choices: Vec<&'static str>,
 }
 
+// `num` and `choice` are called once per row of the table: kept out of line, so each row
+// is a call with constants rather than the whole struct built in place (wasm size).
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn num(
     name: &'static str,
     flag: &'static str,
     label: &'static str,
     kind: &'static str,
-    default: Value,
     range: (f64, f64, f64),
     log: bool,
     unit: &'static str,
@@ -68,7 +70,7 @@ fn num(
         flag,
         label,
         kind,
-        default,
+        default: Value::Null,
         min: Some(range.0),
         max: Some(range.1),
         step: Some(range.2),
@@ -79,13 +81,13 @@ fn num(
     }
 }
 
+#[inline(never)]
 fn choice(
     name: &'static str,
     flag: &'static str,
     label: &'static str,
     kind: &'static str,
-    default: Value,
-    choices: Vec<&'static str>,
+    choices: &[&'static str],
     help: &'static str,
 ) -> ParamSpec {
     ParamSpec {
@@ -93,72 +95,99 @@ fn choice(
         flag,
         label,
         kind,
-        default,
+        default: Value::Null,
         min: None,
         max: None,
         step: None,
         log: false,
         unit: "",
         help,
-        choices,
+        choices: choices.to_vec(),
     }
 }
 
 /// Every parameter, in the order the page shows them.
 pub fn specs() -> Vec<ParamSpec> {
-    let d = Config::default();
+    let mut specs = table();
+    // Each default is the default config's value of the key (`null` for an unset option).
+    let cfg = Config::default();
+    let d = crate::json::value_of(&cfg);
+    for s in &mut specs {
+        s.default = match d.get(s.name) {
+            Some(v) => v.clone(),
+            None => omitted_default(&cfg, s.name),
+        };
+    }
+    specs
+}
+
+/// The default of a key the config's JSON leaves out at its default (the disaggregation
+/// settings, so a colocated config's JSON is unchanged by them; the unset options are
+/// `null`).
+fn omitted_default(cfg: &Config, name: &str) -> Value {
+    match name {
+        "decode_routing" => crate::json::value_of(&cfg.decode_routing),
+        "kv_transfer_gbps" => Value::from(cfg.kv_transfer_gbps),
+        "kv_transfer_base_us" => Value::from(cfg.kv_transfer_base_us),
+        "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
+        _ => Value::Null,
+    }
+}
+
+/// The parameter table, without the defaults.
+fn table() -> Vec<ParamSpec> {
     vec![
-        num("instances", "--des-instances", "Replicas", "int", json!(d.instances), (1.0, 256.0, 1.0), false, "replicas", "Engine replicas behind the router. More replicas spread load, but each one must warm its own cache."),
-        choice("routing", "--des-routing", "Routing policy", "choice", json!(d.routing), vec!["round_robin", "random", "prefix_aware", "kv", "sticky", "least_loaded", "p2c", "dynamo", "sglang", "llm_d", "aibrix"], "Simple: round_robin / random ignore locality; prefix_aware hashes the leading block to a home replica; kv is overlap weight x missed blocks + load; sticky sends a session back to its replica; least_loaded picks the fewest in flight; p2c the less busy of two drawn at random. Deployed routers, each restating its project's scoring: dynamo (NVIDIA Dynamo's KV cost), sglang (SGLang's cache-aware tree), llm_d (llm-d's weighted scorers), aibrix (AIBrix's prefix-cache router)."),
-        num("overlap_weight", "--des-overlap-weight", "Overlap weight", "float", json!(d.overlap_weight), (0.0, 20.0, 0.1), false, "x", "kv only: weight of missed blocks against load. 0 is pure load balance; higher chases cache hits."),
-        num("dynamo_temperature", "--des-dynamo-temperature", "Dynamo temperature", "float", json!(d.dynamo_temperature), (0.0, 100.0, 0.05), false, "x", "dynamo only: 0 takes the lowest cost; above 0 samples with p ∝ exp(-(cost - min) / ((max - min) x T)), seeded."),
-        num("dynamo_overlap_credit", "--des-dynamo-overlap-credit", "Dynamo overlap credit", "float", json!(d.dynamo_overlap_credit), (0.0, 1.0, 0.05), false, "x", "dynamo only: blocks of prefill one cached block takes off the cost (Dynamo's overlap_score_credit; 0 ignores the cache)."),
-        choice("sglang_miss", "--des-sglang-miss", "SGLang on a miss", "choice", json!(d.sglang_miss), vec!["load", "tree"], "sglang only: where a request below the cache threshold goes. load: fewest in flight (the current rule). tree: the smallest approximate tree (the rule before December 2025, which piles misses onto one replica)."),
-        choice("llmd_weights", "--des-llmd-weights", "llm-d weights", "text", json!(d.llmd_weights), vec!["3,2,2", "1,1,1", "1,0,0"], "llm_d only: weights P,Q,K of the precise-prefix, queue and kv-cache-utilisation scorers (each 0 to 1 per replica; the highest weighted sum wins)."),
-        num("prefill_instances", "--des-prefill-instances", "Prefill replicas", "optional_int", Value::Null, (1.0, 255.0, 1.0), false, "replicas", "Disaggregated fleet (with decode replicas): replicas that only prefill. The router picks one with the routing policy, so prefix caches live here. Unset: colocated."),
-        num("decode_instances", "--des-decode-instances", "Decode replicas", "optional_int", Value::Null, (1.0, 255.0, 1.0), false, "replicas", "Disaggregated fleet (with prefill replicas): replicas that receive a prefilled request's KV over their inbound link and decode it."),
-        choice("decode_routing", "--des-decode-routing", "Decode routing", "choice", json!(d.decode_routing), vec!["least_kv", "round_robin", "random"], "Disaggregated only: how the decode replica is picked once a prefill is done. least_kv: fewest KV blocks held or on their way; round_robin; random (seeded)."),
-        num("kv_transfer_gbps", "--des-kv-transfer-gbps", "KV link bandwidth", "float", json!(d.kv_transfer_gbps), (0.001, 100_000.0, 1.0), true, "GB/s", "Disaggregated only: bandwidth of each decode replica's inbound link. Transfers into one replica are served first come, first served."),
-        num("kv_transfer_base_us", "--des-kv-transfer-base-us", "KV transfer base", "float", json!(d.kv_transfer_base_us), (0.0, 1_000_000.0, 10.0), false, "µs", "Disaggregated only: fixed cost of one transfer (setup, handshake), added to bytes / bandwidth."),
-        num("kv_bytes_per_token", "--des-kv-bytes-per-token", "KV bytes per token", "optional_int", Value::Null, (1.0, 100_000_000.0, 1.0), true, "B", "Disaggregated only: KV bytes a transfer moves per prompt token (layers x 2 x KV heads x head dim x dtype bytes). Unset: the engine preset's (131072 for Llama 3 8B in bf16); custom engines must set it."),
-        num("disagg_min_uncached_tokens", "--des-disagg-min-uncached-tokens", "Disaggregate from", "int", json!(d.disagg_min_uncached_tokens), (0.0, 1_000_000.0, 64.0), true, "tok", "Disaggregated only: a request whose chosen prefill replica would compute fewer uncached tokens than this prefills on its decode replica instead (no transfer). 0 always uses the prefill pool."),
-        num("num_prefixes", "--des-num-prefixes", "Prefixes", "int", json!(d.num_prefixes), (0.0, 100_000.0, 1.0), true, "prefixes", "Distinct shared prefixes (system prompts) in the pool. 0 makes every prompt unique."),
-        num("prefix_len", "--des-prefix-len", "Prefix length", "int", json!(d.prefix_len), (0.0, 1_000_000.0, 64.0), true, "tok", "Tokens in each shared prefix (at most the shortest prompt)."),
-        choice("prefix_popularity", "--des-prefix-popularity", "Prefix popularity", "text", json!(d.prefix_popularity), vec!["uniform", "zipf:1.1", "hot:0.85"], "How requests pick a prefix: uniform, zipf:S (S > 0, skewed), or hot:SHARE (one prefix takes SHARE of all requests)."),
-        num("kv_blocks", "--des-kv-blocks", "Cache per replica", "optional_int", Value::Null, (1.0, 100_000_000.0, 1.0), true, "blocks", "KV capacity per replica in blocks, shared by cached prefixes and running requests; unbounded when unset."),
-        num("block_size", "--des-block-size", "Block size", "int", json!(d.block_size), (1.0, 65_536.0, 16.0), true, "tok", "Tokens per KV block: the unit of matching and eviction. Mooncake traces need 512."),
-        num("request_rate", "--request-rate", "Request rate", "float", json!(d.request_rate), (0.01, 100_000.0, 0.1), true, "req/s", "Offered arrival rate."),
-        num("num_requests", "--des-num-requests", "Requests", "int", json!(d.num_requests), (1.0, 10_000_000.0, 1.0), true, "req", "Requests to simulate."),
-        num("input_len", "--des-input-len", "Input length", "int", json!(d.input_len), (1.0, 1_000_000.0, 1.0), true, "tok", "Mean prompt length, prefix included."),
-        num("output_len", "--des-output-len", "Output length", "int", json!(d.output_len), (1.0, 100_000.0, 1.0), true, "tok", "Mean tokens generated per request."),
-        num("range_ratio", "--des-range-ratio", "Length spread", "float", json!(d.range_ratio), (0.0, 0.99, 0.01), false, "x", "Lengths are drawn uniformly in mean x (1 - r) to mean x (1 + r)."),
-        choice("arrival_model", "--arrival-model", "Arrival model", "choice", json!(d.arrival_model), vec!["poisson", "deterministic", "gamma"], "poisson: random arrivals; deterministic: evenly spaced; gamma: shape = burstiness."),
-        num("burstiness", "--des-burstiness", "Burstiness", "float", json!(d.burstiness), (0.01, 100.0, 0.01), true, "shape", "gamma only: the gamma shape. 1 is Poisson; below 1 arrivals come in bursts."),
-        num("max_batch", "--des-max-batch", "Concurrency slots", "int", json!(d.max_batch), (1.0, 4096.0, 1.0), true, "req", "Most requests running at once on a replica; the rest wait."),
-        num("max_batched_tokens", "--des-max-batched-tokens", "Prefill budget", "int", json!(d.max_batched_tokens), (1.0, 1_000_000.0, 1.0), true, "tok/step", "Prefill tokens per engine step (chunked prefill)."),
-        choice("engine", "--des-engine", "Engine", "choice", json!(d.engine), EnginePreset::ALL.iter().map(|p| p.name()).collect(), "Step-time preset (model x GPU, from a roofline), or custom coefficients."),
-        num("step_fixed_us", "--des-step-fixed-us", "Fixed step cost", "float", json!(d.step_fixed_us), (0.0, 1_000_000.0, 100.0), false, "µs", "custom engine: fixed cost of every step (weight streaming)."),
-        num("prefill_token_us", "--des-prefill-token-us", "Prefill cost", "float", json!(d.prefill_token_us), (0.0, 10_000.0, 1.0), false, "µs/tok", "custom engine: cost per prefill token."),
-        num("decode_seq_us", "--des-decode-seq-us", "Decode cost", "float", json!(d.decode_seq_us), (0.0, 100_000.0, 1.0), false, "µs/seq", "custom engine: marginal cost per decoding sequence per step."),
-        num("kv_read_token_ns", "--des-kv-read-token-ns", "KV read cost", "float", json!(d.kv_read_token_ns), (0.0, 100_000.0, 1.0), false, "ns/tok", "custom engine: cost per KV token read by decode attention."),
-        choice("workload", "--des-workload", "Workload", "choice", json!(d.workload), vec!["pool", "sessions"], "pool: independent requests sharing prefixes from the pool. sessions: multi-turn tasks (agents, chats) whose prompts grow turn by turn; the next turn waits for the previous answer."),
-        num("session_rate", "--des-session-rate", "Task rate", "float", json!(d.session_rate), (0.001, 1000.0, 0.1), true, "tasks/s", "sessions: tasks started per second."),
-        num("num_sessions", "--des-num-sessions", "Tasks", "int", json!(d.num_sessions), (1.0, 1_000_000.0, 1.0), true, "tasks", "sessions: number of tasks to simulate."),
-        num("turns", "--des-turns", "Turns per task", "int", json!(d.turns), (1.0, 1000.0, 1.0), true, "turns", "sessions: steps of an agent task (turns of a chat)."),
-        num("turn_input_len", "--des-turn-input-len", "New tokens per turn", "int", json!(d.turn_input_len), (1.0, 1_000_000.0, 1.0), true, "tok", "sessions: tokens each turn adds (tool results, user text) on top of the previous prompt and answer."),
-        num("turn_output_len", "--des-turn-output-len", "Output per turn", "int", json!(d.turn_output_len), (1.0, 100_000.0, 1.0), true, "tok", "sessions: tokens generated per turn; they join the next turn's prompt."),
-        num("think_time_ms", "--des-think-time-ms", "Think time", "float", json!(d.think_time_ms), (0.0, 3_600_000.0, 10.0), true, "ms", "sessions: pause between an answer and the next turn (tool execution, user typing)."),
-        num("system_prompt_len", "--des-system-prompt-len", "System prompt", "int", json!(d.system_prompt_len), (0.0, 1_000_000.0, 64.0), true, "tok", "sessions: shared system prompt (tool schemas included) that every task opens with."),
-        num("session_affinity", "--des-session-affinity", "Session affinity", "optional_float", Value::Null, (0.0, 100.0, 1.0), false, "%", "Share of requests sent back to the replica that served the session (or holds the prefix). 0 is the policy alone (round robin for sticky); 100 is fully sticky. Unset: 100 for sticky, 0 otherwise."),
-        num("spill_queue", "--des-spill-queue", "Spill at queue", "int", json!(d.spill_queue), (0.0, 100_000.0, 1.0), false, "req", "When the sticky (or prefix home) replica has this many requests waiting, send the next one to the least busy replica. 0 never spills."),
-        num("queue_capacity", "--des-queue-capacity", "Queue capacity", "optional_int", Value::Null, (0.0, 1_000_000.0, 1.0), true, "req", "Requests allowed to wait for a free slot on a replica; beyond it they are rejected. 0 rejects whenever every slot is busy. Unset: unbounded."),
-        num("timeout_ms", "--des-timeout-ms", "Caller timeout", "optional_float", Value::Null, (1.0, 3_600_000.0, 100.0), true, "ms", "A request with no first token this long after it arrived is dropped. A timeout below p99 TTFT cuts off healthy calls. Unset: callers wait forever."),
-        choice("router_view", "--des-router-view", "Router view", "choice", json!(d.router_view), vec!["exact", "offline", "snapshot"], "What the router knows when it picks. exact: live state. offline: the seed simulator's pass before timing (each pick's blocks count as cached at once; no in-flight term). snapshot: load signals refreshed every refresh interval, cache contents seen after the event lag."),
-        num("router_refresh_ms", "--des-router-refresh-ms", "Refresh interval", "float", json!(d.router_refresh_ms), (0.0, 600_000.0, 1.0), true, "ms", "snapshot only: the router's copy of each replica's waiting, running, active blocks and cache use is refreshed this often (llm-d's default is 50 ms). 0 is live."),
-        num("kv_event_lag_ms", "--des-kv-event-lag-ms", "KV event lag", "float", json!(d.kv_event_lag_ms), (0.0, 600_000.0, 1.0), true, "ms", "snapshot only: a block the engine stores or evicts reaches the router's cache index this much later. 0 is at once."),
-        num("router_predict_ttl_ms", "--des-router-predict-ttl-ms", "Predict on route", "float", json!(d.router_predict_ttl_ms), (0.0, 3_600_000.0, 10.0), true, "ms", "Speculative entries: the router records a routed request's blocks as present on the chosen replica for this long, so siblings that arrive before the blocks are computed find them. 0 is off; no effect in offline."),
-        num("routers", "--des-routers", "Routers", "int", json!(d.routers), (1.0, 64.0, 1.0), false, "routers", "Independent router replicas; arrivals are dealt to them in turn. Each keeps its own recent term, session table and speculative entries; all see the same snapshot."),
-        num("seed", "--seed", "Seed", "int", json!(d.seed), (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),
+        num("instances", "--des-instances", "Replicas", "int", (1.0, 256.0, 1.0), false, "replicas", "Engine replicas behind the router. More replicas spread load, but each one must warm its own cache."),
+        choice("routing", "--des-routing", "Routing policy", "choice", &["round_robin", "random", "prefix_aware", "kv", "sticky", "least_loaded", "p2c", "dynamo", "sglang", "llm_d", "aibrix"], "Simple: round_robin / random ignore locality; prefix_aware hashes the leading block to a home replica; kv is overlap weight x missed blocks + load; sticky sends a session back to its replica; least_loaded picks the fewest in flight; p2c the less busy of two drawn at random. Deployed routers, each restating its project's scoring: dynamo (NVIDIA Dynamo's KV cost), sglang (SGLang's cache-aware tree), llm_d (llm-d's weighted scorers), aibrix (AIBrix's prefix-cache router)."),
+        num("overlap_weight", "--des-overlap-weight", "Overlap weight", "float", (0.0, 20.0, 0.1), false, "x", "kv only: weight of missed blocks against load. 0 is pure load balance; higher chases cache hits."),
+        num("dynamo_temperature", "--des-dynamo-temperature", "Dynamo temperature", "float", (0.0, 100.0, 0.05), false, "x", "dynamo only: 0 takes the lowest cost; above 0 samples with p ∝ exp(-(cost - min) / ((max - min) x T)), seeded."),
+        num("dynamo_overlap_credit", "--des-dynamo-overlap-credit", "Dynamo overlap credit", "float", (0.0, 1.0, 0.05), false, "x", "dynamo only: blocks of prefill one cached block takes off the cost (Dynamo's overlap_score_credit; 0 ignores the cache)."),
+        choice("sglang_miss", "--des-sglang-miss", "SGLang on a miss", "choice", &["load", "tree"], "sglang only: where a request below the cache threshold goes. load: fewest in flight (the current rule). tree: the smallest approximate tree (the rule before December 2025, which piles misses onto one replica)."),
+        choice("llmd_weights", "--des-llmd-weights", "llm-d weights", "text", &["3,2,2", "1,1,1", "1,0,0"], "llm_d only: weights P,Q,K of the precise-prefix, queue and kv-cache-utilisation scorers (each 0 to 1 per replica; the highest weighted sum wins)."),
+        num("prefill_instances", "--des-prefill-instances", "Prefill replicas", "optional_int", (1.0, 255.0, 1.0), false, "replicas", "Disaggregated fleet (with decode replicas): replicas that only prefill. The router picks one with the routing policy, so prefix caches live here. Unset: colocated."),
+        num("decode_instances", "--des-decode-instances", "Decode replicas", "optional_int", (1.0, 255.0, 1.0), false, "replicas", "Disaggregated fleet (with prefill replicas): replicas that receive a prefilled request's KV over their inbound link and decode it."),
+        choice("decode_routing", "--des-decode-routing", "Decode routing", "choice", &["least_kv", "round_robin", "random"], "Disaggregated only: how the decode replica is picked once a prefill is done. least_kv: fewest KV blocks held or on their way; round_robin; random (seeded)."),
+        num("kv_transfer_gbps", "--des-kv-transfer-gbps", "KV link bandwidth", "float", (0.001, 100_000.0, 1.0), true, "GB/s", "Disaggregated only: bandwidth of each decode replica's inbound link. Transfers into one replica are served first come, first served."),
+        num("kv_transfer_base_us", "--des-kv-transfer-base-us", "KV transfer base", "float", (0.0, 1_000_000.0, 10.0), false, "µs", "Disaggregated only: fixed cost of one transfer (setup, handshake), added to bytes / bandwidth."),
+        num("kv_bytes_per_token", "--des-kv-bytes-per-token", "KV bytes per token", "optional_int", (1.0, 100_000_000.0, 1.0), true, "B", "Disaggregated only: KV bytes a transfer moves per prompt token (layers x 2 x KV heads x head dim x dtype bytes). Unset: the engine preset's (131072 for Llama 3 8B in bf16); custom engines must set it."),
+        num("disagg_min_uncached_tokens", "--des-disagg-min-uncached-tokens", "Disaggregate from", "int", (0.0, 1_000_000.0, 64.0), true, "tok", "Disaggregated only: a request whose chosen prefill replica would compute fewer uncached tokens than this prefills on its decode replica instead (no transfer). 0 always uses the prefill pool."),
+        num("num_prefixes", "--des-num-prefixes", "Prefixes", "int", (0.0, 100_000.0, 1.0), true, "prefixes", "Distinct shared prefixes (system prompts) in the pool. 0 makes every prompt unique."),
+        num("prefix_len", "--des-prefix-len", "Prefix length", "int", (0.0, 1_000_000.0, 64.0), true, "tok", "Tokens in each shared prefix (at most the shortest prompt)."),
+        choice("prefix_popularity", "--des-prefix-popularity", "Prefix popularity", "text", &["uniform", "zipf:1.1", "hot:0.85"], "How requests pick a prefix: uniform, zipf:S (S > 0, skewed), or hot:SHARE (one prefix takes SHARE of all requests)."),
+        num("kv_blocks", "--des-kv-blocks", "Cache per replica", "optional_int", (1.0, 100_000_000.0, 1.0), true, "blocks", "KV capacity per replica in blocks, shared by cached prefixes and running requests; unbounded when unset."),
+        num("block_size", "--des-block-size", "Block size", "int", (1.0, 65_536.0, 16.0), true, "tok", "Tokens per KV block: the unit of matching and eviction. Mooncake traces need 512."),
+        num("request_rate", "--request-rate", "Request rate", "float", (0.01, 100_000.0, 0.1), true, "req/s", "Offered arrival rate."),
+        num("num_requests", "--des-num-requests", "Requests", "int", (1.0, 10_000_000.0, 1.0), true, "req", "Requests to simulate."),
+        num("input_len", "--des-input-len", "Input length", "int", (1.0, 1_000_000.0, 1.0), true, "tok", "Mean prompt length, prefix included."),
+        num("output_len", "--des-output-len", "Output length", "int", (1.0, 100_000.0, 1.0), true, "tok", "Mean tokens generated per request."),
+        num("range_ratio", "--des-range-ratio", "Length spread", "float", (0.0, 0.99, 0.01), false, "x", "Lengths are drawn uniformly in mean x (1 - r) to mean x (1 + r)."),
+        choice("arrival_model", "--arrival-model", "Arrival model", "choice", &["poisson", "deterministic", "gamma"], "poisson: random arrivals; deterministic: evenly spaced; gamma: shape = burstiness."),
+        num("burstiness", "--des-burstiness", "Burstiness", "float", (0.01, 100.0, 0.01), true, "shape", "gamma only: the gamma shape. 1 is Poisson; below 1 arrivals come in bursts."),
+        num("max_batch", "--des-max-batch", "Concurrency slots", "int", (1.0, 4096.0, 1.0), true, "req", "Most requests running at once on a replica; the rest wait."),
+        num("max_batched_tokens", "--des-max-batched-tokens", "Prefill budget", "int", (1.0, 1_000_000.0, 1.0), true, "tok/step", "Prefill tokens per engine step (chunked prefill)."),
+        choice("engine", "--des-engine", "Engine", "choice", &EnginePreset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(), "Step-time preset (model x GPU, from a roofline), or custom coefficients."),
+        num("step_fixed_us", "--des-step-fixed-us", "Fixed step cost", "float", (0.0, 1_000_000.0, 100.0), false, "µs", "custom engine: fixed cost of every step (weight streaming)."),
+        num("prefill_token_us", "--des-prefill-token-us", "Prefill cost", "float", (0.0, 10_000.0, 1.0), false, "µs/tok", "custom engine: cost per prefill token."),
+        num("decode_seq_us", "--des-decode-seq-us", "Decode cost", "float", (0.0, 100_000.0, 1.0), false, "µs/seq", "custom engine: marginal cost per decoding sequence per step."),
+        num("kv_read_token_ns", "--des-kv-read-token-ns", "KV read cost", "float", (0.0, 100_000.0, 1.0), false, "ns/tok", "custom engine: cost per KV token read by decode attention."),
+        choice("workload", "--des-workload", "Workload", "choice", &["pool", "sessions"], "pool: independent requests sharing prefixes from the pool. sessions: multi-turn tasks (agents, chats) whose prompts grow turn by turn; the next turn waits for the previous answer."),
+        num("session_rate", "--des-session-rate", "Task rate", "float", (0.001, 1000.0, 0.1), true, "tasks/s", "sessions: tasks started per second."),
+        num("num_sessions", "--des-num-sessions", "Tasks", "int", (1.0, 1_000_000.0, 1.0), true, "tasks", "sessions: number of tasks to simulate."),
+        num("turns", "--des-turns", "Turns per task", "int", (1.0, 1000.0, 1.0), true, "turns", "sessions: steps of an agent task (turns of a chat)."),
+        num("turn_input_len", "--des-turn-input-len", "New tokens per turn", "int", (1.0, 1_000_000.0, 1.0), true, "tok", "sessions: tokens each turn adds (tool results, user text) on top of the previous prompt and answer."),
+        num("turn_output_len", "--des-turn-output-len", "Output per turn", "int", (1.0, 100_000.0, 1.0), true, "tok", "sessions: tokens generated per turn; they join the next turn's prompt."),
+        num("think_time_ms", "--des-think-time-ms", "Think time", "float", (0.0, 3_600_000.0, 10.0), true, "ms", "sessions: pause between an answer and the next turn (tool execution, user typing)."),
+        num("system_prompt_len", "--des-system-prompt-len", "System prompt", "int", (0.0, 1_000_000.0, 64.0), true, "tok", "sessions: shared system prompt (tool schemas included) that every task opens with."),
+        num("session_affinity", "--des-session-affinity", "Session affinity", "optional_float", (0.0, 100.0, 1.0), false, "%", "Share of requests sent back to the replica that served the session (or holds the prefix). 0 is the policy alone (round robin for sticky); 100 is fully sticky. Unset: 100 for sticky, 0 otherwise."),
+        num("spill_queue", "--des-spill-queue", "Spill at queue", "int", (0.0, 100_000.0, 1.0), false, "req", "When the sticky (or prefix home) replica has this many requests waiting, send the next one to the least busy replica. 0 never spills."),
+        num("queue_capacity", "--des-queue-capacity", "Queue capacity", "optional_int", (0.0, 1_000_000.0, 1.0), true, "req", "Requests allowed to wait for a free slot on a replica; beyond it they are rejected. 0 rejects whenever every slot is busy. Unset: unbounded."),
+        num("timeout_ms", "--des-timeout-ms", "Caller timeout", "optional_float", (1.0, 3_600_000.0, 100.0), true, "ms", "A request with no first token this long after it arrived is dropped. A timeout below p99 TTFT cuts off healthy calls. Unset: callers wait forever."),
+        choice("router_view", "--des-router-view", "Router view", "choice", &["exact", "offline", "snapshot"], "What the router knows when it picks. exact: live state. offline: the seed simulator's pass before timing (each pick's blocks count as cached at once; no in-flight term). snapshot: load signals refreshed every refresh interval, cache contents seen after the event lag."),
+        num("router_refresh_ms", "--des-router-refresh-ms", "Refresh interval", "float", (0.0, 600_000.0, 1.0), true, "ms", "snapshot only: the router's copy of each replica's waiting, running, active blocks and cache use is refreshed this often (llm-d's default is 50 ms). 0 is live."),
+        num("kv_event_lag_ms", "--des-kv-event-lag-ms", "KV event lag", "float", (0.0, 600_000.0, 1.0), true, "ms", "snapshot only: a block the engine stores or evicts reaches the router's cache index this much later. 0 is at once."),
+        num("router_predict_ttl_ms", "--des-router-predict-ttl-ms", "Predict on route", "float", (0.0, 3_600_000.0, 10.0), true, "ms", "Speculative entries: the router records a routed request's blocks as present on the chosen replica for this long, so siblings that arrive before the blocks are computed find them. 0 is off; no effect in offline."),
+        num("routers", "--des-routers", "Routers", "int", (1.0, 64.0, 1.0), false, "routers", "Independent router replicas; arrivals are dealt to them in turn. Each keeps its own recent term, session table and speculative entries; all see the same snapshot."),
+        num("seed", "--seed", "Seed", "int", (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),
     ]
 }
 
@@ -210,6 +239,48 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(validate(&zipf).unwrap_err().field, "prefix_popularity");
+    }
+
+    /// Every parameter is a config key, so its default is the config's (a name that is no
+    /// key would read as `null`), and the typed defaults are the config's own values.
+    #[test]
+    fn every_parameter_is_a_config_key_with_the_configs_default() {
+        let d = Config::default();
+        let keys = serde_json::to_value(&d).unwrap();
+        // Left out of the config's JSON at their defaults (the disaggregation settings).
+        let omitted = [
+            "prefill_instances",
+            "decode_instances",
+            "kv_bytes_per_token",
+            "decode_routing",
+            "kv_transfer_gbps",
+            "kv_transfer_base_us",
+            "disagg_min_uncached_tokens",
+        ];
+        for s in specs() {
+            let key = keys.get(s.name).is_some() || omitted.contains(&s.name);
+            assert!(key, "{} is no config key", s.name);
+        }
+        let of = |name: &str| spec(name).default;
+        assert_eq!(of("decode_routing"), Value::from("least_kv"));
+        assert_eq!(of("kv_transfer_gbps"), Value::from(d.kv_transfer_gbps));
+        assert_eq!(
+            of("kv_transfer_base_us"),
+            Value::from(d.kv_transfer_base_us)
+        );
+        assert!(of("disagg_min_uncached_tokens").is_u64());
+        assert_eq!(of("prefill_instances"), Value::Null);
+        assert_eq!(of("kv_bytes_per_token"), Value::Null);
+        assert_eq!(of("instances"), Value::from(d.instances));
+        assert_eq!(of("request_rate"), Value::from(d.request_rate));
+        assert_eq!(
+            of("prefix_popularity"),
+            Value::from(d.prefix_popularity.clone())
+        );
+        assert_eq!(of("routing"), Value::from("kv"));
+        assert_eq!(of("kv_blocks"), Value::Null);
+        assert_eq!(of("timeout_ms"), Value::Null);
+        assert!(of("think_time_ms").is_f64() && of("seed").is_u64());
     }
 
     #[test]

@@ -342,12 +342,26 @@ pub fn headline(plans: &[PolicyPlan]) -> String {
     headline_rows(&rows)
 }
 
+/// Sorts a short slice stably by `cmp` (insertion sort): a few lines per element type,
+/// where each instantiation of the standard library's sort weighs about 6 KB of wasm
+/// (README, "Wasm size"). The planner sorts a few dozen points or policies at most; with a
+/// total order (`total_cmp`) the result is the same as `sort_by`'s.
+pub(crate) fn sort_small<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && cmp(&v[j - 1], &v[j]) == std::cmp::Ordering::Greater {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// The cheapest policy that has an answer (ties on $/h broken by $/M tokens, then by the
 /// higher goodput), the policies tied with it, and what it saves against `round_robin`.
 pub fn headline_rows(rows: &[HeadlineRow]) -> String {
     let mut answered: Vec<(&HeadlineRow, Answer)> =
         rows.iter().filter_map(|r| Some((r, r.answer?))).collect();
-    answered.sort_by(|(p, a), (q, b)| {
+    sort_small(&mut answered, |(p, a), (q, b)| {
         a.2.total_cmp(&b.2)
             .then(a.3.total_cmp(&b.3))
             .then(q.goodput_rate.total_cmp(&p.goodput_rate))

@@ -244,12 +244,12 @@ pub fn plan_with(
         )
     })?;
     let p = param_of(name)?;
-    let base_json = serde_json::to_value(base).expect("config serialises");
+    let base_json = crate::json::value_of(base);
     let mut points = Vec::new();
     for value in values(&p, text, spec)? {
         let mut v = base_json.clone();
         v[p.name] = value.clone();
-        let config: Config = serde_json::from_value(v).map_err(|e| {
+        let config: Config = crate::json::from_value(&v).map_err(|e| {
             let value = shown(&value.to_string());
             format!("--des-sweep {}: {} = {value}: {e}", shown(spec), p.name)
         })?;

@@ -23,12 +23,12 @@ pub(super) fn lesson() -> Lesson {
             "output_len": 256, "request_rate": 16.0, "num_requests": 1500
         }"#),
         goal: "p99 time per output token under 20 ms (every answer streams at 50 tokens a second or more) and p99 TTFT under 1 s, on the same 8 replicas.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.tpot_ms_p99", op: "<=", value: 20.0, label: "p99 TPOT under 20 ms" },
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 1000.0, label: "p99 TTFT under 1 s" },
             Check { metric: "config.instances", op: "<=", value: 8.0, label: "at most 8 replicas" },
         ],
-        hints: vec![
+        hints: &[
             "Look at the latency table: the median gap between tokens is fine, the p99 is not. Which steps are long?",
             "A step that prefills part of an 8,000-token prompt also carries one token of every answer being decoded on that replica. Smaller prefill chunks (Engine: prefill budget) shorten each stall: do they make the answers faster, and what do they do to TTFT?",
             "Give prefill and decode their own replicas: Fleet layout, prefill + decode. Then size the two pools: how many prefill replicas does 16 prompts a second need?",
@@ -47,14 +47,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "p99 gap between streamed tokens by load: colocated, long prefills stall the stream once load passes 8 req/s (over 200 ms from 12 req/s); split 5 + 3, the gap is the decode step time and stays under 20 ms.",
             x_key: "request_rate",
             x_label: "Request rate (req/s)",
-            values: vec![4.0, 8.0, 12.0, 16.0],
+            values: &[4.0, 8.0, 12.0, 16.0],
             metric: "summary.itl_ms_p99",
             y_label: "p99 inter-token gap",
             format: Format::Ms,
             log_y: true,
             series: vec![("colocated 8", config(r#"{}"#)), ("5 prefill + 3 decode", split(5, 3))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "prefill_instances", rule: "Size the prefill pool for TTFT: it must keep up with the prompts arriving.", live: "" },
             Setting { key: "decode_instances", rule: "Size the decode pool for TPOT: each decode step carries every answer on the replica.", live: "" },
             Setting { key: "kv_transfer_gbps", rule: "Every first token pays the transfer: keep it small next to the prefill.", live: "" },
@@ -119,28 +119,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "Colocated on 12 replicas instead of 8: is the p99 gap between tokens under 40 ms?",
-            choices: vec!["No: the stalls are inside each replica's steps", "Yes: more replicas, fewer stalls"],
+            choices: &["No: the stalls are inside each replica's steps", "Yes: more replicas, fewer stalls"],
             correct: 0,
             why: "Each prefill still holds every answer decoding on its replica; more replicas only spread the prefills thinner.",
-            verify: Verify::Range { metric: "summary.itl_ms_p99", changes: config(r#"{"instances": 12}"#), bounds: vec![(40.0, f64::INFINITY), (0.0, 40.0)] },
+            verify: Verify::Range { metric: "summary.itl_ms_p99", changes: config(r#"{"instances": 12}"#), bounds: &[(40.0, f64::INFINITY), (0.0, 40.0)] },
         },
         Quiz {
             question: "Which fleet of 8 meets the goal?",
-            choices: vec!["5 prefill + 3 decode", "4 prefill + 4 decode", "6 prefill + 2 decode", "8 colocated with 256-token prefill chunks"],
+            choices: &["5 prefill + 3 decode", "4 prefill + 4 decode", "6 prefill + 2 decode", "8 colocated with 256-token prefill chunks"],
             correct: 0,
             why: "4 + 4 queues the prompts (TTFT over 1 s), 6 + 2 overloads the decode pool (TPOT over 40 ms), and 256-token chunks stretch every prefill far past the TTFT budget.",
             verify: Verify::Goal { runs: vec![split(5, 3), split(4, 4), split(6, 2), config(r#"{"max_batched_tokens": 256}"#)] },
         },
         Quiz {
             question: "The 5 + 3 split on a 10 GB/s link instead of 50: does it still meet the goal?",
-            choices: vec!["Yes: the link only adds a few milliseconds", "No: the transfer pushes p99 TTFT past 1 s"],
+            choices: &["Yes: the link only adds a few milliseconds", "No: the transfer pushes p99 TTFT past 1 s"],
             correct: 1,
             why: "An 8,000-token prompt is about 1 GB of KV; at 10 GB/s that is some 100 ms on every first token, and more when transfers queue on a link.",
-            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: config(r#"{"prefill_instances": 5, "decode_instances": 3, "instances": 8, "kv_transfer_gbps": 10.0}"#), bounds: vec![(0.0, 1000.0), (1000.0, f64::INFINITY)] },
+            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: config(r#"{"prefill_instances": 5, "decode_instances": 3, "instances": 8, "kv_transfer_gbps": 10.0}"#), bounds: &[(0.0, 1000.0), (1000.0, f64::INFINITY)] },
         },
         Quiz {
             question: "In a disaggregated fleet, what does a request's time to first token include?",
-            choices: vec!["The prefill queue, the prefill and the KV transfer", "Only its prefill", "Its wait for a decode slot"],
+            choices: &["The prefill queue, the prefill and the KV transfer", "Only its prefill", "Its wait for a decode slot"],
             correct: 0,
             why: "The first token reaches the caller when the prompt's KV lands on the decode replica; the decode queue comes after it.",
             verify: Verify::Concept,

@@ -16,11 +16,11 @@ pub(super) fn lesson() -> Lesson {
             "router_refresh_ms": 100.0
         }"#),
         goal: "p99 TTFT under 600 ms, still with at least 4 routers.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
             Check { metric: "config.routers", op: ">=", value: 4.0, label: "at least 4 routers" },
         ],
-        hints: vec![
+        hints: &[
             "Compare p99 TTFT with 1 router and with 4 on the same snapshot: what do 4 routers not see of each other?",
             "Between two refreshes a router sees its own picks (its recent term) but not the other routers' picks.",
             "Make the load signals live (refresh 0 ms), or let each router spread its own picks without looking at load (round robin).",
@@ -39,14 +39,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "p99 time to first token by snapshot age: one router degrades slowly, four routers herd as soon as the snapshot is older than a burst.",
             x_key: "router_refresh_ms",
             x_label: "Snapshot refresh (ms)",
-            values: vec![0.0, 10.0, 50.0, 100.0, 500.0],
+            values: &[0.0, 10.0, 50.0, 100.0, 500.0],
             metric: "summary.ttft_ms_p99",
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: false,
             series: vec![("1 router", config(r#"{"routers": 1}"#)), ("4 routers", config(r#"{}"#))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "routers", rule: "Routers that share a stale view herd.", live: "" },
             Setting { key: "router_refresh_ms", rule: "Keep the load signals fresher than a burst.", live: "" },
             Setting { key: "router_view", rule: "", live: "" },
@@ -110,28 +110,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "On the same 100 ms snapshot, how does p99 TTFT with 4 routers compare with 1 router?",
-            choices: vec!["Lower: four routers share the work", "Higher: they herd within a burst"],
+            choices: &["Lower: four routers share the work", "Higher: they herd within a burst"],
             correct: 1,
             why: "The routers do not see each other's picks until the next refresh, so a burst piles onto one replica.",
             verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: config(r#"{}"#), b: config(r#"{"routers": 1}"#), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which change meets the goal?",
-            choices: vec!["Refresh the snapshot live (0 ms)", "Refresh it every 10 ms", "Go back to one router"],
+            choices: &["Refresh the snapshot live (0 ms)", "Refresh it every 10 ms", "Go back to one router"],
             correct: 0,
             why: "A 10 ms refresh is still slower than a burst, and one router breaks the availability requirement.",
             verify: Verify::Goal { runs: vec![config(r#"{"router_refresh_ms": 0.0}"#), config(r#"{"router_refresh_ms": 10.0}"#), config(r#"{"routers": 1}"#)] },
         },
         Quiz {
             question: "Four routers each dealing round robin on their own: is p99 TTFT under 600 ms?",
-            choices: vec!["No: four independent round robins still collide", "Yes: each router spreads its own picks evenly and ignores load"],
+            choices: &["No: four independent round robins still collide", "Yes: each router spreads its own picks evenly and ignores load"],
             correct: 1,
             why: "Round robin never looks at the stale load signals, so there is nothing to herd on; here it loses almost no hit rate, as every replica soon caches every prefix.",
-            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: config(r#"{"routing": "round_robin"}"#), bounds: vec![(600.0, f64::INFINITY), (0.0, 600.0)] },
+            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: config(r#"{"routing": "round_robin"}"#), bounds: &[(600.0, f64::INFINITY), (0.0, 600.0)] },
         },
         Quiz {
             question: "What does a router on a shared snapshot not see between refreshes?",
-            choices: vec!["The other routers' picks", "The cache contents it has been told about", "Its own picks"],
+            choices: &["The other routers' picks", "The cache contents it has been told about", "Its own picks"],
             correct: 0,
             why: "Its own picks are in its recent term; the others' reach it only through the next snapshot.",
             verify: Verify::Concept,

@@ -15,12 +15,12 @@ pub(super) fn lesson() -> Lesson {
             "prefix_popularity": "hot:0.85", "queue_capacity": 32
         }"#),
         goal: "p99 TTFT under 1 s with a token hit rate of at least 85% and no rejections.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 1000.0, label: "p99 TTFT under 1 s" },
             Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.85, label: "token hit rate at least 85%" },
             Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no rejected requests" },
         ],
-        hints: vec![
+        hints: &[
             "Compare the replicas' saturated shares and peak queues: is the load spread?",
             "A hot prefix is cheap to copy: warming it on another replica costs one prefill.",
             "Stay sticky until a replica is saturated, then spill: set 'spill at queue' to a small number, or try kv, whose load term pushes back.",
@@ -39,14 +39,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "p99 time to first token by spill threshold (0 never spills): spilling at a short queue keeps the tail short; a high threshold spills too late.",
             x_key: "spill_queue",
             x_label: "Spill at queue (0 = never)",
-            values: vec![0.0, 1.0, 2.0, 4.0, 8.0, 16.0],
+            values: &[0.0, 1.0, 2.0, 4.0, 8.0, 16.0],
             metric: "summary.ttft_ms_p99",
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: true,
             series: vec![("prefix_aware", config(r#"{}"#))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "routing", rule: "", live: "" },
             Setting { key: "spill_queue", rule: "Stay sticky until a replica is saturated, then spill to the least busy one.", live: "" },
             Setting { key: "queue_capacity", rule: "Needed slots are about calls per second times seconds each; a longer queue turns rejections into waiting.", live: "slots_little" },
@@ -112,28 +112,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "In the broken setup, the token hit rate is...",
-            choices: vec!["Below 50%: the cache is not working", "50% to 85%", "85% or more: the cache works, the load balance does not"],
+            choices: &["Below 50%: the cache is not working", "50% to 85%", "85% or more: the cache works, the load balance does not"],
             correct: 2,
             why: "Prefix-aware routing keeps every request with the hot prefix on the replica that holds it, so the hit rate is excellent. The problem is that one replica does most of the work.",
-            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(r#"{}"#), bounds: vec![(0.0, 0.5), (0.5, 0.85), (0.85, 1.000_001)] },
+            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(r#"{}"#), bounds: &[(0.0, 0.5), (0.5, 0.85), (0.85, 1.000_001)] },
         },
         Quiz {
             question: "Which spill threshold meets the goal?",
-            choices: vec!["Spill at a queue of 2", "Spill at a queue of 16"],
+            choices: &["Spill at a queue of 2", "Spill at a queue of 16"],
             correct: 0,
             why: "At 16 the home replica's queue is long before anything spills, so the requests that wait there still miss the p99 target.",
             verify: Verify::Goal { runs: vec![config(r#"{"spill_queue": 2}"#), config(r#"{"spill_queue": 16}"#)] },
         },
         Quiz {
             question: "Would doubling the fleet to 12 replicas, still prefix-aware, stop the rejections?",
-            choices: vec!["Yes: more replicas absorb the load", "No: the hot prefix still has one home replica"],
+            choices: &["Yes: more replicas absorb the load", "No: the hot prefix still has one home replica"],
             correct: 1,
             why: "Hashing the first block gives the hot prefix one home however many replicas there are; the new replicas idle.",
             verify: Verify::Compare { metric: "summary.rejected", a: config(r#"{"instances": 12}"#), b: config(r#"{"spill_queue": 2}"#), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which of these also meets the goal?",
-            choices: vec!["Plain round robin", "Prefix-aware on 12 replicas", "Prefix-aware with room for 64 waiting requests per replica"],
+            choices: &["Plain round robin", "Prefix-aware on 12 replicas", "Prefix-aware with room for 64 waiting requests per replica"],
             correct: 0,
             why: "A hot prefix is cheap to copy: round robin warms it on every replica once and then every replica hits it, so the hit rate stays above 85% with the load even. A longer queue only turns rejections into waiting.",
             verify: Verify::Goal { runs: vec![config(r#"{"routing": "round_robin"}"#), config(r#"{"instances": 12}"#), config(r#"{"queue_capacity": 64}"#)] },

@@ -25,11 +25,11 @@ pub(super) fn lesson() -> Lesson {
             "routing": "round_robin", "kv_blocks": 80
         }"#),
         goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica).",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
             Check { metric: "config.kv_blocks", op: "<=", value: 80.0, label: "at most 80 blocks per replica" },
         ],
-        hints: vec![
+        hints: &[
             "Compare the token hit rate here with an unbounded cache: clear the KV capacity limit for a moment, then set it back to 80.",
             "Round robin asks every replica to hold every template. A router that sends each template to the replicas that already hold it lets each replica keep a share.",
             "Try kv, then raise its overlap weight.",
@@ -48,14 +48,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "p99 time to first token as the cache per replica grows: from 120 blocks up round robin has the shorter tail; at 80 blocks and below it falls far behind a cache-aware router.",
             x_key: "kv_blocks",
             x_label: "KV blocks per replica",
-            values: vec![60.0, 80.0, 120.0, 200.0, 400.0, 1000.0],
+            values: &[60.0, 80.0, 120.0, 200.0, 400.0, 1000.0],
             metric: "summary.ttft_ms_p99",
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: true,
             series: vec![("round_robin", config(r#"{"routing": "round_robin"}"#)), ("kv, weight 4", kv4())],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run.", live: "" },
             Setting { key: "routing", rule: "", live: "" },
             Setting { key: "overlap_weight", rule: "A scarcer cache is worth more weight.", live: "" },
@@ -119,28 +119,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "On unbounded caches, which policy has the lower p99 TTFT here?",
-            choices: vec!["Round robin", "kv at its default weight (1)"],
+            choices: &["Round robin", "kv at its default weight (1)"],
             correct: 0,
             why: "With every template everywhere, hits do not depend on the router, and round robin balances the load most evenly.",
             verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: unbounded("round_robin"), b: unbounded("kv"), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which policy meets the goal with the 80-block cache?",
-            choices: vec!["kv with overlap weight 4", "Round robin", "Least loaded"],
+            choices: &["kv with overlap weight 4", "Round robin", "Least loaded"],
             correct: 0,
             why: "Only a cache-aware router keeps each template on a few replicas; round robin and least loaded both copy every template everywhere.",
             verify: Verify::Goal { runs: vec![kv4(), config(r#"{"routing": "round_robin"}"#), config(r#"{"routing": "least_loaded"}"#)] },
         },
         Quiz {
             question: "With the 80-block cache, round robin serves what share of prompt tokens from cache?",
-            choices: vec!["Under 20%", "20% to 40%", "Over 40%"],
+            choices: &["Under 20%", "20% to 40%", "Over 40%"],
             correct: 0,
             why: "Each replica evicts the templates its next requests need; on unbounded caches the same traffic got over 40%.",
-            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(r#"{}"#), bounds: vec![(0.0, 0.2), (0.2, 0.4), (0.4, 1.000_001)] },
+            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(r#"{}"#), bounds: &[(0.0, 0.2), (0.2, 0.4), (0.4, 1.000_001)] },
         },
         Quiz {
             question: "Why does partitioning the templates across replicas help under eviction pressure?",
-            choices: vec![
+            choices: &[
                 "The fleet then holds more distinct templates in the same total memory",
                 "Partitioned caches evict in a different order",
                 "It makes each prefill shorter whether or not it hits",

@@ -84,7 +84,7 @@ pub enum Verify {
         /// Changes of the run.
         changes: Value,
         /// One (low, high) interval per choice, low inclusive, high exclusive.
-        bounds: Vec<(f64, f64)>,
+        bounds: &'static [(f64, f64)],
     },
 }
 
@@ -94,7 +94,7 @@ pub struct Quiz {
     /// The question.
     pub question: &'static str,
     /// The choices.
-    pub choices: Vec<&'static str>,
+    pub choices: &'static [&'static str],
     /// The index of the correct choice.
     pub correct: usize,
     /// Why, shown after an answer.
@@ -114,7 +114,7 @@ pub struct Diagram {
     /// Its label.
     pub x_label: &'static str,
     /// The values of `x_key`.
-    pub values: Vec<f64>,
+    pub values: &'static [f64],
     /// Path into the report JSON.
     pub metric: &'static str,
     /// The y axis label.
@@ -184,7 +184,7 @@ impl Runs<'_> {
         if !self.done.contains_key(&key) {
             let cfg = apply(&broken_config(self.lesson), changes)?;
             let report = crate::api::report_of(&cfg, self.trace)?;
-            let v = serde_json::to_value(&report).expect("report serialises");
+            let v = crate::json::value_of(&report);
             self.done.insert(key.clone(), v);
         }
         Ok(&self.done[&key])
@@ -338,7 +338,7 @@ fn measure(d: &Diagram, runs: &mut Runs) -> Result<RenderedDiagram, String> {
     let mut points = Vec::new();
     for (_, changes) in &d.series {
         let mut line = Vec::new();
-        for &x in &d.values {
+        for &x in d.values {
             let mut c = changes.clone();
             // A whole value as an integer, so integer settings (replicas) accept it.
             c[d.x_key] = if x.fract() == 0.0 && x.abs() < 1e15 {

@@ -15,11 +15,11 @@ pub(super) fn lesson() -> Lesson {
             "think_time_ms": 500.0, "instances": 8, "routing": "round_robin"
         }"#),
         goal: "Token hit rate of at least 85% with p99 time to first token under 300 ms.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.85, label: "token hit rate at least 85%" },
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 300.0, label: "p99 TTFT under 300 ms" },
         ],
-        hints: vec![
+        hints: &[
             "Look at the token hit rate, not the share of requests with any cached block: every request hits the shared system prompt, but the history after it is what costs.",
             "Each step extends the previous step's prompt. Which replica already holds that prefix?",
             "Try the sticky policy (session affinity 100%), or give kv a session affinity.",
@@ -38,14 +38,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "Token hit rate as the fleet grows: under round robin it falls with every doubling, under sticky routing it stays where it is.",
             x_key: "instances",
             x_label: "Replicas",
-            values: vec![1.0, 2.0, 4.0, 8.0, 16.0],
+            values: &[1.0, 2.0, 4.0, 8.0, 16.0],
             metric: "summary.hit_rate_tokens",
             y_label: "Token hit rate",
             format: Format::Percent,
             log_y: false,
             series: vec![("round_robin", config(r#"{"routing": "round_robin"}"#)), ("sticky", config(r#"{"routing": "sticky"}"#))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "routing", rule: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.", live: "" },
             Setting { key: "instances", rule: "Add replicas for load, not for latency, when the cache is the bottleneck.", live: "" },
             Setting { key: "session_affinity", rule: "Send a session back to the replica that served it.", live: "" },
@@ -114,7 +114,7 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "Under round robin, what happens to the token hit rate when this fleet grows from 8 to 16 replicas?",
-            choices: vec![
+            choices: &[
                 "It rises: more replicas hold more cache",
                 "It falls: a step is less likely to land where its history is",
                 "It stays the same: the cache is per prefix, not per replica",
@@ -125,21 +125,21 @@ fn quiz() -> Vec<Quiz> {
         },
         Quiz {
             question: "Which single change meets the goal (token hit rate at least 85%, p99 TTFT under 300 ms)?",
-            choices: vec!["16 replicas, still round robin", "Sticky routing", "kv routing, without session affinity"],
+            choices: &["16 replicas, still round robin", "Sticky routing", "kv routing, without session affinity"],
             correct: 1,
             why: "Sticky routing sends every step back to its task's replica, which already holds the history. kv alone reaches the hit rate but its load term moves some steps away, so its p99 stays too high.",
             verify: Verify::Goal { runs: vec![config(r#"{"instances": 16}"#), config(r#"{"routing": "sticky"}"#), config(r#"{"routing": "kv"}"#)] },
         },
         Quiz {
             question: "In the broken setup, what share of requests have at least one cached block?",
-            choices: vec!["Under 50%", "50% to 90%", "Over 90%"],
+            choices: &["Under 50%", "50% to 90%", "Over 90%"],
             correct: 2,
             why: "Every step starts with the shared 4,096-token system prompt, so almost every request hits the cache somewhere, whatever the routing.",
-            verify: Verify::Range { metric: "summary.hit_rate_requests", changes: config(r#"{}"#), bounds: vec![(0.0, 0.5), (0.5, 0.9), (0.9, 1.000_001)] },
+            verify: Verify::Range { metric: "summary.hit_rate_requests", changes: config(r#"{}"#), bounds: &[(0.0, 0.5), (0.5, 0.9), (0.9, 1.000_001)] },
         },
         Quiz {
             question: "Why is the token hit rate the number to watch here, rather than the request hit rate?",
-            choices: vec![
+            choices: &[
                 "Every request hits the shared system prompt, while the history after it is what costs compute",
                 "The request hit rate is not measured for sessions",
                 "The token hit rate is always the higher of the two",

@@ -17,13 +17,13 @@ pub(super) fn lesson() -> Lesson {
             "routing": "sglang", "sglang_miss": "tree"
         }"#),
         goal: "p99 TTFT under 500 ms and a token hit rate of 92% or more, on the same 4 replicas of 16 slots.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 500.0, label: "p99 TTFT under 500 ms" },
             Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.92, label: "token hit rate at least 92%" },
             Check { metric: "config.instances", op: "<=", value: 4.0, label: "at most 4 replicas" },
             Check { metric: "config.max_batch", op: "<=", value: 16.0, label: "at most 16 slots per replica" },
         ],
-        hints: vec![
+        hints: &[
             "Read the per-replica table: which replica takes the chat prompts, and what is in its cache?",
             "A chat prompt matches nothing anywhere, so it is a miss. Where does this router send a miss, and does a 32-token prompt change that choice?",
             "Change what happens on a miss (the current SGLang sends it to the replica with the fewest requests in flight), or use a router whose cost counts load on every request.",
@@ -42,14 +42,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "p99 time to first token by concurrency slots per replica: under the smallest-tree rule the pile-up needs 64 slots on one replica to disappear; the least-loaded rule is fine from 12.",
             x_key: "max_batch",
             x_label: "Slots per replica",
-            values: vec![8.0, 12.0, 16.0, 32.0, 64.0],
+            values: &[8.0, 12.0, 16.0, 32.0, 64.0],
             metric: "summary.ttft_ms_p99",
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: true,
             series: vec![("smallest tree (before Dec. 2025)", config(r#"{}"#)), ("least loaded (current)", config(r#"{ "sglang_miss": "load" }"#))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "sglang_miss", rule: "Send a miss where there is room, not where the cache is smallest.", live: "" },
             Setting { key: "max_batch", rule: "", live: "" },
             Setting { key: "routing", rule: "", live: "" },
@@ -116,28 +116,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "Under the smallest-tree rule, how many of the 420 requests does replica 3 take?",
-            choices: vec!["About a quarter (under 150)", "Almost half (150 or more)"],
+            choices: &["About a quarter (under 150)", "Almost half (150 or more)"],
             correct: 1,
             why: "It holds no document, so its tree is the smallest, and the short chat prompts keep it that way.",
-            verify: Verify::Range { metric: "per_instance.3.requests", changes: config(r#"{}"#), bounds: vec![(0.0, 150.0), (150.0, 421.0)] },
+            verify: Verify::Range { metric: "per_instance.3.requests", changes: config(r#"{}"#), bounds: &[(0.0, 150.0), (150.0, 421.0)] },
         },
         Quiz {
             question: "Which change meets the goal?",
-            choices: vec!["Send misses to the least-loaded replica", "Round robin", "A fifth replica"],
+            choices: &["Send misses to the least-loaded replica", "Round robin", "A fifth replica"],
             correct: 0,
             why: "Round robin loses the document hits (87.5%); a fifth replica breaks the budget, and the pile-up still costs 2.9 s at p99 there.",
             verify: Verify::Goal { runs: vec![load(), config(r#"{ "routing": "round_robin" }"#), config(r#"{ "instances": 5 }"#)] },
         },
         Quiz {
             question: "With 3 replicas instead of 4, all holding a document, is p99 TTFT under the smallest-tree rule above or below 500 ms?",
-            choices: vec!["Below: no replica has a tree small enough to attract every miss", "Above: fewer replicas, more queueing"],
+            choices: &["Below: no replica has a tree small enough to attract every miss", "Above: fewer replicas, more queueing"],
             correct: 0,
             why: "The pile-up needs one replica whose tree is far smaller than the others'. With three replicas each holds a document, the misses rotate between them, and p99 is 14 ms.",
-            verify: Verify::Range { metric: p99, changes: config(r#"{ "instances": 3 }"#), bounds: vec![(0.0, 500.0), (500.0, f64::INFINITY)] },
+            verify: Verify::Range { metric: p99, changes: config(r#"{ "instances": 3 }"#), bounds: &[(0.0, 500.0), (500.0, f64::INFINITY)] },
         },
         Quiz {
             question: "What does SGLang's approximate tree of a replica measure?",
-            choices: vec!["The text the router has sent it (what it probably caches)", "The requests it has in flight", "Its free KV memory"],
+            choices: &["The text the router has sent it (what it probably caches)", "The requests it has in flight", "Its free KV memory"],
             correct: 0,
             why: "The router builds it from the prompts it routed; that is why it says nothing about load.",
             verify: Verify::Concept,

@@ -18,12 +18,12 @@ pub(super) fn lesson() -> Lesson {
         symptom: "Only 4.5% of prompt tokens hit, although the request hit rate reads 100%: every conversation in this trace opens with the same first block, so every request but the very first hits something, and little else stays in 833 blocks. (Ignore the latencies: one engine cannot keep up with this traffic; the hit rate is a property of the content, not of the speed.)",
         broken: config(r#"{ "instances": 1, "kv_blocks": 833 }"#),
         goal: "Find a cache that keeps nine tenths of the reuse an unbounded cache finds: a token hit rate of 33.6% or more, on one engine, with at most 32,000 blocks.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.336, label: "token hit rate at least 33.6%" },
             Check { metric: "config.instances", op: "<=", value: 1.0, label: "one engine" },
             Check { metric: "config.kv_blocks", op: "<=", value: 32000.0, label: "at most 32,000 blocks" },
         ],
-        hints: vec![
+        hints: &[
             "First find the ceiling: set the cache to unbounded and read the token hit rate. That is all the reuse this traffic has.",
             "Nine tenths of that ceiling is the target. Now bring the cache back down until the hit rate starts to fall away.",
             "The curve climbs steeply up to about 30,000 blocks and flattens after: somewhere between 28,000 and 32,000 blocks it crosses 33.6%.",
@@ -42,14 +42,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "Token hit rate of one engine replaying the conversation trace, by cache size: it climbs to 34.1% at 32,000 blocks; four times that cache adds only 3 points more.",
             x_key: "kv_blocks",
             x_label: "KV cache (blocks of 512 tokens)",
-            values: vec![833.0, 4000.0, 16000.0, 32000.0, 128000.0],
+            values: &[833.0, 4000.0, 16000.0, 32000.0, 128000.0],
             metric: "summary.hit_rate_tokens",
             y_label: "Token hit rate",
             format: Format::Percent,
             log_y: false,
             series: vec![("one engine", config(r#"{}"#))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "kv_blocks", rule: "Size the cache from the knee of the hit-rate curve, not from what the GPU happens to hold.", live: "" },
             Setting { key: "instances", rule: "Answer the reuse question on one engine first: there no router can lose a hit.", live: "" },
         ],
@@ -119,28 +119,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "With the 833 blocks one H100 holds, what share of prompt tokens hits?",
-            choices: vec!["Under 10%", "Between 10% and 50%", "Over 50%, as the request hit rate suggests"],
+            choices: &["Under 10%", "Between 10% and 50%", "Over 50%, as the request hit rate suggests"],
             correct: 0,
             why: "Every request hits its first block, so the request hit rate is near 100%, but almost nothing else stays in 833 blocks.",
-            verify: Verify::Range { metric: hit, changes: config(r#"{}"#), bounds: vec![(0.0, 0.1), (0.1, 0.5), (0.5, 1.01)] },
+            verify: Verify::Range { metric: hit, changes: config(r#"{}"#), bounds: &[(0.0, 0.1), (0.1, 0.5), (0.5, 1.01)] },
         },
         Quiz {
             question: "Which cache meets the goal?",
-            choices: vec!["30,000 blocks", "16,000 blocks", "An unbounded cache"],
+            choices: &["30,000 blocks", "16,000 blocks", "An unbounded cache"],
             correct: 0,
             why: "16,000 blocks keep 27.6%, short of 33.6%; an unbounded cache reaches the hit rate but breaks the 32,000-block budget.",
             verify: Verify::Goal { runs: vec![config(r#"{ "kv_blocks": 30000 }"#), config(r#"{ "kv_blocks": 16000 }"#), unbounded()] },
         },
         Quiz {
             question: "With unbounded caches, does the kv router on 8 replicas hit more or less than one engine?",
-            choices: vec!["More: eight caches hold more", "Less: each replica hits only what it has seen itself"],
+            choices: &["More: eight caches hold more", "Less: each replica hits only what it has seen itself"],
             correct: 1,
             why: "With unbounded caches one engine has seen every block; a replica of a fleet has seen only the requests routed to it.",
             verify: Verify::Compare { metric: hit, a: fleet("kv"), b: unbounded(), if_less: 1, if_greater: 0 },
         },
         Quiz {
             question: "Why is one engine the right place to measure reuse?",
-            choices: vec![
+            choices: &[
                 "No routing decision can scatter a prefix there, so the hit rate is the content's alone",
                 "One engine is faster than a fleet",
                 "A fleet's hit rate cannot be measured",

@@ -20,11 +20,11 @@ pub(super) fn lesson() -> Lesson {
             "timeout_ms": 100.0
         }"#),
         goal: "At most 1% of calls time out, with a caller timeout still set, at most 1 s.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.timed_out", op: "<=", value: 10.0, label: "at most 10 of 1,000 calls time out" },
             Check { metric: "config.timeout_ms", op: "<=", value: 1000.0, label: "a caller timeout of at most 1 s is set" },
         ],
-        hints: vec![
+        hints: &[
             "Clear the timeout for a moment and read the TTFT percentiles: where is p99?",
             "The card's rule: set the timeout above p99. At p99 itself, 1% of healthy calls are still cut.",
             "Try a timeout of about one and a half times the p99 TTFT.",
@@ -43,14 +43,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "Calls cut by the timeout, of 1,000: many while the timeout is below the p99 TTFT of a run without one, none with a margin above it.",
             x_key: "timeout_ms",
             x_label: "Caller timeout (ms)",
-            values: vec![80.0, 100.0, 150.0, 200.0, 250.0, 300.0, 400.0],
+            values: &[80.0, 100.0, 150.0, 200.0, 250.0, 300.0, 400.0],
             metric: "summary.timed_out",
             y_label: "Calls timed out",
             format: Format::Count,
             log_y: false,
             series: vec![("timed out", config(r#"{}"#))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin.", live: "timeout_above_p99" },
             Setting { key: "burstiness", rule: "Bursty arrivals put the tail far above the median.", live: "" },
         ],
@@ -111,28 +111,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "With the 100 ms timeout, how many of the 1,000 calls time out?",
-            choices: vec!["Fewer than 10", "10 to 99", "100 or more"],
+            choices: &["Fewer than 10", "10 to 99", "100 or more"],
             correct: 2,
             why: "100 ms is above the median but below p90: every call that a burst delayed past it is cut.",
-            verify: Verify::Range { metric: "summary.timed_out", changes: config(r#"{}"#), bounds: vec![(0.0, 10.0), (10.0, 100.0), (100.0, 1001.0)] },
+            verify: Verify::Range { metric: "summary.timed_out", changes: config(r#"{}"#), bounds: &[(0.0, 10.0), (10.0, 100.0), (100.0, 1001.0)] },
         },
         Quiz {
             question: "Which timeout meets the goal?",
-            choices: vec!["150 ms", "300 ms", "2 s"],
+            choices: &["150 ms", "300 ms", "2 s"],
             correct: 1,
             why: "300 ms is above p99 with a margin and cuts no call; 150 ms is below p99; 2 s cuts nothing but is longer than the goal allows.",
             verify: Verify::Goal { runs: vec![config(r#"{"timeout_ms": 150.0}"#), config(r#"{"timeout_ms": 300.0}"#), config(r#"{"timeout_ms": 2000.0}"#)] },
         },
         Quiz {
             question: "Does a timeout just above the p99 TTFT (200 ms) cut no calls at all?",
-            choices: vec!["Yes: above p99 nothing is cut", "No: the slowest calls are still cut"],
+            choices: &["Yes: above p99 nothing is cut", "No: the slowest calls are still cut"],
             correct: 1,
             why: "1% of calls are slower than p99, and a timeout only a little above it still catches some of them.",
             verify: Verify::Compare { metric: "summary.timed_out", a: config(r#"{"timeout_ms": 200.0}"#), b: no_timeout(), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Would adding replicas be the right fix here?",
-            choices: vec![
+            choices: &[
                 "Yes: timeouts mean the fleet is too small",
                 "No: the fleet is not overloaded; the timeout is below the tail of healthy latency",
             ],

@@ -22,11 +22,11 @@ pub(super) fn lesson() -> Lesson {
             "prefix_popularity": "hot:0.85", "queue_capacity": 32, "overlap_weight": 0.25
         }"#),
         goal: "p99 TTFT under 300 ms with no rejections, by retuning the overlap weight alone.",
-        checks: vec![
+        checks: &[
             Check { metric: "summary.ttft_ms_p99", op: "<=", value: 300.0, label: "p99 TTFT under 300 ms" },
             Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no rejected requests" },
         ],
-        hints: vec![
+        hints: &[
             "Sweep the weight: in the Sweep panel choose the overlap weight with values 0:8:0.5, or run kvfleet --preset retune-the-weight --des-sweep overlap-weight=0:8:0.5.",
             "A low weight lets the load term send hot-prefix requests to replicas that do not hold the prefix; each pays a 12,000-token prefill.",
             "Look for the basin: past it a higher weight piles the hot prefix onto fewer replicas again.",
@@ -45,14 +45,14 @@ pub(super) fn lesson() -> Lesson {
             caption: "p99 time to first token by overlap weight: it falls as hot-prefix requests stay where they are cached, bottoms out in a basin, and rises again past it.",
             x_key: "overlap_weight",
             x_label: "Overlap weight",
-            values: vec![0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 20.0],
+            values: &[0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 20.0],
             metric: "summary.ttft_ms_p99",
             y_label: "p99 TTFT",
             format: Format::Ms,
             log_y: false,
             series: vec![("kv", config(r#"{}"#))],
         },
-        settings: vec![
+        settings: &[
             Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest.", live: "" },
             Setting { key: "routing", rule: "", live: "" },
         ],
@@ -118,28 +118,28 @@ fn quiz() -> Vec<Quiz> {
     vec![
         Quiz {
             question: "Raising the weight from 0.25 to 1 makes p99 TTFT...",
-            choices: vec!["Lower: fewer hot-prefix requests go cold", "Higher: the load is less even"],
+            choices: &["Lower: fewer hot-prefix requests go cold", "Higher: the load is less even"],
             correct: 0,
             why: "At 0.25 the load term sends many hot-prefix requests to replicas that must compute the 12,000-token prefix; at 1 fewer of them go cold.",
             verify: Verify::Compare { metric: p99, a: weight(1.0), b: config(r#"{}"#), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which weight meets the goal?",
-            choices: vec!["1", "3", "8"],
+            choices: &["1", "3", "8"],
             correct: 1,
             why: "The basin that meets 300 ms is narrow, from about 2.5 to 4; 1 is too low and 8 is past it.",
             verify: Verify::Goal { runs: vec![weight(1.0), weight(3.0), weight(8.0)] },
         },
         Quiz {
             question: "Is the highest weight allowed (20) the best here?",
-            choices: vec!["Yes: more cache hits are always better", "No: past the basin p99 rises again"],
+            choices: &["Yes: more cache hits are always better", "No: past the basin p99 rises again"],
             correct: 1,
             why: "The hit rate stops rising once the hot prefix stays put; after that, a higher weight only ignores load.",
             verify: Verify::Compare { metric: p99, a: weight(20.0), b: weight(4.0), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Why retune the weight in a simulator before production?",
-            choices: vec![
+            choices: &[
                 "The best weight depends on the traffic, and a sweep of runs shows the basin without risking users",
                 "The simulator's weight is in different units",
                 "Production routers cannot change their weight",

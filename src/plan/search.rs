@@ -250,7 +250,7 @@ fn goodput(
             hi = mid;
         }
     }
-    points.sort_by(|a, b| a.rate_scale.total_cmp(&b.rate_scale));
+    super::sort_small(&mut points, |a, b| a.rate_scale.total_cmp(&b.rate_scale));
     let at_lo = points
         .iter()
         .find(|p| p.rate_scale == lo)

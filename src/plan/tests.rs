@@ -618,3 +618,34 @@ fn goodput_halves_down_to_1_in_1024_and_no_size_above_the_largest_is_tried() {
     assert_eq!(plan.min_replicas, Some(7));
     assert!(sizes(&plan).iter().all(|&n| n <= 7), "{:?}", sizes(&plan));
 }
+
+/// `sort_small` orders like the standard library's stable sort, ties kept in their order:
+/// keys with many repeats (NaN and infinities among them, as `total_cmp` orders them), each
+/// tagged with its position, sorted both ways.
+#[test]
+fn sort_small_orders_as_the_stable_sort_does() {
+    let keys = [
+        3.0,
+        -1.0,
+        f64::NAN,
+        3.0,
+        0.0,
+        f64::INFINITY,
+        -1.0,
+        2.5,
+        0.0,
+        3.0,
+    ];
+    for n in 0..=keys.len() {
+        for rot in 0..n.max(1) {
+            let mut v: Vec<(f64, usize)> =
+                (0..n).map(|i| (keys[(i + rot) % n.max(1)], i)).collect();
+            let mut want = v.clone();
+            want.sort_by(|a, b| a.0.total_cmp(&b.0));
+            sort_small(&mut v, |a, b| a.0.total_cmp(&b.0));
+            let got: Vec<usize> = v.iter().map(|p| p.1).collect();
+            let want: Vec<usize> = want.iter().map(|p| p.1).collect();
+            assert_eq!(got, want, "n {n} rotation {rot}");
+        }
+    }
+}

@@ -58,7 +58,8 @@ pub fn build(locked: bool) -> Result<u64, String> {
     if wasm.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(&stamp) {
         println!("  pkg/ is up to date (the compiled wasm has not changed)");
     } else {
-        bindgen_and_optimise(&input, &pkg, &wasm, &wasm_opt)?;
+        let pre_opt = target_dir.join(format!("{WASM_NAME}_bg.pre-opt.wasm"));
+        bindgen_and_optimise(&input, &pkg, &wasm, &pre_opt, &wasm_opt)?;
         fs::write(&stamp_path, &stamp).map_err(|e| format!("cannot write stamp: {e}"))?;
     }
 
@@ -149,11 +150,13 @@ fn write_package_json(root: &Path, pkg: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write pkg/package.json: {e}"))
 }
 
-/// wasm-bindgen (`--target web`) into a fresh pkg/, then `wasm-opt -Oz` in place.
+/// wasm-bindgen (`--target web`) into a fresh pkg/, then `wasm-opt -Oz` in place (keeping
+/// wasm-bindgen's output, with its names, as `pre_opt`).
 fn bindgen_and_optimise(
     input: &Path,
     pkg: &Path,
     wasm: &Path,
+    pre_opt: &Path,
     wasm_opt: &Path,
 ) -> Result<(), String> {
     let t = Instant::now();
@@ -172,6 +175,9 @@ fn bindgen_and_optimise(
         .map_err(|e| format!("wasm-bindgen failed: {e:#}"))?;
     println!("  wasm-bindgen (--target web) in {}", secs(t));
 
+    // Kept for size work: wasm-bindgen's output still has its function names, so
+    // `twiggy top|dominators|monos` on it names what is heavy (README, "Wasm size").
+    copy(wasm, pre_opt)?;
     let t = Instant::now();
     let raw_before = size(wasm)?;
     let wasm_s = wasm.to_string_lossy().into_owned();
