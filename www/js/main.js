@@ -166,14 +166,14 @@ function initFull(msg, lesson) {
   $('fleet-lines').before(tasks.el);
   replicaTable = new ReplicaTable();
   document.querySelector('#results .charts').after(replicaTable.el);
-  controls = new Controls($('controls'), st.params, onControl);
+  // The dashboard's controls (2,000 px down) are built with the late panels, after the first chart.
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
     start: (broken, trace) => { applyScenario(broken, trace); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
-  }, new URL('./worker.js', import.meta.url));
+  }, new URL('./worker.js', import.meta.url), { progressLater: true });
   lessons.setParams(st.params);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
@@ -190,6 +190,9 @@ function initFull(msg, lesson) {
 function startLatePanels() {
   if (late || embedView) return;
   const msg = st.readyMsg;
+  controls = new Controls($('controls'), st.params, onControl);
+  controls.setAll(st.config, !!st.source);
+  lessons.loadProgress(); // which lessons this browser completed (the first localStorage read is slow)
   // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
   // still cold), they held up the page's handling of its `ready` message.
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
@@ -245,9 +248,9 @@ function onControl(name, value) {
 function refresh({ run = true } = {}) {
   const t0 = performance.now();
   hook.config = st.config;
-  controls.clearErrors();
+  controls?.clearErrors(); // (the dashboard's controls exist once the late panels started)
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
-  controls.setAll(st.config, !!st.source);
+  controls?.setAll(st.config, !!st.source);
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) {
     writeUrl(st.config, st.params, { embed: true, trace: traceKey, extra: embedView.urlExtra() });
@@ -481,7 +484,7 @@ function onError(msg) {
     refresh();
     return;
   }
-  if (!(field && controls.showError(field, msg.message))) {
+  if (!(field && controls?.showError(field, msg.message))) {
     errBox().textContent = msg.message;
     errBox().hidden = false;
   }
