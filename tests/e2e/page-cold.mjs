@@ -51,6 +51,18 @@ for (const [k, tasks] of byThread) {
     console.log(`  ${((t.ts - nav.ts) / 1000).toFixed(0).padStart(5)} wall ${(t.dur / 1000).toFixed(1).padStart(6)} cpu ${((t.tdur || 0) / 1000).toFixed(1).padStart(6)}  ${inside.join(', ')}`);
   }
   console.log(`  total to first render: wall ${(wall / 1000).toFixed(0)} cpu ${(cpu / 1000).toFixed(0)}`);
+  // Thread time by kind of work up to the first chart (nested events counted once, at their outermost).
+  const kinds = ['ParseHTML', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'EvaluateScript', 'v8.evaluateModule', 'v8.compile', 'v8.compileModule', 'FunctionCall', 'TimerFire', 'FireAnimationFrame', 'HandlePostMessage', 'RunMicrotasks', 'MajorGC', 'MinorGC'];
+  const [pid, tid] = k.split(':').map(Number);
+  const evs = ev.filter((e) => e.pid === pid && e.tid === tid && e.ph === 'X' && kinds.includes(e.name) && e.ts >= nav.ts && e.ts <= firstRender).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const sum = {}; let end = 0;
+  const layoutish = new Set(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint']);
+  for (const e of evs) {
+    if (layoutish.has(e.name)) { sum[e.name] = (sum[e.name] || 0) + (e.tdur ?? e.dur); continue; } // nested inside scripts too
+    if (e.ts < end) continue;
+    end = e.ts + e.dur; sum[e.name] = (sum[e.name] || 0) + (e.tdur ?? e.dur);
+  }
+  console.log('  thread ms by kind:', Object.entries(sum).map(([n, v]) => `${n} ${(v / 1000).toFixed(1)}`).join(', '));
 }
 await browser.close();
 await server.close();
