@@ -1,11 +1,12 @@
 // tests/e2e/page-ab.mjs: interleaved A/B of the page's cold load (window.kvfleet.firstRenderAt, a fresh
 // context each time) and, with --redraw, its input -> redraw median, for www directories given as
 // arguments (e.g. a copy of www/ from another commit, and www). Not a test: prints figures only.
-//   node tests/e2e/page-ab.mjs /tmp/www-before www --rounds=6 --redraw
+//   node tests/e2e/page-ab.mjs /tmp/www-before www --rounds=6 [--redraw] [--hero]
 import { startServer, launchBrowser } from './harness.mjs';
 const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const rounds = +(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) || 5);
 const redraw = process.argv.includes('--redraw');
+const hero = process.argv.includes('--hero'); // also wait for the hero's sweep (its marks.heroDone)
 const path = process.argv.find((a) => a.startsWith('--path='))?.slice(7) || '/';
 const servers = await Promise.all(dirs.map((dir) => startServer({ dir })));
 const browser = await launchBrowser();
@@ -17,8 +18,9 @@ for (let r = 0; r < rounds; r++) {
     const page = await context.newPage();
     await page.goto(servers[v].url + path);
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
-    res[v].cold.push(await page.evaluate(() => window.kvfleet.firstRenderAt));
+    if (hero) await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 30000 }); // (marks.heroDone, if the page takes it)
     (res[v].marks ||= []).push(await page.evaluate(() => window.kvfleet.marks || {}));
+    res[v].cold.push(await page.evaluate(() => window.kvfleet.firstRenderAt));
     if (redraw) {
       await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 60000 });
       await page.focus('[data-testid="input-instances"]');

@@ -8,6 +8,7 @@ import { HeroChart, HeroShare, heroReplicaCounts, heroPolicies, renderHeroNumber
 import { modelApplies } from './predict.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
+import { mark } from './timeline.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
 export function sweepKey(config, source) {
@@ -32,7 +33,7 @@ export class HeroPanel {
    * els: {canvas or chart, share? or shareChart?, controls, numbers, lead, detail, why, findings, caption};
    * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
    */
-  constructor(els, params, hooks, { names = ['instances', 'prefill_instances', 'routing'], workerUrl } = {}) {
+  constructor(els, params, hooks, { names = ['instances', 'prefill_instances', 'routing'], workerUrl, hold = false } = {}) {
     this.els = els;
     this.params = params;
     this.hooks = hooks;
@@ -52,7 +53,10 @@ export class HeroPanel {
     this.prev = null;
     this.frame = 0;      // a draw waiting for the next animation frame
     this.late = 0;       // a draw waiting for the run's result (drawLater)
-    this.host = new WorkerHost(workerUrl, { onMessage: (m) => this.onWorker(m) });
+    this.workerUrl = workerUrl;
+    this.host = null;    // the sweep's worker, started with the first request once not held
+    this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
+    this.held = null;    // the newest request made while held
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
 
@@ -93,7 +97,24 @@ export class HeroPanel {
       if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...withCacheReplicas(this.config, x), routing });
     }
     this.pending = { id, key: this.key };
-    this.host.post({ type: 'batch', id, configs: jobs, trace: this.source });
+    this.post({ type: 'batch', id, configs: jobs, trace: this.source });
+  }
+
+  post(msg) {
+    if (this.hold) { this.held = msg; return; }
+    if (!this.host) {
+      this.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m) });
+      mark('heroWorker'); // (the page's cold-load test checks it comes after the first chart)
+    }
+    this.host.post(msg);
+  }
+
+  /** Starts the sweep's worker with the request made while held, if any. */
+  release() {
+    if (!this.hold) return;
+    this.hold = false;
+    if (this.held) this.post(this.held);
+    this.held = null;
   }
 
   onWorker(msg) {

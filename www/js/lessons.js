@@ -78,13 +78,20 @@ function fmtMetric(metric, v) {
   return num(v, Number.isInteger(v) ? 0 : 2);
 }
 
+/** The completed lessons' ids kept in this browser. */
+function readDone() {
+  try { return new Set(JSON.parse(localStorage.getItem(DONE_KEY) || '[]')); } catch { return new Set(); }
+}
+
 export class Lessons {
   /**
    * els: {picks, panel}; hooks: {start(broken), fix(changes), stop()} change the page's config;
    * workerUrl: the simulator worker (a separate one measures the lessons' answers).
    */
-  constructor(els, hooks, workerUrl = null, { exerciseOnly = false } = {}) {
+  constructor(els, hooks, workerUrl = null, { exerciseOnly = false, progressLater = false } = {}) {
     this.exerciseOnly = exerciseOnly; // an embed: the exercise alone, no teaching material
+    this.progressLater = progressLater; // the completed lessons are read when loadProgress() is called
+    this.doneIds = null;
     this.els = els;
     this.hooks = hooks;
     this.workerUrl = workerUrl;
@@ -111,13 +118,29 @@ export class Lessons {
 
   /** Lessons completed in this browser (goal met and every check question right), by id. */
   done() {
-    try { return new Set(JSON.parse(localStorage.getItem(DONE_KEY) || '[]')); } catch { return new Set(); }
+    if (this.doneIds) return new Set(this.doneIds);
+    if (this.progressLater) return new Set(); // not read yet (loadProgress)
+    return readDone();
+  }
+
+  /**
+   * Reads the completed lessons and marks them in the index. The page calls it after the first
+   * chart: a fresh tab's first localStorage read waits on the browser (tens of ms on a cold load),
+   * so until then the index says "Start" everywhere (its rows have the same size either way).
+   */
+  loadProgress() {
+    if (this.doneIds) return;
+    const d = readDone();
+    this.doneIds = [...d];
+    if (d.size) this.renderIndex();
   }
 
   markDone(id) {
+    if (this.progressLater) this.loadProgress();
     const d = this.done();
     if (d.has(id)) return;
     d.add(id);
+    if (this.doneIds) this.doneIds = [...d];
     try { localStorage.setItem(DONE_KEY, JSON.stringify([...d])); } catch { /* storage off: progress is not kept */ }
     this.renderIndex();
   }

@@ -84,7 +84,10 @@ function boot() {
   hook.workerReplacements = () => host.replacements;
   hook.drawAllCharts = () => lazyDraw.flush(); // the charts off the screen too (a full-page screenshot)
   hook.urlPending = urlPending; // the address bar catches up once the settings are still (url-state.js)
-  if (!st.embed) early = earlyCharts();
+  // The hero's two charts in a task of their own: the main thread must also start boot.js's worker
+  // (a task of its own once the worker's script is in), which should not wait behind Chart.js.
+  if (!st.embed) setTimeout(() => { early ||= earlyCharts(); }, 0);
+  if (!st.embed) document.addEventListener('kvfleet:hero-done', () => mark('heroDone'), { once: true });
   const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);
   hook.ready.finally(() => clearTimeout(slow)).catch(() => {});
 }
@@ -156,24 +159,25 @@ function initEmbed(msg, lesson) {
 }
 
 function initFull(msg, lesson) {
+  early ||= earlyCharts(); // the simulator was ready before their task ran
   hero = new HeroPanel({
     chart: early.hero, shareChart: early.share, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
-  }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url) });
+  }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true });
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
   // per-replica table under the charts.
   tasks = new Tasks();
   $('fleet-lines').before(tasks.el);
   replicaTable = new ReplicaTable();
   document.querySelector('#results .charts').after(replicaTable.el);
-  controls = new Controls($('controls'), st.params, onControl);
+  // The dashboard's controls (2,000 px down) are built with the late panels, after the first chart.
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
     start: (broken, trace) => { applyScenario(broken, trace); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
-  }, new URL('./worker.js', import.meta.url));
+  }, new URL('./worker.js', import.meta.url), { progressLater: true });
   lessons.setParams(st.params);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
@@ -189,7 +193,12 @@ function initFull(msg, lesson) {
 // frame after it), then brought up to the run on screen. window.kvfleet.panelsBuilt says they are.
 function startLatePanels() {
   if (late || embedView) return;
+  hero.release(); // (here too for a first run that failed)
   const msg = st.readyMsg;
+  controls = new Controls($('controls'), st.params, onControl);
+  controls.setAll(st.config, !!st.source);
+  mark('controlsBuilt');
+  lessons.loadProgress(); // which lessons this browser completed (the first localStorage read is slow)
   // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
   // still cold), they held up the page's handling of its `ready` message.
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
@@ -245,9 +254,9 @@ function onControl(name, value) {
 function refresh({ run = true } = {}) {
   const t0 = performance.now();
   hook.config = st.config;
-  controls.clearErrors();
+  controls?.clearErrors(); // (the dashboard's controls exist once the late panels started)
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
-  controls.setAll(st.config, !!st.source);
+  controls?.setAll(st.config, !!st.source);
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) {
     writeUrl(st.config, st.params, { embed: true, trace: traceKey, extra: embedView.urlExtra() });
@@ -443,6 +452,7 @@ function render(report, runMs) {
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
   if (hook.runCount === 1) {
     hook.firstRenderAt = hook.lastRenderAt; // ms since navigation start: the cold load
+    hero?.release();
     mark('firstRender', hook.firstRenderAt);
     resolveReady();
     if (!embedView) requestAnimationFrame(() => setTimeout(startLatePanels, 0)); // after the first chart is painted
@@ -481,7 +491,7 @@ function onError(msg) {
     refresh();
     return;
   }
-  if (!(field && controls.showError(field, msg.message))) {
+  if (!(field && controls?.showError(field, msg.message))) {
     errBox().textContent = msg.message;
     errBox().hidden = false;
   }
