@@ -8,6 +8,7 @@
 //! (kubernetes-sigs/gateway-api-inference-extension at commit 0482b0fd), which scrapes
 //! each pod's waiting and running requests and KV cache use.
 
+pub mod counts;
 pub mod inflight;
 pub mod lagged;
 pub mod live;

@@ -134,12 +134,10 @@ struct BlockStats {
 }
 
 /// Block counts, and one infinite cache replayed in order under the simulator's rules.
-/// One map holds every id seen, with whether a request has cached it as a full block.
+/// One table holds every id seen, with whether a request has cached it as a full block.
 fn block_stats(requests: &[Request], block_size: u32) -> BlockStats {
     let total: usize = requests.iter().map(|r| r.block_ids.len()).sum();
-    // Sized for traces of a few hundred thousand blocks; larger ones grow as they go.
-    let capacity = total.min(1 << 18);
-    let mut seen = IdMap::<bool>::with_capacity_and_hasher(capacity, Default::default());
+    let mut seen = SeenBlocks::for_requests(requests, total);
     let mut stats = BlockStats {
         total: total as u64,
         distinct: 0,
@@ -153,17 +151,75 @@ fn block_stats(requests: &[Request], block_size: u32) -> BlockStats {
             ((request.prompt_tokens.saturating_sub(1) / block_size) as usize).min(ids.len());
         let hits = ids[..reusable]
             .iter()
-            .take_while(|id| seen.get(*id) == Some(&true))
+            .take_while(|&&id| seen.is_cached(id))
             .count();
         stats.cached_tokens += hits as u64 * u64::from(block_size);
         let full = ((request.prompt_tokens / block_size) as usize).min(ids.len());
         for (i, &id) in ids.iter().enumerate() {
-            let cached = seen.entry(id).or_insert(false);
-            *cached |= i < full;
+            stats.distinct += u64::from(seen.see(id, i < full));
         }
     }
-    stats.distinct = seen.len() as u64;
     stats
+}
+
+/// Ids below this many slots per block id of the trace (plus `DENSE_EXTRA_SLOTS`) are
+/// kept in an array of one byte per id rather than a hash map.
+const DENSE_SLOTS_PER_BLOCK: u64 = 4;
+/// Slots the array may always have, whatever the trace.
+const DENSE_EXTRA_SLOTS: u64 = 4096;
+
+/// The block ids seen so far and whether one was cached as a full block: for small
+/// dense ids (real traces number their blocks from 0) one byte per id (0 unseen, 1 seen,
+/// 2 cached), otherwise a map. Never iterated, so the choice cannot change a result.
+enum SeenBlocks {
+    Dense(Vec<u8>),
+    Sparse(IdMap<bool>),
+}
+
+impl SeenBlocks {
+    /// A table for the ids of `requests`, `total` of them.
+    fn for_requests(requests: &[Request], total: usize) -> SeenBlocks {
+        let max_id = requests
+            .iter()
+            .flat_map(|r| r.block_ids.iter().copied())
+            .max();
+        let allowed = (total as u64)
+            .saturating_mul(DENSE_SLOTS_PER_BLOCK)
+            .saturating_add(DENSE_EXTRA_SLOTS);
+        match max_id {
+            Some(id) if id < allowed => SeenBlocks::Dense(vec![0; id as usize + 1]),
+            // Sized for traces of a few hundred thousand blocks; larger ones grow as they go.
+            _ => SeenBlocks::Sparse(IdMap::with_capacity_and_hasher(
+                total.min(1 << 18),
+                Default::default(),
+            )),
+        }
+    }
+
+    /// Whether `id` was cached as a full block.
+    fn is_cached(&self, id: u64) -> bool {
+        match self {
+            SeenBlocks::Dense(states) => states[id as usize] == 2,
+            SeenBlocks::Sparse(map) => map.get(&id) == Some(&true),
+        }
+    }
+
+    /// Records `id` (as cached when `full`); whether it was first seen now.
+    fn see(&mut self, id: u64, full: bool) -> bool {
+        match self {
+            SeenBlocks::Dense(states) => {
+                let state = &mut states[id as usize];
+                let new = *state == 0;
+                *state = (*state).max(1 + u8::from(full));
+                new
+            }
+            SeenBlocks::Sparse(map) => {
+                let before = map.len();
+                *map.entry(id).or_insert(false) |= full;
+                map.len() > before
+            }
+        }
+    }
 }
 
 struct FirstBlockStats {

@@ -7,13 +7,14 @@
 //! at commit a5966e9b, "Local Active Block Management") predict active blocks "when the
 //! router receives and routes a request" and free them when the response ends.
 
+use super::counts::BlockCounts;
 use super::live::Touched;
 use crate::cache::IdMap;
 
 /// One replica's in-flight prompt blocks.
 #[derive(Default)]
 struct Load {
-    refs: IdMap<u32>,
+    refs: BlockCounts,
     private_blocks: u64,
 }
 
@@ -52,7 +53,7 @@ impl Inflight {
 
     /// Whether block `id` is in flight on `r` (some request dispatched there holds it).
     pub fn holds(&self, r: usize, id: u64) -> bool {
-        self.replicas[r].refs.contains_key(&id)
+        self.replicas[r].refs.contains(id)
     }
 
     /// Prompt tokens still to prefill on `r`, as the router counts them.
@@ -86,7 +87,7 @@ impl Inflight {
     pub fn dispatch(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
         let load = &mut self.replicas[r];
         for &block in full_ids {
-            *load.refs.entry(block).or_insert(0) += 1;
+            load.refs.increment(block);
         }
         load.private_blocks += private_blocks;
         self.touched.mark(r);
@@ -96,12 +97,12 @@ impl Inflight {
     /// out): they stop counting.
     pub fn end(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
         let load = &mut self.replicas[r];
-        for block in full_ids {
-            let refs = load.refs.get_mut(block).expect("a dispatched block");
-            *refs -= 1;
-            if *refs == 0 {
-                load.refs.remove(block);
-            }
+        for &block in full_ids {
+            let held = load.refs.decrement(block);
+            assert!(
+                held,
+                "block {block} ended on replica {r} but was not in flight there"
+            );
         }
         load.private_blocks -= private_blocks;
         self.touched.mark(r);

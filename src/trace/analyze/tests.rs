@@ -263,3 +263,75 @@ fn one_request_with_ids_is_no_first_block_hot_spot() {
         ]
     );
 }
+
+/// The block counts the slow way: a sorted map of every id seen and whether a request
+/// cached it as a full block, replayed in order.
+fn block_stats_by_map(requests: &[Request], block_size: u32) -> (u64, u64, u64) {
+    let mut seen = std::collections::BTreeMap::<u64, bool>::new();
+    let (mut total, mut cached_tokens) = (0, 0);
+    for r in requests {
+        total += r.block_ids.len() as u64;
+        let reusable = ((r.prompt_tokens.max(1) - 1) / block_size) as usize;
+        let mut hits = 0;
+        for id in r.block_ids.iter().take(reusable) {
+            if seen.get(id) != Some(&true) {
+                break;
+            }
+            hits += 1;
+        }
+        cached_tokens += hits * block_size as u64;
+        for (i, id) in r.block_ids.iter().enumerate() {
+            let full = (i as u32 + 1) * block_size <= r.prompt_tokens;
+            *seen.entry(*id).or_insert(false) |= full;
+        }
+    }
+    (total, seen.len() as u64, cached_tokens)
+}
+
+/// Seeded requests over `distinct` ids spread `stride` apart from `base`: shared
+/// prefixes, repeats and partial last blocks.
+fn seeded_requests(seed: u64, distinct: u64, base: u64, stride: u64) -> Vec<Request> {
+    let block_size = 4;
+    let mut x = seed;
+    let mut next = |bound: u64| {
+        x = crate::rng::splitmix64(x);
+        x % bound
+    };
+    (0..300)
+        .map(|i| {
+            let blocks = 1 + next(12);
+            let start = next(distinct);
+            let ids: Vec<u64> = (0..blocks)
+                .map(|k| base + ((start + k * next(3)) % distinct) * stride)
+                .collect();
+            let prompt = (blocks as u32 - 1) * block_size + 1 + next(4) as u32;
+            request(i, u64::from(i), prompt, ids)
+        })
+        .collect()
+}
+
+#[test]
+fn block_counts_agree_with_a_plain_map_for_dense_sparse_and_huge_ids() {
+    // Dense ids from 0 (an array), ids spread too far for one (a hash map), and ids
+    // next to u64::MAX; each against the sorted-map replay above.
+    for (seed, base, stride, dense) in [
+        (1, 0, 1, true),
+        (2, 0, 1_000_003, false),
+        (3, u64::MAX - 5_000, 1, false),
+    ] {
+        let requests = seeded_requests(seed, 800, base, stride);
+        let table = SeenBlocks::for_requests(&requests, 0);
+        assert_eq!(matches!(table, SeenBlocks::Dense(_)), dense, "seed {seed}");
+        let stats = block_stats(&requests, 4);
+        let expected = block_stats_by_map(&requests, 4);
+        assert_eq!(
+            (stats.total, stats.distinct, stats.cached_tokens),
+            expected,
+            "seed {seed}"
+        );
+        assert!(
+            expected.2 > 0 && expected.1 < expected.0,
+            "the trace reuses blocks"
+        );
+    }
+}

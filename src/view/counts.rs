@@ -1,0 +1,195 @@
+//! A count per block id, for the few hundred blocks a replica has in flight: an
+//! open-addressing table (linear probing, at most half full, a removal shifts the entries
+//! after it back, so there are no tombstones). A lookup hashes once and mostly reads one
+//! slot; a count of 0 marks an empty slot, so any id may be a key. It is never iterated,
+//! so its layout cannot change a result.
+
+/// One slot: a block id and its count (0: the slot is empty).
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    id: u64,
+    count: u32,
+}
+
+/// Slots of a table's first allocation.
+const FIRST_SLOTS: usize = 64;
+
+/// Block id -> a count of at least 1.
+#[derive(Clone, Debug, Default)]
+pub struct BlockCounts {
+    slots: Vec<Slot>,
+    len: usize,
+    /// 64 − log2(slots): the shift that turns a hash into a slot.
+    shift: u32,
+}
+
+impl BlockCounts {
+    /// Ids held (with a count of at least 1).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no id is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `id` is held.
+    pub fn contains(&self, id: u64) -> bool {
+        !self.slots.is_empty() && self.find(id).is_ok()
+    }
+
+    /// Adds 1 to the count of `id` (from 0 if it is not held).
+    pub fn increment(&mut self, id: u64) {
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        match self.find(id) {
+            Ok(at) => self.slots[at].count += 1,
+            Err(at) => {
+                self.slots[at] = Slot { id, count: 1 };
+                self.len += 1;
+            }
+        }
+    }
+
+    /// Takes 1 from the count of `id`, dropping the id at 0; false if `id` is not held.
+    pub fn decrement(&mut self, id: u64) -> bool {
+        let Some(at) = (!self.slots.is_empty())
+            .then(|| self.find(id).ok())
+            .flatten()
+        else {
+            return false;
+        };
+        self.slots[at].count -= 1;
+        if self.slots[at].count == 0 {
+            self.vacate(at);
+            self.len -= 1;
+        }
+        true
+    }
+
+    /// The slot of `id` (`Ok`), or the empty slot where it would go (`Err`). The table is
+    /// never more than half full, so the probe ends.
+    #[inline]
+    fn find(&self, id: u64) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(id);
+        loop {
+            let slot = &self.slots[at];
+            if slot.count == 0 {
+                return Err(at);
+            }
+            if slot.id == id {
+                return Ok(at);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The first slot `id` probes (a multiplicative hash: its top bits).
+    #[inline]
+    fn home(&self, id: u64) -> usize {
+        (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// Empties slot `hole`, moving back every later entry of the run that may fill it (one
+    /// whose probe from its home passes the hole), so every entry stays reachable.
+    fn vacate(&mut self, mut hole: usize) {
+        let mask = self.slots.len() - 1;
+        let mut at = hole;
+        loop {
+            at = (at + 1) & mask;
+            let slot = self.slots[at];
+            if slot.count == 0 {
+                break;
+            }
+            let home = self.home(slot.id);
+            if at.wrapping_sub(home) & mask >= at.wrapping_sub(hole) & mask {
+                self.slots[hole] = slot;
+                hole = at;
+            }
+        }
+        self.slots[hole] = Slot::default();
+    }
+
+    /// Doubles the slots (to `FIRST_SLOTS` at first) and puts every entry back.
+    fn grow(&mut self) {
+        let size = (2 * self.slots.len()).max(FIRST_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); size]);
+        self.shift = 64 - size.trailing_zeros();
+        for slot in old.into_iter().filter(|s| s.count > 0) {
+            let at = self.find(slot.id).expect_err("ids are distinct");
+            self.slots[at] = slot;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::splitmix64;
+    use std::collections::BTreeMap;
+
+    /// Random increments and decrements over ids from a few ranges (a handful, dense,
+    /// spread, multiples of a power of two that share low bits, next to u64::MAX), each
+    /// checked against a `BTreeMap` of counts: lookups, lengths, and a final sweep of
+    /// every id ever used.
+    #[test]
+    fn counts_like_a_sorted_map_through_growth_and_removals() {
+        let ranges: [(u64, u64, u64); 5] = [
+            (0, 1, 8),
+            (0, 1, 3_000),
+            (7, 1_000_003, 5_000),
+            (0, 1 << 32, 700),
+            (u64::MAX - 2_000, 1, 2_001),
+        ];
+        for (seed, &(base, stride, spread)) in ranges.iter().enumerate() {
+            let mut table = BlockCounts::default();
+            let mut model = BTreeMap::<u64, u32>::new();
+            let mut x = seed as u64;
+            let mut draw = |bound: u64| {
+                x = splitmix64(x);
+                x % bound
+            };
+            for step in 0..40_000 {
+                let id = base.wrapping_add(draw(spread).wrapping_mul(stride));
+                // Mostly increments early on, mostly decrements later: the table fills
+                // past several doublings, then empties through long probe runs.
+                let add = draw(100) < if step < 20_000 { 65 } else { 35 };
+                if add {
+                    table.increment(id);
+                    *model.entry(id).or_default() += 1;
+                } else {
+                    let held = model.get(&id).copied().unwrap_or(0);
+                    assert_eq!(table.decrement(id), held > 0, "seed {seed} step {step}");
+                    match held {
+                        0 => {}
+                        1 => drop(model.remove(&id)),
+                        _ => *model.get_mut(&id).unwrap() -= 1,
+                    }
+                }
+                assert_eq!(table.len(), model.len(), "seed {seed} step {step}");
+                assert_eq!(table.contains(id), model.contains_key(&id));
+            }
+            for k in 0..spread {
+                let id = base.wrapping_add(k.wrapping_mul(stride));
+                assert_eq!(table.contains(id), model.contains_key(&id), "seed {seed}");
+            }
+            assert_eq!(table.is_empty(), model.is_empty());
+        }
+    }
+
+    #[test]
+    fn an_empty_table_holds_nothing_and_refuses_a_decrement() {
+        let mut table = BlockCounts::default();
+        assert!(!table.contains(0) && table.is_empty());
+        assert!(!table.decrement(0));
+        table.increment(u64::MAX);
+        table.increment(u64::MAX);
+        assert_eq!(table.len(), 1);
+        assert!(table.decrement(u64::MAX) && table.contains(u64::MAX));
+        assert!(table.decrement(u64::MAX) && !table.contains(u64::MAX));
+        assert!(table.is_empty());
+    }
+}
