@@ -10,8 +10,10 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod flat;
 mod table;
 
+pub use flat::FlatTable;
 pub use table::IdTable;
 
 const NIL: u32 = u32::MAX;
@@ -37,13 +39,35 @@ impl Hasher for IdHasher {
 /// A `HashMap` keyed by block id; used only for lookups, never iterated to decide anything.
 pub type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
+/// A resident entry's place in the evictable list; its id for eviction.
 #[derive(Clone, Debug)]
 struct Slot {
     id: u64,
-    refs: u32,
-    ready: bool,
     prev: u32,
     next: u32,
+}
+
+/// What a lookup needs, inline in the id table (16 bytes with the id): the entry's slot,
+/// its pins and whether it is computed, so checks and pins touch only the table. A held
+/// entry is pinned or computed, so its `state` is never 0 and it never equals the
+/// default, which marks an absent id in `IdTable`'s array.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Entry {
+    slot: u32,
+    /// Pins (requests holding it) in the low 31 bits, `READY` once computed.
+    state: u32,
+}
+
+const READY: u32 = 1 << 31;
+
+impl Entry {
+    fn refs(self) -> u32 {
+        self.state & !READY
+    }
+
+    fn ready(self) -> bool {
+        self.state & READY != 0
+    }
 }
 
 /// Why a request could not be given its blocks.
@@ -59,7 +83,7 @@ pub struct NoRoom {
 #[derive(Clone, Debug)]
 pub struct BlockCache {
     capacity_blocks: Option<u64>,
-    index: IdTable,
+    index: IdTable<Entry, 16>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     lru_head: u32,
@@ -121,21 +145,17 @@ impl BlockCache {
 
     /// Whether `id` is resident and computed.
     pub fn is_ready(&self, id: u64) -> bool {
-        self.index
-            .get(&id)
-            .is_some_and(|&s| self.slots[s as usize].ready)
+        self.index.get(id).is_some_and(|e| e.ready())
     }
 
     /// Whether `id` is resident (computed or still being computed).
     pub fn contains(&self, id: u64) -> bool {
-        self.index.contains_key(&id)
+        self.index.contains_key(id)
     }
 
     /// Whether `id` is resident and pinned by a running request.
     pub fn is_pinned(&self, id: u64) -> bool {
-        self.index
-            .get(&id)
-            .is_some_and(|&s| self.slots[s as usize].refs > 0)
+        self.index.get(id).is_some_and(|e| e.refs() > 0)
     }
 
     /// The longest leading run of `ids` that is resident and computed, at most `max`.
@@ -178,9 +198,9 @@ impl BlockCache {
         let mut missing = 0u64;
         let mut own_evictable = 0u64;
         for id in ids {
-            match self.index.get(id) {
+            match self.index.get(*id) {
                 None => missing += 1,
-                Some(&s) if self.slots[s as usize].refs == 0 => own_evictable += 1,
+                Some(e) if e.refs() == 0 => own_evictable += 1,
                 Some(_) => {}
             }
         }
@@ -199,10 +219,9 @@ impl BlockCache {
     /// Marks entries as computed (the step that computed them has run).
     pub fn mark_ready(&mut self, ids: &[u64]) {
         for &id in ids {
-            if let Some(&s) = self.index.get(&id) {
-                let slot = &mut self.slots[s as usize];
-                if !slot.ready {
-                    slot.ready = true;
+            if let Some(e) = self.index.get_mut(id) {
+                if !e.ready() {
+                    e.state |= READY;
                     self.journal.push((id, true));
                 }
             }
@@ -220,17 +239,18 @@ impl BlockCache {
     /// An entry left unpinned but never computed is dropped.
     pub fn release(&mut self, ids: &[u64], private: u64) {
         for &id in ids.iter().rev() {
-            let Some(&s) = self.index.get(&id) else {
+            let Some(e) = self.index.get_mut(id) else {
                 continue;
             };
-            let slot = &mut self.slots[s as usize];
-            debug_assert!(slot.refs > 0, "release of unpinned block {id}");
-            slot.refs -= 1;
-            if slot.refs > 0 {
+            debug_assert!(e.refs() > 0, "release of unpinned block {id}");
+            if e.refs() > 1 {
+                e.state -= 1;
                 continue;
             }
+            let s = e.slot;
             self.pinned_blocks -= 1;
-            if slot.ready {
+            if e.ready() {
+                e.state -= 1; // still READY, so never the absent marker
                 self.lru_push_back(s);
             } else {
                 self.remove_slot(s);
@@ -245,7 +265,7 @@ impl BlockCache {
     pub fn release_with_output(&mut self, ids: &[u64], private: u64, output_ids: &[u64]) {
         self.private_blocks -= private;
         for &id in output_ids.iter().rev() {
-            if self.index.contains_key(&id) {
+            if self.index.contains_key(id) {
                 continue;
             }
             let s = self.new_slot(id, 0, true);
@@ -257,12 +277,13 @@ impl BlockCache {
     }
 
     fn pin(&mut self, id: u64) {
-        if let Some(&s) = self.index.get(&id) {
-            if self.slots[s as usize].refs == 0 {
+        if let Some(e) = self.index.get_mut(id) {
+            e.state += 1;
+            if e.refs() == 1 {
+                let s = e.slot;
                 self.lru_unlink(s);
                 self.pinned_blocks += 1;
             }
-            self.slots[s as usize].refs += 1;
             return;
         }
         self.new_slot(id, 1, false);
@@ -273,8 +294,6 @@ impl BlockCache {
     fn new_slot(&mut self, id: u64, refs: u32, ready: bool) -> u32 {
         let slot = Slot {
             id,
-            refs,
-            ready,
             prev: NIL,
             next: NIL,
         };
@@ -288,7 +307,8 @@ impl BlockCache {
                 (self.slots.len() - 1) as u32
             }
         };
-        self.index.insert(id, s);
+        let state = refs | if ready { READY } else { 0 };
+        self.index.insert(id, Entry { slot: s, state });
         s
     }
 
@@ -307,10 +327,9 @@ impl BlockCache {
 
     fn remove_slot(&mut self, s: u32) {
         let id = self.slots[s as usize].id;
-        if self.slots[s as usize].ready {
+        if self.index.remove(id).is_some_and(|e| e.ready()) {
             self.journal.push((id, false));
         }
-        self.index.remove(&id);
         self.free_slots.push(s);
     }
 

@@ -178,7 +178,24 @@ fn all_ids() -> Vec<u64> {
         .collect()
 }
 
-fn agree(cache: &mut BlockCache, model: &mut Model) -> Result<(), TestCaseError> {
+/// How the operations' small ids are spelled: as they are (the id table's array), far
+/// apart (its hash table, every id at the same offset of a table line), at the top of the
+/// range (`u64::MAX`, the hash table's free marker, among them), or mixed.
+const ID_FORMS: [fn(u64) -> u64; 4] = [
+    |x| x,
+    |x| (x + 1) << 32,
+    |x| u64::MAX - x,
+    |x| {
+        if x % 3 == 0 {
+            x
+        } else {
+            x.wrapping_mul(0x9E37_79B9) << 7
+        }
+    },
+];
+
+fn agree(cache: &mut BlockCache, model: &mut Model, form: usize) -> Result<(), TestCaseError> {
+    let spell = ID_FORMS[form];
     prop_assert_eq!(cache.capacity_blocks(), model.capacity);
     prop_assert_eq!(cache.used_blocks(), model.used());
     prop_assert_eq!(cache.pinned_blocks(), model.pinned());
@@ -188,7 +205,7 @@ fn agree(cache: &mut BlockCache, model: &mut Model) -> Result<(), TestCaseError>
     prop_assert_eq!(cache.lru_order(), model.lru.clone());
     let journal: Vec<(u64, bool)> = cache.drain_journal().collect();
     prop_assert_eq!(journal, std::mem::take(&mut model.journal));
-    for id in all_ids() {
+    for id in all_ids().into_iter().map(spell) {
         let e = model.find(id).map(|i| model.entries[i].clone());
         prop_assert_eq!(cache.contains(id), e.is_some(), "contains {}", id);
         prop_assert_eq!(
@@ -205,7 +222,7 @@ fn agree(cache: &mut BlockCache, model: &mut Model) -> Result<(), TestCaseError>
         );
     }
     for root in 0..4u64 {
-        let probe: Vec<u64> = (0..6).map(|i| root * 100 + i).collect();
+        let probe: Vec<u64> = (0..6).map(|i| spell(root * 100 + i)).collect();
         for max in [0, 3, 6] {
             prop_assert_eq!(cache.hit_blocks(&probe, max), model.hits(&probe, max));
         }
@@ -213,7 +230,9 @@ fn agree(cache: &mut BlockCache, model: &mut Model) -> Result<(), TestCaseError>
     Ok(())
 }
 
-fn replay(capacity: Option<u64>, ops: Vec<Op>) -> Result<(), TestCaseError> {
+fn replay(capacity: Option<u64>, ops: Vec<Op>, form: usize) -> Result<(), TestCaseError> {
+    let spell = ID_FORMS[form];
+    let spelled = |ids: Vec<u64>| ids.into_iter().map(spell).collect::<Vec<u64>>();
     let mut cache = BlockCache::new(capacity);
     let mut model = Model {
         capacity,
@@ -221,6 +240,11 @@ fn replay(capacity: Option<u64>, ops: Vec<Op>) -> Result<(), TestCaseError> {
     };
     let mut running: Vec<(Vec<u64>, u64)> = Vec::new();
     for op in ops {
+        let op = match op {
+            Op::Admit(ids, private) => Op::Admit(spelled(ids), private),
+            Op::Finish(i, output) => Op::Finish(i, spelled(output)),
+            other => other,
+        };
         match op {
             Op::Admit(ids, private) => {
                 let got = cache.acquire(&ids, private);
@@ -247,7 +271,7 @@ fn replay(capacity: Option<u64>, ops: Vec<Op>) -> Result<(), TestCaseError> {
             }
             _ => {}
         }
-        agree(&mut cache, &mut model)?;
+        agree(&mut cache, &mut model, form)?;
     }
     Ok(())
 }
@@ -257,11 +281,20 @@ proptest! {
 
     #[test]
     fn a_bounded_cache_behaves_as_the_model(capacity in 4u64..20, ops in ops()) {
-        replay(Some(capacity), ops)?;
+        replay(Some(capacity), ops, 0)?;
+    }
+
+    #[test]
+    fn far_and_extreme_ids_behave_as_the_model(
+        form in 1usize..4,
+        capacity in prop::option::of(4u64..20),
+        ops in ops(),
+    ) {
+        replay(capacity, ops, form)?;
     }
 
     #[test]
     fn an_unbounded_cache_behaves_as_the_model(ops in ops()) {
-        replay(None, ops)?;
+        replay(None, ops, 0)?;
     }
 }

@@ -1,102 +1,94 @@
-//! A map from block id to a `u32` (a slot or a count) that is a plain array for the
-//! small, dense ids real traces use (Mooncake's ids count up from 0), with a hash map
-//! for the rest: a lookup is an index, and growing it copies an array instead of
-//! rehashing. It keeps the `IdMap` calls its users make (`get`, `insert`, `remove`, ...)
-//! and, like `IdMap`, is never iterated, so it cannot change any result.
+//! A map from block id to a small value that is a plain array for the small, dense ids
+//! real traces use (Mooncake's ids count up from 0), with a `FlatTable` for the rest: a
+//! lookup is an index, and growing it copies an array instead of rehashing. Like
+//! `FlatTable`, it is never iterated, so it cannot change any result.
 //!
-//! The array covers ids `0 .. dense.len()`; an id at or past its end lives in the hash
-//! map. It grows (at least doubling, moving the hash map's ids it now covers) only while
-//! it stays within `DENSITY` slots per entry held (plus `MIN_SLOTS`), so sparse ids (a
-//! synthetic workload's random ones) cost 4 bytes per entry at most `DENSITY` times over
-//! and fall back to the hash map.
+//! The array covers ids `0 .. dense.len()`; an id at or past its end lives in the flat
+//! table. It grows (at least doubling, moving the flat table's ids it now covers) only
+//! while it stays within `DENSITY` slots per entry held (plus `MIN_SLOTS`), so sparse
+//! ids (a synthetic workload's ever-growing ones) cost at most `DENSITY` slots per entry
+//! and fall back to the flat table. In the array, `V::default()` marks an absent id, so
+//! no value stored may equal it.
 
-use super::IdMap;
+use super::FlatTable;
 
-/// The array's marker of an absent id; no value stored may equal it.
-const EMPTY: u32 = u32::MAX;
-/// The array may hold this many slots per entry held when it grows.
-const DENSITY: u64 = 16;
 /// Slots the array may always grow to, whatever the entries.
 const MIN_SLOTS: u64 = 1024;
 
-/// Block id -> `u32` (never `u32::MAX`).
+/// Block id -> `V` (never `V::default()`); the array may hold `DENSITY` slots per entry
+/// held when it grows.
 #[derive(Clone, Debug, Default)]
-pub struct IdTable {
-    dense: Vec<u32>,
-    sparse: IdMap<u32>,
-    len: usize,
+pub struct IdTable<V, const DENSITY: u64 = 8> {
+    dense: Vec<V>,
+    sparse: FlatTable<V>,
+    dense_len: usize,
 }
 
-impl IdTable {
+impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     /// Entries held.
     pub fn len(&self) -> usize {
-        self.len
+        self.dense_len + self.sparse.len()
     }
 
     /// Whether no entry is held.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The value of `id`, if held.
     #[inline]
-    pub fn get(&self, id: &u64) -> Option<&u32> {
-        if *id < self.dense.len() as u64 {
-            let v = &self.dense[*id as usize];
-            return (*v != EMPTY).then_some(v);
+    pub fn get(&self, id: u64) -> Option<&V> {
+        if id < self.dense.len() as u64 {
+            let v = &self.dense[id as usize];
+            return (*v != V::default()).then_some(v);
         }
         self.sparse.get(id)
     }
 
-    /// The value of `id` to change in place, if held; it must not be set to `u32::MAX`.
+    /// The value of `id` to change in place, if held; it must not be set to
+    /// `V::default()` (remove the id instead).
     #[inline]
-    pub fn get_mut(&mut self, id: &u64) -> Option<&mut u32> {
-        if *id < self.dense.len() as u64 {
-            let v = &mut self.dense[*id as usize];
-            return (*v != EMPTY).then_some(v);
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut V> {
+        if id < self.dense.len() as u64 {
+            let v = &mut self.dense[id as usize];
+            return (*v != V::default()).then_some(v);
         }
         self.sparse.get_mut(id)
     }
 
     /// Whether `id` is held.
     #[inline]
-    pub fn contains_key(&self, id: &u64) -> bool {
+    pub fn contains_key(&self, id: u64) -> bool {
         self.get(id).is_some()
     }
 
-    /// Sets `id` to `value`, returning the value it replaced.
-    pub fn insert(&mut self, id: u64, value: u32) -> Option<u32> {
-        debug_assert_ne!(value, EMPTY, "u32::MAX marks an absent id");
-        if let Some(old) = self.get_mut(&id) {
+    /// Sets `id` to `value` (not `V::default()`), returning the value it replaced.
+    pub fn insert(&mut self, id: u64, value: V) -> Option<V> {
+        debug_assert!(
+            value != V::default(),
+            "the default value marks an absent id"
+        );
+        if let Some(old) = self.get_mut(id) {
             return Some(std::mem::replace(old, value));
         }
-        self.len += 1;
         if self.covers_after_growth(id) {
             self.dense[id as usize] = value;
+            self.dense_len += 1;
         } else {
             self.sparse.insert(id, value);
         }
         None
     }
 
-    /// The value of `id`, inserting `default` first if it is not held.
-    pub fn get_or_insert(&mut self, id: u64, default: u32) -> &mut u32 {
-        if !self.contains_key(&id) {
-            self.insert(id, default);
-        }
-        self.get_mut(&id).expect("just inserted")
-    }
-
     /// Removes `id`, returning its value.
-    pub fn remove(&mut self, id: &u64) -> Option<u32> {
-        let old = if *id < self.dense.len() as u64 {
-            let v = std::mem::replace(&mut self.dense[*id as usize], EMPTY);
-            (v != EMPTY).then_some(v)
-        } else {
-            self.sparse.remove(id)
-        };
-        self.len -= usize::from(old.is_some());
-        old
+    pub fn remove(&mut self, id: u64) -> Option<V> {
+        if id < self.dense.len() as u64 {
+            let v = std::mem::take(&mut self.dense[id as usize]);
+            let held = v != V::default();
+            self.dense_len -= usize::from(held);
+            return held.then_some(v);
+        }
+        self.sparse.remove(id)
     }
 
     /// Whether the array covers `id`, growing it first if that keeps it dense enough.
@@ -106,23 +98,18 @@ impl IdTable {
             return true;
         }
         let allowed = DENSITY
-            .saturating_mul(self.len as u64)
+            .saturating_mul(self.len() as u64)
             .saturating_add(MIN_SLOTS);
         let wanted = covered.saturating_mul(2).max(id.saturating_add(1));
         if wanted > allowed {
             return false;
         }
-        self.dense.resize(wanted as usize, EMPTY);
-        if !self.sparse.is_empty() {
-            let dense = &mut self.dense;
-            self.sparse.retain(|&k, &mut v| {
-                let moves = k < wanted;
-                if moves {
-                    dense[k as usize] = v;
-                }
-                !moves
-            });
-        }
+        self.dense.resize(wanted as usize, V::default());
+        let (dense, dense_len) = (&mut self.dense, &mut self.dense_len);
+        self.sparse.take_below(wanted, |k, v| {
+            dense[k as usize] = v;
+            *dense_len += 1;
+        });
         true
     }
 }
@@ -143,7 +130,7 @@ mod tests {
                 state += 1;
                 splitmix64(state)
             };
-            let mut table = IdTable::default();
+            let mut table = IdTable::<u32>::default();
             let mut model = BTreeMap::new();
             for step in 0..20_000u32 {
                 let id = match next() % 3 {
@@ -152,43 +139,47 @@ mod tests {
                     _ => u64::MAX - next() % 4,
                 };
                 match next() % 4 {
-                    0 => assert_eq!(table.remove(&id), model.remove(&id), "remove {id}"),
+                    0 => assert_eq!(table.remove(id), model.remove(&id), "remove {id}"),
                     1 => {
-                        *table.get_or_insert(id, 0) += 1;
-                        *model.entry(id).or_insert(0) += 1;
+                        if let Some(v) = table.get_mut(id) {
+                            *v += 1;
+                        }
+                        if let Some(v) = model.get_mut(&id) {
+                            *v += 1;
+                        }
                     }
-                    _ => assert_eq!(table.insert(id, step), model.insert(id, step)),
+                    _ => assert_eq!(table.insert(id, step + 1), model.insert(id, step + 1)),
                 }
-                assert_eq!(table.get(&id), model.get(&id), "get {id}");
+                assert_eq!(table.get(id), model.get(&id), "get {id}");
                 assert_eq!(table.len(), model.len());
             }
             for (id, v) in &model {
-                assert_eq!(table.get(id), Some(v));
+                assert_eq!(table.get(*id), Some(v));
             }
             assert_eq!(table.is_empty(), model.is_empty());
         }
     }
 
     #[test]
-    fn dense_ids_go_to_the_array_and_sparse_ones_to_the_hash_map() {
-        let mut table = IdTable::default();
+    fn dense_ids_go_to_the_array_and_sparse_ones_to_the_flat_table() {
+        let mut table = IdTable::<u32>::default();
         for id in 0..100_000u64 {
-            table.insert(id, id as u32);
+            table.insert(id, id as u32 + 1);
         }
         assert!(table.sparse.is_empty() && table.dense.len() >= 100_000);
-        let mut far = IdTable::default();
+        let mut far = IdTable::<u32>::default();
         for k in 1..1_000u64 {
             far.insert(k << 32, 1);
         }
         assert!(far.dense.is_empty() && far.sparse.len() == 999);
         // An id the array later covers moves into it and stays found.
-        let mut moved = IdTable::default();
+        let mut moved = IdTable::<u32>::default();
         moved.insert(5_000, 7);
         assert_eq!(moved.sparse.len(), 1);
         for id in 0..4_100u64 {
             moved.insert(id, 1);
         }
         assert!(moved.sparse.is_empty(), "5000 moved into the array");
-        assert_eq!((moved.get(&5_000), moved.len()), (Some(&7), 4_101));
+        assert_eq!((moved.get(5_000), moved.len()), (Some(&7), 4_101));
     }
 }
