@@ -23,12 +23,6 @@ mod summary;
 #[cfg(not(target_arch = "wasm32"))]
 mod sweep;
 
-/// mimalloc for the CLI: a replay of the conversation trace takes about 170 page faults
-/// instead of 7,700 with glibc's malloc, at a higher peak RSS (README, "Speed").
-#[cfg(not(target_arch = "wasm32"))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
     cli::main()
