@@ -31,6 +31,7 @@ const hook = {
   ready: new Promise((res, rej) => { resolveReady = res; rejectReady = rej; }),
   lastReport: null, runCount: 0, lastRenderAt: 0, firstRenderAt: 0, lastRunMs: 0, config: null, version: null, errors: [],
   marks, lastTimes: null, // the cold load's steps (timeline.js); the last run's {refresh, wait, worker, parse, draw} ms
+  lazyPending: () => lazyDraw.pending.size, // charts off the screen still waiting to be drawn (lazy-draw.js)
 };
 hook.ready.catch(() => {});
 window.kvfleet = hook;
