@@ -35,6 +35,8 @@
 #   DYNAMO_VENV     venv to create or reuse (default /work/dynamo-venv)
 #   DYNAMO_VERSION  ai-dynamo version to install (default 1.4.2)
 #   ROUNDS          rounds (default 5)
+#   WARMUP          untimed rounds of both sides first (default 1): the first run of
+#                   each pays for a cold page cache and loading its binary/modules
 #   DYN_LOG         Dynamo's log filter (default error: its INFO level logs
 #                   every routing decision, ~6 MB of stderr per replay)
 #   NICE            nice level for both sides (default 0; e.g. 10 on a busy box)
@@ -47,6 +49,7 @@ trace="${2:-$repo/data/mooncake/conversation_trace.jsonl}"
 venv="${DYNAMO_VENV:-/work/dynamo-venv}"
 dyn_version="${DYNAMO_VERSION:-1.4.2}"
 rounds="${ROUNDS:-5}"
+warmup="${WARMUP:-1}"
 nice_level="${NICE:-0}"
 export DYN_LOG="${DYN_LOG:-error}"
 
@@ -65,11 +68,11 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-"$venv/bin/python" - "$kvfleet" "$trace" "$venv" "$rounds" "$nice_level" "$work" <<'PY'
+"$venv/bin/python" - "$kvfleet" "$trace" "$venv" "$rounds" "$nice_level" "$work" "$warmup" <<'PY'
 import datetime, importlib.metadata as md, json, os, resource, shlex, statistics, subprocess, sys, time
 
-kvfleet, trace, venv, rounds, nice_level, work = sys.argv[1:7]
-rounds, nice_level = int(rounds), int(nice_level)
+kvfleet, trace, venv, rounds, nice_level, work, warmup = sys.argv[1:8]
+rounds, nice_level, warmup = int(rounds), int(nice_level), int(warmup)
 nice = ["nice", "-n", str(nice_level)] if nice_level else []
 
 def cpu_children():
@@ -102,12 +105,16 @@ print(f"ai-dynamo {md.version('ai-dynamo')}, ai-dynamo-runtime {md.version('ai-d
       f"python {sys.version.split()[0]}, DYN_LOG={os.environ.get('DYN_LOG')}")
 kv_ver = subprocess.run([kvfleet, "--version"], capture_output=True, text=True).stdout.strip()
 print(f"kvfleet: {kvfleet} ({kv_ver or 'version unknown'})")
-print(f"trace: {trace}, rounds: {rounds}, nice: {nice_level}")
+print(f"trace: {trace}, rounds: {rounds} (after {warmup} untimed), nice: {nice_level}")
 print("kvfleet: " + shlex.join(kv_cmd))
 print(f"dynamo:  DYN_LOG={os.environ.get('DYN_LOG')} " + shlex.join(dyn_cmd))
 print()
 print(f"{'round':>5} {'kvfleet whole ms':>17} {'(cpu ms)':>9} {'dynamo sim ms':>14} "
       f"{'dynamo whole ms':>16} {'(cpu ms)':>9} {'kv tok-hit':>10} {'dyn reused':>10} {'load1':>6}")
+
+for _ in range(warmup):
+    run(kv_cmd)
+    run(dyn_cmd)
 
 kv, dsim, dwhole = [], [], []
 for i in range(1, rounds + 1):
