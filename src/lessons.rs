@@ -56,7 +56,7 @@ pub struct Fix {
     /// Short name.
     pub name: &'static str,
     /// The config keys it changes.
-    pub config: Value,
+    pub config: Changes,
 }
 
 /// A break-and-fix lesson.
@@ -71,7 +71,7 @@ pub struct Lesson {
     /// The symptom to look for in the broken state.
     pub symptom: &'static str,
     /// Config keys of the broken state (the rest are defaults).
-    pub broken: Value,
+    pub broken: Changes,
     /// The goal in words.
     pub goal: &'static str,
     /// The goal's checks; all must hold.
@@ -79,7 +79,7 @@ pub struct Lesson {
     /// Hints, revealed one at a time.
     pub hints: &'static [&'static str],
     /// Fixes that meet the goal (tested).
-    pub fixes: Vec<Fix>,
+    pub fixes: &'static [Fix],
     /// Why the fix works, shown once the goal is met.
     pub explanation: &'static str,
     /// The rule of thumb from the card that this lesson checks.
@@ -99,30 +99,49 @@ pub struct Lesson {
     /// The settings the lesson uses, each with its rule of thumb (empty when none).
     pub settings: &'static [Setting],
     /// Three interview questions, with model answers whose numbers come from runs.
-    pub interview: Vec<Interview>,
+    pub interview: &'static [Interview],
     /// The short check: multiple-choice questions, each behaviour answer verified by runs.
-    pub quiz: Vec<Quiz>,
+    pub quiz: &'static [Quiz],
 }
 
-/// A lesson's config keys, written as JSON text: parsed at run time, because a `json!`
-/// literal compiles to code that builds the map (over a hundred of them weighed ~60 KB of
-/// the wasm). The text is a literal that tests parse (every lesson is built by them).
-fn config(json_text: &'static str) -> Value {
-    serde_json::from_str(json_text).expect("a lesson's config literal is valid JSON")
+/// Config keys a lesson sets, kept as JSON text and parsed when used (`value`), so that a
+/// lesson is constant data: a `json!` literal compiles to code that builds the map (over
+/// a hundred of them weighed ~60 KB of the wasm), and so did building the lessons' vectors
+/// and values. It serialises as the value its text parses to. Every literal is parsed by
+/// the tests (every lesson's material and fixes are run by them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Changes(pub &'static str);
+
+impl Changes {
+    /// The config keys as a JSON value.
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0).expect("a lesson's config literal is valid JSON")
+    }
+}
+
+impl Serialize for Changes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(s)
+    }
+}
+
+/// A lesson's config keys, written as JSON text (see `Changes`).
+const fn config(json_text: &'static str) -> Changes {
+    Changes(json_text)
 }
 
 /// Every lesson, in course order.
 pub fn lessons() -> Vec<Lesson> {
     vec![
-        reuse::lesson(),
-        more_replicas_slower::lesson(),
-        hot_prefix::lesson(),
-        timeout::lesson(),
-        weight::lesson(),
-        infinite::lesson(),
-        herd::lesson(),
-        pileup::lesson(),
-        disagg::lesson(),
+        reuse::LESSON,
+        more_replicas_slower::LESSON,
+        hot_prefix::LESSON,
+        timeout::LESSON,
+        weight::LESSON,
+        infinite::LESSON,
+        herd::LESSON,
+        pileup::LESSON,
+        disagg::LESSON,
     ]
 }
 
@@ -133,7 +152,7 @@ pub fn lesson(id: &str) -> Option<Lesson> {
 
 /// A lesson's broken config as a full `Config` (defaults for the keys it leaves out).
 pub fn broken_config(lesson: &Lesson) -> Config {
-    crate::json::from_value(&lesson.broken).expect("lesson configs are valid")
+    crate::json::from_value(&lesson.broken.value()).expect("lesson configs are valid")
 }
 
 /// `base` with `changes` (a JSON object of config keys) applied.
@@ -199,8 +218,60 @@ pub fn evaluate_json(lesson: &Lesson, v: &Value) -> Vec<CheckResult> {
 
 #[cfg(test)]
 mod tests {
-    use super::config;
+    use super::material::Verify;
+    use super::{config, lessons, Changes};
     use serde_json::json;
+
+    /// Every config text a lesson holds: broken, fixes, series, figures and checks.
+    fn every_changes() -> Vec<(&'static str, Changes)> {
+        let mut all = Vec::new();
+        for l in lessons() {
+            all.push((l.id, l.broken));
+            all.extend(l.fixes.iter().map(|f| (l.id, f.config)));
+            all.extend(l.diagram.series.iter().map(|s| (l.id, s.1)));
+            for q in l.interview {
+                all.extend(q.figures.iter().map(|f| (l.id, f.changes)));
+            }
+            for q in l.quiz {
+                match q.verify {
+                    Verify::Concept => {}
+                    Verify::Goal { runs } => all.extend(runs.iter().map(|c| (l.id, *c))),
+                    Verify::Compare { a, b, .. } => all.extend([(l.id, a), (l.id, b)]),
+                    Verify::Range { changes, .. } => all.push((l.id, changes)),
+                }
+            }
+        }
+        all
+    }
+
+    /// Each lesson's config text (some built by `concat!` in a macro) is an object of
+    /// config keys whose numbers have the default's kind: an integer where the default
+    /// config has an integer, a float where it has a float (the report echoes the value,
+    /// so `4` for `4.0` would change the page's output though the run is the same).
+    #[test]
+    fn every_lesson_config_text_is_config_keys_of_the_right_kind() {
+        let defaults = crate::json::value_of(&crate::Config::default());
+        let all = every_changes();
+        assert!(all.len() > 150, "{} config texts", all.len());
+        for (id, c) in all {
+            let v = c.value();
+            let keys = v.as_object().unwrap_or_else(|| panic!("{id}: {}", c.0));
+            for (k, x) in keys {
+                // (The disaggregated keys are absent from the default's JSON.)
+                let d = &defaults[k.as_str()];
+                if x.is_number() && d.is_number() {
+                    assert_eq!(x.is_f64(), d.is_f64(), "{id}: {k} = {x} in {}", c.0);
+                }
+            }
+            // A split fleet's size is the sum of its pools.
+            if let (Some(p), Some(d)) = (
+                v["prefill_instances"].as_u64(),
+                v["decode_instances"].as_u64(),
+            ) {
+                assert_eq!(v["instances"].as_u64(), Some(p + d), "{id}: {}", c.0);
+            }
+        }
+    }
 
     /// A config literal read from text is the value the `json!` macro builds: integers stay
     /// integers and floats floats (the report echoes them, `2000` against `2000.0`).
@@ -208,7 +279,8 @@ mod tests {
     fn a_config_literal_equals_its_json_macro() {
         let text = config(
             r#"{"num_requests": 2000, "request_rate": 30.0, "kv_blocks": null, "routing": "kv", "w": -1}"#,
-        );
+        )
+        .value();
         let built = json!({"num_requests": 2000, "request_rate": 30.0, "kv_blocks": null, "routing": "kv", "w": -1});
         assert_eq!(text, built);
         assert_eq!(text.to_string(), built.to_string());

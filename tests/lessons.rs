@@ -55,8 +55,8 @@ fn met(lesson: &Lesson, report: &Report) -> bool {
 
 fn check_fixes(lesson: &Lesson) {
     let broken = broken_config(lesson);
-    for fix in &lesson.fixes {
-        let cfg = apply(&broken, &fix.config).unwrap();
+    for fix in lesson.fixes {
+        let cfg = apply(&broken, &fix.config.value()).unwrap();
         let report = run_lesson(lesson, &cfg);
         assert!(
             met(lesson, &report),
@@ -279,13 +279,13 @@ fn the_lesson_command_lists_runs_and_checks() {
         assert!(out.contains("Goal NOT MET (seed 42)"), "{out}");
         assert_eq!(out.matches("    [").count(), l.checks.len(), "{out}");
         // Every documented fix, given as run flags, meets it: exit 0.
-        for fix in &l.fixes {
+        for fix in l.fixes {
             let mut args = vec![
                 "lesson".to_string(),
                 l.id.to_string(),
                 "--check".to_string(),
             ];
-            for (k, v) in fix.config.as_object().unwrap() {
+            for (k, v) in fix.config.value().as_object().unwrap() {
                 args.push(flag_of(k));
                 args.push(match v {
                     serde_json::Value::String(s) => s.clone(),
@@ -324,8 +324,8 @@ fn every_lesson_has_the_cards_parts_and_its_answers_hold() {
         for (q, r) in l.interview.iter().zip(&m.interview) {
             assert!(!r.answer.contains('{'), "{}: {}", l.id, r.answer);
             // Each quoted number is what an independent run of that config measures.
-            for f in &q.figures {
-                let cfg = apply(&broken_config(&l), &f.changes).unwrap();
+            for f in q.figures {
+                let cfg = apply(&broken_config(&l), &f.changes.value()).unwrap();
                 let v = serde_json::to_value(run_lesson(&l, &cfg)).unwrap();
                 let x = lessons::metric_of(&v, f.metric);
                 assert!(x.is_finite(), "{}: {}", l.id, f.name);
@@ -370,11 +370,14 @@ fn a_wrong_answer_would_be_caught() {
         let width = l.quiz.iter().map(|q| q.choices.len()).max().unwrap();
         for shift in 1..width {
             let mut moved = l.clone();
-            for q in &mut moved.quiz {
+            let mut quiz = l.quiz.to_vec();
+            for q in &mut quiz {
                 q.correct = (q.correct + shift) % q.choices.len();
             }
+            // A lesson's parts are static data: the test's own copy lives as long.
+            moved.quiz = Box::leak(quiz.into_boxed_slice());
             let m = material_of(&moved);
-            for (q, orig) in m.quiz.iter().zip(&l.quiz) {
+            for (q, orig) in m.quiz.iter().zip(l.quiz) {
                 if q.verified.is_some() && q.quiz.correct != orig.correct {
                     assert_eq!(
                         q.verified,
@@ -511,8 +514,8 @@ fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
         );
         let broken = run(&broken_config(&l));
         assert!(!holds(&broken), "{id}: the rule fails on the broken setup");
-        for fix in &l.fixes {
-            let fixed = run(&apply(&broken_config(&l), &fix.config).unwrap());
+        for fix in l.fixes {
+            let fixed = run(&apply(&broken_config(&l), &fix.config.value()).unwrap());
             assert!(holds(&fixed), "{id}: the rule holds with {}", fix.name);
         }
     }
@@ -709,7 +712,7 @@ fn reuse_lesson_numbers_hold() {
         .hardware()
         .unwrap();
     assert_eq!(hw.kv_bytes_per_token, 128 * 1024);
-    assert_eq!(l.broken["kv_blocks"], 833);
+    assert_eq!(l.broken.value()["kv_blocks"], 833);
     assert_eq!(
         kvfleet::timing::EnginePreset::Llama3_8bH100.kv_blocks(512),
         Some(833)
@@ -905,7 +908,7 @@ fn a_preset_on_a_trace_replays_it_with_the_lessons_block_size() {
     {
         let fix = &l.fixes[0];
         let mut args = vec!["--preset".to_string(), l.id.to_string(), "-q".to_string()];
-        for (k, v) in fix.config.as_object().unwrap() {
+        for (k, v) in fix.config.value().as_object().unwrap() {
             args.push(flag_of(k));
             args.push(match v {
                 serde_json::Value::String(s) => s.clone(),
@@ -920,7 +923,11 @@ fn a_preset_on_a_trace_replays_it_with_the_lessons_block_size() {
         assert_eq!(v["source"], l.trace);
         assert_eq!(
             v["config"]["block_size"],
-            l.broken.get("block_size").cloned().unwrap_or(512.into())
+            l.broken
+                .value()
+                .get("block_size")
+                .cloned()
+                .unwrap_or(512.into())
         );
         let checks = lessons::evaluate_json(&l, &v);
         assert!(

@@ -2,66 +2,59 @@
 //! the others' picks only at the next refresh, and a burst lands on one replica.
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{config, Check, Fix, Lesson, Setting};
+use super::{config, Changes, Check, Fix, Lesson, Setting};
 
-pub(super) fn lesson() -> Lesson {
-    Lesson {
-        id: "routers-that-herd",
-        title: "Routers that herd",
-        story: "For high availability the gateway runs four router replicas in front of 8 model replicas. Traffic is bursty: 30 requests a second on average, arriving in clumps, over 32 shared prefixes. To keep the load signals cheap, the routers share one snapshot of the replicas' queues, refreshed every 100 ms. One router on the same snapshot was fine.",
-        symptom: "p99 time to first token more than doubles against one router on the same snapshot, although the run's load spread looks even: within a burst, all four routers find the same replica least loaded and send it their requests.",
-        broken: config(r#"{
-            "arrival_model": "gamma", "burstiness": 0.1, "request_rate": 30.0, "num_requests": 2000,
-            "instances": 8, "num_prefixes": 32, "router_view": "snapshot", "routers": 4,
-            "router_refresh_ms": 100.0
-        }"#),
-        goal: "p99 TTFT under 600 ms, still with at least 4 routers.",
-        checks: &[
-            Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
-            Check { metric: "config.routers", op: ">=", value: 4.0, label: "at least 4 routers" },
-        ],
-        hints: &[
-            "Compare p99 TTFT with 1 router and with 4 on the same snapshot: what do 4 routers not see of each other?",
-            "Between two refreshes a router sees its own picks (its recent term) but not the other routers' picks.",
-            "Make the load signals live (refresh 0 ms), or let each router spread its own picks without looking at load (round robin).",
-        ],
-        fixes: vec![
-            Fix { name: "live load signals", config: config(r#"{ "router_refresh_ms": 0.0 }"#) },
-            Fix { name: "round robin per router", config: config(r#"{ "routing": "round_robin" }"#) },
-        ],
-        explanation: "Each router spreads its own picks through its recent term, but it sees the other routers' picks only when the shared snapshot refreshes. In a burst, all four find the same replica least loaded and send it their share of the burst, so it queues while others idle, and p99 TTFT rises far above one router's. The run's load spread stays low, because over the whole run the herding moves from replica to replica. With live signals (refresh 0) every router sees every dispatch in the in-flight term and the herd is gone; round robin dealt by each router on its own never herds, and on this fleet it loses almost no hit rate, because with unbounded caches every replica soon holds all 32 prefixes. A 10 ms refresh is not enough: a burst arrives within it.",
-        rule_of_thumb: "Routers that share a stale view herd: keep the signals fresh, or spread the picks without them.",
-        difficulty: "advanced",
-        minutes: 15,
-        trace: "",
-        how: "Each router picks the replica with the lowest cost from what it knows: its own recent picks at once, the replicas' queues only from a shared snapshot refreshed every so often. Several routers on the same stale snapshot therefore make the same pick until the next refresh.",
-        diagram: Diagram {
-            caption: "p99 time to first token by snapshot age: one router degrades slowly, four routers herd as soon as the snapshot is older than a burst.",
-            x_key: "router_refresh_ms",
-            x_label: "Snapshot refresh (ms)",
-            values: &[0.0, 10.0, 50.0, 100.0, 500.0],
-            metric: "summary.ttft_ms_p99",
-            y_label: "p99 TTFT",
-            format: Format::Ms,
-            log_y: false,
-            series: vec![("1 router", config(r#"{"routers": 1}"#)), ("4 routers", config(r#"{}"#))],
-        },
-        settings: &[
-            Setting { key: "routers", rule: "Routers that share a stale view herd.", live: "" },
-            Setting { key: "router_refresh_ms", rule: "Keep the load signals fresher than a burst.", live: "" },
-            Setting { key: "router_view", rule: "", live: "" },
-        ],
-        interview: interview(),
-        quiz: quiz(),
-    }
-}
+pub(super) const LESSON: Lesson = Lesson {
+    id: "routers-that-herd",
+    title: "Routers that herd",
+    story: "For high availability the gateway runs four router replicas in front of 8 model replicas. Traffic is bursty: 30 requests a second on average, arriving in clumps, over 32 shared prefixes. To keep the load signals cheap, the routers share one snapshot of the replicas' queues, refreshed every 100 ms. One router on the same snapshot was fine.",
+    symptom: "p99 time to first token more than doubles against one router on the same snapshot, although the run's load spread looks even: within a burst, all four routers find the same replica least loaded and send it their requests.",
+    broken: config(r#"{
+        "arrival_model": "gamma", "burstiness": 0.1, "request_rate": 30.0, "num_requests": 2000,
+        "instances": 8, "num_prefixes": 32, "router_view": "snapshot", "routers": 4,
+        "router_refresh_ms": 100.0
+    }"#),
+    goal: "p99 TTFT under 600 ms, still with at least 4 routers.",
+    checks: &[
+        Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
+        Check { metric: "config.routers", op: ">=", value: 4.0, label: "at least 4 routers" },
+    ],
+    hints: &[
+        "Compare p99 TTFT with 1 router and with 4 on the same snapshot: what do 4 routers not see of each other?",
+        "Between two refreshes a router sees its own picks (its recent term) but not the other routers' picks.",
+        "Make the load signals live (refresh 0 ms), or let each router spread its own picks without looking at load (round robin).",
+    ],
+    fixes: &[
+        Fix { name: "live load signals", config: config(r#"{ "router_refresh_ms": 0.0 }"#) },
+        Fix { name: "round robin per router", config: config(r#"{ "routing": "round_robin" }"#) },
+    ],
+    explanation: "Each router spreads its own picks through its recent term, but it sees the other routers' picks only when the shared snapshot refreshes. In a burst, all four find the same replica least loaded and send it their share of the burst, so it queues while others idle, and p99 TTFT rises far above one router's. The run's load spread stays low, because over the whole run the herding moves from replica to replica. With live signals (refresh 0) every router sees every dispatch in the in-flight term and the herd is gone; round robin dealt by each router on its own never herds, and on this fleet it loses almost no hit rate, because with unbounded caches every replica soon holds all 32 prefixes. A 10 ms refresh is not enough: a burst arrives within it.",
+    rule_of_thumb: "Routers that share a stale view herd: keep the signals fresh, or spread the picks without them.",
+    difficulty: "advanced",
+    minutes: 15,
+    trace: "",
+    how: "Each router picks the replica with the lowest cost from what it knows: its own recent picks at once, the replicas' queues only from a shared snapshot refreshed every so often. Several routers on the same stale snapshot therefore make the same pick until the next refresh.",
+    diagram: Diagram {
+        caption: "p99 time to first token by snapshot age: one router degrades slowly, four routers herd as soon as the snapshot is older than a burst.",
+        x_key: "router_refresh_ms",
+        x_label: "Snapshot refresh (ms)",
+        values: &[0.0, 10.0, 50.0, 100.0, 500.0],
+        metric: "summary.ttft_ms_p99",
+        y_label: "p99 TTFT",
+        format: Format::Ms,
+        log_y: false,
+        series: &[("1 router", config(r#"{"routers": 1}"#)), ("4 routers", config(r#"{}"#))],
+    },
+    settings: &[
+        Setting { key: "routers", rule: "Routers that share a stale view herd.", live: "" },
+        Setting { key: "router_refresh_ms", rule: "Keep the load signals fresher than a burst.", live: "" },
+        Setting { key: "router_view", rule: "", live: "" },
+    ],
+    interview: INTERVIEW,
+    quiz: QUIZ,
+};
 
-fn fig(
-    name: &'static str,
-    changes: serde_json::Value,
-    metric: &'static str,
-    format: Format,
-) -> Figure {
+const fn fig(name: &'static str, changes: Changes, metric: &'static str, format: Format) -> Figure {
     Figure {
         name,
         changes,
@@ -70,14 +63,14 @@ fn fig(
     }
 }
 
-fn interview() -> Vec<Interview> {
+const INTERVIEW: &[Interview] = {
     let p99 = "summary.ttft_ms_p99";
     let spread = "summary.load_spread";
-    vec![
+    &[
         Interview {
             question: "Why do several routers that share a load snapshot send a burst to one replica?",
             answer: "Between refreshes each router sees its own picks but not the others'. In a burst they all compute the same least-loaded replica and all send to it. Here, on a 100 ms snapshot, p99 TTFT is {p99_1} with one router and {p99_4} with four; with live signals, four routers get {p99_live}.",
-            figures: vec![
+            figures: &[
                 fig("p99_1", config(r#"{"routers": 1}"#), p99, Format::Ms),
                 fig("p99_4", config(r#"{}"#), p99, Format::Ms),
                 fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
@@ -86,7 +79,7 @@ fn interview() -> Vec<Interview> {
         Interview {
             question: "How would you stop herding without going back to a single router?",
             answer: "Make the signals fresh enough that a burst is seen (refresh 0 gives {p99_live}; a 10 ms refresh still gives {p99_10}), or take load out of the pick: round robin dealt by each router gives {p99_rr}. Randomising the pick also helps: Dynamo's cost with a softmax temperature of 0.5 gives {p99_temp}.",
-            figures: vec![
+            figures: &[
                 fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
                 fig("p99_10", config(r#"{"router_refresh_ms": 10.0}"#), p99, Format::Ms),
                 fig("p99_rr", config(r#"{"routing": "round_robin"}"#), p99, Format::Ms),
@@ -96,7 +89,7 @@ fn interview() -> Vec<Interview> {
         Interview {
             question: "Why might a dashboard of load balance miss the herding?",
             answer: "Over the whole run each replica gets its share: the herd moves from replica to replica with each burst. The load spread is {spread_4} with four herding routers and {spread_live} with live signals, nearly the same, while p99 TTFT is {p99_4} against {p99_live}. Look at the tail latency, or at who got each burst, not at the run's totals.",
-            figures: vec![
+            figures: &[
                 fig("spread_4", config(r#"{}"#), spread, Format::Fixed2),
                 fig("spread_live", config(r#"{"router_refresh_ms": 0.0}"#), spread, Format::Fixed2),
                 fig("p99_4", config(r#"{}"#), p99, Format::Ms),
@@ -104,10 +97,10 @@ fn interview() -> Vec<Interview> {
             ],
         },
     ]
-}
+};
 
-fn quiz() -> Vec<Quiz> {
-    vec![
+const QUIZ: &[Quiz] = {
+    &[
         Quiz {
             question: "On the same 100 ms snapshot, how does p99 TTFT with 4 routers compare with 1 router?",
             choices: &["Lower: four routers share the work", "Higher: they herd within a burst"],
@@ -120,7 +113,7 @@ fn quiz() -> Vec<Quiz> {
             choices: &["Refresh the snapshot live (0 ms)", "Refresh it every 10 ms", "Go back to one router"],
             correct: 0,
             why: "A 10 ms refresh is still slower than a burst, and one router breaks the availability requirement.",
-            verify: Verify::Goal { runs: vec![config(r#"{"router_refresh_ms": 0.0}"#), config(r#"{"router_refresh_ms": 10.0}"#), config(r#"{"routers": 1}"#)] },
+            verify: Verify::Goal { runs: &[config(r#"{"router_refresh_ms": 0.0}"#), config(r#"{"router_refresh_ms": 10.0}"#), config(r#"{"routers": 1}"#)] },
         },
         Quiz {
             question: "Four routers each dealing round robin on their own: is p99 TTFT under 600 ms?",
@@ -137,4 +130,4 @@ fn quiz() -> Vec<Quiz> {
             verify: Verify::Concept,
         },
     ]
-}
+};

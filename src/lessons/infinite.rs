@@ -1,76 +1,74 @@
 //! Lesson 6, "The policy that won on an infinite cache": the seed's warning that under
 //! eviction pressure a policy that looked best on an unbounded cache can lose.
 
-use serde_json::json;
-
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{config, Check, Fix, Lesson, Setting};
+use super::{config, Changes, Check, Fix, Lesson, Setting};
 
-fn unbounded(routing: &str) -> serde_json::Value {
-    json!({ "kv_blocks": null, "routing": routing })
+/// Unbounded caches under `ROUTING`.
+macro_rules! unbounded {
+    ($routing:literal) => {
+        config(concat!(
+            r#"{ "kv_blocks": null, "routing": ""#,
+            $routing,
+            r#"" }"#
+        ))
+    };
 }
 
-fn kv4() -> serde_json::Value {
+const fn kv4() -> Changes {
     config(r#"{ "routing": "kv", "overlap_weight": 4.0 }"#)
 }
 
-pub(super) fn lesson() -> Lesson {
-    Lesson {
-        id: "won-on-an-infinite-cache",
-        title: "The policy that won on an infinite cache",
-        story: "A team benchmarked routing policies on a staging fleet with far more KV memory than production: 4 replicas, 10 requests a second, 32 prompt templates of 2,048 tokens. Round robin had the best p99 time to first token there, so it shipped. Each production replica holds 80 blocks of 512 tokens: room for a few templates besides the requests it is running.",
-        symptom: "In production p99 TTFT is about seven times what staging showed and the caches evict thousands of blocks: every replica tries to keep all 32 templates and keeps few of them.",
-        broken: config(r#"{
-            "num_prefixes": 32, "num_requests": 1000, "request_rate": 10.0,
-            "routing": "round_robin", "kv_blocks": 80
-        }"#),
-        goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica).",
-        checks: &[
-            Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
-            Check { metric: "config.kv_blocks", op: "<=", value: 80.0, label: "at most 80 blocks per replica" },
-        ],
-        hints: &[
-            "Compare the token hit rate here with an unbounded cache: clear the KV capacity limit for a moment, then set it back to 80.",
-            "Round robin asks every replica to hold every template. A router that sends each template to the replicas that already hold it lets each replica keep a share.",
-            "Try kv, then raise its overlap weight.",
-        ],
-        fixes: vec![
-            Fix { name: "kv, weight 4", config: kv4() },
-            Fix { name: "dynamo", config: config(r#"{ "routing": "dynamo" }"#) },
-        ],
-        explanation: "On unbounded caches every replica soon holds all 32 templates, so the best policy is the one that balances load best: round robin's p99 was a little lower than kv's. With 80 blocks a replica holds only a few templates besides its running requests. Round robin sends each template everywhere, so every replica keeps evicting what its next request needs: about 13% of prompt tokens come from cache and p99 is about 1.06 s. A cache-aware router sends a request where its template is, so each replica keeps a subset and the fleet's caches add up: kv at weight 4 serves about 31% from cache with p99 about 320 ms. The benchmark ranked policies on a cache that production does not have.",
-        rule_of_thumb: "Rank routing policies under the cache size you will run, not on an unbounded one.",
-        difficulty: "intermediate",
-        minutes: 12,
-        trace: "",
-        how: "A replica's cache keeps a template only while it fits; when it is full, the block used least recently goes. The fleet's caches add up only if the replicas hold different content: a router that sends each template to the replicas that hold it partitions the working set, one that scatters requests copies it to every replica.",
-        diagram: Diagram {
-            caption: "p99 time to first token as the cache per replica grows: from 120 blocks up round robin has the shorter tail; at 80 blocks and below it falls far behind a cache-aware router.",
-            x_key: "kv_blocks",
-            x_label: "KV blocks per replica",
-            values: &[60.0, 80.0, 120.0, 200.0, 400.0, 1000.0],
-            metric: "summary.ttft_ms_p99",
-            y_label: "p99 TTFT",
-            format: Format::Ms,
-            log_y: true,
-            series: vec![("round_robin", config(r#"{"routing": "round_robin"}"#)), ("kv, weight 4", kv4())],
-        },
-        settings: &[
-            Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run.", live: "" },
-            Setting { key: "routing", rule: "", live: "" },
-            Setting { key: "overlap_weight", rule: "A scarcer cache is worth more weight.", live: "" },
-        ],
-        interview: interview(),
-        quiz: quiz(),
-    }
-}
+pub(super) const LESSON: Lesson = Lesson {
+    id: "won-on-an-infinite-cache",
+    title: "The policy that won on an infinite cache",
+    story: "A team benchmarked routing policies on a staging fleet with far more KV memory than production: 4 replicas, 10 requests a second, 32 prompt templates of 2,048 tokens. Round robin had the best p99 time to first token there, so it shipped. Each production replica holds 80 blocks of 512 tokens: room for a few templates besides the requests it is running.",
+    symptom: "In production p99 TTFT is about seven times what staging showed and the caches evict thousands of blocks: every replica tries to keep all 32 templates and keeps few of them.",
+    broken: config(r#"{
+        "num_prefixes": 32, "num_requests": 1000, "request_rate": 10.0,
+        "routing": "round_robin", "kv_blocks": 80
+    }"#),
+    goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica).",
+    checks: &[
+        Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
+        Check { metric: "config.kv_blocks", op: "<=", value: 80.0, label: "at most 80 blocks per replica" },
+    ],
+    hints: &[
+        "Compare the token hit rate here with an unbounded cache: clear the KV capacity limit for a moment, then set it back to 80.",
+        "Round robin asks every replica to hold every template. A router that sends each template to the replicas that already hold it lets each replica keep a share.",
+        "Try kv, then raise its overlap weight.",
+    ],
+    fixes: &[
+        Fix { name: "kv, weight 4", config: kv4() },
+        Fix { name: "dynamo", config: config(r#"{ "routing": "dynamo" }"#) },
+    ],
+    explanation: "On unbounded caches every replica soon holds all 32 templates, so the best policy is the one that balances load best: round robin's p99 was a little lower than kv's. With 80 blocks a replica holds only a few templates besides its running requests. Round robin sends each template everywhere, so every replica keeps evicting what its next request needs: about 13% of prompt tokens come from cache and p99 is about 1.06 s. A cache-aware router sends a request where its template is, so each replica keeps a subset and the fleet's caches add up: kv at weight 4 serves about 31% from cache with p99 about 320 ms. The benchmark ranked policies on a cache that production does not have.",
+    rule_of_thumb: "Rank routing policies under the cache size you will run, not on an unbounded one.",
+    difficulty: "intermediate",
+    minutes: 12,
+    trace: "",
+    how: "A replica's cache keeps a template only while it fits; when it is full, the block used least recently goes. The fleet's caches add up only if the replicas hold different content: a router that sends each template to the replicas that hold it partitions the working set, one that scatters requests copies it to every replica.",
+    diagram: Diagram {
+        caption: "p99 time to first token as the cache per replica grows: from 120 blocks up round robin has the shorter tail; at 80 blocks and below it falls far behind a cache-aware router.",
+        x_key: "kv_blocks",
+        x_label: "KV blocks per replica",
+        values: &[60.0, 80.0, 120.0, 200.0, 400.0, 1000.0],
+        metric: "summary.ttft_ms_p99",
+        y_label: "p99 TTFT",
+        format: Format::Ms,
+        log_y: true,
+        series: &[("round_robin", config(r#"{"routing": "round_robin"}"#)), ("kv, weight 4", kv4())],
+    },
+    settings: &[
+        Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run.", live: "" },
+        Setting { key: "routing", rule: "", live: "" },
+        Setting { key: "overlap_weight", rule: "A scarcer cache is worth more weight.", live: "" },
+    ],
+    interview: INTERVIEW,
+    quiz: QUIZ,
+};
 
-fn fig(
-    name: &'static str,
-    changes: serde_json::Value,
-    metric: &'static str,
-    format: Format,
-) -> Figure {
+const fn fig(name: &'static str, changes: Changes, metric: &'static str, format: Format) -> Figure {
     Figure {
         name,
         changes,
@@ -79,16 +77,16 @@ fn fig(
     }
 }
 
-fn interview() -> Vec<Interview> {
+const INTERVIEW: &[Interview] = {
     let p99 = "summary.ttft_ms_p99";
     let tok = "summary.hit_rate_tokens";
-    vec![
+    &[
         Interview {
             question: "How can a routing benchmark on a large cache pick the wrong policy?",
             answer: "On unbounded caches every replica ends up holding everything, so hits stop depending on the router and the best balancer wins: round robin's p99 TTFT was {rr_inf} against kv's {kv_inf}. With 80 blocks per replica the ranking flips: round robin {rr_80}, kv at weight 4 {kv_80}.",
-            figures: vec![
-                fig("rr_inf", unbounded("round_robin"), p99, Format::Ms),
-                fig("kv_inf", unbounded("kv"), p99, Format::Ms),
+            figures: &[
+                fig("rr_inf", unbounded!("round_robin"), p99, Format::Ms),
+                fig("kv_inf", unbounded!("kv"), p99, Format::Ms),
                 fig("rr_80", config(r#"{}"#), p99, Format::Ms),
                 fig("kv_80", kv4(), p99, Format::Ms),
             ],
@@ -96,8 +94,8 @@ fn interview() -> Vec<Interview> {
         Interview {
             question: "What does eviction pressure do to round robin?",
             answer: "It makes every replica hold every template, so each replica's cache churns: round robin's token hit rate falls from {tok_inf} on unbounded caches to {tok_80} with 80 blocks, with {evict} blocks evicted in the run.",
-            figures: vec![
-                fig("tok_inf", unbounded("round_robin"), tok, Format::Percent),
+            figures: &[
+                fig("tok_inf", unbounded!("round_robin"), tok, Format::Percent),
                 fig("tok_80", config(r#"{}"#), tok, Format::Percent),
                 fig("evict", config(r#"{}"#), "summary.evictions", Format::Count),
             ],
@@ -105,7 +103,7 @@ fn interview() -> Vec<Interview> {
         Interview {
             question: "How does a cache-aware router get more out of a small cache?",
             answer: "By keeping each template on a few replicas, so the fleet holds more distinct templates in the same memory: kv at weight 4 serves {tok_kv} of prompt tokens from cache against round robin's {tok_rr}, and evicts {ev_kv} blocks against {ev_rr}.",
-            figures: vec![
+            figures: &[
                 fig("tok_kv", kv4(), tok, Format::Percent),
                 fig("tok_rr", config(r#"{}"#), tok, Format::Percent),
                 fig("ev_kv", kv4(), "summary.evictions", Format::Count),
@@ -113,23 +111,23 @@ fn interview() -> Vec<Interview> {
             ],
         },
     ]
-}
+};
 
-fn quiz() -> Vec<Quiz> {
-    vec![
+const QUIZ: &[Quiz] = {
+    &[
         Quiz {
             question: "On unbounded caches, which policy has the lower p99 TTFT here?",
             choices: &["Round robin", "kv at its default weight (1)"],
             correct: 0,
             why: "With every template everywhere, hits do not depend on the router, and round robin balances the load most evenly.",
-            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: unbounded("round_robin"), b: unbounded("kv"), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: unbounded!("round_robin"), b: unbounded!("kv"), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which policy meets the goal with the 80-block cache?",
             choices: &["kv with overlap weight 4", "Round robin", "Least loaded"],
             correct: 0,
             why: "Only a cache-aware router keeps each template on a few replicas; round robin and least loaded both copy every template everywhere.",
-            verify: Verify::Goal { runs: vec![kv4(), config(r#"{"routing": "round_robin"}"#), config(r#"{"routing": "least_loaded"}"#)] },
+            verify: Verify::Goal { runs: &[kv4(), config(r#"{"routing": "round_robin"}"#), config(r#"{"routing": "least_loaded"}"#)] },
         },
         Quiz {
             question: "With the 80-block cache, round robin serves what share of prompt tokens from cache?",
@@ -150,4 +148,4 @@ fn quiz() -> Vec<Quiz> {
             verify: Verify::Concept,
         },
     ]
-}
+};

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{apply, broken_config, evaluate_json, metric_of, Lesson};
+use super::{apply, broken_config, evaluate_json, metric_of, Changes, Lesson};
 use crate::api::ParsedTrace;
 
 /// How a measured number is written into an answer.
@@ -32,7 +32,7 @@ pub struct Figure {
     /// The placeholder's name.
     pub name: &'static str,
     /// Config changes on top of the broken setup.
-    pub changes: Value,
+    pub changes: Changes,
     /// Path into the report JSON.
     pub metric: &'static str,
     /// How it is written.
@@ -47,7 +47,7 @@ pub struct Interview {
     /// The model answer, with `{name}` placeholders for its figures.
     pub answer: &'static str,
     /// The numbers the answer quotes.
-    pub figures: Vec<Figure>,
+    pub figures: &'static [Figure],
 }
 
 /// How a short-check answer about behaviour is verified by runs.
@@ -60,7 +60,7 @@ pub enum Verify {
     /// choice's run meets the lesson's goal and every other choice's run does not.
     Goal {
         /// One config change per choice.
-        runs: Vec<Value>,
+        runs: &'static [Changes],
     },
     /// `metric` of the run `a` compared with the run `b` picks a choice: `if_less` when
     /// a < b, `if_greater` when a > b (equal picks none); the pick must be the correct one.
@@ -68,9 +68,9 @@ pub enum Verify {
         /// Path into the report JSON.
         metric: &'static str,
         /// Changes of the first run.
-        a: Value,
+        a: Changes,
         /// Changes of the second run.
-        b: Value,
+        b: Changes,
         /// The choice that a < b makes true.
         if_less: usize,
         /// The choice that a > b makes true.
@@ -82,7 +82,7 @@ pub enum Verify {
         /// Path into the report JSON.
         metric: &'static str,
         /// Changes of the run.
-        changes: Value,
+        changes: Changes,
         /// One (low, high) interval per choice, low inclusive, high exclusive.
         bounds: &'static [(f64, f64)],
     },
@@ -124,7 +124,7 @@ pub struct Diagram {
     /// Draw the y axis on a log scale.
     pub log_y: bool,
     /// One line per (label, changes on the broken setup).
-    pub series: Vec<(&'static str, Value)>,
+    pub series: &'static [(&'static str, Changes)],
 }
 
 /// A diagram with its points measured.
@@ -255,8 +255,8 @@ fn words_of(metric: &str) -> (&str, Format) {
 
 fn render(q: &Interview, runs: &mut Runs) -> Result<RenderedInterview, String> {
     let mut answer = q.answer.to_string();
-    for f in &q.figures {
-        let x = runs.metric(&f.changes, f.metric)?;
+    for f in q.figures {
+        let x = runs.metric(&f.changes.value(), f.metric)?;
         let placeholder = format!("{{{}}}", f.name);
         if !answer.contains(&placeholder) {
             return Err(format!("figure {} is not in its answer", f.name));
@@ -279,8 +279,8 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
         Verify::Concept => (None, String::new()),
         Verify::Goal { runs: changes } => {
             let mut met = Vec::new();
-            for c in changes {
-                met.push(runs.meets(c)?);
+            for c in *changes {
+                met.push(runs.meets(&c.value())?);
             }
             let ok = met.iter().enumerate().all(|(i, &m)| m == (i == q.correct));
             let words: Vec<String> = q
@@ -298,7 +298,10 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
             if_less,
             if_greater,
         } => {
-            let (x, y) = (runs.metric(a, metric)?, runs.metric(b, metric)?);
+            let (x, y) = (
+                runs.metric(&a.value(), metric)?,
+                runs.metric(&b.value(), metric)?,
+            );
             let pick = if x < y {
                 Some(*if_less)
             } else if x > y {
@@ -317,7 +320,7 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
             changes,
             bounds,
         } => {
-            let x = runs.metric(changes, metric)?;
+            let x = runs.metric(&changes.value(), metric)?;
             let inside: Vec<bool> = bounds.iter().map(|&(lo, hi)| lo <= x && x < hi).collect();
             let ok = inside
                 .iter()
@@ -336,10 +339,10 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
 
 fn measure(d: &Diagram, runs: &mut Runs) -> Result<RenderedDiagram, String> {
     let mut points = Vec::new();
-    for (_, changes) in &d.series {
+    for (_, changes) in d.series {
         let mut line = Vec::new();
         for &x in d.values {
-            let mut c = changes.clone();
+            let mut c = changes.value();
             // A whole value as an integer, so integer settings (replicas) accept it.
             c[d.x_key] = if x.fract() == 0.0 && x.abs() < 1e15 {
                 serde_json::json!(x as i64)

@@ -2,68 +2,59 @@
 //! conversation trace, so no routing decision can lose a hit; its token hit rate against
 //! the cache size is the reuse the traffic itself has, the ceiling any fleet works under.
 
-use serde_json::json;
-
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{config, Check, Fix, Lesson, Setting};
+use super::{config, Changes, Check, Fix, Lesson, Setting};
 
 /// The built-in trace the lesson replays.
 pub(super) const TRACE: &str = "conversation_trace.jsonl";
 
-pub(super) fn lesson() -> Lesson {
-    Lesson {
-        id: "reuse-at-all",
-        title: "Does my traffic reuse anything at all?",
-        story: "Your team is about to buy a KV-aware router. Ask the question that comes before any routing question first: does the traffic reuse anything at all? Replay a real sample of conversation traffic (Mooncake's conversation trace, 12,031 requests) on one engine, where no routing decision can lose a hit: every hit is reuse in time. The engine keeps what one H100 holds after the model's weights, 833 blocks of 512 tokens.",
-        symptom: "Only 4.5% of prompt tokens hit, although the request hit rate reads 100%: every conversation in this trace opens with the same first block, so every request but the very first hits something, and little else stays in 833 blocks. (Ignore the latencies: one engine cannot keep up with this traffic; the hit rate is a property of the content, not of the speed.)",
-        broken: config(r#"{ "instances": 1, "kv_blocks": 833 }"#),
-        goal: "Find a cache that keeps nine tenths of the reuse an unbounded cache finds: a token hit rate of 33.6% or more, on one engine, with at most 32,000 blocks.",
-        checks: &[
-            Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.336, label: "token hit rate at least 33.6%" },
-            Check { metric: "config.instances", op: "<=", value: 1.0, label: "one engine" },
-            Check { metric: "config.kv_blocks", op: "<=", value: 32000.0, label: "at most 32,000 blocks" },
-        ],
-        hints: &[
-            "First find the ceiling: set the cache to unbounded and read the token hit rate. That is all the reuse this traffic has.",
-            "Nine tenths of that ceiling is the target. Now bring the cache back down until the hit rate starts to fall away.",
-            "The curve climbs steeply up to about 30,000 blocks and flattens after: somewhere between 28,000 and 32,000 blocks it crosses 33.6%.",
-        ],
-        fixes: vec![
-            Fix { name: "30,000 blocks", config: config(r#"{ "kv_blocks": 30000 }"#) },
-            Fix { name: "32,000 blocks", config: config(r#"{ "kv_blocks": 32000 }"#) },
-        ],
-        explanation: "With an unbounded cache one engine hits 37.3% of the prompt tokens: that is the reuse this traffic has, and a router over several replicas can at best match it (sticky routing on 8 replicas does, to a tenth of a point), because a replica hits only blocks that it has computed itself. Most of it needs a large cache: 30,000 blocks keep 33.8%, 16,000 keep 27.6%, and the 833 blocks of one H100 keep 4.5%. So the first answer for this traffic is a bigger cache tier (host memory or SSD), and only then a router that keeps each conversation's blocks together.",
-        rule_of_thumb: "Measure reuse on one engine first: its unbounded-cache hit rate is the most any router can win back.",
-        difficulty: "beginner",
-        minutes: 10,
-        trace: TRACE,
-        how: "A request hits on the blocks of its prompt that are already in the cache of the replica it lands on. On one engine every block the traffic has seen is a candidate, so the hit rate depends only on the content and on how much the cache keeps: the more blocks, the further back in time reuse can reach. That curve is the traffic's reuse profile: what a cache of each size can win back. With unbounded caches, a fleet of replicas can at best match one engine's ceiling.",
-        diagram: Diagram {
-            caption: "Token hit rate of one engine replaying the conversation trace, by cache size: it climbs to 34.1% at 32,000 blocks; four times that cache adds only 3 points more.",
-            x_key: "kv_blocks",
-            x_label: "KV cache (blocks of 512 tokens)",
-            values: &[833.0, 4000.0, 16000.0, 32000.0, 128000.0],
-            metric: "summary.hit_rate_tokens",
-            y_label: "Token hit rate",
-            format: Format::Percent,
-            log_y: false,
-            series: vec![("one engine", config(r#"{}"#))],
-        },
-        settings: &[
-            Setting { key: "kv_blocks", rule: "Size the cache from the knee of the hit-rate curve, not from what the GPU happens to hold.", live: "" },
-            Setting { key: "instances", rule: "Answer the reuse question on one engine first: there no router can lose a hit.", live: "" },
-        ],
-        interview: interview(),
-        quiz: quiz(),
-    }
-}
+pub(super) const LESSON: Lesson = Lesson {
+    id: "reuse-at-all",
+    title: "Does my traffic reuse anything at all?",
+    story: "Your team is about to buy a KV-aware router. Ask the question that comes before any routing question first: does the traffic reuse anything at all? Replay a real sample of conversation traffic (Mooncake's conversation trace, 12,031 requests) on one engine, where no routing decision can lose a hit: every hit is reuse in time. The engine keeps what one H100 holds after the model's weights, 833 blocks of 512 tokens.",
+    symptom: "Only 4.5% of prompt tokens hit, although the request hit rate reads 100%: every conversation in this trace opens with the same first block, so every request but the very first hits something, and little else stays in 833 blocks. (Ignore the latencies: one engine cannot keep up with this traffic; the hit rate is a property of the content, not of the speed.)",
+    broken: config(r#"{ "instances": 1, "kv_blocks": 833 }"#),
+    goal: "Find a cache that keeps nine tenths of the reuse an unbounded cache finds: a token hit rate of 33.6% or more, on one engine, with at most 32,000 blocks.",
+    checks: &[
+        Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.336, label: "token hit rate at least 33.6%" },
+        Check { metric: "config.instances", op: "<=", value: 1.0, label: "one engine" },
+        Check { metric: "config.kv_blocks", op: "<=", value: 32000.0, label: "at most 32,000 blocks" },
+    ],
+    hints: &[
+        "First find the ceiling: set the cache to unbounded and read the token hit rate. That is all the reuse this traffic has.",
+        "Nine tenths of that ceiling is the target. Now bring the cache back down until the hit rate starts to fall away.",
+        "The curve climbs steeply up to about 30,000 blocks and flattens after: somewhere between 28,000 and 32,000 blocks it crosses 33.6%.",
+    ],
+    fixes: &[
+        Fix { name: "30,000 blocks", config: config(r#"{ "kv_blocks": 30000 }"#) },
+        Fix { name: "32,000 blocks", config: config(r#"{ "kv_blocks": 32000 }"#) },
+    ],
+    explanation: "With an unbounded cache one engine hits 37.3% of the prompt tokens: that is the reuse this traffic has, and a router over several replicas can at best match it (sticky routing on 8 replicas does, to a tenth of a point), because a replica hits only blocks that it has computed itself. Most of it needs a large cache: 30,000 blocks keep 33.8%, 16,000 keep 27.6%, and the 833 blocks of one H100 keep 4.5%. So the first answer for this traffic is a bigger cache tier (host memory or SSD), and only then a router that keeps each conversation's blocks together.",
+    rule_of_thumb: "Measure reuse on one engine first: its unbounded-cache hit rate is the most any router can win back.",
+    difficulty: "beginner",
+    minutes: 10,
+    trace: TRACE,
+    how: "A request hits on the blocks of its prompt that are already in the cache of the replica it lands on. On one engine every block the traffic has seen is a candidate, so the hit rate depends only on the content and on how much the cache keeps: the more blocks, the further back in time reuse can reach. That curve is the traffic's reuse profile: what a cache of each size can win back. With unbounded caches, a fleet of replicas can at best match one engine's ceiling.",
+    diagram: Diagram {
+        caption: "Token hit rate of one engine replaying the conversation trace, by cache size: it climbs to 34.1% at 32,000 blocks; four times that cache adds only 3 points more.",
+        x_key: "kv_blocks",
+        x_label: "KV cache (blocks of 512 tokens)",
+        values: &[833.0, 4000.0, 16000.0, 32000.0, 128000.0],
+        metric: "summary.hit_rate_tokens",
+        y_label: "Token hit rate",
+        format: Format::Percent,
+        log_y: false,
+        series: &[("one engine", config(r#"{}"#))],
+    },
+    settings: &[
+        Setting { key: "kv_blocks", rule: "Size the cache from the knee of the hit-rate curve, not from what the GPU happens to hold.", live: "" },
+        Setting { key: "instances", rule: "Answer the reuse question on one engine first: there no router can lose a hit.", live: "" },
+    ],
+    interview: INTERVIEW,
+    quiz: QUIZ,
+};
 
-fn fig(
-    name: &'static str,
-    changes: serde_json::Value,
-    metric: &'static str,
-    format: Format,
-) -> Figure {
+const fn fig(name: &'static str, changes: Changes, metric: &'static str, format: Format) -> Figure {
     Figure {
         name,
         changes,
@@ -72,31 +63,38 @@ fn fig(
     }
 }
 
-fn unbounded() -> serde_json::Value {
+const fn unbounded() -> Changes {
     config(r#"{ "kv_blocks": null }"#)
 }
 
-fn fleet(routing: &str) -> serde_json::Value {
-    json!({ "kv_blocks": null, "instances": 8, "routing": routing })
+/// 8 replicas with unbounded caches under `ROUTING`.
+macro_rules! fleet {
+    ($routing:literal) => {
+        config(concat!(
+            r#"{ "kv_blocks": null, "instances": 8, "routing": ""#,
+            $routing,
+            r#"" }"#
+        ))
+    };
 }
 
-fn interview() -> Vec<Interview> {
+const INTERVIEW: &[Interview] = {
     let hit = "summary.hit_rate_tokens";
-    vec![
+    &[
         Interview {
             question: "Why replay a trace on one engine before asking any routing question?",
             answer: "On one engine no routing decision can lose a hit, so its hit rate is the reuse the traffic itself has: here {ceiling} of prompt tokens with an unbounded cache. A fleet can at best match that ceiling: on 8 replicas with unbounded caches, sticky routing gets {sticky8}, the kv router {kv8} and round robin {rr8}. If the ceiling is low, no router is worth buying.",
-            figures: vec![
+            figures: &[
                 fig("ceiling", unbounded(), hit, Format::Percent),
-                fig("sticky8", fleet("sticky"), hit, Format::Percent),
-                fig("kv8", fleet("kv"), hit, Format::Percent),
-                fig("rr8", fleet("round_robin"), hit, Format::Percent),
+                fig("sticky8", fleet!("sticky"), hit, Format::Percent),
+                fig("kv8", fleet!("kv"), hit, Format::Percent),
+                fig("rr8", fleet!("round_robin"), hit, Format::Percent),
             ],
         },
         Interview {
             question: "Almost every request of this trace hits the cache. Why is the request hit rate the wrong number to read?",
             answer: "A request counts as a hit when any of its blocks hits, and every conversation in this trace opens with the same first block, so every request but the trace's very first hits something: {req} when rounded. The token hit rate says how much prefill was saved: {tok} on one H100's 833 blocks. Read the token hit rate.",
-            figures: vec![
+            figures: &[
                 fig("req", config(r#"{}"#), "summary.hit_rate_requests", Format::Percent),
                 fig("tok", config(r#"{}"#), hit, Format::Percent),
             ],
@@ -104,7 +102,7 @@ fn interview() -> Vec<Interview> {
         Interview {
             question: "How big a cache does this traffic need?",
             answer: "Read the knee of the curve: {h4k} at 4,000 blocks, {h16k} at 16,000, {h32k} at 32,000 and {ceiling} unbounded. Past about 30,000 blocks (15 million tokens) more cache buys little. At Llama-3-8B's 128 KiB of KV per token that is nearly 2 TiB, far beyond a GPU's memory: a host-memory or SSD tier shared by the engines, which is what Mooncake's own store is for.",
-            figures: vec![
+            figures: &[
                 fig("h4k", config(r#"{ "kv_blocks": 4000 }"#), hit, Format::Percent),
                 fig("h16k", config(r#"{ "kv_blocks": 16000 }"#), hit, Format::Percent),
                 fig("h32k", config(r#"{ "kv_blocks": 32000 }"#), hit, Format::Percent),
@@ -112,11 +110,11 @@ fn interview() -> Vec<Interview> {
             ],
         },
     ]
-}
+};
 
-fn quiz() -> Vec<Quiz> {
+const QUIZ: &[Quiz] = {
     let hit = "summary.hit_rate_tokens";
-    vec![
+    &[
         Quiz {
             question: "With the 833 blocks one H100 holds, what share of prompt tokens hits?",
             choices: &["Under 10%", "Between 10% and 50%", "Over 50%, as the request hit rate suggests"],
@@ -129,14 +127,14 @@ fn quiz() -> Vec<Quiz> {
             choices: &["30,000 blocks", "16,000 blocks", "An unbounded cache"],
             correct: 0,
             why: "16,000 blocks keep 27.6%, short of 33.6%; an unbounded cache reaches the hit rate but breaks the 32,000-block budget.",
-            verify: Verify::Goal { runs: vec![config(r#"{ "kv_blocks": 30000 }"#), config(r#"{ "kv_blocks": 16000 }"#), unbounded()] },
+            verify: Verify::Goal { runs: &[config(r#"{ "kv_blocks": 30000 }"#), config(r#"{ "kv_blocks": 16000 }"#), unbounded()] },
         },
         Quiz {
             question: "With unbounded caches, does the kv router on 8 replicas hit more or less than one engine?",
             choices: &["More: eight caches hold more", "Less: each replica hits only what it has seen itself"],
             correct: 1,
             why: "With unbounded caches one engine has seen every block; a replica of a fleet has seen only the requests routed to it.",
-            verify: Verify::Compare { metric: hit, a: fleet("kv"), b: unbounded(), if_less: 1, if_greater: 0 },
+            verify: Verify::Compare { metric: hit, a: fleet!("kv"), b: unbounded(), if_less: 1, if_greater: 0 },
         },
         Quiz {
             question: "Why is one engine the right place to measure reuse?",
@@ -150,4 +148,4 @@ fn quiz() -> Vec<Quiz> {
             verify: Verify::Concept,
         },
     ]
-}
+};

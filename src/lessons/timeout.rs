@@ -2,69 +2,62 @@
 //! timeouts, on bursty traffic whose tail is far above its median.
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{config, Check, Fix, Lesson, Setting};
+use super::{config, Changes, Check, Fix, Lesson, Setting};
 
 /// The broken setup without its timeout.
-fn no_timeout() -> serde_json::Value {
+const fn no_timeout() -> Changes {
     config(r#"{"timeout_ms": null}"#)
 }
 
-pub(super) fn lesson() -> Lesson {
-    Lesson {
-        id: "timeout-below-p99",
-        title: "A timeout below p99 cuts off healthy calls",
-        story: "A chat API takes bursty traffic, 10 requests a second on average, on 4 replicas. Its client library gives up on a call that has no first token after 100 ms, a default someone copied from a faster service. Nothing in the fleet is overloaded: the median first token comes in under 80 ms. Yet users keep seeing timeouts.",
-        symptom: "About a fifth of all calls time out, every one of them a call the fleet would have answered: bursts queue a few requests for a moment, and those wait a little longer than the median.",
-        broken: config(r#"{
-            "arrival_model": "gamma", "burstiness": 0.3, "request_rate": 10.0, "num_requests": 1000,
-            "timeout_ms": 100.0
-        }"#),
-        goal: "At most 1% of calls time out, with a caller timeout still set, at most 1 s.",
-        checks: &[
-            Check { metric: "summary.timed_out", op: "<=", value: 10.0, label: "at most 10 of 1,000 calls time out" },
-            Check { metric: "config.timeout_ms", op: "<=", value: 1000.0, label: "a caller timeout of at most 1 s is set" },
-        ],
-        hints: &[
-            "Clear the timeout for a moment and read the TTFT percentiles: where is p99?",
-            "The card's rule: set the timeout above p99. At p99 itself, 1% of healthy calls are still cut.",
-            "Try a timeout of about one and a half times the p99 TTFT.",
-        ],
-        fixes: vec![
-            Fix { name: "timeout 300 ms", config: config(r#"{ "timeout_ms": 300.0 }"#) },
-            Fix { name: "timeout 1 s", config: config(r#"{ "timeout_ms": 1000.0 }"#) },
-        ],
-        explanation: "A timeout is a statement about the tail: any call slower than it is cut, healthy or not. Bursty arrivals queue a few calls for a moment, so the tail sits well above the median (here p50 is about 77 ms and p99 about 190 ms without a timeout). At 100 ms the timeout cuts everything the bursts delayed, about 20% of calls; at 200 ms, just above p99, it still cuts 14; at 300 ms it cuts none. A timed-out call is not free either: its prefill has already run, so the work is spent and a retry adds more.",
-        rule_of_thumb: "Set the caller timeout above p99, with a margin.",
-        difficulty: "beginner",
-        minutes: 8,
-        trace: "",
-        how: "A caller timeout drops a request that has no first token that long after it arrived: from the queue, at the next step, or when its first token comes too late. It says nothing about the fleet's health, only about the tail of the latency: every call slower than the timeout is cut.",
-        diagram: Diagram {
-            caption: "Calls cut by the timeout, of 1,000: many while the timeout is below the p99 TTFT of a run without one, none with a margin above it.",
-            x_key: "timeout_ms",
-            x_label: "Caller timeout (ms)",
-            values: &[80.0, 100.0, 150.0, 200.0, 250.0, 300.0, 400.0],
-            metric: "summary.timed_out",
-            y_label: "Calls timed out",
-            format: Format::Count,
-            log_y: false,
-            series: vec![("timed out", config(r#"{}"#))],
-        },
-        settings: &[
-            Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin.", live: "timeout_above_p99" },
-            Setting { key: "burstiness", rule: "Bursty arrivals put the tail far above the median.", live: "" },
-        ],
-        interview: interview(),
-        quiz: quiz(),
-    }
-}
+pub(super) const LESSON: Lesson = Lesson {
+    id: "timeout-below-p99",
+    title: "A timeout below p99 cuts off healthy calls",
+    story: "A chat API takes bursty traffic, 10 requests a second on average, on 4 replicas. Its client library gives up on a call that has no first token after 100 ms, a default someone copied from a faster service. Nothing in the fleet is overloaded: the median first token comes in under 80 ms. Yet users keep seeing timeouts.",
+    symptom: "About a fifth of all calls time out, every one of them a call the fleet would have answered: bursts queue a few requests for a moment, and those wait a little longer than the median.",
+    broken: config(r#"{
+        "arrival_model": "gamma", "burstiness": 0.3, "request_rate": 10.0, "num_requests": 1000,
+        "timeout_ms": 100.0
+    }"#),
+    goal: "At most 1% of calls time out, with a caller timeout still set, at most 1 s.",
+    checks: &[
+        Check { metric: "summary.timed_out", op: "<=", value: 10.0, label: "at most 10 of 1,000 calls time out" },
+        Check { metric: "config.timeout_ms", op: "<=", value: 1000.0, label: "a caller timeout of at most 1 s is set" },
+    ],
+    hints: &[
+        "Clear the timeout for a moment and read the TTFT percentiles: where is p99?",
+        "The card's rule: set the timeout above p99. At p99 itself, 1% of healthy calls are still cut.",
+        "Try a timeout of about one and a half times the p99 TTFT.",
+    ],
+    fixes: &[
+        Fix { name: "timeout 300 ms", config: config(r#"{ "timeout_ms": 300.0 }"#) },
+        Fix { name: "timeout 1 s", config: config(r#"{ "timeout_ms": 1000.0 }"#) },
+    ],
+    explanation: "A timeout is a statement about the tail: any call slower than it is cut, healthy or not. Bursty arrivals queue a few calls for a moment, so the tail sits well above the median (here p50 is about 77 ms and p99 about 190 ms without a timeout). At 100 ms the timeout cuts everything the bursts delayed, about 20% of calls; at 200 ms, just above p99, it still cuts 14; at 300 ms it cuts none. A timed-out call is not free either: its prefill has already run, so the work is spent and a retry adds more.",
+    rule_of_thumb: "Set the caller timeout above p99, with a margin.",
+    difficulty: "beginner",
+    minutes: 8,
+    trace: "",
+    how: "A caller timeout drops a request that has no first token that long after it arrived: from the queue, at the next step, or when its first token comes too late. It says nothing about the fleet's health, only about the tail of the latency: every call slower than the timeout is cut.",
+    diagram: Diagram {
+        caption: "Calls cut by the timeout, of 1,000: many while the timeout is below the p99 TTFT of a run without one, none with a margin above it.",
+        x_key: "timeout_ms",
+        x_label: "Caller timeout (ms)",
+        values: &[80.0, 100.0, 150.0, 200.0, 250.0, 300.0, 400.0],
+        metric: "summary.timed_out",
+        y_label: "Calls timed out",
+        format: Format::Count,
+        log_y: false,
+        series: &[("timed out", config(r#"{}"#))],
+    },
+    settings: &[
+        Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin.", live: "timeout_above_p99" },
+        Setting { key: "burstiness", rule: "Bursty arrivals put the tail far above the median.", live: "" },
+    ],
+    interview: INTERVIEW,
+    quiz: QUIZ,
+};
 
-fn fig(
-    name: &'static str,
-    changes: serde_json::Value,
-    metric: &'static str,
-    format: Format,
-) -> Figure {
+const fn fig(name: &'static str, changes: Changes, metric: &'static str, format: Format) -> Figure {
     Figure {
         name,
         changes,
@@ -73,13 +66,13 @@ fn fig(
     }
 }
 
-fn interview() -> Vec<Interview> {
+const INTERVIEW: &[Interview] = {
     let to = "summary.timed_out";
-    vec![
+    &[
         Interview {
             question: "How do you choose a caller timeout for an LLM endpoint?",
             answer: "From the latency distribution, not the median: set it above p99 with a margin. On this fleet, without a timeout, the median time to first token is {p50} and p99 is {p99}. A 100 ms timeout, above the median, still cuts {cut100} of 1,000 calls; 300 ms cuts {cut300}.",
-            figures: vec![
+            figures: &[
                 fig("p50", no_timeout(), "summary.ttft_ms_p50", Format::Ms),
                 fig("p99", no_timeout(), "summary.ttft_ms_p99", Format::Ms),
                 fig("cut100", config(r#"{}"#), to, Format::Count),
@@ -89,7 +82,7 @@ fn interview() -> Vec<Interview> {
         Interview {
             question: "Why does a timeout just above p99 still cut calls?",
             answer: "p99 means 1% of calls are slower than it, so a timeout at p99 cuts about 1% by definition, and the tail beyond p99 is where bursts put their calls. Here a 200 ms timeout, just above the p99 of {p99} measured without one, cuts {cut200} calls; 250 ms cuts {cut250}.",
-            figures: vec![
+            figures: &[
                 fig("p99", no_timeout(), "summary.ttft_ms_p99", Format::Ms),
                 fig("cut200", config(r#"{"timeout_ms": 200.0}"#), to, Format::Count),
                 fig("cut250", config(r#"{"timeout_ms": 250.0}"#), to, Format::Count),
@@ -98,17 +91,17 @@ fn interview() -> Vec<Interview> {
         Interview {
             question: "The fleet is healthy, yet callers see timeouts. What do you look at first?",
             answer: "Compare the timeout with the latency percentiles of the same traffic. Here the timeout (100 ms) sits between the median ({p50}) and p90 ({p90}) of a run without it, so it cuts the calls that bursts delayed: {cut} of 1,000, while no replica is overloaded. The fix is the timeout, not more replicas.",
-            figures: vec![
+            figures: &[
                 fig("p50", no_timeout(), "summary.ttft_ms_p50", Format::Ms),
                 fig("p90", no_timeout(), "summary.ttft_ms_p90", Format::Ms),
                 fig("cut", config(r#"{}"#), to, Format::Count),
             ],
         },
     ]
-}
+};
 
-fn quiz() -> Vec<Quiz> {
-    vec![
+const QUIZ: &[Quiz] = {
+    &[
         Quiz {
             question: "With the 100 ms timeout, how many of the 1,000 calls time out?",
             choices: &["Fewer than 10", "10 to 99", "100 or more"],
@@ -121,7 +114,7 @@ fn quiz() -> Vec<Quiz> {
             choices: &["150 ms", "300 ms", "2 s"],
             correct: 1,
             why: "300 ms is above p99 with a margin and cuts no call; 150 ms is below p99; 2 s cuts nothing but is longer than the goal allows.",
-            verify: Verify::Goal { runs: vec![config(r#"{"timeout_ms": 150.0}"#), config(r#"{"timeout_ms": 300.0}"#), config(r#"{"timeout_ms": 2000.0}"#)] },
+            verify: Verify::Goal { runs: &[config(r#"{"timeout_ms": 150.0}"#), config(r#"{"timeout_ms": 300.0}"#), config(r#"{"timeout_ms": 2000.0}"#)] },
         },
         Quiz {
             question: "Does a timeout just above the p99 TTFT (200 ms) cut no calls at all?",
@@ -141,4 +134,4 @@ fn quiz() -> Vec<Quiz> {
             verify: Verify::Concept,
         },
     ]
-}
+};

@@ -1,72 +1,66 @@
 //! Lesson 5, "Retune the weight before production does": sweep kv's overlap weight against
 //! a stated SLO. The seed names this as why the `kv` policy scores the deployed cost.
 
-use serde_json::json;
-
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-use super::{config, Check, Fix, Lesson, Setting};
+use super::{config, Changes, Check, Fix, Lesson, Setting};
 
-fn weight(w: f64) -> serde_json::Value {
-    json!({ "overlap_weight": w })
+/// The kv router's overlap weight `W` (a float literal: it stays a float in the JSON).
+macro_rules! weight {
+    ($w:literal) => {
+        config(concat!(r#"{ "overlap_weight": "#, $w, " }"))
+    };
 }
 
-pub(super) fn lesson() -> Lesson {
-    Lesson {
-        id: "retune-the-weight",
-        title: "Retune the weight before production does",
-        story: "The support-agent fleet of the hot-prefix lesson (30 requests a second, 6 replicas, 85% of prompts opening with the same 12,000-token system prompt) now runs the kv router. Someone set its overlap weight to 0.25 to favour balance over cache hits. The product team asks for p99 time to first token under 300 ms. Before anyone changes the production router, find the weight here.",
-        symptom: "No replica is overloaded and nothing is rejected, yet p99 TTFT is well above 300 ms: the load term wins too often, and requests with the hot prefix land on replicas that must compute 12,000 tokens first.",
-        broken: config(r#"{
-            "request_rate": 30.0, "num_requests": 3000, "instances": 6, "routing": "kv",
-            "num_prefixes": 16, "prefix_len": 12000, "input_len": 13000, "output_len": 200,
-            "prefix_popularity": "hot:0.85", "queue_capacity": 32, "overlap_weight": 0.25
-        }"#),
-        goal: "p99 TTFT under 300 ms with no rejections, by retuning the overlap weight alone.",
-        checks: &[
-            Check { metric: "summary.ttft_ms_p99", op: "<=", value: 300.0, label: "p99 TTFT under 300 ms" },
-            Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no rejected requests" },
-        ],
-        hints: &[
-            "Sweep the weight: in the Sweep panel choose the overlap weight with values 0:8:0.5, or run kvfleet --preset retune-the-weight --des-sweep overlap-weight=0:8:0.5.",
-            "A low weight lets the load term send hot-prefix requests to replicas that do not hold the prefix; each pays a 12,000-token prefill.",
-            "Look for the basin: past it a higher weight piles the hot prefix onto fewer replicas again.",
-        ],
-        fixes: vec![
-            Fix { name: "weight 3", config: weight(3.0) },
-            Fix { name: "weight 4", config: weight(4.0) },
-        ],
-        explanation: "kv's cost is weight x missed blocks + the replica's load. At 0.25 a 12,000-token miss weighs little against a queue of a few requests, so hot-prefix requests often go cold and p99 TTFT is about 540 ms. Raising the weight keeps them on replicas that hold the prefix: p99 falls to about 470 ms at 1 and to about 290 ms from 2.5 to 4. Past the basin the weight starts to ignore load again and p99 rises to about 330 ms at 5 and beyond. The best weight depends on the traffic, which is why it is a setting, and why you sweep it against your SLO before you change production.",
-        rule_of_thumb: "Sweep the overlap weight against your SLO; the best weight is a basin, not the highest.",
-        difficulty: "intermediate",
-        minutes: 12,
-        trace: "",
-        how: "The kv router scores each replica as overlap weight x the blocks the request would miss there + the replica's load, and picks the lowest. The weight says how many blocks of load one missed block is worth. Too low and hot requests go cold; too high and the router ignores queues.",
-        diagram: Diagram {
-            caption: "p99 time to first token by overlap weight: it falls as hot-prefix requests stay where they are cached, bottoms out in a basin, and rises again past it.",
-            x_key: "overlap_weight",
-            x_label: "Overlap weight",
-            values: &[0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 20.0],
-            metric: "summary.ttft_ms_p99",
-            y_label: "p99 TTFT",
-            format: Format::Ms,
-            log_y: false,
-            series: vec![("kv", config(r#"{}"#))],
-        },
-        settings: &[
-            Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest.", live: "" },
-            Setting { key: "routing", rule: "", live: "" },
-        ],
-        interview: interview(),
-        quiz: quiz(),
-    }
-}
+pub(super) const LESSON: Lesson = Lesson {
+    id: "retune-the-weight",
+    title: "Retune the weight before production does",
+    story: "The support-agent fleet of the hot-prefix lesson (30 requests a second, 6 replicas, 85% of prompts opening with the same 12,000-token system prompt) now runs the kv router. Someone set its overlap weight to 0.25 to favour balance over cache hits. The product team asks for p99 time to first token under 300 ms. Before anyone changes the production router, find the weight here.",
+    symptom: "No replica is overloaded and nothing is rejected, yet p99 TTFT is well above 300 ms: the load term wins too often, and requests with the hot prefix land on replicas that must compute 12,000 tokens first.",
+    broken: config(r#"{
+        "request_rate": 30.0, "num_requests": 3000, "instances": 6, "routing": "kv",
+        "num_prefixes": 16, "prefix_len": 12000, "input_len": 13000, "output_len": 200,
+        "prefix_popularity": "hot:0.85", "queue_capacity": 32, "overlap_weight": 0.25
+    }"#),
+    goal: "p99 TTFT under 300 ms with no rejections, by retuning the overlap weight alone.",
+    checks: &[
+        Check { metric: "summary.ttft_ms_p99", op: "<=", value: 300.0, label: "p99 TTFT under 300 ms" },
+        Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no rejected requests" },
+    ],
+    hints: &[
+        "Sweep the weight: in the Sweep panel choose the overlap weight with values 0:8:0.5, or run kvfleet --preset retune-the-weight --des-sweep overlap-weight=0:8:0.5.",
+        "A low weight lets the load term send hot-prefix requests to replicas that do not hold the prefix; each pays a 12,000-token prefill.",
+        "Look for the basin: past it a higher weight piles the hot prefix onto fewer replicas again.",
+    ],
+    fixes: &[
+        Fix { name: "weight 3", config: weight!(3.0) },
+        Fix { name: "weight 4", config: weight!(4.0) },
+    ],
+    explanation: "kv's cost is weight x missed blocks + the replica's load. At 0.25 a 12,000-token miss weighs little against a queue of a few requests, so hot-prefix requests often go cold and p99 TTFT is about 540 ms. Raising the weight keeps them on replicas that hold the prefix: p99 falls to about 470 ms at 1 and to about 290 ms from 2.5 to 4. Past the basin the weight starts to ignore load again and p99 rises to about 330 ms at 5 and beyond. The best weight depends on the traffic, which is why it is a setting, and why you sweep it against your SLO before you change production.",
+    rule_of_thumb: "Sweep the overlap weight against your SLO; the best weight is a basin, not the highest.",
+    difficulty: "intermediate",
+    minutes: 12,
+    trace: "",
+    how: "The kv router scores each replica as overlap weight x the blocks the request would miss there + the replica's load, and picks the lowest. The weight says how many blocks of load one missed block is worth. Too low and hot requests go cold; too high and the router ignores queues.",
+    diagram: Diagram {
+        caption: "p99 time to first token by overlap weight: it falls as hot-prefix requests stay where they are cached, bottoms out in a basin, and rises again past it.",
+        x_key: "overlap_weight",
+        x_label: "Overlap weight",
+        values: &[0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 20.0],
+        metric: "summary.ttft_ms_p99",
+        y_label: "p99 TTFT",
+        format: Format::Ms,
+        log_y: false,
+        series: &[("kv", config(r#"{}"#))],
+    },
+    settings: &[
+        Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest.", live: "" },
+        Setting { key: "routing", rule: "", live: "" },
+    ],
+    interview: INTERVIEW,
+    quiz: QUIZ,
+};
 
-fn fig(
-    name: &'static str,
-    changes: serde_json::Value,
-    metric: &'static str,
-    format: Format,
-) -> Figure {
+const fn fig(name: &'static str, changes: Changes, metric: &'static str, format: Format) -> Figure {
     Figure {
         name,
         changes,
@@ -75,67 +69,67 @@ fn fig(
     }
 }
 
-fn interview() -> Vec<Interview> {
+const INTERVIEW: &[Interview] = {
     let p99 = "summary.ttft_ms_p99";
-    vec![
+    &[
         Interview {
             question: "What does the kv router's overlap weight trade against what?",
             answer: "Cache hits against load: the cost is weight x missed blocks + load. At weight 0 the router balances load alone (p99 TTFT {p99_0}, {tok_0} of prompt tokens cached); at 4 it keeps the hot prefix where it is cached (p99 {p99_4}, {tok_4} cached); at 8 it leans so far towards hits that p99 rises again to {p99_8}.",
-            figures: vec![
-                fig("p99_0", weight(0.0), p99, Format::Ms),
-                fig("tok_0", weight(0.0), "summary.hit_rate_tokens", Format::Percent),
-                fig("p99_4", weight(4.0), p99, Format::Ms),
-                fig("tok_4", weight(4.0), "summary.hit_rate_tokens", Format::Percent),
-                fig("p99_8", weight(8.0), p99, Format::Ms),
+            figures: &[
+                fig("p99_0", weight!(0.0), p99, Format::Ms),
+                fig("tok_0", weight!(0.0), "summary.hit_rate_tokens", Format::Percent),
+                fig("p99_4", weight!(4.0), p99, Format::Ms),
+                fig("tok_4", weight!(4.0), "summary.hit_rate_tokens", Format::Percent),
+                fig("p99_8", weight!(8.0), p99, Format::Ms),
             ],
         },
         Interview {
             question: "How would you choose the weight for a p99 TTFT target?",
             answer: "Sweep it on your own traffic and read the curve against the target, not a rule. Here p99 TTFT is {p99_2} at 2, {p99_3} at 3, {p99_4} at 4 and {p99_5} at 5: only the basin from about 2.5 to 4 meets 300 ms. Then pick the middle of the basin, so a drift in traffic does not push you out of it.",
-            figures: vec![
-                fig("p99_2", weight(2.0), p99, Format::Ms),
-                fig("p99_3", weight(3.0), p99, Format::Ms),
-                fig("p99_4", weight(4.0), p99, Format::Ms),
-                fig("p99_5", weight(5.0), p99, Format::Ms),
+            figures: &[
+                fig("p99_2", weight!(2.0), p99, Format::Ms),
+                fig("p99_3", weight!(3.0), p99, Format::Ms),
+                fig("p99_4", weight!(4.0), p99, Format::Ms),
+                fig("p99_5", weight!(5.0), p99, Format::Ms),
             ],
         },
         Interview {
             question: "Why does a higher weight stop helping?",
             answer: "Once every hot-prefix request already goes to a replica that holds the prefix, more weight only makes the router ignore queues: the hit rate stays at {tok_4} from 4 to 20, but the load spread goes from {spread_4} to {spread_20} and p99 TTFT from {p99_4} to {p99_20}.",
-            figures: vec![
-                fig("tok_4", weight(4.0), "summary.hit_rate_tokens", Format::Percent),
-                fig("spread_4", weight(4.0), "summary.load_spread", Format::Fixed2),
-                fig("spread_20", weight(20.0), "summary.load_spread", Format::Fixed2),
-                fig("p99_4", weight(4.0), p99, Format::Ms),
-                fig("p99_20", weight(20.0), p99, Format::Ms),
+            figures: &[
+                fig("tok_4", weight!(4.0), "summary.hit_rate_tokens", Format::Percent),
+                fig("spread_4", weight!(4.0), "summary.load_spread", Format::Fixed2),
+                fig("spread_20", weight!(20.0), "summary.load_spread", Format::Fixed2),
+                fig("p99_4", weight!(4.0), p99, Format::Ms),
+                fig("p99_20", weight!(20.0), p99, Format::Ms),
             ],
         },
     ]
-}
+};
 
-fn quiz() -> Vec<Quiz> {
+const QUIZ: &[Quiz] = {
     let p99 = "summary.ttft_ms_p99";
-    vec![
+    &[
         Quiz {
             question: "Raising the weight from 0.25 to 1 makes p99 TTFT...",
             choices: &["Lower: fewer hot-prefix requests go cold", "Higher: the load is less even"],
             correct: 0,
             why: "At 0.25 the load term sends many hot-prefix requests to replicas that must compute the 12,000-token prefix; at 1 fewer of them go cold.",
-            verify: Verify::Compare { metric: p99, a: weight(1.0), b: config(r#"{}"#), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: p99, a: weight!(1.0), b: config(r#"{}"#), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Which weight meets the goal?",
             choices: &["1", "3", "8"],
             correct: 1,
             why: "The basin that meets 300 ms is narrow, from about 2.5 to 4; 1 is too low and 8 is past it.",
-            verify: Verify::Goal { runs: vec![weight(1.0), weight(3.0), weight(8.0)] },
+            verify: Verify::Goal { runs: &[weight!(1.0), weight!(3.0), weight!(8.0)] },
         },
         Quiz {
             question: "Is the highest weight allowed (20) the best here?",
             choices: &["Yes: more cache hits are always better", "No: past the basin p99 rises again"],
             correct: 1,
             why: "The hit rate stops rising once the hot prefix stays put; after that, a higher weight only ignores load.",
-            verify: Verify::Compare { metric: p99, a: weight(20.0), b: weight(4.0), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: p99, a: weight!(20.0), b: weight!(4.0), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "Why retune the weight in a simulator before production?",
@@ -149,4 +143,4 @@ fn quiz() -> Vec<Quiz> {
             verify: Verify::Concept,
         },
     ]
-}
+};
