@@ -113,7 +113,8 @@ pub(crate) fn scenario_requests(index: usize, quick: bool) -> u32 {
 }
 
 /// Runs scenario `index` in a child process of `exe` and reads its measurement; the CPU
-/// time is the growth of this process's reaped children's time across the run.
+/// time is the child's own count, else the growth of this process's reaped children's
+/// time across the run.
 pub(crate) fn run_child(
     exe: &std::path::Path,
     index: usize,
@@ -130,14 +131,13 @@ pub(crate) fn run_child(
         .zip(cpu_before)
         .map(|(after, before)| after - before);
     let text = String::from_utf8_lossy(&out.stdout);
-    let measured = serde_json::from_str(text.trim()).map_err(|_| {
+    let measured: Measured = serde_json::from_str(text.trim()).map_err(|_| {
         format!(
             "scenario {} failed: {}",
             scenarios()[index].name,
             String::from_utf8_lossy(&out.stderr)
         )
     })?;
-    let measured: Measured = measured;
     let cpu_ms = measured.cpu_ms_mean.or(cpu_ms);
     Ok(ChildRun { measured, cpu_ms })
 }
