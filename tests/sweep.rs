@@ -244,3 +244,67 @@ fn a_trace_sweep_is_validated_against_the_trace() {
         );
     }
 }
+
+#[test]
+fn bench_ratios_quick_prints_each_pair_and_the_medians() {
+    let (code, out, err) = kvfleet(&["bench", "--ratios", "--quick", "--large", "--pairs", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("kvfleet bench --ratios --quick --large --pairs 3 ("),
+        "{out}"
+    );
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| pair"))
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    // Three rows of 64 against 16 (8 cells), then three of 1e7 against 1e6 (9 cells).
+    assert_eq!(rows.len(), 6, "{out}");
+    let orders: Vec<&str> = rows[..3].iter().map(|r| r[1]).collect();
+    assert_eq!(orders, ["16, 64", "64, 16", "16, 64"]);
+    // Each 1e7 run's "after" 1e6 run is the next pair's "before".
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r.len(), if i < 3 { 8 } else { 9 }, "{out}");
+        assert_eq!(r[0], ((i % 3) + 1).to_string());
+    }
+    assert_eq!(rows[3][3], rows[4][1]);
+    assert_eq!(rows[4][3], rows[5][1]);
+    // Each wall ratio is the printed times' ratio (time per request, equal request counts),
+    // within what the printed rounding (0.05 ms, 0.0005) allows.
+    let num = |s: &str| s.parse::<f64>().expect("a number");
+    let within = |ratio: &str, top: f64, bottom: f64| {
+        let (lo, hi) = (
+            (top - 0.05) / (bottom + 0.05),
+            (top + 0.05) / (bottom - 0.05),
+        );
+        let r = num(ratio);
+        assert!(
+            r >= lo - 0.0005 && r <= hi + 0.0005,
+            "{r} not in {lo}..{hi}"
+        );
+    };
+    for r in &rows[..3] {
+        within(r[4], num(r[3]), num(r[2]));
+    }
+    for r in &rows[3..] {
+        within(r[4], num(r[2]), (num(r[1]) + num(r[3])) / 2.0);
+    }
+    assert!(out.contains("\n64/16 wall ratio: median "), "{out}");
+    assert!(out.contains("\n4000/2000 wall ratio: median "), "{out}");
+}
+
+#[test]
+fn bench_pairs_needs_ratios_and_a_count_from_1_to_100() {
+    for args in [
+        &["bench", "--pairs", "3"][..],
+        &["bench", "--ratios", "--pairs", "0"],
+        &["bench", "--ratios", "--pairs", "101"],
+        &["bench", "--ratios", "--pairs", "x"],
+    ] {
+        let (code, out, err) = kvfleet(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains("--pairs"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(out.is_empty(), "{out}");
+    }
+}

@@ -61,21 +61,7 @@ impl<V: Copy + Default> FlatTable<V> {
     /// Where `id` is, if held (never for `u64::MAX`).
     #[inline]
     fn find(&self, id: u64) -> Option<usize> {
-        if self.entries.is_empty() {
-            return None;
-        }
-        let mask = self.entries.len() - 1;
-        let mut i = self.home(id);
-        loop {
-            let key = self.entries[i].0;
-            if key == id {
-                return Some(i);
-            }
-            if key == FREE {
-                return None;
-            }
-            i = (i + 1) & mask;
-        }
+        self.find_or_free(id).ok()
     }
 
     /// The value of `id`, if held.
@@ -129,13 +115,44 @@ impl<V: Copy + Default> FlatTable<V> {
         }
     }
 
-    /// Sets `id` to `value`, returning the value it replaced.
+    /// Sets `id` to `value`, returning the value it replaced. One probe finds `id` or the
+    /// free entry it would take; the table grows (and is probed again) only when a new id
+    /// would fill it past half, as `get_or_insert` does.
     pub fn insert(&mut self, id: u64, value: V) -> Option<V> {
-        if let Some(old) = self.get_mut(id) {
-            return Some(std::mem::replace(old, value));
+        if id == FREE {
+            let old = self.max_id.replace(value);
+            self.len += usize::from(old.is_none());
+            return old;
+        }
+        match self.find_or_free(id) {
+            Ok(i) => return Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Err(Some(i)) if (self.len + 1) * 2 <= self.entries.len() => {
+                self.entries[i] = (id, value);
+                self.len += 1;
+                return None;
+            }
+            Err(_) => {}
         }
         *self.get_or_insert(id, value) = value;
         None
+    }
+
+    /// Where `id` is (`Ok`), or the free entry that ends its probe (`Err`; `None` when
+    /// the table has no entries yet).
+    #[inline]
+    fn find_or_free(&self, id: u64) -> Result<usize, Option<usize>> {
+        if self.entries.is_empty() {
+            return Err(None);
+        }
+        let mask = self.entries.len() - 1;
+        let mut i = self.home(id);
+        loop {
+            match self.entries[i].0 {
+                key if key == id => return Ok(i),
+                FREE => return Err(Some(i)),
+                _ => i = (i + 1) & mask,
+            }
+        }
     }
 
     /// Removes `id`, returning its value. The entries after it in its run move back to

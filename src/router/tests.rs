@@ -409,3 +409,45 @@ fn the_log_scores_kv_picks_by_cost_and_other_picks_zero_for_the_chosen() {
         (0, Reason::Sticky, vec![0.0, 1.0, 1.0])
     );
 }
+
+/// The `kv` pick is the least (cost, load, index) of the candidates' own costs
+/// (`kv_cost`), on random fleets crowded with ties: loads from a few values, recent terms
+/// that are small fractions, weights that round a cold cost's sum (1e16) or zero it.
+#[test]
+fn kv_pick_is_the_least_cost_then_load_then_index() {
+    let mut state = 7u64;
+    let mut next = |m: u64| {
+        state += 1;
+        splitmix64(state) % m
+    };
+    for round in 0..1_000 {
+        let replicas = 1 + next(70) as usize;
+        let weight = [0.0, 0.5, 1.0, 3.0, 1e16][round % 5];
+        let mut router = kv_router(replicas as u32, weight);
+        let full = next(6) as usize;
+        let views: Vec<ReplicaView> = (0..replicas).map(|_| view(next(4) * 2)).collect();
+        let hits: Vec<u32> = (0..replicas)
+            .map(|_| match next(4) {
+                0 => next(full as u64 + 1) as u32,
+                _ => 0,
+            })
+            .collect();
+        for r in 0..replicas {
+            router.recent[r] = [0.0, 0.25, 2.0, 0.1][next(4) as usize];
+        }
+        let prompt: Vec<u64> = (0..full as u64).collect();
+        let mut expected = 0;
+        let key = |r: usize| {
+            let cost = router.kv_cost(full, hits[r] as usize, &views[r], r);
+            (cost, router.load(&views[r], r))
+        };
+        for r in 1..replicas {
+            let ((c, l), (bc, bl)) = (key(r), key(expected));
+            if c < bc || (c == bc && l < bl) {
+                expected = r;
+            }
+        }
+        let got = router.pick(ask(&prompt, full, &hits), &views, None).0;
+        assert_eq!(got, expected, "round {round}: {hits:?} {views:?}");
+    }
+}

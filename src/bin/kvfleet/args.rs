@@ -54,7 +54,8 @@ pub enum Command {
         material_json: bool,
     },
     /// Measure speed: the seed example, synthetic runs of 1e4 to 1e6 requests on 16 and
-    /// 64 replicas, and the Mooncake conversation trace; prints a markdown table.
+    /// 64 replicas, and the Mooncake conversation trace; prints a markdown table (or, with
+    /// --ratios, only the scaling ratios from interleaved runs).
     Bench {
         /// Small sizes, one run each (for CI: checks the benches run, not their speed).
         #[arg(long)]
@@ -63,6 +64,16 @@ pub enum Command {
         /// 1e7 / 1e6 time ratio).
         #[arg(long)]
         large: bool,
+        /// Instead of the table, only the scaling ratios, from interleaved runs: 64 against
+        /// 16 replicas at 1e6 requests (pairs in alternating order) and, with --large, each
+        /// 1e7 run against the 1e6 runs before and after it; wall and CPU time, each pair's
+        /// ratio, the median and its spread.
+        #[arg(long)]
+        ratios: bool,
+        /// With --ratios: how many pairs of each ratio (1 to 100).
+        #[arg(long, requires = "ratios", default_value_t = 5,
+              value_parser = clap::value_parser!(u16).range(1..=100))]
+        pairs: u16,
         /// Run only scenario N in this process (used internally, one child per scenario).
         #[arg(long, hide = true)]
         scenario: Option<usize>,

@@ -1,7 +1,8 @@
 //! `kvfleet bench`: the reproducible speed table. Each scenario runs in a child process
 //! (so its peak memory is its own) and reports wall time, events and peak RSS. `--quick`
 //! shrinks every scenario so CI keeps the benches compiling and running; it asserts no
-//! timings.
+//! timings. `--ratios` (in `ratios.rs`) measures only the two scaling ratios, from
+//! interleaved runs.
 
 use std::process::Command;
 use std::time::Instant;
@@ -73,13 +74,99 @@ fn scenarios() -> Vec<Scenario> {
 
 /// One scenario's measurement (a JSON line from the child).
 #[derive(Serialize, Deserialize)]
-struct Measured {
-    requests: u64,
-    events: u64,
-    runs: u32,
-    wall_ms_median: f64,
-    wall_ms_min: f64,
-    peak_rss_mb: f64,
+pub(crate) struct Measured {
+    pub requests: u64,
+    pub events: u64,
+    pub runs: u32,
+    pub wall_ms_median: f64,
+    pub wall_ms_min: f64,
+    pub peak_rss_mb: f64,
+    /// Mean CPU time (user + system, this thread) of a run, where the platform says.
+    #[serde(default)]
+    pub cpu_ms_mean: Option<f64>,
+}
+
+/// A child's measurement and its CPU time (user + system) per run: the child's own count
+/// (ns resolution, the timed runs only), else its whole process's (10 ms resolution), else
+/// `None`.
+pub(crate) struct ChildRun {
+    pub measured: Measured,
+    pub cpu_ms: Option<f64>,
+}
+
+/// The scenario named `name`'s index (the child's `--scenario`).
+pub(crate) fn scenario_index(name: &str) -> usize {
+    scenarios()
+        .iter()
+        .position(|s| s.name == name)
+        .expect("a known scenario")
+}
+
+/// The requests scenario `index` runs (`quick`: its small size).
+pub(crate) fn scenario_requests(index: usize, quick: bool) -> u32 {
+    let s = &scenarios()[index];
+    if quick {
+        s.quick_requests
+    } else {
+        s.requests
+    }
+}
+
+/// Runs scenario `index` in a child process of `exe` and reads its measurement; the CPU
+/// time is the child's own count, else the growth of this process's reaped children's
+/// time across the run.
+pub(crate) fn run_child(
+    exe: &std::path::Path,
+    index: usize,
+    quick: bool,
+) -> Result<ChildRun, String> {
+    let mut cmd = Command::new(exe);
+    cmd.args(["bench", "--scenario", &index.to_string()]);
+    if quick {
+        cmd.arg("--quick");
+    }
+    let cpu_before = children_cpu_ms();
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    let cpu_ms = children_cpu_ms()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let measured: Measured = serde_json::from_str(text.trim()).map_err(|_| {
+        format!(
+            "scenario {} failed: {}",
+            scenarios()[index].name,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    let cpu_ms = measured.cpu_ms_mean.or(cpu_ms);
+    Ok(ChildRun { measured, cpu_ms })
+}
+
+/// CPU time this thread has run (user + system), from `/proc/thread-self/schedstat`
+/// (ns), `None` where there is no such file. The synthetic runs are single-threaded.
+fn thread_cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    Some(ns as f64 / 1e6)
+}
+
+/// User + system CPU time of this process's waited-for children (`getrusage`'s
+/// `RUSAGE_CHILDREN`, read from `/proc/self/stat` in clock ticks of 10 ms), `None` where
+/// there is no such file.
+fn children_cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    children_cpu_ms_of(&stat)
+}
+
+/// `cutime + cstime` of a `/proc/<pid>/stat` line, in ms (the kernel reports USER_HZ =
+/// 100 ticks per second). The fields are counted after the command name's closing `)`,
+/// which may itself hold spaces and parentheses.
+pub(crate) fn children_cpu_ms_of(stat: &str) -> Option<f64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Field 3 of the line (the state) is fields[0]; cutime and cstime are fields 16, 17.
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    Some((ticks(13)? + ticks(14)?) as f64 * 10.0)
 }
 
 /// The synthetic config of a scenario: the seed's workload at its per-replica load
@@ -149,11 +236,15 @@ pub fn child(index: usize, quick: bool) -> Result<(), String> {
     };
     let mut times = Vec::new();
     let (mut events, mut served) = (0, 0);
+    let cpu_before = thread_cpu_ms();
     for _ in 0..runs {
         let (e, r, ms) = once(&s, requests)?;
         (events, served) = (e, r);
         times.push(ms);
     }
+    let cpu_ms_mean = thread_cpu_ms()
+        .zip(cpu_before)
+        .map(|(after, before)| (after - before) / f64::from(runs));
     times.sort_by(f64::total_cmp);
     let m = Measured {
         requests: served,
@@ -162,6 +253,7 @@ pub fn child(index: usize, quick: bool) -> Result<(), String> {
         wall_ms_median: times[times.len() / 2],
         wall_ms_min: times[0],
         peak_rss_mb: peak_rss_mb(),
+        cpu_ms_mean,
     };
     print(&format!(
         "{}\n",
@@ -169,20 +261,24 @@ pub fn child(index: usize, quick: bool) -> Result<(), String> {
     ))
 }
 
-/// Parent side: runs every scenario in a child and prints the table, then the scaling
-/// ratios (time per request, 64 against 16 replicas at 1e6; 1e7 against 1e6 requests).
-pub fn run(quick: bool, large: bool) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    print(&format!(
-        "kvfleet bench{} ({} build, {} cores)\n",
-        if quick { " --quick" } else { "" },
+/// The first line of the output: the command's flags, the build and the cores.
+pub(crate) fn header(flags: &str) -> String {
+    format!(
+        "kvfleet bench{flags} ({} build, {} cores)\n",
         if cfg!(debug_assertions) {
             "debug"
         } else {
             "release"
         },
         std::thread::available_parallelism().map_or(1, |n| n.get())
-    ))?;
+    )
+}
+
+/// Parent side: runs every scenario in a child and prints the table, then the scaling
+/// ratios (time per request, 64 against 16 replicas at 1e6; 1e7 against 1e6 requests).
+pub fn run(quick: bool, large: bool) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    print(&header(if quick { " --quick" } else { "" }))?;
     print(
         "| scenario | requests | events | wall ms (median) | requests/s | events/s | peak RSS MB |\n\
          |---|---:|---:|---:|---:|---:|---:|\n",
@@ -192,20 +288,7 @@ pub fn run(quick: bool, large: bool) -> Result<(), String> {
         if s.large && !large {
             continue;
         }
-        let mut cmd = Command::new(&exe);
-        cmd.args(["bench", "--scenario", &i.to_string()]);
-        if quick {
-            cmd.arg("--quick");
-        }
-        let out = cmd.output().map_err(|e| e.to_string())?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let m: Measured = serde_json::from_str(text.trim()).map_err(|_| {
-            format!(
-                "scenario {} failed: {}",
-                s.name,
-                String::from_utf8_lossy(&out.stderr)
-            )
-        })?;
+        let m = run_child(&exe, i, quick)?.measured;
         let per_s = |n: u64| n as f64 / (m.wall_ms_median / 1000.0);
         print(&format!(
             "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.1} |\n",

@@ -94,7 +94,15 @@ pub fn main() -> ExitCode {
         Some(Command::Bench {
             quick,
             large,
+            ratios: true,
+            pairs,
             scenario: None,
+        }) => crate::ratios::run(*quick, *large, usize::from(*pairs)),
+        Some(Command::Bench {
+            quick,
+            large,
+            scenario: None,
+            ..
         }) => bench::run(*quick, *large),
         None => config(&cli.run, &matches).and_then(|(cfg, lesson)| run(&cli.run, cfg, lesson)),
     };

@@ -19,6 +19,8 @@ mod plan_text;
 #[cfg(not(target_arch = "wasm32"))]
 mod progress;
 #[cfg(not(target_arch = "wasm32"))]
+mod ratios;
+#[cfg(not(target_arch = "wasm32"))]
 mod summary;
 #[cfg(not(target_arch = "wasm32"))]
 mod sweep;
