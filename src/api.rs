@@ -8,7 +8,7 @@ use crate::report::Report;
 use crate::sessions::Sessions;
 use crate::sim::Simulation;
 use crate::trace::{self, TraceOptions};
-use crate::workload::{IterSource, Request, Synthetic};
+use crate::workload::{IdHint, IterSource, Request, Synthetic};
 
 /// The crate version, as printed by `kvfleet --version` and shown by the page.
 pub fn version() -> &'static str {
@@ -59,9 +59,12 @@ pub fn replay_simulation(
     name: &str,
 ) -> Result<Simulation<'static>, String> {
     params::validate_replay(cfg, &requests, name)?;
+    let hint = IdHint::of(&requests);
     let total = requests.len() as u64;
     let source = IterSource::new(requests.into_iter(), total);
-    Ok(Simulation::new(cfg, Box::new(source), name))
+    let mut sim = Simulation::new(cfg, Box::new(source), name);
+    sim.presize_ids(hint);
+    Ok(sim)
 }
 
 /// Runs a synthetic workload described by a JSON config (missing keys take defaults) and

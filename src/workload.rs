@@ -29,6 +29,30 @@ pub struct Request {
     pub output_block_ids: Vec<u64>,
 }
 
+/// What a source knows of its block ids in advance: the largest, and how many ids its
+/// requests carry in all (prompt and output blocks; at least the distinct ids).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdHint {
+    /// The largest block id (0 when there are none).
+    pub max_id: u64,
+    /// Block ids over all requests, repeats counted.
+    pub refs: u64,
+}
+
+impl IdHint {
+    /// The hint of a list of requests.
+    pub fn of(requests: &[Request]) -> IdHint {
+        let mut hint = IdHint::default();
+        for r in requests {
+            for ids in [&r.block_ids, &r.output_block_ids] {
+                hint.refs += ids.len() as u64;
+                hint.max_id = ids.iter().fold(hint.max_id, |m, &id| m.max(id));
+            }
+        }
+        hint
+    }
+}
+
 /// A request's place in a multi-turn session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionTag {
