@@ -59,12 +59,23 @@ pub fn replay_simulation(
     name: &str,
 ) -> Result<Simulation<'static>, String> {
     params::validate_replay(cfg, &requests, name)?;
+    Ok(validated_replay_simulation(cfg, requests, name))
+}
+
+/// `replay_simulation` for a caller that has just had `params::validate_replay` accept
+/// this config and these requests (the CLI, which validates before it starts the trace
+/// summary and the export), so they are not checked twice.
+pub fn validated_replay_simulation(
+    cfg: &Config,
+    requests: Vec<Request>,
+    name: &str,
+) -> Simulation<'static> {
     let hint = IdHint::of(&requests);
     let total = requests.len() as u64;
     let source = IterSource::new(requests.into_iter(), total);
     let mut sim = Simulation::new(cfg, Box::new(source), name);
     sim.presize_ids(hint);
-    Ok(sim)
+    sim
 }
 
 /// Runs a synthetic workload described by a JSON config (missing keys take defaults) and

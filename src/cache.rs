@@ -124,7 +124,13 @@ impl BlockCache {
         let holdable = self
             .capacity_blocks
             .map_or(most_entries, |c| c.min(most_entries));
-        self.index.presize(max_id, holdable)
+        let presized = self.index.presize(max_id, holdable);
+        if presized {
+            // Room for the entries' records up to what the table may hold: reserved, not
+            // written, so room never used costs no pages.
+            self.slots.reserve(holdable.min(max_id + 1) as usize);
+        }
+        presized
     }
 
     /// Capacity in blocks, `None` when unbounded.

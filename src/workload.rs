@@ -44,13 +44,26 @@ impl IdHint {
     pub fn of(requests: &[Request]) -> IdHint {
         let mut hint = IdHint::default();
         for r in requests {
-            for ids in [&r.block_ids, &r.output_block_ids] {
-                hint.refs += ids.len() as u64;
-                hint.max_id = ids.iter().fold(hint.max_id, |m, &id| m.max(id));
-            }
+            hint.refs += (r.block_ids.len() + r.output_block_ids.len()) as u64;
+            let most = max_of(&r.block_ids).max(max_of(&r.output_block_ids));
+            hint.max_id = hint.max_id.max(most);
         }
         hint
     }
+}
+
+/// The largest of `ids` (0 when empty), kept in four lanes so the comparisons do not wait
+/// on each other.
+fn max_of(ids: &[u64]) -> u64 {
+    let mut lanes = [0u64; 4];
+    let chunks = ids.chunks_exact(4);
+    let rest = chunks.remainder().iter().copied().max().unwrap_or(0);
+    for c in chunks {
+        for (lane, &id) in lanes.iter_mut().zip(c) {
+            *lane = (*lane).max(id);
+        }
+    }
+    lanes.into_iter().fold(rest, u64::max)
 }
 
 /// A request's place in a multi-turn session.

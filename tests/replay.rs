@@ -414,4 +414,19 @@ fn the_id_hint_is_the_largest_id_and_the_count() {
     };
     assert_eq!(IdHint::of(&requests), want);
     assert_eq!(IdHint::of(&requests[..2]).max_id, 12);
+    // The largest id at every place of prompts of 1 to 11 blocks.
+    for n in 1..12u64 {
+        for at in 0..n {
+            let ids = (0..n).map(|i| if i == at { 1_000 } else { i }).collect();
+            let hint = IdHint::of(&[request(ids, vec![])]);
+            assert_eq!(
+                hint,
+                IdHint {
+                    max_id: 1_000,
+                    refs: n
+                },
+                "{n} blocks, largest at {at}"
+            );
+        }
+    }
 }

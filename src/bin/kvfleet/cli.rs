@@ -287,7 +287,8 @@ fn simulation(
     if let Some(path) = &a.export_trace {
         export(path, &requests, cfg.block_size)?;
     }
-    Ok((api::replay_simulation(cfg, requests, &name)?, summary))
+    let sim = api::validated_replay_simulation(cfg, requests, &name);
+    Ok((sim, summary))
 }
 
 /// Refuses output flags that would be silently ignored or would mix on standard output.
