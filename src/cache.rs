@@ -127,7 +127,7 @@ impl BlockCache {
         let presized = self.index.presize(max_id, holdable);
         if presized {
             // Room for the entries' records up to what the table may hold: reserved, not
-            // written, so room never used costs no pages.
+            // written, so room never used is never touched.
             self.slots.reserve(holdable.min(max_id + 1) as usize);
         }
         presized

@@ -120,9 +120,9 @@ impl<'w> Simulation<'w> {
     /// Sizes every block-id table once for a source whose ids are known in advance (a
     /// parsed trace's, `hint`), instead of growing them as they fill. Each replica's
     /// cache may take 16 slots per block reference of its even share of the trace (at
-    /// most its capacity), the fleet's index 8 per reference: at most 256 bytes per
-    /// block reference over the fleet, whatever the number of replicas, and pages no id
-    /// touches stay unbacked. Changes no result.
+    /// most its capacity), the fleet's index 8 per reference (plus 1,024 each); with
+    /// 8-byte slots, at most 192 bytes per block reference over the fleet (plus 8 kB
+    /// per table), whatever the number of replicas. Changes no result.
     pub fn presize_ids(&mut self, hint: IdHint) {
         let share = hint.refs / self.replicas.len().max(1) as u64;
         for r in &mut self.replicas {

@@ -11,7 +11,8 @@
 //! no value stored may equal it.
 //!
 //! When the source knows its ids in advance (a parsed trace), `presize` sizes the array
-//! once, in zeroed memory the system backs lazily, so it is neither copied nor cleared as
+//! once, in zeroed memory (cleared by the allocator only when it reuses memory; pages fresh
+//! from the system stay untouched until used), so it is neither copied nor cleared as
 //! it fills; it does so only within the same density bound, counted against the entries
 //! the table can ever hold.
 
@@ -35,7 +36,7 @@ unsafe impl ZeroDefault for u64 {}
 // SAFETY: as above.
 unsafe impl ZeroDefault for u32 {}
 
-/// `slots` values of `V::default()` in zeroed memory (untouched pages cost nothing), or
+/// `slots` values of `V::default()` in zeroed memory (not written when it is fresh), or
 /// `None` when the size does not fit the address space.
 fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
     let layout = Layout::array::<V>(slots).ok()?;
