@@ -8,7 +8,7 @@ use crate::report::Report;
 use crate::sessions::Sessions;
 use crate::sim::Simulation;
 use crate::trace::{self, TraceOptions};
-use crate::workload::{IterSource, Request, Synthetic};
+use crate::workload::{IdHint, IterSource, Request, Synthetic};
 
 /// The crate version, as printed by `kvfleet --version` and shown by the page.
 pub fn version() -> &'static str {
@@ -59,9 +59,32 @@ pub fn replay_simulation(
     name: &str,
 ) -> Result<Simulation<'static>, String> {
     params::validate_replay(cfg, &requests, name)?;
+    let hint = IdHint::of(&requests);
     let total = requests.len() as u64;
-    let source = IterSource::new(requests.into_iter(), total);
-    Ok(Simulation::new(cfg, Box::new(source), name))
+    Ok(validated_replay_simulation(
+        cfg,
+        requests.into_iter(),
+        total,
+        hint,
+        name,
+    ))
+}
+
+/// `replay_simulation` for a caller that has just had `params::validate_replay` accept
+/// this config and these `total` requests (in arrival order, their ids described by
+/// `hint`), so they are not checked twice: the CLI, which validates before it starts the
+/// trace summary and the export, and hands the requests over as they are pulled.
+pub fn validated_replay_simulation<I: Iterator<Item = Request> + 'static>(
+    cfg: &Config,
+    requests: I,
+    total: u64,
+    hint: IdHint,
+    name: &str,
+) -> Simulation<'static> {
+    let source = IterSource::new(requests, total);
+    let mut sim = Simulation::new(cfg, Box::new(source), name);
+    sim.presize_ids(hint);
+    sim
 }
 
 /// Runs a synthetic workload described by a JSON config (missing keys take defaults) and

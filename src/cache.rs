@@ -15,6 +15,7 @@ mod table;
 
 pub use flat::FlatTable;
 pub use table::IdTable;
+use table::ZeroDefault;
 
 const NIL: u32 = u32::MAX;
 
@@ -57,6 +58,9 @@ struct Entry {
     /// Pins (requests holding it) in the low 31 bits, `READY` once computed.
     state: u32,
 }
+
+// SAFETY: two integers; all-zero bytes are the default (no pins, not computed, slot 0).
+unsafe impl ZeroDefault for Entry {}
 
 const READY: u32 = 1 << 31;
 
@@ -111,6 +115,22 @@ impl BlockCache {
             evictions: 0,
             journal: Vec::new(),
         }
+    }
+
+    /// Sizes the empty cache's id table once for ids `0 ..= max_id`, when that is within
+    /// its density bound for `most_entries` entries (at most its capacity); otherwise
+    /// it grows as it fills. Changes no result. Returns whether it did.
+    pub fn presize_ids(&mut self, max_id: u64, most_entries: u64) -> bool {
+        let holdable = self
+            .capacity_blocks
+            .map_or(most_entries, |c| c.min(most_entries));
+        let presized = self.index.presize(max_id, holdable);
+        if presized {
+            // Room for the entries' records up to what the table may hold: reserved, not
+            // written, so room never used is never touched.
+            self.slots.reserve(holdable.min(max_id + 1) as usize);
+        }
+        presized
     }
 
     /// Capacity in blocks, `None` when unbounded.

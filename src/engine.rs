@@ -97,6 +97,8 @@ pub struct Replica {
     held: Vec<Active>,
     /// Decode role: the waiting requests that were prefilled elsewhere.
     prefilled: IdMap<Prefilled>,
+    /// The last step's chunk list, emptied, kept so a step does not allocate one.
+    spare_chunks: Vec<(usize, u32)>,
 }
 
 impl Replica {
@@ -116,6 +118,7 @@ impl Replica {
             queued_blocks: 0,
             held: Vec::new(),
             prefilled: IdMap::default(),
+            spare_chunks: Vec::new(),
         }
     }
 
@@ -189,6 +192,7 @@ impl Replica {
                 self.stats.busy_us += end_us - start_us;
                 self.stats.saturated_us += saturated as u64 * (end_us - start_us);
                 self.apply_step(&chunks, now_us, out);
+                self.spare_chunks = chunks;
                 if decode_seqs > 0 {
                     let d = (end_us - start_us) as f64;
                     out.itl_runs.push(ItlRun {
@@ -285,7 +289,8 @@ impl Replica {
             return None;
         }
         let mut budget = self.spec.max_batched_tokens;
-        let mut chunks = Vec::new();
+        let mut chunks = std::mem::take(&mut self.spare_chunks);
+        chunks.clear();
         let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
         let mut saturated = !self.waiting.is_empty();
         for (i, a) in self.running.iter().enumerate() {
@@ -334,13 +339,19 @@ impl Replica {
 
     fn apply_step(&mut self, chunks: &[(usize, u32)], now_us: u64, out: &mut Outbox) {
         let bs = self.spec.block_size;
-        let was_decoding: Vec<bool> = self
-            .running
-            .iter()
-            .map(|a| a.prefilled_tokens >= a.req.prompt_tokens)
-            .collect();
+        // The requests already decoding make a token; none of them has a chunk (a chunk
+        // is prefill), so this may come before the chunks make their first tokens.
+        for a in &mut self.running {
+            if a.prefilled_tokens >= a.req.prompt_tokens {
+                a.generated += 1;
+            }
+        }
         for &(i, c) in chunks {
             let a = &mut self.running[i];
+            debug_assert!(
+                a.prefilled_tokens < a.req.prompt_tokens,
+                "a chunk of prefill"
+            );
             a.prefilled_tokens += c;
             let ready = ((a.prefilled_tokens / bs) as usize).min(a.full_blocks);
             if ready > a.ready_blocks {
@@ -352,11 +363,6 @@ impl Replica {
                 a.generated = 1;
                 a.first_token_us = now_us;
                 out.first_tokens.push(a.req.id);
-            }
-        }
-        for (a, decoding) in self.running.iter_mut().zip(was_decoding) {
-            if decoding {
-                a.generated += 1;
             }
         }
         self.drop_late_first_tokens(now_us, out);

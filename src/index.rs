@@ -35,6 +35,13 @@ impl BlockIndex {
         }
     }
 
+    /// Sizes the empty index's id table once for ids `0 ..= max_id`, when that is within
+    /// its density bound for `most_entries` distinct blocks; otherwise it grows as it
+    /// fills. Changes no result. Returns whether it did.
+    pub fn presize_ids(&mut self, max_id: u64, most_entries: u64) -> bool {
+        self.words == 1 && self.narrow.presize(max_id, most_entries)
+    }
+
     /// Distinct blocks held by at least one replica.
     pub fn len(&self) -> usize {
         self.narrow.len() + self.wide.len()

@@ -191,6 +191,16 @@ fn table() -> Vec<ParamSpec> {
     ]
 }
 
+/// The spec of `name` without its default (`null`): its limits, step and unit, found
+/// without serialising the default config (validation asks for it once per field).
+pub(crate) fn limits_of(name: &str) -> ParamSpec {
+    table()
+        .into_iter()
+        .find(|s| s.name == name)
+        .expect("known parameter")
+}
+
+#[cfg(test)]
 pub(crate) fn spec(name: &str) -> ParamSpec {
     specs()
         .into_iter()
@@ -201,6 +211,24 @@ pub(crate) fn spec(name: &str) -> ParamSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What validation reads of a field (limits, unit) is the published spec's, for
+    /// every field; only the default is left out.
+    #[test]
+    fn the_limits_are_the_specs_without_the_default() {
+        for full in specs() {
+            let limits = limits_of(full.name);
+            assert_eq!(limits.default, Value::Null);
+            let without_default = ParamSpec {
+                default: Value::Null,
+                ..full
+            };
+            assert_eq!(
+                serde_json::to_value(&limits).unwrap(),
+                serde_json::to_value(&without_default).unwrap()
+            );
+        }
+    }
 
     #[test]
     fn errors_name_field_value_and_range() {

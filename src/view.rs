@@ -75,6 +75,18 @@ impl Knowledge {
         }
     }
 
+    /// Sizes the block indexes' id tables once for ids `0 ..= max_id`, at most
+    /// `most_entries` distinct (see `BlockIndex::presize_ids`). Changes no result.
+    pub fn presize_ids(&mut self, max_id: u64, most_entries: u64) {
+        let lagged = self.lagged.as_mut().map(Lagged::index);
+        for index in [Some(&mut self.live), self.offline.as_mut(), lagged]
+            .into_iter()
+            .flatten()
+        {
+            index.presize_ids(max_id, most_entries);
+        }
+    }
+
     /// The view mode.
     pub fn mode(&self) -> RouterView {
         self.mode

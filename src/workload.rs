@@ -29,6 +29,43 @@ pub struct Request {
     pub output_block_ids: Vec<u64>,
 }
 
+/// What a source knows of its block ids in advance: the largest, and how many ids its
+/// requests carry in all (prompt and output blocks; at least the distinct ids).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdHint {
+    /// The largest block id (0 when there are none).
+    pub max_id: u64,
+    /// Block ids over all requests, repeats counted.
+    pub refs: u64,
+}
+
+impl IdHint {
+    /// The hint of a list of requests.
+    pub fn of(requests: &[Request]) -> IdHint {
+        let mut hint = IdHint::default();
+        for r in requests {
+            hint.refs += (r.block_ids.len() + r.output_block_ids.len()) as u64;
+            let most = max_of(&r.block_ids).max(max_of(&r.output_block_ids));
+            hint.max_id = hint.max_id.max(most);
+        }
+        hint
+    }
+}
+
+/// The largest of `ids` (0 when empty), kept in four lanes so the comparisons do not wait
+/// on each other.
+fn max_of(ids: &[u64]) -> u64 {
+    let mut lanes = [0u64; 4];
+    let chunks = ids.chunks_exact(4);
+    let rest = chunks.remainder().iter().copied().max().unwrap_or(0);
+    for c in chunks {
+        for (lane, &id) in lanes.iter_mut().zip(c) {
+            *lane = (*lane).max(id);
+        }
+    }
+    lanes.into_iter().fold(rest, u64::max)
+}
+
 /// A request's place in a multi-turn session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionTag {

@@ -345,3 +345,88 @@ fn extreme_trace_lengths_neither_panic_nor_hang() {
     );
     std::fs::remove_file(&huge).ok();
 }
+
+/// Sizing the block-id tables from the trace's ids (as `api::replay_simulation` does)
+/// changes no byte of the report: the conversation trace on 8 and 64 replicas, unbounded
+/// and bounded caches (20,000 blocks: presized, with evictions; 3,000: too few entries
+/// to presize), each router view, against the same replay without the hint.
+#[test]
+fn presizing_the_id_tables_changes_no_report() {
+    use kvfleet::sim::Simulation;
+    use kvfleet::workload::IterSource;
+    let requests = load("conversation", 1.0);
+    let views = [
+        (RouterView::Exact, 0.0),
+        (RouterView::Offline, 0.0),
+        (RouterView::Snapshot, 50.0),
+    ];
+    for (instances, kv_blocks, (router_view, lag_ms)) in [
+        (8, None, views[0]),
+        (64, None, views[0]),
+        (8, Some(20_000), views[0]),
+        (8, None, views[1]),
+        (8, Some(3_000), views[2]),
+    ] {
+        let cfg = Config {
+            instances,
+            routing: Policy::Kv,
+            kv_blocks,
+            router_view,
+            kv_event_lag_ms: lag_ms,
+            ..Config::default()
+        };
+        let hinted = api::replay_simulation(&cfg, requests.clone(), "trace").unwrap();
+        let total = requests.len() as u64;
+        let source = IterSource::new(requests.clone().into_iter(), total);
+        let plain = Simulation::new(&cfg, Box::new(source), "trace");
+        assert_eq!(
+            hinted.into_report().to_json(),
+            plain.into_report().to_json(),
+            "{instances} replicas, kv_blocks {kv_blocks:?}, {router_view:?}"
+        );
+    }
+}
+
+/// The hint a list of requests gives: its largest id, prompt or output, and every id
+/// counted with repeats.
+#[test]
+fn the_id_hint_is_the_largest_id_and_the_count() {
+    use kvfleet::workload::IdHint;
+    let request = |block_ids: Vec<u64>, output_block_ids: Vec<u64>| Request {
+        id: 0,
+        arrival_us: 0,
+        prompt_tokens: 1,
+        output_tokens: 1,
+        block_ids,
+        session: None,
+        output_block_ids,
+    };
+    assert_eq!(IdHint::of(&[]), IdHint::default());
+    let requests = [
+        request(vec![0, 7, 3], vec![]),
+        request(vec![7, 7], vec![12]),
+        request(vec![], vec![]),
+        request(vec![u64::MAX - 1], vec![5]),
+    ];
+    let want = IdHint {
+        max_id: u64::MAX - 1,
+        refs: 8,
+    };
+    assert_eq!(IdHint::of(&requests), want);
+    assert_eq!(IdHint::of(&requests[..2]).max_id, 12);
+    // The largest id at every place of prompts of 1 to 11 blocks.
+    for n in 1..12u64 {
+        for at in 0..n {
+            let ids = (0..n).map(|i| if i == at { 1_000 } else { i }).collect();
+            let hint = IdHint::of(&[request(ids, vec![])]);
+            assert_eq!(
+                hint,
+                IdHint {
+                    max_id: 1_000,
+                    refs: n
+                },
+                "{n} blocks, largest at {at}"
+            );
+        }
+    }
+}

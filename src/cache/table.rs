@@ -9,11 +9,50 @@
 //! ids (a synthetic workload's ever-growing ones) cost at most `DENSITY` slots per entry
 //! and fall back to the flat table. In the array, `V::default()` marks an absent id, so
 //! no value stored may equal it.
+//!
+//! When the source knows its ids in advance (a parsed trace), `presize` sizes the array
+//! once, in zeroed memory (cleared by the allocator only when it reuses memory; pages fresh
+//! from the system stay untouched until used), so it is neither copied nor cleared as
+//! it fills; it does so only within the same density bound, counted against the entries
+//! the table can ever hold.
+
+use std::alloc::{alloc_zeroed, handle_alloc_error, Layout};
 
 use super::FlatTable;
 
 /// Slots the array may always grow to, whatever the entries.
 const MIN_SLOTS: u64 = 1024;
+
+/// A value whose all-zero bytes are a valid value equal to `Default::default()`, so an
+/// array of absent ids can come from zeroed memory.
+///
+/// # Safety
+/// Implement it only for types (integers, structs of integers) for which every byte 0 is
+/// a valid value and that value is `Default::default()`.
+pub unsafe trait ZeroDefault: Copy + Default + PartialEq {}
+
+// SAFETY: an integer of zero bytes is 0, its default.
+unsafe impl ZeroDefault for u64 {}
+// SAFETY: as above.
+unsafe impl ZeroDefault for u32 {}
+
+/// `slots` values of `V::default()` in zeroed memory (not written when it is fresh), or
+/// `None` when the size does not fit the address space.
+fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
+    let layout = Layout::array::<V>(slots).ok()?;
+    if layout.size() == 0 {
+        return Some(vec![V::default(); slots]);
+    }
+    // SAFETY: the layout is non-zero in size; a null result is reported as an allocation
+    // failure, as `Vec` does.
+    let ptr = unsafe { alloc_zeroed(layout) }.cast::<V>();
+    if ptr.is_null() {
+        handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `slots` values of
+    // `V`, and all of them are initialised: zero bytes are a valid `V` (`ZeroDefault`).
+    Some(unsafe { Vec::from_raw_parts(ptr, slots, slots) })
+}
 
 /// Block id -> `V` (never `V::default()`); the array may hold `DENSITY` slots per entry
 /// held when it grows.
@@ -114,6 +153,27 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     }
 }
 
+impl<V: ZeroDefault, const DENSITY: u64> IdTable<V, DENSITY> {
+    /// Sizes the array of an empty table to cover ids `0 ..= max_id` at once, in zeroed
+    /// memory, when that is within `DENSITY` slots per entry the table can ever hold
+    /// (`most_entries`), plus `MIN_SLOTS`; otherwise leaves it to grow as it fills.
+    /// Returns whether it did.
+    pub fn presize(&mut self, max_id: u64, most_entries: u64) -> bool {
+        let slots = max_id.saturating_add(1);
+        let allowed = DENSITY
+            .saturating_mul(most_entries)
+            .saturating_add(MIN_SLOTS);
+        if !self.is_empty() || slots > allowed || slots <= self.dense.len() as u64 {
+            return false;
+        }
+        let Some(dense) = usize::try_from(slots).ok().and_then(zeroed_vec) else {
+            return false;
+        };
+        self.dense = dense;
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +241,77 @@ mod tests {
         }
         assert!(moved.sparse.is_empty(), "5000 moved into the array");
         assert_eq!((moved.get(5_000), moved.len()), (Some(&7), 4_101));
+    }
+
+    /// The same random operations as above on presized tables: ids below, at and above
+    /// the presized end, far and huge ones, each checked against a `BTreeMap`.
+    #[test]
+    fn a_presized_table_behaves_as_a_map() {
+        for (seed, max_id) in [(5u64, 0u64), (6, 1), (7, 3_000), (8, 40_000)] {
+            let mut table = IdTable::<u64>::default();
+            assert!(table.presize(max_id, 1 << 20));
+            assert_eq!(table.dense.len() as u64, max_id + 1);
+            assert!(table.is_empty() && table.get(max_id).is_none());
+            let mut state = seed;
+            let mut next = || {
+                state += 1;
+                splitmix64(state)
+            };
+            let mut model = BTreeMap::new();
+            for step in 1..20_000u64 {
+                let id = match next() % 5 {
+                    0 => next() % (max_id + 1),
+                    1 => max_id + next() % 3,
+                    2 => max_id.saturating_sub(next() % 3),
+                    3 => next() % (4 * max_id + 100_000),
+                    _ => u64::MAX - next() % 4,
+                };
+                match next() % 4 {
+                    0 => assert_eq!(table.remove(id), model.remove(&id), "remove {id}"),
+                    1 => {
+                        if let Some(v) = table.get_mut(id) {
+                            *v += 1;
+                        }
+                        if let Some(v) = model.get_mut(&id) {
+                            *v += 1;
+                        }
+                    }
+                    _ => assert_eq!(table.insert(id, step), model.insert(id, step)),
+                }
+                assert_eq!(table.get(id), model.get(&id), "get {id}");
+                assert_eq!(table.len(), model.len());
+            }
+            for (id, v) in &model {
+                assert_eq!(table.get(*id), Some(v));
+            }
+        }
+    }
+
+    /// The array is presized only within 8 slots per entry the table can hold, plus
+    /// 1,024, only when empty, and never past the address space.
+    #[test]
+    fn presizing_keeps_the_density_bound() {
+        let fresh = IdTable::<u64>::default;
+        // 1,000 entries at most: 8 * 1,000 + 1,024 = 9,024 slots, ids 0 ..= 9,023.
+        let mut at_bound = fresh();
+        assert!(at_bound.presize(9_023, 1_000));
+        assert_eq!(at_bound.dense.len(), 9_024);
+        let mut past_bound = fresh();
+        assert!(!past_bound.presize(9_024, 1_000));
+        assert!(past_bound.dense.is_empty());
+        // No entries at all: 1,024 slots.
+        assert!(fresh().presize(1_023, 0) && !fresh().presize(1_024, 0));
+        // Far too many slots for the address space, or for the entries.
+        assert!(!fresh().presize(u64::MAX, u64::MAX));
+        assert!(!fresh().presize(u64::MAX - 1, u64::MAX / 8));
+        // A table already holding entries keeps its array.
+        let mut used = fresh();
+        used.insert(3, 1);
+        let before = used.dense.len();
+        assert!(!used.presize(5_000, 1_000_000));
+        assert_eq!((used.dense.len(), used.get(3)), (before, Some(&1)));
+        // The caches' 16 slots per entry: 16 * 100 + 1,024 = 2,624.
+        let mut cache_table = IdTable::<u32, 16>::default();
+        assert!(!cache_table.presize(2_624, 100) && cache_table.presize(2_623, 100));
     }
 }

@@ -2,14 +2,14 @@
 //! the checks that need several fields (prefix within the prompt, a cache that fits the
 //! longest request, the run's time and memory limits).
 
-use super::{spec, MAX_SEED};
+use super::{limits_of, MAX_SEED};
 use crate::config::{Config, ConfigError, Popularity};
 use crate::limits;
 use crate::timing::{EnginePreset, Timing};
 use crate::workload::Request;
 
 fn check_range(name: &str, value: f64) -> Result<(), ConfigError> {
-    let s = spec(name);
+    let s = limits_of(name);
     let (min, max) = (s.min.unwrap_or(f64::MIN), s.max.unwrap_or(f64::MAX));
     if value.is_finite() && value >= min && value <= max {
         return Ok(());

@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
@@ -13,12 +14,12 @@ use kvfleet::limits;
 use kvfleet::params;
 use kvfleet::sim::Simulation;
 use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
-use kvfleet::workload::Synthetic;
+use kvfleet::workload::{IdHint, Synthetic};
 use kvfleet::{Config, ConfigError, Request};
 
 use crate::args::{Cli, Command, KvBlocks, RunArgs};
 use crate::progress::{Progress, SLICE_EVENTS};
-use crate::summary::PendingSummary;
+use crate::summary::{PendingSummary, SharedRequests};
 use crate::{bench, sweep};
 
 /// What a write to standard output that was closed (`kvfleet ... | head`) fails with:
@@ -291,11 +292,15 @@ fn simulation(
     };
     params::validate_fleet(cfg).map_err(flag_error)?;
     params::validate_replay(cfg, &requests, &name)?;
+    let (hint, total) = (IdHint::of(&requests), requests.len() as u64);
+    let requests = Arc::new(requests);
     let summary = PendingSummary::start(&requests, cfg.block_size);
     if let Some(path) = &a.export_trace {
-        export(path, &requests, cfg.block_size)?;
+        export(path, requests.iter(), cfg.block_size)?;
     }
-    Ok((api::replay_simulation(cfg, requests, &name)?, summary))
+    let source = SharedRequests::new(requests);
+    let sim = api::validated_replay_simulation(cfg, source, total, hint, &name);
+    Ok((sim, summary))
 }
 
 /// Refuses output flags that would be silently ignored or would mix on standard output.
