@@ -9,10 +9,14 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = include_str!("wasm/types.ts");
 
-/// Runs once when the module is instantiated: panics go to the browser console with a
-/// Rust backtrace-style message instead of "unreachable".
+/// Runs once when the module is instantiated.
 #[wasm_bindgen(start)]
 pub fn start() {
+    // In the page's build (`cargo xtask build`, `-Cpanic=immediate-abort`) a panic is a bare
+    // "unreachable" trap, with no message to print and no hook to call; in the other wasm
+    // builds (the wasm tests) panics go to the browser console with a Rust backtrace-style
+    // message.
+    #[cfg(not(panic = "immediate-abort"))]
     console_error_panic_hook::set_once();
 }
 

@@ -1,6 +1,6 @@
 //! `cargo xtask build`: the optimised wasm package in pkg/, copied with chart.js into www/.
 
-use crate::util::{cmd, ensure_node_modules, ensure_wasm_target, root, run, secs};
+use crate::util::{cmd, ensure_node_modules, ensure_rust_src, ensure_wasm_target, root, run, secs};
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
@@ -11,12 +11,27 @@ const PROFILE: &str = "wasm";
 /// The crate's wasm output (crate name with `-` as `_`).
 const WASM_NAME: &str = "kvfleet";
 
+/// The standard library rebuilt with the crate (cargo's unstable `build-std`), for size, with
+/// std's `optimize_for_size` feature (smaller sorts and formatting). These are unstable cargo
+/// features: the pinned stable toolchain accepts them because the build sets
+/// `RUSTC_BOOTSTRAP=1` (README, "Wasm size"); the native builds and tests do not.
+const BUILD_STD_ARGS: [&str; 2] = [
+    "-Zbuild-std=std,panic_abort",
+    "-Zbuild-std-features=optimize_for_size",
+];
+/// The wasm target's compiler flags (cargo reads them for wasm32 units only, not for the
+/// build scripts and proc macros): a panic is a bare trap (`unreachable`), with no message
+/// formatting and no panic hook; the page's worker reports any trap and restarts the module.
+const WASM_RUSTFLAGS_VAR: &str = "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS";
+const WASM_RUSTFLAGS: &str = "-Zunstable-options -Cpanic=immediate-abort";
+
 /// Builds pkg/ and refreshes www/pkg/ and www/vendor/ (`locked`: pass `--locked` to cargo).
 /// Returns the optimised wasm size in bytes.
 pub fn build(locked: bool) -> Result<u64, String> {
     let t0 = Instant::now();
     let root = root();
     ensure_wasm_target()?;
+    ensure_rust_src()?;
     ensure_node_modules()?;
     let wasm_opt = root.join("node_modules/.bin/wasm-opt");
     if !wasm_opt.exists() {
@@ -27,23 +42,27 @@ pub fn build(locked: bool) -> Result<u64, String> {
     }
 
     let t = Instant::now();
-    println!("xtask build: cargo build --profile {PROFILE} --target {TARGET} --lib");
-    let mut c = cmd(
-        "cargo",
-        &[
-            "build",
-            "--profile",
-            PROFILE,
-            "--target",
-            TARGET,
-            "--lib",
-            "-p",
-            "kvfleet",
-        ],
-    );
+    let mut args = vec![
+        "build",
+        "--profile",
+        PROFILE,
+        "--target",
+        TARGET,
+        "--lib",
+        "-p",
+        "kvfleet",
+    ];
+    args.extend(BUILD_STD_ARGS);
     if locked {
-        c.arg("--locked");
+        args.push("--locked");
     }
+    println!(
+        "xtask build: RUSTC_BOOTSTRAP=1 {WASM_RUSTFLAGS_VAR}=\"{WASM_RUSTFLAGS}\" cargo {}",
+        args.join(" ")
+    );
+    let mut c = cmd("cargo", &args);
+    c.env("RUSTC_BOOTSTRAP", "1")
+        .env(WASM_RUSTFLAGS_VAR, WASM_RUSTFLAGS);
     run(c)?;
     println!("  compiled in {}", secs(t));
 
