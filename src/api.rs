@@ -302,7 +302,7 @@ pub fn sweep_plan_json(config_json: &str, spec: &str) -> Result<String, String> 
     let mut v = serde_json::Map::new();
     v.insert("param".to_string(), serde_json::Value::String(param));
     v.insert("points".to_string(), crate::json::value_of(&points));
-    Ok(serde_json::Value::Object(v).to_string())
+    Ok(crate::json::text(&serde_json::Value::Object(v)))
 }
 
 /// Plans one routing policy (`plan::plan_policy`) for a JSON config and a JSON
@@ -344,19 +344,23 @@ pub fn plan_policy_json(
 /// Every engine preset with its hardware (GPUs per replica, HBM, weights, KV bytes per
 /// token; `null` for custom) and its KV capacity in blocks of `block_size` tokens.
 pub fn presets_json(block_size: u32) -> String {
-    let rows: Vec<serde_json::Value> = crate::timing::EnginePreset::ALL
+    use crate::json::value_of;
+    use serde_json::Value;
+    // Built as `json!` would (its map's keys sorted), with each part's value through text
+    // (`json::value_of`), so no second serializer of `Timing` and `Hardware` into values.
+    let rows: Vec<Value> = crate::timing::EnginePreset::ALL
         .iter()
         .map(|p| {
-            serde_json::json!({
-                "name": p.name(),
-                "timing": p.timing(),
-                "hardware": p.hardware(),
-                "gpus": p.gpus(),
-                "kv_blocks": p.kv_blocks(block_size),
-            })
+            let mut row = serde_json::Map::new();
+            row.insert("name".into(), Value::from(p.name()));
+            row.insert("timing".into(), value_of(&p.timing()));
+            row.insert("hardware".into(), value_of(&p.hardware()));
+            row.insert("gpus".into(), Value::from(p.gpus()));
+            row.insert("kv_blocks".into(), Value::from(p.kv_blocks(block_size)));
+            Value::Object(row)
         })
         .collect();
-    serde_json::Value::Array(rows).to_string()
+    crate::json::text(&serde_json::Value::Array(rows))
 }
 
 /// The planner's headline over a JSON array of policy plans (as `plan_policy_json` returns
@@ -371,4 +375,36 @@ pub fn plan_headline(plans_json: &str) -> Result<String, String> {
         .map(crate::plan::HeadlineRow::of_json)
         .collect();
     Ok(crate::plan::headline_rows(&rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::presets_json;
+    use crate::timing::EnginePreset;
+
+    /// Each preset's row is the object `json!` builds from its parts (keys sorted,
+    /// `null` for a custom engine's hardware and capacity), at several block sizes.
+    #[test]
+    fn presets_json_is_the_json_macros_rows() {
+        for block_size in [1, 16, 64, 512] {
+            let rows: Vec<serde_json::Value> = EnginePreset::ALL
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "name": p.name(),
+                        "timing": p.timing(),
+                        "hardware": p.hardware(),
+                        "gpus": p.gpus(),
+                        "kv_blocks": p.kv_blocks(block_size),
+                    })
+                })
+                .collect();
+            let want = serde_json::to_string(&rows).unwrap();
+            assert_eq!(presets_json(block_size), want);
+            assert!(
+                want.contains("\"hardware\":null"),
+                "a custom engine is listed"
+            );
+        }
+    }
 }

@@ -15,10 +15,17 @@ pub fn value_of<T: Serialize + ?Sized>(x: &T) -> Value {
     serde_json::from_str(&text).expect("serde_json reads its own text")
 }
 
+/// `v`'s compact JSON text, as its `Display` writes it (`{v}`, `v.to_string()`), through
+/// the one compact serializer of `Value`: `Display` also carries a pretty printer for
+/// `{v:#}`, which the wasm then need not (README, "Wasm size").
+pub fn text(v: &Value) -> String {
+    serde_json::to_string(v).expect("a value serialises")
+}
+
 /// A `T` from a JSON value, as `serde_json::from_value` reads it: the error is serde's
 /// message (no `at line L column C`, which a value does not have).
 pub fn from_value<T: DeserializeOwned>(v: &Value) -> Result<T, String> {
-    serde_json::from_str(&v.to_string()).map_err(|e| message(&e))
+    serde_json::from_str(&text(v)).map_err(|e| message(&e))
 }
 
 /// serde_json's error message without the position it appends for text.
@@ -33,7 +40,7 @@ fn message(e: &serde_json::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{from_value, value_of};
+    use super::{from_value, text, value_of};
     use crate::config::Config;
     use serde_json::json;
 
@@ -51,6 +58,37 @@ mod tests {
         assert_eq!(value_of(&cfg).to_string(), direct.to_string());
         let back: Config = from_value(&direct).unwrap();
         assert_eq!(value_of(&back), direct);
+    }
+
+    /// `text` writes what `Display` writes (`{v}`), escapes, numbers and nesting alike,
+    /// and what a person would write by hand for a small value.
+    #[test]
+    fn text_is_displays_compact_text() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(""),
+            json!("quote \" backslash \\ tab \t newline \n bell \u{7} é ☃ 🦀 </script>"),
+            json!(0),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(1.0),
+            json!(-0.0),
+            json!(0.1),
+            json!(1e300),
+            json!(5e-324),
+            json!(f64::MAX),
+            json!(123456.789e-20),
+            json!([]),
+            json!({}),
+            json!([1, [2, [3, {"a": [null, 1.5]}]], "x"]),
+            json!({"z": 1, "a": {"nested": [true, false]}, "m": "v"}),
+        ];
+        for v in &values {
+            assert_eq!(text(v), format!("{v}"));
+        }
+        let small = json!({"b": [1, 2.5, "x\"y"], "a": null});
+        assert_eq!(text(&small), r#"{"a":null,"b":[1,2.5,"x\"y"]}"#);
     }
 
     /// An invalid value's error is word for word `from_value`'s, with no position.

@@ -73,7 +73,7 @@ impl SweepRow {
     pub fn csv(&self) -> String {
         let value = match &self.value {
             Value::String(s) => s.clone(),
-            v => v.to_string(),
+            v => crate::json::text(v),
         };
         format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -250,7 +250,7 @@ pub fn plan_with(
         let mut v = base_json.clone();
         v[p.name] = value.clone();
         let config: Config = crate::json::from_value(&v).map_err(|e| {
-            let value = shown(&value.to_string());
+            let value = shown(&crate::json::text(&value));
             format!("--des-sweep {}: {} = {value}: {e}", shown(spec), p.name)
         })?;
         let config = fit_pools(config, base, p.name);

@@ -180,7 +180,7 @@ struct Runs<'a> {
 
 impl Runs<'_> {
     fn report(&mut self, changes: &Value) -> Result<&Value, String> {
-        let key = changes.to_string();
+        let key = crate::json::text(changes);
         if !self.done.contains_key(&key) {
             let cfg = apply(&broken_config(self.lesson), changes)?;
             let report = crate::api::report_of(&cfg, self.trace)?;
