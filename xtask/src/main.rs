@@ -13,7 +13,8 @@ fn usage() -> &'static str {
     "usage: cargo xtask <command>
 
 commands:
-  build                 wasm32 build (profile wasm, opt-level s) -> wasm-bindgen (--target web) -> wasm-opt -Oz (twice)
+  build                 wasm32 build (profile wasm, opt-level s; std rebuilt for size, panics trap
+                        without a message) -> wasm-bindgen (--target web) -> wasm-opt -Oz (twice)
                         into pkg/, then copy pkg/ to www/pkg/, chart.js to www/vendor/ and
                         the built-in Mooncake traces to www/data/
   serve [--port N]      build, then serve www/ on http://127.0.0.1:N/ (default 8000,
