@@ -48,6 +48,7 @@ pub mod sweep;
 pub mod text;
 pub mod timing;
 pub mod trace;
+mod unit_enum;
 pub mod view;
 pub mod workload;
 
