@@ -12,9 +12,11 @@ const PROFILE: &str = "wasm";
 const WASM_NAME: &str = "kvfleet";
 
 /// The standard library rebuilt with the crate (cargo's unstable `build-std`), for size, with
-/// std's `optimize_for_size` feature (smaller sorts and formatting). These are unstable cargo
-/// features: the pinned stable toolchain accepts them because the build sets
-/// `RUSTC_BOOTSTRAP=1` (README, "Wasm size"); the native builds and tests do not.
+/// std's `optimize_for_size` feature (smaller sorts and formatting). These, and the panic
+/// strategy below, are unstable features, outside Rust's stability promise: a stable
+/// toolchain accepts them only because this build sets `RUSTC_BOOTSTRAP=1` (README, "Wasm
+/// size"); checked with rustc 1.95.0, and a later toolchain may change or drop them. The
+/// native builds and tests, and the wasm tests, use none of them.
 const BUILD_STD_ARGS: [&str; 2] = [
     "-Zbuild-std=std,panic_abort",
     "-Zbuild-std-features=optimize_for_size",
