@@ -7,8 +7,8 @@
 //! gone through the collector's own checks.
 
 use super::collect::{Collector, Parsed};
-use super::lines::LineReader;
 use super::mooncake::parse_line;
+use super::slices::SliceLines;
 use super::{TraceError, TraceOptions};
 use crate::Request;
 
@@ -122,7 +122,7 @@ fn read_pieces(pieces: &[Piece<'_>], file: &str, block_size: u32) -> Vec<Vec<Ite
 
 /// The lines of one piece, up to and including its first error.
 fn read_piece(piece: Piece<'_>, file: &str, block_size: u32) -> Vec<Item> {
-    let mut lines = LineReader::after(piece.text, file, piece.lines_before, piece.bytes_before);
+    let mut lines = SliceLines::after(piece.text, file, piece.lines_before, piece.bytes_before);
     let mut items = Vec::new();
     loop {
         let (line_no, parsed) = match lines.next_line() {
