@@ -38,7 +38,7 @@ unsafe impl ZeroDefault for u32 {}
 
 /// `slots` values of `V::default()` in zeroed memory (not written when it is fresh), or
 /// `None` when the size does not fit the address space.
-fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
+pub(crate) fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
     let layout = Layout::array::<V>(slots).ok()?;
     if layout.size() == 0 {
         return Some(vec![V::default(); slots]);

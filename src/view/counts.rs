@@ -3,6 +3,13 @@
 //! after it back, so there are no tombstones). A lookup hashes once and mostly reads one
 //! slot; a count of 0 marks an empty slot, so any id may be a key. It is never iterated,
 //! so its layout cannot change a result.
+//!
+//! When the ids are known in advance (a parsed trace's, numbered from 0), `presize` adds
+//! a plain array of counts for ids `0 ..= max_id` in zeroed memory, within a density
+//! bound (`DENSITY` slots per entry the table may hold, plus `MIN_SLOTS`); those ids
+//! then never reach the table.
+
+use crate::cache::zeroed_vec;
 
 /// One slot: a block id and its count (0: the slot is empty).
 #[derive(Clone, Copy, Debug, Default)]
@@ -14,6 +21,11 @@ struct Slot {
 /// Slots of a table's first allocation.
 const FIRST_SLOTS: usize = 64;
 
+/// Array slots a presized table may take per entry it may hold (4 bytes each)...
+const DENSITY: u64 = 16;
+/// ... plus these, whatever the entries.
+const MIN_SLOTS: u64 = 1024;
+
 /// Block id -> a count of at least 1.
 #[derive(Clone, Debug, Default)]
 pub struct BlockCounts {
@@ -21,26 +33,63 @@ pub struct BlockCounts {
     len: usize,
     /// 64 − log2(slots): the shift that turns a hash into a slot.
     shift: u32,
+    /// The counts of ids `0 .. dense.len()` when presized (else empty), and how many
+    /// of them are not 0.
+    dense: Vec<u32>,
+    dense_len: usize,
 }
 
 impl BlockCounts {
     /// Ids held (with a count of at least 1).
     pub fn len(&self) -> usize {
-        self.len
+        self.len + self.dense_len
     }
 
     /// Whether no id is held.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Whether `id` is held.
     pub fn contains(&self, id: u64) -> bool {
+        if self.is_dense(id) {
+            return self.dense[id as usize] > 0;
+        }
         !self.slots.is_empty() && self.find(id).is_ok()
+    }
+
+    /// Whether `id` is one of the array's (on 32-bit targets `as usize` would cut it).
+    #[inline]
+    fn is_dense(&self, id: u64) -> bool {
+        id < self.dense.len() as u64
+    }
+
+    /// Gives the empty table an array for ids `0 ..= max_id` when that takes at most
+    /// `DENSITY` slots per entry it may hold (`most_entries`) plus `MIN_SLOTS` and fits
+    /// the address space; returns whether it did. Changes no result.
+    pub fn presize(&mut self, max_id: u64, most_entries: u64) -> bool {
+        let slots = max_id.saturating_add(1);
+        let allowed = DENSITY
+            .saturating_mul(most_entries)
+            .saturating_add(MIN_SLOTS);
+        if !self.is_empty() || slots > allowed || slots <= self.dense.len() as u64 {
+            return false;
+        }
+        let Some(dense) = usize::try_from(slots).ok().and_then(zeroed_vec) else {
+            return false;
+        };
+        self.dense = dense;
+        true
     }
 
     /// Adds 1 to the count of `id` (from 0 if it is not held).
     pub fn increment(&mut self, id: u64) {
+        if self.is_dense(id) {
+            let count = &mut self.dense[id as usize];
+            self.dense_len += usize::from(*count == 0);
+            *count += 1;
+            return;
+        }
         if 2 * (self.len + 1) > self.slots.len() {
             self.grow();
         }
@@ -55,6 +104,15 @@ impl BlockCounts {
 
     /// Takes 1 from the count of `id`, dropping the id at 0; false if `id` is not held.
     pub fn decrement(&mut self, id: u64) -> bool {
+        if self.is_dense(id) {
+            let count = &mut self.dense[id as usize];
+            if *count == 0 {
+                return false;
+            }
+            *count -= 1;
+            self.dense_len -= usize::from(*count == 0);
+            return true;
+        }
         let Some(at) = (!self.slots.is_empty())
             .then(|| self.find(id).ok())
             .flatten()
@@ -191,5 +249,53 @@ mod tests {
         assert!(table.decrement(u64::MAX) && table.contains(u64::MAX));
         assert!(table.decrement(u64::MAX) && !table.contains(u64::MAX));
         assert!(table.is_empty());
+    }
+
+    /// A presized table against a sorted map, with ids below, at and past the array's
+    /// end, far ones and ones next to `u64::MAX`; then the density bound.
+    #[test]
+    fn a_presized_table_counts_like_a_sorted_map() {
+        for (seed, max_id) in [(1u64, 0u64), (2, 7), (3, 3_000)] {
+            let mut table = BlockCounts::default();
+            assert!(table.presize(max_id, 1 << 20));
+            assert_eq!(table.dense.len() as u64, max_id + 1);
+            let mut model = BTreeMap::<u64, u32>::new();
+            let mut x = seed;
+            let mut draw = |bound: u64| {
+                x = splitmix64(x);
+                x % bound
+            };
+            for step in 0..40_000 {
+                let id = match draw(4) {
+                    0 => draw(max_id + 1),
+                    1 => max_id.saturating_sub(1) + draw(3),
+                    2 => draw(4 * max_id + 64),
+                    _ => u64::MAX - draw(3),
+                };
+                if draw(100) < if step < 20_000 { 65 } else { 35 } {
+                    table.increment(id);
+                    *model.entry(id).or_default() += 1;
+                } else {
+                    let held = model.get(&id).copied().unwrap_or(0);
+                    assert_eq!(table.decrement(id), held > 0, "seed {seed} step {step}");
+                    match held {
+                        0 => {}
+                        1 => drop(model.remove(&id)),
+                        _ => *model.get_mut(&id).unwrap() -= 1,
+                    }
+                }
+                assert_eq!(table.len(), model.len(), "seed {seed} step {step}");
+                assert_eq!(table.contains(id), model.contains_key(&id));
+            }
+            assert!(table.dense_len > 0 && table.len > 0, "both parts used");
+        }
+        // 100 entries: 16 * 100 + 1,024 = 2,624 slots, ids 0 ..= 2,623; none for a table
+        // holding an id, or past the address space.
+        assert!(BlockCounts::default().presize(2_623, 100));
+        assert!(!BlockCounts::default().presize(2_624, 100));
+        assert!(!BlockCounts::default().presize(u64::MAX, u64::MAX));
+        let mut used = BlockCounts::default();
+        used.increment(3);
+        assert!(!used.presize(100, 100) && used.dense.is_empty());
     }
 }

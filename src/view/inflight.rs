@@ -51,6 +51,15 @@ impl Inflight {
         }
     }
 
+    /// Gives each replica's counts an array for ids `0 ..= max_id` where that is within
+    /// their density bound for `most_entries` ids (see `BlockCounts::presize`). Changes
+    /// no result.
+    pub fn presize_ids(&mut self, max_id: u64, most_entries: u64) {
+        for load in &mut self.replicas {
+            load.refs.presize(max_id, most_entries);
+        }
+    }
+
     /// Whether block `id` is in flight on `r` (some request dispatched there holds it).
     pub fn holds(&self, r: usize, id: u64) -> bool {
         self.replicas[r].refs.contains(id)
