@@ -152,23 +152,6 @@ impl<'a> Scanner<'a> {
         Some(value)
     }
 
-    /// An id, as `integer` reads it: up to seven digits at once where eight bytes are
-    /// left, else (a longer number, a blank first, the end of the line) by `integer`.
-    fn id(&mut self) -> Option<u64> {
-        let word = self.bytes.get(self.at..self.at + 8).and_then(|eight| {
-            let word = u64::from_le_bytes(eight.try_into().ok()?);
-            digits_of(word)
-        });
-        let Some((value, digits)) = word else {
-            return self.integer();
-        };
-        if digits > 1 && self.bytes[self.at] == b'0' {
-            return None;
-        }
-        self.at += digits;
-        Some(value)
-    }
-
     /// `[id, id, ...]` of integers (possibly empty).
     fn ids(&mut self, capacity: usize) -> Option<Vec<u64>> {
         self.expect(b'[')?;
@@ -179,11 +162,10 @@ impl<'a> Scanner<'a> {
             return Some(ids);
         }
         loop {
-            ids.push(self.id()?);
-            // The usual separator, then the next id's first byte.
-            if self.bytes.get(self.at..self.at + 2) == Some(b", ") {
-                self.at += 2;
-                continue;
+            let (at, after_id) = plain_run(self.bytes, self.at, &mut ids);
+            self.at = at;
+            if !after_id {
+                ids.push(self.integer()?);
             }
             match self.next_byte()? {
                 b',' => {}
@@ -197,6 +179,30 @@ impl<'a> Scanner<'a> {
         self.skip_blank();
         self.at == self.bytes.len()
     }
+}
+
+/// Reads the run of plain ids from `at` on, each of 1 to 7 digits without a leading zero
+/// and followed by `, ` or by what ends the run, while eight bytes are left for the next
+/// id: the position after the run, and whether it ends just after an id (else at the
+/// start of the next one, which the run did not read).
+fn plain_run(bytes: &[u8], mut at: usize, ids: &mut Vec<u64>) -> (usize, bool) {
+    let last_word = bytes.len().saturating_sub(8);
+    while at <= last_word && bytes.len() >= 8 {
+        let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
+        let Some((value, digits)) = digits_of(word) else {
+            break;
+        };
+        if digits > 1 && word as u8 == b'0' {
+            break;
+        }
+        ids.push(value);
+        at += digits;
+        if bytes.get(at..at + 2) != Some(b", ") {
+            return (at, true);
+        }
+        at += 2;
+    }
+    (at, false)
 }
 
 /// The leading decimal digits of eight bytes (the first byte lowest), when there are 1

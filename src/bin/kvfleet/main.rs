@@ -13,6 +13,8 @@ mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 mod lesson;
 #[cfg(not(target_arch = "wasm32"))]
+mod malloc;
+#[cfg(not(target_arch = "wasm32"))]
 mod plan;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan_text;
@@ -27,6 +29,7 @@ mod sweep;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
+    let _ = malloc::fix_mmap_threshold();
     cli::main()
 }
 
