@@ -123,7 +123,7 @@ impl<'w> Simulation<'w> {
     /// most its capacity), the fleet's index 8 per reference (plus 1,024 each); with
     /// 8-byte slots, at most 192 bytes per block reference over the fleet (plus 8 kB
     /// per table), whatever the number of replicas. Each replica's in-flight block counts
-    /// may take 16 four-byte slots per reference of its share (plus 1,024): 64 bytes
+    /// may take 16 one-byte slots per reference of its share (plus 1,024): 16 bytes
     /// more per reference. Changes no result.
     pub fn presize_ids(&mut self, hint: IdHint) {
         let share = hint.refs / self.replicas.len().max(1) as u64;

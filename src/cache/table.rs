@@ -35,6 +35,8 @@ pub unsafe trait ZeroDefault: Copy + Default + PartialEq {}
 unsafe impl ZeroDefault for u64 {}
 // SAFETY: as above.
 unsafe impl ZeroDefault for u32 {}
+// SAFETY: as above.
+unsafe impl ZeroDefault for u8 {}
 
 /// `slots` values of `V::default()` in zeroed memory (not written when it is fresh), or
 /// `None` when the size does not fit the address space.

@@ -5,9 +5,10 @@
 //! so its layout cannot change a result.
 //!
 //! When the ids are known in advance (a parsed trace's, numbered from 0), `presize` adds
-//! a plain array of counts for ids `0 ..= max_id` in zeroed memory, within a density
-//! bound (`DENSITY` slots per entry the table may hold, plus `MIN_SLOTS`); those ids
-//! then never reach the table.
+//! an array of one-byte counts for ids `0 ..= max_id` in zeroed memory, within a density
+//! bound (`DENSITY` slots per entry the table may hold, plus `MIN_SLOTS`). Such an id
+//! lives in the array while its count is below `SPILLED`; from there on the array holds
+//! `SPILLED` and the count lives in the table, until it drops below `SPILLED` again.
 
 use crate::cache::zeroed_vec;
 
@@ -21,10 +22,12 @@ struct Slot {
 /// Slots of a table's first allocation.
 const FIRST_SLOTS: usize = 64;
 
-/// Array slots a presized table may take per entry it may hold (4 bytes each)...
+/// Array slots a presized table may take per entry it may hold (1 byte each)...
 const DENSITY: u64 = 16;
 /// ... plus these, whatever the entries.
 const MIN_SLOTS: u64 = 1024;
+/// An array count that means "the count is in the table" (and at least this).
+const SPILLED: u8 = u8::MAX;
 
 /// Block id -> a count of at least 1.
 #[derive(Clone, Debug, Default)]
@@ -33,9 +36,9 @@ pub struct BlockCounts {
     len: usize,
     /// 64 − log2(slots): the shift that turns a hash into a slot.
     shift: u32,
-    /// The counts of ids `0 .. dense.len()` when presized (else empty), and how many
-    /// of them are not 0.
-    dense: Vec<u32>,
+    /// The counts of ids `0 .. dense.len()` when presized (else empty; `SPILLED`: in the
+    /// table), and how many of them are neither 0 nor `SPILLED`.
+    dense: Vec<u8>,
     dense_len: usize,
 }
 
@@ -82,14 +85,54 @@ impl BlockCounts {
         true
     }
 
+    /// Adds 1 to the count of each of `ids`, in order. Without an array, straight to the
+    /// table (one check for all the ids).
+    pub fn increment_all(&mut self, ids: &[u64]) {
+        if self.dense.is_empty() {
+            ids.iter().for_each(|&id| self.bump(id));
+        } else {
+            ids.iter().for_each(|&id| self.increment(id));
+        }
+    }
+
+    /// Takes 1 from the count of each of `ids`, in order, up to the first that is not
+    /// held, which it returns (`None`: all were held).
+    pub fn decrement_all(&mut self, ids: &[u64]) -> Option<u64> {
+        if self.dense.is_empty() {
+            ids.iter().copied().find(|&id| !self.drop_one(id))
+        } else {
+            ids.iter().copied().find(|&id| !self.decrement(id))
+        }
+    }
+
     /// Adds 1 to the count of `id` (from 0 if it is not held).
     pub fn increment(&mut self, id: u64) {
         if self.is_dense(id) {
             let count = &mut self.dense[id as usize];
-            self.dense_len += usize::from(*count == 0);
-            *count += 1;
-            return;
+            match *count {
+                SPILLED => {}
+                n if n < SPILLED - 1 => {
+                    self.dense_len += usize::from(n == 0);
+                    *count = n + 1;
+                    return;
+                }
+                _ => {
+                    // From SPILLED - 1 to SPILLED: the count moves to the table.
+                    *count = SPILLED;
+                    self.dense_len -= 1;
+                    self.bump(id);
+                    let at = self.find(id).expect("just added");
+                    self.slots[at].count = u32::from(SPILLED);
+                    return;
+                }
+            }
         }
+        self.bump(id);
+    }
+
+    /// Adds 1 to the table's count of `id` (from 0 if it is not there).
+    #[inline(always)]
+    fn bump(&mut self, id: u64) {
         if 2 * (self.len + 1) > self.slots.len() {
             self.grow();
         }
@@ -106,13 +149,33 @@ impl BlockCounts {
     pub fn decrement(&mut self, id: u64) -> bool {
         if self.is_dense(id) {
             let count = &mut self.dense[id as usize];
-            if *count == 0 {
-                return false;
+            match *count {
+                0 => return false,
+                SPILLED => {}
+                n => {
+                    *count = n - 1;
+                    self.dense_len -= usize::from(n == 1);
+                    return true;
+                }
             }
-            *count -= 1;
-            self.dense_len -= usize::from(*count == 0);
+            let at = self.find(id).expect("a spilled count is in the table");
+            self.slots[at].count -= 1;
+            if self.slots[at].count == u32::from(SPILLED - 1) {
+                // Back below SPILLED: the count moves to the array.
+                self.vacate(at);
+                self.len -= 1;
+                self.dense[id as usize] = SPILLED - 1;
+                self.dense_len += 1;
+            }
             return true;
         }
+        self.drop_one(id)
+    }
+
+    /// Takes 1 from the table's count of `id`, dropping the id at 0; false if `id` is not
+    /// in the table.
+    #[inline(always)]
+    fn drop_one(&mut self, id: u64) -> bool {
         let Some(at) = (!self.slots.is_empty())
             .then(|| self.find(id).ok())
             .flatten()
@@ -153,6 +216,7 @@ impl BlockCounts {
 
     /// Empties slot `hole`, moving back every later entry of the run that may fill it (one
     /// whose probe from its home passes the hole), so every entry stays reachable.
+    #[inline]
     fn vacate(&mut self, mut hole: usize) {
         let mask = self.slots.len() - 1;
         let mut at = hole;
@@ -249,6 +313,53 @@ mod tests {
         assert!(table.decrement(u64::MAX) && table.contains(u64::MAX));
         assert!(table.decrement(u64::MAX) && !table.contains(u64::MAX));
         assert!(table.is_empty());
+    }
+
+    /// A batch counts as its ids one by one, with and without an array; a decrement
+    /// batch stops at its first id not held and names it.
+    #[test]
+    fn batches_count_as_their_ids_one_by_one() {
+        for presized in [false, true] {
+            let (mut batch, mut single) = (BlockCounts::default(), BlockCounts::default());
+            if presized {
+                assert!(batch.presize(50, 100) && single.presize(50, 100));
+            }
+            let ids = [3, 7, 3, 60, 1 << 40, 7, 3];
+            batch.increment_all(&ids);
+            ids.iter().for_each(|&id| single.increment(id));
+            let probe = [0, 3, 7, 9, 60, 1 << 40];
+            let held = |t: &BlockCounts| probe.map(|id| t.contains(id));
+            assert_eq!((batch.len(), held(&batch)), (single.len(), held(&single)));
+            assert_eq!(batch.decrement_all(&[3, 60, 9, 7]), Some(9), "{presized}");
+            assert_eq!(batch.decrement_all(&[3, 3, 7, 7, 1 << 40]), None);
+            assert_eq!(
+                batch.len(),
+                0,
+                "7 was not taken by the batch that stopped at 9"
+            );
+        }
+    }
+
+    /// An array count up to 254 stays in the array; past it the count moves to the table
+    /// and comes back on the way down, each id counted once.
+    #[test]
+    fn a_count_spills_into_the_table_and_back() {
+        let mut table = BlockCounts::default();
+        assert!(table.presize(9, 100));
+        table.increment(2);
+        for n in 1..=600u32 {
+            table.increment(5);
+            let spilled = n >= u32::from(SPILLED);
+            assert_eq!(table.dense[5] == SPILLED, spilled, "{n}");
+            assert_eq!((table.len(), table.len), (2, usize::from(spilled)), "{n}");
+        }
+        for n in (0..600u32).rev() {
+            assert!(table.decrement(5), "{n}");
+            assert_eq!(table.contains(5), n > 0);
+            assert_eq!(table.len(), 1 + usize::from(n > 0), "{n}");
+            assert_eq!(table.len, usize::from(n >= u32::from(SPILLED)), "{n}");
+        }
+        assert!(!table.decrement(5) && table.decrement(2) && table.is_empty());
     }
 
     /// A presized table against a sorted map, with ids below, at and past the array's

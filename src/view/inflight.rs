@@ -95,9 +95,7 @@ impl Inflight {
     /// more count from now.
     pub fn dispatch(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
         let load = &mut self.replicas[r];
-        for &block in full_ids {
-            load.refs.increment(block);
-        }
+        load.refs.increment_all(full_ids);
         load.private_blocks += private_blocks;
         self.touched.mark(r);
     }
@@ -106,12 +104,8 @@ impl Inflight {
     /// out): they stop counting.
     pub fn end(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
         let load = &mut self.replicas[r];
-        for &block in full_ids {
-            let held = load.refs.decrement(block);
-            assert!(
-                held,
-                "block {block} ended on replica {r} but was not in flight there"
-            );
+        if let Some(block) = load.refs.decrement_all(full_ids) {
+            panic!("block {block} ended on replica {r} but was not in flight there");
         }
         load.private_blocks -= private_blocks;
         self.touched.mark(r);
