@@ -29,7 +29,6 @@ mod sweep;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
-    let _ = malloc::fix_mmap_threshold();
     cli::main()
 }
 
