@@ -350,8 +350,6 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
         };
         return sweep::run(&cfg, args, trace.as_ref());
     }
-    // One replay: its id arrays come zeroed from the system (see `malloc`).
-    let _ = crate::malloc::fix_mmap_threshold();
     let mut text = human(a);
     let (mut sim, mut summary) = simulation(a, &cfg, trace)?;
     if a.decisions.is_some() {

@@ -13,8 +13,6 @@ mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 mod lesson;
 #[cfg(not(target_arch = "wasm32"))]
-mod malloc;
-#[cfg(not(target_arch = "wasm32"))]
 mod plan;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan_text;
