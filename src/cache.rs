@@ -14,6 +14,7 @@ mod flat;
 mod table;
 
 pub use flat::FlatTable;
+pub(crate) use table::zeroed_vec;
 pub use table::IdTable;
 use table::ZeroDefault;
 

@@ -23,6 +23,7 @@ mod mooncake;
 mod pieces;
 mod quick;
 mod scalar;
+mod slices;
 mod workload_file;
 
 use std::fmt;

@@ -35,10 +35,12 @@ pub unsafe trait ZeroDefault: Copy + Default + PartialEq {}
 unsafe impl ZeroDefault for u64 {}
 // SAFETY: as above.
 unsafe impl ZeroDefault for u32 {}
+// SAFETY: as above.
+unsafe impl ZeroDefault for u8 {}
 
 /// `slots` values of `V::default()` in zeroed memory (not written when it is fresh), or
 /// `None` when the size does not fit the address space.
-fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
+pub(crate) fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
     let layout = Layout::array::<V>(slots).ok()?;
     if layout.size() == 0 {
         return Some(vec![V::default(); slots]);

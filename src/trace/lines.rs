@@ -59,15 +59,7 @@ impl<'f, R: BufRead> LineReader<'f, R> {
             }
             self.bytes_read += read as u64;
             if read as u64 == limit && !self.buf.ends_with('\n') {
-                return Err(TraceError::at(
-                    self.file,
-                    self.line_no,
-                    format!(
-                        "the line is longer than {} MiB, the most a trace line may hold \
-                         (is this a trace file?)",
-                        MAX_LINE_BYTES >> 20
-                    ),
-                ));
+                return Err(TraceError::at(self.file, self.line_no, too_long_message()));
             }
             if !self.buf.trim().is_empty() {
                 break;
@@ -82,10 +74,19 @@ impl<'f, R: BufRead> LineReader<'f, R> {
     }
 }
 
+/// The error for a line longer than `MAX_LINE_BYTES`.
+pub(super) fn too_long_message() -> String {
+    format!(
+        "the line is longer than {} MiB, the most a trace line may hold \
+         (is this a trace file?)",
+        MAX_LINE_BYTES >> 20
+    )
+}
+
 /// Characters no trace line may hold, which a message would otherwise not show: a
 /// byte-order mark after line 1, or a carriage return inside the line (CR-only line
 /// endings make the whole file one line).
-fn check_hidden(text: &str) -> Result<(), &'static str> {
+pub(super) fn check_hidden(text: &str) -> Result<(), &'static str> {
     if text.starts_with('\u{feff}') {
         return Err(
             "the line starts with a byte-order mark (U+FEFF), which only the \

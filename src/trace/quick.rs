@@ -30,19 +30,18 @@ pub(super) fn scan(text: &str, block_size: u32) -> Option<QuickLine> {
     s.expect(b'{')?;
     loop {
         s.expect(b'"')?;
-        let key = s.key()?;
+        let field = s.field()?;
         s.expect(b':')?;
-        match key {
-            b"timestamp" => line.timestamp = seen.first(0, s.integer())?,
-            b"input_length" => line.input_length = seen.first(1, s.integer())?,
-            b"output_length" => line.output_length = seen.first(2, s.integer())?,
-            b"hash_ids" => {
+        match field {
+            Field::Timestamp => line.timestamp = seen.first(0, s.integer())?,
+            Field::InputLength => line.input_length = seen.first(1, s.integer())?,
+            Field::OutputLength => line.output_length = seen.first(2, s.integer())?,
+            Field::HashIds => {
                 seen.first(3, Some(0))?;
                 let hint = line.input_length.div_ceil(u64::from(block_size.max(1)));
                 line.hash_ids = s.ids(hint.min(1 << 16) as usize)?;
             }
-            b"block_size" => line.block_size = Some(seen.first(4, s.integer())?),
-            _ => return None,
+            Field::BlockSize => line.block_size = Some(seen.first(4, s.integer())?),
         }
         match s.next_byte()? {
             b',' => {}
@@ -51,6 +50,15 @@ pub(super) fn scan(text: &str, block_size: u32) -> Option<QuickLine> {
         }
     }
     (s.rest_is_blank() && seen.required()).then_some(line)
+}
+
+/// The fields the fast path reads.
+enum Field {
+    Timestamp,
+    InputLength,
+    OutputLength,
+    HashIds,
+    BlockSize,
 }
 
 /// Which fields were read: a second sighting of one declines the line, since serde
@@ -102,13 +110,23 @@ impl<'a> Scanner<'a> {
         (self.next_byte()? == want).then_some(())
     }
 
-    /// A key's bytes up to its closing quote; a key with an escape is declined.
-    fn key(&mut self) -> Option<&'a [u8]> {
-        let start = self.at;
-        let len = self.bytes[start..].iter().position(|&b| b == b'"')?;
-        let key = &self.bytes[start..start + len];
-        self.at = start + len + 1;
-        (!key.contains(&b'\\')).then_some(key)
+    /// The field a key names, with its closing quote consumed: the key must be one of
+    /// the five names exactly (any other key, or one with an escape, is declined).
+    fn field(&mut self) -> Option<Field> {
+        let rest = &self.bytes[self.at..];
+        let (field, quoted): (_, &[u8]) = match rest.first()? {
+            b't' => (Field::Timestamp, b"timestamp\""),
+            b'i' => (Field::InputLength, b"input_length\""),
+            b'o' => (Field::OutputLength, b"output_length\""),
+            b'h' => (Field::HashIds, b"hash_ids\""),
+            b'b' => (Field::BlockSize, b"block_size\""),
+            _ => return None,
+        };
+        if !rest.starts_with(quoted) {
+            return None;
+        }
+        self.at += quoted.len();
+        Some(field)
     }
 
     /// A non-negative integer as JSON writes it (no leading zero), of at most 19 digits,
@@ -144,7 +162,11 @@ impl<'a> Scanner<'a> {
             return Some(ids);
         }
         loop {
-            ids.push(self.integer()?);
+            let (at, after_id) = plain_run(self.bytes, self.at, &mut ids);
+            self.at = at;
+            if !after_id {
+                ids.push(self.integer()?);
+            }
             match self.next_byte()? {
                 b',' => {}
                 b']' => return Some(ids),
@@ -157,6 +179,53 @@ impl<'a> Scanner<'a> {
         self.skip_blank();
         self.at == self.bytes.len()
     }
+}
+
+/// Reads the run of plain ids from `at` on, each of 1 to 7 digits without a leading zero
+/// and followed by `, ` or by what ends the run, while eight bytes are left for the next
+/// id: the position after the run, and whether it ends just after an id (else at the
+/// start of the next one, which the run did not read).
+fn plain_run(bytes: &[u8], mut at: usize, ids: &mut Vec<u64>) -> (usize, bool) {
+    let last_word = bytes.len().saturating_sub(8);
+    while at <= last_word && bytes.len() >= 8 {
+        let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
+        let Some((value, digits)) = digits_of(word) else {
+            break;
+        };
+        if digits > 1 && word as u8 == b'0' {
+            break;
+        }
+        ids.push(value);
+        at += digits;
+        if bytes.get(at..at + 2) != Some(b", ") {
+            return (at, true);
+        }
+        at += 2;
+    }
+    (at, false)
+}
+
+/// The leading decimal digits of eight bytes (the first byte lowest), when there are 1
+/// to 7 of them: their value and count.
+fn digits_of(word: u64) -> Option<(u64, usize)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // A byte is a digit when its high nibble is 3 and, with 6 added, still 3: each byte
+    // becomes 0x33 exactly then. A carry or borrow only runs to the bytes after a
+    // non-digit, which are not read.
+    let high = word & (0xF0 * ONES);
+    let high_plus_six = word.wrapping_add(6 * ONES) & (0xF0 * ONES);
+    let non_digits = (high | (high_plus_six >> 4)) ^ (0x33 * ONES);
+    let count = non_digits.trailing_zeros() as usize / 8;
+    if count == 0 || count == 8 {
+        return None;
+    }
+    // The digits' values, moved up so that the number fills the top bytes, then pairs,
+    // quads and the eight combined (each step: high part x 10^k + low part).
+    let values = word.wrapping_sub(0x30 * ONES) << (8 * (8 - count));
+    let pairs = (values.wrapping_mul(10 << 8 | 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    let quads = (pairs.wrapping_mul(100 << 16 | 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    let all = quads.wrapping_mul(10_000 << 32 | 1) >> 32;
+    Some((all, count))
 }
 
 #[cfg(test)]

@@ -51,6 +51,15 @@ impl Inflight {
         }
     }
 
+    /// Gives each replica's counts an array for ids `0 ..= max_id` where that is within
+    /// their density bound for `most_entries` ids (see `BlockCounts::presize`). Changes
+    /// no result.
+    pub fn presize_ids(&mut self, max_id: u64, most_entries: u64) {
+        for load in &mut self.replicas {
+            load.refs.presize(max_id, most_entries);
+        }
+    }
+
     /// Whether block `id` is in flight on `r` (some request dispatched there holds it).
     pub fn holds(&self, r: usize, id: u64) -> bool {
         self.replicas[r].refs.contains(id)
@@ -86,9 +95,7 @@ impl Inflight {
     /// more count from now.
     pub fn dispatch(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
         let load = &mut self.replicas[r];
-        for &block in full_ids {
-            load.refs.increment(block);
-        }
+        load.refs.increment_all(full_ids);
         load.private_blocks += private_blocks;
         self.touched.mark(r);
     }
@@ -97,12 +104,8 @@ impl Inflight {
     /// out): they stop counting.
     pub fn end(&mut self, r: usize, full_ids: &[u64], private_blocks: u64) {
         let load = &mut self.replicas[r];
-        for &block in full_ids {
-            let held = load.refs.decrement(block);
-            assert!(
-                held,
-                "block {block} ended on replica {r} but was not in flight there"
-            );
+        if let Some(block) = load.refs.decrement_all(full_ids) {
+            panic!("block {block} ended on replica {r} but was not in flight there");
         }
         load.private_blocks -= private_blocks;
         self.touched.mark(r);

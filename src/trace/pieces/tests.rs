@@ -204,3 +204,27 @@ fn seeded_damage_anywhere_in_the_text_reads_the_same() {
     }
     assert!(ok > 20 && failed > 200, "{ok} read, {failed} refused");
 }
+
+/// The line-feed count against a plain count: lengths around the 8-byte words and the
+/// 255-word blocks, all line feeds (each byte of the sum at its most), none, and random
+/// bytes.
+#[test]
+fn line_feeds_are_counted_as_a_plain_count_counts_them() {
+    let mut state = 9u64;
+    let block = 255 * 8;
+    for len in [0, 1, 7, 8, 9, block - 1, block, block + 1, 3 * block + 17] {
+        for fill in [b'\n', b'x'] {
+            let bytes = vec![fill; len];
+            let want = if fill == b'\n' { len as u64 } else { 0 };
+            assert_eq!(line_feeds(&bytes), want, "{len} of {fill}");
+        }
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                state = splitmix64(state);
+                [b'\n', b'\r', b'a', 0x8a][(state % 4) as usize]
+            })
+            .collect();
+        let want = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+        assert_eq!(line_feeds(&bytes), want, "{len} random");
+    }
+}

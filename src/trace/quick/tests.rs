@@ -152,3 +152,68 @@ fn corrupted_real_lines_read_the_same_as_with_serde_json() {
     // Both paths were exercised: some edits keep a valid plain line, most break it.
     assert!(accepted > 300 && declined > 3000, "{accepted} {declined}");
 }
+
+/// Ids of every length from 1 to 20 digits, with and without leading zeros, after each
+/// separator, near the end of the line and far from it (whole words or the slow path):
+/// the fast path reads them as serde_json does, and declines what serde_json reads
+/// otherwise.
+#[test]
+fn ids_of_every_length_and_spacing_read_as_serde_json_reads_them() {
+    let mut state = 7u64;
+    for round in 0..4000 {
+        let mut ids = Vec::new();
+        for _ in 0..1 + round % 5 {
+            state = splitmix64(state);
+            let (digits, keep_zero) = (1 + (state % 20) as usize, state >> 62 == 0);
+            let mut id: String = (0..digits)
+                .map(|_| {
+                    state = splitmix64(state);
+                    char::from(b'0' + (state % 10) as u8)
+                })
+                .collect();
+            if !keep_zero && id.starts_with('0') && id.len() > 1 {
+                id.replace_range(..1, "1");
+            }
+            ids.push(id);
+        }
+        let separator = [", ", ",", " , ", ",  ", "\t,"][(state >> 60) as usize % 5];
+        let count = ids.len();
+        let line = format!(
+            r#"{{"timestamp": 0, "input_length": {}, "output_length": 1, "hash_ids": [{}]}}"#,
+            count * 512,
+            ids.join(separator)
+        );
+        agree(&line, 512);
+        let serde = parse_line_serde(&line, 512);
+        if let (Some(fast), Ok(parsed)) = (scan(&line, 512), &serde) {
+            assert_eq!(fast.hash_ids, parsed.block_ids, "{line}");
+        }
+    }
+}
+
+/// Every word of 1 to 7 leading digits gives their value; 0 or 8 give `None`.
+#[test]
+fn digits_of_a_word_are_its_leading_digits() {
+    let mut state = 11u64;
+    for _ in 0..20_000 {
+        state = splitmix64(state);
+        let bytes: [u8; 8] = std::array::from_fn(|k| {
+            let draw = (state >> (8 * k)) as u8;
+            if draw.is_multiple_of(4) {
+                [b'/', b':', b' ', b',', b']', 0xff, 0xfa, 0x00][usize::from(draw >> 5)]
+            } else {
+                b'0' + draw % 10
+            }
+        });
+        let count = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        let value = bytes[..count]
+            .iter()
+            .fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+        let want = (1..=7).contains(&count).then_some((value, count));
+        assert_eq!(
+            super::digits_of(u64::from_le_bytes(bytes)),
+            want,
+            "{bytes:?}"
+        );
+    }
+}
