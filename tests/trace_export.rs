@@ -64,7 +64,8 @@ fn requests_strategy() -> impl Strategy<Value = (u32, Vec<Request>)> {
                 .enumerate()
                 .map(
                     |(i, (gap_us, prompt_tokens, output_tokens, base, with_ids))| {
-                        arrival_us += gap_us % 3_000_000;
+                        // Non-decreasing: the parser refuses time going backwards.
+                        arrival_us += gap_us % 3_000_000 + gap_us / 1_000_000_000;
                         let blocks = u64::from(prompt_tokens.div_ceil(block_size));
                         let block_ids = if with_ids {
                             (0..blocks).map(|b| base.wrapping_add(b)).collect()
@@ -73,7 +74,7 @@ fn requests_strategy() -> impl Strategy<Value = (u32, Vec<Request>)> {
                         };
                         Request {
                             id: i as u32,
-                            arrival_us: arrival_us + gap_us / 1_000_000_000,
+                            arrival_us,
                             prompt_tokens,
                             output_tokens,
                             block_ids,
