@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod chunked;
 mod flat;
 mod table;
 

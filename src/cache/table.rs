@@ -1,23 +1,25 @@
-//! A map from block id to a small value that is a plain array for the small, dense ids
-//! real traces use (Mooncake's ids count up from 0), with a `FlatTable` for the rest: a
-//! lookup is an index, and growing it copies an array instead of rehashing. Like
-//! `FlatTable`, it is never iterated, so it cannot change any result.
+//! A map from block id to a small value that is an array (in chunks, `chunked.rs`) for
+//! the small, dense ids real traces use (Mooncake's ids count up from 0), with a
+//! `FlatTable` for the rest: a lookup is two indexings, and growing it extends a
+//! directory instead of rehashing. Like `FlatTable`, it is never iterated, so it cannot
+//! change any result.
 //!
-//! The array covers ids `0 .. dense.len()`; an id at or past its end lives in the flat
-//! table. It grows (at least doubling, moving the flat table's ids it now covers) only
-//! while it stays within `DENSITY` slots per entry held (plus `MIN_SLOTS`), so sparse
-//! ids (a synthetic workload's ever-growing ones) cost at most `DENSITY` slots per entry
-//! and fall back to the flat table. In the array, `V::default()` marks an absent id, so
-//! no value stored may equal it.
+//! The array covers ids `0 .. dense.covered()`; an id at or past its end lives in the
+//! flat table. It grows (at least doubling, moving the flat table's ids it now covers)
+//! only while it stays within `DENSITY` slots per entry held (plus `MIN_SLOTS`), so
+//! sparse ids (a synthetic workload's ever-growing ones) cost at most `DENSITY` slots
+//! per entry and fall back to the flat table. In the array, `V::default()` marks an
+//! absent id, so no value stored may equal it.
 //!
-//! When the source knows its ids in advance (a parsed trace), `presize` sizes the array
-//! once, in zeroed memory (cleared by the allocator only when it reuses memory; pages fresh
-//! from the system stay untouched until used), so it is neither copied nor cleared as
-//! it fills; it does so only within the same density bound, counted against the entries
-//! the table can ever hold.
+//! When the source knows its ids in advance (a parsed trace), `presize` covers them all
+//! at once, its directory in zeroed memory and its chunks' room reserved (pages fresh
+//! from the system stay untouched until used), so nothing is copied as it fills; it
+//! does so only within the same density bound, counted against the entries the table
+//! can ever hold.
 
 use std::alloc::{alloc_zeroed, handle_alloc_error, Layout};
 
+use super::chunked::Chunked;
 use super::FlatTable;
 
 /// Slots the array may always grow to, whatever the entries.
@@ -60,7 +62,7 @@ pub(crate) fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
 /// held when it grows.
 #[derive(Clone, Debug, Default)]
 pub struct IdTable<V, const DENSITY: u64 = 8> {
-    dense: Vec<V>,
+    dense: Chunked<V>,
     sparse: FlatTable<V>,
     dense_len: usize,
 }
@@ -77,23 +79,36 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     }
 
     /// The value of `id`, if held.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, id: u64) -> Option<&V> {
-        if id < self.dense.len() as u64 {
-            let v = &self.dense[id as usize];
-            return (*v != V::default()).then_some(v);
+        match self.dense.chunk_of(id) {
+            Some(0) => None,
+            Some(chunk) => Some(self.dense.at(chunk, id)).filter(|v| **v != V::default()),
+            None => self.sparse_get(id),
         }
-        self.sparse.get(id)
     }
 
     /// The value of `id` to change in place, if held; it must not be set to
     /// `V::default()` (remove the id instead).
-    #[inline]
+    #[inline(always)]
     pub fn get_mut(&mut self, id: u64) -> Option<&mut V> {
-        if id < self.dense.len() as u64 {
-            let v = &mut self.dense[id as usize];
-            return (*v != V::default()).then_some(v);
+        match self.dense.chunk_of(id) {
+            Some(0) => None,
+            Some(chunk) => Some(self.dense.at_mut(chunk, id)).filter(|v| **v != V::default()),
+            None => self.sparse_get_mut(id),
         }
+    }
+
+    /// The flat table's lookup, out of line so that the array's stays small enough to
+    /// inline at every call.
+    #[inline(never)]
+    fn sparse_get(&self, id: u64) -> Option<&V> {
+        self.sparse.get(id)
+    }
+
+    /// As `sparse_get`, to change in place.
+    #[inline(never)]
+    fn sparse_get_mut(&mut self, id: u64) -> Option<&mut V> {
         self.sparse.get_mut(id)
     }
 
@@ -113,7 +128,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
             return Some(std::mem::replace(old, value));
         }
         if self.covers_after_growth(id) {
-            self.dense[id as usize] = value;
+            *self.dense.slot(id) = value;
             self.dense_len += 1;
         } else {
             self.sparse.insert(id, value);
@@ -123,8 +138,11 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
 
     /// Removes `id`, returning its value.
     pub fn remove(&mut self, id: u64) -> Option<V> {
-        if id < self.dense.len() as u64 {
-            let v = std::mem::take(&mut self.dense[id as usize]);
+        if let Some(chunk) = self.dense.chunk_of(id) {
+            let v = match chunk {
+                0 => V::default(),
+                _ => std::mem::take(self.dense.at_mut(chunk, id)),
+            };
             let held = v != V::default();
             self.dense_len -= usize::from(held);
             return held.then_some(v);
@@ -134,7 +152,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
 
     /// Whether the array covers `id`, growing it first if that keeps it dense enough.
     fn covers_after_growth(&mut self, id: u64) -> bool {
-        let covered = self.dense.len() as u64;
+        let covered = self.dense.covered();
         if id < covered {
             return true;
         }
@@ -142,13 +160,13 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
             .saturating_mul(self.len() as u64)
             .saturating_add(MIN_SLOTS);
         let wanted = covered.saturating_mul(2).max(id.saturating_add(1));
-        if wanted > allowed {
+        if wanted > allowed || !self.dense.cover(wanted) {
             return false;
         }
-        self.dense.resize(wanted as usize, V::default());
+        let covered = self.dense.covered();
         let (dense, dense_len) = (&mut self.dense, &mut self.dense_len);
-        self.sparse.take_below(wanted, |k, v| {
-            dense[k as usize] = v;
+        self.sparse.take_below(covered, |k, v| {
+            *dense.slot(k) = v;
             *dense_len += 1;
         });
         true
@@ -165,14 +183,10 @@ impl<V: ZeroDefault, const DENSITY: u64> IdTable<V, DENSITY> {
         let allowed = DENSITY
             .saturating_mul(most_entries)
             .saturating_add(MIN_SLOTS);
-        if !self.is_empty() || slots > allowed || slots <= self.dense.len() as u64 {
+        if !self.is_empty() || slots > allowed || slots <= self.dense.covered() {
             return false;
         }
-        let Some(dense) = usize::try_from(slots).ok().and_then(zeroed_vec) else {
-            return false;
-        };
-        self.dense = dense;
-        true
+        self.dense.presize(slots)
     }
 }
 
@@ -228,12 +242,12 @@ mod tests {
         for id in 0..100_000u64 {
             table.insert(id, id as u32 + 1);
         }
-        assert!(table.sparse.is_empty() && table.dense.len() >= 100_000);
+        assert!(table.sparse.is_empty() && table.dense.covered() >= 100_000);
         let mut far = IdTable::<u32>::default();
         for k in 1..1_000u64 {
             far.insert(k << 32, 1);
         }
-        assert!(far.dense.is_empty() && far.sparse.len() == 999);
+        assert!(far.dense.covered() == 0 && far.sparse.len() == 999);
         // An id the array later covers moves into it and stays found.
         let mut moved = IdTable::<u32>::default();
         moved.insert(5_000, 7);
@@ -252,7 +266,7 @@ mod tests {
         for (seed, max_id) in [(5u64, 0u64), (6, 1), (7, 3_000), (8, 40_000)] {
             let mut table = IdTable::<u64>::default();
             assert!(table.presize(max_id, 1 << 20));
-            assert_eq!(table.dense.len() as u64, max_id + 1);
+            assert_eq!(table.dense.covered(), (max_id + 1).next_multiple_of(16));
             assert!(table.is_empty() && table.get(max_id).is_none());
             let mut state = seed;
             let mut next = || {
@@ -297,10 +311,10 @@ mod tests {
         // 1,000 entries at most: 8 * 1,000 + 1,024 = 9,024 slots, ids 0 ..= 9,023.
         let mut at_bound = fresh();
         assert!(at_bound.presize(9_023, 1_000));
-        assert_eq!(at_bound.dense.len(), 9_024);
+        assert_eq!(at_bound.dense.covered(), 9_024);
         let mut past_bound = fresh();
         assert!(!past_bound.presize(9_024, 1_000));
-        assert!(past_bound.dense.is_empty());
+        assert_eq!(past_bound.dense.covered(), 0);
         // No entries at all: 1,024 slots.
         assert!(fresh().presize(1_023, 0) && !fresh().presize(1_024, 0));
         // Far too many slots for the address space, or for the entries.
@@ -309,9 +323,9 @@ mod tests {
         // A table already holding entries keeps its array.
         let mut used = fresh();
         used.insert(3, 1);
-        let before = used.dense.len();
+        let before = used.dense.covered();
         assert!(!used.presize(5_000, 1_000_000));
-        assert_eq!((used.dense.len(), used.get(3)), (before, Some(&1)));
+        assert_eq!((used.dense.covered(), used.get(3)), (before, Some(&1)));
         // The caches' 16 slots per entry: 16 * 100 + 1,024 = 2,624.
         let mut cache_table = IdTable::<u32, 16>::default();
         assert!(!cache_table.presize(2_624, 100) && cache_table.presize(2_623, 100));

@@ -1,0 +1,176 @@
+//! The dense part of an `IdTable`: values for ids `0 .. covered()`, kept in chunks of
+//! `CHUNK` consecutive ids that exist only once one of their ids is written.
+//!
+//! A directory holds, per group of `CHUNK` ids, the number (plus one) of the group's
+//! chunk in one arena, or 0 when no id of the group was ever written. A lookup is two
+//! indexings; a lookup of an unwritten group touches only the directory. Chunks are
+//! handed out in the order groups are first written, so the memory a table touches
+//! grows with the groups it uses, not with the ids it covers: a replica that sees an
+//! eighth of a trace's blocks touches about a quarter of the memory a full array over
+//! the trace's ids would (the README's "Speed" section gives the measurement). Chunks
+//! are never freed; a removed id's slot goes back to `V::default()`.
+
+use super::table::{zeroed_vec, ZeroDefault};
+
+/// Ids per chunk: 16 eight-byte values fill two cache lines.
+pub const CHUNK: u64 = 16;
+
+/// Values by id in chunks; `V::default()` is an empty slot.
+#[derive(Clone, Debug, Default)]
+pub struct Chunked<V> {
+    /// Per group of `CHUNK` ids: its chunk's number plus one, 0 for none.
+    dir: Vec<u32>,
+    /// The chunks, `CHUNK` values each, in the order they were handed out.
+    arena: Vec<V>,
+}
+
+impl<V: Copy + Default> Chunked<V> {
+    /// Ids `0 .. covered()` live here (written or not).
+    #[inline]
+    pub fn covered(&self) -> u64 {
+        self.dir.len() as u64 * CHUNK
+    }
+
+    /// For a covered `id`, its group's chunk number plus one (0: no chunk); `None` for
+    /// an id past `covered()`.
+    #[inline(always)]
+    pub fn chunk_of(&self, id: u64) -> Option<u32> {
+        let group = usize::try_from(id / CHUNK).ok()?;
+        self.dir.get(group).copied()
+    }
+
+    /// The slot of `id` in chunk `chunk` (as `chunk_of` gives it, not 0).
+    #[inline(always)]
+    pub fn at(&self, chunk: u32, id: u64) -> &V {
+        &self.arena[(chunk as usize - 1) * CHUNK as usize + (id % CHUNK) as usize]
+    }
+
+    /// The slot of `id` in chunk `chunk` (as `chunk_of` gives it, not 0), to change.
+    #[inline(always)]
+    pub fn at_mut(&mut self, chunk: u32, id: u64) -> &mut V {
+        &mut self.arena[(chunk as usize - 1) * CHUNK as usize + (id % CHUNK) as usize]
+    }
+
+    /// The slot of a covered `id`, handing out its chunk first if it has none.
+    #[inline(always)]
+    pub fn slot(&mut self, id: u64) -> &mut V {
+        let group = usize::try_from(id / CHUNK).expect("a covered id");
+        let chunk = match self.dir[group] {
+            0 => self.hand_out(group),
+            chunk => chunk,
+        };
+        self.at_mut(chunk, id)
+    }
+
+    /// Hands out the next chunk to `group`; its number plus one.
+    #[cold]
+    #[inline(never)]
+    fn hand_out(&mut self, group: usize) -> u32 {
+        self.arena
+            .extend_from_slice(&[V::default(); CHUNK as usize]);
+        self.dir[group] = (self.arena.len() as u64 / CHUNK) as u32;
+        self.dir[group]
+    }
+
+    /// Covers ids `0 .. slots` (rounded up to whole chunks), keeping every value; false,
+    /// changing nothing, when the chunk numbers would not fit the directory's `u32`.
+    pub fn cover(&mut self, slots: u64) -> bool {
+        let Some(groups) = Self::groups(slots) else {
+            return false;
+        };
+        if groups > self.dir.len() {
+            self.dir.resize(groups, 0);
+        }
+        true
+    }
+
+    /// Groups of `CHUNK` ids needed to cover `slots` ids, if their numbers fit a `u32`.
+    fn groups(slots: u64) -> Option<usize> {
+        let groups = slots.div_ceil(CHUNK);
+        (groups < u64::from(u32::MAX))
+            .then(|| usize::try_from(groups).ok())
+            .flatten()
+    }
+}
+
+impl<V: ZeroDefault> Chunked<V> {
+    /// Covers ids `0 .. slots` at once, for a table that has not covered any: the
+    /// directory in zeroed memory and room for every chunk reserved, neither touched
+    /// until used. False, changing nothing, when that does not fit.
+    pub fn presize(&mut self, slots: u64) -> bool {
+        let Some(groups) = Self::groups(slots) else {
+            return false;
+        };
+        let Some(dir) = zeroed_vec::<u32>(groups) else {
+            return false;
+        };
+        let mut arena = Vec::new();
+        if arena.try_reserve_exact(groups * CHUNK as usize).is_err() {
+            return false;
+        }
+        (self.dir, self.arena) = (dir, arena);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slot of `id` if its chunk exists, through `chunk_of` and `at`.
+    fn get<V: Copy + Default>(c: &Chunked<V>, id: u64) -> Option<&V> {
+        match c.chunk_of(id)? {
+            0 => None,
+            chunk => Some(c.at(chunk, id)),
+        }
+    }
+
+    #[test]
+    fn chunks_are_handed_out_in_first_write_order_and_only_when_written() {
+        let mut c = Chunked::<u64>::default();
+        assert!(c.cover(100));
+        assert_eq!(c.covered(), 112, "100 ids round up to 7 chunks of 16");
+        assert_eq!(
+            (get(&c, 5), get(&c, 99)),
+            (None, None),
+            "nothing handed out"
+        );
+        *c.slot(99) = 7;
+        *c.slot(3) = 9;
+        *c.slot(97) = 8;
+        assert_eq!(c.arena.len(), 32, "two chunks: ids 96..112, then 0..16");
+        assert_eq!(&c.dir[..], &[2, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(
+            (get(&c, 99), get(&c, 3), get(&c, 97)),
+            (Some(&7), Some(&9), Some(&8))
+        );
+        assert_eq!(
+            get(&c, 98),
+            Some(&0),
+            "an unwritten id of a handed-out chunk"
+        );
+        assert_eq!(get(&c, 50), None);
+        let chunk = c.chunk_of(99).unwrap();
+        *c.at_mut(chunk, 99) = 1;
+        assert_eq!(
+            (chunk, get(&c, 99)),
+            (1, Some(&1)),
+            "the first chunk handed out"
+        );
+        assert_eq!((c.chunk_of(20), c.chunk_of(112)), (Some(0), None));
+        assert!(c.cover(40), "covering less keeps what is covered");
+        assert_eq!(c.covered(), 112);
+    }
+
+    #[test]
+    fn a_presized_store_touches_no_chunk_until_written() {
+        let mut c = Chunked::<u64>::default();
+        assert!(c.presize(1_000));
+        assert_eq!((c.covered(), c.arena.len()), (1_008, 0));
+        assert!(c.arena.capacity() >= 1_008);
+        *c.slot(1_007) = 3;
+        assert_eq!((get(&c, 1_007), c.arena.len()), (Some(&3), 16));
+        assert!(!c.presize(u64::MAX), "no directory for that many ids");
+        assert!(!Chunked::<u64>::default().cover(u64::MAX));
+    }
+}
