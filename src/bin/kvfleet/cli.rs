@@ -146,13 +146,13 @@ pub(crate) fn create(path: &str) -> Result<Box<dyn Write>, String> {
 /// that is not a plain file, streams through one buffer.
 const WHOLE_READ_MAX_BYTES: u64 = 64 << 20;
 
-/// Reads the Mooncake trace at `path`: a plain file of at most `WHOLE_READ_MAX_BYTES` in
-/// one read, its lines parsed on up to 4 threads (the same requests and errors as the
+/// Reads the Mooncake trace at `path`: a plain file of at most `WHOLE_READ_MAX_BYTES`
+/// whole (mapped, `mapped.rs`), its lines parsed on up to 4 threads (the same requests and errors as the
 /// stream, see `trace::parse_mooncake_text`); anything else as a stream.
 pub(crate) fn parse_mooncake_file(path: &str, opts: &TraceOptions) -> Result<Vec<Request>, String> {
     let whole =
         std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= WHOLE_READ_MAX_BYTES);
-    if let Some(text) = whole.then(|| std::fs::read(path).ok()).flatten() {
+    if let Some(text) = whole.then(|| crate::mapped::file_bytes(path)).flatten() {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
         return trace::parse_mooncake_text(&text, path, opts, threads).map_err(|e| e.to_string());
     }
