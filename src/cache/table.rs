@@ -99,15 +99,14 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
         }
     }
 
-    /// The flat table's lookup, out of line so that the array's stays small enough to
-    /// inline at every call.
-    #[inline(never)]
+    /// The flat table's lookup.
+    #[inline]
     fn sparse_get(&self, id: u64) -> Option<&V> {
         self.sparse.get(id)
     }
 
     /// As `sparse_get`, to change in place.
-    #[inline(never)]
+    #[inline]
     fn sparse_get_mut(&mut self, id: u64) -> Option<&mut V> {
         self.sparse.get_mut(id)
     }
