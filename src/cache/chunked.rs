@@ -1,14 +1,16 @@
 //! The dense part of an `IdTable`: values for ids `0 .. covered()`, kept in chunks of
 //! `CHUNK` consecutive ids that exist only once one of their ids is written.
 //!
-//! A directory holds, per group of `CHUNK` ids, the number (plus one) of the group's
-//! chunk in one arena, or 0 when no id of the group was ever written. A lookup is two
-//! indexings; a lookup of an unwritten group touches only the directory. Chunks are
-//! handed out in the order groups are first written, so the memory a table touches
-//! grows with the groups it uses, not with the ids it covers: a replica that sees an
-//! eighth of a trace's blocks touches about a quarter of the memory a full array over
-//! the trace's ids would (the README's "Speed" section gives the measurement). Chunks
-//! are never freed; a removed id's slot goes back to `V::default()`.
+//! A directory holds, per group of `CHUNK` ids, where the group's chunk starts in one
+//! arena. The arena's first chunk is never written and stays `V::default()` throughout:
+//! a group with no chunk of its own points there (offset 0), so a lookup is two
+//! indexings and no branch, and a lookup of an unwritten group touches only the
+//! directory and that one shared chunk. Chunks are handed out in the order groups are
+//! first written, so the memory a table touches grows with the groups it uses, not with
+//! the ids it covers: a replica that sees an eighth of a trace's blocks touches about a
+//! quarter of the memory a full array over the trace's ids would (the README's "Speed"
+//! section gives the measurement). Chunks are never freed; a removed id's slot goes back
+//! to `V::default()`.
 
 use super::table::{zeroed_vec, ZeroDefault};
 
@@ -18,9 +20,11 @@ pub const CHUNK: u64 = 16;
 /// Values by id in chunks; `V::default()` is an empty slot.
 #[derive(Clone, Debug, Default)]
 pub struct Chunked<V> {
-    /// Per group of `CHUNK` ids: its chunk's number plus one, 0 for none.
+    /// Per group of `CHUNK` ids: the arena offset of its chunk, 0 (the shared empty
+    /// chunk) for none.
     dir: Vec<u32>,
-    /// The chunks, `CHUNK` values each, in the order they were handed out.
+    /// The shared empty chunk (once anything is covered), then the chunks in the order
+    /// they were handed out, `CHUNK` values each.
     arena: Vec<V>,
 }
 
@@ -31,49 +35,52 @@ impl<V: Copy + Default> Chunked<V> {
         self.dir.len() as u64 * CHUNK
     }
 
-    /// For a covered `id`, its group's chunk number plus one (0: no chunk); `None` for
-    /// an id past `covered()`.
+    /// For a covered `id`, the arena offset of its group's chunk (0: none, the shared
+    /// empty chunk); `None` for an id past `covered()`.
     #[inline(always)]
     pub fn chunk_of(&self, id: u64) -> Option<u32> {
         let group = usize::try_from(id / CHUNK).ok()?;
         self.dir.get(group).copied()
     }
 
-    /// The slot of `id` in chunk `chunk` (as `chunk_of` gives it, not 0).
+    /// The slot of `id` in the chunk at `offset` (as `chunk_of` gives it); in the shared
+    /// empty chunk, `V::default()`.
     #[inline(always)]
-    pub fn at(&self, chunk: u32, id: u64) -> &V {
-        &self.arena[(chunk as usize - 1) * CHUNK as usize + (id % CHUNK) as usize]
+    pub fn at(&self, offset: u32, id: u64) -> &V {
+        &self.arena[offset as usize + (id % CHUNK) as usize]
     }
 
-    /// The slot of `id` in chunk `chunk` (as `chunk_of` gives it, not 0), to change.
+    /// The slot of `id` in the chunk at `offset` (as `chunk_of` gives it), to change; it
+    /// must not be written in the shared empty chunk (offset 0).
     #[inline(always)]
-    pub fn at_mut(&mut self, chunk: u32, id: u64) -> &mut V {
-        &mut self.arena[(chunk as usize - 1) * CHUNK as usize + (id % CHUNK) as usize]
+    pub fn at_mut(&mut self, offset: u32, id: u64) -> &mut V {
+        &mut self.arena[offset as usize + (id % CHUNK) as usize]
     }
 
     /// The slot of a covered `id`, handing out its chunk first if it has none.
     #[inline(always)]
     pub fn slot(&mut self, id: u64) -> &mut V {
         let group = usize::try_from(id / CHUNK).expect("a covered id");
-        let chunk = match self.dir[group] {
+        let offset = match self.dir[group] {
             0 => self.hand_out(group),
-            chunk => chunk,
+            offset => offset,
         };
-        self.at_mut(chunk, id)
+        self.at_mut(offset, id)
     }
 
-    /// Hands out the next chunk to `group`; its number plus one.
+    /// Hands out the next chunk to `group`; its offset.
     #[cold]
     #[inline(never)]
     fn hand_out(&mut self, group: usize) -> u32 {
+        let offset = self.arena.len() as u32;
         self.arena
             .extend_from_slice(&[V::default(); CHUNK as usize]);
-        self.dir[group] = (self.arena.len() as u64 / CHUNK) as u32;
-        self.dir[group]
+        self.dir[group] = offset;
+        offset
     }
 
     /// Covers ids `0 .. slots` (rounded up to whole chunks), keeping every value; false,
-    /// changing nothing, when the chunk numbers would not fit the directory's `u32`.
+    /// changing nothing, when the arena's offsets would not fit the directory's `u32`.
     pub fn cover(&mut self, slots: u64) -> bool {
         let Some(groups) = Self::groups(slots) else {
             return false;
@@ -81,13 +88,17 @@ impl<V: Copy + Default> Chunked<V> {
         if groups > self.dir.len() {
             self.dir.resize(groups, 0);
         }
+        if self.arena.is_empty() {
+            self.arena.resize(CHUNK as usize, V::default());
+        }
         true
     }
 
-    /// Groups of `CHUNK` ids needed to cover `slots` ids, if their numbers fit a `u32`.
+    /// Groups of `CHUNK` ids needed to cover `slots` ids, if every chunk they may get
+    /// (plus the shared empty one) starts at an offset that fits a `u32`.
     fn groups(slots: u64) -> Option<usize> {
         let groups = slots.div_ceil(CHUNK);
-        (groups < u64::from(u32::MAX))
+        (groups < u64::from(u32::MAX) / CHUNK - 1)
             .then(|| usize::try_from(groups).ok())
             .flatten()
     }
@@ -105,9 +116,13 @@ impl<V: ZeroDefault> Chunked<V> {
             return false;
         };
         let mut arena = Vec::new();
-        if arena.try_reserve_exact(groups * CHUNK as usize).is_err() {
+        if arena
+            .try_reserve_exact((groups + 1) * CHUNK as usize)
+            .is_err()
+        {
             return false;
         }
+        arena.resize(CHUNK as usize, V::default());
         (self.dir, self.arena) = (dir, arena);
         true
     }
@@ -117,12 +132,9 @@ impl<V: ZeroDefault> Chunked<V> {
 mod tests {
     use super::*;
 
-    /// The slot of `id` if its chunk exists, through `chunk_of` and `at`.
+    /// The slot of `id` through `chunk_of` and `at` (`V::default()` when it has no chunk).
     fn get<V: Copy + Default>(c: &Chunked<V>, id: u64) -> Option<&V> {
-        match c.chunk_of(id)? {
-            0 => None,
-            chunk => Some(c.at(chunk, id)),
-        }
+        c.chunk_of(id).map(|offset| c.at(offset, id))
     }
 
     #[test]
@@ -130,16 +142,17 @@ mod tests {
         let mut c = Chunked::<u64>::default();
         assert!(c.cover(100));
         assert_eq!(c.covered(), 112, "100 ids round up to 7 chunks of 16");
-        assert_eq!(
-            (get(&c, 5), get(&c, 99)),
-            (None, None),
-            "nothing handed out"
-        );
+        assert_eq!(c.arena.len(), 16, "only the shared empty chunk");
+        assert_eq!((get(&c, 5), get(&c, 99)), (Some(&0), Some(&0)));
         *c.slot(99) = 7;
         *c.slot(3) = 9;
         *c.slot(97) = 8;
-        assert_eq!(c.arena.len(), 32, "two chunks: ids 96..112, then 0..16");
-        assert_eq!(&c.dir[..], &[2, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(
+            c.arena.len(),
+            48,
+            "the empty chunk, then ids 96..112, then 0..16"
+        );
+        assert_eq!(&c.dir[..], &[32, 0, 0, 0, 0, 0, 16]);
         assert_eq!(
             (get(&c, 99), get(&c, 3), get(&c, 97)),
             (Some(&7), Some(&9), Some(&8))
@@ -149,12 +162,16 @@ mod tests {
             Some(&0),
             "an unwritten id of a handed-out chunk"
         );
-        assert_eq!(get(&c, 50), None);
-        let chunk = c.chunk_of(99).unwrap();
-        *c.at_mut(chunk, 99) = 1;
+        assert_eq!(get(&c, 50), Some(&0), "an id of a group with no chunk");
+        assert!(
+            c.arena[..16].iter().all(|&v| v == 0),
+            "the empty chunk stays empty"
+        );
+        let offset = c.chunk_of(99).unwrap();
+        *c.at_mut(offset, 99) = 1;
         assert_eq!(
-            (chunk, get(&c, 99)),
-            (1, Some(&1)),
+            (offset, get(&c, 99)),
+            (16, Some(&1)),
             "the first chunk handed out"
         );
         assert_eq!((c.chunk_of(20), c.chunk_of(112)), (Some(0), None));
@@ -166,11 +183,18 @@ mod tests {
     fn a_presized_store_touches_no_chunk_until_written() {
         let mut c = Chunked::<u64>::default();
         assert!(c.presize(1_000));
-        assert_eq!((c.covered(), c.arena.len()), (1_008, 0));
-        assert!(c.arena.capacity() >= 1_008);
+        assert_eq!((c.covered(), c.arena.len()), (1_008, 16));
+        assert!(
+            c.arena.capacity() >= 1_024,
+            "room for every chunk and the empty one"
+        );
         *c.slot(1_007) = 3;
-        assert_eq!((get(&c, 1_007), c.arena.len()), (Some(&3), 16));
+        assert_eq!((get(&c, 1_007), c.arena.len()), (Some(&3), 32));
         assert!(!c.presize(u64::MAX), "no directory for that many ids");
         assert!(!Chunked::<u64>::default().cover(u64::MAX));
+        // Offsets fit a u32: the largest coverage leaves room for every chunk's offset.
+        let most = (u64::from(u32::MAX) / CHUNK - 2) * CHUNK;
+        assert!(Chunked::<u64>::groups(most).is_some());
+        assert!(Chunked::<u64>::groups(most + CHUNK).is_none());
     }
 }

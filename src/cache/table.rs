@@ -82,8 +82,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     #[inline(always)]
     pub fn get(&self, id: u64) -> Option<&V> {
         match self.dense.chunk_of(id) {
-            Some(0) => None,
-            Some(chunk) => Some(self.dense.at(chunk, id)).filter(|v| **v != V::default()),
+            Some(offset) => Some(self.dense.at(offset, id)).filter(|v| **v != V::default()),
             None => self.sparse_get(id),
         }
     }
@@ -92,9 +91,9 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     /// `V::default()` (remove the id instead).
     #[inline(always)]
     pub fn get_mut(&mut self, id: u64) -> Option<&mut V> {
+        // In the shared empty chunk every value is the default: never handed out.
         match self.dense.chunk_of(id) {
-            Some(0) => None,
-            Some(chunk) => Some(self.dense.at_mut(chunk, id)).filter(|v| **v != V::default()),
+            Some(offset) => Some(self.dense.at_mut(offset, id)).filter(|v| **v != V::default()),
             None => self.sparse_get_mut(id),
         }
     }
@@ -137,11 +136,9 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
 
     /// Removes `id`, returning its value.
     pub fn remove(&mut self, id: u64) -> Option<V> {
-        if let Some(chunk) = self.dense.chunk_of(id) {
-            let v = match chunk {
-                0 => V::default(),
-                _ => std::mem::take(self.dense.at_mut(chunk, id)),
-            };
+        if let Some(offset) = self.dense.chunk_of(id) {
+            // Taking from the shared empty chunk leaves it as it was: all defaults.
+            let v = std::mem::take(self.dense.at_mut(offset, id));
             let held = v != V::default();
             self.dense_len -= usize::from(held);
             return held.then_some(v);
