@@ -4,8 +4,14 @@
 
 use serde::Serialize;
 
-/// Most buckets a histogram may grow to (values beyond the last one share it).
+/// Most buckets a histogram may grow to (values beyond the last one share it); bucket
+/// numbers fit a `u16`.
 const MAX_BUCKETS: usize = 60_000;
+
+/// Values whose buckets wait to be counted, at most. Counting them sorted walks the
+/// counts in order instead of missing the cache once a value: the simulation's tables
+/// push the counts out of cache between two completions.
+const PENDING_MAX: usize = 1024;
 
 /// A step run for inter-token gaps: `count` steps of `first_us + i x delta_us`, each
 /// emitting `tokens` gaps.
@@ -35,12 +41,15 @@ pub struct Quantiles {
 }
 
 /// Bucket 0 holds values below 1 µs (reported as 0); bucket k >= 1 holds
-/// [base^(k-1), base^k) and reports its geometric midpoint.
+/// [base^(k-1), base^k) and reports its geometric midpoint. Single values' buckets are
+/// counted in batches (`pending`, then `settle`); every query sees them.
 #[derive(Clone, Debug)]
 pub struct LogHistogram {
     base: f64,
     ln_base: f64,
     counts: Vec<u64>,
+    /// Buckets of values added but not yet in `counts`.
+    pending: Vec<u16>,
     total: u64,
     sum_us: f64,
 }
@@ -61,6 +70,7 @@ impl LogHistogram {
             base,
             ln_base: libm::log(base),
             counts: Vec::new(),
+            pending: Vec::new(),
             total: 0,
             sum_us: 0.0,
         }
@@ -101,7 +111,31 @@ impl LogHistogram {
         self.total += 1;
         self.sum_us += value_us;
         let b = self.bucket(value_us);
-        self.bump(b, 1);
+        self.pending.push(b as u16);
+        if self.pending.len() == PENDING_MAX {
+            self.settle();
+        }
+    }
+
+    /// Counts the pending buckets, in bucket order, a run of equal ones at once.
+    fn settle(&mut self) {
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_unstable();
+        for run in pending.chunk_by(|a, b| a == b) {
+            self.bump(usize::from(run[0]), run.len() as u64);
+        }
+        pending.clear();
+        self.pending = pending;
+    }
+
+    /// This histogram with every pending bucket counted, borrowed as it is when none is.
+    fn settled(&self) -> std::borrow::Cow<'_, LogHistogram> {
+        if self.pending.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut h = self.clone();
+        h.settle();
+        std::borrow::Cow::Owned(h)
     }
 
     /// Adds `run.count` values `first + i x delta`, each `run.tokens` times, in time
@@ -134,6 +168,12 @@ impl LogHistogram {
 
     /// Nearest-rank quantiles (ascending `qs` in 0..=1), ms, in one pass.
     pub fn at_ms(&self, qs: &[f64]) -> Vec<f64> {
+        let settled = self.settled();
+        settled.settled_at_ms(qs)
+    }
+
+    /// `at_ms` with nothing pending.
+    fn settled_at_ms(&self, qs: &[f64]) -> Vec<f64> {
         let mut out = Vec::with_capacity(qs.len());
         if self.total == 0 {
             out.resize(qs.len(), 0.0);
@@ -202,6 +242,43 @@ mod tests {
             "{} vs {exact_p50}",
             q.p50
         );
+    }
+
+    /// Buckets counted in batches give the counts of counting each value as it comes:
+    /// 5,000 values (four full batches and a partial one), some equal, some below 1 µs.
+    #[test]
+    fn batched_counts_equal_counting_each_value() {
+        let mut batched = LogHistogram::fine();
+        let mut expected: Vec<u64> = Vec::new();
+        let mut state = 7u64;
+        for i in 0..5_000u64 {
+            state = crate::rng::splitmix64(state);
+            let value_us = match i % 5 {
+                0 => 0.5,
+                1 => 123_456.0,
+                _ => (state % 20_000_000) as f64 / 7.0,
+            };
+            batched.add(value_us);
+            let b = batched.bucket(value_us);
+            if expected.len() <= b {
+                expected.resize(b + 1, 0);
+            }
+            expected[b] += 1;
+            if i == 2_500 {
+                assert_eq!(batched.pending.len(), 2_501 - 2 * PENDING_MAX);
+            }
+        }
+        let qs = [0.0, 0.1, 0.5, 0.9, 0.99, 1.0];
+        let before = batched.at_ms(&qs);
+        assert!(
+            !batched.pending.is_empty(),
+            "a query leaves the batch pending"
+        );
+        batched.settle();
+        assert!(batched.pending.is_empty());
+        assert_eq!(batched.counts, expected);
+        assert_eq!(batched.at_ms(&qs), before, "queries see pending values");
+        assert_eq!(batched.count(), 5_000);
     }
 
     #[test]
@@ -299,6 +376,7 @@ mod tests {
         let mut h = LogHistogram::fine();
         h.add(1e30);
         h.add(1e40);
+        h.settle();
         assert_eq!(h.counts.len(), MAX_BUCKETS);
         assert_eq!(h.counts[MAX_BUCKETS - 1], 2);
         let last = libm::pow(1.001, (MAX_BUCKETS - 2) as f64 + 0.5) / 1000.0;
