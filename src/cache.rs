@@ -13,6 +13,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 mod chunked;
 mod flat;
 mod table;
+mod window;
 
 pub use flat::FlatTable;
 pub(crate) use table::zeroed_vec;

@@ -24,10 +24,13 @@ impl BlockIndex {
     /// An empty index over `replicas` replicas.
     pub fn new(replicas: usize) -> BlockIndex {
         let words = replicas.div_ceil(64).max(1);
+        let mut narrow = IdTable::default();
+        // Synthetic suffix ids are numbered by a counter: past the array, a sliding window.
+        narrow.allow_window();
         BlockIndex {
             words,
             replicas,
-            narrow: IdTable::default(),
+            narrow,
             wide: FlatTable::default(),
             bits: Vec::new(),
             free: Vec::new(),

@@ -187,12 +187,17 @@ impl<V: Copy + Default> FlatTable<V> {
 
     /// Removes every id below `limit`, handing each to `take` (in the array's order,
     /// which only the caller's placement by id may depend on).
-    pub fn take_below(&mut self, limit: u64, mut take: impl FnMut(u64, V)) {
+    pub fn take_below(&mut self, limit: u64, take: impl FnMut(u64, V)) {
+        self.take_in(0, limit, take);
+    }
+
+    /// Removes every id in `lo .. end`, handing each to `take` (as `take_below` does).
+    pub fn take_in(&mut self, lo: u64, end: u64, mut take: impl FnMut(u64, V)) {
         let below: Vec<u64> = self
             .entries
             .iter()
             .map(|e| e.0)
-            .filter(|&id| id != FREE && id < limit)
+            .filter(|&id| id != FREE && (lo..end).contains(&id))
             .collect();
         for id in below {
             let value = self.remove(id).expect("held");

@@ -11,6 +11,11 @@
 //! per entry and fall back to the flat table. In the array, `V::default()` marks an
 //! absent id, so no value stored may equal it.
 //!
+//! A table may be allowed a sliding window past the array (`allow_window`, `window.rs`),
+//! for ids a counter keeps numbering upwards (the fleet index on a synthetic workload):
+//! once the array stops growing, such ids go to a ring that slides with them instead of
+//! the flat table.
+//!
 //! When the source knows its ids in advance (a parsed trace), `presize` covers them all
 //! at once, its directory in zeroed memory and its chunks' room reserved (pages fresh
 //! from the system stay untouched until used), so nothing is copied as it fills; it
@@ -20,10 +25,13 @@
 use std::alloc::{alloc_zeroed, handle_alloc_error, Layout};
 
 use super::chunked::Chunked;
+use super::window::{Placed, Window};
 use super::FlatTable;
 
 /// Slots the array may always grow to, whatever the entries.
 const MIN_SLOTS: u64 = 1024;
+/// Cells of the smallest sliding window.
+const MIN_WINDOW: usize = 1024;
 
 /// A value whose all-zero bytes are a valid value equal to `Default::default()`, so an
 /// array of absent ids can come from zeroed memory.
@@ -60,17 +68,44 @@ pub(crate) fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
 
 /// Block id -> `V` (never `V::default()`); the array may hold `DENSITY` slots per entry
 /// held when it grows.
+///
+/// A table may also be allowed a sliding window (`allow_window`, `window.rs`), opened once
+/// the array stops growing: ids `lo .. lo + W` past the array, for ids counted upwards.
+/// Each id lives in one place, fixed by the id: the array if below `covered()`, else the
+/// window if it covers the id, else the flat table.
 #[derive(Clone, Debug, Default)]
 pub struct IdTable<V, const DENSITY: u64 = 8> {
     dense: Chunked<V>,
     sparse: FlatTable<V>,
     dense_len: usize,
+    window: Window<V>,
+    window_use: WindowUse,
+}
+
+/// Whether a table may open a sliding window, and whether it may still slide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum WindowUse {
+    /// Never (the default).
+    #[default]
+    Never,
+    /// Opened when the array stops growing; slides forward.
+    Sliding,
+    /// Covers the same ids from now on: an id came too far ahead of it.
+    Frozen,
 }
 
 impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     /// Entries held.
     pub fn len(&self) -> usize {
-        self.dense_len + self.sparse.len()
+        self.dense_len + self.window.len() + self.sparse.len()
+    }
+
+    /// Lets the table open a sliding window once its array stops growing (`window.rs`):
+    /// for ids that a counter keeps numbering upwards. Changes no result.
+    pub fn allow_window(&mut self) {
+        if self.window_use == WindowUse::Never {
+            self.window_use = WindowUse::Sliding;
+        }
     }
 
     /// Whether no entry is held.
@@ -83,6 +118,9 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     pub fn get(&self, id: u64) -> Option<&V> {
         match self.dense.chunk_of(id) {
             Some(offset) => Some(self.dense.at(offset, id)).filter(|v| **v != V::default()),
+            None if self.window.covers(id) => {
+                Some(self.window.at(id)).filter(|v| **v != V::default())
+            }
             None => self.sparse_get(id),
         }
     }
@@ -94,6 +132,9 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
         // In the shared empty chunk every value is the default: never handed out.
         match self.dense.chunk_of(id) {
             Some(offset) => Some(self.dense.at_mut(offset, id)).filter(|v| **v != V::default()),
+            None if self.window.covers(id) => {
+                Some(self.window.at_mut(id)).filter(|v| **v != V::default())
+            }
             None => self.sparse_get_mut(id),
         }
     }
@@ -128,6 +169,8 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
         if self.covers_after_growth(id) {
             *self.dense.slot(id) = value;
             self.dense_len += 1;
+        } else if self.window_covers_after_sliding(id) {
+            self.window.fill(id, value);
         } else {
             self.sparse.insert(id, value);
         }
@@ -143,14 +186,21 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
             self.dense_len -= usize::from(held);
             return held.then_some(v);
         }
+        if self.window.covers(id) {
+            return self.window.take(id);
+        }
         self.sparse.remove(id)
     }
 
-    /// Whether the array covers `id`, growing it first if that keeps it dense enough.
+    /// Whether the array covers `id`, growing it first if that keeps it dense enough. It
+    /// no longer grows once a window is open (the window starts where it ends).
     fn covers_after_growth(&mut self, id: u64) -> bool {
         let covered = self.dense.covered();
         if id < covered {
             return true;
+        }
+        if self.window.is_open() {
+            return false;
         }
         let allowed = DENSITY
             .saturating_mul(self.len() as u64)
@@ -166,6 +216,59 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
             *dense_len += 1;
         });
         true
+    }
+
+    /// For an id past the array and not held: whether the window covers it, opening the
+    /// window first (if allowed and not yet open), widening it (if it is less than twice
+    /// the entries held) or sliding it forward (if the id is close enough ahead; one too
+    /// far ahead freezes it).
+    fn window_covers_after_sliding(&mut self, id: u64) -> bool {
+        if self.window.covers(id) {
+            return true;
+        }
+        if id == u64::MAX || self.window_use != WindowUse::Sliding {
+            return false; // `u64::MAX` is never in a window
+        }
+        if self.window.is_open() && id < self.window.end() {
+            return false; // behind it
+        }
+        if self.window.width() < 2 * self.len() || !self.window.is_open() {
+            self.reopen_window(id);
+            return true;
+        }
+        let (window, sparse) = (&mut self.window, &mut self.sparse);
+        match window.place(id, |k, v| {
+            sparse.insert(k, v);
+        }) {
+            Placed::Slid => true,
+            Placed::TooFar => {
+                self.window_use = WindowUse::Frozen;
+                false
+            }
+        }
+    }
+
+    /// (Re)opens the window so that it covers `id` (past the array and the window): twice
+    /// the entries held (at least `MIN_WINDOW`), rounded up to a power of two, ending just
+    /// past `id` or starting where the array ends. The old window's ids it does not cover
+    /// go to the flat table, the flat table's ids it covers come into it.
+    fn reopen_window(&mut self, id: u64) {
+        let width = (2 * self.len()).max(MIN_WINDOW).next_power_of_two();
+        let lo = (id + 1)
+            .saturating_sub(width as u64)
+            .max(self.dense.covered());
+        let old = std::mem::replace(&mut self.window, Window::open(width, lo));
+        let (window, sparse) = (&mut self.window, &mut self.sparse);
+        old.drain(|k, v| {
+            if window.covers(k) {
+                window.fill(k, v);
+            } else {
+                sparse.insert(k, v);
+            }
+        });
+        let (lo, end) = (window.lo(), window.end());
+        sparse.take_in(lo, end, |k, v| window.fill(k, v));
+        debug_assert!(self.window.covers(id));
     }
 }
 
@@ -187,143 +290,4 @@ impl<V: ZeroDefault, const DENSITY: u64> IdTable<V, DENSITY> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::splitmix64;
-    use std::collections::BTreeMap;
-
-    /// Random operations on ids from a few ranges (dense, far, huge), each checked
-    /// against a `BTreeMap` doing the same.
-    #[test]
-    fn behaves_as_a_map_over_dense_sparse_and_mixed_ids() {
-        for (seed, spread) in [(1u64, 64u64), (2, 5_000), (3, 1 << 40), (4, u64::MAX)] {
-            let mut state = seed;
-            let mut next = || {
-                state += 1;
-                splitmix64(state)
-            };
-            let mut table = IdTable::<u32>::default();
-            let mut model = BTreeMap::new();
-            for step in 0..20_000u32 {
-                let id = match next() % 3 {
-                    0 => next() % 2_000,
-                    1 => next() % spread,
-                    _ => u64::MAX - next() % 4,
-                };
-                match next() % 4 {
-                    0 => assert_eq!(table.remove(id), model.remove(&id), "remove {id}"),
-                    1 => {
-                        if let Some(v) = table.get_mut(id) {
-                            *v += 1;
-                        }
-                        if let Some(v) = model.get_mut(&id) {
-                            *v += 1;
-                        }
-                    }
-                    _ => assert_eq!(table.insert(id, step + 1), model.insert(id, step + 1)),
-                }
-                assert_eq!(table.get(id), model.get(&id), "get {id}");
-                assert_eq!(table.len(), model.len());
-            }
-            for (id, v) in &model {
-                assert_eq!(table.get(*id), Some(v));
-            }
-            assert_eq!(table.is_empty(), model.is_empty());
-        }
-    }
-
-    #[test]
-    fn dense_ids_go_to_the_array_and_sparse_ones_to_the_flat_table() {
-        let mut table = IdTable::<u32>::default();
-        for id in 0..100_000u64 {
-            table.insert(id, id as u32 + 1);
-        }
-        assert!(table.sparse.is_empty() && table.dense.covered() >= 100_000);
-        let mut far = IdTable::<u32>::default();
-        for k in 1..1_000u64 {
-            far.insert(k << 32, 1);
-        }
-        assert!(far.dense.covered() == 0 && far.sparse.len() == 999);
-        // An id the array later covers moves into it and stays found.
-        let mut moved = IdTable::<u32>::default();
-        moved.insert(5_000, 7);
-        assert_eq!(moved.sparse.len(), 1);
-        for id in 0..4_100u64 {
-            moved.insert(id, 1);
-        }
-        assert!(moved.sparse.is_empty(), "5000 moved into the array");
-        assert_eq!((moved.get(5_000), moved.len()), (Some(&7), 4_101));
-    }
-
-    /// The same random operations as above on presized tables: ids below, at and above
-    /// the presized end, far and huge ones, each checked against a `BTreeMap`.
-    #[test]
-    fn a_presized_table_behaves_as_a_map() {
-        for (seed, max_id) in [(5u64, 0u64), (6, 1), (7, 3_000), (8, 40_000)] {
-            let mut table = IdTable::<u64>::default();
-            assert!(table.presize(max_id, 1 << 20));
-            assert_eq!(table.dense.covered(), (max_id + 1).next_multiple_of(16));
-            assert!(table.is_empty() && table.get(max_id).is_none());
-            let mut state = seed;
-            let mut next = || {
-                state += 1;
-                splitmix64(state)
-            };
-            let mut model = BTreeMap::new();
-            for step in 1..20_000u64 {
-                let id = match next() % 5 {
-                    0 => next() % (max_id + 1),
-                    1 => max_id + next() % 3,
-                    2 => max_id.saturating_sub(next() % 3),
-                    3 => next() % (4 * max_id + 100_000),
-                    _ => u64::MAX - next() % 4,
-                };
-                match next() % 4 {
-                    0 => assert_eq!(table.remove(id), model.remove(&id), "remove {id}"),
-                    1 => {
-                        if let Some(v) = table.get_mut(id) {
-                            *v += 1;
-                        }
-                        if let Some(v) = model.get_mut(&id) {
-                            *v += 1;
-                        }
-                    }
-                    _ => assert_eq!(table.insert(id, step), model.insert(id, step)),
-                }
-                assert_eq!(table.get(id), model.get(&id), "get {id}");
-                assert_eq!(table.len(), model.len());
-            }
-            for (id, v) in &model {
-                assert_eq!(table.get(*id), Some(v));
-            }
-        }
-    }
-
-    /// The array is presized only within 8 slots per entry the table can hold, plus
-    /// 1,024, only when empty, and never past the address space.
-    #[test]
-    fn presizing_keeps_the_density_bound() {
-        let fresh = IdTable::<u64>::default;
-        // 1,000 entries at most: 8 * 1,000 + 1,024 = 9,024 slots, ids 0 ..= 9,023.
-        let mut at_bound = fresh();
-        assert!(at_bound.presize(9_023, 1_000));
-        assert_eq!(at_bound.dense.covered(), 9_024);
-        let mut past_bound = fresh();
-        assert!(!past_bound.presize(9_024, 1_000));
-        assert_eq!(past_bound.dense.covered(), 0);
-        // No entries at all: 1,024 slots.
-        assert!(fresh().presize(1_023, 0) && !fresh().presize(1_024, 0));
-        // Far too many slots for the address space, or for the entries.
-        assert!(!fresh().presize(u64::MAX, u64::MAX));
-        assert!(!fresh().presize(u64::MAX - 1, u64::MAX / 8));
-        // A table already holding entries keeps its array.
-        let mut used = fresh();
-        used.insert(3, 1);
-        let before = used.dense.covered();
-        assert!(!used.presize(5_000, 1_000_000));
-        assert_eq!((used.dense.covered(), used.get(3)), (before, Some(&1)));
-        // The caches' 16 slots per entry: 16 * 100 + 1,024 = 2,624.
-        let mut cache_table = IdTable::<u32, 16>::default();
-        assert!(!cache_table.presize(2_624, 100) && cache_table.presize(2_623, 100));
-    }
-}
+mod tests;
