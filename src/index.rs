@@ -11,8 +11,9 @@ use crate::cache::{FlatTable, IdTable};
 pub struct BlockIndex {
     words: usize,
     replicas: usize,
-    /// Block id -> its replica set, for `words == 1`.
-    narrow: IdTable<u64>,
+    /// Block id -> its replica set, for `words == 1`; with a sliding window past the
+    /// array, for the ids a counter numbers (the synthetic workload's suffix blocks).
+    narrow: IdTable<u64, 8, true>,
     /// Block id -> its set's slot in `bits`, for `words > 1`.
     wide: FlatTable<u32>,
     bits: Vec<u64>,
@@ -24,13 +25,10 @@ impl BlockIndex {
     /// An empty index over `replicas` replicas.
     pub fn new(replicas: usize) -> BlockIndex {
         let words = replicas.div_ceil(64).max(1);
-        let mut narrow = IdTable::default();
-        // Synthetic suffix ids are numbered by a counter: past the array, a sliding window.
-        narrow.allow_window();
         BlockIndex {
             words,
             replicas,
-            narrow,
+            narrow: IdTable::default(),
             wide: FlatTable::default(),
             bits: Vec::new(),
             free: Vec::new(),

@@ -11,7 +11,7 @@
 //! per entry and fall back to the flat table. In the array, `V::default()` marks an
 //! absent id, so no value stored may equal it.
 //!
-//! A table may be allowed a sliding window past the array (`allow_window`, `window.rs`),
+//! A table may have a sliding window past the array (`WINDOW = true`, `window.rs`),
 //! for ids a counter keeps numbering upwards (the fleet index on a synthetic workload):
 //! once the array stops growing, such ids go to a ring that slides with them instead of
 //! the flat table.
@@ -69,43 +69,26 @@ pub(crate) fn zeroed_vec<V: ZeroDefault>(slots: usize) -> Option<Vec<V>> {
 /// Block id -> `V` (never `V::default()`); the array may hold `DENSITY` slots per entry
 /// held when it grows.
 ///
-/// A table may also be allowed a sliding window (`allow_window`, `window.rs`), opened once
+/// With `WINDOW`, a table also has a sliding window (`window.rs`), opened once
 /// the array stops growing: ids `lo .. lo + W` past the array, for ids counted upwards.
 /// Each id lives in one place, fixed by the id: the array if below `covered()`, else the
 /// window if it covers the id, else the flat table.
 #[derive(Clone, Debug, Default)]
-pub struct IdTable<V, const DENSITY: u64 = 8> {
+pub struct IdTable<V, const DENSITY: u64 = 8, const WINDOW: bool = false> {
     dense: Chunked<V>,
     sparse: FlatTable<V>,
     dense_len: usize,
     window: Window<V>,
-    window_use: WindowUse,
+    /// The window covers the same ids from now on: an id came too far ahead of it.
+    frozen: bool,
 }
 
-/// Whether a table may open a sliding window, and whether it may still slide.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum WindowUse {
-    /// Never (the default).
-    #[default]
-    Never,
-    /// Opened when the array stops growing; slides forward.
-    Sliding,
-    /// Covers the same ids from now on: an id came too far ahead of it.
-    Frozen,
-}
-
-impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
+impl<V: Copy + Default + PartialEq, const DENSITY: u64, const WINDOW: bool>
+    IdTable<V, DENSITY, WINDOW>
+{
     /// Entries held.
     pub fn len(&self) -> usize {
         self.dense_len + self.window.len() + self.sparse.len()
-    }
-
-    /// Lets the table open a sliding window once its array stops growing (`window.rs`):
-    /// for ids that a counter keeps numbering upwards. Changes no result.
-    pub fn allow_window(&mut self) {
-        if self.window_use == WindowUse::Never {
-            self.window_use = WindowUse::Sliding;
-        }
     }
 
     /// Whether no entry is held.
@@ -118,7 +101,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     pub fn get(&self, id: u64) -> Option<&V> {
         match self.dense.chunk_of(id) {
             Some(offset) => Some(self.dense.at(offset, id)).filter(|v| **v != V::default()),
-            None if self.window.covers(id) => {
+            None if WINDOW && self.window.covers(id) => {
                 Some(self.window.at(id)).filter(|v| **v != V::default())
             }
             None => self.sparse_get(id),
@@ -132,7 +115,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
         // In the shared empty chunk every value is the default: never handed out.
         match self.dense.chunk_of(id) {
             Some(offset) => Some(self.dense.at_mut(offset, id)).filter(|v| **v != V::default()),
-            None if self.window.covers(id) => {
+            None if WINDOW && self.window.covers(id) => {
                 Some(self.window.at_mut(id)).filter(|v| **v != V::default())
             }
             None => self.sparse_get_mut(id),
@@ -169,7 +152,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
         if self.covers_after_growth(id) {
             *self.dense.slot(id) = value;
             self.dense_len += 1;
-        } else if self.window_covers_after_sliding(id) {
+        } else if WINDOW && self.window_covers_after_sliding(id) {
             self.window.fill(id, value);
         } else {
             self.sparse.insert(id, value);
@@ -186,7 +169,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
             self.dense_len -= usize::from(held);
             return held.then_some(v);
         }
-        if self.window.covers(id) {
+        if WINDOW && self.window.covers(id) {
             return self.window.take(id);
         }
         self.sparse.remove(id)
@@ -199,7 +182,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
         if id < covered {
             return true;
         }
-        if self.window.is_open() {
+        if WINDOW && self.window.is_open() {
             return false;
         }
         let allowed = DENSITY
@@ -219,14 +202,14 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     }
 
     /// For an id past the array and not held: whether the window covers it, opening the
-    /// window first (if allowed and not yet open), widening it (if it is less than twice
+    /// window first (if not yet open), widening it (if it is less than twice
     /// the entries held) or sliding it forward (if the id is close enough ahead; one too
     /// far ahead freezes it).
     fn window_covers_after_sliding(&mut self, id: u64) -> bool {
         if self.window.covers(id) {
             return true;
         }
-        if id == u64::MAX || self.window_use != WindowUse::Sliding {
+        if id == u64::MAX || self.frozen {
             return false; // `u64::MAX` is never in a window
         }
         if self.window.is_open() && id < self.window.end() {
@@ -242,7 +225,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
         }) {
             Placed::Slid => true,
             Placed::TooFar => {
-                self.window_use = WindowUse::Frozen;
+                self.frozen = true;
                 false
             }
         }
@@ -272,7 +255,7 @@ impl<V: Copy + Default + PartialEq, const DENSITY: u64> IdTable<V, DENSITY> {
     }
 }
 
-impl<V: ZeroDefault, const DENSITY: u64> IdTable<V, DENSITY> {
+impl<V: ZeroDefault, const DENSITY: u64, const WINDOW: bool> IdTable<V, DENSITY, WINDOW> {
     /// Sizes the array of an empty table to cover ids `0 ..= max_id` at once, in zeroed
     /// memory, when that is within `DENSITY` slots per entry the table can ever hold
     /// (`most_entries`), plus `MIN_SLOTS`; otherwise leaves it to grow as it fills.

@@ -111,7 +111,7 @@ fn a_presized_table_behaves_as_a_map() {
     }
 }
 
-/// A table allowed a window, fed as the fleet index is on a synthetic workload: ids
+/// A table with a window, fed as the fleet index is on a synthetic workload: ids
 /// from a counter, each removed some way behind the newest (now and then much later:
 /// a straggler the window passes), with old small ids mixed in; checked against a
 /// `BTreeMap` after every step. Then ids far ahead freeze the window.
@@ -123,8 +123,7 @@ fn a_table_with_a_window_behaves_as_a_map() {
             state += 1;
             splitmix64(state)
         };
-        let mut table = IdTable::<u64>::default();
-        table.allow_window();
+        let mut table = IdTable::<u64, 8, true>::default();
         let mut model = BTreeMap::new();
         let mut live = std::collections::VecDeque::new();
         let mut counter = 0u64;
@@ -164,7 +163,7 @@ fn a_table_with_a_window_behaves_as_a_map() {
         // With the shorter lags the array stops growing, the window opens and passes
         // stragglers; with the longest, the array keeps up with the ids.
         assert_eq!((opened, spilled), (lag < 10_000, lag < 10_000), "lag {lag}");
-        assert_eq!(table.window_use, WindowUse::Sliding);
+        assert!(!table.frozen);
         for (id, v) in &model {
             assert_eq!(table.get(*id), Some(v), "{id}");
         }
@@ -175,7 +174,7 @@ fn a_table_with_a_window_behaves_as_a_map() {
         // stops sliding; ids it covers still go in it, ids past it to the flat table.
         let far = table.window.end() + table.window.width() as u64;
         assert_eq!((table.insert(far, 1), model.insert(far, 1)), (None, None));
-        assert_eq!(table.window_use, WindowUse::Frozen);
+        assert!(table.frozen);
         let end = table.window.end();
         for id in [end - 1, end, end + 1, far - 1, u64::MAX] {
             assert_eq!(table.insert(id, 2), model.insert(id, 2), "insert {id}");
@@ -194,13 +193,12 @@ fn a_table_with_a_window_behaves_as_a_map() {
 
 /// Ids from a counter, each removed 10,000 ids later: the array stops growing, the
 /// window opens past it at least twice the entries wide and slides with the ids,
-/// passing nothing to the flat table. A table not allowed a window never opens one.
+/// passing nothing to the flat table. A table without one (`WINDOW = false`) never opens it.
 #[test]
 fn the_window_opens_past_the_array_and_slides_with_counted_ids() {
     const LAG: u64 = 10_000;
     const IDS: u64 = 300_000;
-    let mut table = IdTable::<u32>::default();
-    table.allow_window();
+    let mut table = IdTable::<u32, 8, true>::default();
     let mut plain = IdTable::<u32>::default();
     for id in 0..IDS {
         table.insert(id, 1);
@@ -230,8 +228,7 @@ fn the_window_opens_past_the_array_and_slides_with_counted_ids() {
 #[test]
 fn a_widened_window_takes_back_the_ids_it_covers_again() {
     const STRAGGLER: u64 = 20_000;
-    let mut table = IdTable::<u32>::default();
-    table.allow_window();
+    let mut table = IdTable::<u32, 8, true>::default();
     for id in 0..30_000u64 {
         table.insert(id, 7);
         if id >= 2_000 && id - 2_000 != STRAGGLER {
