@@ -1,5 +1,6 @@
 //! One replica's content-addressed KV block cache: resident blocks by id, pinning by
-//! in-flight requests, readiness after the computing step, and O(1) LRU eviction.
+//! in-flight requests, readiness after the computing step, and O(1) LRU eviction
+//! (a queue of releases, `releases.rs`).
 //!
 //! Memory model: the cache and the running requests share one pool of `capacity`
 //! blocks. A request holds its full prompt blocks as shared, content-addressed entries
@@ -12,15 +13,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 mod chunked;
 mod flat;
+mod releases;
 mod table;
 mod window;
 
 pub use flat::FlatTable;
+use releases::Releases;
 pub(crate) use table::zeroed_vec;
 pub use table::IdTable;
 use table::ZeroDefault;
-
-const NIL: u32 = u32::MAX;
 
 /// A fast, deterministic hasher for integer block ids (a multiplicative mix).
 #[derive(Default, Clone, Copy)]
@@ -43,26 +44,20 @@ impl Hasher for IdHasher {
 /// A `HashMap` keyed by block id; used only for lookups, never iterated to decide anything.
 pub type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
-/// A resident entry's place in the evictable list; its id for eviction.
-#[derive(Clone, Debug)]
-struct Slot {
-    id: u64,
-    prev: u32,
-    next: u32,
-}
-
-/// What a lookup needs, inline in the id table (16 bytes with the id): the entry's slot,
-/// its pins and whether it is computed, so checks and pins touch only the table. A held
-/// entry is pinned or computed, so its `state` is never 0 and it never equals the
-/// default, which marks an absent id in `IdTable`'s array.
+/// A resident entry, inline in the id table (16 bytes with the id): its pins, whether it
+/// is computed and the stamp of its latest release, so checks, pins and releases touch
+/// only the table (and the queue's back). A held entry is pinned or computed, so its
+/// `state` is never 0 and it never equals the default, which marks an absent id in
+/// `IdTable`'s array.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Entry {
-    slot: u32,
+    /// The stamp of its place in the eviction queue, when it is evictable (no pins).
+    stamp: u32,
     /// Pins (requests holding it) in the low 31 bits, `READY` once computed.
     state: u32,
 }
 
-// SAFETY: two integers; all-zero bytes are the default (no pins, not computed, slot 0).
+// SAFETY: two integers; all-zero bytes are the default (no pins, not computed, stamp 0).
 unsafe impl ZeroDefault for Entry {}
 
 const READY: u32 = 1 << 31;
@@ -91,10 +86,8 @@ pub struct NoRoom {
 pub struct BlockCache {
     capacity_blocks: Option<u64>,
     index: IdTable<Entry, 16>,
-    slots: Vec<Slot>,
-    free_slots: Vec<u32>,
-    lru_head: u32,
-    lru_tail: u32,
+    /// The evictable entries' releases, oldest first, with stale places.
+    releases: Releases,
     evictable_blocks: u64,
     pinned_blocks: u64,
     private_blocks: u64,
@@ -105,13 +98,23 @@ pub struct BlockCache {
 impl BlockCache {
     /// An empty cache of `capacity_blocks` blocks (`None` = unbounded).
     pub fn new(capacity_blocks: Option<u64>) -> BlockCache {
+        BlockCache::with_queue_limits(capacity_blocks, None)
+    }
+
+    /// As `new`, with the eviction queue compacting past `slack` stale places or after
+    /// `stamps` releases (`None`: the defaults, 1,024 and 2³¹). The results are the
+    /// same at any limits; small ones let tests reach the compaction. Not for other use.
+    #[doc(hidden)]
+    pub fn with_queue_limits(
+        capacity_blocks: Option<u64>,
+        limits: Option<(usize, u32)>,
+    ) -> BlockCache {
         BlockCache {
             capacity_blocks,
             index: IdTable::default(),
-            slots: Vec::new(),
-            free_slots: Vec::new(),
-            lru_head: NIL,
-            lru_tail: NIL,
+            releases: limits.map_or_else(Releases::default, |(slack, stamps)| {
+                Releases::with_limits(slack, stamps)
+            }),
             evictable_blocks: 0,
             pinned_blocks: 0,
             private_blocks: 0,
@@ -129,9 +132,9 @@ impl BlockCache {
             .map_or(most_entries, |c| c.min(most_entries));
         let presized = self.index.presize(max_id, holdable);
         if presized {
-            // Room for the entries' records up to what the table may hold: reserved, not
+            // Room in the eviction queue for what the table may hold: reserved, not
             // written, so room never used is never touched.
-            self.slots.reserve(holdable.min(max_id + 1) as usize);
+            self.releases.reserve(holdable.min(max_id + 1) as usize);
         }
         presized
     }
@@ -191,13 +194,20 @@ impl BlockCache {
 
     /// Ids in eviction order (least recently released first); for tests and debugging.
     pub fn lru_order(&self) -> Vec<u64> {
-        let mut out = Vec::with_capacity(self.evictable_blocks as usize);
-        let mut at = self.lru_head;
-        while at != NIL {
-            out.push(self.slots[at as usize].id);
-            at = self.slots[at as usize].next;
-        }
-        out
+        self.releases
+            .iter()
+            .filter(|&(id, stamp)| self.is_queued(id, stamp))
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// Whether the queue's place `(id, stamp)` is `id`'s latest release and it is still
+    /// evictable (held, no pins).
+    #[inline]
+    fn is_queued(&self, id: u64, stamp: u32) -> bool {
+        self.index
+            .get(id)
+            .is_some_and(|e| e.refs() == 0 && e.stamp == stamp)
     }
 
     /// Checks whether a request holding content entries `ids` plus `private` blocks fits
@@ -270,16 +280,17 @@ impl BlockCache {
                 e.state -= 1;
                 continue;
             }
-            let s = e.slot;
             self.pinned_blocks -= 1;
             if e.ready() {
                 e.state -= 1; // still READY, so never the absent marker
-                self.lru_push_back(s);
+                e.stamp = self.releases.push(id);
+                self.evictable_blocks += 1;
             } else {
-                self.remove_slot(s);
+                self.remove_entry(id);
             }
         }
         self.private_blocks -= private;
+        self.settle_releases();
     }
 
     /// A finished request's release that also caches the blocks its answer completed
@@ -291,9 +302,16 @@ impl BlockCache {
             if self.index.contains_key(id) {
                 continue;
             }
-            let s = self.new_slot(id, 0, true);
+            let stamp = self.releases.push(id);
+            self.index.insert(
+                id,
+                Entry {
+                    stamp,
+                    state: READY,
+                },
+            );
+            self.evictable_blocks += 1;
             self.journal.push((id, true));
-            self.lru_push_back(s);
         }
         self.release(ids, 0);
         self.make_room();
@@ -303,94 +321,54 @@ impl BlockCache {
         if let Some(e) = self.index.get_mut(id) {
             e.state += 1;
             if e.refs() == 1 {
-                let s = e.slot;
-                self.lru_unlink(s);
+                // It was evictable: its place in the queue is stale from now on.
+                self.evictable_blocks -= 1;
                 self.pinned_blocks += 1;
             }
             return;
         }
-        self.new_slot(id, 1, false);
+        self.index.insert(id, Entry { stamp: 0, state: 1 });
         self.pinned_blocks += 1;
-    }
-
-    /// A new resident entry (not linked into the evictable list).
-    fn new_slot(&mut self, id: u64, refs: u32, ready: bool) -> u32 {
-        let slot = Slot {
-            id,
-            prev: NIL,
-            next: NIL,
-        };
-        let s = match self.free_slots.pop() {
-            Some(s) => {
-                self.slots[s as usize] = slot;
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        };
-        let state = refs | if ready { READY } else { 0 };
-        self.index.insert(id, Entry { slot: s, state });
-        s
     }
 
     fn make_room(&mut self) {
         let Some(capacity) = self.capacity_blocks else {
             return;
         };
-        while self.used_blocks() > capacity && self.lru_head != NIL {
-            let victim = self.lru_head;
-            self.lru_unlink(victim);
-            self.remove_slot(victim);
+        while self.used_blocks() > capacity && self.evictable_blocks > 0 {
+            let Some((id, stamp)) = self.releases.pop_front() else {
+                break;
+            };
+            if !self.is_queued(id, stamp) {
+                continue;
+            }
+            self.evictable_blocks -= 1;
+            self.remove_entry(id);
             self.evictions += 1;
         }
         debug_assert!(self.used_blocks() <= capacity, "cache over capacity");
     }
 
-    fn remove_slot(&mut self, s: u32) {
-        let id = self.slots[s as usize].id;
+    fn remove_entry(&mut self, id: u64) {
         if self.index.remove(id).is_some_and(|e| e.ready()) {
             self.journal.push((id, false));
         }
-        self.free_slots.push(s);
     }
 
-    fn lru_push_back(&mut self, s: u32) {
-        let tail = self.lru_tail;
-        {
-            let slot = &mut self.slots[s as usize];
-            slot.prev = tail;
-            slot.next = NIL;
+    /// Compacts the eviction queue when its stale places or its stamps call for it.
+    fn settle_releases(&mut self) {
+        if !self.releases.needs_compaction(self.evictable_blocks) {
+            return;
         }
-        if tail == NIL {
-            self.lru_head = s;
-        } else {
-            self.slots[tail as usize].next = s;
-        }
-        self.lru_tail = s;
-        self.evictable_blocks += 1;
-    }
-
-    fn lru_unlink(&mut self, s: u32) {
-        let (prev, next) = {
-            let slot = &self.slots[s as usize];
-            (slot.prev, slot.next)
-        };
-        if prev == NIL {
-            self.lru_head = next;
-        } else {
-            self.slots[prev as usize].next = next;
-        }
-        if next == NIL {
-            self.lru_tail = prev;
-        } else {
-            self.slots[next as usize].prev = prev;
-        }
-        let slot = &mut self.slots[s as usize];
-        slot.prev = NIL;
-        slot.next = NIL;
-        self.evictable_blocks -= 1;
+        let index = &mut self.index;
+        self.releases
+            .compact(|id, old, new| match index.get_mut(id) {
+                Some(e) if e.refs() == 0 && e.stamp == old => {
+                    e.stamp = new;
+                    true
+                }
+                _ => false,
+            });
     }
 }
 

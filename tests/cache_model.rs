@@ -231,9 +231,17 @@ fn agree(cache: &mut BlockCache, model: &mut Model, form: usize) -> Result<(), T
 }
 
 fn replay(capacity: Option<u64>, ops: Vec<Op>, form: usize) -> Result<(), TestCaseError> {
+    replay_with(BlockCache::new(capacity), capacity, ops, form)
+}
+
+fn replay_with(
+    mut cache: BlockCache,
+    capacity: Option<u64>,
+    ops: Vec<Op>,
+    form: usize,
+) -> Result<(), TestCaseError> {
     let spell = ID_FORMS[form];
     let spelled = |ids: Vec<u64>| ids.into_iter().map(spell).collect::<Vec<u64>>();
-    let mut cache = BlockCache::new(capacity);
     let mut model = Model {
         capacity,
         ..Model::default()
@@ -296,5 +304,19 @@ proptest! {
     #[test]
     fn an_unbounded_cache_behaves_as_the_model(ops in ops()) {
         replay(None, ops, 0)?;
+    }
+
+    /// The eviction queue compacting (and stamping afresh) all the time: past 0 to 3
+    /// stale places, every 1 to 8 releases; the defaults are 1,024 and 2^31.
+    #[test]
+    fn a_cache_whose_queue_compacts_often_behaves_as_the_model(
+        form in 0usize..4,
+        capacity in prop::option::of(4u64..20),
+        slack in 0usize..4,
+        stamps in 1u32..9,
+        ops in ops(),
+    ) {
+        let cache = BlockCache::with_queue_limits(capacity, Some((slack, stamps)));
+        replay_with(cache, capacity, ops, form)?;
     }
 }
