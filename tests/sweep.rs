@@ -294,6 +294,65 @@ fn bench_ratios_quick_prints_each_pair_and_the_medians() {
 }
 
 #[test]
+fn bench_ratios_around_divides_each_large_run_by_blocks_of_small_runs() {
+    let (code, out, err) = kvfleet(&[
+        "bench", "--ratios", "--quick", "--large", "--pairs", "2", "--around", "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("kvfleet bench --ratios --quick --large --pairs 2 --around 3 ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("against the mean of the 3 2000-request runs before it and the 3 after it"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| pair | before (mean): wall ms | big: wall ms | after (mean): wall ms |"),
+        "{out}"
+    );
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| pair"))
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    // The block after the first large run is the block before the second.
+    assert_eq!(rows[2][3], rows[3][1]);
+    assert_eq!(rows[2][7], rows[3][5]);
+    let num = |s: &str| s.parse::<f64>().expect("a number");
+    for r in &rows[2..] {
+        let (before, big, after, ratio) = (num(r[1]), num(r[2]), num(r[3]), num(r[4]));
+        let mean = (before + after) / 2.0;
+        let (lo, hi) = ((big - 0.05) / (mean + 0.05), (big + 0.05) / (mean - 0.05));
+        assert!(
+            ratio >= lo - 0.0005 && ratio <= hi + 0.0005,
+            "{ratio} not in {lo}..{hi}"
+        );
+    }
+}
+
+#[test]
+fn bench_around_needs_ratios_large_and_a_count_from_1_to_20() {
+    for args in [
+        &["bench", "--ratios", "--around", "3"][..],
+        &["bench", "--large", "--around", "3"],
+        &["bench", "--ratios", "--large", "--around", "0"],
+        &["bench", "--ratios", "--large", "--around", "21"],
+        &["bench", "--ratios", "--large", "--around", "x"],
+    ] {
+        let (code, out, err) = kvfleet(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("--around") || err.contains("--large") || err.contains("--ratios"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(out.is_empty(), "{out}");
+    }
+}
+
+#[test]
 fn bench_pairs_needs_ratios_and_a_count_from_1_to_100() {
     for args in [
         &["bench", "--pairs", "3"][..],

@@ -178,3 +178,18 @@ test('a lesson on a built-in trace replays it: the link, its goal on the trace, 
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });
+
+test('a lesson whose material worker cannot load the simulator says so instead of measuring forever', async () => {
+  // Only the first fetch of the wasm (the page's simulator) goes through.
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  let wasmFetches = 0;
+  await context.route('**/kvfleet_bg.wasm', (route) => (++wasmFetches === 1 ? route.continue() : route.abort()));
+  try {
+    const page = await context.newPage();
+    await page.goto(`${site.url}/?lesson=hot-prefix`);
+    await page.waitForFunction(() => /could not be measured: their worker could not start/.test(
+      document.querySelector('.lesson-material')?.textContent ?? ''), null, { timeout: 60000 });
+    assert.match(await page.textContent('.lesson-material'), /WebAssembly module/);
+    assert.equal(await page.evaluate(() => window.kvfleet.lessonMaterial ?? null), null, 'nothing was measured');
+  } finally { await context.close(); }
+});

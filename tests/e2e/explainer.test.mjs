@@ -224,3 +224,22 @@ test('a trap in the worker shows its real error, the worker is replaced, and the
     assert.deepEqual(errors.filter((e) => !/debug_trap|unreachable|RuntimeError/.test(e)), []);
   } finally { await close(); }
 });
+
+test('a hero sweep whose worker cannot load the simulator says so, and the page still runs', async () => {
+  // The first fetch of the wasm (the page's simulator) goes through; every later one (the hero's
+  // own worker) fails.
+  const context = await site.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  let wasmFetches = 0;
+  await context.route('**/kvfleet_bg.wasm', (route) => (++wasmFetches === 1 ? route.continue() : route.abort()));
+  try {
+    const page = await context.newPage();
+    await page.goto(`${site.url}/`);
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0, null, { timeout: 30000 });
+    await page.waitForFunction(() => /could not run: its worker could not start/.test(
+      document.querySelector('[data-testid="hero-caption"]').textContent), null, { timeout: 30000 });
+    assert.ok(wasmFetches >= 2, `the hero's worker asked for the wasm (${wasmFetches} fetches)`);
+    assert.equal(await page.evaluate(() => window.kvfleet.hero.pending), null, 'the hero waits for nothing');
+    assert.match(await page.textContent('[data-testid="hero-caption"]'), /WebAssembly module/);
+    assert.equal(await page.evaluate(() => window.kvfleet.runCount > 0 && !!window.kvfleet.lastReport), true, 'the page\'s own run is on screen');
+  } finally { await context.close(); }
+});

@@ -47,7 +47,14 @@ async function runSweep(page, { param, spec, series = 'current', workers } = {})
   if (spec !== undefined) await page.fill('[data-testid="sweep-spec"]', spec);
   await page.selectOption('[data-testid="sweep-series"]', series);
   await page.click('[data-testid="sweep-run"]');
-  await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 60000 });
+  try {
+    await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 60000 });
+  } catch (err) {
+    // Say where it stuck: planning, running (which points), or an error shown.
+    const state = await page.evaluate(() => ['sweep-status', 'sweep-error', 'sweep-progress']
+      .map((id) => `${id}: ${JSON.stringify(document.querySelector(`[data-testid="${id}"]`)?.textContent)}`).join('; '));
+    throw new Error(`${err.message}; the panel says ${state}`);
+  }
   return page.evaluate(() => window.kvfleet.lastSweep);
 }
 
@@ -220,6 +227,28 @@ test('a bad spec is named next to the input and the last curve stays; a newer sw
     assert.equal(await page.isVisible('[data-testid="sweep-progress"]'), false);
     assert.deepEqual(errors, []);
   } finally { await close(); }
+});
+
+test('a sweep worker that cannot load the simulator is named, and the last curve stays', async () => {
+  const { page, errors, context } = await site.open('/', { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+  try {
+    const good = await runSweep(page, { param: 'overlap_weight', spec: '0:1:0.5', workers: 1 });
+    // From now on the wasm cannot be fetched: only a new pool worker needs it.
+    await context.route('**/kvfleet_bg.wasm', (route) => route.abort());
+    await page.evaluate(() => { window.kvfleet.sweepWorkers = 2; });
+    await page.click('[data-testid="sweep-run"]');
+    await page.waitForSelector('[data-testid="sweep-error"]:not([hidden])', { timeout: 30000 });
+    assert.match(await page.textContent('[data-testid="sweep-error"]'), /A sweep worker could not start: .*WebAssembly module/);
+    assert.equal(await seqOf(page), good.seq, 'the last good sweep is still the drawn one');
+    assert.equal(await page.isVisible('[data-testid="sweep-cancel"]'), false, 'not left busy');
+    assert.ok(errors.every((e) => /kvfleet_bg\.wasm/.test(e)), `only the blocked wasm: ${errors.join('; ')}`);
+    // With the wasm back, the next sweep replaces the broken worker and draws.
+    await context.unroute('**/kvfleet_bg.wasm');
+    const again = await runSweep(page, { spec: '0:2:1' });
+    assert.equal(again.seq, good.seq + 1);
+    assert.equal(await page.isVisible('[data-testid="sweep-error"]'), false);
+  } finally { await context.close(); }
 });
 
 test('the sweep panel reads well in dark and at 360 px', async () => {

@@ -103,7 +103,7 @@ export class HeroPanel {
   post(msg) {
     if (this.hold) { this.held = msg; return; }
     if (!this.host) {
-      this.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m) });
+      this.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m), onFatal: (m) => this.onFatal(m) });
       mark('heroWorker'); // (the page's cold-load test checks it comes after the first chart)
     }
     this.host.post(msg);
@@ -115,6 +115,14 @@ export class HeroPanel {
     this.hold = false;
     if (this.held) this.post(this.held);
     this.held = null;
+  }
+
+  /** The sweep's worker could not load the simulator: say so; the next request starts a new one. */
+  onFatal(message) {
+    this.pending = null;
+    this.host.terminate();
+    this.host = null;
+    this.els.caption.textContent = `The replica sweep could not run: its worker could not start (${message}).`;
   }
 
   onWorker(msg) {

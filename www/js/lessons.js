@@ -309,6 +309,11 @@ export class Lessons {
           if (this.active?.id === m.id) this.showMaterial(m.id);
         } else if (m.type === 'lesson-material-error' && this.active?.id === m.id && this.materialEl) {
           this.materialEl.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: ${m.message}`));
+        } else if (m.type === 'fatal') {
+          // It could not load the simulator: say so, and start a new worker on the next request.
+          this.materialWorker.terminate();
+          this.materialWorker = null;
+          this.materialEl?.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: their worker could not start (${m.message}).`));
         }
       };
     }

@@ -265,6 +265,13 @@ export class Sweep {
         slot.w.onmessage = (e) => {
           const m = e.data;
           if (gen !== this.generation) return resolve(false);
+          if (m.type === 'fatal') {
+            // A pool worker that could not load the simulator never answers its point: say so.
+            this.pool.splice(this.pool.indexOf(slot), 1);
+            slot.w.terminate();
+            this.fail(`A sweep worker could not start: ${cleanMessage(m.message)}`);
+            return resolve(false);
+          }
           if (m.id !== id) return;
           if (m.type === 'result' && job.s === 'ref') {
             reference = { label: preset.reference.label, summary: JSON.parse(m.report).summary };

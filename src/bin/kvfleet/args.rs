@@ -74,6 +74,12 @@ pub enum Command {
         #[arg(long, requires = "ratios", default_value_t = 5,
               value_parser = clap::value_parser!(u16).range(1..=100))]
         pairs: u16,
+        /// With --ratios --large: how many 1e6 runs on each side of a 1e7 run (1 to 20); the
+        /// 1e7 run is divided by their mean. More runs average out a machine whose speed
+        /// wanders from one run to the next.
+        #[arg(long, requires = "ratios", requires = "large", default_value_t = 1,
+              value_parser = clap::value_parser!(u16).range(1..=20))]
+        around: u16,
         /// Run only scenario N in this process (used internally, one child per scenario).
         #[arg(long, hide = true)]
         scenario: Option<usize>,

@@ -97,8 +97,9 @@ pub fn main() -> ExitCode {
             large,
             ratios: true,
             pairs,
+            around,
             scenario: None,
-        }) => crate::ratios::run(*quick, *large, usize::from(*pairs)),
+        }) => crate::ratios::run(*quick, *large, usize::from(*pairs), usize::from(*around)),
         Some(Command::Bench {
             quick,
             large,

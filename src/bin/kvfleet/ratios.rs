@@ -2,7 +2,8 @@
 //! that a machine whose speed drifts slows both sides of each ratio alike. 64 against 16
 //! replicas at 1e6 requests: `--pairs` pairs, the first of a pair alternating (16 then 64,
 //! then 64 then 16). With `--large`, 1e7 against 1e6 requests on 64 replicas: each 1e7 run
-//! sits between two 1e6 runs and is divided by their mean. Each run's wall time and its
+//! sits between `--around` 1e6 runs on each side (one by default) and is divided by their
+//! mean; the runs after one 1e7 run are the ones before the next. Each run's wall time and its
 //! process's CPU time (user + system) are printed, each ratio by both, then the median
 //! ratio and its spread (smallest, largest).
 
@@ -82,23 +83,41 @@ pub fn bracketed_ratio(before: Run, big: Run, after: Run) -> (f64, Option<f64>) 
     (wall, cpu)
 }
 
+/// The mean of `runs` (at least one, all of one size): wall time, and CPU time when every
+/// run has one.
+pub fn mean_run(runs: &[Run]) -> Run {
+    let n = runs.len().max(1) as f64;
+    let cpu: Option<Vec<f64>> = runs.iter().map(|r| r.cpu_ms).collect();
+    Run {
+        requests: runs.first().map_or(0, |r| r.requests),
+        wall_ms: runs.iter().map(|r| r.wall_ms).sum::<f64>() / n,
+        cpu_ms: cpu.map(|c| c.iter().sum::<f64>() / n),
+    }
+}
+
 /// The run order of pair `pair` (from 0): 16 replicas first in even pairs, 64 in odd ones.
 pub fn sixteen_first(pair: usize) -> bool {
     pair.is_multiple_of(2)
 }
 
-/// Parent side of `--ratios`: `pairs` pairs (at least 1) of each ratio.
-pub fn run(quick: bool, large: bool, pairs: usize) -> Result<(), String> {
+/// Parent side of `--ratios`: `pairs` pairs (at least 1) of each ratio, `around` 1e6 runs
+/// (at least 1) on each side of a 1e7 one.
+pub fn run(quick: bool, large: bool, pairs: usize, around: usize) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let flags = format!(
-        " --ratios{}{} --pairs {pairs}",
+        " --ratios{}{} --pairs {pairs}{}",
         if quick { " --quick" } else { "" },
-        if large { " --large" } else { "" }
+        if large { " --large" } else { "" },
+        if around > 1 {
+            format!(" --around {around}")
+        } else {
+            String::new()
+        }
     );
     print(&header(&flags))?;
     replicas(&exe, quick, pairs)?;
     if large {
-        requests(&exe, quick, pairs)?;
+        requests(&exe, quick, pairs, around.max(1))?;
     }
     Ok(())
 }
@@ -150,21 +169,37 @@ fn replicas(exe: &Path, quick: bool, pairs: usize) -> Result<(), String> {
     print(&summary("64/16", &walls, &cpus))
 }
 
+/// `n` runs of `name` back to back, as their mean.
+fn block(exe: &Path, name: &str, quick: bool, n: usize) -> Result<Run, String> {
+    let runs = (0..n)
+        .map(|_| child(exe, name, quick))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(mean_run(&runs))
+}
+
 /// 1e7 against 1e6 requests on 64 replicas, whole time.
-fn requests(exe: &Path, quick: bool, pairs: usize) -> Result<(), String> {
+fn requests(exe: &Path, quick: bool, pairs: usize, around: usize) -> Result<(), String> {
     let small = scenario_requests(scenario_index(E6_64), quick);
     let big = scenario_requests(scenario_index(E7_64), quick);
+    let (against, side) = if around == 1 {
+        (format!("the {small}-request runs before and after it"), "")
+    } else {
+        (
+            format!("the {around} {small}-request runs before it and the {around} after it"),
+            " (mean)",
+        )
+    };
     print(&format!(
         "\n{big} against {small} requests, 64 replicas, whole time, each {big}-request run \
-         against the mean of the {small}-request runs before and after it (goal <= 10.5x)\n\
-         | pair | before: wall ms | big: wall ms | after: wall ms | wall ratio | before: CPU ms | big: CPU ms | after: CPU ms | CPU ratio |\n\
+         against the mean of {against} (goal <= 10.5x)\n\
+         | pair | before{side}: wall ms | big: wall ms | after{side}: wall ms | wall ratio | before{side}: CPU ms | big: CPU ms | after{side}: CPU ms | CPU ratio |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     ))?;
     let (mut walls, mut cpus) = (Vec::new(), Vec::new());
-    let mut before = child(exe, E6_64, quick)?;
+    let mut before = block(exe, E6_64, quick, around)?;
     for pair in 0..pairs {
         let x = child(exe, E7_64, quick)?;
-        let after = child(exe, E6_64, quick)?;
+        let after = block(exe, E6_64, quick, around)?;
         let (wall, cpu) = bracketed_ratio(before, x, after);
         print(&format!(
             "| {} | {:.1} | {:.1} | {:.1} | {wall:.3} | {} | {} | {} | {} |\n",

@@ -92,3 +92,17 @@ fn children_cpu_time_is_read_after_the_command_name() {
     assert_eq!(children_cpu_ms_of("4242 (kvfleet) S 1 2"), None);
     assert_eq!(children_cpu_ms_of("no name here"), None);
 }
+
+#[test]
+fn a_block_of_runs_is_their_mean_and_has_a_cpu_time_only_if_each_run_has() {
+    let m = mean_run(&[
+        run(7, 3_000.0, Some(2_000.0)),
+        run(7, 4_000.0, Some(2_600.0)),
+        run(7, 5_500.0, Some(4_000.0)),
+    ]);
+    assert_eq!(m, run(7, 4_166.666666666667, Some(2_866.6666666666665)));
+    let one = mean_run(&[run(3, 12.5, None)]);
+    assert_eq!(one, run(3, 12.5, None));
+    let m = mean_run(&[run(1, 1.0, Some(1.0)), run(1, 3.0, None)]);
+    assert_eq!((m.wall_ms, m.cpu_ms), (2.0, None));
+}
