@@ -17,6 +17,8 @@ pub mod material;
 mod more_replicas_slower;
 mod pileup;
 mod reuse;
+#[cfg(test)]
+mod slider_tests;
 mod timeout;
 mod weight;
 

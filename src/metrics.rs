@@ -1,7 +1,7 @@
 //! Measurement: latency histograms (per request, and inter-token gaps fed in closed
 //! form), cache counters per replica and per session turn.
 
-use crate::engine::{Admitted, Finished};
+use crate::engine::{Admitted, DropKind, Finished};
 use crate::histogram::LogHistogram;
 
 /// Cache and load counters of one replica.
@@ -17,8 +17,12 @@ pub struct ReplicaCounters {
     pub prompt_blocks: u64,
     /// Cached (reused) blocks.
     pub cached_blocks: u64,
-    /// Requests refused (queue full, or too large to ever fit).
+    /// Requests refused (queue full, or too large to ever fit): the sum of the two below.
     pub rejected: u64,
+    /// Of them, refused on arrival because the queue was full.
+    pub rejected_queue_full: u64,
+    /// Of them, refused because they need more KV blocks than the cache holds.
+    pub rejected_too_large: u64,
     /// Requests dropped by the caller's timeout.
     pub timed_out: u64,
 }
@@ -134,13 +138,19 @@ impl Recorder {
         }
     }
 
-    /// Records a rejection or a timeout at `replica`.
-    pub fn dropped(&mut self, replica: u32, timed_out: bool) {
+    /// Records a rejection (for either reason) or a timeout at `replica`.
+    pub fn dropped(&mut self, replica: u32, kind: DropKind) {
         let c = &mut self.replicas[replica as usize];
-        if timed_out {
-            c.timed_out += 1;
-        } else {
-            c.rejected += 1;
+        match kind {
+            DropKind::TimedOut => c.timed_out += 1,
+            DropKind::QueueFull => {
+                c.rejected += 1;
+                c.rejected_queue_full += 1;
+            }
+            DropKind::TooLarge => {
+                c.rejected += 1;
+                c.rejected_too_large += 1;
+            }
         }
     }
 }

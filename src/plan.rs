@@ -356,6 +356,70 @@ pub(crate) fn sort_small<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp
     }
 }
 
+/// Two different prices in dollars, to cents, or to as many more decimals (up to ten) as
+/// it takes to print them apart.
+fn two_prices(a: f64, b: f64) -> (String, String) {
+    let mut decimals = 2;
+    loop {
+        let (x, y) = (format!("${a:.decimals$}"), format!("${b:.decimals$}"));
+        if x != y || decimals >= 10 {
+            return (x, y);
+        }
+        decimals += 1;
+    }
+}
+
+/// Why `best` (at `usd_per_m_tokens`) comes before the policies `tied` with it on $/h, in
+/// the order `headline_rows` breaks the tie: the lower $/M tokens, then the higher goodput;
+/// and, when the tie went on $/M tokens, any tied policy whose goodput is higher after all.
+fn tie_words(best: &HeadlineRow, usd_per_m_tokens: f64, tied: &[(&HeadlineRow, Answer)]) -> String {
+    let names = |rows: &[&(&HeadlineRow, Answer)]| -> String {
+        rows.iter()
+            .map(|(p, _)| p.policy.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let all: Vec<&(&HeadlineRow, Answer)> = tied.iter().collect();
+    let level: Vec<&(&HeadlineRow, Answer)> = tied
+        .iter()
+        .filter(|(_, a)| a.3 == usd_per_m_tokens)
+        .collect();
+    let b = &best.policy;
+    let mut words = format!(" (tied on cost with {}; ", names(&all));
+    if level.len() == tied.len() {
+        words.push_str(&format!("{b} has the highest goodput of them)"));
+        return words;
+    }
+    let next = tied
+        .iter()
+        .map(|(_, a)| a.3)
+        .filter(|&m| m != usd_per_m_tokens)
+        .fold(f64::INFINITY, f64::min);
+    let (mine, theirs) = two_prices(usd_per_m_tokens, next);
+    words.push_str(&format!(
+        "{b} costs the least per million output tokens, {mine} against {theirs}"
+    ));
+    if !level.is_empty() {
+        words.push_str(&format!(
+            ", as does {}, and has the higher goodput of those",
+            names(&level)
+        ));
+    }
+    let higher: Vec<&(&HeadlineRow, Answer)> = tied
+        .iter()
+        .filter(|(p, _)| p.goodput_rate > best.goodput_rate)
+        .collect();
+    if !higher.is_empty() {
+        let verb = if higher.len() == 1 { "has" } else { "have" };
+        words.push_str(&format!(
+            "; {} {verb} the higher goodput on the fleet as configured",
+            names(&higher)
+        ));
+    }
+    words.push(')');
+    words
+}
+
 /// The cheapest policy that has an answer (ties on $/h broken by $/M tokens, then by the
 /// higher goodput), the policies tied with it, and what it saves against `round_robin`.
 pub fn headline_rows(rows: &[HeadlineRow]) -> String {
@@ -373,17 +437,13 @@ pub fn headline_rows(rows: &[HeadlineRow]) -> String {
         "Cheapest: {} with {n} replica(s), {gpus} GPU(s), ${usd_h:.2}/h",
         best.policy
     );
-    let tied: Vec<&str> = answered[1..]
+    let tied: Vec<(&HeadlineRow, Answer)> = answered[1..]
         .iter()
         .filter(|(_, b)| b.2 == usd_h)
-        .map(|(p, _)| p.policy.as_str())
+        .copied()
         .collect();
     if !tied.is_empty() {
-        line.push_str(&format!(
-            " (tied on cost with {}; {} has the highest goodput of them)",
-            tied.join(", "),
-            best.policy
-        ));
+        line.push_str(&tie_words(best, answered[0].1 .3, &tied));
     }
     let rr = rows.iter().find(|p| p.policy == Policy::RoundRobin.name());
     match rr.map(|p| p.answer) {

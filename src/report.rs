@@ -20,7 +20,12 @@ pub use pools::{PoolReport, PoolsReport, TransfersReport};
 pub struct Summary {
     pub requests: u64,
     pub completed: u64,
+    /// Requests refused, for either reason: `rejected_queue_full + rejected_too_large`.
     pub rejected: u64,
+    /// Of them, refused on arrival because the replica's queue was full.
+    pub rejected_queue_full: u64,
+    /// Of them, refused because they need more KV blocks than a replica's cache holds.
+    pub rejected_too_large: u64,
     pub timed_out: u64,
     pub admitted: u64,
     pub hit_requests: u64,
@@ -86,7 +91,12 @@ pub struct InstanceReport {
     pub saturated_share: f64,
     pub peak_queue: u32,
     pub evictions: u64,
+    /// Requests refused: `rejected_queue_full + rejected_too_large`.
     pub rejected: u64,
+    /// Of them, refused on arrival because the queue was full.
+    pub rejected_queue_full: u64,
+    /// Of them, refused because they need more KV blocks than the cache holds.
+    pub rejected_too_large: u64,
     pub timed_out: u64,
     /// `prefill` or `decode` in a disaggregated fleet (absent when colocated).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -132,6 +142,43 @@ impl Report {
     /// Human text report.
     pub fn to_text(&self) -> String {
         crate::text::render(self)
+    }
+}
+
+/// Why requests were rejected, in words with their counts, for a text after "rejected N":
+/// `queue full`, `too large for a 9-block cache`, or both with each count
+/// (`2 queue full, 3 too large for a 9-block cache`). Empty when none was rejected, or
+/// when the split explains none of them: the words never guess a reason.
+pub fn rejection_reasons(
+    rejected: u64,
+    queue_full: u64,
+    too_large: u64,
+    kv_blocks: Option<u64>,
+) -> String {
+    let cache = kv_blocks.map_or("the cache".to_string(), |b| format!("a {b}-block cache"));
+    // A count the split does not explain gets no reason (and alone, no words at all).
+    let explained = queue_full + too_large;
+    let unexplained = if explained > 0 {
+        rejected.saturating_sub(explained)
+    } else {
+        0
+    };
+    let parts: Vec<(u64, String)> = [
+        (queue_full, "queue full".to_string()),
+        (too_large, format!("too large for {cache}")),
+        (unexplained, "reason not recorded".to_string()),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .collect();
+    match parts.as_slice() {
+        [] => String::new(),
+        [(_, why)] => why.clone(),
+        _ => parts
+            .iter()
+            .map(|(n, why)| format!("{n} {why}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
@@ -225,7 +272,8 @@ impl Simulation<'_> {
                 requests: r.requests,
                 admitted: r.admitted,
                 hit_rate_tokens: r.hit_rate_tokens,
-                rejected: r.rejected,
+                // Overload is a full queue; a request too large for the cache is not.
+                rejected: r.rejected_queue_full,
                 peak_queue: r.peak_queue,
             })
             .collect();
@@ -280,6 +328,8 @@ impl Simulation<'_> {
                 peak_queue: rep.stats().peak_queue,
                 evictions: rep.cache().evictions(),
                 rejected: c.rejected,
+                rejected_queue_full: c.rejected_queue_full,
+                rejected_too_large: c.rejected_too_large,
                 timed_out: c.timed_out,
                 pool: self.disagg.as_ref().map(|d| {
                     if i < d.pools.prefill as usize {
@@ -316,6 +366,8 @@ impl Simulation<'_> {
             requests: self.arrived,
             completed: self.recorder.completed,
             rejected: self.rejected,
+            rejected_queue_full: c.iter().map(|c| c.rejected_queue_full).sum(),
+            rejected_too_large: c.iter().map(|c| c.rejected_too_large).sum(),
             timed_out: self.timed_out,
             admitted,
             hit_requests: hits,
@@ -415,3 +467,6 @@ fn latency_cdf(ttft: &LogHistogram, e2e: &LogHistogram) -> LatencyCdf {
         q,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -321,7 +321,7 @@ impl<'w> Simulation<'w> {
             } else {
                 self.rejected += 1;
             }
-            self.recorder.dropped(x.replica, timed_out);
+            self.recorder.dropped(x.replica, x.kind);
             let ended = EndedRequest {
                 id: x.id,
                 session: x.session,

@@ -209,12 +209,13 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(
         out,
-        "  Token hit rate: {} of prompt tokens ({} of {} tok cached) | completed {}, rejected {}, timed out {}",
+        "  Token hit rate: {} of prompt tokens ({} of {} tok cached) | completed {}, rejected {}{}, timed out {}",
         pct(s.hit_rate_tokens),
         s.cached_tokens,
         s.prompt_tokens,
         s.completed,
         s.rejected,
+        rejected_why(s, c.kv_blocks),
         s.timed_out
     );
     if let Some(t) = &r.sessions {
@@ -256,6 +257,21 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "  WARNING: {}", f.text);
     }
     out
+}
+
+/// ` (why)` after the rejected count: the reasons the report recorded, or nothing.
+fn rejected_why(s: &Summary, kv_blocks: Option<u64>) -> String {
+    let why = crate::report::rejection_reasons(
+        s.rejected,
+        s.rejected_queue_full,
+        s.rejected_too_large,
+        kv_blocks,
+    );
+    if why.is_empty() {
+        why
+    } else {
+        format!(" ({why})")
+    }
 }
 
 /// The one line a disaggregated run adds: each pool, the transfers, the skipped share.

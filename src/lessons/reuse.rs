@@ -23,7 +23,7 @@ pub(super) const LESSON: Lesson = Lesson {
     hints: &[
         "First find the ceiling: set the cache to unbounded and read the token hit rate. That is all the reuse this traffic has.",
         "Nine tenths of that ceiling is the target. Now bring the cache back down until the hit rate starts to fall away.",
-        "The curve climbs steeply up to about 30,000 blocks and flattens after: somewhere between 28,000 and 32,000 blocks it crosses 33.6%.",
+        "The curve climbs steeply up to about 30,000 blocks and flattens after: it crosses 33.6% between 28,000 and 30,000 blocks. On the cache slider, 25,000 blocks fall short and 30,000 make it (its next stop, 32,768, is over the budget).",
     ],
     fixes: &[
         Fix { name: "30,000 blocks", config: config(r#"{ "kv_blocks": 30000 }"#) },

@@ -97,14 +97,22 @@ fn a_completion_gives_each_latency_from_its_times() {
 #[test]
 fn rejections_and_timeouts_are_separate_columns() {
     let mut r = Recorder::new(2, 512);
-    r.dropped(1, true);
-    r.dropped(1, false);
-    r.dropped(1, false);
-    r.dropped(0, true);
-    let cols: Vec<(u64, u64)> = r
+    r.dropped(1, DropKind::TimedOut);
+    r.dropped(1, DropKind::QueueFull);
+    r.dropped(1, DropKind::TooLarge);
+    r.dropped(1, DropKind::TooLarge);
+    r.dropped(0, DropKind::TimedOut);
+    let cols: Vec<(u64, u64, u64, u64)> = r
         .replicas
         .iter()
-        .map(|c| (c.rejected, c.timed_out))
+        .map(|c| {
+            (
+                c.rejected,
+                c.rejected_queue_full,
+                c.rejected_too_large,
+                c.timed_out,
+            )
+        })
         .collect();
-    assert_eq!(cols, vec![(0, 1), (2, 1)]);
+    assert_eq!(cols, vec![(0, 0, 0, 1), (3, 1, 2, 1)]);
 }

@@ -649,3 +649,68 @@ fn sort_small_orders_as_the_stable_sort_does() {
         }
     }
 }
+
+/// A headline row by hand: (replicas, GPUs, $/h, $/M tokens) and goodput.
+fn row(policy: &str, usd_h: f64, usd_m: f64, goodput_rate: f64) -> HeadlineRow {
+    HeadlineRow {
+        policy: policy.into(),
+        answer: Some((4, 4, usd_h, usd_m)),
+        goodput_rate,
+    }
+}
+
+/// The words for a tie on $/h name what broke it: the review found "dynamo has the highest
+/// goodput of them" where dynamo won on $/M tokens and round robin's goodput was higher.
+#[test]
+fn a_tie_on_cost_names_what_broke_it() {
+    let head = |rows: &[HeadlineRow]| {
+        let line = headline_rows(rows);
+        let from = line.find(" (tied").expect("a tie");
+        line[..from + line[from..].find(')').expect("closed") + 1].to_string()
+    };
+    // Won on $/M tokens, with a lower goodput than the tied round robin.
+    assert_eq!(
+        head(&[
+            row("round_robin", 10.0, 2.10, 19.88),
+            row("dynamo", 10.0, 2.05, 19.50)
+        ]),
+        "Cheapest: dynamo with 4 replica(s), 4 GPU(s), $10.00/h (tied on cost with \
+         round_robin; dynamo costs the least per million output tokens, $2.05 against $2.10; \
+         round_robin has the higher goodput on the fleet as configured)"
+    );
+    // Won on $/M tokens and on goodput: nothing to add.
+    assert_eq!(
+        head(&[row("kv", 10.0, 2.10, 1.0), row("dynamo", 10.0, 2.05, 2.0)]),
+        "Cheapest: dynamo with 4 replica(s), 4 GPU(s), $10.00/h (tied on cost with kv; dynamo \
+         costs the least per million output tokens, $2.05 against $2.10)"
+    );
+    // Prices equal to the cent print with as many decimals as tell them apart.
+    assert!(
+        head(&[row("kv", 10.0, 2.0512, 1.0), row("p2c", 10.0, 2.0498, 1.0)])
+            .contains("$2.050 against $2.051")
+    );
+    assert!(head(&[
+        row("kv", 10.0, 3.577934, 1.0),
+        row("p2c", 10.0, 3.577912, 1.0)
+    ])
+    .contains("$3.57791 against $3.57793"));
+    // Level on $/M tokens too: goodput decides.
+    assert_eq!(
+        head(&[row("kv", 10.0, 2.0, 1.0), row("dynamo", 10.0, 2.0, 2.0)]),
+        "Cheapest: dynamo with 4 replica(s), 4 GPU(s), $10.00/h (tied on cost with kv; dynamo \
+         has the highest goodput of them)"
+    );
+    // Mixed: level with one on $/M tokens (decided there by goodput), cheaper than another
+    // per token, whose goodput is higher.
+    assert_eq!(
+        head(&[
+            row("round_robin", 10.0, 2.2, 9.0),
+            row("kv", 10.0, 2.0, 1.0),
+            row("dynamo", 10.0, 2.0, 2.0),
+        ]),
+        "Cheapest: dynamo with 4 replica(s), 4 GPU(s), $10.00/h (tied on cost with kv, \
+         round_robin; dynamo costs the least per million output tokens, $2.00 against $2.20, \
+         as does kv, and has the higher goodput of those; round_robin has the higher goodput \
+         on the fleet as configured)"
+    );
+}

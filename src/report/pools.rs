@@ -29,8 +29,13 @@ pub struct PoolReport {
     pub busy_share: f64,
     /// Longest waiting queue on any of the pool's replicas.
     pub peak_queue: u32,
-    /// Requests rejected by the pool (full queue, or too large for a replica).
+    /// Requests rejected by the pool (full queue, or too large for a replica): the sum of
+    /// the two below.
     pub rejected: u64,
+    /// Of them, refused on arrival because the queue was full.
+    pub rejected_queue_full: u64,
+    /// Of them, refused because they need more KV blocks than a replica's cache holds.
+    pub rejected_too_large: u64,
     /// Requests whose caller gave up in the pool (for the decode pool: the first token,
     /// which comes with the transfer's end, was late).
     pub timed_out: u64,
@@ -107,6 +112,8 @@ fn pool(rows: &[InstanceReport]) -> PoolReport {
         ),
         peak_queue: rows.iter().map(|r| r.peak_queue).max().unwrap_or(0),
         rejected: rows.iter().map(|r| r.rejected).sum(),
+        rejected_queue_full: rows.iter().map(|r| r.rejected_queue_full).sum(),
+        rejected_too_large: rows.iter().map(|r| r.rejected_too_large).sum(),
         timed_out: rows.iter().map(|r| r.timed_out).sum(),
     }
 }

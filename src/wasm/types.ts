@@ -87,7 +87,14 @@ export type Stat = number | null;
 
 /** Fleet-wide figures; rates are fractions 0-1, units end the names. */
 export interface Summary {
-  requests: number; completed: number; rejected: number; timed_out: number;
+  requests: number; completed: number;
+  /** Requests refused, for either reason: rejected_queue_full + rejected_too_large. */
+  rejected: number;
+  /** Refused on arrival: the replica's queue was full. */
+  rejected_queue_full: number;
+  /** Refused: they need more KV blocks than a replica's cache holds. */
+  rejected_too_large: number;
+  timed_out: number;
   admitted: number; hit_requests: number;
   hit_rate_requests: Stat; hit_rate_tokens: Stat; block_reuse: Stat; cached_tokens_avg: Stat;
   cached_blocks: number; prompt_blocks: number; prompt_tokens: number; cached_tokens: number; evictions: number;
@@ -115,7 +122,10 @@ export interface InstanceReport {
   busy_share: Stat;
   /** Time in steps that began with more work than they could start, over the makespan. */
   saturated_share: Stat;
-  peak_queue: number; evictions: number; rejected: number; timed_out: number;
+  peak_queue: number; evictions: number;
+  /** Requests refused: rejected_queue_full (queue full) + rejected_too_large (more blocks than the cache). */
+  rejected: number; rejected_queue_full: number; rejected_too_large: number;
+  timed_out: number;
   /** "prefill" or "decode" in a disaggregated fleet; absent when colocated. */
   pool?: "prefill" | "decode";
 }
@@ -137,7 +147,10 @@ export interface PoolReport {
   replicas: number; requests: number;
   /** Prefills computed in the pool (the decode pool's: requests that skipped the prefill pool). */
   prefills: number; prompt_tokens: number; cached_tokens: number; hit_rate_tokens: Stat;
-  busy_share: Stat; peak_queue: number; rejected: number; timed_out: number;
+  busy_share: Stat; peak_queue: number;
+  /** Requests refused: rejected_queue_full (queue full) + rejected_too_large (more blocks than the cache). */
+  rejected: number; rejected_queue_full: number; rejected_too_large: number;
+  timed_out: number;
 }
 
 /** The KV transfers from the prefill pool to the decode pool. */

@@ -12,14 +12,13 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { startSite, ROOT, RESULTS, settledUrl } from './harness.mjs';
+import { startSite, ROOT, RESULTS, settledUrl, nativeBin } from './harness.mjs';
 
-const BIN = path.join(ROOT, 'target/debug/kvfleet');
+const BIN = nativeBin();
 let site;
 
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` before the page tests`);
   site = await startSite();
 });
 after(async () => { await site?.close(); });
@@ -172,6 +171,49 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
     const url = new URL(await settledUrl(page));
     assert.equal(url.searchParams.get('routing'), 'sticky');
     assert.equal(url.searchParams.get('instances'), String(sticky));
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the default plan: the x axis has 3+ labelled ticks spanning the points; the legend draws the front and target dashed', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    const got = await plan(page, { ttft: '300' }); // the form's defaults
+    // What is plotted, from the plans themselves: every finite p99 TTFT, and the target's line.
+    const xs = got.plans.flatMap((p) => p.points.map((q) => q.measured.ttft_ms_p99)).filter(Number.isFinite).concat(300);
+    const lo = Math.min(...xs), hi = Math.max(...xs);
+    const axis = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
+      const x = ch.scales.x;
+      return { type: x.type, ticks: x.ticks.map((t) => ({ value: t.value, label: t.label })).filter((t) => t.label !== '' && t.label != null) };
+    });
+    assert.equal(axis.type, 'logarithmic');
+    const labels = axis.ticks.map((t) => String(t.label));
+    assert.ok(axis.ticks.length >= 3, `3 or more tick labels, got ${JSON.stringify(labels)}`);
+    assert.equal(new Set(labels).size, labels.length, 'no two ticks read the same');
+    assert.ok(axis.ticks[0].value <= lo, `the first tick (${labels[0]}) is at or below the fastest point, ${lo} ms`);
+    assert.ok(axis.ticks.at(-1).value >= hi, `the last tick (${labels.at(-1)}) is at or above the slowest point, ${hi} ms`);
+    // The legend: an entry's line dash is its dataset's, and a dashed line is drawn broken.
+    const items = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
+      return ch.legend.legendItems.map((item) => {
+        const ds = ch.data.datasets[item.datasetIndex];
+        const g = item.pointStyle;
+        let gap = null;
+        if (g instanceof HTMLCanvasElement && ds.showLine) {
+          const row = g.getContext('2d').getImageData(0, Math.floor(g.height / 2), g.width, 1).data;
+          const ink = []; for (let i = 0; i < g.width; i++) ink.push(row[4 * i + 3] > 40);
+          gap = ink.slice(ink.indexOf(true), ink.lastIndexOf(true) + 1).includes(false);
+        }
+        return { text: item.text, want: ds.borderDash || [], lineDash: item.lineDash, gap, style: typeof g === 'string' ? g : 'image' };
+      });
+    });
+    for (const label of ['Pareto front', 'TTFT target 300 ms']) {
+      const it = items.find((i) => i.text === label);
+      assert.ok(it && it.want.length > 0, `${label} is dashed in the plot`);
+      assert.ok(it.gap === true || (it.style === 'line' && it.lineDash?.length), `${label}: the legend draws a broken line (${JSON.stringify(it)})`);
+    }
+    for (const it of items) assert.deepEqual(it.lineDash ?? [], it.want, `"${it.text}" lineDash equals its dataset's borderDash`);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -2,21 +2,21 @@
 // link measures its interview answers and short check in a worker; they equal the native
 // `kvfleet lesson ID --material --material-json` (numbers measured by runs, answers verified by
 // runs); each model answer sits behind a disclosure; a pick in the check says at once whether it is
-// right and why, and the score counts. Screenshot: the lesson's material.
+// right and why, and the score counts; the hint button says what its next click shows. Screenshot:
+// the lesson's material.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, nativeBin } from './harness.mjs';
 
-const BIN = path.join(ROOT, 'target/debug/kvfleet');
+const BIN = nativeBin();
 let site;
 
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` before the page tests`);
   site = await startSite();
 });
 after(async () => { await site?.close(); });
@@ -125,6 +125,29 @@ test('a new lesson completed end to end through the controls and the check; the 
   } finally { await context.close(); }
 });
 
+test('the hint button says what its next click shows: another hint of three, then the last one with the fixes', async () => {
+  const { page, errors, context } = await site.open('/?lesson=hot-prefix', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForSelector('[data-testid=lesson-hint]');
+    const lesson = await page.evaluate(() => window.kvfleet.lessonsList.find((l) => l.id === 'hot-prefix'));
+    assert.equal(lesson.hints.length, 3, 'the labels below are for three hints');
+    const labels = ['Show a hint (1 of 3)', 'Show another hint (2 of 3)', 'Show the last hint (3 of 3) and the fixes'];
+    const fixes = page.locator('.fixes');
+    const shown = page.locator('ol.hints li');
+    for (const [i, label] of labels.entries()) {
+      assert.equal(await page.textContent('[data-testid=lesson-hint]'), label, `before click ${i + 1}`);
+      assert.equal(await shown.count(), i);
+      assert.equal(await fixes.isVisible(), false, `no fixes before click ${i + 1}`);
+      await page.click('[data-testid=lesson-hint]');
+    }
+    assert.deepEqual(await shown.allTextContents(), lesson.hints);
+    assert.equal(await page.isVisible('[data-testid=lesson-hint]'), false, 'nothing left to show');
+    assert.equal(await fixes.isVisible(), true);
+    assert.deepEqual(await fixes.locator('button').allTextContents(), lesson.fixes.map((f) => `Try: ${f.name}`));
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
 test('?embed=1&lesson=ID renders the exercise alone within 600x500, and it can be solved there', async () => {
   const { page, errors, context } = await site.open('/?embed=1&lesson=routers-that-herd', { viewport: { width: 600, height: 500 } });
   try {
@@ -191,5 +214,80 @@ test('a lesson whose material worker cannot load the simulator says so instead o
       document.querySelector('.lesson-material')?.textContent ?? ''), null, { timeout: 60000 });
     assert.match(await page.textContent('.lesson-material'), /WebAssembly module/);
     assert.equal(await page.evaluate(() => window.kvfleet.lessonMaterial ?? null), null, 'nothing was measured');
+  } finally { await context.close(); }
+});
+
+/** Opens a lesson by link and waits until its settings list shows the run of `ready(config)`. */
+async function openLesson(id, ready) {
+  const opened = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });
+  await opened.page.waitForFunction(ready, null, { timeout: 60000 });
+  await opened.page.waitForSelector('[data-testid=lesson-settings] .setting-now');
+  return opened;
+}
+
+/** The "now ..." words of one setting in the lesson's settings list. */
+const settingNow = (page, key) => page.locator('[data-testid=lesson-settings] dt', { has: page.locator(`[data-testid=lesson-go-${key}]`) })
+  .locator('.setting-now').textContent().then((t) => t.trim());
+
+/** Shows every hint, clicks the fix button named `fix`, and waits for its run (`ready(config)`). */
+async function tryFix(page, fix, ready) {
+  while (await page.isVisible('[data-testid=lesson-hint]')) await page.click('[data-testid=lesson-hint]');
+  await page.click(`[data-testid=lesson-fix-${fix}]`);
+  await page.waitForFunction(ready, null, { timeout: 60000 });
+  await page.waitForTimeout(200); // the lesson panel follows the report
+}
+
+test('lesson settings read as the sidebar: "now 1 replica", "now 0.25×", then "now 4×" after the fix', async () => {
+  const one = await openLesson('reuse-at-all', () => window.kvfleet?.lastReport?.config?.kv_blocks === 833);
+  try {
+    const cfg = await one.page.evaluate(() => window.kvfleet.lastReport.config);
+    assert.equal(cfg.instances, 1);
+    assert.equal(await settingNow(one.page, 'instances'), 'now 1 replica');
+    assert.deepEqual(one.errors, []);
+  } finally { await one.context.close(); }
+  const { page, errors, context } = await openLesson('retune-the-weight', () => window.kvfleet?.lastReport?.config?.overlap_weight === 0.25);
+  try {
+    const was = await page.evaluate(() => window.kvfleet.lastReport.config.overlap_weight);
+    assert.equal(await settingNow(page, 'overlap_weight'), `now ${was}×`);
+    await tryFix(page, 'weight-4', () => window.kvfleet.lastReport.config.overlap_weight === 4);
+    const now = await page.evaluate(() => window.kvfleet.lastReport.config.overlap_weight);
+    assert.equal(await settingNow(page, 'overlap_weight'), `now ${now}×`);
+    for (const t of await page.locator('[data-testid=lesson-settings] .setting-now').allTextContents()) assert.doesNotMatch(t, / x$/);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('a duration in a lesson\'s checks reads as the page writes it: the 1 s timeout fix says "now 1 s", not "1.00 s"', async () => {
+  const { page, errors, context } = await openLesson('timeout-below-p99', () => window.kvfleet?.lastReport?.config?.timeout_ms === 100);
+  try {
+    await tryFix(page, 'timeout-1-s', () => window.kvfleet.lastReport.config.timeout_ms === 1000);
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    const checks = await page.textContent('[data-testid=lesson-checks]');
+    assert.ok(checks.includes(`a caller timeout of at most 1 s is set: was 100 ms → now ${r.config.timeout_ms / 1000} s`), checks);
+    assert.doesNotMatch(checks, /\d\.00 s/);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('the lesson figure\'s legend shows the goal as the dotted line drawn across the figure, not a circle', async () => {
+  const { page, errors, context } = await site.open('/?lesson=more-replicas-slower', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForSelector('[data-testid=lesson-diagram] canvas', { timeout: 60000 });
+    const { goals, items } = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
+      return { goals: ch.data.datasets.filter((d) => d.goal).map((d) => ({ label: d.label, dash: d.borderDash })),
+        items: ch.legend.legendItems.map((i) => ({ text: i.text, pointStyle: i.pointStyle, lineDash: i.lineDash })) };
+    });
+    assert.ok(goals.length > 0, 'the figure has a goal line');
+    for (const g of goals) {
+      assert.ok(g.dash.length > 0, `${g.label} is dotted on the figure`);
+      const item = items.find((i) => i.text === g.label);
+      assert.ok(item, `${g.label} is in the legend`);
+      assert.equal(item.pointStyle, 'line', `${g.label}: a line in the legend`);
+      assert.deepEqual(item.lineDash, g.dash, `${g.label}: dotted as on the figure`);
+    }
+    for (const i of items.filter((x) => !goals.some((g) => g.label === x.text))) assert.notEqual(i.pointStyle, 'line', `${i.text} keeps its marker`);
+    await page.locator('[data-testid=lesson-diagram]').screenshot({ path: path.join(ROOT, 'test-results', 'course-goal-legend.png') });
+    assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });

@@ -243,3 +243,138 @@ test('a hero sweep whose worker cannot load the simulator says so, and the page 
     assert.equal(await page.evaluate(() => window.kvfleet.runCount > 0 && !!window.kvfleet.lastReport), true, 'the page\'s own run is on screen');
   } finally { await context.close(); }
 });
+
+// ---------------------------------------------------------------- a user review's findings
+
+/** The sidebar's notes under the masthead ('' when there are none). */
+const notesText = (page) => page.evaluate(() => {
+  const box = document.querySelector('[data-testid="url-notes"]');
+  return box && !box.hidden ? box.textContent : '';
+});
+
+/** The value the note about `key` says the page uses ("… Using the default, kv." or "… Using X instead."). */
+async function noteUses(page, key) {
+  const notes = await page.$$eval('[data-testid="url-notes"] p', (ps) => ps.map((p) => p.textContent));
+  const note = notes.find((n) => n.includes(`(${key})`));
+  const m = note && /Using (?:the default, )?(.+?)(?: instead)?\.$/.exec(note);
+  return m ? m[1] : null;
+}
+
+test('a dropped link value: the note names the policy the page runs, and a written link reopens on its own policy', async () => {
+  for (const where of ['/?routing=bogus', '/?routing=bogus&instances=4', '/?instances=4']) {
+    const { page, errors, close } = await openPage(where);
+    try {
+      const ran = await page.evaluate(() => window.kvfleet.lastReport.config.routing);
+      const checked = await page.evaluate(() => document.querySelector('#controls input[name="routing"]:checked')?.value);
+      const configDefault = await page.evaluate(() => window.kvfleet.params.find((p) => p.name === 'routing').default);
+      assert.equal(checked, ran, `${where}: the sidebar shows the policy that ran`);
+      assert.match(await page.textContent('#status-text'), new RegExp(`routing=${ran} `));
+      // A link that names settings is the config's defaults plus its own values.
+      assert.equal(ran, configDefault, `${where}: runs the config default`);
+      const named = await noteUses(page, 'routing');
+      if (where.includes('bogus')) assert.equal(named, ran, `${where}: the note names the policy shown`);
+      else assert.equal(named, null, `${where}: no note about routing`);
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+  // A value the simulator rejects on a lesson link falls back to the lesson's setup, and says so.
+  const lesson = await openPage('/?lesson=hot-prefix&prefix_popularity=hot%3A7');
+  try {
+    const want = await lesson.page.evaluate(() => window.kvfleet.lessonsList.find((l) => l.id === 'hot-prefix').broken.prefix_popularity);
+    await lesson.page.waitForFunction((w) => window.kvfleet.lastReport.config.prefix_popularity === w, want, { timeout: 20000 });
+    assert.equal(await noteUses(lesson.page, 'prefix_popularity'), want);
+  } finally { await lesson.close(); }
+  // A link the page writes after choosing round robin and moving a slider reopens on round robin.
+  let url;
+  const first = await openPage('/?routing=kv');
+  try {
+    const { page } = first;
+    let n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('label[for="in-routing-round_robin"]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === 'round_robin', n);
+    n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.focus('[data-testid="input-instances"]');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n);
+    const u = new URL(await settledUrl(page));
+    url = u.pathname + u.search;
+    assert.equal(u.searchParams.get('routing'), 'round_robin', 'the written link names its policy');
+  } finally { await first.close(); }
+  const second = await openPage(url);
+  try {
+    assert.equal(await second.page.evaluate(() => window.kvfleet.lastReport.config.routing), 'round_robin');
+    assert.equal(await notesText(second.page), '');
+    assert.deepEqual(second.errors, []);
+  } finally { await second.close(); }
+});
+
+test('while a built-in trace is replayed, the sidebar shows the trace as the workload', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    const button = page.locator('[data-testid="trace-conversation"]');
+    const name = (await button.textContent()).replace(/^Built-in:\s*/, '').trim();
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await button.click();
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && /conversation/.test(window.kvfleet.lastReport.source || ''), n, { timeout: 60000 });
+    const shown = () => page.evaluate(() => ({
+      readout: document.querySelector('[data-testid="readout-workload"]').textContent,
+      option: document.querySelector('[data-testid="input-workload"]').selectedOptions[0]?.textContent,
+      disabled: document.querySelector('[data-testid="input-workload"]').disabled,
+    }));
+    const during = await shown();
+    assert.equal(during.readout, `trace: ${name}`);
+    assert.equal(during.option, `trace: ${name}`, 'the picker shows the trace, not a synthetic workload');
+    assert.equal(during.disabled, true, 'the trace sets the workload');
+    // Back to the synthetic workload: the picker shows its value again.
+    const m = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('#source-reset');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && !window.kvfleet.lastReport.source?.includes?.('conversation'), m, { timeout: 60000 });
+    const cfg = await page.evaluate(() => window.kvfleet.lastReport.config.workload ?? 'pool');
+    assert.deepEqual(await shown(), { readout: cfg, option: cfg, disabled: false });
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('the session affinity thumb sits at the value "policy default" stands for', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    // The simulator's rule (src/config.rs): unset is 100% for sticky, 0% for every other policy.
+    const thumb = () => page.evaluate(() => {
+      const i = document.querySelector('[data-testid="input-session_affinity"]');
+      return { at: (Number(i.value) - Number(i.min)) / (Number(i.max) - Number(i.min)), min: Number(i.min), max: Number(i.max) };
+    });
+    const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
+    assert.equal(cfg.routing, 'round_robin');
+    assert.equal(cfg.session_affinity ?? null, null, 'the page opens on the policy default');
+    const rr = await thumb();
+    assert.equal(rr.at, (0 - rr.min) / (rr.max - rr.min), 'round robin: 0%');
+    let n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('label[for="in-routing-sticky"]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === 'sticky', n);
+    const sticky = await thumb();
+    assert.equal(sticky.at, (100 - sticky.min) / (sticky.max - sticky.min), 'sticky: 100%');
+    // Clearing "policy default" starts from the value it stood for: the run does not change.
+    const before = await page.evaluate(() => window.kvfleet.lastReport.summary);
+    n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid="input-session_affinity-unbounded"]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n);
+    assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.session_affinity), 100);
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport.summary), before);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('numbers read with thousands separators and spaced units: status line, readouts, link notes', async () => {
+  const { page, errors, close } = await openPage('/?routing=kv&num_requests=3000&kv_blocks=200000000');
+  try {
+    const en = (x) => Number(x).toLocaleString('en-US');
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.summary.requests, 3000);
+    assert.ok((await page.textContent('#status-text')).startsWith(`${en(r.summary.requests)} requests on ${r.per_instance.length} replica(s)`));
+    assert.equal(await page.textContent('[data-testid="readout-input_len"]'), `${en(r.config.input_len)} tok`);
+    assert.equal(await page.textContent('[data-testid="readout-num_requests"]'), `${en(3000)} req`);
+    const max = await page.evaluate(() => window.kvfleet.params.find((p) => p.name === 'kv_blocks').max);
+    assert.ok((await notesText(page)).includes(`${en(200000000)} is above the maximum ${en(max)}`));
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});

@@ -8,7 +8,7 @@
 //   await screenshot(page, 'embed');           // test-results/embed.png
 //   await site.close();                        // in after()
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -29,6 +29,22 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--disable-dev-shm-usage',
 ];
+
+let nativeBinPath = null;
+
+/**
+ * The native CLI (`target/debug/kvfleet`), which several page tests hold the page's numbers
+ * against. It is built here first (`cargo build --bin kvfleet`, a no-op when it is fresh),
+ * once per test file, so a page test never compares the page with a binary older than the
+ * sources (one left by a hand mutation, say). A failed build throws with cargo's message.
+ */
+export function nativeBin() {
+  if (nativeBinPath === null) {
+    execFileSync('cargo', ['build', '-q', '--locked', '--bin', 'kvfleet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    nativeBinPath = join(ROOT, 'target', 'debug', 'kvfleet');
+  }
+  return nativeBinPath;
+}
 
 /** A free TCP port on 127.0.0.1, chosen by the OS. */
 export function freePort() {

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl, nativeBin } from './harness.mjs';
 
 let site;
 
@@ -48,7 +48,6 @@ const chartData = (page, testid, dataset = 0) => page.evaluate(([id, ds]) => {
 
 /** The native CLI's JSON report for a config, built from the same parameter specs (flags). */
 function nativeReport(config, params) {
-  const bin = ['target/debug/kvfleet', 'target/release/kvfleet'].map((p) => path.join(ROOT, p)).find(existsSync);
   const args = [];
   for (const p of params) {
     const v = config[p.name];
@@ -57,8 +56,7 @@ function nativeReport(config, params) {
   }
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-')), 'report.json');
   args.push('--des-report-json', out);
-  if (bin) execFileSync(bin, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  else execFileSync('cargo', ['run', '-q', '--bin', 'kvfleet', '--', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(nativeBin(), args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   return JSON.parse(readFileSync(out, 'utf8'));
 }
 

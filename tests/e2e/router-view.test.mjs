@@ -2,7 +2,8 @@
 // from the simulator's parameter table and shows refresh and lag only for a snapshot; a run under every
 // view equals the native CLI's report; the staleness preset draws load spread and p99 TTFT against the
 // refresh interval for 1 and 4 routers, equal to the CLI's sweep CSV; the decision table shows, per
-// candidate, what the router saw and the truth, equal to the CLI's --des-decisions records.
+// candidate, what the router saw and the truth, equal to the CLI's --des-decisions records; its range
+// follows the run loaded (the last request of a 12,031-request trace) and keeps a range the reader typed.
 // Screenshots: the group, the table (light, dark, 360 px), the staleness sweep.
 
 import { test, before, after } from 'node:test';
@@ -11,9 +12,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl, nativeBin } from './harness.mjs';
 
-const BIN = path.join(ROOT, 'target/debug/kvfleet');
+const BIN = nativeBin();
 const ROUTER_PARAMS = ['router_view', 'router_refresh_ms', 'kv_event_lag_ms', 'router_predict_ttl_ms', 'routers'];
 const BURSTY = ['--arrival-model', 'gamma', '--des-burstiness', '0.1', '--request-rate', '30', '--des-num-requests', '2000',
   '--des-instances', '8', '--des-num-prefixes', '32'];
@@ -21,7 +22,6 @@ let site;
 
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` before the page tests`);
   site = await startSite();
 });
 after(async () => { await site?.close(); });
@@ -205,4 +205,44 @@ test('the decision table shows what the router saw beside the truth, as the CLI 
       assert.deepEqual(errors, []);
     } finally { await close(); }
   }
+});
+
+test('the decision range follows the run loaded: the last request of a 12,031-request trace, a range the reader typed kept', async () => {
+  // Natively: the opening run's requests and the conversation trace's.
+  const synthetic = cliReport([]).summary.requests;
+  const trace = cliReport(['--des-mooncake-trace', 'data/mooncake/conversation_trace.jsonl']).summary.requests;
+  assert.equal(trace, 12031);
+  const { page, errors, close } = await openPage('/');
+  try {
+    const range = () => page.evaluate(() => ['dec-from', 'dec-to'].map((id) => document.querySelector(`[data-testid="${id}"]`).value));
+    assert.deepEqual(await range(), ['0', String(synthetic - 1)]);
+    // The trace loaded: "to" moves to its last request.
+    let n = await runCount(page);
+    await page.click('[data-testid="trace-conversation"]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.source === 'conversation_trace.jsonl', n, { timeout: 120000 });
+    assert.equal(await page.evaluate(() => window.kvfleet.lastReport.summary.requests), trace);
+    assert.deepEqual(await range(), ['0', String(trace - 1)]);
+    assert.equal(await page.getAttribute('[data-testid="dec-to"]', 'max'), String(trace - 1));
+    await page.click('[data-testid="dec-show"]');
+    await page.waitForFunction(() => window.kvfleet.lastDecisions, null, { timeout: 120000 });
+    const got = await page.evaluate(() => window.kvfleet.lastDecisions);
+    const count = Number(await page.inputValue('[data-testid="dec-count"]'));
+    assert.equal(got.first, trace - count, 'the last decisions of the trace');
+    assert.deepEqual(got.records.map((d) => d.id), Array.from({ length: count }, (_, i) => trace - count + i));
+    assert.match(await page.textContent('[data-testid="dec-status"]'), new RegExp(`^Requests ${trace - count} to ${trace - 1} `));
+    // A range the reader typed stays; past the end of a shorter run it is cut to that run's last request.
+    await page.fill('[data-testid="dec-from"]', '150');
+    await page.fill('[data-testid="dec-to"]', '5000');
+    n = await runCount(page);
+    await page.click('#source-reset');
+    await page.waitForFunction(([k, want]) => window.kvfleet.runCount > k && window.kvfleet.lastReport.summary.requests === want, [n, synthetic], { timeout: 60000 });
+    assert.deepEqual(await range(), ['150', String(synthetic - 1)]);
+    await page.fill('[data-testid="dec-to"]', '170');
+    n = await runCount(page);
+    await page.click('[data-testid="trace-conversation"]');
+    await waitForRun(page, n);
+    await page.waitForFunction(() => window.kvfleet.lastReport.source === 'conversation_trace.jsonl', null, { timeout: 120000 });
+    assert.deepEqual(await range(), ['150', '170'], 'the reader\'s range is kept');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
 });

@@ -1,8 +1,13 @@
 // tests/e2e/story.test.mjs: the page's computed sentences (www/js/story.js, www/js/predict.js) on
-// hand-built reports, in Node (no browser). Each expectation is worked out by hand in a comment.
+// hand-built reports, in Node (no browser), each expectation worked out by hand in a comment; then,
+// in real Chromium, the hero's sentences against the figure on screen (read from the chart) and the
+// run's report, and the layout around them (cards, jumps under the sticky status line).
 
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, ROOT } from './harness.mjs';
 import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow } from '../../www/js/story.js';
 import { predictedMisses, predictedTokenHitRate, modelApplies } from '../../www/js/predict.js';
 
@@ -76,4 +81,210 @@ test('why the two hit rates differ is specific to the workload, and silent withi
   assert.equal(whyRatesDiffer({ hit_rate_requests: 0.6, hit_rate_tokens: 0.45 }, base, false), '');
   assert.equal(wasNow(0.42, 0.345, (x) => `${(100 * x).toFixed(1)}%`), 'was 42.0% → now 34.5%');
   assert.equal(wasNow(0.42, 0.42, (x) => `${(100 * x).toFixed(1)}%`), 'unchanged at 42.0%');
+});
+
+test('one replica, one prefix: singular words in the model sentence', () => {
+  // 1 prefix x 1 replica = 1 predicted miss; 200 requests, 199 hit.
+  const one = { ...base, num_prefixes: 1, instances: 1, routing: 'round_robin' };
+  const t = heroTakeaway({ config: one, traced: false, sweeps: {},
+    report: { summary: { admitted: 200, hit_requests: 199, hit_rate_tokens: 0.497, requests: 200, rejected: 0, timed_out: 0 }, per_instance: per([200]), findings: [] } });
+  assert.ok(t.detail.includes('the model predicts 1 prefix × 1 replica = 1.'), t.detail);
+  const four = heroTakeaway({ config: { ...base, instances: 1, routing: 'round_robin' }, traced: false, sweeps: {},
+    report: { summary: { admitted: 200, hit_requests: 192, hit_rate_tokens: 0.48, requests: 200 }, per_instance: per([200]), findings: [] } });
+  assert.ok(four.detail.includes('8 prefixes × 1 replica = 8.'), four.detail);
+});
+
+test('a comparison under a non-default session affinity says it holds it equal; plain settings say nothing', () => {
+  // 8 replicas: round robin 92.0% and prefix_aware 92.0% were swept with kv's 100% affinity.
+  const sweeps = { round_robin: [{ instances: 8, hit_rate_tokens: 0.92 }], prefix_aware: [{ instances: 8, hit_rate_tokens: 0.92 }] };
+  const report = { summary: { admitted: 200, hit_requests: 200, hit_rate_tokens: 0.92, requests: 200 }, per_instance: per(Array(8).fill(25)), findings: [] };
+  const lead = (extra) => heroTakeaway({ config: { ...base, instances: 8, routing: 'kv', ...extra }, traced: false, report, sweeps }).lead;
+  assert.equal(lead({ session_affinity: 100 }), 'On 8 replicas, kv serves 92.0% of prompt tokens from cache (with the same 100% session affinity: round robin 92.0%, prefix_aware 92.0%).');
+  assert.equal(lead({ session_affinity: null, spill_queue: 0, routers: 1 }), 'On 8 replicas, kv serves 92.0% of prompt tokens from cache (round robin 92.0%, prefix_aware 92.0%).');
+  assert.ok(lead({ session_affinity: 50, spill_queue: 8, routers: 4 }).includes('(with the same 50% session affinity, spill at 8 waiting and 4 routers: round robin'));
+});
+
+// ---------- in Chromium ----------
+
+let site;
+const PAGE_TIMEOUT = 60000;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+/** Opens the page and waits for its first run and the hero's first sweep. */
+async function openHero(url, viewport = { width: 1280, height: 900 }) {
+  const opened = await site.open(url, { viewport });
+  await opened.page.waitForFunction(() => window.kvfleet?.runCount > 0 && (window.kvfleet.heroDone || 0) > 0, null, { timeout: PAGE_TIMEOUT });
+  return opened;
+}
+
+/** The hero chart's datasets, each cut to the points inside its x axis (what the reader sees). */
+function heroOnScreen(page) {
+  return page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    const { min, max } = c.scales.x;
+    return Object.fromEntries(c.data.datasets.map((d) => [d.label, d.data.filter((p) => p.x >= min && p.x <= max)]));
+  });
+}
+
+/** "falls from 48% to 24%" from the first and last points, as percentages rounded to whole ones. */
+function trendOf(pts) {
+  const a = pts[0].y.toFixed(0), b = pts[pts.length - 1].y.toFixed(0);
+  assert.notEqual(a, b, 'the curve should move between its ends');
+  return `${Number(b) < Number(a) ? 'falls' : 'rises'} from ${a}% to ${b}%`;
+}
+
+test('hero: after a visit to 256 replicas and back to 4, the range sentence describes the curve on screen', async () => {
+  const { page, errors } = await openHero('/');
+  const slider = '#hero-in-instances';
+  await page.focus(slider);
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 256 && !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
+  await page.keyboard.press('Home'); // 1, then three steps: 2, 3, 4
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 4
+    && window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).scales.x.max === 16, null, { timeout: PAGE_TIMEOUT });
+  await page.waitForTimeout(300); // any draw still queued
+  const shown = await heroOnScreen(page);
+  const rr = shown.round_robin, pa = shown.prefix_aware;
+  assert.equal(rr[rr.length - 1].x, 16, 'the figure ends at 16 replicas');
+  const detail = await page.textContent('[data-testid=takeaway-detail]');
+  assert.ok(detail.includes(`From ${rr[0].x} to ${rr[rr.length - 1].x} replicas, round robin ${trendOf(rr)}`), detail);
+  // prefix_aware's half, from its own points: flat within 2 points reads "stays near".
+  const ys = pa.map((p) => p.y);
+  if (Math.max(...ys) - Math.min(...ys) < 2) assert.match(detail, /prefix_aware stays near \d+%/);
+  assert.doesNotMatch(detail, /256/);
+  assert.deepEqual(errors, []);
+});
+
+test('hero at 256 replicas: the "256 replicas" label covers no point of the figure', async () => {
+  const { page, errors } = await openHero('/?instances=256');
+  await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 256 && !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
+  await page.locator('[data-testid=chart-hero]').scrollIntoViewIfNeeded();
+  await page.waitForTimeout(300);
+  const { box, points } = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    c.draw();
+    const points = c.data.datasets.flatMap((d, i) => (c.getDatasetMeta(i).hidden ? [] : c.getDatasetMeta(i).data
+      .filter((e) => e.options.radius > 0).map((e) => ({ label: d.label, x: e.x, y: e.y, r: e.options.radius + e.options.borderWidth / 2 }))));
+    return { box: c.hereLabelBox, points };
+  });
+  assert.ok(box && box.w > 0, 'the label was drawn');
+  const hit = points.filter((p) => p.x + p.r > box.x && p.x - p.r < box.x + box.w && p.y + p.r > box.y && p.y - p.r < box.y + box.h);
+  assert.deepEqual(hit, [], `label ${JSON.stringify(box)} covers points`);
+  await screenshot(page, 'story-hero-256', { fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
+test('one replica: "1 replica" in the model sentence and the figure\'s description', async () => {
+  const { page, errors } = await openHero('/?instances=1&routing=round_robin');
+  await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 1, null, { timeout: PAGE_TIMEOUT });
+  const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
+  const detail = await page.textContent('[data-testid=takeaway-detail]');
+  assert.ok(detail.includes(`${cfg.num_prefixes} prefixes × 1 replica = ${cfg.num_prefixes}.`), detail);
+  assert.doesNotMatch(detail, /\b1 replicas\b/);
+  assert.match(await page.getAttribute('[data-testid=chart-hero]', 'aria-label'), /At 1 replica:/);
+  assert.deepEqual(errors, []);
+});
+
+test('lesson reuse-at-all at 9 blocks: the one-replica lead counts only the admitted requests, and says how many were refused', async () => {
+  const { page, errors } = await site.open('/?lesson=reuse-at-all', { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.lastReport?.config?.kv_blocks === 833, null, { timeout: PAGE_TIMEOUT });
+  await page.focus('#in-kv_blocks');
+  await page.keyboard.press('Home'); // 1 block, then eight steps: 9
+  for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => window.kvfleet.lastReport.config.kv_blocks === 9, null, { timeout: PAGE_TIMEOUT });
+  await page.waitForTimeout(300);
+  const s = await page.evaluate(() => window.kvfleet.lastReport.summary);
+  assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.instances), 1);
+  assert.ok(s.rejected + s.timed_out > s.requests / 2, `most requests refused (${s.rejected} rejected, ${s.timed_out} timed out of ${s.requests})`);
+  const lead = await page.textContent('[data-testid=takeaway]');
+  assert.doesNotMatch(lead, /the most this traffic allows/);
+  const n = (x) => x.toLocaleString('en-US');
+  assert.ok(lead.includes(`${(100 * s.hit_rate_tokens).toFixed(1)}% of prompt tokens come from cache`), lead);
+  assert.ok(lead.includes(`counting only the ${n(s.admitted)} admitted requests (${Math.round((100 * s.admitted) / s.requests)}% of ${n(s.requests)})`), lead);
+  assert.ok(lead.includes(s.timed_out ? `${n(s.rejected + s.timed_out)} were turned away` : `${n(s.rejected)} were rejected`), lead);
+  assert.deepEqual(errors, []);
+});
+
+test('a jump to the sweep panel stops its heading below the sticky status line', async () => {
+  // 700 px tall: the page can scroll the heading to the very top (at 900 it ends first).
+  const { page, errors } = await openHero('/', { width: 1280, height: 700 });
+  await page.locator('[data-testid=compare]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-table] tbody tr').length >= 4
+    && !document.querySelector('[data-testid=compare-run]').disabled, null, { timeout: PAGE_TIMEOUT });
+  await page.click('[data-testid=compare-sweep-more]');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const { bar, head, card } = await page.evaluate(() => ({
+    bar: document.querySelector('.results > .status').getBoundingClientRect().toJSON(),
+    head: document.getElementById('sweep-h').getBoundingClientRect().toJSON(),
+    card: document.querySelector('[data-testid=sweep]').getBoundingClientRect().toJSON(),
+  }));
+  assert.ok(bar.top <= 0.5, `the status line is stuck at the top (${bar.top})`);
+  assert.ok(head.top >= bar.bottom, `"Sweep a setting" at ${head.top}px, under the status line ending at ${bar.bottom}px`);
+  assert.ok(card.top >= bar.bottom, `the panel's top edge (${card.top}px) shows below the status line (${bar.bottom}px)`);
+  assert.ok(head.top < 700 / 2, `the heading is near the top (${head.top}px)`);
+  await screenshot(page, 'story-sweep-jump', { fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
+test('the course card is inset like the hero and the explainer', async () => {
+  const { page, errors } = await openHero('/');
+  const box = (sel) => page.locator(sel).boundingBox();
+  const course = await box('[data-testid=course]'), hero = await box('[data-testid=hero]'), explainer = await box('#explainer');
+  for (const [name, other] of [['hero', hero], ['explainer', explainer]]) {
+    assert.equal(course.x, other.x, `left edge as the ${name}`);
+    assert.equal(course.x + course.width, other.x + other.width, `right edge as the ${name}`);
+  }
+  assert.ok(course.x > 0, `inset from the window (${course.x})`);
+  await screenshot(page, 'story-course', { fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
+test('headline figures: a space between each value and its unit, on screen and in the text ("1,720 tok", "7,790 of 12,031")', async () => {
+  // A hot prefix on a 32-request queue: some requests are refused, so the headline has "Turned away" too.
+  const { page, errors } = await site.open('/?request_rate=30&num_requests=3000&instances=6&routing=prefix_aware&num_prefixes=16'
+    + '&prefix_len=12000&input_len=13000&output_len=200&prefix_popularity=hot:0.85&queue_capacity=32', { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.lastReport?.config?.queue_capacity === 32, null, { timeout: PAGE_TIMEOUT });
+  await page.waitForSelector('[data-testid=fig-dropped]');
+  const s = await page.evaluate(() => window.kvfleet.lastReport.summary);
+  const n = (x) => Math.round(x).toLocaleString('en-US');
+  const want = {
+    'fig-cached-avg': `${n(s.cached_tokens_avg)} tok`,
+    'fig-dropped': `${n(s.rejected + s.timed_out)} of ${n(s.requests)}`,
+  };
+  for (const [id, text] of Object.entries(want)) {
+    const sel = `[data-testid=${id}] .value`;
+    assert.equal((await page.innerText(sel)).trim(), text, `${id} as shown`);
+    assert.equal(await page.textContent(sel), text, `${id} as read aloud or copied`);
+  }
+  // The latency figures: "123 ms", "1.29 s", never "123ms".
+  for (const id of ['fig-ttft-p50', 'fig-ttft-p99', 'fig-makespan']) {
+    assert.match(await page.textContent(`[data-testid=${id}] .value`), /^[\d.,]+ (ms|s|min|h)$/, id);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('lesson "More replicas, slower answers", fix kv with session affinity: the lead says the comparison holds the affinity equal', async () => {
+  const { page, errors } = await openHero('/?lesson=more-replicas-slower');
+  for (let i = 0; i < 3; i += 1) await page.click('[data-testid=lesson-hint]');
+  const done = await page.evaluate(() => window.kvfleet.heroDone);
+  await page.click('[data-testid=lesson-fix-kv-with-session-affinity]');
+  await page.waitForFunction((k) => {
+    const c = window.kvfleet.lastReport.config;
+    return c.routing === 'kv' && c.session_affinity === 100 && window.kvfleet.heroDone > k && !window.kvfleet.hero.pending;
+  }, done, { timeout: PAGE_TIMEOUT });
+  await page.waitForTimeout(300); // the sentences follow the last point
+  const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
+  const shown = await heroOnScreen(page);
+  const y = (p) => shown[p].find((q) => q.x === cfg.instances).y.toFixed(1);
+  const lead = await page.textContent('[data-testid=takeaway]');
+  assert.ok(lead.includes(`(with the same ${cfg.session_affinity}% session affinity: round robin ${y('round_robin')}%, prefix_aware ${y('prefix_aware')}%)`), lead);
+  const detail = await page.textContent('[data-testid=takeaway-detail]');
+  assert.match(detail, new RegExp(`replicas, with the same ${cfg.session_affinity}% session affinity, round robin`));
+  assert.deepEqual(errors, []);
 });

@@ -2,7 +2,9 @@
 // page equals, point by point, the native CLI's CSV (exact floats); 1 worker and 3 workers give the same
 // numbers; the "Replicas: round_robin vs kv" preset draws two series that match the CLI too; clicking a
 // point loads its configuration (controls, URL, headline); a bad spec is named next to the input and
-// the last curve stays; a newer sweep supersedes one in flight. Screenshots: light, dark, 360 px.
+// the last curve stays; a newer sweep supersedes one in flight; the default sweep of the opening page
+// moves, and a setting the swept routing does not read (kv's weight under round robin) is named next
+// to the form and the result. Screenshots: light, dark, 360 px.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,14 +12,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl, nativeBin } from './harness.mjs';
 
-const BIN = path.join(ROOT, 'target/debug/kvfleet');
+const BIN = nativeBin();
 let site;
 
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` (cargo xtask test builds it) before the page tests`);
   site = await startSite();
 });
 after(async () => { await site?.close(); });
@@ -175,6 +176,63 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
     assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport.summary), rr32.summary);
     assert.equal(new URL(await settledUrl(page)).searchParams.get('routing'), 'round_robin');
     await screenshot(page, 'sweep-loaded-point', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+/** Whether any of the CLI's rows differs from the first (hit rates or p99 TTFT). */
+const moves = (rows) => rows.some((r) => ['hit_rate_requests', 'hit_rate_tokens', 'ttft_ms_p99'].some((k) => r[k] !== rows[0][k]));
+
+test('the default sweep moves on the opening page; a setting the routing does not read is named before and after running', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    // The form as the page opens it, under the opening routing (round robin).
+    const routing = await page.evaluate(() => window.kvfleet.lastReport.config.routing);
+    assert.equal(routing, 'round_robin');
+    const param = await page.inputValue('[data-testid="sweep-param"]');
+    const spec = await page.inputValue('[data-testid="sweep-spec"]');
+    assert.equal(await page.inputValue('[data-testid="sweep-series"]'), 'current');
+    // Measured natively: that sweep under round robin moves (it is no flat line of one run).
+    const want = cliSweep(`${param}=${spec}`, ['--des-routing', routing]);
+    assert.ok(want.length > 1 && moves(want), `the default sweep (${param}=${spec}) moves under ${routing}`);
+    assert.equal(await page.isVisible('[data-testid="sweep-inert"]'), false, 'no note: the default setting is read');
+    const sw = await runSweep(page, {});
+    assert.equal(sw.param, param);
+    assertMatchesCsv(sw.series[0].points, want, `default sweep of ${param}`);
+    assert.deepEqual(sw.inert, []);
+
+    // kv's overlap weight under round robin: natively one run nine times; the page says so before running.
+    const flat = cliSweep('overlap-weight=0:2:1', ['--des-routing', 'round_robin']);
+    assert.ok(!moves(flat), 'the overlap weight changes nothing under round robin');
+    assert.ok(moves(cliSweep('overlap-weight=0:2:1', ['--des-routing', 'kv'])), 'it moves under kv');
+    await page.selectOption('[data-testid="sweep-param"]', 'overlap_weight');
+    await page.fill('[data-testid="sweep-spec"]', '0:2:1');
+    await page.selectOption('[data-testid="sweep-series"]', 'current');
+    await page.waitForSelector('[data-testid="sweep-inert"]:not([hidden])');
+    const note = await page.textContent('[data-testid="sweep-inert"]');
+    assert.match(note, /^Overlap weight is read only by kv routing: under round_robin it changes nothing, so every point of this sweep is the same run\./);
+    assert.match(note, /“kv only” under Routing/);
+    // Next to the form.
+    const [runBox, noteBox] = await Promise.all(['sweep-run', 'sweep-inert'].map((id) => page.locator(`[data-testid="${id}"]`).boundingBox()));
+    assert.ok(noteBox.y - (runBox.y + runBox.height) < 60, 'the note sits under the form');
+    // After running: still said, and in the result's status line.
+    const inert = await runSweep(page, {});
+    assert.deepEqual(inert.inert, ['round_robin']);
+    assertMatchesCsv(inert.series[0].points, flat, 'overlap weight under round robin');
+    assert.ok(await page.isVisible('[data-testid="sweep-inert"]'));
+    assert.match(await page.textContent('[data-testid="sweep-status"]'), /^Overlap weight is read only by kv routing.*3 points in \d+ ms/);
+    await page.locator('[data-testid="sweep"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'sweep-inert-note', { fullPage: false });
+
+    // round_robin next to kv: only round robin's line is flat; kv alone: nothing to say.
+    await page.selectOption('[data-testid="sweep-series"]', 'round_robin,kv');
+    assert.equal(await page.textContent('[data-testid="sweep-inert"]'),
+      'Overlap weight is read only by kv routing: under round_robin it changes nothing, so that line stays flat.');
+    await page.selectOption('[data-testid="sweep-series"]', 'kv');
+    assert.equal(await page.isVisible('[data-testid="sweep-inert"]'), false);
+    const kv = await runSweep(page, { series: 'kv' });
+    assert.deepEqual(kv.inert, []);
+    assert.doesNotMatch(await page.textContent('[data-testid="sweep-status"]'), /read only/);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

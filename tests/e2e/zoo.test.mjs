@@ -11,9 +11,9 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, nativeBin } from './harness.mjs';
 
-const BIN = path.join(ROOT, 'target/debug/kvfleet');
+const BIN = nativeBin();
 // The issue's grouping: the deployed routers, and the project each one's note must name.
 const DEPLOYED = { dynamo: 'NVIDIA Dynamo', sglang: 'SGLang', llm_d: 'llm-d', aibrix: 'AIBrix' };
 const ZOO = ['least_loaded', 'p2c', 'dynamo', 'sglang', 'llm_d', 'aibrix'];
@@ -24,7 +24,6 @@ let site;
 let policies;
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  assert.ok(existsSync(BIN), `${BIN} is missing: run \`cargo build\` before the page tests`);
   // The CLI names every policy it accepts when given one it does not.
   const out = spawnSync(BIN, ['--des-routing', 'no_such_policy'], { cwd: ROOT, encoding: 'utf8' });
   const m = /(?:allowed:|one of)\s*([^\n]+)/.exec(out.stderr);

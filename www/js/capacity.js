@@ -9,7 +9,7 @@
 // headline, ms, workers}.
 
 import { pct, num, policyColor, policyLine, orderPolicies, themeInk } from './format.js';
-import { fmtMs, hexAlpha } from './charts.js';
+import { fmtMs, hexAlpha, lineLegend } from './charts.js';
 import { poolSize } from './sweep.js';
 
 const money = (x) => (Number.isFinite(x) ? `$${x.toFixed(2)}` : '–');
@@ -40,10 +40,55 @@ function target(input, label) {
   return x;
 }
 
-// Log-axis ticks at 1, 2 and 5 x 10^k only, so labels never run into each other.
-function logTick(v) {
-  const lead = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
-  return [1, 2, 5].some((d) => Math.abs(lead - d) < 1e-6) ? fmtMs(v) : '';
+// Tick mantissas for the log x axis, coarsest first: the first set that puts 3 or more ticks
+// across the data is used, so a plan whose p99s sit within one decade still gets a readable scale.
+const MANTISSAS = [[1], [1, 2, 5], [1, 1.5, 2, 3, 5, 7], [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8]];
+
+/** The values m x 10^k (m in `ms`) from below `lo` to above `hi`, ascending. */
+function ladder(ms, lo, hi) {
+  const out = [];
+  for (let k = Math.floor(Math.log10(lo)) - 1; k <= Math.ceil(Math.log10(hi)) + 1; k++) {
+    for (const m of ms) out.push(Number((m * 10 ** k).toPrecision(6)));
+  }
+  return out;
+}
+
+/** Linear "nice" ticks from at or below lo to at or above hi, at least 3 (a very narrow range). */
+function linearTicks(lo, hi) {
+  const raw = (hi - lo) / 2;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [5, 2, 1].map((m) => m * p).find((v) => v <= raw);
+  const out = [];
+  for (let v = Math.floor(lo / step) * step; v < hi + step; v += step) out.push(Number(v.toPrecision(6)));
+  return out;
+}
+
+/**
+ * The x axis's tick values for points from lo to hi (> 0): the first tick at or below lo, the last
+ * at or above hi, at least three in all, on a 1-2-5 ladder when that gives three.
+ */
+export function logTicks(lo, hi) {
+  if (!(lo > 0) || !(hi > 0)) return [1, 10, 100];
+  if (hi / lo < 1.001) { lo /= 1.2; hi *= 1.2; }
+  for (const ms of MANTISSAS) {
+    const seq = ladder(ms, lo, hi);
+    const a = seq.filter((v) => v <= lo).pop();
+    const b = seq.find((v) => v >= hi);
+    const ticks = seq.filter((v) => v >= a && v <= b);
+    if (ticks.length >= 3) return ticks;
+  }
+  return linearTicks(lo, hi);
+}
+
+/** The planner chart's x axis: logarithmic, from the first tick to the last, every tick labelled. */
+function xAxis(xs) {
+  const ticks = logTicks(Math.min(...xs), Math.max(...xs));
+  return {
+    type: 'logarithmic', min: ticks[0], max: ticks[ticks.length - 1],
+    title: { display: true, text: 'p99 TTFT (log scale)', font: { weight: '600' } },
+    afterBuildTicks: (axis) => { axis.ticks = ticks.map((value) => ({ value })); },
+    ticks: { autoSkip: true, maxRotation: 0, callback: (v) => fmtMs(v) },
+  };
 }
 
 export class Capacity {
@@ -308,7 +353,8 @@ export class Capacity {
           onClick: (evt, els) => this.click(els),
           onHover: (evt, els) => { evt.native.target.style.cursor = els.length ? 'pointer' : 'default'; },
           plugins: {
-            legend: { labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, padding: 8 } },
+            // Each entry draws its dataset's line (the front's dashes, the target's dots) or marker.
+            legend: { labels: { usePointStyle: true, boxWidth: 22, boxHeight: 9, pointStyleWidth: 22, padding: 8, generateLabels: lineLegend(22, 12) } },
             tooltip: { callbacks: { label: (c) => {
               const q = c.raw;
               if (q.policy === undefined) return ` ${c.dataset.label}`;
@@ -316,16 +362,22 @@ export class Capacity {
             }, footer: () => 'Click to load this point' } },
           },
           scales: {
-            x: { type: 'logarithmic', title: { display: true, text: 'p99 TTFT (log scale)', font: { weight: '600' } }, ticks: { autoSkip: true, maxRotation: 0, callback: (v) => logTick(v) } },
+            x: xAxis(this.xs(sets)),
             y: { beginAtZero: true, title: { display: true, text: 'Fleet cost ($ per hour)', font: { weight: '600' } }, ticks: { callback: (v) => `$${v}` } },
           },
         },
       });
     } else {
       this.chart.data.datasets = sets;
+      this.chart.options.scales.x = xAxis(this.xs(sets)); // written whole: the ticks follow the data
       this.chart.update('none');
     }
     this.els.canvas.setAttribute('aria-label', `Cost against p99 TTFT. Pareto front: ${front.map((q) => `${q.policy} ${q.n} replicas ${money(q.y)}/h at ${fmtMs(q.x)}`).join('; ')}`);
+  }
+
+  /** Every plotted x (the points, the front, the target line). */
+  xs(sets) {
+    return sets.flatMap((d) => d.data.map((q) => q.x)).filter((x) => Number.isFinite(x) && x > 0);
   }
 
   click(els) {

@@ -3,6 +3,7 @@
 
 import { replicaColor, themeInk, pct, num } from './format.js';
 import { lazyDraw } from './lazy-draw.js';
+import { rejectedWords } from './headline.js';
 
 const MAX_LEGEND = 10;
 
@@ -143,7 +144,7 @@ export class Charts {
             switch (c.datasetIndex) {
               case 0: return ` ${num(v)} served`;
               case 1: return ` saturated ${v.toFixed(1)}% of the run (steps began with work waiting)`;
-              case 2: return ` ${num(v)} rejected (queue full)`;
+              case 2: { const r = c.dataset.rows?.[c.dataIndex] || {}; return ` ${rejectedWords(v, r.rejected_queue_full, r.rejected_too_large, c.dataset.kvBlocks)}`; }
               default: return ` ${num(v)} timed out (caller gave up)`;
             }
           } } },
@@ -206,7 +207,7 @@ export class Charts {
       if (this.charts[k]) this.charts[k].options.plugins.poolDivider = split > 0 && split < per.length ? { split, n: per.length, ink: ctx.t.ink } : {};
     }
     if (this.charts.hit) this.updateHit(ctx);
-    if (this.charts.load) this.updateLoad(ctx);
+    if (this.charts.load) this.updateLoad(ctx, (report.config || {}).kv_blocks);
     if (this.charts.latency) this.updateLatency(report, ctx);
     this.updateTime(report, per.length, per);
   }
@@ -231,8 +232,9 @@ export class Charts {
     setLabel(hit, `Token hit rate per replica. Fleet ${pct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);
   }
 
-  // Requests per replica (served, rejected, timed out) and its saturated share of the run.
-  updateLoad({ per, labels, colors }) {
+  // Requests per replica (served, rejected, timed out) and its saturated share of the run; a
+  // rejection's words give the report's reasons (queue full, too large for the cache).
+  updateLoad({ per, labels, colors }, kvBlocks) {
     const load = this.charts.load;
     load.data.labels = labels;
     const rejected = per.map((r) => r.rejected ?? 0);
@@ -244,13 +246,15 @@ export class Charts {
     sets[0].backgroundColor = colors;
     sets[1].data = per.map((r) => (Number.isFinite(r.saturated_share) ? r.saturated_share * 100 : null));
     sets[2].data = rejected;
+    sets[2].rows = per; // the tooltip's reasons (queue full, too large for the cache)
+    sets[2].kvBlocks = kvBlocks;
     sets[2].hidden = !anyRejected;
     sets[2].present = anyRejected;
     sets[3].data = timedOut;
     sets[3].hidden = !anyTimedOut;
     sets[3].present = anyTimedOut;
     this.lazy.draw(load);
-    const dropped = (i) => [rejected[i] ? `${num(rejected[i])} rejected` : '', timedOut[i] ? `${num(timedOut[i])} timed out` : ''].filter(Boolean).join(', ');
+    const dropped = (i) => [rejected[i] ? rejectedWords(rejected[i], per[i].rejected_queue_full, per[i].rejected_too_large, kvBlocks) : '', timedOut[i] ? `${num(timedOut[i])} timed out` : ''].filter(Boolean).join(', ');
     setLabel(load, `Requests per replica: ${per.map((r, i) => `${labels[i]} ${r.requests}${dropped(i) ? ` (${dropped(i)})` : ''} (saturated ${pct(r.saturated_share, 0)})`).join(', ')}.`);
   }
 
@@ -332,4 +336,42 @@ export function hexAlpha(color, a) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
   if (!m) return color;
   return `#${m[1]}${Math.round(a * 255).toString(16).padStart(2, '0')}`;
+}
+
+/**
+ * A legend `generateLabels` whose glyphs draw each dataset's line as the plot does (solid, dashed or
+ * dotted: Chart.js's point-style legend drops the dash) with its marker on it, in a `w` x `h` box
+ * (set the legend's `pointStyleWidth` to `w`). Each item's `lineDash` is its dataset's borderDash.
+ */
+export function lineLegend(w, h) {
+  return (chart) => window.Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item) => {
+    const ds = chart.data.datasets[item.datasetIndex] || {};
+    return { ...item, lineDash: ds.borderDash || [], pointStyle: legendGlyph(ds, w, h) };
+  });
+}
+
+/** The glyph of one dataset: its line across (unless it draws none) and its marker in the middle. */
+function legendGlyph(ds, w, h) {
+  const c = document.createElement('canvas');
+  c.width = w; c.height = h;
+  const g = c.getContext('2d');
+  const first = (v) => (Array.isArray(v) ? v[0] : v);
+  if (ds.showLine !== false) {
+    g.strokeStyle = first(ds.borderColor);
+    g.lineWidth = Math.min(3, ds.borderWidth || 2);
+    g.lineCap = ds.borderCapStyle || 'butt';
+    g.setLineDash(ds.borderDash || []);
+    g.beginPath(); g.moveTo(1, h / 2); g.lineTo(w - 1, h / 2); g.stroke();
+    g.setLineDash([]);
+  }
+  const style = first(ds.pointStyle) ?? 'circle';
+  const radius = Math.max(...[ds.pointRadius ?? 3].flat());
+  if (radius > 0 && style !== 'line') {
+    g.fillStyle = typeof ds.pointBackgroundColor === 'string' ? ds.pointBackgroundColor : first(ds.backgroundColor);
+    g.strokeStyle = first(ds.pointBorderColor) || first(ds.borderColor);
+    g.lineWidth = 1.5;
+    const r = Math.min(h / 2 - 1, ds.showLine === false ? radius : 4);
+    window.Chart.helpers.drawPoint(g, { pointStyle: style, radius: r, borderWidth: 1.5, rotation: first(ds.pointRotation) || 0 }, w / 2, h / 2);
+  }
+  return c;
 }

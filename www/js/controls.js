@@ -66,9 +66,17 @@ const NONE = {
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { kv_blocks: 64, queue_capacity: 16, timeout_ms: 5000, session_affinity: 80, kv_bytes_per_token: 131072 };
+const FIRST_VALUE = { kv_blocks: 64, queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072 };
+// Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
+// thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
+const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };
+/** The value an unset `p` stands for under `config`, or null when it is no point on the slider. */
+const noneAt = (p, config) => (NONE_AT[p.name] ? NONE_AT[p.name](config || {}) : null);
+/** The workload's readout while a trace replaces it: the trace's name when the page gives one. */
+const traceWords = (trace) => (typeof trace === 'string' ? `trace: ${trace}` : 'trace');
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const TRACE_OPTION = '(trace)'; // the workload picker's entry while a trace is replayed (no simulator value)
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -122,7 +130,7 @@ export function formatValue(p, v) {
   if (v === null || v === undefined) return p.kind.startsWith('optional') ? noneWords(p)[0] : '–';
   if (typeof v !== 'number') return String(v);
   const u = v === 1 && SINGULAR[p.unit] ? SINGULAR[p.unit] : p.unit;
-  const unit = u === 'x' ? '×' : u ? ` ${u}` : '';
+  const unit = u === 'x' ? '×' : u === '%' ? '%' : u ? ` ${u}` : '';
   return `${compact(v)}${unit}`;
 }
 
@@ -158,6 +166,13 @@ class Slider {
     }
     setAttr(this.input, 'aria-valuetext', formatValue(this.p, v));
   }
+}
+
+/** A readout: the value, what an unset value stands for, or the trace that replaces the workload. */
+function readoutText(p, v, config, trace) {
+  if (trace && p.name === 'workload') return traceWords(trace);
+  const at = v === null ? noneAt(p, config) : null;
+  return at === null ? formatValue(p, v) : `${formatValue(p, null)} (${formatValue(p, at)})`;
 }
 
 export class Controls {
@@ -223,12 +238,7 @@ export class Controls {
     if (p.kind === 'choice' && p.name === 'routing') {
       ({ root, set, inputs } = this.routing(p, id, readout));
     } else if (p.kind === 'choice') {
-      const s = el('select', { id, name: p.name, 'data-testid': `${pre}input-${p.name}` });
-      for (const c of p.choices) s.append(el('option', { value: c, text: c }));
-      s.addEventListener('change', () => this.emit(p.name, s.value));
-      inputs = [s];
-      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), s);
-      set = (v) => setProp(s, 'value', v);
+      ({ root, set, inputs } = this.choice(p, id, readout));
     } else if (p.name === 'seed') {
       const n = el('input', { type: 'number', id, name: p.name, min: p.min ?? 0, max: Math.min(p.max ?? MAX_SAFE, MAX_SAFE), step: 1, inputmode: 'numeric', 'data-testid': `${pre}input-${p.name}` });
       const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': `${pre}reroll`, title: 'Pick a new random seed', text: '↻ Re-roll' });
@@ -253,10 +263,12 @@ export class Controls {
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
       const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `${pre}input-${p.name}-unbounded` });
-      let lastBounded = Math.min(p.max, Math.max(p.min, FIRST_VALUE[p.name] ?? p.min));
+      // The last value set (null: none yet), and where an unset value sits under the last config.
+      let lastBounded = NONE_AT[p.name] ? null : Math.min(p.max, Math.max(p.min, FIRST_VALUE[p.name] ?? p.min));
+      let meant = null;
       box.addEventListener('change', () => {
         sl.input.disabled = box.checked;
-        this.emit(p.name, box.checked ? null : lastBounded);
+        this.emit(p.name, box.checked ? null : lastBounded ?? meant ?? p.min);
       });
       sl.input.addEventListener('input', () => { lastBounded = sl.value(); });
       inputs = [sl.input, box];
@@ -264,11 +276,13 @@ export class Controls {
         el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout),
         sl.input,
         el('label', { class: 'check', for: `${id}-unbounded` }, box, document.createTextNode(noneWords(p)[1])));
-      set = (v) => {
+      set = (v, config) => {
         setProp(box, 'checked', v === null);
         setProp(sl.input, 'disabled', v === null);
         if (v !== null) lastBounded = v;
-        sl.set(lastBounded);
+        meant = noneAt(p, config);
+        sl.set(v === null && meant !== null ? meant : lastBounded ?? p.min);
+        if (v === null && meant !== null) setAttr(sl.input, 'aria-valuetext', readoutText(p, v, config));
       };
     } else if (p.name === 'prefix_popularity') {
       ({ root, set, inputs } = this.popularity(p, id, readout));
@@ -286,6 +300,26 @@ export class Controls {
     root.append(help, error);
     this.fields.set(p.name, { root, readout, error, set, inputs });
     return root;
+  }
+
+  // A picker; the workload's also names the trace that replaces it (set(v, config, trace)).
+  choice(p, id, readout) {
+    const s = el('select', { id, name: p.name, 'data-testid': `${this.pre}input-${p.name}` });
+    for (const c of p.choices) s.append(el('option', { value: c, text: c }));
+    s.addEventListener('change', () => this.emit(p.name, s.value));
+    const root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), s);
+    const traceOpt = p.name === 'workload' ? el('option', { value: TRACE_OPTION, disabled: true }) : null;
+    const set = (v, _config, trace) => {
+      if (traceOpt && trace) {
+        setText(traceOpt, traceWords(trace));
+        if (!traceOpt.parentNode) s.append(traceOpt);
+        setProp(s, 'value', TRACE_OPTION);
+        return;
+      }
+      if (traceOpt?.parentNode) traceOpt.remove();
+      setProp(s, 'value', v);
+    };
+    return { root, set, inputs: [s] };
   }
 
   // Fleet layout: colocated (every replica prefills and decodes) or two pools. Not a simulator
@@ -392,13 +426,16 @@ export class Controls {
     return { root, set, inputs: [kind, amount] };
   }
 
-  /** Puts every control (and its readout) at the config's values, and applies visibility rules. */
+  /**
+   * Puts every control (and its readout) at the config's values, and applies visibility rules.
+   * traceMode: false, or the trace replayed (its name, or true), which the workload control shows.
+   */
   setAll(config, traceMode) {
     for (const [name, f] of this.fields) {
       const p = this.byName.get(name);
       const v = config[name];
-      f.set(v);
-      setText(f.readout, formatValue(p, v));
+      f.set(v, config, traceMode || null);
+      setText(f.readout, readoutText(p, v, config, traceMode || null));
       const shown = SHOWN_WHEN[name] ? SHOWN_WHEN[name](config) : true;
       setProp(f.root, 'hidden', !shown);
       const off = traceMode && SYNTHETIC_ONLY.includes(name);

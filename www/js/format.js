@@ -24,6 +24,16 @@ export function ms(x) {
   return [x.toFixed(2), 'ms'];
 }
 
+/**
+ * A duration in ms as the page writes it (charts.js fmtMs: '523 ms', '1.29 s'), with no trailing
+ * zeros in seconds: '1 s', '1.5 s', not '1.00 s'.
+ */
+export function msText(x) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  if (x >= 1000) return `${+(x / 1000).toFixed(2)} s`;
+  return `${x.toFixed(x < 10 ? 1 : 0)} ms`;
+}
+
 export function seconds(x) {
   if (!Number.isFinite(x)) return ['–', ''];
   if (x >= 3600) return [(x / 3600).toFixed(2), 'h'];
@@ -31,15 +41,16 @@ export function seconds(x) {
   return [x >= 10 ? x.toFixed(1) : x.toFixed(2), 's'];
 }
 
-/** Compact numbers for slider readouts: 4096, 12.5k, 1.2M. */
+/** Compact numbers for slider readouts: 4,096, 12.5k, 1.2M (thousands separated, like num). */
 export function compact(x) {
   if (!Number.isFinite(x)) return String(x);
   const a = Math.abs(x);
   if (a >= 1e6) return `${+(x / 1e6).toFixed(2)}M`;
   if (a >= 1e5) return `${+(x / 1e3).toFixed(0)}k`;
   if (a >= 1e4) return `${+(x / 1e3).toFixed(1)}k`;
-  if (Number.isInteger(x)) return String(x);
-  return String(+x.toFixed(a < 1 ? 3 : 2));
+  if (Number.isInteger(x)) return num(x);
+  const r = +x.toFixed(a < 1 ? 3 : 2);
+  return num(r, Number.isInteger(r) ? 0 : String(r).split('.')[1].length);
 }
 
 // The theme is read once and cached (reading computed styles mid-render forces a style recalc);

@@ -11,10 +11,36 @@ function figure(cls, testid, label, value, unit, sub) {
   d.dataset.testid = testid;
   const l = document.createElement('div'); l.className = 'label'; l.textContent = label;
   const v = document.createElement('div'); v.className = 'value'; v.textContent = value;
-  if (unit) { const u = document.createElement('small'); u.textContent = unit; v.append(u); }
+  // The unit starts with a space, so the text read aloud or copied says "1,720 tok", "7,790 of 12,031".
+  if (unit) { const u = document.createElement('small'); u.textContent = ` ${unit}`; v.append(u); }
   const s = document.createElement('div'); s.className = 'sub'; s.textContent = sub;
   d.append(l, v, s);
   return d;
+}
+
+/**
+ * Why requests were rejected, in words with their counts (the report's split, never a guess):
+ * 'queue full', 'too large for a 9-block cache', or both with each count. '' when the report does
+ * not say why (no rejection, or a report without the split).
+ */
+export function rejectionReasons(rejected, queueFull, tooLarge, kvBlocks) {
+  const q = queueFull || 0;
+  const t = tooLarge || 0;
+  const cache = kvBlocks == null ? 'the cache' : `a ${num(kvBlocks)}-block cache`;
+  const parts = [[q, 'queue full'], [t, `too large for ${cache}`]];
+  const rest = (rejected || 0) - q - t;
+  if (rest > 0 && (q || t)) parts.push([rest, 'reason not recorded']);
+  const given = parts.filter(([n]) => n > 0);
+  if (given.length === 1) return given[0][1];
+  return given.map(([n, why]) => `${num(n)} ${why}`).join(', ');
+}
+
+/** 'N rejected' with its reasons: '7,790 rejected: too large for a 9-block cache', or both counts. */
+export function rejectedWords(rejected, queueFull, tooLarge, kvBlocks) {
+  const why = rejectionReasons(rejected, queueFull, tooLarge, kvBlocks);
+  const n = `${num(rejected)} rejected`;
+  if (!why) return n;
+  return why.includes(',') ? `${n} (${why})` : `${n}: ${why}`;
 }
 
 export function renderHeadline(root, report) {
@@ -43,7 +69,7 @@ export function renderHeadline(root, report) {
   if (dropped) {
     // A symptom, not a statistic: callers got no answer. Shown only when it happens.
     const why = [];
-    if (rejected) why.push(`${num(rejected)} rejected (queue full)`);
+    if (rejected) why.push(rejectedWords(rejected, s.rejected_queue_full, s.rejected_too_large, (report.config || {}).kv_blocks));
     if (timedOut) why.push(`${num(timedOut)} timed out`);
     const share = s.requests ? dropped / s.requests : NaN;
     const f = figure('alarm', 'fig-dropped', 'Turned away', num(dropped), `of ${num(s.requests)}`,

@@ -166,7 +166,17 @@ export class HeroPanel {
   words() {
     if (!this.report || !this.config) return;
     renderTakeaway({ lead: this.els.lead, detail: this.els.detail, why: this.els.why },
-      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.sweeps });
+      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen() });
+  }
+
+  /**
+   * The swept points the figure shows: those at the current replica counts. The sweeps keep points
+   * past them (a visit to 256 replicas, then back to 4), which neither the charts nor the sentences
+   * may describe.
+   */
+  onScreen() {
+    const xs = new Set(heroReplicaCounts(cacheReplicas(this.config), this.maxX(this.config)));
+    return Object.fromEntries(Object.entries(this.sweeps).map(([p, pts]) => [p, pts.filter((q) => xs.has(q.instances))]));
   }
 
   findings(report) {
@@ -207,8 +217,9 @@ export class HeroPanel {
     const here = r && r.config?.instances === this.config.instances && r.config?.routing === this.config.routing
       && (r.config?.prefill_instances ?? null) === (this.config.prefill_instances ?? null)
       ? { x, y: 100 * r.summary?.hit_rate_tokens } : null;
-    this.chart.update({ sweeps: this.sweeps, policies, xs, config: this.config, traced: !!this.source, current: here });
-    if (this.share) this.share.update({ sweeps: this.sweeps, policies, xs, config: this.config });
+    const sweeps = this.onScreen();
+    this.chart.update({ sweeps, policies, xs, config: this.config, traced: !!this.source, current: here });
+    if (this.share) this.share.update({ sweeps, policies, xs, config: this.config });
     const model = modelApplies(this.config, !!this.source);
     const why = this.config.kv_blocks !== null && this.config.kv_blocks !== undefined
       ? 'the simple model assumes caches that never evict' : 'the simple model covers the synthetic prefix pool only';

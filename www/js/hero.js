@@ -4,7 +4,7 @@
 
 import { cacheReplicas, isDisagg } from './layout.js';
 import { policyColor, policyLine, pct, themeInk, num, replicaColor } from './format.js';
-import { fmtMs, hexAlpha } from './charts.js';
+import { fmtMs, hexAlpha, lineLegend } from './charts.js';
 import { predictionCurves } from './predict.js';
 import { heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
 import { lazyDraw } from './lazy-draw.js';
@@ -24,13 +24,14 @@ export function heroPolicies(routing, choices) {
   return choices.includes(routing) && !base.includes(routing) ? [...base, routing] : base;
 }
 
-// "You are here": a vertical rule at the current replica count.
+// "You are here": a vertical rule at the current replica count, labelled where no line or point is.
 const hereLine = {
   id: 'hereLine',
   afterDatasetsDraw(chart, _args, o) {
     if (!o || !Number.isFinite(o.x)) return;
     const { ctx, chartArea: a, scales: { x } } = chart;
     const px = x.getPixelForValue(o.x);
+    chart.hereLabelBox = null;
     if (px < a.left - 1 || px > a.right + 1) return;
     ctx.save();
     ctx.strokeStyle = o.color;
@@ -39,20 +40,58 @@ const hereLine = {
     ctx.beginPath(); ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); ctx.stroke();
     ctx.setLineDash([]);
     if (o.label === false) { ctx.restore(); return; }
-    ctx.fillStyle = o.color;
     ctx.font = '600 12px system-ui, sans-serif';
-    ctx.textAlign = px > a.right - 90 ? 'right' : 'left';
-    // The label sits just above the x axis, on a backing, so it never covers a line or the ring.
     const label = `${o.x} ${o.unit || 'replica'}${o.x === 1 ? '' : 's'}`;
-    const w = ctx.measureText(label).width + 8;
-    const lx = ctx.textAlign === 'right' ? px - 4 - w : px + 4;
+    const box = labelBox(chart, px, ctx.measureText(label).width + 8);
+    chart.hereLabelBox = box; // (the page tests check it clears the points)
+    // On a backing, so the rule never strikes through the words.
     ctx.fillStyle = o.panel;
-    ctx.fillRect(lx, a.bottom - 20, w, 16);
+    ctx.fillRect(box.x, box.y, box.w, box.h);
     ctx.fillStyle = o.color;
-    ctx.fillText(label, ctx.textAlign === 'right' ? px - 8 : px + 8, a.bottom - 8);
+    ctx.textAlign = 'left';
+    ctx.fillText(label, box.x + 4, box.y + 12);
     ctx.restore();
   },
 };
+
+/** The drawn points and line segments of a chart's visible datasets, in canvas pixels. */
+function drawnMarks(chart) {
+  const marks = [];
+  chart.data.datasets.forEach((d, i) => {
+    if (!chart.isDatasetVisible(i)) return;
+    const pts = chart.getDatasetMeta(i).data.map((e) => ({ x: e.x, y: e.y, r: (e.options?.radius ?? 0) + (e.options?.borderWidth ?? 0) }));
+    for (const p of pts) marks.push(p);
+    if (d.showLine === false) return;
+    // A segment, as points every few pixels along it.
+    for (let k = 1; k < pts.length; k++) {
+      const p = pts[k - 1], q = pts[k];
+      const n = Math.ceil(Math.hypot(q.x - p.x, q.y - p.y) / 4);
+      for (let j = 1; j < n; j++) marks.push({ x: p.x + ((q.x - p.x) * j) / n, y: p.y + ((q.y - p.y) * j) / n, r: 1 });
+    }
+  });
+  return marks.filter((m) => Number.isFinite(m.x) && Number.isFinite(m.y));
+}
+
+/**
+ * Where the "N replicas" label goes: beside the rule at px, just above the x axis or just below
+ * the top, on whichever side fits; the first place no point or line crosses (else the least crossed).
+ */
+function labelBox(chart, px, w) {
+  const a = chart.chartArea, h = 16;
+  const rightFirst = px + 4 + w <= a.right + 12;
+  const sides = rightFirst ? [px + 4, px - 4 - w] : [px - 4 - w, px + 4];
+  const boxes = [a.bottom - 20, a.top + 4].flatMap((y) => sides.map((x) => ({ x, y, w, h })))
+    .filter((b) => b.x >= 0 && b.x + b.w <= chart.width);
+  const marks = drawnMarks(chart);
+  const crossed = (b) => marks.filter((m) => m.x + m.r > b.x && m.x - m.r < b.x + b.w && m.y + m.r > b.y && m.y - m.r < b.y + b.h).length;
+  let best = null, fewest = Infinity;
+  for (const b of boxes) {
+    const n = crossed(b);
+    if (n < fewest) { best = b; fewest = n; }
+    if (n === 0) break;
+  }
+  return best || { x: px + 4, y: a.bottom - 20, w, h };
+}
 
 const MODEL_LABEL = {
   round_robin: 'model (dotted): misses ≈ prefixes × replicas',
@@ -118,7 +157,7 @@ export class HeroChart {
         },
         scales: {
           x: { type: 'linear', min: 1, title: { display: true, text: 'Replicas', font: { weight: '600' } } },
-          y: { min: 0, afterFit: alignY, title: { display: true, text: 'Prompt tokens from cache (%)', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
+          y: { min: 0, afterFit: alignY, title: { display: true, text: 'Prompt tokens from cache', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
         },
       },
     });
@@ -163,8 +202,11 @@ export class HeroChart {
     c.data.datasets = sets;
     c.options.plugins.legend.labels.font.size = narrow ? 10.5 : 12;
     c.options.plugins.legend.labels.boxWidth = narrow ? 16 : 28;
+    // Each entry draws its line as the plot does: the model's dotted, a policy's dashes, with its marker.
+    c.options.plugins.legend.labels.pointStyleWidth = narrow ? 16 : 28;
+    c.options.plugins.legend.labels.generateLabels = lineLegend(narrow ? 16 : 28, 12);
     c.options.plugins.legend.labels.padding = narrow ? 6 : 10;
-    c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache (%)';
+    c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache';
     c.options.scales.y.max = top;
     // Written whole (as in create()), never read back from c.options: between two updates that is a stale resolver.
     const title = { display: true, font: { weight: '600' }, text: isDisagg(config) ? `Prefill replicas (decode pool: ${config.decode_instances})` : 'Replicas' };
@@ -176,7 +218,7 @@ export class HeroChart {
       const q = (sweeps[p] || []).find((d) => d.instances === cacheReplicas(config));
       return `${p} ${q ? pct(q.hit_rate_tokens, 0) : 'pending'}`;
     });
-    this.canvas.setAttribute('aria-label', `Prompt tokens served from cache against replicas. At ${cacheReplicas(config)} ${isDisagg(config) ? 'prefill ' : ''}replicas: ${words.join(', ')}.`);
+    this.canvas.setAttribute('aria-label', `Prompt tokens served from cache against replicas. At ${cacheReplicas(config)} ${isDisagg(config) ? 'prefill ' : ''}replica${cacheReplicas(config) === 1 ? '' : 's'}: ${words.join(', ')}.`);
   }
 }
 
@@ -213,6 +255,23 @@ export function renderTakeaway(els, ctx) {
   if (els.why.hidden !== !why) els.why.hidden = !why;
 }
 
+const SHARE_TITLE = ['Busiest replica\'s share of requests', 'dotted: an even share (1 / replicas)'];
+const SHARE_FONT = { size: 11, weight: '600' };
+
+/**
+ * The mini chart's title for a chart `width` px wide: one line when it fits, else two (Chart.js
+ * squeezes a line wider than the chart instead of wrapping it).
+ */
+function shareTitle(chart, width) {
+  const one = SHARE_TITLE.join(' · ');
+  const ctx = chart.ctx;
+  ctx.save();
+  ctx.font = window.Chart.helpers.toFont({ ...SHARE_FONT, family: window.Chart.defaults.font.family }).string;
+  const fits = ctx.measureText(one).width <= width - 24; // the layout's side padding, and a margin
+  ctx.restore();
+  return fits ? one : SHARE_TITLE;
+}
+
 /**
  * The hero's small multiple, on the same x axis: the busiest replica's share of requests for each
  * swept policy, beside an even share (1 / replicas, dotted). Round robin sits on the dotted curve;
@@ -233,9 +292,10 @@ export class HeroShare {
         parsing: false,
         layout: { padding: { left: 4, right: 16 } },
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        onResize: (chart, size) => { chart.options.plugins.title.text = shareTitle(chart, size.width); },
         plugins: {
           legend: { display: false },
-          title: { display: true, align: 'start', text: 'Busiest replica\'s share of requests · dotted: an even share (1 / replicas)', font: { size: 11, weight: '600' }, padding: { top: 0, bottom: 4 } },
+          title: { display: true, align: 'start', text: SHARE_TITLE.join(' · '), font: SHARE_FONT, padding: { top: 0, bottom: 4 } },
           hereLine: {},
           tooltip: { callbacks: {
             title: (items) => (items.length ? `${items[0].parsed.x} replica${items[0].parsed.x === 1 ? '' : 's'}` : ''),
@@ -269,6 +329,7 @@ export class HeroShare {
     c.options.scales.x = { ...axis, ticks: { ...axis.ticks, display: false }, grid: { drawTicks: false } };
     for (const d of c.data.datasets) d.clip = 8;
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: 'transparent', label: false };
+    c.options.plugins.title.text = shareTitle(c, c.width);
     lazyDraw.draw(c); // now if it is in view, else when it comes into view or the page is idle
     const words = policies.map((p) => {
       const q = (sweeps[p] || []).find((d) => d.instances === cacheReplicas(config));

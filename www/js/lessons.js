@@ -1,11 +1,14 @@
 // www/js/lessons.js: the break-and-fix lessons from the simulator (lessons_json): load the broken
-// setup, watch the goal's checks turn green on every run, reveal hints, try the fixes, read why;
-// then three interview questions (model answers behind a disclosure, their numbers measured by runs
-// in a worker of its own: lesson_material_json) and a four-question check with immediate feedback.
+// setup, watch the goal's checks turn green on every run, reveal hints one at a time (the button says
+// what its next click shows: "Show another hint (2 of 3)", then the last hint with the fixes), try the
+// fixes, read why; then three interview questions (model answers behind a disclosure, their numbers
+// measured by runs in a worker of its own: lesson_material_json) and a four-question check with
+// immediate feedback.
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
-import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
+import { pct, num, msText, policyLine, POLICY_STYLE, replicaColor } from './format.js';
 import { builtin, BUILTIN } from './traces.js';
+import { formatValue } from './controls.js';
 
 /** The settings of a disaggregated fleet: hidden while the fleet is colocated. */
 const DISAGG_KEYS = ['prefill_instances', 'decode_instances', 'decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us', 'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
@@ -65,6 +68,17 @@ function el(tag, cls, text) {
   return e;
 }
 
+/**
+ * The hint button's words: what its next click shows, after `shown` of `total` hints. The last hint
+ * comes with the fixes (the "Try: ..." buttons).
+ */
+export function hintLabel(shown, total) {
+  if (shown >= total) return 'Show the fixes';
+  const next = shown + 1;
+  if (next === total) return total === 1 ? 'Show the hint and the fixes' : `Show the last hint (${next} of ${total}) and the fixes`;
+  return `${shown === 0 ? 'Show a hint' : 'Show another hint'} (${next} of ${total})`;
+}
+
 /** Reads `summary.hit_rate_tokens`-style paths from a report. */
 function valueAt(report, path) {
   const v = path.split('.').reduce((node, key) => (node == null ? undefined : node[key]), report);
@@ -74,8 +88,28 @@ function valueAt(report, path) {
 function fmtMetric(metric, v) {
   if (!Number.isFinite(v)) return '–';
   if (/hit_rate|reuse|share/.test(metric)) return pct(v);
-  if (/_ms/.test(metric)) return fmtMs(v);
+  if (/_ms/.test(metric)) return msText(v); // '1 s', as the checks' own words say it
   return num(v, Number.isInteger(v) ? 0 : 2);
+}
+
+/** A setting's value as the sidebar shows it ('1 replica', '4×', 'unbounded'); '' when not in the config. */
+function settingText(p, v) {
+  if (v === undefined) return '';
+  if (p) return formatValue(p, v);
+  return v === null ? 'none' : typeof v === 'number' ? num(v, Number.isInteger(v) ? 0 : 2) : String(v);
+}
+
+/**
+ * The legend's entries, with each goal threshold drawn as the dotted line it is on the figure (the
+ * point style would show it as a grey circle).
+ */
+function legendItems(chart) {
+  const items = window.Chart.defaults.plugins.legend.labels.generateLabels(chart);
+  return items.map((item) => {
+    const ds = chart.data.datasets[item.datasetIndex];
+    if (!ds?.goal) return item;
+    return { ...item, pointStyle: 'line', lineDash: ds.borderDash, lineWidth: ds.borderWidth, strokeStyle: ds.borderColor };
+  });
 }
 
 /** The completed lessons' ids kept in this browser. */
@@ -198,7 +232,7 @@ export class Lessons {
     for (const s of l.settings || []) {
       const p = (this.params || []).find((x) => x.name === s.key);
       const v = config ? config[s.key] : undefined;
-      const shown = v === undefined ? '' : v === null ? 'none' : `${typeof v === 'number' ? num(v, Number.isInteger(v) ? 0 : 2) : v}${p?.unit && typeof v === 'number' ? ` ${p.unit}` : ''}`;
+      const shown = settingText(p, v);
       const dt = el('dt', null, p?.label || s.key);
       if (shown) dt.append(el('span', 'setting-now', ` now ${shown}`));
       if (!this.exerciseOnly) {
@@ -282,7 +316,7 @@ export class Lessons {
       type: 'line',
       data: { datasets: [...d.series.map(([label], i) => ({ label, data: d.points[i].map((y, j) => ({ x: xs[j], y })), ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })), ...goals] },
       options: {
-        plugins: { legend: { display: d.series.length > 1 || goals.length > 0, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9 } },
+        plugins: { legend: { display: d.series.length > 1 || goals.length > 0, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, generateLabels: legendItems } },
           tooltip: { callbacks: { title: (items) => (items.length ? `${d.x_label}: ${items[0].parsed.x}` : ''), label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
         scales: {
           x: { type: logX ? 'logarithmic' : 'linear', title: { display: true, text: d.x_label, font: { weight: '600' } },
@@ -450,12 +484,14 @@ export class Lessons {
       b.addEventListener('click', () => this.hooks.fix(f.config));
       this.fixesEl.append(b);
     }
+    hintBtn.textContent = hintLabel(this.hintsShown, l.hints.length);
     hintBtn.addEventListener('click', () => {
       if (this.hintsShown < l.hints.length) {
         this.hintsEl.append(el('li', null, l.hints[this.hintsShown]));
         this.hintsShown += 1;
       }
       if (this.hintsShown >= l.hints.length) { hintBtn.hidden = true; this.fixesEl.hidden = false; }
+      hintBtn.textContent = hintLabel(this.hintsShown, l.hints.length);
     });
     const reset = el('button', 'btn small', 'Break it again');
     reset.type = 'button';

@@ -3,10 +3,10 @@
 
 import { fitPools } from './layout.js';
 import { Controls } from './controls.js';
-import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fmtDefault } from './url-state.js';
+import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderFindings } from './headline.js';
-import { orderPolicies, resetTheme } from './format.js';
+import { orderPolicies, resetTheme, num } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
@@ -38,6 +38,7 @@ window.kvfleet = hook;
 
 const st = {
   params: [], defaults: {}, config: {}, fromUrl: new Set(), embed: false,
+  linkBase: {},      // what a setting the link gives is otherwise: the default, or the lesson's setup
   source: null,      // null = synthetic, else a trace {name, url|file}
   goodSource: null,  // the source of the result on screen
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
@@ -113,12 +114,15 @@ function onReady(msg) {
   const fromUrl = readUrl(location.search, st.params, st.defaults);
   st.config = fromUrl.config;
   st.fromUrl = fromUrl.fromUrl;
+  st.linkBase = { ...st.defaults };
   if (fromUrl.trace) st.source = builtin(fromUrl.trace);
   // A bare link opens on the experiment the page is about: round robin losing hits as replicas grow.
   // (Every other value is the simulator's default, the seed's example; ?routing=kv reproduces it.)
-  if (!st.embed && st.fromUrl.size === 0 && !fromUrl.trace && !fromUrl.lesson) st.config.routing = OPENING_ROUTING;
-  showNotes(fromUrl.notes);
+  // A link that names any setting, even one dropped below, is the defaults plus its own values.
+  if (!st.embed && fromUrl.named.size === 0 && !fromUrl.trace && !fromUrl.lesson) st.config.routing = OPENING_ROUTING;
   const lesson = openLesson(msg.lessons || [], fromUrl.lesson);
+  // Each dropped value's note names what the page now runs with (settled above, a lesson's included).
+  showNotes([...fromUrl.notes, ...fromUrl.rejected.map(({ p, error }) => fallbackNote(p, `was not valid: ${error}`, st.config[p.name], st.defaults))]);
   // The first run computes in the worker while the page builds its controls and charts.
   sendRun();
   mark('firstRunSent');
@@ -138,9 +142,10 @@ function openLesson(list, id) {
   if (!lesson) { showNotes([`The link names a lesson the page does not have (“${id}”).`]); return null; }
   const own = {};
   for (const k of st.fromUrl) own[k] = st.config[k];
-  st.config = { ...st.defaults, ...lesson.broken, ...own };
+  st.linkBase = { ...st.defaults, ...lesson.broken };
+  st.config = { ...st.linkBase, ...own };
   if (lesson.trace) st.source = builtin(lesson.trace);
-  if (!st.embed) for (const k of Object.keys(lesson.broken || {})) st.fromUrl.delete(k);
+  // (st.fromUrl keeps the link's own values: one the simulator rejects falls back to the lesson's.)
   return lesson;
 }
 
@@ -197,7 +202,7 @@ function startLatePanels() {
   hero.release(); // (here too for a first run that failed)
   const msg = st.readyMsg;
   controls = new Controls($('controls'), st.params, onControl);
-  controls.setAll(st.config, !!st.source);
+  controls.setAll(st.config, traceLabel());
   mark('controlsBuilt');
   lessons.loadProgress(); // which lessons this browser completed (the first localStorage read is slow)
   // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
@@ -257,14 +262,14 @@ function refresh({ run = true } = {}) {
   hook.config = st.config;
   controls?.clearErrors(); // (the dashboard's controls exist once the late panels started)
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
-  controls?.setAll(st.config, !!st.source);
+  controls?.setAll(st.config, traceLabel());
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) {
     writeUrl(st.config, st.params, { embed: true, trace: traceKey, extra: embedView.urlExtra() });
     embedView.sync(st.config, st.source);
   } else {
     const synthetic = st.config.workload === 'sessions' ? 'multi-turn sessions' : 'synthetic prefix pool';
-    $('source-name').textContent = st.source ? `trace: ${BUILTIN[st.source.name] || st.source.name}` : synthetic;
+    $('source-name').textContent = st.source ? `trace: ${traceLabel()}` : synthetic;
     $('source-reset').hidden = !st.source;
     writeUrl(st.config, st.params, { trace: traceKey, lesson: lessons.active?.id });
     compare?.markStale();
@@ -273,6 +278,11 @@ function refresh({ run = true } = {}) {
   lazyDraw.postpone(); // a redraw is on its way: the charts off the screen wait for it
   st.refreshMs = performance.now() - t0;
   if (run) scheduleRun();
+}
+
+/** The trace being replayed, in words (false for the synthetic workload): the controls show it. */
+function traceLabel() {
+  return st.source ? BUILTIN[st.source.name] || st.source.name : false;
 }
 
 // A clicked sweep point: its whole configuration into the controls and URL, then run it.
@@ -449,7 +459,7 @@ function render(report, runMs) {
   hook.lastRenderAt = performance.now();
   hook.lastDrawMs = hook.lastRenderAt - t0;
   const src = report.source && report.source !== 'synthetic' ? ` · ${report.source}` : '';
-  $('status-text').textContent = `${s.requests} requests on ${(report.per_instance || []).length} replica(s), routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
+  $('status-text').textContent = `${num(s.requests)} requests on ${(report.per_instance || []).length} replica(s), routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
   document.dispatchEvent(new CustomEvent('kvfleet:rendered', { detail: { runCount: hook.runCount } }));
   if (hook.runCount === 1) {
     hook.firstRenderAt = hook.lastRenderAt; // ms since navigation start: the cold load
@@ -484,10 +494,11 @@ function onError(msg) {
   }
   const field = fieldOf(msg.message, st.params);
   if (field && st.fromUrl.has(field) && !hook.lastReport) {
-    // A value from the link that the simulator rejects: fall back to its default, say so, run again.
+    // A value from the link that the simulator rejects: fall back to what it is without the link's
+    // value (the default, or the lesson's), say which, run again.
     const p = st.params.find((x) => x.name === field);
-    showNotes([`The link's value for ${p.label} (${field}) was rejected by the simulator: ${msg.message}. Using the default, ${fmtDefault(p)}.`]);
-    st.config[field] = st.defaults[field];
+    st.config[field] = st.linkBase[field];
+    showNotes([fallbackNote(p, `was rejected by the simulator: ${msg.message.replace(/\.$/, '')}`, st.config[field], st.defaults)]);
     st.fromUrl.delete(field);
     refresh();
     return;

@@ -81,7 +81,7 @@ export class ReplicaTable {
         el('td', null, pct(r.hit_rate_tokens)),
         el('td', null, pct(r.hit_rate_requests)),
         el('td', null, num(r.evictions)));
-      return tr;
+      return labelled(tr);
     });
     patchChildren(this.tbody, rows);
     const fleet = el('tr');
@@ -98,7 +98,7 @@ export class ReplicaTable {
       el('td', null, pct(s.hit_rate_tokens)),
       el('td', null, pct(s.hit_rate_requests)),
       el('td', null, num(s.evictions)));
-    patchChildren(this.tfoot, [fleet]);
+    patchChildren(this.tfoot, [labelled(fleet)]);
 
     const rejected = s.rejected || 0;
     const timedOut = s.timed_out || 0;
@@ -117,6 +117,12 @@ export class ReplicaTable {
       this.note.classList.remove('alarm-note');
     }
   }
+}
+
+/** Gives each cell its column's name (data-label): a phone shows the rows stacked, each value named. */
+function labelled(tr) {
+  [...tr.children].forEach((c, i) => { if (i > 0) c.dataset.label = COLUMNS[i][0]; });
+  return tr;
 }
 
 function cell(v, testid) {

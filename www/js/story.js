@@ -61,15 +61,20 @@ export function heroTakeaway({ config, traced, report, sweeps = {} }) {
   const pa = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
   let lead;
   if (r === 1) {
-    const limit = config.kv_blocks === null || config.kv_blocks === undefined
-      ? 'the most this traffic allows: with an unbounded cache, only what prompts share can be reused'
-      : 'the most this traffic allows with this cache size';
+    const away = turnedAway(s);
+    const limit = away
+      ? `counting only the ${countText(s.admitted)} admitted requests (${pctText(s.admitted / s.requests)} of ${countText(s.requests)}): ${away}`
+      : config.kv_blocks === null || config.kv_blocks === undefined
+        ? 'the most this traffic allows: with an unbounded cache, only what prompts share can be reused'
+        : 'the most this traffic allows with this cache size';
     lead = `With one replica there is nothing to route: ${pct1(own)} of prompt tokens come from cache, ${limit}.`;
   } else {
     const others = [];
     if (policy !== 'round_robin' && Number.isFinite(rr)) others.push(`round robin ${pct1(rr)}`);
     if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pct1(pa)}`);
-    lead = `On ${r} ${unit}, ${name} serves ${pct1(own)} of prompt tokens from cache${others.length ? ` (${others.join(', ')})` : ''}`;
+    const held = heldEqual(config);
+    const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
+    lead = `On ${r} ${unit}, ${name} serves ${pct1(own)} of prompt tokens from cache${compared}`;
     const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
     const busiest = load && (report.per_instance || [])[load.replicas[0]];
     if (busiest && s.requests) {
@@ -79,6 +84,40 @@ export function heroTakeaway({ config, traced, report, sweeps = {} }) {
   }
   return { lead, detail: explain({ config, traced, report, sweeps }) };
 }
+
+/**
+ * "7,790 were rejected", "12 timed out", "30 were turned away (20 rejected, 10 timed out)": the
+ * requests the hit rate leaves out; '' when every request was served.
+ */
+export function turnedAway(summary) {
+  const rej = Number(summary?.rejected) || 0, late = Number(summary?.timed_out) || 0;
+  if (rej && late) return `${countText(rej + late)} were turned away (${countText(rej)} rejected, ${countText(late)} timed out)`;
+  if (rej) return `${countText(rej)} ${rej === 1 ? 'was' : 'were'} rejected`;
+  return late ? `${countText(late)} timed out` : '';
+}
+
+/** "a", "a and b", "a, b and c". */
+function listWords(items) {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/**
+ * The settings away from their defaults that change how round robin and prefix_aware route, in
+ * words ("100% session affinity", "spill at 8 waiting", "4 routers"); '' when there are none. The
+ * comparison runs (hero-panel.js) keep every setting but the replica count and the policy, so
+ * "round robin 92%" is round robin with these, not the plain policy.
+ */
+export function heldEqual(config) {
+  const out = [];
+  const aff = config.session_affinity;
+  if (typeof aff === 'number' && aff > 0) out.push(`${+aff.toFixed(1)}% session affinity`);
+  if (config.spill_queue > 0) out.push(`spill at ${countText(config.spill_queue)} waiting`);
+  if (config.routers > 1) out.push(`${countText(config.routers)} routers`);
+  return listWords(out);
+}
+
+/** "1 replica", "4 replicas". */
+const counted = (n, one, many) => `${countText(n)} ${n === 1 ? one : many}`;
 
 function explain({ config, traced, report, sweeps }) {
   const s = report.summary;
@@ -92,8 +131,8 @@ function explain({ config, traced, report, sweeps }) {
     const rule = policy !== 'round_robin'
       ? `one per prefix, ${countText(predicted)}`
       : product > config.num_requests
-        ? `${config.num_prefixes} prefixes × ${r} replicas = ${countText(product)}, more than the ${countText(config.num_requests)} requests: every request a miss`
-        : `${config.num_prefixes} prefixes × ${r} replicas = ${countText(predicted)}`;
+        ? `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(product)}, more than the ${countText(config.num_requests)} requests: every request a miss`
+        : `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(predicted)}`;
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix; the model predicts ${rule}.`);
     if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm every prefix itself.');
   } else if (Number.isFinite(m)) {
@@ -113,7 +152,8 @@ function explain({ config, traced, report, sweeps }) {
   const paTrend = sweeps.prefix_aware && trendWords(sweeps.prefix_aware);
   const xs = (sweeps.round_robin || sweeps.prefix_aware || []).map((p) => p.instances);
   if (xs.length > 1 && (rrTrend || paTrend)) {
-    const span = `From ${xs[0]} to ${xs[xs.length - 1]} ${isDisagg(config) ? 'prefill ' : ''}replicas`;
+    const held = heldEqual(config);
+    const span = `From ${xs[0]} to ${xs[xs.length - 1]} ${isDisagg(config) ? 'prefill ' : ''}replicas${held ? `, with the same ${held}` : ''}`;
     const bits = [];
     if (rrTrend) bits.push(`round robin ${rrTrend}`);
     if (paTrend) bits.push(`prefix_aware ${paTrend}`);

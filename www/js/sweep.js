@@ -4,9 +4,13 @@
 // (e.g. round_robin's "more replicas, fewer hits" next to kv's), with a table. Each point is an
 // independent seeded run and results are kept by point index, so the number of workers never
 // changes a number. Clicking a point (or its row) loads that configuration into the page and runs it.
+// A setting the parameter table marks as read under one choice only ("kv only: ...") is named, next to
+// the form and the result, when a line of the sweep runs without that choice (its points are all the
+// same run); the panel opens on the first listed setting that the page's settings do read.
 //
 // Test hooks on window.kvfleet: `sweepWorkers` (force the pool size), `lastSweep` (the drawn curves:
-// {seq, param, spec, workers, ms, series: [{routing, label, points: [{value, config, summary}]}]}).
+// {seq, param, spec, workers, ms, inert, series: [{routing, label, points: [{value, config, summary}]}]},
+// `inert` the labels of the lines the swept setting does not act on).
 
 import { pct, num, policyColor, policyLine, orderPolicies } from './format.js';
 import { fmtMs } from './charts.js';
@@ -39,6 +43,38 @@ function logTick(v, ratio) {
   return v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`;
 }
 
+/**
+ * The choice a parameter is read under, from its help in the parameter table: "kv only: ..." is read
+ * only when a choice parameter offering `kv` (routing) is set to it. {key, value}, or null: always read.
+ */
+export function scopeOf(p, params) {
+  const m = /^(\S+) only:/.exec(p?.help || '');
+  if (!m) return null;
+  const owner = params.find((q) => q.kind === 'choice' && (q.choices || []).includes(m[1]));
+  return owner ? { key: owner.name, value: m[1] } : null;
+}
+
+/** The lines (of `lines`, each {label, set}) on which parameter `p` is never read: their points are one run. */
+export function inertLines(p, params, lines, base) {
+  const scope = scopeOf(p, params);
+  if (!scope || p.name === scope.key) return [];
+  return lines.filter((l) => ({ ...base, ...l.set })[scope.key] !== scope.value);
+}
+
+/** The note on a sweep whose setting some lines do not read ('' when every line reads it). */
+export function inertNote(p, params, lines, base) {
+  const off = inertLines(p, params, lines, base);
+  if (!off.length) return '';
+  const scope = scopeOf(p, params);
+  const owner = params.find((q) => q.name === scope.key);
+  const by = scope.key === 'routing' ? `by ${scope.value} routing` : `when ${owner.label.toLowerCase()} is ${scope.value}`;
+  const under = [...new Set(off.map((l) => ({ ...base, ...l.set })[scope.key]))].join(', ');
+  if (off.length < lines.length) {
+    return `${p.label} is read only ${by}: under ${under} it changes nothing, so ${off.length === 1 ? 'that line stays' : 'those lines stay'} flat.`;
+  }
+  const way = scope.key === 'routing' ? ` Choose “${scope.value} only” under Routing to see it move.` : ` Set ${owner.label.toLowerCase()} to ${scope.value} to see it move.`;
+  return `${p.label} is read only ${by}: under ${under} it changes nothing, so every point of this sweep is the same run.${way}`;
+}
 
 export class Sweep {
   /**
@@ -65,9 +101,17 @@ export class Sweep {
       this.dropOwn();
       els.spec.value = suggestion(this.spec(els.param.value), this.state().config);
       this.syncSeries();
+      this.syncNote();
       this.clearError();
     });
-    els.series.addEventListener('change', () => this.dropOwn());
+    els.series.addEventListener('change', () => { this.dropOwn(); this.syncNote(); });
+    // Said next to the form, before running: a setting the chosen lines do not read.
+    this.note = Object.assign(document.createElement('p'), { className: 'hint sweep-inert', hidden: true });
+    this.note.dataset.testid = 'sweep-inert';
+    this.note.setAttribute('aria-live', 'polite');
+    els.error.after(this.note);
+    // The page's settings may have changed since (the routing, say): checked again on the way in.
+    for (const type of ['pointerenter', 'focusin']) els.run.parentElement?.addEventListener(type, () => this.syncNote());
     els.spec.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.run(); } });
     els.spec.addEventListener('input', () => { this.dropOwn(); this.clearError(); });
     for (const p of PRESETS) {
@@ -95,8 +139,10 @@ export class Sweep {
       o.textContent = `${p.label} (${p.name})`;
       return o;
     }));
-    this.els.param.value = ordered[0]?.name ?? '';
-    this.els.spec.value = ordered[0] ? suggestion(ordered[0], config) : '';
+    // The first listed setting that the page's settings read (not the kv-only weight under round robin).
+    const first = ordered.find((p) => !inertLines(p, params, [{ set: {} }], config).length) ?? ordered[0];
+    this.els.param.value = first?.name ?? '';
+    this.els.spec.value = first ? suggestion(first, config) : '';
     const choices = orderPolicies(params.find((p) => p.name === 'routing')?.choices || []);
     const opts = [['current', 'The current routing'], ...choices.map((c) => [c, `${c} only`])];
     if (choices.includes('round_robin') && choices.includes('kv')) opts.push(['round_robin,kv', 'round_robin vs kv']);
@@ -109,6 +155,19 @@ export class Sweep {
     }));
     this.routingChoices = choices;
     this.syncSeries();
+    this.syncNote();
+  }
+
+  /** The inert-setting note for the form as it stands (or for the lines just run). */
+  syncNote(lines = null, base = null) {
+    if (!this.note) return;
+    const { config, params } = this.state();
+    const p = this.spec(this.els.param.value);
+    const preset = this.own || this.presetPlain;
+    const text = p ? inertNote(p, params, lines || this.lines(config), base || { ...config, ...(preset?.base || {}) }) : '';
+    this.note.textContent = text;
+    this.note.hidden = !text;
+    return text;
   }
 
   syncSeries() {
@@ -223,6 +282,8 @@ export class Sweep {
     const preset = own || this.presetPlain;
     const lines = this.lines(config);
     const base = { ...config, ...(preset?.base || {}) };
+    const inert = inertLines(this.spec(name) || { name }, this.state().params, lines, base).map((l) => l.label);
+    this.syncNote(lines, base);
     let plans;
     try {
       plans = await Promise.all(lines.map((l) => this.plan({ ...base, ...l.set }, specText)));
@@ -303,7 +364,9 @@ export class Sweep {
       + `${preset?.note && !source ? `${preset.note} ` : ''}Each point is the whole run at that value: click one (or its row) to load it.`;
     this.selected = null;
     const metrics = preset?.metrics || ['hit', 'ttft'];
-    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null, metrics, preset: preset?.id ?? null, reference });
+    const note = this.syncNote(lines, base);
+    if (note) this.els.status.textContent = `${note} ${this.els.status.textContent}`;
+    this.show({ param: plans[0].param, spec: specText, series, ms, workers, source: source?.name ?? null, metrics, preset: preset?.id ?? null, reference, inert });
   }
 
   show(last) {
@@ -312,7 +375,7 @@ export class Sweep {
     this.seq += 1;
     if (window.kvfleet) {
       window.kvfleet.lastSweep = {
-        seq: this.seq, param, spec: last.spec, workers: last.workers, ms: last.ms, source: last.source,
+        seq: this.seq, param, spec: last.spec, workers: last.workers, ms: last.ms, source: last.source, inert: last.inert ?? [],
         metrics: last.metrics, preset: last.preset, reference: last.reference ?? null,
         series: series.map((se) => ({ routing: se.routing, label: se.label,
           points: se.plan.points.map((pt, i) => ({ value: pt.value, config: pt.config, summary: se.summaries[i] })) })),

@@ -21,7 +21,7 @@ function figure(cls, testid, label) {
   d.append(l, v, s);
   return { root: d, set(value, unit, sub, alarm = false) {
     v.textContent = value;
-    if (unit) v.append(el('small', null, unit));
+    if (unit) v.append(el('small', null, ` ${unit}`));
     s.textContent = sub;
     d.classList.toggle('alarm', alarm);
   } };

@@ -1,8 +1,14 @@
 // www/js/url-state.js: the whole config (seed included) in the query string. Reading validates every
-// value against the parameter specs; a bad one falls back to its default with a note (plain text only).
+// value against the parameter specs; a bad one is dropped, and the note (plain text only) names the
+// value the page then uses (fallbackNote), so the note and the run agree.
+
+import { BUILTIN } from './traces.js';
+import { num } from './format.js';
 
 const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption']);
-const BUILTIN_TRACES = ['conversation_trace.jsonl', 'synthetic_trace.jsonl'];
+const BUILTIN_TRACES = Object.keys(BUILTIN);
+/** A limit or a value in a note, with thousands separators (100,000,000). */
+const big = (v) => (Number.isInteger(v) ? num(v) : String(v));
 
 function checkNumber(p, raw) {
   const text = raw.trim();
@@ -14,8 +20,8 @@ function checkNumber(p, raw) {
   const v = Number(text);
   if (!Number.isFinite(v)) return `“${raw}” is not a finite number`;
   if ((p.kind === 'int' || p.kind === 'optional_int') && !Number.isSafeInteger(v)) return `“${raw}” is too large`;
-  if (Number.isFinite(p.min) && v < p.min) return `${v} is below the minimum ${p.min}`;
-  if (Number.isFinite(p.max) && v > p.max) return `${v} is above the maximum ${p.max}`;
+  if (Number.isFinite(p.min) && v < p.min) return `${big(v)} is below the minimum ${big(p.min)}`;
+  if (Number.isFinite(p.max) && v > p.max) return `${big(v)} is above the maximum ${big(p.max)}`;
   return null;
 }
 
@@ -43,8 +49,11 @@ export function parseValue(p, raw) {
 }
 
 /**
- * Reads the query string. Returns {config, notes, fromUrl, embed, trace}; `fromUrl` lists the
- * parameters the URL set (so a later simulator error on one of them can fall back too).
+ * Reads the query string. Returns {config, notes, fromUrl, named, rejected, embed, trace, lesson}:
+ * `fromUrl` lists the parameters the URL set (so a later simulator error on one of them can fall back
+ * too), `named` every parameter it named, valid or not, and `rejected` the dropped values as {p, error}.
+ * `notes` holds only the notes that name no fallback value: the caller settles the config (a lesson's
+ * setup, the page's opening policy) and then adds fallbackNote() for each rejected value.
  */
 export function readUrl(search, params, defaults) {
   const q = new URLSearchParams(search);
@@ -52,17 +61,16 @@ export function readUrl(search, params, defaults) {
   const config = { ...defaults };
   const notes = [];
   const fromUrl = new Set();
+  const named = new Set();
+  const rejected = [];
   for (const [key, raw] of q) {
     if (PAGE_KEYS.has(key)) continue;
     const p = byName.get(key);
     if (!p) { notes.push(`Ignored an unknown setting in the link: “${key}”.`); continue; }
+    named.add(key);
     const r = parseValue(p, raw);
-    if (r.error) {
-      notes.push(`The link's value for ${p.label} (${key}) was not valid: ${r.error}. Using the default, ${fmtDefault(p)}.`);
-    } else {
-      config[key] = r.value;
-      fromUrl.add(key);
-    }
+    if (r.error) rejected.push({ p, error: r.error });
+    else { config[key] = r.value; fromUrl.add(key); }
   }
   let trace = q.get('trace');
   if (trace !== null && !BUILTIN_TRACES.includes(trace)) {
@@ -70,11 +78,21 @@ export function readUrl(search, params, defaults) {
     trace = null;
   }
   const embed = q.get('embed') === '1' || q.get('embed') === 'true';
-  return { config, notes, fromUrl, embed, trace, lesson: q.get('lesson') };
+  return { config, notes, fromUrl, named, rejected, embed, trace, lesson: q.get('lesson') };
 }
 
-export function fmtDefault(p) {
-  return p.default === null ? 'unbounded' : String(p.default);
+/** A value as the link writes it (null is "unbounded"). */
+export function fmtValue(v) {
+  return v === null || v === undefined ? 'unbounded' : typeof v === 'number' ? big(v) : String(v);
+}
+
+/**
+ * The note for a link value the page dropped: `why` it was dropped ("was not valid: …"), and `used`,
+ * the value the page runs with instead, named as the default when it is the default.
+ */
+export function fallbackNote(p, why, used, defaults) {
+  const isDefault = JSON.stringify(used) === JSON.stringify(defaults[p.name]);
+  return `The link's value for ${p.label} (${p.name}) ${why}. Using ${isDefault ? 'the default, ' : ''}${fmtValue(used)}${isDefault ? '' : ' instead'}.`;
 }
 
 /** The query string for a config (every parameter, so a link reproduces the run exactly). */

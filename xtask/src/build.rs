@@ -29,9 +29,13 @@ const WASM_RUSTFLAGS: &str = "-Zunstable-options -Cpanic=immediate-abort";
 
 /// Compiles the crate's wasm (`locked`: `--locked`); `for_size`: with std rebuilt for size
 /// and panics as bare traps (`BUILD_STD_ARGS`, `WASM_RUSTFLAGS`, through `RUSTC_BOOTSTRAP`).
+/// The library is an rlib in Cargo.toml; `cargo rustc --crate-type cdylib` makes this one
+/// build a cdylib, the wasm module wasm-bindgen reads.
 fn compile(locked: bool, for_size: bool) -> Result<(), String> {
     let mut args = vec![
-        "build",
+        "rustc",
+        "--crate-type",
+        "cdylib",
         "--profile",
         PROFILE,
         "--target",

@@ -1,0 +1,142 @@
+// tests/e2e/phone.test.mjs: the page on a phone (390 x 844) in real Chromium. Nothing is clipped
+// without a way to scroll to it (no sideways page, the per-replica table stacked, the fleet report
+// lines wrapped); the busiest-replica chart's title fits its chart instead of being squeezed; and the
+// hero's legend draws each line as the plot does (dotted, dashed), here and on a desktop.
+// Screenshots: test-results/phone-390.png (the whole page).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, ROOT } from './harness.mjs';
+
+const PHONE = { width: 390, height: 844 };
+let site;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+async function openPage(viewport = PHONE) {
+  const { page, errors, context } = await site.open('/', { viewport });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+  await page.evaluate(() => window.kvfleet.drawAllCharts?.());
+  return { page, errors, close: () => context.close() };
+}
+
+/**
+ * Every shown element whose content is wider than its box and cut off there: overflow hidden or
+ * clip, or a sideways scroller with no visible cue (a gradient shadow or an element marked as a
+ * scroll hint). Screen-reader-only text is meant to be clipped.
+ */
+function clippedElements() {
+  const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.closest('.sr-only') || !e.getClientRects().length || e.clientWidth === 0) continue;
+    if (e.scrollWidth <= e.clientWidth + 1) continue;
+    const cs = getComputedStyle(e);
+    if (cs.overflowX === 'visible') continue;
+    const scrolls = cs.overflowX === 'auto' || cs.overflowX === 'scroll';
+    const cue = /gradient/.test(cs.backgroundImage) || !!e.querySelector('.scroll-hint');
+    if (scrolls && cue) continue;
+    out.push(`${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')} (${e.scrollWidth} px of content in ${e.clientWidth} px, overflow-x ${cs.overflowX})`);
+  }
+  return out;
+}
+
+test('at 390 px nothing is clipped without a scroll cue: no sideways page, the replica table and the fleet lines fit', async () => {
+  const { page, errors, close } = await openPage();
+  try {
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'the page does not scroll sideways');
+    for (const sel of ['[data-testid=replica-table] .table-wrap', '[data-testid=replica-rows]', '[data-testid=fleet-lines]']) {
+      const box = await page.$eval(sel, (e) => ({ sw: e.scrollWidth, cw: e.clientWidth, right: e.getBoundingClientRect().right }));
+      assert.ok(box.sw <= box.cw + 1, `${sel}: ${box.sw} px of content in ${box.cw} px`);
+      assert.ok(box.right <= PHONE.width, `${sel} ends inside the screen (${box.right} px)`);
+    }
+    assert.deepEqual(await page.evaluate(clippedElements), []);
+    // Each stacked value still says what it is: every cell carries its column's name.
+    const cells = await page.$$eval('[data-testid=replica-rows] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.dataset.label)));
+    const cols = await page.$$eval('[data-testid=replica-rows] thead th', (ths) => ths.slice(1).map((th) => th.textContent));
+    assert.ok(cells.length > 0);
+    for (const row of cells) assert.deepEqual(row, cols);
+    await screenshot(page, 'phone-390');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('at 390 px the busiest-replica chart title fits its chart, unsqueezed', async () => {
+  const { page, errors, close } = await openPage();
+  try {
+    const t = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'chart-hero-share');
+      const block = ch.titleBlock;
+      const lines = [].concat(block.options.text);
+      // Measured here, in the title's own font: Chart.js squeezes a line wider than its block.
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = window.Chart.helpers.toFont(block.options.font).string;
+      return { lines, widths: lines.map((l) => ctx.measureText(l).width), block: block.right - block.left, canvas: ch.width };
+    });
+    assert.match(t.lines.join(' '), /Busiest replica's share of requests/);
+    assert.match(t.lines.join(' '), /even share/);
+    for (const [i, w] of t.widths.entries()) {
+      assert.ok(w <= t.block, `title line "${t.lines[i]}" is ${w.toFixed(0)} px in a ${t.block.toFixed(0)} px block`);
+    }
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+/**
+ * For each legend entry of a chart: its dataset's borderDash, the entry's lineDash, and, when the
+ * entry's glyph is a canvas, whether its midline shows a gap (a dash) where the line is drawn.
+ */
+function legendDashes(id) {
+  const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === id);
+  return ch.legend.legendItems.map((item) => {
+    const ds = ch.data.datasets[item.datasetIndex];
+    const out = { text: item.text, want: ds.borderDash || [], lineDash: item.lineDash, line: ds.showLine !== false, style: typeof item.pointStyle };
+    const g = item.pointStyle;
+    if (g instanceof HTMLCanvasElement) {
+      const marker = [].concat(ds.pointRadius ?? 3).some((r) => r > 0) && ds.pointStyle !== 'line';
+      const end = marker ? Math.floor(g.width / 2) - 6 : g.width;
+      const row = g.getContext('2d').getImageData(0, Math.floor(g.height / 2), Math.max(1, end), 1).data;
+      const ink = []; for (let x = 0; x < end; x++) ink.push(row[4 * x + 3] > 40);
+      const first = ink.indexOf(true), last = ink.lastIndexOf(true);
+      out.gap = first >= 0 && ink.slice(first, last + 1).includes(false);
+      out.inked = first >= 0;
+      out.span = end;
+    } else {
+      out.style = String(g);
+    }
+    return out;
+  });
+}
+
+function assertLegendDashes(items, where) {
+  assert.ok(items.some((it) => it.want.length > 0), `${where}: a dotted or dashed dataset is in the legend`);
+  for (const it of items) {
+    assert.deepEqual(it.lineDash ?? [], it.want, `${where}: "${it.text}" lineDash equals its dataset's borderDash`);
+    if (it.gap === undefined) {
+      if (it.want.length) assert.equal(it.style, 'line', `${where}: "${it.text}" draws its dashed line, not only a marker`);
+      continue;
+    }
+    if (!it.line) continue;
+    assert.ok(it.inked, `${where}: "${it.text}" draws its line`);
+    const period = it.want.reduce((a, b) => a + b, 0);
+    if (it.want.length && it.span >= period + 4) assert.ok(it.gap, `${where}: "${it.text}" is drawn broken, as its ${JSON.stringify(it.want)} line`);
+    if (!it.want.length) assert.ok(!it.gap, `${where}: "${it.text}" is drawn solid, as its line`);
+  }
+}
+
+test('the hero legend draws each line as the plot does: the model dotted, a dashed policy dashed (390 px and 1280 px)', async () => {
+  for (const viewport of [PHONE, { width: 1280, height: 900 }]) {
+    const { page, errors, close } = await openPage(viewport);
+    try {
+      const items = await page.evaluate(legendDashes, 'chart-hero');
+      assert.ok(items.some((it) => /model/.test(it.text)), 'the model lines are in the legend');
+      assertLegendDashes(items, `hero at ${viewport.width} px`);
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+});
