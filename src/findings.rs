@@ -139,14 +139,19 @@ pub fn load_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
         let own = rows[busiest as usize].peak_queue;
         // The queue is evidence only when it stands out: twice the others' and 5 or more.
         let queue = if own >= 5 && own >= 2 * others {
-            format!("; its queue peaked at {own} waiting, against at most {others} on any other replica")
+            format!(
+                "; its queue peaked at {} waiting, against at most {} on any other replica",
+                count(own as f64),
+                count(others as f64)
+            )
         } else {
             String::new()
         };
         let text = format!(
-            "Uneven load: replica {busiest} received {:.0}% of requests ({} of {total}; an even share is {:.0}%){queue}.",
+            "Uneven load: replica {busiest} received {:.0}% of requests ({} of {}; an even share is {:.0}%){queue}.",
             100.0 * top / total as f64,
-            top as u64,
+            count(top),
+            count(total as f64),
             100.0 / rows.len() as f64,
         );
         return Some(Finding {
@@ -170,10 +175,11 @@ pub fn load_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
         .min()
         .unwrap_or(0);
     let text = format!(
-        "Uneven load: {} of {} replicas received under half an even share of {:.0} requests (the least, {least}). Their capacity sits idle while the rest do the work.",
+        "Uneven load: {} of {} replicas received under half an even share of {} requests (the least, {}). Their capacity sits idle while the rest do the work.",
         idle.len(),
         rows.len(),
-        mean
+        count(mean),
+        count(least as f64)
     );
     Some(Finding {
         kind: Kind::LoadUneven,
@@ -218,6 +224,12 @@ pub fn hit_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
     })
 }
 
+/// A count in words, rounded to whole as `{:.0}` rounds, and grouped: "1,585".
+fn count(x: f64) -> String {
+    let whole = format!("{x:.0}");
+    whole.parse::<i64>().map_or(whole, crate::text::thousands)
+}
+
 /// Mean backlog (waiting + running) of replica `r` over the two halves of the window, or
 /// `None` when either half has fewer than four samples.
 pub fn backlog_halves(series: &Series, r: usize, window: Window) -> Option<(f64, f64)> {
@@ -260,12 +272,17 @@ pub fn overload_finding(rows: &[ReplicaFacts], series: &Series, window: Window) 
     let mut evidence = Vec::new();
     if let Some((a, b)) = growth(&rows[first as usize], halves[first as usize]) {
         evidence.push(format!(
-            "backlog grew from {a:.0} to {b:.0} requests between the two halves of the arrivals"
+            "backlog grew from {} to {} requests between the two halves of the arrivals",
+            count(a),
+            count(b)
         ));
     }
     let rejected: u64 = hit.iter().map(|&r| rows[r as usize].rejected).sum();
     if rejected > 0 {
-        evidence.push(format!("{rejected} requests rejected by full queues"));
+        evidence.push(format!(
+            "{} requests rejected by full queues",
+            count(rejected as f64)
+        ));
     }
     let evidence = evidence.join("; ");
     let text = if hit.len() == rows.len() {

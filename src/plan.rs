@@ -1,7 +1,8 @@
 //! The SLO capacity planner: for a routing policy, the fewest replicas that meet every
 //! latency and rejection target (a bracketing search whose answer N is verified: N meets
 //! and N - 1 fails), inversions where more replicas do worse, the highest rate a given
-//! fleet sustains within the targets (goodput), and the cost in GPUs and dollars.
+//! fleet sustains within the targets (goodput), the cost in GPUs and dollars, and the
+//! headline that names the cheapest policy (`headline.rs`).
 //!
 //! The search is pure: it asks a `Runner` for the summary of a config at a rate scale, so
 //! the CLI (a synthetic workload or a parsed trace, policies on threads) and the page (one
@@ -9,12 +10,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, Policy};
+use crate::config::Config;
 use crate::report::Summary;
 
+mod headline;
 mod runners;
 mod search;
 
+pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
 pub use runners::{SyntheticRunner, TraceRunner};
 pub use search::{plan_policy, Goodput, Point, PolicyPlan};
 
@@ -275,73 +278,6 @@ pub trait Runner {
     }
 }
 
-/// A plan's answer as the headline reads it: (replicas, GPUs, $/h, $/M tokens).
-pub type Answer = (u32, u32, f64, f64);
-
-/// What the headline needs of one policy's plan.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HeadlineRow {
-    /// The policy's name.
-    pub policy: String,
-    /// At the answer: (replicas, GPUs, $/h, $/M tokens); `None` when there is none.
-    pub answer: Option<Answer>,
-    /// The goodput's rate (-inf when there is none).
-    pub goodput_rate: f64,
-}
-
-impl HeadlineRow {
-    /// The row of a plan.
-    pub fn of(p: &PolicyPlan) -> HeadlineRow {
-        HeadlineRow {
-            policy: p.policy.clone(),
-            answer: p.at_min.as_ref().map(|a| {
-                (
-                    a.instances,
-                    a.cost.gpus,
-                    a.cost.usd_per_hour,
-                    a.cost.usd_per_m_tokens,
-                )
-            }),
-            goodput_rate: p.goodput.as_ref().map_or(f64::NEG_INFINITY, |g| {
-                if g.rate.is_nan() {
-                    f64::NEG_INFINITY
-                } else {
-                    g.rate
-                }
-            }),
-        }
-    }
-
-    /// The row of a plan as JSON (`PolicyPlan` serialised; `null` numbers are NaN).
-    pub fn of_json(v: &serde_json::Value) -> HeadlineRow {
-        let f = |x: &serde_json::Value| x.as_f64().unwrap_or(f64::NAN);
-        let answer = v.get("at_min").filter(|a| !a.is_null()).map(|a| {
-            (
-                a["instances"].as_u64().unwrap_or(0) as u32,
-                a["cost"]["gpus"].as_u64().unwrap_or(0) as u32,
-                f(&a["cost"]["usd_per_hour"]),
-                f(&a["cost"]["usd_per_m_tokens"]),
-            )
-        });
-        let rate = v.get("goodput").map_or(f64::NAN, |g| f(&g["rate"]));
-        HeadlineRow {
-            policy: v["policy"].as_str().unwrap_or("?").to_string(),
-            answer,
-            goodput_rate: if rate.is_nan() {
-                f64::NEG_INFINITY
-            } else {
-                rate
-            },
-        }
-    }
-}
-
-/// The headline of plans (`headline_rows` over their rows).
-pub fn headline(plans: &[PolicyPlan]) -> String {
-    let rows: Vec<HeadlineRow> = plans.iter().map(HeadlineRow::of).collect();
-    headline_rows(&rows)
-}
-
 /// Sorts a short slice stably by `cmp` (insertion sort): a few lines per element type,
 /// where each instantiation of the standard library's sort weighs about 6 KB of wasm
 /// (README, "Wasm size"). The planner sorts a few dozen points or policies at most; with a
@@ -354,116 +290,6 @@ pub(crate) fn sort_small<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp
             j -= 1;
         }
     }
-}
-
-/// Two different prices in dollars, to cents, or to as many more decimals (up to ten) as
-/// it takes to print them apart.
-fn two_prices(a: f64, b: f64) -> (String, String) {
-    let mut decimals = 2;
-    loop {
-        let (x, y) = (format!("${a:.decimals$}"), format!("${b:.decimals$}"));
-        if x != y || decimals >= 10 {
-            return (x, y);
-        }
-        decimals += 1;
-    }
-}
-
-/// Why `best` (at `usd_per_m_tokens`) comes before the policies `tied` with it on $/h, in
-/// the order `headline_rows` breaks the tie: the lower $/M tokens, then the higher goodput;
-/// and, when the tie went on $/M tokens, any tied policy whose goodput is higher after all.
-fn tie_words(best: &HeadlineRow, usd_per_m_tokens: f64, tied: &[(&HeadlineRow, Answer)]) -> String {
-    let names = |rows: &[&(&HeadlineRow, Answer)]| -> String {
-        rows.iter()
-            .map(|(p, _)| p.policy.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let all: Vec<&(&HeadlineRow, Answer)> = tied.iter().collect();
-    let level: Vec<&(&HeadlineRow, Answer)> = tied
-        .iter()
-        .filter(|(_, a)| a.3 == usd_per_m_tokens)
-        .collect();
-    let b = &best.policy;
-    let mut words = format!(" (tied on cost with {}; ", names(&all));
-    if level.len() == tied.len() {
-        words.push_str(&format!("{b} has the highest goodput of them)"));
-        return words;
-    }
-    let next = tied
-        .iter()
-        .map(|(_, a)| a.3)
-        .filter(|&m| m != usd_per_m_tokens)
-        .fold(f64::INFINITY, f64::min);
-    let (mine, theirs) = two_prices(usd_per_m_tokens, next);
-    words.push_str(&format!(
-        "{b} costs the least per million output tokens, {mine} against {theirs}"
-    ));
-    if !level.is_empty() {
-        words.push_str(&format!(
-            ", as does {}, and has the higher goodput of those",
-            names(&level)
-        ));
-    }
-    let higher: Vec<&(&HeadlineRow, Answer)> = tied
-        .iter()
-        .filter(|(p, _)| p.goodput_rate > best.goodput_rate)
-        .collect();
-    if !higher.is_empty() {
-        let verb = if higher.len() == 1 { "has" } else { "have" };
-        words.push_str(&format!(
-            "; {} {verb} the higher goodput on the fleet as configured",
-            names(&higher)
-        ));
-    }
-    words.push(')');
-    words
-}
-
-/// The cheapest policy that has an answer (ties on $/h broken by $/M tokens, then by the
-/// higher goodput), the policies tied with it, and what it saves against `round_robin`.
-pub fn headline_rows(rows: &[HeadlineRow]) -> String {
-    let mut answered: Vec<(&HeadlineRow, Answer)> =
-        rows.iter().filter_map(|r| Some((r, r.answer?))).collect();
-    sort_small(&mut answered, |(p, a), (q, b)| {
-        a.2.total_cmp(&b.2)
-            .then(a.3.total_cmp(&b.3))
-            .then(q.goodput_rate.total_cmp(&p.goodput_rate))
-    });
-    let Some(&(best, (n, gpus, usd_h, _))) = answered.first() else {
-        return "No policy meets the targets within the largest fleet tried.".to_string();
-    };
-    let mut line = format!(
-        "Cheapest: {} with {n} replica(s), {gpus} GPU(s), ${usd_h:.2}/h",
-        best.policy
-    );
-    let tied: Vec<(&HeadlineRow, Answer)> = answered[1..]
-        .iter()
-        .filter(|(_, b)| b.2 == usd_h)
-        .copied()
-        .collect();
-    if !tied.is_empty() {
-        line.push_str(&tie_words(best, answered[0].1 .3, &tied));
-    }
-    let rr = rows.iter().find(|p| p.policy == Policy::RoundRobin.name());
-    match rr.map(|p| p.answer) {
-        Some(Some((_, _, rr_usd, _))) if rr_usd == usd_h => line
-            .push_str("; round_robin costs the same, so no policy saves anything against it here"),
-        Some(Some((rn, _, rr_usd, _))) => {
-            let saved = rr_usd - usd_h;
-            line.push_str(&format!(
-                "; against round_robin ({rn} replicas, ${rr_usd:.2}/h) it saves {} replica(s), ${saved:.2}/h ({:.0} %)",
-                rn as i64 - n as i64,
-                100.0 * saved / rr_usd
-            ));
-        }
-        Some(None) => {
-            line.push_str("; round_robin does not meet the targets within the largest fleet tried")
-        }
-        None => {}
-    }
-    line.push('.');
-    line
 }
 
 #[cfg(test)]

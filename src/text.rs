@@ -6,6 +6,23 @@ use std::fmt::Write;
 use crate::config::{Config, RouterView};
 use crate::report::{Report, Summary};
 
+/// `n` with its thousands grouped by commas, as the page prints counts: "12,031".
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
 /// Formats a duration given in ms the way the latency table does.
 pub fn duration(ms: f64) -> String {
     if !ms.is_finite() {

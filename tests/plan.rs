@@ -94,7 +94,7 @@ fn the_answer_worked_out_by_hand() {
     let headline = plan["headline"].as_str().unwrap();
     assert!(headline.starts_with("Cheapest: "), "{headline}");
     assert!(
-        headline.contains("with 4 replica(s), 4 GPU(s), $10.00/h"),
+        headline.contains("with 4 replicas, 4 GPUs, $10.00/h"),
         "{headline}"
     );
 }
@@ -335,4 +335,40 @@ fn a_growing_backlog_misses_unless_allowed() {
     }
     assert_eq!(strict["slo"]["sustained"], true);
     assert_eq!(loose["slo"]["sustained"], false);
+}
+
+#[test]
+fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
+    // The page's default plan (the seed's workload, 300 ms p99 TTFT): round robin and
+    // dynamo both need 2 replicas ($5.00/h), and their $/M output tokens differ by 0.009 %
+    // (the makespans end 3 ms apart), which once named dynamo "the least per million output
+    // tokens, $0.9050 against $0.9051". That is level, so round robin's higher goodput
+    // decides, and the words say so.
+    let plan = plan_json(
+        &[
+            "--slo-ttft-p99-ms",
+            "300",
+            "--plan-max-replicas",
+            "32",
+            "--plan-routing",
+            "round_robin,dynamo",
+        ],
+        "seed-tie.json",
+    );
+    let usd_m = |name: &str| {
+        policy(&plan, name)["at_min"]["cost"]["usd_per_m_tokens"]
+            .as_f64()
+            .unwrap()
+    };
+    let goodput = |name: &str| policy(&plan, name)["goodput"]["rate"].as_f64().unwrap();
+    let (rr, dynamo) = (usd_m("round_robin"), usd_m("dynamo"));
+    assert!(dynamo < rr && rr < dynamo * 1.005, "{dynamo} {rr}");
+    assert!(goodput("round_robin") > goodput("dynamo"));
+    assert_eq!(
+        plan["headline"],
+        "Cheapest: round_robin with 2 replicas, 2 GPUs, $5.00/h (tied on cost with dynamo; \
+         both cost the same per million output tokens to within 0.5 % ($0.91); round_robin \
+         has the higher goodput of the two); round_robin costs the same, so no policy saves \
+         anything against it here."
+    );
 }

@@ -158,3 +158,27 @@ fn a_full_queue_that_rejects_is_overload() {
     r[0].rejected = 9;
     assert_eq!(overload_finding(&r, &s, w), None);
 }
+
+#[test]
+fn counts_of_a_thousand_or_more_are_grouped_as_the_page_prints_them() {
+    // 8,600 of 20,000: the same 43% as the 86-of-200 fleet above, ten times the requests.
+    let f = load_finding(&rows(&[8600, 3800, 3800, 3800])).expect("hot replica");
+    assert!(
+        f.text.contains("(8,600 of 20,000; an even share is 25%)"),
+        "{}",
+        f.text
+    );
+    // Backlog 1000 t: first half 2,250, second half 7,500 (the 22.5 -> 75 case above, x 100).
+    let (s, w) = series(&[|t| (1000.0 * t) as u32, |_| 3]);
+    let f = overload_finding(&rows(&[40_000, 10_000]), &s, w).expect("replica 0 grows");
+    assert!(
+        f.text.contains("backlog grew from 2,250 to 7,500 requests"),
+        "{}",
+        f.text
+    );
+    // Rounded as `{:.0}` rounds (half to even), then grouped.
+    assert_eq!(
+        [count(22.5), count(1584.5), count(1585.0), count(999.6)],
+        ["22", "1,584", "1,585", "1,000"]
+    );
+}

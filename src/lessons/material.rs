@@ -207,24 +207,8 @@ pub fn write(x: f64, format: Format) -> String {
     match format {
         Format::Percent => format!("{:.1}%", 100.0 * x),
         Format::Ms => crate::text::duration(x),
-        Format::Count => thousands(libm::round(x) as i64),
+        Format::Count => crate::text::thousands(libm::round(x) as i64),
         Format::Fixed2 => format!("{x:.2}"),
-    }
-}
-
-fn thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if n < 0 {
-        format!("-{out}")
-    } else {
-        out
     }
 }
 

@@ -3,7 +3,10 @@
 // shows aibrix's inversion; a plan of the built-in synthetic trace equals the CLI's on the same file;
 // the trace is parsed once, however many slider steps replay it; the chart holds one point per (policy, replicas) evaluated and a Pareto front no point undercuts;
 // bad targets are said beside the form and the last plan stays; Cancel stops a plan; a row loads its
-// configuration. Screenshots: the panel after a plan (light, 1280 px) and at 390 px.
+// configuration; on the default plan a tie on cost within 0.5 % per token goes to the goodput, and a
+// policy that never meets the targets says what it reached (llm_d's flat p99 and why, checked against
+// a run); counts read "1 replica", "2 replicas". Screenshots: the panel after a plan (light, 1280 px)
+// and at 390 px.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -214,6 +217,45 @@ test('the default plan: the x axis has 3+ labelled ticks spanning the points; th
       assert.ok(it.gap === true || (it.style === 'line' && it.lineDash?.length), `${label}: the legend draws a broken line (${JSON.stringify(it)})`);
     }
     for (const it of items) assert.deepEqual(it.lineDash ?? [], it.want, `"${it.text}" lineDash equals its dataset's borderDash`);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test("the default plan: a level price goes to the goodput; llm_d's flat p99 is said and explained, as a run shows", async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    const got = await plan(page, { ttft: '300' });
+    const cli = cliPlan(['--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32']);
+    assert.equal(got.headline, cli.headline);
+    // Every policy but llm_d needs 2 replicas; dynamo's $/M output tokens were the lowest by
+    // 0.009 %, which named it the cheapest. Within 0.5 % they are level and goodput decides.
+    const headline = await page.textContent('[data-testid=cap-headline]');
+    assert.ok(headline.startsWith('Cheapest: round_robin with 2 replicas, 2 GPUs, $5.00/h (tied on cost with '), headline);
+    assert.match(headline, /round_robin, least_loaded, p2c, dynamo and kv cost the same per million output tokens to within 0\.5 % \(\$0\.905 to \$0\.906, against \$0\.910 or more for the rest\); round_robin, least_loaded and p2c have the highest goodput of those/);
+    // llm_d: never met, and the page says what it reached and why, where the plan shows it.
+    const llmd = got.plans.find((p) => p.policy === 'llm_d');
+    assert.equal(llmd.min_replicas, null);
+    const notes = await page.textContent('[data-testid=cap-notes]');
+    const said = 'llm_d never met the targets within 32 replicas: its p99 TTFT stayed between 347 ms and 362 ms from 1 to 32 replicas, '
+      + 'against a target of 300 ms. From 2 to 32 replicas every run came out the same: the replicas added got no requests. '
+      + "With an unbounded KV cache llm-d's KV-cache score is the same on every replica, and its prefix weight (3) is above its queue weight (2), "
+      + "so the replica holding the most of a prompt's leading blocks always wins over an empty one, however long its queue.";
+    assert.equal(notes, said);
+    const p99 = llmd.points.map((q) => Math.round(q.measured.ttft_ms_p99));
+    assert.equal(Math.min(...p99), 347);
+    assert.equal(Math.max(...p99), 362);
+    // A run of llm_d on 32 replicas: 347 ms, and replicas 3 to 32 served nothing.
+    const run = JSON.parse(execFileSync(BIN, ['-q', '--des-routing', 'llm_d', '--des-instances', '32', '--des-report-json', '-'], { cwd: ROOT, encoding: 'utf8' }));
+    assert.equal(Math.round(run.summary.ttft_ms_p99), 347);
+    const served = run.per_instance.map((r) => r.requests);
+    assert.ok(served[0] > 0 && served[1] > 0, JSON.stringify(served));
+    assert.deepEqual(served.slice(2), new Array(30).fill(0));
+    // The sentence is the row's tooltip too; the counts read in the singular or plural.
+    assert.equal(await page.getAttribute('[data-testid=cap-table] tr[data-policy=llm_d] td', 'title'), said);
+    assert.equal(await page.getAttribute('[data-testid=cap-table] tr[data-policy=kv]', 'title'), 'Load kv on 2 replicas');
+    const head = await page.$$eval('[data-testid=cap-table] thead th', (ths) => ths.map((th) => th.textContent));
+    assert.equal(head.at(-1), 'Goodput on your 4 replicas');
+    assert.doesNotMatch(`${headline} ${notes}`, /\(s\)/);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

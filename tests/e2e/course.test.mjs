@@ -291,3 +291,22 @@ test('the lesson figure\'s legend shows the goal as the dotted line drawn across
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });
+
+test('a lesson figure\'s log axis prints its numbers as the lesson\'s words do, with thousands separators', async () => {
+  const { page, errors, context } = await site.open('/?lesson=reuse-at-all', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForSelector('[data-testid=lesson-diagram] canvas', { timeout: 60000 });
+    const { type, labels, values } = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
+      return { type: ch.scales.x.type, labels: ch.scales.x.ticks.map((t) => t.label).filter(Boolean), values: ch.data.datasets[0].data.map((p) => p.x) };
+    });
+    assert.equal(type, 'logarithmic', 'this lesson sweeps values spanning more than 20x');
+    assert.ok(Math.max(...values) >= 10000, `the sweep reaches five digits: ${values}`);
+    assert.ok(labels.some((l) => Number(l.replace(/,/g, '')) >= 10000), `a five-digit tick is labelled: ${labels}`);
+    // Expected form, written out: groups of three digits joined by commas ("100,000", never "100000").
+    for (const l of labels) assert.match(l, /^\d{1,3}(,\d{3})*$/, `tick "${l}" of ${labels}`);
+    const aria = await page.getAttribute('[data-testid=lesson-diagram] canvas', 'aria-label');
+    assert.doesNotMatch(aria, /\d{5}/, aria);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});

@@ -1,14 +1,16 @@
 // tests/e2e/phone.test.mjs: the page on a phone (390 x 844) in real Chromium. Nothing is clipped
 // without a way to scroll to it (no sideways page, the per-replica table stacked, the fleet report
 // lines wrapped); the busiest-replica chart's title fits its chart instead of being squeezed; and the
-// hero's legend draws each line as the plot does (dotted, dashed), here and on a desktop.
-// Screenshots: test-results/phone-390.png (the whole page).
+// hero's legend draws each line as the plot does (dotted, dashed), here and on a desktop; the
+// planner's table, wider than a phone, scrolls with a cue (edge shadows and a hint) and fits a desktop.
+// Screenshots: test-results/phone-390.png (the whole page), phone-390-planner-table.png.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { mkdir } from 'node:fs/promises';
+import { startSite, screenshot, ROOT, RESULTS } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 let site;
@@ -136,6 +138,33 @@ test('the hero legend draws each line as the plot does: the model dotted, a dash
       const items = await page.evaluate(legendDashes, 'chart-hero');
       assert.ok(items.some((it) => /model/.test(it.text)), 'the model lines are in the legend');
       assertLegendDashes(items, `hero at ${viewport.width} px`);
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+});
+
+test('after a plan the planner table scrolls at 390 px with a cue (edge shadows, a hint) and fits at 1280 px', async () => {
+  for (const viewport of [PHONE, { width: 1280, height: 900 }]) {
+    const { page, errors, close } = await openPage(viewport);
+    try {
+      await page.click('[data-testid=cap-run]');
+      await page.waitForFunction(() => window.kvfleet.lastCapacity, null, { timeout: 120000 });
+      const wrap = page.locator('[data-testid=capacity] .table-wrap');
+      const box = await wrap.evaluate((e) => ({ sw: e.scrollWidth, cw: e.clientWidth, bg: getComputedStyle(e).backgroundImage }));
+      const hint = await page.isVisible('[data-testid=cap-scroll-hint]');
+      if (viewport === PHONE) {
+        assert.ok(box.sw > box.cw, `the table is wider than a phone (${box.sw} px in ${box.cw} px)`);
+        assert.match(box.bg, /gradient/, 'shadows mark the scrolling edge');
+        assert.equal(hint, true, 'the hint says the table scrolls');
+        assert.match(await page.textContent('[data-testid=cap-scroll-hint]'), /Scroll the table sideways/);
+        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'the page does not scroll sideways');
+        assert.deepEqual(await page.evaluate(clippedElements), []);
+        await mkdir(RESULTS, { recursive: true });
+        await wrap.screenshot({ path: path.join(RESULTS, 'phone-390-planner-table.png') });
+      } else {
+        assert.ok(box.sw <= box.cw + 1, `the table fits a desktop card (${box.sw} px in ${box.cw} px)`);
+        assert.equal(hint, false, 'no hint where nothing scrolls');
+      }
       assert.deepEqual(errors, []);
     } finally { await close(); }
   }

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, screenshot, ROOT } from './harness.mjs';
-import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow } from '../../www/js/story.js';
+import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow, changeWords, tradeoffWords, heroCaption } from '../../www/js/story.js';
 import { predictedMisses, predictedTokenHitRate, modelApplies } from '../../www/js/predict.js';
+import { formatValue } from '../../www/js/controls.js';
 
 const base = { workload: 'pool', num_requests: 200, num_prefixes: 8, prefix_len: 2048, input_len: 4096, block_size: 512, kv_blocks: null, overlap_weight: 1, prefix_popularity: 'uniform' };
 const per = (counts) => counts.map((requests, index) => ({ index, requests }));
@@ -81,6 +82,66 @@ test('why the two hit rates differ is specific to the workload, and silent withi
   assert.equal(whyRatesDiffer({ hit_rate_requests: 0.6, hit_rate_tokens: 0.45 }, base, false), '');
   assert.equal(wasNow(0.42, 0.345, (x) => `${(100 * x).toFixed(1)}%`), 'was 42.0% → now 34.5%');
   assert.equal(wasNow(0.42, 0.42, (x) => `${(100 * x).toFixed(1)}%`), 'unchanged at 42.0%');
+});
+
+test('"was X → now Y" names the settings of the run it compares with, from the two configs', () => {
+  const params = [
+    { name: 'instances', label: 'Replicas', kind: 'int', unit: 'replicas', default: 4 },
+    { name: 'routing', label: 'Routing policy', kind: 'choice', unit: '', default: 'kv' },
+    { name: 'prefill_instances', label: 'Prefill replicas', kind: 'optional_int', unit: 'replicas', default: null },
+    { name: 'num_requests', label: 'Requests', kind: 'int', unit: 'req', default: 200 },
+    { name: 'kv_blocks', label: 'Cache per replica', kind: 'optional_int', unit: 'blocks', default: null },
+  ];
+  const run = (config, source = 'synthetic') => ({ config, source });
+  const words = (a, b) => changeWords(a, b, params, formatValue);
+  assert.equal(words(run({ instances: 256 }), run({ instances: 5 })), 'at 256 replicas');
+  assert.equal(words(run({ instances: 1 }), run({ instances: 5 })), 'at 1 replica');
+  // A key the report leaves out holds its default (kv), so only the policy differs.
+  assert.equal(words(run({ routing: 'round_robin' }), run({})), 'with round_robin');
+  assert.equal(words(run({ instances: 8, routing: 'round_robin' }), run({})), 'with 8 replicas, round_robin');
+  assert.equal(words(run({ instances: 8, routing: 'round_robin', num_requests: 400 }), run({})), 'with 3 settings different');
+  assert.equal(words(run({ num_requests: 400 }), run({})), 'with 400 requests');
+  assert.equal(words(run({ kv_blocks: 64 }), run({})), 'with cache per replica 64 blocks');
+  // A disaggregated fleet's step moves both counts; the prefill pool names it.
+  assert.equal(words(run({ instances: 5, prefill_instances: 2 }), run({ instances: 6, prefill_instances: 3 })), 'at 2 prefill replicas');
+  assert.equal(words(run({}), run({}, 'conversation')), 'with the synthetic workload');
+  assert.equal(words(run({ instances: 4 }), run({})), '', 'the same settings: nothing to name');
+  const pc = (x) => `${(100 * x).toFixed(1)}%`;
+  assert.equal(wasNow(0, 0.403, pc, 'at 256 replicas'), 'was 0.0% at 256 replicas → now 40.3%');
+  assert.equal(wasNow(0.42, 0.42, pc, 'at 256 replicas'), 'same as at 256 replicas');
+});
+
+test('the trade-off: the hit-rate winner\'s slower p99 is said only when the swept points show it', () => {
+  const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
+  // 4 replicas: prefix_aware 48.0% at 188 ms against round robin 42.0% at 143 ms (188 >= 1.1 x 143).
+  const sweeps = { round_robin: [pt(4, 0.42, 143.2), pt(16, 0.243, 141)], prefix_aware: [pt(4, 0.48, 188.4), pt(16, 0.48, 139)] };
+  const said = 'More hits are not faster answers here: prefix_aware\'s p99 first-token time is 188 ms, round robin\'s 143 ms.';
+  assert.equal(tradeoffWords(sweeps, ['round_robin', 'prefix_aware'], 4), said);
+  const report = (tok) => ({ summary: { admitted: 200, hit_requests: 168, hit_rate_tokens: tok, requests: 200, ttft_ms_p99: 143.2 }, per_instance: per([50, 50, 50, 50]), findings: [] });
+  const at4 = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: false, report: report(0.42), sweeps });
+  assert.equal(at4.lead, `On 4 replicas, round robin serves 42.0% of prompt tokens from cache (prefix_aware 48.0%). ${said}`);
+  // 16 replicas: prefix_aware still has the most hits, and the faster p99 (139 ms against 141 ms): no sentence.
+  const at16 = heroTakeaway({ config: { ...base, instances: 16, routing: 'round_robin' }, traced: false, report: report(0.243), sweeps });
+  assert.equal(at16.lead, 'On 16 replicas, round robin serves 24.3% of prompt tokens from cache (prefix_aware 48.0%).');
+  // Under the stated threshold (150 < 1.1 x 143 = 157.3 ms), tied on hits, or a lone policy: none.
+  assert.equal(tradeoffWords({ round_robin: [pt(4, 0.42, 143)], prefix_aware: [pt(4, 0.48, 150)] }, ['round_robin', 'prefix_aware'], 4), '');
+  assert.equal(tradeoffWords({ round_robin: [pt(4, 0.48, 143)], prefix_aware: [pt(4, 0.4804, 188)] }, ['round_robin', 'prefix_aware'], 4), '');
+  assert.equal(tradeoffWords({ prefix_aware: [pt(4, 0.48, 188)] }, ['round_robin', 'prefix_aware'], 4), '');
+  // The winner is whichever has the most hits: kv at 30 ms slower than prefix_aware and round robin.
+  const kv = { ...sweeps, kv: [pt(4, 0.5, 250)] };
+  assert.match(tradeoffWords(kv, ['round_robin', 'prefix_aware', 'kv'], 4), /kv's p99 first-token time is 250 ms, round robin's 143 ms/);
+});
+
+test('the hero caption: under 40 words, and the model\'s assumption named where round robin leaves its line', () => {
+  const xs = [1, 2, 4, 8, 16];
+  // The model at 16 replicas: 8 x 16 = 128 misses of 200, so 0.5 x 72 / 200 = 18%; 24.3% is above it.
+  const above = heroCaption({ config: base, traced: false, xs, sweeps: { round_robin: [{ instances: 16, hit_rate_tokens: 0.243 }] } });
+  assert.match(above, /it assumes each replica sees every prefix; where round robin rises above it, some replicas did not\.$/);
+  const on = heroCaption({ config: base, traced: false, xs, sweeps: { round_robin: [{ instances: 16, hit_rate_tokens: 0.19 }] } });
+  assert.doesNotMatch(on, /rises above/);
+  const evicting = heroCaption({ config: { ...base, kv_blocks: 40 }, traced: false, xs, sweeps: {} });
+  assert.match(evicting, /No model line: the simple model assumes caches that never evict\.$/);
+  for (const c of [above, on, evicting]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);
 });
 
 test('one replica, one prefix: singular words in the model sentence', () => {

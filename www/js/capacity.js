@@ -2,8 +2,10 @@
 // policy is planned in a worker of its own pool (src/plan via plan_policy_json: the fewest replicas
 // that meet the targets, checked against one fewer, then the goodput of the current fleet), so
 // policies run in parallel; Cancel terminates the pool. Shows the headline (plan_headline, the CLI's
-// sentence), a table and a chart of cost against p99 TTFT with one point per (policy, replicas)
-// evaluated and the Pareto front; clicking a point loads that configuration.
+// sentence), notes (inversions; for a policy that never meets the targets, what it reached and, for
+// llm_d's known case, why), a table (with a hint and edge shadows while it scrolls sideways) and a
+// chart of cost against p99 TTFT with one point per (policy, replicas) evaluated and the Pareto front;
+// clicking a point loads that configuration.
 //
 // Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
 // headline, ms, workers}.
@@ -13,6 +15,79 @@ import { fmtMs, hexAlpha, lineLegend } from './charts.js';
 import { poolSize } from './sweep.js';
 
 const money = (x) => (Number.isFinite(x) ? `$${x.toFixed(2)}` : '–');
+
+/** "1 replica", "2 replicas". */
+const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+// The latency targets a point can miss: its name in `misses`, the measured field, the words.
+const LATENCY = [
+  ['ttft_p99', 'ttft_ms_p99', 'ttft_p99_ms', 'p99 TTFT'],
+  ['tpot_p99', 'tpot_ms_p99', 'tpot_p99_ms', 'p99 TPOT'],
+  ['e2e_p99', 'e2e_ms_p99', 'e2e_p99_ms', 'p99 end-to-end latency'],
+];
+
+/** "at 347 ms" or "between 347 ms and 362 ms" for latencies `xs`. */
+function span(xs) {
+  const lo = fmtMs(Math.min(...xs)), hi = fmtMs(Math.max(...xs));
+  return lo === hi ? `at ${lo}` : `between ${lo} and ${hi}`;
+}
+
+/**
+ * What a latency `key` reached over `pts` (sorted by size): the sizes at the end where it stayed
+ * within 10 %, or the best it did when it kept moving.
+ */
+function reached(pts, key, words, target) {
+  const xs = pts.map((q) => q.measured[key]);
+  let i = xs.length - 1;
+  while (i > 0 && Number.isFinite(xs[i - 1]) && Math.max(...xs.slice(i - 1)) <= 1.1 * Math.min(...xs.slice(i - 1))) i -= 1;
+  const goal = `against a target of ${fmtMs(target)}`;
+  if (i < xs.length - 1) return `its ${words} stayed ${span(xs.slice(i))} from ${pts[i].instances} to ${count(pts.at(-1).instances, 'replica')}, ${goal}`;
+  const finite = pts.filter((q) => Number.isFinite(q.measured[key]));
+  if (!finite.length) return `no request finished on any fleet tried`;
+  const best = finite.reduce((a, b) => (b.measured[key] < a.measured[key] ? b : a));
+  return `its best ${words} was ${fmtMs(best.measured[key])}, on ${count(best.instances, 'replica')}, ${goal}`;
+}
+
+/** The smallest size from which every evaluated run came out the same as the largest's (or null). */
+function sameFrom(pts) {
+  const last = JSON.stringify(pts.at(-1).measured);
+  let i = pts.length - 1;
+  while (i > 0 && JSON.stringify(pts[i - 1].measured) === last) i -= 1;
+  return i < pts.length - 1 ? pts[i].instances : null;
+}
+
+/**
+ * Why llm_d cannot use added replicas, when the plan shows it (every run the same from some size
+ * on, so the added replicas got no requests) and the config is the case the model explains: an
+ * unbounded KV cache makes the KV-cache score equal everywhere, and a prefix weight above the queue
+ * weight then lets a replica holding the start of a prompt beat any empty one.
+ */
+function llmdWhy(plan, pts, config) {
+  if (plan.policy !== 'llm_d' || (config.kv_blocks !== null && config.kv_blocks !== undefined)) return '';
+  const from = sameFrom(pts);
+  const [prefix, queue] = String(config.llmd_weights ?? '3,2,2').split(',').map(Number);
+  if (from === null || !(prefix > queue)) return '';
+  return ` From ${from} to ${count(pts.at(-1).instances, 'replica')} every run came out the same: the replicas added got no requests.`
+    + ` With an unbounded KV cache llm-d's KV-cache score is the same on every replica, and its prefix weight (${prefix}) is above its queue weight (${queue}),`
+    + ' so the replica holding the most of a prompt\'s leading blocks always wins over an empty one, however long its queue.';
+}
+
+/**
+ * A sentence for a policy that never met the targets: what it reached on the largest fleets tried
+ * (the first latency target it still missed, else the other misses), and llm_d's known reason.
+ */
+export function neverMetWords(plan, spec, config) {
+  const pts = [...plan.points].sort((a, b) => a.instances - b.instances);
+  if (!pts.length) return `${plan.policy} was not evaluated.`;
+  const last = pts.at(-1);
+  const max = count(last.instances, 'replica');
+  const lat = LATENCY.find(([miss]) => last.misses.includes(miss));
+  const parts = [];
+  if (lat) parts.push(reached(pts, lat[1], lat[3], spec.slo[lat[2]]));
+  if (last.misses.includes('rejected')) parts.push(`${pct(last.measured.rejected_share)} of requests went unserved on ${max}`);
+  if (last.misses.includes('overloaded')) parts.push(`its backlog still grew through the run on ${max}`);
+  return `${plan.policy} never met the targets within ${max}: ${parts.join('; ')}.${llmdWhy(plan, pts, config)}`;
+}
 
 /** The Pareto front of points {x: p99 TTFT, y: $/h}: the cheapest point for each latency. */
 export function paretoFront(points) {
@@ -199,7 +274,7 @@ export class Capacity {
     const progress = () => {
       this.els.progress.value = done / order.length;
       this.els.progress.textContent = `${done}/${order.length}`;
-      this.els.status.textContent = `Planning ${order.length} policies on ${n} workers… ${done}/${order.length} done`;
+      this.els.status.textContent = `Planning ${order.length} policies on ${count(n, 'worker')}… ${done}/${order.length} done`;
     };
     progress();
     const ok = await new Promise((resolve) => {
@@ -233,7 +308,7 @@ export class Capacity {
     this.last = { config, spec, plans, headline, ms, workers: n };
     window.kvfleet = window.kvfleet || {};
     window.kvfleet.lastCapacity = this.last;
-    this.els.status.textContent = `Done in ${(ms / 1000).toFixed(1)} s on ${n} workers · seed ${config.seed} · ${source ? source.name : 'synthetic'}.`;
+    this.els.status.textContent = `Done in ${(ms / 1000).toFixed(1)} s on ${count(n, 'worker')} · seed ${config.seed} · ${source ? source.name : 'synthetic'}.`;
     this.render();
   }
 
@@ -257,11 +332,10 @@ export class Capacity {
     for (const p of plans) {
       for (const [a, b] of p.non_monotone) {
         const miss = p.points.find((x) => x.instances === b)?.misses.join(', ');
-        notes.push(`${p.policy} meets the targets at ${a} replicas but misses them at ${b} (${miss}): more replicas did worse.`);
+        notes.push(`${p.policy} meets the targets at ${count(a, 'replica')} but misses them at ${b} (${miss}): more replicas did worse.`);
       }
     }
-    const none = plans.filter((p) => p.min_replicas === null).map((p) => p.policy);
-    if (none.length) notes.push(`Not met within ${spec.limits.max_replicas} replicas: ${none.join(', ')}.`);
+    for (const p of plans) if (p.min_replicas === null) notes.push(neverMetWords(p, spec, config));
     this.els.notes.textContent = notes.join(' ');
     this.renderTable(plans, config);
     this.draw();
@@ -269,7 +343,7 @@ export class Capacity {
 
   renderTable(plans, config) {
     const max = this.last.spec.limits.max_replicas;
-    const head = ['Policy', 'Replicas', 'GPUs', '$/hour', '$/M output tokens', 'TTFT p99', 'TPOT p99', 'Unserved', `Goodput on ${config.instances}`];
+    const head = ['Policy', 'Replicas', 'GPUs', '$/hour', '$/M output tokens', 'TTFT p99', 'TPOT p99', 'Unserved', `Goodput on your ${count(config.instances, 'replica')}`];
     const thead = document.createElement('thead');
     const hr = document.createElement('tr');
     for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; hr.append(th); }
@@ -288,9 +362,9 @@ export class Capacity {
       const g = p.goodput;
       const goodput = g ? `${g.at_limit ? '≥ ' : ''}${num(g.rate, 2)} ${g.rate_unit}` : 'not met';
       const cells = a
-        ? [[`${a.instances} ✓`, a.instances === 1 ? '1 replica meets every target' : `${a.instances} meet every target, ${a.instances - 1} do not (both simulated)`],
+        ? [[`${a.instances} ✓`, a.instances === 1 ? '1 replica meets every target' : `${a.instances} replicas meet every target, ${count(a.instances - 1, 'replica')} do not (both simulated)`],
           [a.cost.gpus], [money(a.cost.usd_per_hour)], [money(a.cost.usd_per_m_tokens)], [fmtMs(m.ttft_ms_p99)], [fmtMs(m.tpot_ms_p99)], [pct(m.rejected_share)], [goodput]]
-        : [[`> ${max}`, `${max} replicas still miss: ${p.points.find((x) => x.instances === max)?.misses.join(', ') || ''}`], ['–'], ['–'], ['–'], ['–'], ['–'], ['–'], [goodput]];
+        : [[`> ${max}`, neverMetWords(p, this.last.spec, config)], ['–'], ['–'], ['–'], ['–'], ['–'], ['–'], [goodput]];
       for (const [c, title] of cells) {
         const td = document.createElement('td');
         td.textContent = String(c);
@@ -299,18 +373,38 @@ export class Capacity {
       }
       if (a) {
         tr.className = 'loadable';
-        tr.title = `Load ${p.policy} on ${a.instances} replica(s)`;
+        tr.title = `Load ${p.policy} on ${count(a.instances, 'replica')}`;
         tr.addEventListener('click', () => this.loadPoint(p.policy, a.instances));
       }
       tbody.append(tr);
     }
     this.els.table.replaceChildren(thead, tbody);
+    this.watchOverflow();
+  }
+
+  /** Shows a hint above the table while it is wider than its box (a phone), and keeps it current. */
+  watchOverflow() {
+    const wrap = this.els.table.parentElement;
+    if (!this.scrollHint) {
+      this.scrollHint = document.createElement('p');
+      this.scrollHint.className = 'scroll-hint';
+      this.scrollHint.dataset.testid = 'cap-scroll-hint';
+      this.scrollHint.textContent = 'Scroll the table sideways for every column →';
+      wrap.prepend(this.scrollHint);
+      new ResizeObserver(() => this.fitHint()).observe(wrap);
+    }
+    this.fitHint();
+  }
+
+  fitHint() {
+    const wrap = this.els.table.parentElement;
+    this.scrollHint.hidden = wrap.scrollWidth <= wrap.clientWidth + 1;
   }
 
   /** Loads a (policy, replicas) point into the page and says so. */
   loadPoint(policy, instances) {
     this.load({ ...this.last.config, routing: policy, instances });
-    this.els.status.textContent = `Loaded ${policy} on ${instances} replica(s): the charts at the top now show that run.`;
+    this.els.status.textContent = `Loaded ${policy} on ${count(instances, 'replica')}: the charts at the top now show that run.`;
   }
 
   /** One scatter dataset per policy (filled where every target is met), the front, and the TTFT target. */
@@ -358,7 +452,7 @@ export class Capacity {
             tooltip: { callbacks: { label: (c) => {
               const q = c.raw;
               if (q.policy === undefined) return ` ${c.dataset.label}`;
-              return ` ${q.policy}, ${q.n} replica(s): ${money(q.y)}/h, TTFT p99 ${fmtMs(q.x)}${q.meets ? ' (meets every target)' : ''}`;
+              return ` ${q.policy}, ${count(q.n, 'replica')}: ${money(q.y)}/h, TTFT p99 ${fmtMs(q.x)}${q.meets ? ' (meets every target)' : ''}`;
             }, footer: () => 'Click to load this point' } },
           },
           scales: {
@@ -372,7 +466,7 @@ export class Capacity {
       this.chart.options.scales.x = xAxis(this.xs(sets)); // written whole: the ticks follow the data
       this.chart.update('none');
     }
-    this.els.canvas.setAttribute('aria-label', `Cost against p99 TTFT. Pareto front: ${front.map((q) => `${q.policy} ${q.n} replicas ${money(q.y)}/h at ${fmtMs(q.x)}`).join('; ')}`);
+    this.els.canvas.setAttribute('aria-label', `Cost against p99 TTFT. Pareto front: ${front.map((q) => `${q.policy} ${count(q.n, 'replica')} ${money(q.y)}/h at ${fmtMs(q.x)}`).join('; ')}`);
   }
 
   /** Every plotted x (the points, the front, the target line). */

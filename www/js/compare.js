@@ -157,7 +157,7 @@ export class Compare {
           onClick: (evt, _els, chart) => this.clickSweep(evt, chart),
           onHover: (evt, els) => { evt.native.target.style.cursor = els.length && this.load ? 'pointer' : 'default'; },
           plugins: { legend: { labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, padding: 8 } }, tooltip: { callbacks: {
-            title: (items) => items.length ? `${items[0].label} replica(s)` : '',
+            title: (items) => items.length ? `${items[0].label} ${items[0].label === '1' ? 'replica' : 'replicas'}` : '',
             label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% ${c.chart.options.scales.y.title.text.startsWith('Token') ? 'of prompt tokens cached' : 'of requests hit'}`,
             footer: () => (this.load ? 'Click to load this point' : '') } } },
           scales: {

@@ -140,8 +140,12 @@ function setText(node, text) { if (node.textContent !== text) node.textContent =
 function setProp(node, key, v) { if (node[key] !== v) node[key] = v; }
 function setAttr(node, key, v) { if (node.getAttribute(key) !== v) node.setAttribute(key, v); }
 
+/** The stops labelled under a replica-count slider, whose steps grow past 16 (1 to 16 fill half of it). */
+export const REPLICA_MARKS = [1, 4, 8, 16, 64, 256];
+
 class Slider {
-  constructor(p, onInput, pre = '') {
+  /** marks: values to label under the track (those on it), so its uneven steps show; or null. */
+  constructor(p, onInput, pre = '', marks = null) {
     this.p = p;
     this.list = valueList(p);
     const attrs = { type: 'range', id: `${pre}in-${p.name}`, name: `${pre}${p.name}`, 'data-testid': `${pre}input-${p.name}` };
@@ -149,6 +153,22 @@ class Slider {
     else Object.assign(attrs, { min: p.min, max: p.max, step: p.step || 'any' });
     this.input = el('input', attrs);
     this.input.addEventListener('input', () => onInput(this.value()));
+    this.marks = marks;
+    this.scale = marks && this.list ? el('div', { class: 'slider-marks', 'aria-hidden': 'true', 'data-testid': `${pre}marks-${p.name}` }) : null;
+    this.placeMarks();
+  }
+  /**
+   * The labelled stops, each under the thumb's place at its value: on a list of nice values the
+   * track is even in positions, not in values (1 to 16 one by one, then 20, 25, ... 256).
+   */
+  placeMarks() {
+    if (!this.scale) return;
+    const last = this.list.length - 1;
+    this.scale.replaceChildren(...this.marks.filter((v) => this.list.includes(v)).map((v) => {
+      const s = el('span', { text: compact(v), 'data-value': v });
+      s.style.setProperty('--at', String(this.list.indexOf(v) / last));
+      return s;
+    }));
   }
   value() {
     const raw = Number(this.input.value);
@@ -159,6 +179,7 @@ class Slider {
       if (!this.list.includes(v)) {
         this.list = [...this.list, v].sort((a, b) => a - b);
         this.input.max = String(this.list.length - 1);
+        this.placeMarks();
       }
       setProp(this.input, 'value', String(this.list.indexOf(v)));
     } else {
@@ -179,9 +200,11 @@ export class Controls {
   /**
    * form: where the controls go; params: the simulator's specs; onChange(name, value).
    * options.names: only these parameters, in this order, without groups (the hero and embeds);
-   * options.prefix: prepended to every id and test id, so a subset can live beside the full panel.
+   * options.prefix: prepended to every id and test id, so a subset can live beside the full panel;
+   * options.marks: {name: values} labelled under those sliders' tracks.
    */
-  constructor(form, params, onChange, { names = null, prefix = '' } = {}) {
+  constructor(form, params, onChange, { names = null, prefix = '', marks = {} } = {}) {
+    this.marks = marks;
     this.form = form;
     this.params = params;
     this.byName = new Map(params.map((p) => [p.name, p]));
@@ -256,9 +279,9 @@ export class Controls {
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
       set = (v) => setProp(n, 'value', String(v));
     } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name)) {
-      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
+      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre, this.marks[p.name]);
       inputs = [sl.input];
-      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input);
+      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input, sl.scale);
       set = (v) => sl.set(v ?? p.min);
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
       const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);

@@ -101,6 +101,32 @@ export function renderFleetLines(pre, report) {
   // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows.
   const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : [])];
   setText(pre, lines.join('\n'));
+  let note = pre.nextElementSibling?.dataset.testid === 'fleet-note' ? pre.nextElementSibling : null;
+  if (!note) {
+    note = document.createElement('p');
+    note.className = 'fig-note';
+    note.dataset.testid = 'fleet-note';
+    pre.after(note);
+  }
+  const words = blockReuseWords(report.summary || {});
+  setText(note, words);
+  if (note.hidden !== !words) note.hidden = !words;
+}
+
+/**
+ * Why the report's block-reuse differs from the token hit rate, from the run's counts: the first
+ * divides cached blocks by prompt blocks, where a prompt's partly filled last block counts whole;
+ * the second divides the cached blocks' tokens by prompt tokens. Null when nothing was admitted.
+ */
+export function blockReuseWords(s) {
+  if (!(s.prompt_blocks > 0) || !(s.prompt_tokens > 0)) return null;
+  const blocks = `The report's block-reuse counts blocks: ${num(s.cached_blocks)} of ${num(s.prompt_blocks)} prompt blocks came from a cache (${pct(s.block_reuse)}).`;
+  const same = pct(s.block_reuse) === pct(s.hit_rate_tokens);
+  if (same) return `${blocks} The token hit rate, ${pct(s.hit_rate_tokens)}, counts the same reuse in tokens.`;
+  const tokens = `The token hit rate, ${pct(s.hit_rate_tokens)}, counts tokens (${num(s.cached_tokens)} of ${num(s.prompt_tokens)})`;
+  return s.hit_rate_tokens > s.block_reuse
+    ? `${blocks} ${tokens}; it reads higher because a prompt's last block is usually only partly filled, yet counts as a whole prompt block.`
+    : `${blocks} ${tokens}.`;
 }
 
 const FINDING_TITLE = {

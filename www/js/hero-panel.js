@@ -1,13 +1,14 @@
 // www/js/hero-panel.js: runs the hero's experiment. Owns a worker of its own that sweeps the replica
 // count for round robin, prefix_aware and the chosen policy (points arrive one by one and the curves
 // fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
+// Keeps the run "was X → now Y" compares with: the last one the reader had time to read.
 
-import { Controls } from './controls.js';
+import { Controls, formatValue, REPLICA_MARKS } from './controls.js';
 import { WorkerHost } from './worker-host.js';
 import { HeroChart, HeroShare, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
-import { modelApplies } from './predict.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
+import { changeWords, heroCaption } from './story.js';
 import { mark } from './timeline.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
@@ -23,8 +24,17 @@ export function sweepKey(config, source) {
 /** How long a changed setting waits for its run's result to draw the figure before drawing it alone. */
 const RESULT_WAIT_MS = 120;
 
-/** Runs shown closer together than this are one change for "was X -> now Y". */
-const BURST_MS = 1500;
+/**
+ * A result on screen this long when the reader changes a setting is what "was X -> now Y" compares
+ * with; one replaced sooner (a step of a drag, a run of key presses) was not read, and is skipped.
+ * Measured from the reader's inputs, not from results arriving: a slow run does not split a drag.
+ */
+export const READ_MS = 1000;
+
+/** A key press or pointer action this recent is taken as the cause of a settings change. */
+const ACT_MS = 5000;
+
+/** The slider's labelled stops: one step per replica up to 16, larger steps after. */
 
 const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate', overloaded: 'Overloaded' };
 
@@ -39,7 +49,8 @@ export class HeroPanel {
     this.hooks = hooks;
     this.choices = params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'prefix_aware', 'kv'];
     this.maxInstances = params.find((p) => p.name === 'instances')?.max ?? 256;
-    this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-' }) : null;
+    const marks = { instances: REPLICA_MARKS, prefill_instances: REPLICA_MARKS };
+    this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-', marks }) : null;
     // The charts, or the canvases to make them on.
     this.chart = els.chart || new HeroChart(els.canvas, { onPick: hooks.onPick });
     this.share = els.shareChart || (els.share ? new HeroShare(els.share) : null);
@@ -50,7 +61,12 @@ export class HeroPanel {
     this.config = null;
     this.source = null;
     this.report = null;
-    this.prev = null;
+    this.shownAt = 0;    // when this.report was first painted
+    this.prev = null;    // the run "was X" describes: the last one on screen READ_MS before an input
+    this.inputKey = null; // the settings the reader last chose
+    this.actAt = -Infinity; // the reader's last key press or pointer action (its event's time)
+    const act = (e) => { if (e.type !== 'pointermove' || e.buttons) this.actAt = e.timeStamp; };
+    for (const t of ['pointerdown', 'pointermove', 'keydown']) document.addEventListener(t, act, { capture: true, passive: true });
     this.frame = 0;      // a draw waiting for the next animation frame
     this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.workerUrl = workerUrl;
@@ -62,6 +78,9 @@ export class HeroPanel {
 
   /** The settings changed: put the controls at them and sweep what is missing. */
   sync(config, source) {
+    const input = `${sweepKey(config, source)}|${config.instances}|${config.prefill_instances}|${config.routing}`;
+    if (input !== this.inputKey) this.noteInput();
+    this.inputKey = input;
     this.config = { ...config };
     this.source = source;
     if (this.controls) this.controls.setAll(config, !!source);
@@ -147,15 +166,27 @@ export class HeroPanel {
     }
   }
 
+  /**
+   * The reader changed a setting: the result on screen becomes the one "was X" describes if it was
+   * there READ_MS or longer, or is the first; else the one before it stays (four quick steps read
+   * as one change).
+   */
+  noteInput(now = performance.now()) {
+    // When the reader acted, not when the page got to it: a busy page handles a key press late.
+    const at = now - this.actAt < ACT_MS ? Math.min(now, this.actAt) : now;
+    // The page's first result is the reader's starting point however soon they act on it.
+    if (this.report && (at - this.shownAt >= READ_MS || !this.prev)) this.prev = this.report;
+  }
+
   /** The run on screen (the main lane's report) arrived. */
   showRun(report) {
-    // "was X -> now Y" compares with the result shown before the current burst of changes (a drag
-    // or a run of key presses within BURST_MS), so four steps of the slider read as one change.
-    const now = performance.now();
-    if (!this.prev || now - this.lastShownAt > BURST_MS) this.prev = this.report;
-    this.lastShownAt = now;
+    // On screen from the frame that paints it (never, in a hidden tab, until the reader returns).
+    this.shownAt = Infinity;
+    requestAnimationFrame(() => { if (this.report === report) this.shownAt = performance.now(); });
     this.report = report;
-    renderHeroNumbers(this.els.numbers, report, this.baseline());
+    const prev = this.baseline();
+    const where = prev ? changeWords(prev, report, this.params, formatValue) : '';
+    renderHeroNumbers(this.els.numbers, report, prev, where);
     this.findings(report);
     this.draw();
     this.words();
@@ -220,12 +251,7 @@ export class HeroPanel {
     const sweeps = this.onScreen();
     this.chart.update({ sweeps, policies, xs, config: this.config, traced: !!this.source, current: here });
     if (this.share) this.share.update({ sweeps, policies, xs, config: this.config });
-    const model = modelApplies(this.config, !!this.source);
-    const why = this.config.kv_blocks !== null && this.config.kv_blocks !== undefined
-      ? 'the simple model assumes caches that never evict' : 'the simple model covers the synthetic prefix pool only';
-    setText(this.els.caption, model
-      ? 'Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held (their prefill is skipped). Lines with markers: your settings simulated at each replica count. Dotted: the simple model, misses ≈ prefixes × replicas for round robin and ≈ prefixes for prefix_aware (hidden where the simulation sits on it); it assumes every replica sees every prefix, so with fewer requests per replica than prefixes the real misses fall below it. Below: the busiest replica\'s share of requests; dotted, an even share. The ring is the run in the numbers beside it; click a point to load it.'
-      : `Prompt tokens from cache: the share of prompt tokens whose KV blocks the chosen replica already held. Lines with markers: your settings simulated at each replica count; below, the busiest replica's share of requests (dotted: an even share). No model line: ${why}. Click a point to load it.`);
+    setText(this.els.caption, heroCaption({ config: this.config, traced: !!this.source, sweeps, xs }));
   }
 
   retheme() {

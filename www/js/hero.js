@@ -209,7 +209,9 @@ export class HeroChart {
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache';
     c.options.scales.y.max = top;
     // Written whole (as in create()), never read back from c.options: between two updates that is a stale resolver.
-    const title = { display: true, font: { weight: '600' }, text: isDisagg(config) ? `Prefill replicas (decode pool: ${config.decode_instances})` : 'Replicas' };
+    // Past 16 replicas the axis turns logarithmic (as the slider's steps grow): the title says so.
+    const log = Math.max(...xs) > 16 ? ' (log scale)' : '';
+    const title = { display: true, font: { weight: '600' }, text: isDisagg(config) ? `Prefill replicas${log} (decode pool: ${config.decode_instances})` : `Replicas${log}` };
     c.options.scales.x = { ...replicaAxis(xs, cacheReplicas(config), narrow), title };
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel, unit: isDisagg(config) ? 'prefill replica' : 'replica' };
     for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
@@ -222,10 +224,14 @@ export class HeroChart {
   }
 }
 
-/** The hero's numbers beside the figure: token hit rate (with was → now), any-hit share, TTFT. */
-export function renderHeroNumbers(root, report, prev) {
+/**
+ * The hero's numbers beside the figure: token hit rate, any-hit share, TTFT. `prev`: the run to
+ * compare with ("was X at 256 replicas → now Y"), `where`: its settings in words (changeWords);
+ * without them each sub-label says what its figure counts.
+ */
+export function renderHeroNumbers(root, report, prev, where = '') {
   const s = report.summary || {};
-  const p = prev?.summary;
+  const p = where ? prev?.summary : null;
   const big = (testid, label, value, note) => {
     const d = document.createElement('div');
     d.className = 'hero-num';
@@ -236,12 +242,13 @@ export function renderHeroNumbers(root, report, prev) {
     d.append(l, v, n);
     return d;
   };
-  const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => pct(x));
-  const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, fmtMs);
+  const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => pct(x), where);
+  const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, fmtMs, where);
+  const answered = `from arrival, over the ${num(s.completed)} completed request${s.completed === 1 ? '' : 's'}`;
   patchChildren(root, [
     big('hero-token-hit', 'Prompt tokens from cache', pct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
     big('hero-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests), 'a request counts with one cached block'),
-    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${fmtMs(s.ttft_ms_p50)} · ${fmtMs(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : 'time to first token'),
+    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${fmtMs(s.ttft_ms_p50)} · ${fmtMs(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : answered),
   ]);
 }
 

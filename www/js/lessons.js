@@ -6,7 +6,8 @@
 // immediate feedback.
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
-import { pct, num, msText, policyLine, POLICY_STYLE, replicaColor } from './format.js';
+import { pct, num, msText } from './format.js';
+import { drawLessonFigure } from './lesson-figure.js';
 import { builtin, BUILTIN } from './traces.js';
 import { formatValue } from './controls.js';
 
@@ -46,13 +47,6 @@ export function liveRule(kind, report) {
   return null;
 }
 
-/** A policy's own line, or a distinct colour for a series that is not a policy ("4 routers"). */
-function seriesLine(label, i) {
-  if (POLICY_STYLE[label]) return policyLine(label);
-  const c = replicaColor(i);
-  return { borderColor: c, backgroundColor: c, pointBackgroundColor: c, pointBorderColor: c, borderDash: i ? [6, 3] : [] };
-}
-import { fmtMs } from './charts.js';
 
 const DONE_KEY = 'kvfleet.lessons.done';
 
@@ -97,19 +91,6 @@ function settingText(p, v) {
   if (v === undefined) return '';
   if (p) return formatValue(p, v);
   return v === null ? 'none' : typeof v === 'number' ? num(v, Number.isInteger(v) ? 0 : 2) : String(v);
-}
-
-/**
- * The legend's entries, with each goal threshold drawn as the dotted line it is on the figure (the
- * point style would show it as a grey circle).
- */
-function legendItems(chart) {
-  const items = window.Chart.defaults.plugins.legend.labels.generateLabels(chart);
-  return items.map((item) => {
-    const ds = chart.data.datasets[item.datasetIndex];
-    if (!ds?.goal) return item;
-    return { ...item, pointStyle: 'line', lineDash: ds.borderDash, lineWidth: ds.borderWidth, strokeStyle: ds.borderColor };
-  });
 }
 
 /** The completed lessons' ids kept in this browser. */
@@ -286,46 +267,11 @@ export class Lessons {
     (input || field.querySelector('input, select'))?.focus({ preventScroll: true });
   }
 
-  /** The measured "how it works" figure: the metric against one setting, a line per series. */
+  /** The measured "how it works" figure, with the active lesson's goal across it. */
   drawDiagram(d) {
     if (!this.diagramEl) return;
-    const fmt = (v) => (d.format === 'percent' ? pct(v) : d.format === 'ms' ? fmtMs(v) : num(v, 0));
-    const canvas = document.createElement('canvas');
-    canvas.setAttribute('role', 'img');
-    const words = d.series.map(([label], i) => `${label}: ${d.values.map((x, j) => `${x} → ${fmt(d.points[i][j])}`).join(', ')}`).join('; ');
-    canvas.setAttribute('aria-label', `${d.caption} ${words}`);
-    const box = el('div', 'canvas-box');
-    box.append(canvas);
-    const cap = el('figcaption', null, d.caption);
-    this.diagramEl.replaceChildren(box, cap);
-    this.diagramEl.dataset.testid = 'lesson-diagram';
-    if (this.diagramChart) this.diagramChart.destroy();
-    const C = window.Chart;
-    if (!C) return;
-    // The x axis is to scale: linear, or logarithmic when the values span more than 20x (and
-    // start above 0); a log y axis labels 1, 2 and 5 x 10^k only, so labels never collide.
-    const xs = d.values;
-    const logX = xs[0] > 0 && xs[xs.length - 1] / xs[0] > 20;
-    const tick125 = (v) => { const lead = v / 10 ** Math.floor(Math.log10(v) + 1e-9); return [1, 2, 5].some((k) => Math.abs(lead - k) < 1e-6) ? fmt(v) : ''; };
-    // The goal's threshold on the figure's metric, as a dashed line across it (marked `goal`).
-    const goals = (this.active?.checks || []).filter((c) => c.metric === d.metric).map((c) => ({
-      label: `goal: ${c.label}`, goal: true, data: [{ x: xs[0], y: c.value }, { x: xs[xs.length - 1], y: c.value }],
-      borderColor: '#6b7280', backgroundColor: '#6b7280', borderDash: [3, 4], borderWidth: 1.5, pointRadius: 0, pointHoverRadius: 0,
-    }));
-    this.diagramChart = new C(canvas, {
-      type: 'line',
-      data: { datasets: [...d.series.map(([label], i) => ({ label, data: d.points[i].map((y, j) => ({ x: xs[j], y })), ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })), ...goals] },
-      options: {
-        plugins: { legend: { display: d.series.length > 1 || goals.length > 0, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, generateLabels: legendItems } },
-          tooltip: { callbacks: { title: (items) => (items.length ? `${d.x_label}: ${items[0].parsed.x}` : ''), label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
-        scales: {
-          x: { type: logX ? 'logarithmic' : 'linear', title: { display: true, text: d.x_label, font: { weight: '600' } },
-            ticks: logX ? { callback: (v) => (tick125(v) ? String(v) : '') } : {} },
-          y: { type: d.log_y ? 'logarithmic' : 'linear', beginAtZero: !d.log_y, title: { display: true, text: d.y_label, font: { weight: '600' } },
-            ticks: { callback: (v) => (d.log_y ? tick125(v) : fmt(v)) } },
-        },
-      },
-    });
+    this.diagramChart?.destroy();
+    this.diagramChart = drawLessonFigure(this.diagramEl, d, this.active?.checks || []);
   }
 
   /** Measures a lesson's interview answers and check in a worker of its own (once per lesson). */

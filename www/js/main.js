@@ -2,7 +2,7 @@
 // keeps config <-> URL <-> controls in step, coalesces runs (one per frame, newest wins) and renders.
 
 import { fitPools } from './layout.js';
-import { Controls } from './controls.js';
+import { Controls, REPLICA_MARKS } from './controls.js';
 import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { renderHeadline, renderFleetLines, renderFindings } from './headline.js';
@@ -201,7 +201,7 @@ function startLatePanels() {
   if (late || embedView) return;
   hero.release(); // (here too for a first run that failed)
   const msg = st.readyMsg;
-  controls = new Controls($('controls'), st.params, onControl);
+  controls = new Controls($('controls'), st.params, onControl, { marks: { instances: REPLICA_MARKS, prefill_instances: REPLICA_MARKS, decode_instances: REPLICA_MARKS } });
   controls.setAll(st.config, traceLabel());
   mark('controlsBuilt');
   lessons.loadProgress(); // which lessons this browser completed (the first localStorage read is slow)
@@ -450,6 +450,7 @@ function render(report, runMs) {
     tasks.update(report);
     replicaTable.update(report);
     transfers?.update(report, st.goodSource ?? st.source);
+    traces?.shown(st.goodSource, report);
     lessons.update(report);
     decisions?.followRun(report);
   }

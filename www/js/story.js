@@ -1,9 +1,10 @@
 // www/js/story.js: the sentences the page says about a run, computed from its numbers (pure, no DOM),
 // so a takeaway can never disagree with the chart beside it. Every comparison word ("falls",
-// "stays", "more than") is chosen by the figures it describes.
+// "stays", "more than") is chosen by the figures it describes; "was X at 256 replicas" names the
+// settings it compares with, from the two runs' configs.
 
 import { cacheReplicas, isDisagg } from './layout.js';
-import { predictedMisses, modelApplies } from './predict.js';
+import { predictedMisses, modelApplies, predictionCurves } from './predict.js';
 
 const pctText = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
 const pct1 = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '–');
@@ -75,12 +76,14 @@ export function heroTakeaway({ config, traced, report, sweeps = {} }) {
     const held = heldEqual(config);
     const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
     lead = `On ${r} ${unit}, ${name} serves ${pct1(own)} of prompt tokens from cache${compared}`;
+    const cost = tradeoffWords(sweeps, [...new Set(['round_robin', 'prefix_aware', policy])], r);
     const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
     const busiest = load && (report.per_instance || [])[load.replicas[0]];
     if (busiest && s.requests) {
-      lead += `, but replica ${busiest.index} took ${pctText(busiest.requests / s.requests)} of the requests and p99 first-token time is ${msText(s.ttft_ms_p99)}`;
+      // (The trade-off sentence, when there is one, gives the p99 beside another policy's.)
+      lead += `, but replica ${busiest.index} took ${pctText(busiest.requests / s.requests)} of the requests${cost ? '' : ` and p99 first-token time is ${msText(s.ttft_ms_p99)}`}`;
     }
-    lead += '.';
+    lead += `.${cost ? ` ${cost}` : ''}`;
   }
   return { lead, detail: explain({ config, traced, report, sweeps }) };
 }
@@ -188,11 +191,97 @@ export function busiestWords(report, config, policy) {
   return `The busiest replica, R${top.index}, took ${small(share)} of the requests (an even share is ${small(even)}).${why}`;
 }
 
-/** "was 36% → now 48%" for a headline figure, or '' when there is no earlier run to compare. */
-export function wasNow(prev, now, fmt) {
+/** The policy as the sentences name it. */
+const policyName = (p) => (p === 'round_robin' ? 'round robin' : p);
+
+/** A p99 first-token time this many times another's is slower in a sentence (p99 of a few hundred requests is noisy). */
+const SLOWER = 1.1;
+
+/**
+ * The cost of the most cache hits, when the sweep shows one on `r` replicas: the policy with the
+ * highest token hit rate (alone, on the displayed 0.1% values) has a p99 first-token time at least
+ * SLOWER times that of the fastest policy with fewer hits. '' otherwise. `policies`: those drawn.
+ */
+export function tradeoffWords(sweeps, policies, r) {
+  const pts = policies.map((p) => ({ p, q: at(sweeps[p], r) }))
+    .filter(({ q }) => q && Number.isFinite(q.hit_rate_tokens) && Number.isFinite(q.ttft_ms_p99));
+  if (pts.length < 2) return '';
+  const shown = (x) => Math.round(1000 * x);
+  const top = Math.max(...pts.map(({ q }) => shown(q.hit_rate_tokens)));
+  const best = pts.filter(({ q }) => shown(q.hit_rate_tokens) === top);
+  if (best.length > 1) return '';
+  const w = best[0];
+  const fast = pts.filter((x) => x !== w).reduce((b, x) => (x.q.ttft_ms_p99 < b.q.ttft_ms_p99 ? x : b));
+  const slow = w.q.ttft_ms_p99, quick = fast.q.ttft_ms_p99;
+  if (slow < SLOWER * quick || msText(slow) === msText(quick)) return '';
+  return `More hits are not faster answers here: ${policyName(w.p)}'s p99 first-token time is ${msText(slow)}, ${policyName(fast.p)}'s ${msText(quick)}.`;
+}
+
+/**
+ * "was 36% → now 48%" for a headline figure, or '' when there is no earlier run to compare; with
+ * `where` ("at 256 replicas"), "was 36% at 256 replicas → now 48%", or "same as at 256 replicas".
+ */
+export function wasNow(prev, now, fmt, where = '') {
   if (!Number.isFinite(prev) || !Number.isFinite(now)) return '';
   const a = fmt(prev), b = fmt(now);
-  return a === b ? `unchanged at ${b}` : `was ${a} → now ${b}`;
+  if (a === b) return where ? `same as ${where}` : `unchanged at ${b}`;
+  return `was ${a}${where ? ` ${where}` : ''} → now ${b}`;
+}
+
+/** Settings with a count as their last word ("Replicas", "Prefill replicas", "Requests") read "256 replicas". */
+function settingWords(p, v, fmt) {
+  if (p.name === 'routing') return String(v);
+  const shown = fmt(p, v);
+  const label = (p.label || p.name).toLowerCase();
+  const words = label.split(' '), last = words[words.length - 1];
+  if (typeof v === 'number' && p.unit && last.startsWith(p.unit)) {
+    const [n, ...unit] = shown.split(' ');
+    return [n, ...words.slice(0, -1), last === p.unit ? unit.join(' ') : last].join(' ');
+  }
+  return `${label} ${shown}`;
+}
+
+const traceName = (source) => (source && source !== 'synthetic' && source !== 'sessions' ? source : null);
+
+/**
+ * The settings run `before` had where it differs from run `after`, from their configs (a key a
+ * report leaves out holds its default): "at 256 replicas", "with round_robin", "with 8 replicas,
+ * kv", "with 3 settings different"; '' when they ran the same settings. fmt(param, value): the
+ * controls' readout ("256 replicas").
+ */
+export function changeWords(before, after, params, fmt) {
+  const a = before?.config || {}, b = after?.config || {};
+  const of = (c, p) => JSON.stringify(p.name in c ? c[p.name] : p.default ?? null);
+  let changed = params.filter((p) => of(a, p) !== of(b, p));
+  // A disaggregated fleet's replica step moves both counts: the prefill pool names it.
+  if (changed.some((p) => p.name === 'prefill_instances')) changed = changed.filter((p) => p.name !== 'instances');
+  const items = changed.map((p) => settingWords(p, p.name in a ? a[p.name] : p.default ?? null, fmt));
+  const ta = traceName(before?.source), tb = traceName(after?.source);
+  if (ta !== tb) items.push(ta ? `the ${ta} trace` : 'the synthetic workload');
+  if (!items.length) return '';
+  if (items.length > 2) return `with ${items.length} settings different`;
+  const counts = changed.length === items.length && changed.every((p) => p.name === 'instances' || p.name === 'prefill_instances');
+  return `${counts ? 'at' : 'with'} ${items.join(', ')}`;
+}
+
+/**
+ * The hero's caption: how to read the figure, and what the model line assumes. Where round robin
+ * sits 2 points or more above its model line (fewer misses than prefixes x replicas), it says so.
+ */
+export function heroCaption({ config, traced, sweeps = {}, xs = [] }) {
+  const head = 'Points: your settings simulated at each replica count; click one to load it.';
+  if (!modelApplies(config, traced)) {
+    const why = config.kv_blocks !== null && config.kv_blocks !== undefined
+      ? 'the simple model assumes caches that never evict' : 'the simple model covers the synthetic prefix pool only';
+    return `${head} No model line: ${why}.`;
+  }
+  const model = predictionCurves(config, traced, xs).round_robin;
+  const above = (sweeps.round_robin || []).some((q) => {
+    const m = model.find((d) => d.x === q.instances);
+    return m && Number.isFinite(q.hit_rate_tokens) && q.hit_rate_tokens >= m.y + 0.02;
+  });
+  const gap = above ? '; where round robin rises above it, some replicas did not' : '';
+  return `${head} Dotted: the simple model, hidden where points cover it; it assumes each replica sees every prefix${gap}.`;
 }
 
 /**

@@ -107,20 +107,33 @@ fn inversions(plans: &[PolicyPlan]) -> String {
     out
 }
 
+/// "1 seed", "3 seeds".
+fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// The whole text report of a plan.
 pub fn render(r: &PlanReport) -> String {
     let l = &r.limits;
     let mut out = format!(
-        "kvfleet plan: workload {}, seed {}, engine {} ({} GPU(s) per replica at ${:.2} per GPU-hour)\n",
-        r.workload, r.seed, r.engine, l.gpus_per_replica, l.gpu_hour_usd
+        "kvfleet plan: workload {}, seed {}, engine {} ({} per replica at ${:.2} per GPU-hour)\n",
+        r.workload,
+        r.seed,
+        r.engine,
+        count(l.gpus_per_replica as u64, "GPU"),
+        l.gpu_hour_usd
     );
     out.push_str(&format!("  Targets: {}\n", targets(&r.slo)));
     out.push_str(&format!(
-        "  Search: fleets of 1 to {} replicas ({}), each point on {} seed(s); goodput at {} replica(s)\n",
+        "  Search: fleets of 1 to {} replicas ({}), each point on {}; goodput at {}\n",
         l.max_replicas,
-        if l.exhaustive { "every size" } else { "bracketing, then verified" },
-        l.seeds,
-        r.config.instances
+        if l.exhaustive {
+            "every size"
+        } else {
+            "bracketing, then verified"
+        },
+        count(l.seeds as u64, "seed"),
+        count(r.config.instances as u64, "replica")
     ));
     out.push_str(&format!(
         "  {:<13} {:>8}  {:>4}  {:>8}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  {:<18}  goodput at {} replicas\n",

@@ -1,0 +1,352 @@
+//! The planner's headline: the cheapest policy that meets the targets, what broke a tie on
+//! $/h (a lower $/M output tokens by more than `LEVEL_PRICE_SHARE`, else the higher
+//! goodput), and what it saves against round robin.
+
+use std::cmp::Ordering;
+
+use super::{sort_small, PolicyPlan};
+use crate::config::Policy;
+
+/// Two $/M-token figures at the same $/h are level when the higher is within this share of
+/// the lower (0.5 %). At the same $/h and with every request served they differ only in
+/// the makespan, that is when the last request finished: on the seed's workload that moves
+/// by about 0.1 % between tied policies and reorders them from seed to seed, and the table
+/// prints cents, 0.5 % of a $1 price or more.
+pub const LEVEL_PRICE_SHARE: f64 = 0.005;
+
+/// A plan's answer as the headline reads it: (replicas, GPUs, $/h, $/M tokens).
+pub type Answer = (u32, u32, f64, f64);
+
+/// What the headline needs of one policy's plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadlineRow {
+    /// The policy's name.
+    pub policy: String,
+    /// At the answer: (replicas, GPUs, $/h, $/M tokens); `None` when there is none.
+    pub answer: Option<Answer>,
+    /// The goodput's rate (-inf when there is none).
+    pub goodput_rate: f64,
+}
+
+impl HeadlineRow {
+    /// The row of a plan.
+    pub fn of(p: &PolicyPlan) -> HeadlineRow {
+        HeadlineRow {
+            policy: p.policy.clone(),
+            answer: p.at_min.as_ref().map(|a| {
+                (
+                    a.instances,
+                    a.cost.gpus,
+                    a.cost.usd_per_hour,
+                    a.cost.usd_per_m_tokens,
+                )
+            }),
+            goodput_rate: p.goodput.as_ref().map_or(f64::NEG_INFINITY, |g| {
+                if g.rate.is_nan() {
+                    f64::NEG_INFINITY
+                } else {
+                    g.rate
+                }
+            }),
+        }
+    }
+
+    /// The row of a plan as JSON (`PolicyPlan` serialised; `null` numbers are NaN).
+    pub fn of_json(v: &serde_json::Value) -> HeadlineRow {
+        let f = |x: &serde_json::Value| x.as_f64().unwrap_or(f64::NAN);
+        let answer = v.get("at_min").filter(|a| !a.is_null()).map(|a| {
+            (
+                a["instances"].as_u64().unwrap_or(0) as u32,
+                a["cost"]["gpus"].as_u64().unwrap_or(0) as u32,
+                f(&a["cost"]["usd_per_hour"]),
+                f(&a["cost"]["usd_per_m_tokens"]),
+            )
+        });
+        let rate = v.get("goodput").map_or(f64::NAN, |g| f(&g["rate"]));
+        HeadlineRow {
+            policy: v["policy"].as_str().unwrap_or("?").to_string(),
+            answer,
+            goodput_rate: if rate.is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                rate
+            },
+        }
+    }
+}
+
+/// The headline of plans (`headline_rows` over their rows).
+pub fn headline(plans: &[PolicyPlan]) -> String {
+    let rows: Vec<HeadlineRow> = plans.iter().map(HeadlineRow::of).collect();
+    headline_rows(&rows)
+}
+
+/// An answered row, with the lowest $/M tokens among the answered rows at its $/h.
+#[derive(Clone, Copy)]
+struct Ranked<'a> {
+    row: &'a HeadlineRow,
+    answer: Answer,
+    lowest_usd_per_m: f64,
+}
+
+impl Ranked<'_> {
+    fn name(&self) -> &str {
+        &self.row.policy
+    }
+
+    fn usd_per_hour(&self) -> f64 {
+        self.answer.2
+    }
+
+    fn usd_per_m(&self) -> f64 {
+        self.answer.3
+    }
+
+    fn goodput(&self) -> f64 {
+        self.row.goodput_rate
+    }
+
+    /// Within `LEVEL_PRICE_SHARE` of the lowest $/M tokens at its $/h.
+    fn level(&self) -> bool {
+        let (m, lowest) = (self.usd_per_m(), self.lowest_usd_per_m);
+        m <= lowest * (1.0 + LEVEL_PRICE_SHARE) || (m.is_nan() && lowest.is_nan())
+    }
+}
+
+/// The order of the headline: the lower $/h; at the same $/h the rows level on $/M tokens
+/// first, by the higher goodput, then the lower $/M tokens; then the others by the lower
+/// $/M tokens, then the higher goodput.
+fn rank_order(p: &Ranked, q: &Ranked) -> Ordering {
+    let by_goodput = q.goodput().total_cmp(&p.goodput());
+    p.usd_per_hour()
+        .total_cmp(&q.usd_per_hour())
+        .then(q.level().cmp(&p.level()))
+        .then(if p.level() {
+            by_goodput
+        } else {
+            Ordering::Equal
+        })
+        .then(p.usd_per_m().total_cmp(&q.usd_per_m()))
+        .then(by_goodput)
+}
+
+/// The answered rows in the headline's order.
+fn rank(rows: &[HeadlineRow]) -> Vec<Ranked<'_>> {
+    let answered: Vec<(&HeadlineRow, Answer)> =
+        rows.iter().filter_map(|r| Some((r, r.answer?))).collect();
+    let lowest = |usd_h: f64| {
+        answered
+            .iter()
+            .filter(|(_, a)| a.2 == usd_h)
+            .map(|(_, a)| a.3)
+            .min_by(f64::total_cmp)
+            .unwrap_or(f64::NAN)
+    };
+    let mut ranked: Vec<Ranked> = answered
+        .iter()
+        .map(|&(row, answer)| Ranked {
+            row,
+            answer,
+            lowest_usd_per_m: lowest(answer.2),
+        })
+        .collect();
+    sort_small(&mut ranked, rank_order);
+    ranked
+}
+
+/// "1 replica", "2 replicas".
+pub(crate) fn count(n: i64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The decimals (2 to 10) it takes to print two prices in dollars apart.
+fn decimals_apart(a: f64, b: f64) -> usize {
+    (2..10)
+        .find(|&d| format!("{a:.d$}") != format!("{b:.d$}"))
+        .unwrap_or(10)
+}
+
+/// Two different prices in dollars, to cents, or to as many more decimals (up to ten) as
+/// it takes to print them apart.
+fn two_prices(a: f64, b: f64) -> (String, String) {
+    let d = decimals_apart(a, b);
+    (format!("${a:.d$}"), format!("${b:.d$}"))
+}
+
+/// Why `best` comes before the policies `tied` with it on $/h (in the headline's order):
+/// the $/M tokens, then among the level ones the goodput, and any other tied policy whose
+/// goodput is higher after all.
+fn tie_words(best: &Ranked, tied: &[Ranked]) -> String {
+    let (level, above): (Vec<Ranked>, Vec<Ranked>) = tied.iter().partition(|r| r.level());
+    let mut words = format!(
+        " (tied on cost with {}; ",
+        tied.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
+    );
+    if level.is_empty() {
+        let (mine, theirs) = two_prices(best.usd_per_m(), above[0].usd_per_m());
+        words.push_str(&format!(
+            "{} costs the least per million output tokens, {mine} against {theirs}",
+            best.name()
+        ));
+    } else {
+        words.push_str(&level_price_words(best, &level, &above));
+        words.push_str(&level_goodput_words(best, &level, above.is_empty()));
+    }
+    let higher: Vec<&str> = above
+        .iter()
+        .filter(|r| r.goodput() > best.goodput())
+        .map(|r| r.name())
+        .collect();
+    if !higher.is_empty() {
+        let verb = if higher.len() == 1 { "has" } else { "have" };
+        words.push_str(&format!(
+            "; {} {verb} the higher goodput on the fleet as configured",
+            higher.join(", ")
+        ));
+    }
+    words.push(')');
+    words
+}
+
+/// "dynamo and kv cost the same per million output tokens to within 0.5 % ($2.00, against
+/// $2.20 for round_robin)": `best` and the `level` policies, and the cheapest `above` them.
+fn level_price_words(best: &Ranked, level: &[Ranked], above: &[Ranked]) -> String {
+    let group: Vec<&Ranked> = std::iter::once(best).chain(level).collect();
+    let prices = group.iter().map(|r| r.usd_per_m());
+    let lo = prices.clone().fold(f64::INFINITY, f64::min);
+    let hi = prices.fold(f64::NEG_INFINITY, f64::max);
+    let subject = match (above.is_empty(), group.len()) {
+        (true, 2) => "both".to_string(),
+        (true, _) => "all".to_string(),
+        _ => and_list(group.iter().map(|r| r.name())),
+    };
+    let next = above.first().map(|r| r.usd_per_m());
+    let d = next.map_or(2, |n| decimals_apart(hi, n));
+    let (lo_s, hi_s) = (format!("${lo:.d$}"), format!("${hi:.d$}"));
+    let range = if lo_s == hi_s {
+        lo_s
+    } else {
+        format!("{lo_s} to {hi_s}")
+    };
+    let against = match (next, above) {
+        (Some(n), [one]) => format!(", against ${n:.d$} for {}", one.name()),
+        (Some(n), _) => format!(", against ${n:.d$} or more for the rest"),
+        (None, _) => String::new(),
+    };
+    format!(
+        "{subject} cost the same per million output tokens to within {} % ({range}{against})",
+        LEVEL_PRICE_SHARE * 100.0
+    )
+}
+
+/// Why `best` comes before the `level` policies: its higher goodput, or at the same
+/// goodput its slightly lower $/M tokens, or nothing (it is listed first).
+fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
+    let b = best.name();
+    let two = level.len() == 1;
+    let of = match (two, alone) {
+        (true, _) => "of the two",
+        (false, true) => "of them",
+        (false, false) => "of those",
+    };
+    let top: Vec<&Ranked> = level
+        .iter()
+        .filter(|r| r.goodput() == best.goodput())
+        .collect();
+    if top.is_empty() {
+        let most = if two { "higher" } else { "highest" };
+        return format!("; {b} has the {most} goodput {of}");
+    }
+    let with = and_list(std::iter::once(b).chain(top.iter().map(|r| r.name())));
+    let equal: Vec<&str> = top
+        .iter()
+        .filter(|r| r.usd_per_m() == best.usd_per_m())
+        .map(|r| r.name())
+        .collect();
+    if !equal.is_empty() {
+        let all = and_list(std::iter::once(b).chain(equal));
+        return format!("; nothing else tells {all} apart, and {b} is listed first");
+    }
+    let same = if top.len() == level.len() {
+        "the same goodput".to_string()
+    } else {
+        format!("the highest goodput {of}")
+    };
+    let next = top
+        .iter()
+        .map(|r| r.usd_per_m())
+        .fold(f64::INFINITY, f64::min);
+    let (mine, theirs) = two_prices(best.usd_per_m(), next);
+    format!(
+        "; {with} have {same}, and {b} the slightly lower price per million output tokens, \
+         {mine} against {theirs}"
+    )
+}
+
+/// What the cheapest (`n` replicas at `usd_h`) saves against round robin's answer, if any.
+fn against_round_robin(rows: &[HeadlineRow], n: u32, usd_h: f64) -> String {
+    let rr = rows.iter().find(|p| p.policy == Policy::RoundRobin.name());
+    match rr.map(|p| p.answer) {
+        Some(Some((_, _, rr_usd, _))) if rr_usd == usd_h => {
+            "; round_robin costs the same, so no policy saves anything against it here".into()
+        }
+        Some(Some((rn, _, rr_usd, _))) => {
+            let saved = rr_usd - usd_h;
+            format!(
+                "; against round_robin ({}, ${rr_usd:.2}/h) it saves {}, ${saved:.2}/h ({:.0} %)",
+                count(rn.into(), "replica"),
+                count(rn as i64 - n as i64, "replica"),
+                100.0 * saved / rr_usd
+            )
+        }
+        Some(None) => {
+            "; round_robin does not meet the targets within the largest fleet tried".into()
+        }
+        None => String::new(),
+    }
+}
+
+/// The cheapest policy that has an answer (ties on $/h broken by the lower $/M tokens when
+/// they differ by more than `LEVEL_PRICE_SHARE`, else by the higher goodput), the policies
+/// tied with it, and what it saves against `round_robin`.
+pub fn headline_rows(rows: &[HeadlineRow]) -> String {
+    let ranked = rank(rows);
+    let Some(best) = ranked.first() else {
+        return "No policy meets the targets within the largest fleet tried.".to_string();
+    };
+    let (n, gpus, usd_h, _) = best.answer;
+    let mut line = format!(
+        "Cheapest: {} with {}, {}, ${usd_h:.2}/h",
+        best.name(),
+        count(n.into(), "replica"),
+        count(gpus.into(), "GPU")
+    );
+    let tied: Vec<Ranked> = ranked[1..]
+        .iter()
+        .filter(|r| r.usd_per_hour() == usd_h)
+        .copied()
+        .collect();
+    if !tied.is_empty() {
+        line.push_str(&tie_words(best, &tied));
+    }
+    line.push_str(&against_round_robin(rows, n, usd_h));
+    line.push('.');
+    line
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,189 @@
+//! Unit tests of the headline: the order of tied policies and the words for what broke the
+//! tie, on rows made by hand.
+
+use super::*;
+use crate::plan::{cost, Measured, PlanLimits};
+
+/// A headline row by hand: (replicas, GPUs, $/h, $/M tokens) and goodput.
+fn row(policy: &str, usd_h: f64, usd_m: f64, goodput_rate: f64) -> HeadlineRow {
+    HeadlineRow {
+        policy: policy.into(),
+        answer: Some((4, 4, usd_h, usd_m)),
+        goodput_rate,
+    }
+}
+
+/// The headline up to the end of its tie words (the parenthesis " (tied" opens).
+fn head(rows: &[HeadlineRow]) -> String {
+    let line = headline_rows(rows);
+    let from = line.find(" (tied").expect("a tie") + 1;
+    let mut depth = 0;
+    for (i, c) in line[from..].char_indices() {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        if depth == 0 {
+            return line[..from + i + 1].to_string();
+        }
+    }
+    panic!("not closed: {line}")
+}
+
+/// The words for a tie on $/h name what broke it: the review found "dynamo has the highest
+/// goodput of them" where dynamo won on $/M tokens and round robin's goodput was higher,
+/// and then "dynamo costs the least per million output tokens, $0.9050 against $0.9051",
+/// a difference far below what the makespan's noise moves.
+#[test]
+fn a_tie_on_cost_names_what_broke_it() {
+    // Won on $/M tokens (2.4 % lower), with a lower goodput than the tied round robin.
+    assert_eq!(
+        head(&[
+            row("round_robin", 10.0, 2.10, 19.88),
+            row("dynamo", 10.0, 2.05, 19.50)
+        ]),
+        "Cheapest: dynamo with 4 replicas, 4 GPUs, $10.00/h (tied on cost with round_robin; \
+         dynamo costs the least per million output tokens, $2.05 against $2.10; round_robin \
+         has the higher goodput on the fleet as configured)"
+    );
+    // Won on $/M tokens and on goodput: nothing to add.
+    assert_eq!(
+        head(&[row("kv", 10.0, 2.10, 1.0), row("dynamo", 10.0, 2.05, 2.0)]),
+        "Cheapest: dynamo with 4 replicas, 4 GPUs, $10.00/h (tied on cost with kv; dynamo \
+         costs the least per million output tokens, $2.05 against $2.10)"
+    );
+    // Equal to the cent but 0.66 % apart: printed with the decimals that tell them apart.
+    assert!(
+        head(&[row("kv", 10.0, 1.5049, 1.0), row("p2c", 10.0, 1.4951, 1.0)])
+            .contains("p2c costs the least per million output tokens, $1.495 against $1.505)")
+    );
+    // 0.07 % apart is level: goodput decides, and the words say so.
+    assert_eq!(
+        head(&[row("kv", 10.0, 2.0512, 2.0), row("p2c", 10.0, 2.0498, 1.0)]),
+        "Cheapest: kv with 4 replicas, 4 GPUs, $10.00/h (tied on cost with p2c; both cost the \
+         same per million output tokens to within 0.5 % ($2.05); kv has the higher goodput of \
+         the two)"
+    );
+    // Level, and the same goodput: the slightly lower price is the last word.
+    assert!(head(&[
+        row("kv", 10.0, 3.577934, 1.0),
+        row("p2c", 10.0, 3.577912, 1.0)
+    ])
+    .ends_with(
+        "both cost the same per million output tokens to within 0.5 % ($3.58); p2c and kv have \
+         the same goodput, and p2c the slightly lower price per million output tokens, \
+         $3.57791 against $3.57793)"
+    ));
+    // Mixed: level with one on $/M tokens (decided there by goodput), cheaper than another
+    // per token, whose goodput is higher.
+    assert_eq!(
+        head(&[
+            row("round_robin", 10.0, 2.2, 9.0),
+            row("kv", 10.0, 2.0, 1.0),
+            row("dynamo", 10.0, 2.0, 2.0),
+        ]),
+        "Cheapest: dynamo with 4 replicas, 4 GPUs, $10.00/h (tied on cost with kv, \
+         round_robin; dynamo and kv cost the same per million output tokens to within 0.5 % \
+         ($2.00, against $2.20 for round_robin); dynamo has the higher goodput of the two; \
+         round_robin has the higher goodput on the fleet as configured)"
+    );
+    // Nothing tells them apart: the first listed wins, and the words say that.
+    assert!(
+        head(&[row("kv", 10.0, 2.0, 1.0), row("dynamo", 10.0, 2.0, 1.0)])
+            .ends_with("; nothing else tells kv and dynamo apart, and kv is listed first)")
+    );
+}
+
+/// The figures of a fleet that served every request: `output_tokens` over `makespan_s`.
+fn served(output_tokens: u64, makespan_s: f64) -> Measured {
+    Measured {
+        ttft_ms_p99: 100.0,
+        tpot_ms_p99: 10.0,
+        e2e_ms_p99: 1000.0,
+        rejected_share: 0.0,
+        hit_rate_tokens: 0.5,
+        output_tokens,
+        makespan_s,
+        overloaded: false,
+    }
+}
+
+/// A worked example. Four 1-GPU replicas at $2.50 per GPU-hour cost $10.00 an hour; over a
+/// makespan of T s a million output tokens then cost 10 x T / 3600: T = 720 s gives $2.0000
+/// (dynamo), 721 s $2.0028 (+0.14 %, least_loaded), 723.5 s $2.0097 (+0.49 %, round
+/// robin), 724 s $2.0111 (+0.56 %, random); kv needs 5 replicas, $12.50 an hour. The first
+/// three are level (within 0.5 % of $2.0000), so the higher goodput decides among them:
+/// least_loaded and round robin 19.875 req/s against dynamo's 19.5, and between those two
+/// the slightly lower price, least_loaded's. Random, 0.56 % dearer, comes after them
+/// despite its 25 req/s, which the words add. The old rule named dynamo, the lowest $/M.
+#[test]
+fn a_worked_tie_within_half_a_percent_goes_to_the_goodput() {
+    let limits = PlanLimits {
+        max_replicas: 64,
+        seeds: 1,
+        exhaustive: false,
+        gpus_per_replica: 1,
+        gpu_hour_usd: 2.5,
+    };
+    let at = |policy: &str, n: u32, makespan_s: f64, goodput_rate: f64| {
+        let c = cost(n, &served(1_000_000, makespan_s), &limits);
+        HeadlineRow {
+            policy: policy.into(),
+            answer: Some((n, c.gpus, c.usd_per_hour, c.usd_per_m_tokens)),
+            goodput_rate,
+        }
+    };
+    let rows = [
+        at("round_robin", 4, 723.5, 19.875),
+        at("random", 4, 724.0, 25.0),
+        at("kv", 5, 700.0, 30.0),
+        at("least_loaded", 4, 721.0, 19.875),
+        at("dynamo", 4, 720.0, 19.5),
+    ];
+    let usd_m = |i: usize| rows[i].answer.unwrap().3;
+    assert!((usd_m(4) - 2.0).abs() < 1e-12, "{}", usd_m(4));
+    assert!((usd_m(0) - 2.009_722).abs() < 1e-6, "{}", usd_m(0));
+    assert!((usd_m(1) - 2.011_111).abs() < 1e-6, "{}", usd_m(1));
+    assert!((usd_m(3) - 2.002_778).abs() < 1e-6, "{}", usd_m(3));
+    assert_eq!(
+        headline_rows(&rows),
+        "Cheapest: least_loaded with 4 replicas, 4 GPUs, $10.00/h (tied on cost with \
+         round_robin, dynamo, random; least_loaded, round_robin and dynamo cost the same per \
+         million output tokens to within 0.5 % ($2.000 to $2.010, against $2.011 for random); \
+         least_loaded and round_robin have the highest goodput of those, and least_loaded the \
+         slightly lower price per million output tokens, $2.00 against $2.01; random has the \
+         higher goodput on the fleet as configured); round_robin costs the same, so no policy \
+         saves anything against it here."
+    );
+}
+
+/// Counts read in the singular for one: "1 replica, 1 GPU", "saves 1 replica".
+#[test]
+fn one_replica_and_one_gpu_read_in_the_singular() {
+    let one = HeadlineRow {
+        policy: "kv".into(),
+        answer: Some((1, 1, 2.5, 1.0)),
+        goodput_rate: 1.0,
+    };
+    let rr = HeadlineRow {
+        policy: "round_robin".into(),
+        answer: Some((2, 2, 5.0, 2.0)),
+        goodput_rate: 1.0,
+    };
+    assert_eq!(
+        headline_rows(&[rr.clone(), one.clone()]),
+        "Cheapest: kv with 1 replica, 1 GPU, $2.50/h; against round_robin (2 replicas, \
+         $5.00/h) it saves 1 replica, $2.50/h (50 %)."
+    );
+    let rr_one = HeadlineRow {
+        answer: Some((1, 2, 5.0, 2.0)),
+        ..rr
+    };
+    assert!(headline_rows(&[rr_one, one]).ends_with(
+        "against round_robin (1 replica, $5.00/h) it saves 0 replicas, $2.50/h (50 %)."
+    ));
+    assert_eq!(count(0, "GPU"), "0 GPUs");
+    assert_eq!(and_list(["a"]), "a");
+    assert_eq!(and_list(["a", "b", "c"]), "a, b and c");
+}

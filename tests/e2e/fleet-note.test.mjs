@@ -1,0 +1,58 @@
+// tests/e2e/fleet-note.test.mjs: the note under the simulator's fleet lines says what the report's
+// "block-reuse" counts and why it differs from the token hit rate, with the run's own counts.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, ROOT } from './harness.mjs';
+
+const n = (x) => x.toLocaleString('en-US');
+const pct1 = (x) => `${(100 * x).toFixed(1)}%`;
+let site;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+/** Opens `url`, waits for its run and returns the report, the note and the fleet lines. */
+async function noteOf(url, check) {
+  const { page, errors, context } = await site.open(url, { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.lastReport?.summary?.prompt_blocks > 0, null, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=fleet-note]:not([hidden])');
+    const r = await page.evaluate(() => window.kvfleet.lastReport);
+    const note = await page.textContent('[data-testid=fleet-note]');
+    const lines = await page.textContent('[data-testid=fleet-lines]');
+    // The share the note names is the one the fleet line prints, from the raw counts.
+    const s = r.summary;
+    const reuse = lines.match(/block-reuse=([\d.]+%)/)[1];
+    assert.equal(reuse, pct1(s.cached_blocks / s.prompt_blocks), lines);
+    assert.ok(note.includes(`${n(s.cached_blocks)} of ${n(s.prompt_blocks)} prompt blocks came from a cache (${reuse})`), note);
+    check(r, note);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+}
+
+test('a trace with part-filled prompt blocks: the note says why its token hit rate reads higher than block-reuse', async () => {
+  await noteOf('/?trace=conversation_trace.jsonl', (r, note) => {
+    const s = r.summary;
+    const tokens = s.cached_tokens / s.prompt_tokens;
+    assert.ok(note.includes(`token hit rate, ${pct1(tokens)}, counts tokens (${n(s.cached_tokens)} of ${n(s.prompt_tokens)})`), note);
+    // Its reason holds on this run: prompts leave blocks part-filled, and tokens read higher.
+    assert.ok(s.prompt_blocks * r.config.block_size > s.prompt_tokens, 'some prompt blocks are part-filled');
+    assert.notEqual(pct1(tokens), pct1(s.cached_blocks / s.prompt_blocks), 'the two shares differ as printed');
+    assert.match(note, /reads higher because a prompt's last block is usually only partly filled/);
+  });
+});
+
+test('the synthetic workload\'s whole-block prompts: the note says the two shares agree', async () => {
+  await noteOf('/', (r, note) => {
+    const s = r.summary;
+    assert.equal(s.prompt_blocks * r.config.block_size, s.prompt_tokens, 'every prompt fills its blocks');
+    assert.ok(note.includes(`The token hit rate, ${pct1(s.cached_tokens / s.prompt_tokens)}, counts the same reuse in tokens.`), note);
+    assert.doesNotMatch(note, /reads higher/);
+  });
+});
