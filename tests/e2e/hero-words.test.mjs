@@ -179,3 +179,13 @@ test('was → now from the page\'s first result, even when the reader moves the 
   assert.equal(await sub(page, 'hero-token-hit'), `was ${pc(first.summary.hit_rate_tokens)} at 4 replicas → now ${pc(r.summary.hit_rate_tokens)}`);
   assert.deepEqual(errors, []);
 });
+
+test('a click on a stop\'s label itself (not the track above it) picks that value', async () => {
+  const { page, errors } = await openHero('/');
+  for (const v of [16, 8]) {
+    await page.click(`[data-testid=hero-marks-instances] span[data-value="${v}"]`);
+    await shownAt(page, v);
+    assert.equal(await page.textContent('[data-testid=hero-readout-instances]'), `${v} replicas`);
+  }
+  assert.deepEqual(errors, []);
+});

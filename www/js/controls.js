@@ -155,6 +155,14 @@ class Slider {
     this.input.addEventListener('input', () => onInput(this.value()));
     this.marks = marks;
     this.scale = marks && this.list ? el('div', { class: 'slider-marks', 'aria-hidden': 'true', 'data-testid': `${pre}marks-${p.name}` }) : null;
+    // A click on a stop's label picks its value, as a click on the track under it does (the keys
+    // and the track stay the accessible way; the labels are hidden from screen readers).
+    this.scale?.addEventListener('click', (e) => {
+      const v = Number(e.target.closest('span')?.dataset.value);
+      if (!this.list.includes(v) || v === this.value()) return;
+      this.set(v);
+      onInput(v);
+    });
     this.placeMarks();
   }
   /**
