@@ -28,6 +28,11 @@ const BY_HAND: &[&str] = &[
 ];
 
 fn plan_json(args: &[&str], name: &str) -> Value {
+    plan_json_and_text(args, name).0
+}
+
+/// The plan's JSON and the text it printed.
+fn plan_json_and_text(args: &[&str], name: &str) -> (Value, String) {
     let path = tmp(name);
     let mut all = vec!["plan", "-q", "--plan-json", path.as_str()];
     all.extend_from_slice(args);
@@ -36,7 +41,7 @@ fn plan_json(args: &[&str], name: &str) -> Value {
     assert!(out.starts_with("kvfleet plan: "), "{out}");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).ok();
-    serde_json::from_str(&text).unwrap()
+    (serde_json::from_str(&text).unwrap(), out)
 }
 
 /// The JSON report of one ordinary run.
@@ -90,12 +95,28 @@ fn the_answer_worked_out_by_hand() {
         let p99 = r["summary"]["ttft_ms_p99"].as_f64().unwrap();
         assert_eq!(p99 <= 50.0, meets, "{n} replicas: p99 {p99} ms");
     }
-    // The headline: both policies need 4 replicas, so least_loaded saves nothing.
+    // The headline: both policies need 4 replicas, $10.00/h; the 200 requests arrive from
+    // 0 to 1.99 s and the last finishes 38.768 ms later, so 200 output tokens over
+    // 2.028768 s cost 10 x 2.028768 / 3600 / 200 x 1e6 = $28.18 per million.
     let headline = plan["headline"].as_str().unwrap();
-    assert!(headline.starts_with("Cheapest: "), "{headline}");
+    let first = headline.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "Cheapest: round_robin on 4 replicas (4 GPUs) at $10.00/h, $28.18 per million output \
+         tokens, meeting the targets.",
+    );
+    // The tie goes to the details, and round robin, the cheapest, is not compared with
+    // itself.
+    let details = headline.lines().nth(1).unwrap();
     assert!(
-        headline.contains("with 4 replicas, 4 GPUs, $10.00/h"),
-        "{headline}"
+        details.starts_with("Tied at $10.00/h with least_loaded. "),
+        "{details}"
+    );
+    assert!(
+        details.ends_with(
+            " No other policy costs less per hour, so cache-aware routing saves nothing here."
+        ),
+        "{details}"
     );
 }
 
@@ -344,7 +365,7 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     // (the makespans end 3 ms apart), which once named dynamo "the least per million output
     // tokens, $0.9050 against $0.9051". That is level, so round robin's higher goodput
     // decides, and the words say so.
-    let plan = plan_json(
+    let (plan, text) = plan_json_and_text(
         &[
             "--slo-ttft-p99-ms",
             "300",
@@ -364,11 +385,21 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     let (rr, dynamo) = (usd_m("round_robin"), usd_m("dynamo"));
     assert!(dynamo < rr && rr < dynamo * 1.005, "{dynamo} {rr}");
     assert!(goodput("round_robin") > goodput("dynamo"));
+    // A short headline, then the details: the tie, what decided it, and (round robin being
+    // the cheapest) no comparison of round robin with itself.
+    let head = format!(
+        "Cheapest: round_robin on 2 replicas (2 GPUs) at $5.00/h, ${rr:.2} per million \
+         output tokens, meeting the targets."
+    );
+    let details = "Tied at $5.00/h with dynamo. Both cost the same per million output tokens \
+         to within 0.5 % ($0.91), so the higher goodput on the fleet as configured decides \
+         between them. round_robin has the higher goodput of the two. No other policy costs \
+         less per hour, so cache-aware routing saves nothing here.";
+    assert_eq!(plan["headline"], format!("{head}\n{details}"));
+    // The CLI prints the headline, then the details on the next line, both indented.
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
-        plan["headline"],
-        "Cheapest: round_robin with 2 replicas, 2 GPUs, $5.00/h (tied on cost with dynamo; \
-         both cost the same per million output tokens to within 0.5 % ($0.91); round_robin \
-         has the higher goodput of the two); round_robin costs the same, so no policy saves \
-         anything against it here."
+        lines[lines.len() - 2..],
+        [format!("  {head}"), format!("  {details}")]
     );
 }

@@ -1,6 +1,6 @@
-//! The planner's headline: the cheapest policy that meets the targets, what broke a tie on
-//! $/h (a lower $/M output tokens by more than `LEVEL_PRICE_SHARE`, else the higher
-//! goodput), and what it saves against round robin.
+//! The planner's headline: a short line naming the cheapest policy that meets the targets,
+//! then details: what broke a tie on $/h (a lower $/M output tokens by more than
+//! `LEVEL_PRICE_SHARE`, else the higher goodput) and how it compares with round robin.
 
 use std::cmp::Ordering;
 
@@ -75,7 +75,7 @@ impl HeadlineRow {
     }
 }
 
-/// The headline of plans (`headline_rows` over their rows).
+/// The headline of plans, then its details (`headline_rows` over their rows).
 pub fn headline(plans: &[PolicyPlan]) -> String {
     let rows: Vec<HeadlineRow> = plans.iter().map(HeadlineRow::of).collect();
     headline_rows(&rows)
@@ -187,24 +187,30 @@ fn two_prices(a: f64, b: f64) -> (String, String) {
     (format!("${a:.d$}"), format!("${b:.d$}"))
 }
 
-/// Why `best` comes before the policies `tied` with it on $/h (in the headline's order):
-/// the $/M tokens, then among the level ones the goodput, and any other tied policy whose
-/// goodput is higher after all.
-fn tie_words(best: &Ranked, tied: &[Ranked]) -> String {
+/// The details' sentences on a tie on $/h: which policies tied, what put `best` first (the
+/// $/M tokens, else among the level ones the goodput), and any tied policy whose goodput
+/// is higher after all.
+fn tie_sentences(best: &Ranked, tied: &[Ranked]) -> Vec<String> {
     let (level, above): (Vec<Ranked>, Vec<Ranked>) = tied.iter().partition(|r| r.level());
-    let mut words = format!(
-        " (tied on cost with {}; ",
-        tied.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
-    );
+    let mut out = vec![format!(
+        "Tied at ${:.2}/h with {}.",
+        best.usd_per_hour(),
+        and_list(tied.iter().map(|r| r.name()))
+    )];
     if level.is_empty() {
         let (mine, theirs) = two_prices(best.usd_per_m(), above[0].usd_per_m());
-        words.push_str(&format!(
-            "{} costs the least per million output tokens, {mine} against {theirs}",
-            best.name()
+        out.push(format!(
+            "{} costs the least per million output tokens, more than {} % below the rest: \
+             {mine} against {theirs}.",
+            best.name(),
+            LEVEL_PRICE_SHARE * 100.0
         ));
     } else {
-        words.push_str(&level_price_words(best, &level, &above));
-        words.push_str(&level_goodput_words(best, &level, above.is_empty()));
+        out.push(format!(
+            "{}, so the higher goodput on the fleet as configured decides between them.",
+            level_price_words(best, &level, &above)
+        ));
+        out.push(level_goodput_words(best, &level, above.is_empty()));
     }
     let higher: Vec<&str> = above
         .iter()
@@ -213,13 +219,14 @@ fn tie_words(best: &Ranked, tied: &[Ranked]) -> String {
         .collect();
     if !higher.is_empty() {
         let verb = if higher.len() == 1 { "has" } else { "have" };
-        words.push_str(&format!(
-            "; {} {verb} the higher goodput on the fleet as configured",
-            higher.join(", ")
+        out.push(format!(
+            "{} {verb} the higher goodput on the fleet as configured, but a price per million \
+             output tokens more than {} % above the lowest.",
+            and_list(higher),
+            LEVEL_PRICE_SHARE * 100.0
         ));
     }
-    words.push(')');
-    words
+    out
 }
 
 /// "dynamo and kv cost the same per million output tokens to within 0.5 % ($2.00, against
@@ -230,8 +237,8 @@ fn level_price_words(best: &Ranked, level: &[Ranked], above: &[Ranked]) -> Strin
     let lo = prices.clone().fold(f64::INFINITY, f64::min);
     let hi = prices.fold(f64::NEG_INFINITY, f64::max);
     let subject = match (above.is_empty(), group.len()) {
-        (true, 2) => "both".to_string(),
-        (true, _) => "all".to_string(),
+        (true, 2) => "Both".to_string(),
+        (true, _) => "All".to_string(),
         _ => and_list(group.iter().map(|r| r.name())),
     };
     let next = above.first().map(|r| r.usd_per_m());
@@ -253,8 +260,8 @@ fn level_price_words(best: &Ranked, level: &[Ranked], above: &[Ranked]) -> Strin
     )
 }
 
-/// Why `best` comes before the `level` policies: its higher goodput, or at the same
-/// goodput its slightly lower $/M tokens, or nothing (it is listed first).
+/// Why `best` comes before the `level` policies, as a sentence: its higher goodput, or at
+/// the same goodput its slightly lower $/M tokens, or nothing (it is listed first).
 fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
     let b = best.name();
     let two = level.len() == 1;
@@ -269,7 +276,7 @@ fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
         .collect();
     if top.is_empty() {
         let most = if two { "higher" } else { "highest" };
-        return format!("; {b} has the {most} goodput {of}");
+        return format!("{b} has the {most} goodput {of}.");
     }
     let with = and_list(std::iter::once(b).chain(top.iter().map(|r| r.name())));
     let equal: Vec<&str> = top
@@ -279,7 +286,7 @@ fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
         .collect();
     if !equal.is_empty() {
         let all = and_list(std::iter::once(b).chain(equal));
-        return format!("; nothing else tells {all} apart, and {b} is listed first");
+        return format!("Nothing else tells {all} apart, and {b} is listed first.");
     }
     let same = if top.len() == level.len() {
         "the same goodput".to_string()
@@ -292,60 +299,116 @@ fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
         .fold(f64::INFINITY, f64::min);
     let (mine, theirs) = two_prices(best.usd_per_m(), next);
     format!(
-        "; {with} have {same}, and {b} the slightly lower price per million output tokens, \
-         {mine} against {theirs}"
+        "{with} have {same}, and {b} the slightly lower price per million output tokens, \
+         {mine} against {theirs}."
     )
 }
 
-/// What the cheapest (`n` replicas at `usd_h`) saves against round robin's answer, if any.
-fn against_round_robin(rows: &[HeadlineRow], n: u32, usd_h: f64) -> String {
-    let rr = rows.iter().find(|p| p.policy == Policy::RoundRobin.name());
-    match rr.map(|p| p.answer) {
-        Some(Some((_, _, rr_usd, _))) if rr_usd == usd_h => {
-            "; round_robin costs the same, so no policy saves anything against it here".into()
-        }
-        Some(Some((rn, _, rr_usd, _))) => {
-            let saved = rr_usd - usd_h;
-            format!(
-                "; against round_robin ({}, ${rr_usd:.2}/h) it saves {}, ${saved:.2}/h ({:.0} %)",
-                count(rn.into(), "replica"),
-                count(rn as i64 - n as i64, "replica"),
-                100.0 * saved / rr_usd
-            )
-        }
-        Some(None) => {
-            "; round_robin does not meet the targets within the largest fleet tried".into()
-        }
-        None => String::new(),
+/// What the cheapest (`best`, not round robin) saves against round robin's answer, if
+/// round robin was planned.
+fn against_round_robin(rows: &[HeadlineRow], best: &Ranked) -> Option<String> {
+    let rr = rows
+        .iter()
+        .find(|p| p.policy == Policy::RoundRobin.name())?;
+    let Some((rn, _, rr_usd, _)) = rr.answer else {
+        return Some(
+            "round_robin does not meet the targets within the largest fleet tried.".into(),
+        );
+    };
+    let (n, _, usd_h, _) = best.answer;
+    let them = format!(
+        "Against round_robin ({}, ${rr_usd:.2}/h), {}",
+        count(rn.into(), "replica"),
+        best.name()
+    );
+    if rr_usd == usd_h {
+        return Some(format!(
+            "{them} saves nothing: both cost the same per hour."
+        ));
+    }
+    let saved = rr_usd - usd_h;
+    Some(format!(
+        "{them} saves {}, ${saved:.2}/h ({:.0} %).",
+        count(rn as i64 - n as i64, "replica"),
+        100.0 * saved / rr_usd
+    ))
+}
+
+/// When round robin itself is the cheapest: what the others come to, without comparing
+/// round robin with itself (nothing when it is the only policy planned).
+fn round_robin_first(rows: &[HeadlineRow], ranked: &[Ranked]) -> Option<String> {
+    let usd_h = ranked[0].usd_per_hour();
+    match ranked.get(1) {
+        _ if rows.len() == 1 => None,
+        None => Some("No other policy meets the targets within the largest fleet tried.".into()),
+        Some(next) if next.usd_per_hour() == usd_h => Some(
+            "No other policy costs less per hour, so cache-aware routing saves nothing here."
+                .into(),
+        ),
+        Some(next) => Some(format!(
+            "No other policy costs as little, so cache-aware routing saves nothing here: the \
+             next cheapest, {}, needs {}, ${:.2}/h.",
+            next.name(),
+            count(next.answer.0.into(), "replica"),
+            next.usd_per_hour()
+        )),
     }
 }
 
-/// The cheapest policy that has an answer (ties on $/h broken by the lower $/M tokens when
-/// they differ by more than `LEVEL_PRICE_SHARE`, else by the higher goodput), the policies
-/// tied with it, and what it saves against `round_robin`.
-pub fn headline_rows(rows: &[HeadlineRow]) -> String {
-    let ranked = rank(rows);
-    let Some(best) = ranked.first() else {
-        return "No policy meets the targets within the largest fleet tried.".to_string();
+/// The short headline: the cheapest policy, its size, $/h and $/M tokens.
+fn headline_sentence(best: &Ranked) -> String {
+    let (n, gpus, usd_h, usd_m) = best.answer;
+    let per_m = if usd_m.is_finite() {
+        format!(", ${usd_m:.2} per million output tokens")
+    } else {
+        String::new()
     };
-    let (n, gpus, usd_h, _) = best.answer;
-    let mut line = format!(
-        "Cheapest: {} with {}, {}, ${usd_h:.2}/h",
+    format!(
+        "Cheapest: {} on {} ({}) at ${usd_h:.2}/h{per_m}, meeting the targets.",
         best.name(),
         count(n.into(), "replica"),
         count(gpus.into(), "GPU")
-    );
+    )
+}
+
+/// The headline and its details: the cheapest policy that has an answer (ties on $/h
+/// broken by the lower $/M tokens when they differ by more than `LEVEL_PRICE_SHARE`, else
+/// by the higher goodput); then the policies tied with it and what decided, and how it
+/// compares with `round_robin` (the details, empty when there is nothing to add).
+pub fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
+    let ranked = rank(rows);
+    let Some(best) = ranked.first() else {
+        let none = "No policy meets the targets within the largest fleet tried.";
+        return (none.to_string(), String::new());
+    };
+    let usd_h = best.usd_per_hour();
     let tied: Vec<Ranked> = ranked[1..]
         .iter()
         .filter(|r| r.usd_per_hour() == usd_h)
         .copied()
         .collect();
-    if !tied.is_empty() {
-        line.push_str(&tie_words(best, &tied));
+    let mut details = if tied.is_empty() {
+        Vec::new()
+    } else {
+        tie_sentences(best, &tied)
+    };
+    let rr = if best.name() == Policy::RoundRobin.name() {
+        round_robin_first(rows, &ranked)
+    } else {
+        against_round_robin(rows, best)
+    };
+    details.extend(rr);
+    (headline_sentence(best), details.join(" "))
+}
+
+/// The headline, then on a line of its own the details when there are any (see
+/// `headline_parts`): the page and the CLI split it at the first newline, and show the
+/// first line in bold, the rest in plain text.
+pub fn headline_rows(rows: &[HeadlineRow]) -> String {
+    match headline_parts(rows) {
+        (head, details) if details.is_empty() => head,
+        (head, details) => format!("{head}\n{details}"),
     }
-    line.push_str(&against_round_robin(rows, n, usd_h));
-    line.push('.');
-    line
 }
 
 #[cfg(test)]

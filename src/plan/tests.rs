@@ -351,13 +351,15 @@ fn the_headline_names_the_cheapest_and_the_saving() {
     assert_eq!(kv.min_replicas, Some(4));
     assert_eq!(
         headline(&[rr.clone(), kv.clone()]),
-        "Cheapest: kv with 4 replicas, 4 GPUs, $10.00/h; against round_robin (7 replicas, \
-         $17.50/h) it saves 3 replicas, $7.50/h (43 %)."
+        "Cheapest: kv on 4 replicas (4 GPUs) at $10.00/h, $27.78 per million output tokens, \
+         meeting the targets.\nAgainst round_robin (7 replicas, $17.50/h), kv saves 3 \
+         replicas, $7.50/h (43 %)."
     );
+    // Round robin alone: nothing to compare it with, so no details.
     assert_eq!(
         headline(std::slice::from_ref(&rr)),
-        "Cheapest: round_robin with 7 replicas, 7 GPUs, $17.50/h; round_robin costs the \
-         same, so no policy saves anything against it here."
+        "Cheapest: round_robin on 7 replicas (7 GPUs) at $17.50/h, $48.61 per million output \
+         tokens, meeting the targets."
     );
     // A tie on cost, at the same $/M tokens (the same makespan and tokens), goes to the
     // higher goodput: at the default 4 replicas kv's TTFT is 125 ms x scale (goodput 1.2x)
@@ -371,22 +373,24 @@ fn the_headline_names_the_cheapest_and_the_saving() {
     assert!(g_kv2 > g_kv, "{g_kv2} > {g_kv}");
     assert_eq!(
         headline(&[rr.clone(), kv.clone(), kv2]),
-        "Cheapest: dynamo with 4 replicas, 4 GPUs, $10.00/h (tied on cost with kv; both cost \
-         the same per million output tokens to within 0.5 % ($27.78); dynamo has the higher \
-         goodput of the two); against round_robin (7 replicas, $17.50/h) it saves 3 replicas, \
-         $7.50/h (43 %)."
+        "Cheapest: dynamo on 4 replicas (4 GPUs) at $10.00/h, $27.78 per million output \
+         tokens, meeting the targets.\nTied at $10.00/h with kv. Both cost the same per \
+         million output tokens to within 0.5 % ($27.78), so the higher goodput on the fleet \
+         as configured decides between them. dynamo has the higher goodput of the two. \
+         Against round_robin (7 replicas, $17.50/h), dynamo saves 3 replicas, $7.50/h (43 %)."
     );
+    // Round robin the cheapest, tied with kv: the details never compare it with itself.
     let same = plan_policy(&base, Policy::Kv, &slo, &limits(), &fake_rr).unwrap();
     assert!(headline(&[rr.clone(), same]).ends_with(
-        "; nothing else tells round_robin and kv apart, and round_robin is listed first); \
-         round_robin costs the same, so no policy saves anything against it here."
+        " Nothing else tells round_robin and kv apart, and round_robin is listed first. No \
+         other policy costs less per hour, so cache-aware routing saves nothing here."
     ));
     let never = Fake(|_, _, _| 1e9);
     let mut l = limits();
     l.max_replicas = 4;
     let rr_none = plan_policy(&base, Policy::RoundRobin, &slo, &l, &never).unwrap();
     assert!(headline(&[rr_none.clone(), kv])
-        .ends_with("round_robin does not meet the targets within the largest fleet tried."));
+        .ends_with("\nround_robin does not meet the targets within the largest fleet tried."));
     assert_eq!(
         headline(&[rr_none]),
         "No policy meets the targets within the largest fleet tried."

@@ -1,11 +1,15 @@
 // tests/e2e/capacity.test.mjs: "How many GPUs for this SLO?" in real Chromium. A plan of the seed's
-// workload at 24 req/s equals `kvfleet plan --plan-json` policy for policy, headline included, and
-// shows aibrix's inversion; a plan of the built-in synthetic trace equals the CLI's on the same file;
-// the trace is parsed once, however many slider steps replay it; the chart holds one point per (policy, replicas) evaluated and a Pareto front no point undercuts;
+// workload at 24 req/s equals `kvfleet plan --plan-json` policy for policy, headline included (its
+// first line bold, the details plain under it), and shows aibrix's inversion; a plan of the built-in
+// synthetic trace equals the CLI's on the same file; the trace is parsed once, however many slider
+// steps replay it; the chart holds one point per (policy, replicas) evaluated, draws every point that
+// misses a target small and faded whatever its marker (kv's star, p2c's and least_loaded's crosses
+// included), and a Pareto front of points that meet every target, which no such point undercuts;
 // bad targets are said beside the form and the last plan stays; Cancel stops a plan; a row loads its
 // configuration; on the default plan a tie on cost within 0.5 % per token goes to the goodput, and a
 // policy that never meets the targets says what it reached (llm_d's flat p99 and why, checked against
-// a run); counts read "1 replica", "2 replicas". Screenshots: the panel after a plan (light, 1280 px)
+// a run); round robin, the cheapest there, is not compared with itself; counts read "1 replica",
+// "2 replicas", "1 seed", "2 seeds". Screenshots: the panel after a plan (light, 1280 px)
 // and at 390 px.
 
 import { test, before, after } from 'node:test';
@@ -62,6 +66,49 @@ function assertSamePlans(pagePlans, cli) {
   }
 }
 
+/** The headline's two parts as the CLI's JSON holds them: the first line, and the rest. */
+function split(headline) {
+  const [head, ...rest] = headline.split('\n');
+  return { head, details: rest.join(' ') };
+}
+
+/**
+ * Whether a plan's point meets the targets, worked out here from its measured figures: each latency
+ * target given at or above its p99 (an unmeasured p99 misses), the unserved share at most the limit,
+ * and no growing backlog unless allowed.
+ */
+function meetsTargets(point, slo) {
+  const m = point.measured;
+  const latency = [['ttft_p99_ms', m.ttft_ms_p99], ['tpot_p99_ms', m.tpot_ms_p99], ['e2e_p99_ms', m.e2e_ms_p99]]
+    .every(([k, v]) => slo[k] === null || slo[k] === undefined || (Number.isFinite(v) && v <= slo[k]));
+  return latency && m.rejected_share <= slo.max_rejected && !(slo.sustained && m.overloaded);
+}
+
+/** The planner chart as drawn: each dataset's label and its points with the options Chart.js resolved. */
+function drawnChart(page) {
+  return page.evaluate(() => {
+    const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
+    return ch.data.datasets.map((d, i) => ({
+      label: d.label,
+      points: ch.getDatasetMeta(i).data.map((el, j) => {
+        const q = d.data[j];
+        const o = el.options;
+        return { x: q.x, y: q.y, n: q.n, policy: q.policy, radius: o.radius, borderWidth: o.borderWidth, borderColor: o.borderColor, backgroundColor: o.backgroundColor, pointStyle: o.pointStyle };
+      }),
+    }));
+  });
+}
+
+/** The opacity of a CSS colour written as #rgb, #rrggbb, #rrggbbaa, rgb() or rgba() (1 when none is given). */
+function alphaOf(color) {
+  const hex = /^#([0-9a-f]{6})([0-9a-f]{2})?$/i.exec(color);
+  if (hex) return hex[2] ? parseInt(hex[2], 16) / 255 : 1;
+  const rgba = /^rgba?\(([^)]*)\)$/i.exec(color);
+  if (rgba) { const parts = rgba[1].split(/[,\s/]+/).filter(Boolean); return parts.length > 3 ? Number(parts[3]) : 1; }
+  if (color === 'transparent') return 0;
+  return 1;
+}
+
 test('a plan of the seed workload equals the CLI, headline, inversion and chart included', async () => {
   const { page, errors, close } = await openPage('/?request_rate=24');
   try {
@@ -71,7 +118,10 @@ test('a plan of the seed workload equals the CLI, headline, inversion and chart 
     const cli = cliPlan(['--request-rate', '24', '--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32', '--plan-allow-overload']);
     assertSamePlans(got.plans, cli);
     assert.equal(got.headline, cli.headline);
-    assert.equal(await page.textContent('[data-testid=cap-headline]'), cli.headline);
+    const { head, details } = split(cli.headline);
+    assert.ok(details.length > 0, cli.headline);
+    assert.equal(await page.textContent('[data-testid=cap-headline]'), head);
+    assert.equal(await page.textContent('[data-testid=cap-details]'), details);
     const notes = await page.textContent('[data-testid=cap-notes]');
     assert.match(notes, /aibrix meets the targets at 4 replicas but misses them at 5 \(ttft_p99\)/);
     const rows = await page.$$eval('[data-testid=cap-table] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
@@ -80,23 +130,97 @@ test('a plan of the seed workload equals the CLI, headline, inversion and chart 
     const cliKv = cli.policies.find((p) => p.policy === 'kv');
     assert.equal(kv[1], `${cliKv.min_replicas} ✓`);
     assert.equal(kv[3], `$${cliKv.at_min.cost.usd_per_hour.toFixed(2)}`);
-    // The chart: one point per (policy, replicas) the searches evaluated, and a front that no
-    // evaluated point undercuts (cheaper and faster at once).
-    const chart = await page.evaluate(() => {
-      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
-      return ch.data.datasets.map((d) => ({ label: d.label, data: d.data.map((q) => ({ x: q.x, y: q.y, n: q.n, policy: q.policy })) }));
-    });
-    const points = chart.filter((d) => cli.policies.some((p) => p.policy === d.label)).flatMap((d) => d.data);
+    // The chart: one point per (policy, replicas) the searches evaluated, and a front of points
+    // that meet every target, which no other such point undercuts (cheaper and faster at once).
+    const chart = await drawnChart(page);
+    const points = chart.filter((d) => cli.policies.some((p) => p.policy === d.label)).flatMap((d) => d.points);
     const want = cli.policies.reduce((a, p) => a + p.points.filter((q) => q.measured.ttft_ms_p99 !== null).length, 0);
     assert.equal(points.length, want);
-    const front = chart.find((d) => d.label === 'Pareto front').data;
+    const meets = (q) => meetsTargets(cli.policies.find((p) => p.policy === q.policy).points.find((x) => x.instances === q.n), cli.slo);
+    const front = chart.find((d) => d.label.startsWith('Pareto front')).points;
     assert.ok(front.length >= 2, 'a front of at least two points');
     for (const f of front) {
-      const better = points.filter((q) => q.y < f.y && q.x < f.x);
-      assert.deepEqual(better, [], `nothing undercuts the front point ${JSON.stringify(f)}`);
+      assert.ok(meets(f), `the front point ${JSON.stringify(f)} meets every target`);
+      const better = points.filter((q) => meets(q) && q.y < f.y && q.x < f.x);
+      assert.deepEqual(better, [], `nothing that meets the targets undercuts the front point ${JSON.stringify(f)}`);
     }
     assert.ok(chart.some((d) => d.label === 'TTFT target 300 ms'));
     await shoot(page, 'capacity-panel');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('every point that misses a target is drawn small and faded, whatever its marker; the front joins only points that meet them all', async () => {
+  const { page, errors, close } = await openPage('/?request_rate=24');
+  try {
+    // "on 1 seed", "on 2 seeds": the word follows the value.
+    const unit = () => page.textContent('[data-testid=cap-seeds-unit]');
+    assert.equal(await unit(), 'seed');
+    await page.fill('[data-testid=cap-seeds]', '2');
+    assert.equal(await unit(), 'seeds');
+    await page.fill('[data-testid=cap-seeds]', '1');
+    assert.equal(await unit(), 'seed');
+    assert.doesNotMatch(await page.textContent('.cap-form'), /\(s\)/);
+    // A growing backlog misses (the default): at 24 req/s most policies miss at some sizes they
+    // tried and meet at others, kv, p2c and least_loaded (a star and two crosses, strokes only) too.
+    const got = await plan(page, { ttft: '300' });
+    const slo = got.spec.slo;
+    assert.equal(slo.sustained, true);
+    const chart = await drawnChart(page);
+    const meets = (q) => meetsTargets(got.plans.find((p) => p.policy === q.policy).points.find((x) => x.instances === q.n), slo);
+    for (const plan of got.plans) {
+      const pts = chart.find((d) => d.label === plan.policy).points;
+      assert.equal(pts.length, plan.points.filter((q) => Number.isFinite(q.measured.ttft_ms_p99)).length, plan.policy);
+      const pass = pts.filter(meets), fail = pts.filter((q) => !meets(q));
+      if (['kv', 'p2c', 'least_loaded'].includes(plan.policy)) {
+        assert.ok(pass.length > 0 && fail.length > 0, `${plan.policy} has points that meet and points that miss`);
+        assert.ok(['star', 'cross', 'crossRot'].includes(pass[0].pointStyle), `${plan.policy} is drawn with strokes only (${pass[0].pointStyle})`);
+      }
+      // What every marker draws is its stroke: a missing point's is at most half as opaque and
+      // thinner, and the point at most 0.6 times the size, of any point that meets the targets.
+      for (const q of fail) {
+        const at = `${plan.policy} on ${q.n}: ${JSON.stringify(q)}`;
+        assert.ok(alphaOf(q.borderColor) <= 0.5, `faded stroke, ${at}`);
+        assert.ok(alphaOf(q.backgroundColor) <= 0.5, `faded fill, ${at}`);
+        assert.ok(q.radius <= 0.6 * 6 && q.borderWidth <= 1, `small and thin, ${at}`);
+      }
+      for (const q of pass) {
+        const at = `${plan.policy} on ${q.n}: ${JSON.stringify(q)}`;
+        assert.equal(alphaOf(q.borderColor), 1, `full stroke, ${at}`);
+        assert.ok(q.radius >= 6 && q.borderWidth >= 2, `full size, ${at}`);
+      }
+    }
+    // The front: every point meets every target, none that meets them is cheaper and faster, and
+    // it starts at the cheapest such point. Round robin on 1 replica, the cheapest of all, misses
+    // (a growing backlog) and stays off it.
+    const all = chart.filter((d) => got.plans.some((p) => p.policy === d.label)).flatMap((d) => d.points);
+    const front = chart.find((d) => d.label === 'Pareto front (targets met)').points;
+    assert.ok(front.length >= 1);
+    for (const f of front) {
+      assert.ok(meets(f), `the front point ${JSON.stringify(f)} meets every target`);
+      assert.deepEqual(all.filter((q) => meets(q) && q.y < f.y && q.x < f.x), [], `nothing that meets the targets undercuts ${JSON.stringify(f)}`);
+    }
+    const cheapest = Math.min(...all.filter(meets).map((q) => q.y));
+    assert.equal(Math.min(...front.map((f) => f.y)), cheapest);
+    const rr1 = all.find((q) => q.policy === 'round_robin' && q.n === 1);
+    assert.ok(rr1 && !meets(rr1) && rr1.y < cheapest, JSON.stringify(rr1));
+    assert.ok(!front.some((f) => f.policy === 'round_robin' && f.n === 1));
+    // The legend draws each policy's marker at full strength, whatever its first point; the
+    // caption says what the sizes, the fading and the rings mean.
+    const ink = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
+      return ch.legend.legendItems.map((item) => {
+        const g = item.pointStyle;
+        const px = g.getContext('2d').getImageData(0, 0, g.width, g.height).data;
+        let a = 0; for (let i = 3; i < px.length; i += 4) a = Math.max(a, px[i]);
+        return [item.text, a];
+      });
+    });
+    const policies = ink.filter(([text]) => got.plans.some((p) => p.policy === text));
+    assert.equal(policies.length, got.plans.length);
+    for (const [text, a] of policies) assert.ok(a >= 240, `${text}: the legend's glyph is opaque (${a})`);
+    const key = await page.textContent('[data-testid=cap-key]');
+    assert.match(key, /full size: meets every target; .*small, faded: misses at least one\. Ringed and joined by the dashed line: the Pareto front, the cheapest fleet at each latency among those that meet every target\./);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });
@@ -211,7 +335,7 @@ test('the default plan: the x axis has 3+ labelled ticks spanning the points; th
         return { text: item.text, want: ds.borderDash || [], lineDash: item.lineDash, gap, style: typeof g === 'string' ? g : 'image' };
       });
     });
-    for (const label of ['Pareto front', 'TTFT target 300 ms']) {
+    for (const label of ['Pareto front (targets met)', 'TTFT target 300 ms']) {
       const it = items.find((i) => i.text === label);
       assert.ok(it && it.want.length > 0, `${label} is dashed in the plot`);
       assert.ok(it.gap === true || (it.style === 'line' && it.lineDash?.length), `${label}: the legend draws a broken line (${JSON.stringify(it)})`);
@@ -228,10 +352,21 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 is s
     const cli = cliPlan(['--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32']);
     assert.equal(got.headline, cli.headline);
     // Every policy but llm_d needs 2 replicas; dynamo's $/M output tokens were the lowest by
-    // 0.009 %, which named it the cheapest. Within 0.5 % they are level and goodput decides.
+    // 0.009 %, which named it the cheapest. Within 0.5 % they are level and goodput decides. The
+    // headline is short and bold, its figures round robin's own; the details say the rest, plain.
+    const rr = got.plans.find((p) => p.policy === 'round_robin').at_min;
     const headline = await page.textContent('[data-testid=cap-headline]');
-    assert.ok(headline.startsWith('Cheapest: round_robin with 2 replicas, 2 GPUs, $5.00/h (tied on cost with '), headline);
-    assert.match(headline, /round_robin, least_loaded, p2c, dynamo and kv cost the same per million output tokens to within 0\.5 % \(\$0\.905 to \$0\.906, against \$0\.910 or more for the rest\); round_robin, least_loaded and p2c have the highest goodput of those/);
+    assert.equal(headline, `Cheapest: round_robin on 2 replicas (2 GPUs) at $5.00/h, $${rr.cost.usd_per_m_tokens.toFixed(2)} per million output tokens, meeting the targets.`);
+    assert.ok(headline.split(/\s+/).length <= 25, headline);
+    const details = await page.textContent('[data-testid=cap-details]');
+    assert.match(details, /^Tied at \$5\.00\/h with /);
+    assert.match(details, /round_robin, least_loaded, p2c, dynamo and kv cost the same per million output tokens to within 0\.5 % \(\$0\.905 to \$0\.906, against \$0\.910 or more for the rest\), so the higher goodput on the fleet as configured decides between them\. round_robin, least_loaded and p2c have the highest goodput of those/);
+    // Round robin is the cheapest: the last sentence compares it with no one, itself included.
+    assert.ok(details.endsWith(' No other policy costs less per hour, so cache-aware routing saves nothing here.'), details);
+    assert.doesNotMatch(details, /against round_robin|round_robin costs the same|than round_robin/i);
+    const weight = (sel) => page.$eval(sel, (el) => Number(getComputedStyle(el).fontWeight));
+    assert.ok(await weight('[data-testid=cap-headline]') >= 600, 'the headline is bold');
+    assert.ok(await weight('[data-testid=cap-details]') < 600, 'the details are not');
     // llm_d: never met, and the page says what it reached and why, where the plan shows it.
     const llmd = got.plans.find((p) => p.policy === 'llm_d');
     assert.equal(llmd.min_replicas, null);
@@ -255,7 +390,7 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 is s
     assert.equal(await page.getAttribute('[data-testid=cap-table] tr[data-policy=kv]', 'title'), 'Load kv on 2 replicas');
     const head = await page.$$eval('[data-testid=cap-table] thead th', (ths) => ths.map((th) => th.textContent));
     assert.equal(head.at(-1), 'Goodput on your 4 replicas');
-    assert.doesNotMatch(`${headline} ${notes}`, /\(s\)/);
+    assert.doesNotMatch(`${headline} ${details} ${notes}`, /\(s\)/);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -2,8 +2,9 @@
 // link measures its interview answers and short check in a worker; they equal the native
 // `kvfleet lesson ID --material --material-json` (numbers measured by runs, answers verified by
 // runs); each model answer sits behind a disclosure; a pick in the check says at once whether it is
-// right and why, and the score counts; the hint button says what its next click shows. Screenshot:
-// the lesson's material.
+// right and why, and the score counts; the hint button says what its next click shows, and is
+// withdrawn while the goal is met; no lesson shows its rule of thumb twice. Screenshots: the
+// lesson's material, a met goal without its hint button.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -307,6 +308,95 @@ test('a lesson figure\'s log axis prints its numbers as the lesson\'s words do, 
     for (const l of labels) assert.match(l, /^\d{1,3}(,\d{3})*$/, `tick "${l}" of ${labels}`);
     const aria = await page.getAttribute('[data-testid=lesson-diagram] canvas', 'aria-label');
     assert.doesNotMatch(aria, /\d{5}/, aria);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+/** A check of a lesson's goal on a report, computed here: its metric's path, its bound. */
+function checkMet(c, report) {
+  const v = c.metric.split('.').reduce((node, k) => (node == null ? undefined : node[k]), report);
+  return typeof v === 'number' && (c.op === '<=' ? v <= c.value : v >= c.value);
+}
+const goalMet = (lesson, report) => lesson.checks.every((c) => checkMet(c, report));
+
+/** Whether a report ran with every setting of `set` (a lesson's broken setup, a fix). */
+const ranWith = (set) => window.kvfleet?.lastReport
+  && Object.entries(set).every(([k, v]) => JSON.stringify(window.kvfleet.lastReport.config[k]) === JSON.stringify(v));
+
+/**
+ * Two rules of thumb say the same thing when nearly all (3/4) of the distinct words of the shorter
+ * are in the longer: "Rank policies under the cache you will run." in "Rank routing policies under
+ * the cache size you will run, not on an unbounded one.".
+ */
+function sayTheSame(a, b) {
+  const set = (t) => new Set(t.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean));
+  const [x, y] = [set(a), set(b)].sort((p, q) => p.size - q.size);
+  return [...x].filter((w) => y.has(w)).length >= 0.75 * x.size;
+}
+
+test('no lesson shows its rule of thumb twice: once the goal is met, each rule is on screen at most once, the lesson\'s exactly once', async () => {
+  const { page, errors, context } = await site.open('/', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
+    const lessons = await page.evaluate(() => window.kvfleet.lessonsList);
+    assert.equal(lessons.length, 9);
+    for (const l of lessons) {
+      await page.click(`[data-testid=lesson-${l.id}]`);
+      await page.waitForFunction(ranWith, l.broken, { timeout: 60000 });
+      while (await page.isVisible('[data-testid=lesson-hint]')) await page.click('[data-testid=lesson-hint]');
+      const fix = l.fixes[0];
+      await page.click(`[data-testid=lesson-fix-${fix.name.replace(/\W+/g, '-')}]`);
+      await page.waitForFunction(ranWith, fix.config, { timeout: 120000 });
+      await page.waitForSelector('[data-testid=lesson-done]:visible', { timeout: 10000 });
+      const shown = await page.innerText('[data-testid=lesson]'); // what is on screen (hidden parts left out)
+      const count = (t) => shown.split(t).length - 1;
+      const rules = [...new Set([l.rule_of_thumb, ...l.settings.map((s) => s.rule).filter(Boolean)])];
+      for (const r of rules) assert.ok(count(r) <= 1, `${l.id}: "${r}" is shown ${count(r)} times`);
+      assert.equal(count(l.rule_of_thumb), 1, `${l.id}: the lesson's rule of thumb is shown once`);
+      const onScreen = rules.filter((r) => shown.includes(r));
+      for (const [i, a] of onScreen.entries()) {
+        for (const b of onScreen.slice(i + 1)) assert.ok(!sayTheSame(a, b), `${l.id}: "${a}" and "${b}" say the same thing`);
+      }
+      // A rule checked live on the run ("the rule holds") keeps its rule beside it.
+      for (const s of l.settings.filter((x) => x.live && x.rule)) {
+        const dd = await page.locator(`[data-testid=lesson-live-${s.key}]`).evaluate((e) => e.closest('dd').textContent);
+        assert.ok(dd.includes(s.rule) && /the rule holds/.test(dd), `${l.id}: ${s.key} keeps its rule beside its check: ${dd}`);
+      }
+    }
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('the hint button is withdrawn once the goal is met, and offered again (where it was) when the goal is broken again', async () => {
+  const id = 'routers-that-herd';
+  const { page, errors, context } = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-checks] li');
+    const lesson = await page.evaluate((i) => window.kvfleet.lessonsList.find((l) => l.id === i), id);
+    const report = () => page.evaluate(() => window.kvfleet.lastReport);
+    const hint = '[data-testid=lesson-hint]';
+    assert.equal(goalMet(lesson, await report()), false, 'the broken setup misses the goal');
+    assert.equal(await page.isVisible(hint), true);
+    await page.click(hint);
+    assert.equal(await page.textContent(hint), 'Show another hint (2 of 3)');
+    // Met through the settings (round robin, dealt by each router): no hint is offered any more.
+    let n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=input-routing-round_robin]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-done]:visible');
+    assert.equal(goalMet(lesson, await report()), true, 'this run meets every check');
+    assert.equal(await page.isVisible(hint), false, 'no hint once the goal is met');
+    await page.locator('[data-testid=lesson]').screenshot({ path: path.join(ROOT, 'test-results', 'course-goal-met-no-hint.png') });
+    // Broken again: the button is back, where the reader left it.
+    n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=lesson-reset]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    assert.equal(goalMet(lesson, await report()), false, 'the broken setup misses the goal again');
+    assert.equal(await page.isVisible('[data-testid=lesson-done]'), false);
+    assert.equal(await page.isVisible(hint), true, 'the hint is offered again');
+    assert.equal(await page.textContent(hint), 'Show another hint (2 of 3)');
+    assert.equal(await page.locator('ol.hints li').count(), 1);
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });

@@ -123,7 +123,7 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
       x: window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).options.scales.x.title.text,
       at2: window.kvfleet.hero.sweeps.kv.find((q) => q.instances === 2),
     }));
-    assert.match(hero.x, /^Prefill replicas \(decode pool: 3\)$/);
+    assert.match(hero.x, /^Prefill replicas \(log scale; decode pool: 3\)$/);
     assert.equal(hero.at2.hit_rate_tokens, r.summary.hit_rate_tokens, 'the hero point at 2 prefill replicas is the run on screen');
     assert.match(await page.textContent('#takeaway'), /On 2 prefill replicas \(and 3 decode\), kv serves/);
 

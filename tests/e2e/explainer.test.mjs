@@ -376,7 +376,8 @@ test('numbers read with thousands separators and spaced units: status line, read
     const en = (x) => Number(x).toLocaleString('en-US');
     const r = await page.evaluate(() => window.kvfleet.lastReport);
     assert.equal(r.summary.requests, 3000);
-    assert.ok((await page.textContent('#status-text')).startsWith(`${en(r.summary.requests)} requests on ${r.per_instance.length} replica(s)`));
+    const fleet = `${r.per_instance.length} replica${r.per_instance.length === 1 ? '' : 's'}`;
+    assert.ok((await page.textContent('#status-text')).startsWith(`${en(r.summary.requests)} requests on ${fleet},`));
     assert.equal(await page.textContent('[data-testid="readout-input_len"]'), `${en(r.config.input_len)} tok`);
     assert.equal(await page.textContent('[data-testid="readout-num_requests"]'), `${en(3000)} req`);
     const max = await page.evaluate(() => window.kvfleet.params.find((p) => p.name === 'kv_blocks').max);

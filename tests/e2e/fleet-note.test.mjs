@@ -1,5 +1,7 @@
-// tests/e2e/fleet-note.test.mjs: the note under the simulator's fleet lines says what the report's
-// "block-reuse" counts and why it differs from the token hit rate, with the run's own counts.
+// tests/e2e/fleet-note.test.mjs: the note under the simulator's fleet lines says, first, what the
+// hit-rate line's "X% of requests" counts and that it is not the token hit rate (both shares from
+// the run's own counts), then what the report's "block-reuse" counts and why it differs from the
+// token hit rate.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,9 +33,39 @@ async function noteOf(url, check) {
     const reuse = lines.match(/block-reuse=([\d.]+%)/)[1];
     assert.equal(reuse, pct1(s.cached_blocks / s.prompt_blocks), lines);
     assert.ok(note.includes(`${n(s.cached_blocks)} of ${n(s.prompt_blocks)} prompt blocks came from a cache (${reuse})`), note);
+    await hitNoteHolds(page, r, lines);
     check(r, note);
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
+}
+
+/**
+ * Right under the fleet lines, before the block-reuse words, in a line of its own: the line's
+ * "X of requests" in bold, what it counts, and the token hit rate beside it. Both shares are
+ * computed here from the report's counts (requests with a hit over admitted ones; cached over
+ * prompt tokens), and are the ones the line and the headline figure print.
+ */
+async function hitNoteHolds(page, r, lines) {
+  const s = r.summary;
+  const req = pct1(s.hit_requests / s.admitted);
+  const tok = pct1(s.cached_tokens / s.prompt_tokens);
+  assert.notEqual(req, tok, 'a run where the two rates differ');
+  assert.ok(lines.includes(`Prefix-cache hit rate: ${req} of requests`), lines);
+  assert.match(await page.textContent('[data-testid=fig-hit-rate]'), new RegExp(`^Token hit rate${tok.replace('.', '\\.')}`));
+  const where = await page.evaluate(() => {
+    const pre = document.querySelector('[data-testid=fleet-lines]');
+    const note = pre.nextElementSibling;
+    const hit = note.querySelector('[data-testid=fleet-hit-note]');
+    const lead = hit?.querySelector('strong');
+    return { next: note.dataset.testid, first: note.firstElementChild === hit, firstLine: note.innerText.split('\n')[0],
+      lead: lead?.textContent, bold: lead ? Number(getComputedStyle(lead).fontWeight) : 0 };
+  });
+  assert.equal(where.next, 'fleet-note', 'the note follows the fleet lines');
+  assert.equal(where.first, true, 'the hit-rate words come first, right under the hit-rate line');
+  assert.equal(where.lead, `“${req} of requests”`);
+  assert.ok(where.bold >= 600, `the line's words stand out (font-weight ${where.bold})`);
+  assert.equal(where.firstLine, `“${req} of requests” counts requests with at least one cached block (one is enough). `
+    + `It is not the token hit rate: ${tok} of prompt tokens were served from cache.`);
 }
 
 test('a trace with part-filled prompt blocks: the note says why its token hit rate reads higher than block-reuse', async () => {

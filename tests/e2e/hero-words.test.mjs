@@ -1,8 +1,11 @@
 // tests/e2e/hero-words.test.mjs: the hero's words against what the reader did and saw, in real
 // Chromium. "was X → now Y" compares with the last run that stayed on screen a second (READ_MS) before
 // the reader's next change, and names its settings; the trade-off sentence appears only when the
-// swept points show one; sub-labels add to their titles; the caption stays short; the replicas
-// slider labels its stops where the thumb goes, so the larger steps past 16 show.
+// swept points show one, in words that grow with the ratio, and names a policy that crowds one
+// replica; a router with both the hits and the speed is named only when it has them; sub-labels add
+// to their titles; the caption stays short; the replicas slider labels its stops where the thumb
+// goes, so the larger steps past 16 show; the figure's x axis is one log axis whatever the count;
+// the controls' labels line up.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,7 +40,8 @@ async function shownAt(page, n) {
 
 const sub = (page, id) => page.textContent(`[data-testid=${id}] .sub`);
 const pc = (x) => `${(100 * x).toFixed(1)}%`;
-const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : x >= 100 ? `${x.toFixed(0)} ms` : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(2)} ms`);
+/** A duration as the hero writes it: "143 ms", "3.84 s", from 100 s whole seconds with separators ("2,129 s"). */
+const ms = (x) => (x >= 100_000 ? `${Math.round(x / 1000).toLocaleString('en-US')} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : x >= 10 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`);
 
 test('was → now: quick steps 256 → 4 → 5 compare with the run read at 256 replicas, and say so', async () => {
   const { page, errors } = await openHero('/');
@@ -118,7 +122,7 @@ test('sub-labels add to their titles; the caption is 40 words or fewer and the g
   assert.deepEqual(errors, []);
 });
 
-test('the replicas slider labels its stops under the thumb: a click on "16" gives 16, on "64" gives 64; the axis says log scale past 16', async () => {
+test('the replicas slider labels its stops under the thumb: a click on "16" gives 16, on "64" gives 64; the axis stays one log axis', async () => {
   const { page, errors } = await openHero('/');
   const marks = await page.$$eval('[data-testid=hero-marks-instances] span', (ss) => ss.map((s) => {
     const r = s.getBoundingClientRect();
@@ -139,13 +143,173 @@ test('the replicas slider labels its stops under the thumb: a click on "16" give
     // The lead's trade-off sentence went (at 16), the figure changed scale (64): the slider stays put.
     assert.deepEqual(await page.locator(SLIDER).boundingBox(), track, `the slider moved at ${v} replicas`);
   }
-  const title = () => page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).options.scales.x.title.text);
-  assert.equal(await title(), 'Replicas (log scale)');
+  assert.deepEqual(await xAxis(page), STABLE_AXIS, 'at 64 replicas');
   await screenshot(page, 'hero-slider-marks-64', { fullPage: false });
   await page.focus(SLIDER);
   await page.keyboard.press('Home');
   await shownAt(page, 1);
-  assert.equal(await title(), 'Replicas');
+  await page.waitForFunction(() => !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
+  assert.deepEqual(await xAxis(page), STABLE_AXIS, 'at 1 replica');
+  assert.deepEqual(errors, []);
+});
+
+/** The hero chart's x axis as drawn: its kind, range, labelled ticks and title. */
+const xAxis = (page, id = 'chart-hero') => page.evaluate((sel) => {
+  const x = window.Chart.getChart(document.querySelector(`[data-testid=${sel}]`)).scales.x;
+  return { type: x.type, min: x.min, max: x.max, ticks: x.ticks.map((t) => t.value), title: x.options.title.text };
+}, id);
+/** The slider's stops (controls.js REPLICA_MARKS), 1 to its largest count, 256. */
+const STABLE_AXIS = { type: 'logarithmic', min: 1, max: 256, ticks: [1, 4, 8, 16, 64, 256], title: 'Replicas (log scale)' };
+
+test('the x axis is the same log axis at every replica count, on a desktop and a phone, and its labels never touch', async () => {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const { page, errors } = await openHero('/', viewport);
+    for (const v of [4, 16, 64, 8]) {
+      if (v !== 4) {
+        await page.click(`[data-testid=hero-marks-instances] span[data-value="${v}"]`);
+        await shownAt(page, v);
+        await page.waitForFunction(() => !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
+      }
+      assert.deepEqual(await xAxis(page), STABLE_AXIS, `hero at ${v} replicas, ${viewport.width} px`);
+      const share = await xAxis(page, 'chart-hero-share');
+      assert.deepEqual([share.type, share.min, share.max], ['logarithmic', 1, 256], 'the busiest-replica panel shares the axis');
+    }
+    // Each label's box (its drawn width, centred on its tick) clears the next one's.
+    const boxes = await page.evaluate(() => {
+      const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+      const x = c.scales.x;
+      c.ctx.save();
+      c.ctx.font = window.Chart.helpers.toFont(x.options.ticks.font).string;
+      const out = x.ticks.map((t) => { const w = c.ctx.measureText(String(t.value)).width, px = x.getPixelForValue(t.value); return { left: px - w / 2, right: px + w / 2 }; });
+      c.ctx.restore();
+      return out;
+    });
+    for (let i = 1; i < boxes.length; i++) assert.ok(boxes[i].left - boxes[i - 1].right >= 4, `${viewport.width} px: tick labels ${i - 1} and ${i} are ${boxes[i].left - boxes[i - 1].right} px apart`);
+    await screenshot(page, `hero-axis-8-${viewport.width}`, { fullPage: false });
+    assert.deepEqual(errors, []);
+  }
+});
+
+test('the controls\' labels start on the same edge: "Routing policy" under "Replicas", on a desktop and a phone', async () => {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const { page, errors } = await openHero('/', viewport);
+    const edges = await page.evaluate(() => {
+      const textBox = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getClientRects()[0]; };
+      const label = textBox(document.querySelector('#hero-field-instances .field-top label'));
+      const legend = textBox(document.querySelector('#hero-field-routing legend'));
+      const readouts = [...document.querySelectorAll('#hero-controls output')].filter((o) => o.getClientRects().length).map((o) => o.getBoundingClientRect());
+      return { label: label.left, legend: legend.left, labelTop: label.top, legendTop: legend.top, readouts: readouts.map((r) => r.top) };
+    });
+    assert.ok(Math.abs(edges.label - edges.legend) < 0.5, `${viewport.width} px: "Replicas" starts at ${edges.label}, "Routing policy" at ${edges.legend}`);
+    // Each label sits on its readout's line.
+    assert.deepEqual([edges.labelTop, edges.legendTop], edges.readouts.slice(0, 2), `${viewport.width} px: labels on their readouts' lines`);
+    assert.deepEqual(errors, []);
+  }
+});
+
+/** The trace's first run on screen, after the hero has swept it and run any crowded point in full. */
+async function openConversation(viewport) {
+  const { page, errors } = await openHero('/', viewport);
+  const n = await page.evaluate(() => window.kvfleet.runCount);
+  await page.click('[data-testid="trace-conversation"]');
+  await page.waitForFunction((k) => window.kvfleet.runCount > k && /conversation/.test(window.kvfleet.lastReport.source || ''), n, { timeout: PAGE_TIMEOUT });
+  await page.waitForFunction(() => { const h = window.kvfleet.hero; return h.source && (h.sweeps.round_robin || []).length >= 12 && !h.pending && !h.detail; }, null, { timeout: 180000 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  return { page, errors };
+}
+
+/**
+ * Runs `config` (on the page's trace) in a worker of the test's own, not the hero's: the run's
+ * requests per replica, [{index, requests}].
+ */
+const ownRun = (page, config) => page.evaluate((cfg) => new Promise((resolve, reject) => {
+  const w = new Worker('js/worker.js', { type: 'module' });
+  w.onmessage = (e) => {
+    const m = e.data;
+    if (m.type === 'result') { w.terminate(); resolve(JSON.parse(m.report).per_instance.map(({ index, requests }) => ({ index, requests }))); }
+    if (m.type === 'error' || m.type === 'fatal') { w.terminate(); reject(new Error(m.message)); }
+  };
+  w.postMessage({ type: 'run', id: 1, lane: 'main', config: cfg, trace: window.kvfleet.hero.source });
+}), config);
+
+test('conversation trace: the trade-off says how many times slower, in the hero\'s own times, and which replica prefix_aware sends everything to', async () => {
+  const { page, errors } = await openConversation({ width: 1280, height: 800 });
+  const at4 = await pointsAt(page, 4);
+  const rr = at4.round_robin, pa = at4.prefix_aware;
+  const ratio = pa.ttft_ms_p99 / rr.ttft_ms_p99;
+  assert.ok(pa.hit_rate_tokens > rr.hit_rate_tokens && ratio >= 10, `prefix_aware has the hits and a p99 ${ratio} times round robin's`);
+  // Two significant figures: 554.9 -> 550.
+  const step = 10 ** (Math.floor(Math.log10(ratio)) - 1);
+  const times = (Math.round(ratio / step) * step).toLocaleString('en-US');
+  // prefix_aware's requests per replica at 4, from a run of the test's own.
+  const config = await page.evaluate(() => ({ ...window.kvfleet.hero.config, instances: 4, routing: 'prefix_aware' }));
+  const rows = await ownRun(page, config);
+  const total = rows.reduce((n, r) => n + r.requests, 0);
+  const top = rows.reduce((b, r) => (r.requests > b.requests ? r : b));
+  assert.equal(top.requests, total, 'every request has the same first block, so one home replica');
+  const lead = await page.textContent('[data-testid=takeaway]');
+  assert.equal(lead, `On 4 replicas, round robin serves ${pc(rr.hit_rate_tokens)} of prompt tokens from cache (prefix_aware ${pc(pa.hit_rate_tokens)}).`
+    + ` Here the most hits come with far slower answers: prefix_aware's p99 first-token time is ${ms(pa.ttft_ms_p99)}, about ${times} times round robin's ${ms(rr.ttft_ms_p99)}.`
+    + ` prefix_aware sends every request (100%) to one replica, R${top.index}.`);
+  assert.match(ms(pa.ttft_ms_p99), /^\d{1,3}(,\d{3})+ s$/, 'thousands separated');
+  // Round robin is the run on screen: the lead's p99 is the TTFT figure's, character for character.
+  const s = await page.evaluate(() => window.kvfleet.lastReport.summary);
+  assert.equal(s.ttft_ms_p99, rr.ttft_ms_p99);
+  assert.equal(await page.textContent('[data-testid=hero-ttft] .value'), `${ms(s.ttft_ms_p50)} · ${ms(s.ttft_ms_p99)}`);
+  await screenshot(page, 'hero-conversation-1280', { fullPage: false });
+  const phone = await openConversation({ width: 390, height: 844 });
+  assert.equal(await phone.page.textContent('[data-testid=takeaway]'), lead);
+  await screenshot(phone.page, 'hero-conversation-390', { fullPage: false });
+  assert.deepEqual(errors, []);
+  assert.deepEqual(phone.errors, []);
+});
+
+test('conversation trace under prefix_aware: the TTFT figure and the lead write its 2,129 s alike, and the lead names the one replica', async () => {
+  const { page, errors } = await openHero('/?trace=conversation_trace.jsonl&routing=prefix_aware');
+  await page.waitForFunction(() => /conversation/.test(window.kvfleet.lastReport.source || ''), null, { timeout: PAGE_TIMEOUT });
+  const r = await page.evaluate(() => window.kvfleet.lastReport);
+  const s = r.summary;
+  assert.ok(s.ttft_ms_p99 >= 100_000, `a p99 of ${s.ttft_ms_p99} ms: whole seconds`);
+  const figure = await page.textContent('[data-testid=hero-ttft] .value');
+  assert.equal(figure, `${ms(s.ttft_ms_p50)} · ${ms(s.ttft_ms_p99)}`);
+  const top = r.per_instance.reduce((b, x) => (x.requests > b.requests ? x : b));
+  assert.equal(top.requests, s.requests, 'one replica took every request');
+  const lead = await page.textContent('[data-testid=takeaway]');
+  assert.ok(lead.includes(`, but it sends every request (100%) to one replica, R${top.index}.`), lead);
+  assert.ok(lead.includes(`prefix_aware's p99 first-token time is ${ms(s.ttft_ms_p99)}, about `), lead);
+  assert.deepEqual(errors, []);
+});
+
+test('sglang at 4 replicas has prefix_aware\'s hits at round robin\'s speed, and the lead draws the lesson; at 16, where prefix_aware is as fast, it does not', async () => {
+  const { page, errors } = await openHero('/?routing=sglang');
+  const got = (k) => page.evaluate((n) => Object.fromEntries(['round_robin', 'prefix_aware', 'sglang']
+    .map((p) => [p, window.kvfleet.hero.sweeps[p].find((q) => q.instances === n)])), k);
+  const tenths = (x) => Math.round(1000 * x);
+  const p = await got(4);
+  // The conditions, from the points: sglang within 2 points of the most hits and under 1.1 x the fastest
+  // p99; prefix_aware has the hits but not the speed; round robin the speed but not the hits.
+  const top = Math.max(...Object.values(p).map((q) => tenths(q.hit_rate_tokens)));
+  const fastest = Math.min(...Object.values(p).map((q) => q.ttft_ms_p99));
+  assert.ok(tenths(p.sglang.hit_rate_tokens) >= top - 20 && p.sglang.ttft_ms_p99 < 1.1 * fastest, 'sglang has both');
+  assert.ok(tenths(p.prefix_aware.hit_rate_tokens) >= top - 20 && p.prefix_aware.ttft_ms_p99 >= 1.1 * fastest, 'prefix_aware: the hits, slower');
+  assert.ok(tenths(p.round_robin.hit_rate_tokens) < top - 20 && p.round_robin.ttft_ms_p99 < 1.1 * fastest, 'round robin: fast, fewer hits');
+  assert.equal(tenths(p.sglang.hit_rate_tokens), tenths(p.prefix_aware.hit_rate_tokens), 'as many hits as prefix_aware (48.0%)');
+  assert.ok(p.sglang.ttft_ms_p99 > p.round_robin.ttft_ms_p99, 'a little slower than round robin');
+  const within = Math.ceil(100 * (p.sglang.ttft_ms_p99 / p.round_robin.ttft_ms_p99 - 1));
+  const lead = await page.textContent('[data-testid=takeaway]');
+  assert.ok(lead.endsWith(` sglang, which weighs each replica's load as well as its cache, gets the hits at almost no cost in latency: as many as prefix_aware (${pc(p.sglang.hit_rate_tokens)}),`
+    + ` with a p99 first-token time of ${ms(p.sglang.ttft_ms_p99)}, within ${within}% of round robin's ${ms(p.round_robin.ttft_ms_p99)} (prefix_aware's is ${ms(p.prefix_aware.ttft_ms_p99)}).`), lead);
+  await screenshot(page, 'hero-sglang-4', { fullPage: false });
+  await page.click('[data-testid=hero-marks-instances] span[data-value="16"]');
+  await shownAt(page, 16);
+  await page.waitForFunction(() => !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
+  await page.waitForTimeout(200); // the words follow the last point
+  const q = await got(16);
+  const fast16 = Math.min(...Object.values(q).map((x) => x.ttft_ms_p99));
+  const top16 = Math.max(...Object.values(q).map((x) => tenths(x.hit_rate_tokens)));
+  const both = Object.values(q).filter((x) => tenths(x.hit_rate_tokens) >= top16 - 20 && x.ttft_ms_p99 < 1.1 * fast16);
+  assert.ok(both.length > 1, `at 16 more than one policy has both (${both.map((x) => x.routing)})`);
+  assert.doesNotMatch(await page.textContent('[data-testid=takeaway]'), /almost no cost|gets the hits/);
   assert.deepEqual(errors, []);
 });
 

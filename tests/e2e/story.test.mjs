@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, screenshot, ROOT } from './harness.mjs';
-import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow, changeWords, tradeoffWords, heroCaption } from '../../www/js/story.js';
+import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow, changeWords, tradeoffWords, heroCaption, durationText,
+  crowdedWords, bothWords } from '../../www/js/story.js';
 import { predictedMisses, predictedTokenHitRate, modelApplies } from '../../www/js/predict.js';
 import { formatValue } from '../../www/js/controls.js';
 
@@ -49,12 +50,26 @@ test('the takeaway states the measured and predicted misses, with the cap past t
   assert.ok(many.detail.includes('8 prefixes × 30 replicas = 240, more than the 200 requests: every request a miss'), many.detail);
 });
 
-test('the busiest replica is a fact whenever it takes 1.5x an even share; prefix_aware says why', () => {
+test('the busiest replica is a fact whenever it takes 1.5x an even share; prefix_aware says why, with the run\'s own counts', () => {
   // 7 replicas, 200 requests: 86 is 43% against 14%, whether or not a finding fired.
   const r = { summary: { requests: 200 }, per_instance: per([86, 38, 0, 38, 0, 38, 0]) };
   const words = busiestWords(r, base, 'prefix_aware');
   assert.ok(words.startsWith('The busiest replica, R0, took 43% of the requests (an even share is 14%).'), words);
-  assert.ok(words.includes('with 8 equally popular prefixes on 7 replicas, some replicas hold several prefixes and 3 hold none'), words);
+  // 8 equally popular prefixes bring 1/8 = 12.5% of the requests each: 43% is 0.43 x 8 = 3.44, about
+  // 3 prefixes' worth, where 8 prefixes over 7 replicas is 1.14, 1.1 each; 3 replicas got no request.
+  assert.ok(words.endsWith(' prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the 8 equally popular prefixes'
+    + ' (about 12.5% of the requests each) unevenly: R0\'s 43% is about 3 prefixes\' worth, where an even split is 1.1 per replica, and 3 replicas got none.'), words);
+  assert.doesNotMatch(words, /several prefixes/);
+  // The default hero run under prefix_aware (4 replicas: 86, 24, 45, 45): 3 prefixes' worth against 2 each.
+  const four = busiestWords({ summary: { requests: 200 }, per_instance: per([86, 24, 45, 45]) }, base, 'prefix_aware');
+  assert.ok(four.includes('R0\'s 43% is about 3 prefixes\' worth, where an even split is 2 per replica.'), four);
+  // Fewer prefixes than replicas: 1 prefix keeps 1 of 4 busy.
+  const one = busiestWords({ summary: { requests: 200 }, per_instance: per([200, 0, 0, 0]) }, { ...base, num_prefixes: 1 }, 'prefix_aware');
+  assert.ok(one.endsWith('hashes to: 1 prefix can keep at most 1 of the 4 replicas busy, and 3 replicas got none.'), one);
+  // A trace has no synthetic prefix pool: no "equally popular prefixes", but where every first block went.
+  const trace = busiestWords({ summary: { requests: 12031 }, per_instance: per([0, 0, 12031, 0]) }, base, 'prefix_aware', true);
+  assert.ok(trace.endsWith('first block hashes to: here every prompt\'s first block hashes to R2.'), trace);
+  assert.doesNotMatch(trace, /equally popular/);
   const hot = busiestWords({ summary: { requests: 600 }, per_instance: per([521, 20, 20, 19, 10, 10]) }, { ...base, prefix_popularity: 'hot:0.85' }, 'prefix_aware');
   assert.ok(hot.includes('one prefix carries 85% of the traffic: its replica takes it all'), hot);
   // An even split (round robin) says nothing.
@@ -130,6 +145,75 @@ test('the trade-off: the hit-rate winner\'s slower p99 is said only when the swe
   // The winner is whichever has the most hits: kv at 30 ms slower than prefix_aware and round robin.
   const kv = { ...sweeps, kv: [pt(4, 0.5, 250)] };
   assert.match(tradeoffWords(kv, ['round_robin', 'prefix_aware', 'kv'], 4), /kv's p99 first-token time is 250 ms, round robin's 143 ms/);
+});
+
+test('the trade-off\'s words grow with the ratio, and its times read as the numbers beside it do', () => {
+  const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
+  const two = (pa, rr) => tradeoffWords({ round_robin: [pt(4, 0.196, rr)], prefix_aware: [pt(4, 0.373, pa)] }, ['round_robin', 'prefix_aware'], 4);
+  // 486 / 143 = 3.40: "3.4 times".
+  assert.equal(two(486, 143), 'Here the most hits come with much slower answers: prefix_aware\'s p99 first-token time is 486 ms, 3.4 times round robin\'s 143 ms.');
+  // The conversation trace at 4 replicas: 2,128,668 ms / 3,835.9 ms = 554.9, two significant figures 550;
+  // 2,128.668 s in whole seconds with a separator, 3.8359 s with two decimals as the hero's TTFT figure.
+  assert.equal(two(2128668.3, 3835.9), 'Here the most hits come with far slower answers: prefix_aware\'s p99 first-token time is 2,129 s, about 550 times round robin\'s 3.84 s.');
+  // 1,999 / 1,000 = 2.0 less a hair: still "not faster".
+  assert.match(two(1999, 1000), /^More hits are not faster answers here: prefix_aware's p99 first-token time is 2.00 s, round robin's 1.00 s\.$/);
+  assert.equal(durationText(7.46), '7.5 ms');
+  assert.equal(durationText(143.1), '143 ms');
+  assert.equal(durationText(999.7), '1.00 s');
+  assert.equal(durationText(20380.4), '20.38 s');
+  assert.equal(durationText(1183871.4), '1,184 s');
+  assert.equal(durationText(null), '–');
+});
+
+test('a policy that sends most requests to one replica is named with its share and the replica', () => {
+  const rows = (counts) => counts.map((requests, index) => ({ index, requests }));
+  const policies = ['round_robin', 'prefix_aware'];
+  // 12,031 of 12,031 on R2: every request; round robin's 3,008 of 12,031 (25%) says nothing.
+  assert.equal(crowdedWords({ round_robin: rows([3008, 3008, 3008, 3007]), prefix_aware: rows([0, 0, 12031, 0]) }, policies),
+    'prefix_aware sends every request (100%) to one replica, R2.');
+  // 178 of 200 = 89%; 100 of 200 = 50% is not "most".
+  assert.equal(crowdedWords({ prefix_aware: rows([10, 178, 12]) }, policies), 'prefix_aware sends 89% of the requests to one replica, R1.');
+  assert.equal(crowdedWords({ prefix_aware: rows([100, 50, 50]) }, policies), '');
+  // 1,995 of 2,000 = 99.75%, shown to a tenth (99.8%) with the counts, never "100%".
+  assert.equal(crowdedWords({ prefix_aware: rows([1995, 5]) }, policies), 'prefix_aware sends 99.8% of the requests (1,995 of 2,000) to one replica, R0.');
+  // In the lead, after the trade-off: round robin on screen, prefix_aware's rows from its own full run.
+  const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
+  const sweeps = { round_robin: [pt(4, 0.1955, 3835.9)], prefix_aware: [pt(4, 0.3733, 2128668.3)] };
+  const report = { summary: { admitted: 12031, hit_requests: 12027, hit_rate_tokens: 0.1955, requests: 12031, ttft_ms_p99: 3835.9 }, per_instance: rows([3008, 3008, 3008, 3007]), findings: [] };
+  const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: true, report, sweeps, routed: { prefix_aware: rows([0, 0, 12031, 0]) } });
+  assert.equal(t.lead, 'On 4 replicas, round robin serves 19.6% of prompt tokens from cache (prefix_aware 37.3%). Here the most hits come with far slower answers:'
+    + ' prefix_aware\'s p99 first-token time is 2,129 s, about 550 times round robin\'s 3.84 s. prefix_aware sends every request (100%) to one replica, R2.');
+});
+
+test('a policy with the hits at round robin\'s speed is named only when the others trade one for the other', () => {
+  const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
+  const drawn = ['round_robin', 'prefix_aware', 'sglang'];
+  // The default hero at 4 replicas: round robin 42.0% at 143.1 ms; prefix_aware 48.0% at 187.7 ms
+  // (>= 1.1 x 143.1 = 157.4); sglang 48.0% at 143.9 ms (< 157.4), as many hits: sglang alone has both.
+  // 143.9 / 143.1 - 1 = 0.56%, within 1%.
+  const at4 = { round_robin: [pt(4, 0.42, 143.1)], prefix_aware: [pt(4, 0.48, 187.7)], sglang: [pt(4, 0.48, 143.9)] };
+  const said = 'sglang, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: as many as prefix_aware (48.0%),'
+    + ' with a p99 first-token time of 144 ms, within 1% of round robin\'s 143 ms (prefix_aware\'s is 188 ms).';
+  assert.equal(bothWords(at4, drawn, 4), said);
+  const report = { summary: { admitted: 200, hit_requests: 192, hit_rate_tokens: 0.48, requests: 200, ttft_ms_p99: 143.9 }, per_instance: per([58, 46, 50, 46]), findings: [] };
+  const lead = heroTakeaway({ config: { ...base, instances: 4, routing: 'sglang' }, traced: false, report, sweeps: at4 }).lead;
+  assert.equal(lead, `On 4 replicas, sglang serves 48.0% of prompt tokens from cache (round robin 42.0%, prefix_aware 48.0%). ${said}`);
+  // Two points short of the most hits (46.0 against 48.0) still counts; the trade-off sentence gave prefix_aware's p99.
+  const near = { ...at4, aibrix: [pt(4, 0.46, 143.9)] };
+  assert.equal(bothWords(near, ['round_robin', 'prefix_aware', 'aibrix'], 4, 'prefix_aware'),
+    'aibrix, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: within 2.0 points of prefix_aware (46.0% against 48.0%),'
+    + ' with a p99 first-token time of 144 ms, within 1% of round robin\'s 143 ms.');
+  // 2.1 points short: not the hits.
+  assert.equal(bothWords({ ...at4, aibrix: [pt(4, 0.459, 143.9)] }, ['round_robin', 'prefix_aware', 'aibrix'], 4), '');
+  // 16 replicas: prefix_aware is fast too (138.9 ms), so two have both: no lesson to draw.
+  const at16 = { round_robin: [pt(16, 0.243, 140.9)], prefix_aware: [pt(16, 0.48, 138.9)], sglang: [pt(16, 0.48, 137.1)] };
+  assert.equal(bothWords(at16, drawn, 16), '');
+  // Slower by 10% or more (157.5 >= 1.1 x 143.1 = 157.41): not round robin's speed.
+  assert.equal(bothWords({ ...at4, sglang: [pt(4, 0.48, 157.5)] }, drawn, 4), '');
+  // Two policies drawn: nothing to escape.
+  assert.equal(bothWords(at4, ['round_robin', 'prefix_aware'], 4), '');
+  // A policy that weighs no load is named without the clause (sticky's numbers at 4 replicas).
+  assert.match(bothWords({ ...at4, sticky: [pt(4, 0.48, 143.9)] }, ['round_robin', 'prefix_aware', 'sticky'], 4), /^sticky gets the hits at almost no cost in latency: as many as/);
 });
 
 test('the hero caption: under 40 words, and the model\'s assumption named where round robin leaves its line', () => {
@@ -208,7 +292,7 @@ test('hero: after a visit to 256 replicas and back to 4, the range sentence desc
   await page.keyboard.press('Home'); // 1, then three steps: 2, 3, 4
   for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 4
-    && window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).scales.x.max === 16, null, { timeout: PAGE_TIMEOUT });
+    && window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).data.datasets.every((d) => d.data.every((p) => p.x <= 16)), null, { timeout: PAGE_TIMEOUT });
   await page.waitForTimeout(300); // any draw still queued
   const shown = await heroOnScreen(page);
   const rr = shown.round_robin, pa = shown.prefix_aware;
@@ -238,6 +322,25 @@ test('hero at 256 replicas: the "256 replicas" label covers no point of the figu
   const hit = points.filter((p) => p.x + p.r > box.x && p.x - p.r < box.x + box.w && p.y + p.r > box.y && p.y - p.r < box.y + box.h);
   assert.deepEqual(hit, [], `label ${JSON.stringify(box)} covers points`);
   await screenshot(page, 'story-hero-256', { fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
+test('prefix_aware on the default scenario: the detail names the busiest replica, its share, and how many prefixes\' worth that is', async () => {
+  const { page, errors } = await openHero('/?routing=prefix_aware');
+  const r = await page.evaluate(() => window.kvfleet.lastReport);
+  const n = r.summary.requests, p = r.config.num_prefixes, k = r.per_instance.length;
+  const top = r.per_instance.reduce((b, x) => (x.requests > b.requests ? x : b));
+  assert.ok(top.requests / n >= 1.5 / k, `R${top.index} took ${top.requests} of ${n}: 1.5 x an even share or more`);
+  const pc0 = (x) => `${Math.round(100 * x)}%`;
+  // Each of the p equally popular prefixes brings 1/p of the requests: the busiest share x p prefixes' worth.
+  const worth = Math.round((top.requests / n) * p);
+  assert.ok(worth > p / k, `${worth} prefixes' worth is more than an even ${p / k}`);
+  const detail = await page.textContent('[data-testid=takeaway-detail]');
+  assert.ok(detail.includes(`The busiest replica, R${top.index}, took ${pc0(top.requests / n)} of the requests (an even share is ${pc0(1 / k)}).`
+    + ` prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the ${p} equally popular prefixes`
+    + ` (about ${(100 / p).toFixed(1)}% of the requests each) unevenly: R${top.index}'s ${pc0(top.requests / n)} is about ${worth} prefixes' worth,`
+    + ` where an even split is ${+(p / k).toFixed(1)} per replica.`), detail);
+  assert.doesNotMatch(detail, /several prefixes/);
   assert.deepEqual(errors, []);
 });
 

@@ -2,22 +2,22 @@
 // policy is planned in a worker of its own pool (src/plan via plan_policy_json: the fewest replicas
 // that meet the targets, checked against one fewer, then the goodput of the current fleet), so
 // policies run in parallel; Cancel terminates the pool. Shows the headline (plan_headline, the CLI's
-// sentence), notes (inversions; for a policy that never meets the targets, what it reached and, for
-// llm_d's known case, why), a table (with a hint and edge shadows while it scrolls sideways) and a
-// chart of cost against p99 TTFT with one point per (policy, replicas) evaluated and the Pareto front;
-// clicking a point loads that configuration.
+// words: its first line in bold, the details under it in plain text), notes (inversions; for a policy
+// that never meets the targets, what it reached and, for llm_d's known case, why), a table (with a
+// hint and edge shadows while it scrolls sideways) and a chart of cost against p99 TTFT with one
+// point per (policy, replicas) evaluated (full size and colour where every target is met, small and
+// faded where one is missed, whatever the marker) and the Pareto front of the points that meet every
+// target; clicking a point loads that configuration. The chart's config and looks: capacity-chart.js.
 //
 // Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
 // headline, ms, workers}.
 
-import { pct, num, policyColor, policyLine, orderPolicies, themeInk } from './format.js';
-import { fmtMs, hexAlpha, lineLegend } from './charts.js';
+import { pct, num, policyColor, orderPolicies } from './format.js';
+import { fmtMs } from './charts.js';
 import { poolSize } from './sweep.js';
+import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
 
-const money = (x) => (Number.isFinite(x) ? `$${x.toFixed(2)}` : '–');
-
-/** "1 replica", "2 replicas". */
-const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+export { paretoFront, logTicks } from './capacity-chart.js';
 
 // The latency targets a point can miss: its name in `misses`, the measured field, the words.
 const LATENCY = [
@@ -89,16 +89,6 @@ export function neverMetWords(plan, spec, config) {
   return `${plan.policy} never met the targets within ${max}: ${parts.join('; ')}.${llmdWhy(plan, pts, config)}`;
 }
 
-/** The Pareto front of points {x: p99 TTFT, y: $/h}: the cheapest point for each latency. */
-export function paretoFront(points) {
-  const sorted = points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y))
-    .sort((a, b) => a.y - b.y || a.x - b.x);
-  const front = [];
-  let best = Infinity;
-  for (const p of sorted) if (p.x < best) { front.push(p); best = p.x; }
-  return front;
-}
-
 /** An error that names the input to mark invalid. */
 function bad(input, message) {
   const err = new Error(message);
@@ -113,57 +103,6 @@ function target(input, label) {
   const x = Number(t);
   if (!Number.isFinite(x) || x <= 0) throw bad(input, `${label}: enter a number of ms above 0, or leave it empty`);
   return x;
-}
-
-// Tick mantissas for the log x axis, coarsest first: the first set that puts 3 or more ticks
-// across the data is used, so a plan whose p99s sit within one decade still gets a readable scale.
-const MANTISSAS = [[1], [1, 2, 5], [1, 1.5, 2, 3, 5, 7], [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8]];
-
-/** The values m x 10^k (m in `ms`) from below `lo` to above `hi`, ascending. */
-function ladder(ms, lo, hi) {
-  const out = [];
-  for (let k = Math.floor(Math.log10(lo)) - 1; k <= Math.ceil(Math.log10(hi)) + 1; k++) {
-    for (const m of ms) out.push(Number((m * 10 ** k).toPrecision(6)));
-  }
-  return out;
-}
-
-/** Linear "nice" ticks from at or below lo to at or above hi, at least 3 (a very narrow range). */
-function linearTicks(lo, hi) {
-  const raw = (hi - lo) / 2;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [5, 2, 1].map((m) => m * p).find((v) => v <= raw);
-  const out = [];
-  for (let v = Math.floor(lo / step) * step; v < hi + step; v += step) out.push(Number(v.toPrecision(6)));
-  return out;
-}
-
-/**
- * The x axis's tick values for points from lo to hi (> 0): the first tick at or below lo, the last
- * at or above hi, at least three in all, on a 1-2-5 ladder when that gives three.
- */
-export function logTicks(lo, hi) {
-  if (!(lo > 0) || !(hi > 0)) return [1, 10, 100];
-  if (hi / lo < 1.001) { lo /= 1.2; hi *= 1.2; }
-  for (const ms of MANTISSAS) {
-    const seq = ladder(ms, lo, hi);
-    const a = seq.filter((v) => v <= lo).pop();
-    const b = seq.find((v) => v >= hi);
-    const ticks = seq.filter((v) => v >= a && v <= b);
-    if (ticks.length >= 3) return ticks;
-  }
-  return linearTicks(lo, hi);
-}
-
-/** The planner chart's x axis: logarithmic, from the first tick to the last, every tick labelled. */
-function xAxis(xs) {
-  const ticks = logTicks(Math.min(...xs), Math.max(...xs));
-  return {
-    type: 'logarithmic', min: ticks[0], max: ticks[ticks.length - 1],
-    title: { display: true, text: 'p99 TTFT (log scale)', font: { weight: '600' } },
-    afterBuildTicks: (axis) => { axis.ticks = ticks.map((value) => ({ value })); },
-    ticks: { autoSkip: true, maxRotation: 0, callback: (v) => fmtMs(v) },
-  };
 }
 
 export class Capacity {
@@ -182,6 +121,24 @@ export class Capacity {
     this.last = null;
     els.run.addEventListener('click', () => this.run());
     els.cancel.addEventListener('click', () => this.cancel('Planning cancelled.'));
+    // "on 1 seed", "on 2 seeds": the word after the input follows its value.
+    const unit = els.seeds.parentElement?.querySelector('.cap-unit');
+    if (unit) {
+      const say = () => { unit.textContent = Number(els.seeds.value) === 1 ? 'seed' : 'seeds'; };
+      els.seeds.addEventListener('input', say);
+      say();
+    }
+  }
+
+  /** The plain paragraph under the headline for its details (made once, after the headline). */
+  details() {
+    if (!this.detailsEl) {
+      this.detailsEl = document.createElement('p');
+      this.detailsEl.className = 'cap-details';
+      this.detailsEl.dataset.testid = 'cap-details';
+      this.els.headline.after(this.detailsEl);
+    }
+    return this.detailsEl;
   }
 
   /** The targets and limits of the form, as plan::PlanSpec; throws a plain message when one is bad. */
@@ -312,7 +269,7 @@ export class Capacity {
     this.render();
   }
 
-  /** The CLI's headline sentence, from the simulator (plan_headline in a pool worker). */
+  /** The CLI's headline and its details, from the simulator (plan_headline in a pool worker). */
   headline(plans) {
     const w = this.pool[0];
     return new Promise((resolve) => {
@@ -327,7 +284,11 @@ export class Capacity {
   render() {
     const { plans, headline, config, spec } = this.last;
     this.els.out.hidden = false;
-    this.els.headline.textContent = headline;
+    // plan_headline's first line is the headline, the rest its details.
+    const [head, ...rest] = headline.split('\n');
+    this.els.headline.textContent = head;
+    this.details().textContent = rest.join(' ');
+    this.details().hidden = rest.length === 0;
     const notes = [];
     for (const p of plans) {
       for (const [a, b] of p.non_monotone) {
@@ -407,71 +368,16 @@ export class Capacity {
     this.els.status.textContent = `Loaded ${policy} on ${count(instances, 'replica')}: the charts at the top now show that run.`;
   }
 
-  /** One scatter dataset per policy (filled where every target is met), the front, and the TTFT target. */
-  datasets() {
-    const { plans, spec } = this.last;
-    const all = [];
-    const sets = plans.map((p) => {
-      const color = policyColor(p.policy);
-      const pts = p.points.map((x) => ({ x: x.measured.ttft_ms_p99, y: x.cost.usd_per_hour, n: x.instances, meets: x.meets, policy: p.policy }))
-        .filter((q) => Number.isFinite(q.x));
-      all.push(...pts);
-      const line = policyLine(p.policy);
-      // A point that misses a target is drawn faint; one that meets them all in the policy's own marker.
-      return {
-        ...line, label: p.policy, data: pts, showLine: false, borderDash: [], pointRadius: pts.map((q) => (q.meets ? 6 : 4)),
-        pointHoverRadius: 8, borderWidth: 1.5,
-        pointBackgroundColor: pts.map((q) => (q.meets ? line.pointBackgroundColor : hexAlpha(color, 0.15))),
-        pointBorderColor: pts.map((q) => (q.meets ? color : hexAlpha(color, 0.45))),
-      };
-    });
-    const front = paretoFront(all);
-    sets.push({ label: 'Pareto front', data: front, showLine: true, stepped: 'after', fill: false, pointRadius: 0, borderWidth: 2, borderColor: themeInk().muted || '#888', borderDash: [5, 4] });
-    const t = spec.slo.ttft_p99_ms;
-    if (t) {
-      const ys = all.map((q) => q.y);
-      sets.push({ label: `TTFT target ${fmtMs(t)}`, data: [{ x: t, y: 0 }, { x: t, y: Math.max(1, ...ys) }], showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: '#c0392b', borderDash: [2, 3] });
-    }
-    return { sets, front };
-  }
-
   draw() {
     if (!this.last) return;
-    const { sets, front } = this.datasets();
+    const { sets, front, y } = chartSets(this.last);
     const C = window.Chart;
     if (!this.chart) {
-      this.chart = new C(this.els.canvas, {
-        type: 'scatter',
-        data: { datasets: sets },
-        options: {
-          onClick: (evt, els) => this.click(els),
-          onHover: (evt, els) => { evt.native.target.style.cursor = els.length ? 'pointer' : 'default'; },
-          plugins: {
-            // Each entry draws its dataset's line (the front's dashes, the target's dots) or marker.
-            legend: { labels: { usePointStyle: true, boxWidth: 22, boxHeight: 9, pointStyleWidth: 22, padding: 8, generateLabels: lineLegend(22, 12) } },
-            tooltip: { callbacks: { label: (c) => {
-              const q = c.raw;
-              if (q.policy === undefined) return ` ${c.dataset.label}`;
-              return ` ${q.policy}, ${count(q.n, 'replica')}: ${money(q.y)}/h, TTFT p99 ${fmtMs(q.x)}${q.meets ? ' (meets every target)' : ''}`;
-            }, footer: () => 'Click to load this point' } },
-          },
-          scales: {
-            x: xAxis(this.xs(sets)),
-            y: { beginAtZero: true, title: { display: true, text: 'Fleet cost ($ per hour)', font: { weight: '600' } }, ticks: { callback: (v) => `$${v}` } },
-          },
-        },
-      });
+      this.chart = new C(this.els.canvas, chartConfig(sets, y, (evt, els) => this.click(els)));
     } else {
-      this.chart.data.datasets = sets;
-      this.chart.options.scales.x = xAxis(this.xs(sets)); // written whole: the ticks follow the data
-      this.chart.update('none');
+      updateChart(this.chart, sets, y);
     }
-    this.els.canvas.setAttribute('aria-label', `Cost against p99 TTFT. Pareto front: ${front.map((q) => `${q.policy} ${count(q.n, 'replica')} ${money(q.y)}/h at ${fmtMs(q.x)}`).join('; ')}`);
-  }
-
-  /** Every plotted x (the points, the front, the target line). */
-  xs(sets) {
-    return sets.flatMap((d) => d.data.map((q) => q.x)).filter((x) => Number.isFinite(x) && x > 0);
+    describeChart(this.els.canvas, front);
   }
 
   click(els) {

@@ -8,6 +8,7 @@ import { HeroPanel } from './hero-panel.js';
 import { heroTakeaway } from './story.js';
 import { pct, num, policyColor, orderPolicies, themeInk } from './format.js';
 import { Lessons } from './lessons.js';
+import { el } from './page-bits.js';
 
 /** The figures an embed can show, with the controls each gets when controls= is absent. */
 export const SHOWS = {
@@ -51,13 +52,6 @@ export function embedOptions(search, params, lesson = null) {
   }
   const caption = (q.get('caption') || '').slice(0, MAX_CAPTION);
   return { show, controls, caption, controlsGiven: given !== null, notes };
-}
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
 }
 
 /** The computed sentence under an embedded figure. */

@@ -1,5 +1,6 @@
-// www/js/headline.js: the headline figures, the report's three fleet lines (verbatim), and the
-// run's findings in plain words. Everything is written with textContent.
+// www/js/headline.js: the headline figures, the report's three fleet lines (verbatim) with a note on
+// what their "of requests" and block-reuse count, and the run's findings in plain words. Everything
+// is written with textContent.
 
 import { pct, num, ms, seconds } from './format.js';
 import { whyRatesDiffer } from './story.js';
@@ -101,16 +102,58 @@ export function renderFleetLines(pre, report) {
   // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows.
   const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : [])];
   setText(pre, lines.join('\n'));
-  let note = pre.nextElementSibling?.dataset.testid === 'fleet-note' ? pre.nextElementSibling : null;
-  if (!note) {
-    note = document.createElement('p');
-    note.className = 'fig-note';
-    note.dataset.testid = 'fleet-note';
-    pre.after(note);
-  }
-  const words = blockReuseWords(report.summary || {});
-  setText(note, words);
-  if (note.hidden !== !words) note.hidden = !words;
+  const note = fleetNote(pre);
+  const s = report.summary || {};
+  const hit = requestRateWords(s, lines);
+  const reuse = blockReuseWords(s);
+  setText(note.hitLead, hit ? hit[0] : '');
+  setText(note.hitRest, hit ? hit[1] : '');
+  note.hit.hidden = !hit;
+  note.br.hidden = !(hit && reuse);
+  setText(note.reuse, reuse || '');
+  if (note.el.hidden !== !(hit || reuse)) note.el.hidden = !(hit || reuse);
+}
+
+/**
+ * The note under the fleet lines (made once): what the hit-rate line's "of requests" counts
+ * (data-testid=fleet-hit-note), then what its block-reuse counts.
+ */
+const fleetNotes = new WeakMap(); // the fleet lines' <pre> -> its note's parts
+
+function fleetNote(pre) {
+  if (fleetNotes.has(pre)) return fleetNotes.get(pre);
+  const span = (testid) => { const e = document.createElement('span'); if (testid) e.dataset.testid = testid; return e; };
+  const el = document.createElement('p');
+  el.className = 'fig-note';
+  el.dataset.testid = 'fleet-note';
+  const hit = span('fleet-hit-note');
+  const hitLead = document.createElement('strong');
+  const hitRest = span();
+  hit.append(hitLead, hitRest);
+  const br = document.createElement('br');
+  const reuse = span('fleet-reuse-note');
+  el.append(hit, br, reuse);
+  pre.after(el);
+  const parts = { el, hit, hitLead, hitRest, br, reuse };
+  fleetNotes.set(pre, parts);
+  return parts;
+}
+
+/**
+ * The hit-rate line's "X of requests" against the token hit rate, in words from the run: [the
+ * line's own words, in bold; what they count, and the token hit rate]. The share is quoted as the
+ * line prints it. Null when no request was admitted.
+ */
+export function requestRateWords(s, lines = []) {
+  if (!Number.isFinite(s.hit_rate_requests) || !Number.isFinite(s.hit_rate_tokens)) return null;
+  const printed = lines.map((l) => l.match(/hit rate: (\S+%) of requests/)).find(Boolean);
+  const req = printed ? printed[1] : pct(s.hit_rate_requests);
+  const tok = pct(s.hit_rate_tokens);
+  const counts = ' counts requests with at least one cached block (one is enough).';
+  const tokens = req === tok
+    ? ` The token hit rate, the share of prompt tokens served from cache, is also ${tok} on this run.`
+    : ` It is not the token hit rate: ${tok} of prompt tokens were served from cache.`;
+  return [`“${req} of requests”`, counts + tokens];
 }
 
 /**

@@ -166,6 +166,17 @@ export class HeroPanel {
     }
   }
 
+  /** The swept policies' requests per replica at the current count: {policy: [{index, requests}]}. */
+  routedHere() {
+    const x = cacheReplicas(this.config);
+    const out = {};
+    for (const [p, pts] of Object.entries(this.sweeps)) {
+      const q = pts.find((pt) => pt.instances === x);
+      if (q?.routed) out[p] = q.routed;
+    }
+    return out;
+  }
+
   /**
    * The reader changed a setting: the result on screen becomes the one "was X" describes if it was
    * there READ_MS or longer, or is the first; else the one before it stays (four quick steps read
@@ -197,7 +208,7 @@ export class HeroPanel {
   words() {
     if (!this.report || !this.config) return;
     renderTakeaway({ lead: this.els.lead, detail: this.els.detail, why: this.els.why },
-      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen() });
+      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen(), routed: this.routedHere() });
   }
 
   /**
@@ -249,8 +260,9 @@ export class HeroPanel {
       && (r.config?.prefill_instances ?? null) === (this.config.prefill_instances ?? null)
       ? { x, y: 100 * r.summary?.hit_rate_tokens } : null;
     const sweeps = this.onScreen();
-    this.chart.update({ sweeps, policies, xs, config: this.config, traced: !!this.source, current: here });
-    if (this.share) this.share.update({ sweeps, policies, xs, config: this.config });
+    const max = this.maxX(this.config);
+    this.chart.update({ sweeps, policies, xs, max, config: this.config, traced: !!this.source, current: here });
+    if (this.share) this.share.update({ sweeps, policies, xs, max, config: this.config });
     setText(this.els.caption, heroCaption({ config: this.config, traced: !!this.source, sweeps, xs }));
   }
 

@@ -1,12 +1,14 @@
 // www/js/hero.js: the page's first screen, one experiment: token hit rate against the number of
-// replicas for round robin, prefix_aware and the chosen policy, the simple model's prediction drawn
-// beside the simulated points, the controls that move it, and a takeaway computed from the run.
+// replicas for round robin, prefix_aware and the chosen policy on one log axis over the slider's whole
+// range, the simple model's prediction drawn beside the simulated points, the controls that move it,
+// and a takeaway computed from the run.
 
 import { cacheReplicas, isDisagg } from './layout.js';
 import { policyColor, policyLine, pct, themeInk, num, replicaColor } from './format.js';
-import { fmtMs, hexAlpha, lineLegend } from './charts.js';
+import { hexAlpha, lineLegend } from './charts.js';
+import { REPLICA_MARKS } from './controls.js';
 import { predictionCurves } from './predict.js';
-import { heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
+import { durationText, heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
 import { lazyDraw } from './lazy-draw.js';
 import { patchChildren, setText } from './page-bits.js';
 
@@ -98,29 +100,49 @@ const MODEL_LABEL = {
   prefix_aware: 'model (dotted): misses ≈ prefixes',
 };
 const MODEL_SHORT = { round_robin: 'model: prefixes×replicas misses', prefix_aware: 'model: prefixes misses' };
-/** Replica counts labelled on a narrow x axis (every count is still drawn). */
-const NARROW_TICKS = [1, 2, 4, 8, 12, 16];
 /** Both hero charts reserve this much for the y axis, so their x positions line up. */
 const Y_AXIS_PX = 58;
 const alignY = (axis) => { axis.width = Y_AXIS_PX; };
 
 /**
- * The x axis over `xs`: linear 1-16 (every count a tick), or, past 16 replicas, logarithmic with
- * ticks at the powers of two and the current count, so 256 replicas never smudge the labels.
+ * The x axis: logarithmic from 1 to `max` (the slider's largest count) wherever the slider is, so
+ * neither its kind nor its range changes under the reader; ticks at the slider's labelled stops.
  */
-export function replicaAxis(xs, current, narrow) {
-  const max = Math.max(...xs);
-  const shown = (v) => (narrow && v <= 16 && !NARROW_TICKS.includes(v) ? '' : v);
-  if (max <= 16) {
-    return { type: 'linear', min: 1, max, ticks: { precision: 0, stepSize: 1, autoSkip: false, maxRotation: 0, callback: shown } };
-  }
-  const marks = [...new Set([1, 2, 4, 8, 16, 32, 64, 128, 256].filter((v) => v <= max).concat(current))].sort((a, b) => a - b);
+export function replicaAxis(max) {
+  const marks = REPLICA_MARKS.filter((v) => v <= max);
   return {
     type: 'logarithmic', min: 1, max,
     afterBuildTicks: (axis) => { axis.ticks = marks.map((value) => ({ value })); },
     ticks: { autoSkip: false, maxRotation: 0, callback: (v) => (marks.includes(v) ? v : '') },
   };
 }
+
+// The counts the sweep has not reached (past the last swept one), shaded and labelled "not run yet",
+// so the empty part of the fixed axis reads as not yet asked for, not as nothing.
+const unswept = {
+  id: 'unswept',
+  beforeDatasetsDraw(chart, _args, o) {
+    if (!o || !Number.isFinite(o.from)) return;
+    const { ctx, chartArea: a, scales: { x } } = chart;
+    const left = Math.max(a.left, x.getPixelForValue(o.from));
+    if (a.right - left < 24) return;
+    ctx.save();
+    ctx.fillStyle = o.fill;
+    ctx.fillRect(left, a.top, a.right - left, a.bottom - a.top);
+    ctx.font = '11px system-ui, sans-serif';
+    const room = a.right - left - 8;
+    const fits = (lines) => lines.every((t) => ctx.measureText(t).width <= room);
+    // One line if it fits, else two, else none (a sliver past a large count needs no words).
+    const lines = !o.text ? [] : fits([o.text.join(' ')]) ? [o.text.join(' ')] : fits(o.text) ? o.text : [];
+    ctx.fillStyle = o.color;
+    ctx.textAlign = 'center';
+    // Midway down: the "N replicas" label beside the rule takes the top or the bottom row.
+    const top = (a.top + a.bottom) / 2 - 6.5 * (lines.length - 1);
+    lines.forEach((t, i) => ctx.fillText(t, (left + a.right) / 2, top + 13 * i + 4));
+    ctx.restore();
+  },
+};
+const UNSWEPT_TEXT = ['not run yet:', 'move the slider'];
 
 export class HeroChart {
   /** canvas: the figure; onPick(replicas): a point was clicked. */
@@ -136,7 +158,7 @@ export class HeroChart {
     this.chart = new window.Chart(this.canvas, {
       type: 'line',
       data: { datasets: [] },
-      plugins: [hereLine],
+      plugins: [unswept, hereLine],
       options: {
         parsing: false,
         layout: { padding: { left: 4, right: 16, top: 6 } },
@@ -156,7 +178,7 @@ export class HeroChart {
           } },
         },
         scales: {
-          x: { type: 'linear', min: 1, title: { display: true, text: 'Replicas', font: { weight: '600' } } },
+          x: { ...replicaAxis(256), title: { display: true, text: 'Replicas (log scale)', font: { weight: '600' } } },
           y: { min: 0, afterFit: alignY, title: { display: true, text: 'Prompt tokens from cache', font: { weight: '600' } }, ticks: { callback: (v) => `${v}%` } },
         },
       },
@@ -170,7 +192,7 @@ export class HeroChart {
    * Redraws from the sweeps ({policy: [{instances, hit_rate_tokens, ...}]}), the current run's point
    * and the model curves (null when the model does not apply).
    */
-  update({ sweeps, policies, xs, config, traced, current }) {
+  update({ sweeps, policies, xs, max = Math.max(...xs), config, traced, current }) {
     const t = themeInk();
     // Chart.js's own record of the canvas's width: reading clientWidth here, after the run's numbers
     // were written, made the browser lay the page out at once.
@@ -182,7 +204,9 @@ export class HeroChart {
     const curves = predictionCurves(config, traced, xs);
     for (const p of policies) {
       const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.hit_rate_tokens)).map((q) => ({ x: q.instances, y: 100 * q.hit_rate_tokens }));
-      sets.push({ label: p, data: pts, ...policyLine(p), borderWidth: p === config.routing ? 3 : 2, pointRadius: p === config.routing ? 4.5 : 3.5, pointHoverRadius: 7, order: 2 });
+      // Smaller marks on a phone, where 1 to 16 replicas take half of a narrow log axis.
+      const radius = (p === config.routing ? 4.5 : 3.5) - (narrow ? 1 : 0);
+      sets.push({ label: p, data: pts, ...policyLine(p), borderWidth: p === config.routing ? 3 : 2, pointRadius: radius, pointHoverRadius: 7, order: 2 });
     }
     if (curves) {
       for (const p of ['round_robin', 'prefix_aware']) {
@@ -209,11 +233,11 @@ export class HeroChart {
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache';
     c.options.scales.y.max = top;
     // Written whole (as in create()), never read back from c.options: between two updates that is a stale resolver.
-    // Past 16 replicas the axis turns logarithmic (as the slider's steps grow): the title says so.
-    const log = Math.max(...xs) > 16 ? ' (log scale)' : '';
-    const title = { display: true, font: { weight: '600' }, text: isDisagg(config) ? `Prefill replicas${log} (decode pool: ${config.decode_instances})` : `Replicas${log}` };
-    c.options.scales.x = { ...replicaAxis(xs, cacheReplicas(config), narrow), title };
+    // One log axis over the slider's whole range (its steps grow past 16 too), whatever the count.
+    const title = { display: true, font: { weight: '600' }, text: isDisagg(config) ? `Prefill replicas (log scale; decode pool: ${config.decode_instances})` : 'Replicas (log scale)' };
+    c.options.scales.x = { ...replicaAxis(max), title };
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel, unit: isDisagg(config) ? 'prefill replica' : 'replica' };
+    c.options.plugins.unswept = { from: Math.max(...xs), fill: hexAlpha(t.muted, 0.07), color: t.muted, text: UNSWEPT_TEXT };
     for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
     lazyDraw.draw(c); // now if it is in view, else when it comes into view or the page is idle
     const words = policies.map((p) => {
@@ -243,12 +267,12 @@ export function renderHeroNumbers(root, report, prev, where = '') {
     return d;
   };
   const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => pct(x), where);
-  const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, fmtMs, where);
+  const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, durationText, where);
   const answered = `from arrival, over the ${num(s.completed)} completed request${s.completed === 1 ? '' : 's'}`;
   patchChildren(root, [
     big('hero-token-hit', 'Prompt tokens from cache', pct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
     big('hero-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests), 'a request counts with one cached block'),
-    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${fmtMs(s.ttft_ms_p50)} · ${fmtMs(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : answered),
+    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${durationText(s.ttft_ms_p50)} · ${durationText(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : answered),
   ]);
 }
 
@@ -294,7 +318,7 @@ export class HeroShare {
     this.chart = new window.Chart(this.canvas, {
       type: 'line',
       data: { datasets: [] },
-      plugins: [hereLine],
+      plugins: [unswept, hereLine],
       options: {
         parsing: false,
         layout: { padding: { left: 4, right: 16 } },
@@ -310,7 +334,7 @@ export class HeroShare {
           } },
         },
         scales: {
-          x: { type: 'linear', min: 1 },
+          x: replicaAxis(256),
           y: { min: 0, max: 100, afterFit: alignY, ticks: { maxTicksLimit: 3, font: { size: 10 }, callback: (v) => `${v}%` } },
         },
       },
@@ -320,7 +344,7 @@ export class HeroShare {
 
   destroy() { if (this.chart) lazyDraw.forget(this.chart); this.chart?.destroy(); this.chart = null; }
 
-  update({ sweeps, policies, xs, config }) {
+  update({ sweeps, policies, xs, max = Math.max(...xs), config }) {
     const t = themeInk();
     const sets = policies.map((p) => {
       const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.busiest_share)).map((q) => ({ x: q.instances, y: 100 * q.busiest_share }));
@@ -332,10 +356,11 @@ export class HeroShare {
       borderDash: [2, 3], borderWidth: 1.5, pointRadius: 0, order: -1 });
     const c = this.chart;
     c.data.datasets = sets;
-    const axis = replicaAxis(xs, cacheReplicas(config), false);
+    const axis = replicaAxis(max);
     c.options.scales.x = { ...axis, ticks: { ...axis.ticks, display: false }, grid: { drawTicks: false } };
     for (const d of c.data.datasets) d.clip = 8;
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: 'transparent', label: false };
+    c.options.plugins.unswept = { from: Math.max(...xs), fill: hexAlpha(t.muted, 0.07) };
     c.options.plugins.title.text = shareTitle(c, c.width);
     lazyDraw.draw(c); // now if it is in view, else when it comes into view or the page is idle
     const words = policies.map((p) => {

@@ -4,6 +4,7 @@
 
 import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
 import { fmtMs } from './charts.js';
+import { el } from './page-bits.js';
 
 /** A policy's own line, or a distinct colour for a series that is not a policy ("4 routers"). */
 function seriesLine(label, i) {
@@ -23,13 +24,6 @@ function legendItems(chart) {
     if (!ds?.goal) return item;
     return { ...item, pointStyle: 'line', lineDash: ds.borderDash, lineWidth: ds.borderWidth, strokeStyle: ds.borderColor };
   });
-}
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
 }
 
 /** The goal's thresholds on the figure's metric, each a dashed line across it (marked `goal`). */

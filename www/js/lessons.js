@@ -1,65 +1,25 @@
 // www/js/lessons.js: the break-and-fix lessons from the simulator (lessons_json): load the broken
 // setup, watch the goal's checks turn green on every run, reveal hints one at a time (the button says
-// what its next click shows: "Show another hint (2 of 3)", then the last hint with the fixes), try the
-// fixes, read why; then three interview questions (model answers behind a disclosure, their numbers
-// measured by runs in a worker of its own: lesson_material_json) and a four-question check with
-// immediate feedback.
+// what its next click shows: "Show another hint (2 of 3)", then the last hint with the fixes; it is
+// withdrawn while the goal is met), try the fixes, read why (the rule of thumb shown once: see
+// rulePlaces, in lesson-settings.js with the "Its settings" list); then three interview questions
+// (model answers behind a disclosure, their numbers measured by runs in a worker of its own:
+// lesson_material_json) and a four-question check with immediate feedback.
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
 import { pct, num, msText } from './format.js';
 import { drawLessonFigure } from './lesson-figure.js';
 import { builtin, BUILTIN } from './traces.js';
-import { formatValue } from './controls.js';
+import { rulePlaces, renderSettingsList } from './lesson-settings.js';
+import { el } from './page-bits.js';
 
-/** The settings of a disaggregated fleet: hidden while the fleet is colocated. */
-const DISAGG_KEYS = ['prefill_instances', 'decode_instances', 'decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us', 'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
-
-/**
- * A rule of thumb checked on the run on screen (the lesson's setting says which):
- * - timeout_above_p99: calls that timed out beyond 1% mean the timeout sits below p99 of first-token
- *   times (a run's own p99 cannot tell: the calls it cut off are not in it);
- * - slots_little: the busiest replica's calls per second times seconds each (admission to last
- *   token) is the concurrency it needs (Little's law), against its slots.
- * Returns {holds, text}, or null when the run cannot say.
- */
-export function liveRule(kind, report) {
-  const s = report.summary || {};
-  const c = report.config || {};
-  if (kind === 'timeout_above_p99') {
-    if (c.timeout_ms === null || c.timeout_ms === undefined || !s.requests) return null;
-    const share = s.timed_out / s.requests;
-    const holds = share <= 0.01;
-    return { holds, text: holds
-      ? `On this run: ${pct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits above p99 of first-token times: the rule holds.`
-      : `On this run: ${pct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits below p${+(100 * (1 - share)).toFixed(1)} of first-token times, under p99: the rule fails.` };
-  }
-  if (kind === 'slots_little') {
-    const per = report.per_instance || [];
-    if (!per.length || !(s.makespan_s > 0) || !Number.isFinite(s.e2e_ms_mean) || !Number.isFinite(s.queue_ms_mean)) return null;
-    const top = per.reduce((b, r) => (r.requests > b.requests ? r : b));
-    const rate = top.requests / s.makespan_s;
-    const each = (s.e2e_ms_mean - s.queue_ms_mean) / 1000;
-    const needed = rate * each;
-    const holds = needed <= c.max_batch;
-    return { holds, text: `On this run: the busiest replica, R${top.index}, takes ${num(rate, 1)} calls/s × ${num(each, 1)} s each ≈ ${num(Math.round(needed))} calls in flight, `
-      + `against ${num(c.max_batch)} slots: the rule ${holds ? 'holds' : 'fails (the rest queue or are rejected)'}.` };
-  }
-  return null;
-}
-
+export { liveRule, sameRule, rulePlaces } from './lesson-settings.js';
 
 const DONE_KEY = 'kvfleet.lessons.done';
 
 function firstSentence(text) {
   const i = text.indexOf('. ');
   return i < 0 ? text : text.slice(0, i + 1);
-}
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
 }
 
 /**
@@ -84,13 +44,6 @@ function fmtMetric(metric, v) {
   if (/hit_rate|reuse|share/.test(metric)) return pct(v);
   if (/_ms/.test(metric)) return msText(v); // '1 s', as the checks' own words say it
   return num(v, Number.isInteger(v) ? 0 : 2);
-}
-
-/** A setting's value as the sidebar shows it ('1 replica', '4×', 'unbounded'); '' when not in the config. */
-function settingText(p, v) {
-  if (v === undefined) return '';
-  if (p) return formatValue(p, v);
-  return v === null ? 'none' : typeof v === 'number' ? num(v, Number.isInteger(v) ? 0 : 2) : String(v);
 }
 
 /** The completed lessons' ids kept in this browser. */
@@ -188,8 +141,8 @@ export class Lessons {
     if (!l) return false;
     this.active = l;
     this.hintsShown = 0;
-    this.met = false;
-    this.goalMet = false;
+    this.met = false;     // the goal is met on the run on screen
+    this.goalMet = false; // the goal was met at some point (with the check, the lesson is complete)
     this.answers = null;
     this.prevValues = null; // each check's value on the previous run, for "was X → now Y"
     this.lastValues = null;
@@ -206,65 +159,8 @@ export class Lessons {
 
   /** "Its settings": each setting the lesson uses, what it does, its value on this run, its rule. */
   renderSettings(config, report = null) {
-    const l = this.active;
-    const box = this.settingsEl;
-    if (!l || !box) return;
-    const dl = el('dl', 'settings-list');
-    for (const s of l.settings || []) {
-      const p = (this.params || []).find((x) => x.name === s.key);
-      const v = config ? config[s.key] : undefined;
-      const shown = settingText(p, v);
-      const dt = el('dt', null, p?.label || s.key);
-      if (shown) dt.append(el('span', 'setting-now', ` now ${shown}`));
-      if (!this.exerciseOnly) {
-        const go = el('button', 'btn small setting-go', 'Change it ↓');
-        go.type = 'button';
-        go.dataset.testid = `lesson-go-${s.key}`;
-        go.addEventListener('click', () => this.goTo(s.key, dd));
-        dt.append(document.createTextNode(' '), go);
-      }
-      const dd = el('dd', null, p?.help || '');
-      if (s.rule) dd.append(el('span', 'setting-rule', ` Rule of thumb: ${s.rule}`));
-      const live = report && s.live ? liveRule(s.live, report) : null;
-      if (live) {
-        const line = el('span', `setting-live ${live.holds ? 'holds' : 'fails'}`, ` ${live.text}`);
-        line.dataset.testid = `lesson-live-${s.key}`;
-        dd.append(line);
-      }
-      dl.append(dt, dd);
-    }
-    box.replaceChildren(el('h3', 'sub-h', 'Its settings'), dl);
-  }
-
-  /** Scrolls to a setting's control and focuses it; says so when the current settings hide it. */
-  goTo(key, dd) {
-    const input = document.querySelector(`#controls [data-testid="input-${key}"], #controls [data-testid^="input-${key}-"]`);
-    const field = document.querySelector(`#controls [data-testid="field-${key}"]`) || input?.closest('.field');
-    // A control inside a collapsed group: open the group first.
-    for (let d = field?.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
-    const hidden = !field || field.hidden || field.offsetParent === null;
-    // A disaggregated fleet's setting, in a colocated fleet: the way there is the layout control.
-    const layout = document.querySelector('#controls [data-testid="field-fleet_layout"]');
-    if (hidden && layout && DISAGG_KEYS.includes(key)) {
-      let note = dd.querySelector('.setting-hidden');
-      if (!note) { note = el('span', 'setting-hidden'); dd.append(note); }
-      note.textContent = ' Shown once the fleet layout is prefill + decode: switch it there.';
-      layout.scrollIntoView({ block: 'center', behavior: 'smooth' });
-      layout.classList.add('flash');
-      setTimeout(() => layout.classList.remove('flash'), 1600);
-      layout.querySelector('input')?.focus({ preventScroll: true });
-      return;
-    }
-    if (hidden) {
-      let note = dd.querySelector('.setting-hidden');
-      if (!note) { note = el('span', 'setting-hidden'); dd.append(note); }
-      note.textContent = ' This control is shown only for some settings (for example, the overlap weight once the routing is kv).';
-      return;
-    }
-    field.scrollIntoView({ block: 'center', behavior: 'smooth' });
-    field.classList.add('flash');
-    setTimeout(() => field.classList.remove('flash'), 1600);
-    (input || field.querySelector('input, select'))?.focus({ preventScroll: true });
+    const { params, places, exerciseOnly } = this;
+    renderSettingsList(this.settingsEl, this.active, { params, places, exerciseOnly }, config, report);
   }
 
   /** The measured "how it works" figure, with the active lesson's goal across it. */
@@ -387,6 +283,7 @@ export class Lessons {
   render() {
     const l = this.active;
     const p = this.els.panel;
+    this.places = rulePlaces(l, this.exerciseOnly);
     const head = el('div', 'section-head');
     const h = el('h2', null, `Lesson: ${l.title}`);
     h.id = 'lesson-h';
@@ -417,9 +314,6 @@ export class Lessons {
     this.checksEl.setAttribute('aria-live', 'polite');
 
     this.hintsEl = el('ol', 'hints');
-    const hintBtn = el('button', 'btn small', 'Show a hint');
-    hintBtn.type = 'button';
-    hintBtn.dataset.testid = 'lesson-hint';
     this.fixesEl = el('div', 'fixes');
     this.fixesEl.hidden = true;
     this.fixesEl.append(el('span', 'hint', 'Fixes that work:'));
@@ -430,15 +324,7 @@ export class Lessons {
       b.addEventListener('click', () => this.hooks.fix(f.config));
       this.fixesEl.append(b);
     }
-    hintBtn.textContent = hintLabel(this.hintsShown, l.hints.length);
-    hintBtn.addEventListener('click', () => {
-      if (this.hintsShown < l.hints.length) {
-        this.hintsEl.append(el('li', null, l.hints[this.hintsShown]));
-        this.hintsShown += 1;
-      }
-      if (this.hintsShown >= l.hints.length) { hintBtn.hidden = true; this.fixesEl.hidden = false; }
-      hintBtn.textContent = hintLabel(this.hintsShown, l.hints.length);
-    });
+    const hintBtn = this.hintButton(l);
     const reset = el('button', 'btn small', 'Break it again');
     reset.type = 'button';
     reset.dataset.testid = 'lesson-reset';
@@ -447,8 +333,8 @@ export class Lessons {
     this.doneEl = el('div', 'lesson-done');
     this.doneEl.dataset.testid = 'lesson-done';
     this.doneEl.hidden = true;
-    this.doneEl.append(el('strong', null, '✓ Goal met. Why it works:'), el('p', null, l.explanation),
-      el('p', 'rule', `Rule of thumb: ${l.rule_of_thumb}`));
+    this.doneEl.append(el('strong', null, '✓ Goal met. Why it works:'), el('p', null, l.explanation));
+    if (this.places.inDone) this.doneEl.append(el('p', 'rule', `Rule of thumb: ${l.rule_of_thumb}`));
 
     const actions = el('div', 'lesson-actions');
     actions.append(hintBtn, reset);
@@ -460,6 +346,31 @@ export class Lessons {
       return;
     }
     p.replaceChildren(head, story, how, this.settingsEl, exercise, symptom, goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl, this.materialEl);
+  }
+
+  /** The hint button: each click shows the next hint; the last one comes with the fixes. */
+  hintButton(l) {
+    const b = el('button', 'btn small', hintLabel(this.hintsShown, l.hints.length));
+    b.type = 'button';
+    b.dataset.testid = 'lesson-hint';
+    b.addEventListener('click', () => {
+      if (this.hintsShown < l.hints.length) {
+        this.hintsEl.append(el('li', null, l.hints[this.hintsShown]));
+        this.hintsShown += 1;
+      }
+      if (this.hintsShown >= l.hints.length) this.fixesEl.hidden = false;
+      b.textContent = hintLabel(this.hintsShown, l.hints.length);
+      this.syncHint();
+    });
+    this.hintBtn = b;
+    return b;
+  }
+
+  /** The hint button is offered while the goal is unmet and a hint is left to show. */
+  syncHint() {
+    if (!this.hintBtn || !this.active) return;
+    const hidden = this.met || this.hintsShown >= this.active.hints.length;
+    if (this.hintBtn.hidden !== hidden) this.hintBtn.hidden = hidden;
   }
 
   /** Re-evaluates the goal on a new report. */
@@ -476,6 +387,8 @@ export class Lessons {
       this.checksEl.replaceChildren(li);
       this.doneEl.hidden = true;
       this.els.panel.classList.remove('solved');
+      this.met = false;
+      this.syncHint();
       return;
     }
     this.renderSettings(report.config || null, report);
@@ -498,6 +411,8 @@ export class Lessons {
     this.checksEl.replaceChildren(...items.map((i) => i.li));
     const all = items.length > 0 && items.every((i) => i.met);
     if (all) { this.goalMet = true; this.maybeComplete(); }
+    this.met = all;
+    this.syncHint();
     this.doneEl.hidden = !all;
     this.els.panel.classList.toggle('solved', all);
   }

@@ -1,6 +1,6 @@
 // www/js/page-bits.js: small pieces of the page that hold no state: the link's notes, scrolling a
 // result into view, which setting a simulator error names, copying the link, redrawing a block of
-// text in place.
+// text in place, making an element.
 
 /**
  * Puts `next` (freshly built nodes) in `root`. When the nodes there have the same shape (elements,
@@ -78,4 +78,12 @@ export async function share(btn, source) {
     btn.textContent = 'Copy the address bar';
   }
   setTimeout(() => { btn.textContent = 'Copy link'; }, 2500);
+}
+
+/** A new `tag` element with class `cls` (if any) and text `text` (if given). */
+export function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
 }

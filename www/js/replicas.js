@@ -3,14 +3,7 @@
 // Non-zero rejections and timeouts are marked as symptoms.
 
 import { pct, num, replicaColor } from './format.js';
-import { patchChildren, setText } from './page-bits.js';
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { patchChildren, setText, el } from './page-bits.js';
 
 /** A saturated share at or above this is highlighted: the replica had work waiting half the run. */
 export const SATURATED = 0.5;

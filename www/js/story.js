@@ -4,15 +4,26 @@
 // settings it compares with, from the two runs' configs.
 
 import { cacheReplicas, isDisagg } from './layout.js';
+import { num } from './format.js';
 import { predictedMisses, modelApplies, predictionCurves } from './predict.js';
 
 const pctText = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
 const pct1 = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '–');
-const msText = (x) => (!Number.isFinite(x) ? '–' : x >= 1000 ? `${(x / 1000).toFixed(x >= 10000 ? 0 : 1)} s` : `${x.toFixed(0)} ms`);
 const COUNT = new Intl.NumberFormat('en-US'); // one formatter (toLocaleString makes one per call)
 const countText = (x) => (Number.isFinite(x) ? COUNT.format(Math.round(x)) : '–');
 /** Two rates closer than this read as "the same" in a sentence (half a percentage point). */
 const SAME = 0.005;
+
+/**
+ * A duration in ms as the hero writes it, in its numbers and its sentences alike, so the two always
+ * agree: "7.5 ms", "143 ms", "3.84 s", and from 100 s whole seconds, thousands separated ("2,129 s").
+ */
+export function durationText(ms) {
+  if (!Number.isFinite(ms)) return '–';
+  if (Math.round(ms) < 1000) return `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
+  if (ms < 99_995) return `${(ms / 1000).toFixed(2)} s`;
+  return `${num(ms / 1000)} s`;
+}
 
 /** Requests that found no cached block: admitted minus those with at least one hit. */
 export function misses(summary) {
@@ -44,48 +55,71 @@ function at(points, replicas) {
 }
 
 /**
- * The hero's takeaway for the run on screen. ctx: {config, traced, report, sweeps: {policy: points[]}}.
+ * The hero's takeaway for the run on screen. ctx: {config, traced, report, sweeps: {policy: points[]},
+ * routed: {policy: [{index, requests}]}}, routed holding other policies' full runs on these replicas.
  * Returns {lead, detail}: the one sentence to notice, and the sentence that explains it.
  */
-export function heroTakeaway({ config, traced, report, sweeps = {} }) {
+export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {} }) {
   const s = report?.summary;
   if (!s) return { lead: '', detail: '' };
-  const r = cacheReplicas(config);
-  const policy = config.routing;
-  const own = s.hit_rate_tokens;
-  const unit = isDisagg(config) ? `prefill replicas (and ${config.decode_instances} decode)` : 'replicas';
-  const name = policy === 'round_robin' ? 'round robin' : policy;
-  if (!Number.isFinite(own)) {
+  if (!Number.isFinite(s.hit_rate_tokens)) {
     return { lead: `No request was admitted, so there is no hit rate to show.`, detail: '' };
   }
+  const lead = cacheReplicas(config) === 1 ? oneReplicaLead(s, config) : fleetLead({ config, report, sweeps, routed });
+  return { lead, detail: explain({ config, traced, report, sweeps }) };
+}
+
+/** With one replica: the hit rate is what the traffic allows (or the admitted part of it). */
+function oneReplicaLead(s, config) {
+  const away = turnedAway(s);
+  const limit = away
+    ? `counting only the ${countText(s.admitted)} admitted requests (${pctText(s.admitted / s.requests)} of ${countText(s.requests)}): ${away}`
+    : config.kv_blocks === null || config.kv_blocks === undefined
+      ? 'the most this traffic allows: with an unbounded cache, only what prompts share can be reused'
+      : 'the most this traffic allows with this cache size';
+  return `With one replica there is nothing to route: ${pct1(s.hit_rate_tokens)} of prompt tokens come from cache, ${limit}.`;
+}
+
+/**
+ * On a fleet: the policy's hit rate beside the other drawn policies', its busiest replica when the
+ * load is uneven, then the trade-off, any policy that crowds one replica, and any that escapes both.
+ */
+function fleetLead({ config, report, sweeps, routed }) {
+  const s = report.summary, r = cacheReplicas(config), policy = config.routing;
   const rr = at(sweeps.round_robin, r)?.hit_rate_tokens;
   const pa = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
-  let lead;
-  if (r === 1) {
-    const away = turnedAway(s);
-    const limit = away
-      ? `counting only the ${countText(s.admitted)} admitted requests (${pctText(s.admitted / s.requests)} of ${countText(s.requests)}): ${away}`
-      : config.kv_blocks === null || config.kv_blocks === undefined
-        ? 'the most this traffic allows: with an unbounded cache, only what prompts share can be reused'
-        : 'the most this traffic allows with this cache size';
-    lead = `With one replica there is nothing to route: ${pct1(own)} of prompt tokens come from cache, ${limit}.`;
-  } else {
-    const others = [];
-    if (policy !== 'round_robin' && Number.isFinite(rr)) others.push(`round robin ${pct1(rr)}`);
-    if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pct1(pa)}`);
-    const held = heldEqual(config);
-    const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
-    lead = `On ${r} ${unit}, ${name} serves ${pct1(own)} of prompt tokens from cache${compared}`;
-    const cost = tradeoffWords(sweeps, [...new Set(['round_robin', 'prefix_aware', policy])], r);
-    const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
-    const busiest = load && (report.per_instance || [])[load.replicas[0]];
-    if (busiest && s.requests) {
-      // (The trade-off sentence, when there is one, gives the p99 beside another policy's.)
-      lead += `, but replica ${busiest.index} took ${pctText(busiest.requests / s.requests)} of the requests${cost ? '' : ` and p99 first-token time is ${msText(s.ttft_ms_p99)}`}`;
-    }
-    lead += `.${cost ? ` ${cost}` : ''}`;
+  const unit = isDisagg(config) ? `prefill replicas (and ${config.decode_instances} decode)` : 'replicas';
+  const others = [];
+  if (policy !== 'round_robin' && Number.isFinite(rr)) others.push(`round robin ${pct1(rr)}`);
+  if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pct1(pa)}`);
+  const held = heldEqual(config);
+  const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
+  let lead = `On ${r} ${unit}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}`;
+  const drawn = [...new Set(['round_robin', 'prefix_aware', policy])];
+  const cost = tradeoff(sweeps, drawn, r);
+  const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
+  const busiest = load && (report.per_instance || [])[load.replicas[0]];
+  if (busiest && s.requests) {
+    // (The trade-off sentence, when there is one, gives the p99 beside another policy's.)
+    lead += `, but it sends ${requestShare(busiest.requests, s.requests)} to one replica, R${busiest.index}${cost.words ? '' : `, and its p99 first-token time is ${durationText(s.ttft_ms_p99)}`}`;
   }
-  return { lead, detail: explain({ config, traced, report, sweeps }) };
+  // This run's policy is named above when its load is uneven; else its own rows say whether it crowds.
+  const rows = { ...routed, [policy]: busiest ? null : routedRows(report, config) };
+  const more = [cost.words, crowdedWords(rows, drawn), bothWords(sweeps, drawn, r, cost.slow)].filter(Boolean);
+  return `${lead}.${more.map((x) => ` ${x}`).join('')}`;
+}
+
+/** A run's requests per replica of the pool the router spreads them over: [{index, requests}]. */
+export function routedRows(report, config) {
+  const all = report?.per_instance || [];
+  return (isDisagg(config) ? all.filter((p) => p.pool === 'prefill') : all).map(({ index, requests }) => ({ index, requests }));
+}
+
+/** "every request (100%)", "43% of the requests", "99.6% of the requests (…)" where 100% would mislead. */
+function requestShare(top, total) {
+  if (top === total) return 'every request (100%)';
+  const share = top / total;
+  return pctText(share) === '100%' ? `${pct1(share)} of the requests (${countText(top)} of ${countText(total)})` : `${pctText(share)} of the requests`;
 }
 
 /**
@@ -141,7 +175,7 @@ function explain({ config, traced, report, sweeps }) {
   } else if (Number.isFinite(m)) {
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
   }
-  const busy = busiestWords(report, config, policy);
+  const busy = busiestWords(report, config, policy, traced);
   if (busy) out.push(busy);
   // On the displayed (0.1%) values, so the sentence's arithmetic can be checked by eye.
   const shown = (x) => Math.round(1000 * x) / 10;
@@ -167,28 +201,50 @@ function explain({ config, traced, report, sweeps }) {
 
 /**
  * The busiest replica's share, as a plain fact, whenever it is 1.5 times an even share or more
- * (a finding, with its sample rules, is separate); for prefix_aware and sticky, why.
+ * (a finding, with its sample rules, is separate); for prefix_aware and sticky, why, from the run's
+ * own counts: how many equally popular prefixes' worth of requests the busiest replica took.
  */
-export function busiestWords(report, config, policy) {
+export function busiestWords(report, config, policy, traced = false) {
   // In a disaggregated fleet the router's policy spreads requests over the prefill pool only.
-  const all = report.per_instance || [];
-  const per = isDisagg(config) ? all.filter((p) => p.pool === 'prefill') : all;
+  const per = routedRows(report, config);
   const n = report.summary?.requests;
   if (per.length < 2 || !n) return '';
   const top = per.reduce((b, p) => (p.requests > b.requests ? p : b));
   const share = top.requests / n, even = 1 / per.length;
   if (share < 1.5 * even) return '';
+  const why = policy === 'prefix_aware' || policy === 'sticky' ? ` ${homeWords({ config, policy, traced, per, top, n })}` : '';
+  return `The busiest replica, R${top.index}, took ${smallPct(share)} of the requests (an even share is ${smallPct(even)}).${why}`;
+}
+
+const smallPct = (x) => (x < 0.1 ? pct1(x) : pctText(x));
+
+/**
+ * Why prefix_aware or sticky piled requests on replica `top`: each prefix has one home, so a replica
+ * takes every request of the prefixes homed there. With equally popular synthetic prefixes, the
+ * busiest replica's share in prefixes' worth ("R0's 43% is about 3 prefixes' worth, where an even
+ * split is 2 per replica"); with one hot prefix, that it takes it all; on a trace or sessions, where
+ * every prompt's first block went.
+ */
+function homeWords({ config, policy, traced, per, top, n }) {
+  const how = policy === 'prefix_aware' ? 'prefix_aware sends each prompt to the home replica its first block hashes to'
+    : 'sticky sends each prompt back to the replica that holds its prefix';
+  const [lay, laid] = policy === 'prefix_aware' ? ['the hash spreads ', ''] : ['', ' settled'];
   const idle = per.filter((p) => p.requests === 0).length;
-  let why = '';
-  if (policy === 'prefix_aware' || policy === 'sticky') {
-    const hot = /^hot:/.test(config.prefix_popularity || '');
-    const own = policy === 'prefix_aware' ? 'hashes each prompt\'s first block to a fixed home replica' : 'sends each prompt back to the replica that holds its prefix';
-    why = hot
-      ? ` ${policy} ${own}, and one prefix carries ${config.prefix_popularity.slice(4) * 100}% of the traffic: its replica takes it all.`
-      : ` ${policy} ${own}: with ${config.num_prefixes} equally popular prefixes on ${per.length} replicas, some replicas hold several prefixes${idle ? ` and ${idle} hold none` : ''}.`;
+  const none = idle ? `, and ${counted(idle, 'replica', 'replicas')} got none` : '';
+  const popularity = config.prefix_popularity || 'uniform';
+  const pool = !traced && config.workload !== 'sessions' && config.num_prefixes > 0;
+  if (pool && /^hot:/.test(popularity)) {
+    return `${how}, and one prefix carries ${+(popularity.slice(4) * 100).toFixed(1)}% of the traffic: its replica takes it all.`;
   }
-  const small = (x) => (x < 0.1 ? pct1(x) : pctText(x));
-  return `The busiest replica, R${top.index}, took ${small(share)} of the requests (an even share is ${small(even)}).${why}`;
+  if (pool && popularity === 'uniform') {
+    const p = config.num_prefixes, r = per.length;
+    if (p < r) return `${how}: ${counted(p, 'prefix', 'prefixes')} can keep at most ${countText(p)} of the ${countText(r)} replicas busy${none}.`;
+    const worth = Math.round((top.requests / n) * p);
+    return `${how}, and ${lay}the ${countText(p)} equally popular prefixes (about ${pct1(1 / p)} of the requests each)${laid} unevenly: `
+      + `R${top.index}'s ${smallPct(top.requests / n)} is about ${countText(worth)} prefixes' worth, where an even split is ${+(p / r).toFixed(1)} per replica${none}.`;
+  }
+  if (policy === 'prefix_aware' && top.requests === n) return `${how}: here every prompt's first block hashes to R${top.index}.`;
+  return `${how}${none}.`;
 }
 
 /** The policy as the sentences name it. */
@@ -196,25 +252,123 @@ const policyName = (p) => (p === 'round_robin' ? 'round robin' : p);
 
 /** A p99 first-token time this many times another's is slower in a sentence (p99 of a few hundred requests is noisy). */
 const SLOWER = 1.1;
+/** From this many times another's p99, the trade-off sentence says how many times ("3.4 times"). */
+const TIMES = 2;
+/** From this many times, the answers are "far slower" and the factor is rounded ("about 550 times"). */
+const FAR = 10;
+
+/** The swept points of `policies` on `r` replicas with both a token hit rate and a p99: [{p, q}]. */
+function pointsAt(sweeps, policies, r) {
+  return policies.map((p) => ({ p, q: at(sweeps[p], r) }))
+    .filter(({ q }) => q && Number.isFinite(q.hit_rate_tokens) && Number.isFinite(q.ttft_ms_p99));
+}
+
+/** A token hit rate as displayed, in tenths of a percent (the comparisons are made on these). */
+const shownTenths = (x) => Math.round(1000 * x);
+
+/** "3.4 times" under FAR, else two significant figures: "about 550 times". */
+export function timesWords(ratio) {
+  if (ratio < FAR) return `${ratio.toFixed(1)} times`;
+  const step = 10 ** (Math.floor(Math.log10(ratio)) - 1);
+  return `about ${countText(Math.round(ratio / step) * step)} times`;
+}
 
 /**
  * The cost of the most cache hits, when the sweep shows one on `r` replicas: the policy with the
  * highest token hit rate (alone, on the displayed 0.1% values) has a p99 first-token time at least
- * SLOWER times that of the fastest policy with fewer hits. '' otherwise. `policies`: those drawn.
+ * SLOWER times that of the fastest policy with fewer hits. The words grow with the ratio: "not
+ * faster" under TIMES, "N times" from it, "far slower, about N times" from FAR. '' otherwise.
+ * `policies`: those drawn. Returns {words, slow}: the sentence and the slower policy.
  */
-export function tradeoffWords(sweeps, policies, r) {
-  const pts = policies.map((p) => ({ p, q: at(sweeps[p], r) }))
-    .filter(({ q }) => q && Number.isFinite(q.hit_rate_tokens) && Number.isFinite(q.ttft_ms_p99));
-  if (pts.length < 2) return '';
-  const shown = (x) => Math.round(1000 * x);
-  const top = Math.max(...pts.map(({ q }) => shown(q.hit_rate_tokens)));
-  const best = pts.filter(({ q }) => shown(q.hit_rate_tokens) === top);
-  if (best.length > 1) return '';
+export function tradeoff(sweeps, policies, r) {
+  const none = { words: '', slow: null };
+  const pts = pointsAt(sweeps, policies, r);
+  if (pts.length < 2) return none;
+  const top = Math.max(...pts.map(({ q }) => shownTenths(q.hit_rate_tokens)));
+  const best = pts.filter(({ q }) => shownTenths(q.hit_rate_tokens) === top);
+  if (best.length > 1) return none;
   const w = best[0];
   const fast = pts.filter((x) => x !== w).reduce((b, x) => (x.q.ttft_ms_p99 < b.q.ttft_ms_p99 ? x : b));
   const slow = w.q.ttft_ms_p99, quick = fast.q.ttft_ms_p99;
-  if (slow < SLOWER * quick || msText(slow) === msText(quick)) return '';
-  return `More hits are not faster answers here: ${policyName(w.p)}'s p99 first-token time is ${msText(slow)}, ${policyName(fast.p)}'s ${msText(quick)}.`;
+  if (slow < SLOWER * quick || durationText(slow) === durationText(quick)) return none;
+  const a = `${policyName(w.p)}'s p99 first-token time is ${durationText(slow)}`, b = `${policyName(fast.p)}'s ${durationText(quick)}`;
+  const ratio = slow / quick;
+  const words = ratio < TIMES ? `More hits are not faster answers here: ${a}, ${b}.`
+    : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${a}, ${timesWords(ratio)} ${b}.`;
+  return { words, slow: w.p };
+}
+
+/** The trade-off sentence alone (see tradeoff). */
+export function tradeoffWords(sweeps, policies, r) {
+  return tradeoff(sweeps, policies, r).words;
+}
+
+/** A policy's busiest replica taking more than this share of its requests is named in the lead. */
+export const CROWDED_SHARE = 0.5;
+
+/**
+ * "prefix_aware sends every request (100%) to one replica, R0.", "llm_d sends 89% of the requests
+ * to one replica, R2.": for each policy in `routed` ({policy: [{index, requests}]}, a
+ * full run's per-replica request counts on the replicas on screen) whose busiest replica took more
+ * than CROWDED_SHARE of its requests, in the order of `policies`; '' when none did.
+ */
+export function crowdedWords(routed, policies) {
+  const out = [];
+  for (const p of policies) {
+    const rows = routed?.[p];
+    if (!rows || rows.length < 2) continue;
+    const total = rows.reduce((n, x) => n + x.requests, 0);
+    const top = rows.reduce((b, x) => (x.requests > b.requests ? x : b));
+    if (!total || top.requests / total <= CROWDED_SHARE) continue;
+    out.push(`${policyName(p)} sends ${requestShare(top.requests, total)} to one replica, R${top.index}.`);
+  }
+  return out.join(' ');
+}
+
+/** Hit rates within this many tenths of a percent (as displayed) of the most are "the hits": 2 points. */
+const NEAR_HITS_TENTHS = 20;
+/** Routers whose choice weighs each replica's load as well as its cache (www/js/policies.js). */
+const LOAD_AND_CACHE = new Set(['kv', 'dynamo', 'sglang', 'llm_d', 'aibrix']);
+
+/**
+ * The lesson of a router that escapes the trade-off, on `r` replicas: exactly one drawn policy has
+ * a token hit rate within NEAR_HITS_TENTHS of the most AND a p99 first-token time under SLOWER times the
+ * fastest, while of the others the one with the most hits is slower by that much and the fastest
+ * has fewer hits by more than NEAR_HITS_TENTHS. '' otherwise. `said`: the policy whose p99 the trade-off
+ * sentence already gave (not repeated).
+ */
+export function bothWords(sweeps, policies, r, said = null) {
+  const pts = pointsAt(sweeps, policies, r);
+  if (pts.length < 3) return '';
+  const hits = (x) => shownTenths(x.q.hit_rate_tokens), p99 = (x) => x.q.ttft_ms_p99;
+  const top = Math.max(...pts.map(hits)), fastest = Math.min(...pts.map(p99));
+  const hasHits = (x) => hits(x) >= top - NEAR_HITS_TENTHS, isFast = (x) => p99(x) < SLOWER * fastest;
+  const both = pts.filter((x) => hasHits(x) && isFast(x));
+  if (both.length !== 1) return '';
+  const w = both[0], rest = pts.filter((x) => x !== w);
+  const hitter = rest.reduce((b, x) => (hits(x) > hits(b) || (hits(x) === hits(b) && p99(x) < p99(b)) ? x : b));
+  const runner = rest.reduce((b, x) => (p99(x) < p99(b) || (p99(x) === p99(b) && hits(x) > hits(b)) ? x : b));
+  if (!hasHits(hitter) || !isFast(runner)) return '';
+  const who = LOAD_AND_CACHE.has(w.p) ? `${policyName(w.p)}, which weighs each replica's load as well as its cache,` : policyName(w.p);
+  const paren = hitter.p === said ? '' : ` (${policyName(hitter.p)}'s is ${durationText(p99(hitter))})`;
+  return `${who} gets the hits at almost no cost in latency: ${hitsAgainst(w, hitter)}, `
+    + `with a p99 first-token time of ${durationText(p99(w))}, ${speedAgainst(p99(w), runner)}${paren}.`;
+}
+
+/** "as many as prefix_aware (48.0%)", "more than prefix_aware (48.5% against 48.0%)", "within 2.0 points of prefix_aware (46.0% against 48.0%)". */
+function hitsAgainst(mine, other) {
+  const a = shownTenths(mine.q.hit_rate_tokens), b = shownTenths(other.q.hit_rate_tokens), name = policyName(other.p);
+  if (a === b) return `as many as ${name} (${pct1(mine.q.hit_rate_tokens)})`;
+  const both = `${pct1(mine.q.hit_rate_tokens)} against ${pct1(other.q.hit_rate_tokens)}`;
+  return a > b ? `more than ${name} (${both})` : `within ${((b - a) / 10).toFixed(1)} points of ${name} (${both})`;
+}
+
+/** "the same as round robin's 143 ms", "less than round robin's 150 ms", "within 1% of round robin's 143 ms". */
+function speedAgainst(mine, other) {
+  const theirs = other.q.ttft_ms_p99, name = policyName(other.p), text = durationText(theirs);
+  if (durationText(mine) === text) return `the same as ${name}'s`;
+  if (mine < theirs) return `less than ${name}'s ${text}`;
+  return `within ${Math.ceil(100 * (mine / theirs - 1))}% of ${name}'s ${text}`;
 }
 
 /**

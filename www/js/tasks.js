@@ -4,13 +4,7 @@
 
 import { num, seconds, themeInk } from './format.js';
 import { fmtMs } from './charts.js';
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { el } from './page-bits.js';
 
 function figure(cls, testid, label) {
   const d = el('div', `figure ${cls}`);

@@ -5,13 +5,7 @@
 import { num, pct, replicaColor, themeInk } from './format.js';
 import { fmtMs } from './charts.js';
 import { WorkerHost } from './worker-host.js';
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { el } from './page-bits.js';
 
 const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);

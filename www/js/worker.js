@@ -157,8 +157,8 @@ function pointOf(reportJson) {
   for (const k of pick) point[k] = s[k] ?? null;
   point.findings = (r.findings || []).map((f) => f.kind);
   const rows = prefill ? (r.per_instance || []).filter((x) => x.pool === 'prefill') : (r.per_instance || []);
-  const routed = rows.map((x) => x.requests);
-  point.busiest_share = s.requests ? Math.max(0, ...routed) / s.requests : null;
+  point.routed = rows.map(({ index, requests }) => ({ index, requests })); // the hero names a crowded replica
+  point.busiest_share = s.requests ? Math.max(0, ...point.routed.map((x) => x.requests)) / s.requests : null;
   return point;
 }
 

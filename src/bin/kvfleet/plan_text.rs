@@ -1,6 +1,6 @@
 //! The text of `kvfleet plan`: the targets, one row per policy (fewest replicas, GPUs,
-//! dollars, the figures at that point, the check, the goodput), inversions and the
-//! headline.
+//! dollars, the figures at that point, the check, the goodput), inversions, the headline
+//! and on the next line its details.
 
 use kvfleet::plan::{PolicyPlan, Slo};
 use kvfleet::text::duration;
@@ -154,6 +154,8 @@ pub fn render(r: &PlanReport) -> String {
         out.push_str(&row(p, l.max_replicas));
     }
     out.push_str(&inversions(&r.policies));
-    out.push_str(&format!("  {}\n", r.headline));
+    for line in r.headline.lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
     out
 }

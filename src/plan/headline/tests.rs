@@ -13,22 +13,9 @@ fn row(policy: &str, usd_h: f64, usd_m: f64, goodput_rate: f64) -> HeadlineRow {
     }
 }
 
-/// The headline up to the end of its tie words (the parenthesis " (tied" opens).
-fn head(rows: &[HeadlineRow]) -> String {
-    let line = headline_rows(rows);
-    let from = line.find(" (tied").expect("a tie") + 1;
-    let mut depth = 0;
-    for (i, c) in line[from..].char_indices() {
-        depth += match c {
-            '(' => 1,
-            ')' => -1,
-            _ => 0,
-        };
-        if depth == 0 {
-            return line[..from + i + 1].to_string();
-        }
-    }
-    panic!("not closed: {line}")
+/// The details under the headline.
+fn details(rows: &[HeadlineRow]) -> String {
+    headline_parts(rows).1
 }
 
 /// The words for a tie on $/h name what broke it: the review found "dynamo has the highest
@@ -39,59 +26,63 @@ fn head(rows: &[HeadlineRow]) -> String {
 fn a_tie_on_cost_names_what_broke_it() {
     // Won on $/M tokens (2.4 % lower), with a lower goodput than the tied round robin.
     assert_eq!(
-        head(&[
+        details(&[
             row("round_robin", 10.0, 2.10, 19.88),
             row("dynamo", 10.0, 2.05, 19.50)
         ]),
-        "Cheapest: dynamo with 4 replicas, 4 GPUs, $10.00/h (tied on cost with round_robin; \
-         dynamo costs the least per million output tokens, $2.05 against $2.10; round_robin \
-         has the higher goodput on the fleet as configured)"
+        "Tied at $10.00/h with round_robin. dynamo costs the least per million output \
+         tokens, more than 0.5 % below the rest: $2.05 against $2.10. round_robin has the \
+         higher goodput on the fleet as configured, but a price per million output tokens \
+         more than 0.5 % above the lowest. Against round_robin (4 replicas, $10.00/h), \
+         dynamo saves nothing: both cost the same per hour."
     );
-    // Won on $/M tokens and on goodput: nothing to add.
+    // Won on $/M tokens and on goodput: nothing to add (and no round robin planned).
     assert_eq!(
-        head(&[row("kv", 10.0, 2.10, 1.0), row("dynamo", 10.0, 2.05, 2.0)]),
-        "Cheapest: dynamo with 4 replicas, 4 GPUs, $10.00/h (tied on cost with kv; dynamo \
-         costs the least per million output tokens, $2.05 against $2.10)"
+        details(&[row("kv", 10.0, 2.10, 1.0), row("dynamo", 10.0, 2.05, 2.0)]),
+        "Tied at $10.00/h with kv. dynamo costs the least per million output tokens, more \
+         than 0.5 % below the rest: $2.05 against $2.10."
     );
     // Equal to the cent but 0.66 % apart: printed with the decimals that tell them apart.
     assert!(
-        head(&[row("kv", 10.0, 1.5049, 1.0), row("p2c", 10.0, 1.4951, 1.0)])
-            .contains("p2c costs the least per million output tokens, $1.495 against $1.505)")
+        details(&[row("kv", 10.0, 1.5049, 1.0), row("p2c", 10.0, 1.4951, 1.0)])
+            .ends_with("below the rest: $1.495 against $1.505.")
     );
     // 0.07 % apart is level: goodput decides, and the words say so.
     assert_eq!(
-        head(&[row("kv", 10.0, 2.0512, 2.0), row("p2c", 10.0, 2.0498, 1.0)]),
-        "Cheapest: kv with 4 replicas, 4 GPUs, $10.00/h (tied on cost with p2c; both cost the \
-         same per million output tokens to within 0.5 % ($2.05); kv has the higher goodput of \
-         the two)"
+        details(&[row("kv", 10.0, 2.0512, 2.0), row("p2c", 10.0, 2.0498, 1.0)]),
+        "Tied at $10.00/h with p2c. Both cost the same per million output tokens to within \
+         0.5 % ($2.05), so the higher goodput on the fleet as configured decides between \
+         them. kv has the higher goodput of the two."
     );
     // Level, and the same goodput: the slightly lower price is the last word.
-    assert!(head(&[
+    assert!(details(&[
         row("kv", 10.0, 3.577934, 1.0),
         row("p2c", 10.0, 3.577912, 1.0)
     ])
     .ends_with(
-        "both cost the same per million output tokens to within 0.5 % ($3.58); p2c and kv have \
-         the same goodput, and p2c the slightly lower price per million output tokens, \
-         $3.57791 against $3.57793)"
+        "between them. p2c and kv have the same goodput, and p2c the slightly lower price per \
+         million output tokens, $3.57791 against $3.57793."
     ));
     // Mixed: level with one on $/M tokens (decided there by goodput), cheaper than another
     // per token, whose goodput is higher.
     assert_eq!(
-        head(&[
+        details(&[
             row("round_robin", 10.0, 2.2, 9.0),
             row("kv", 10.0, 2.0, 1.0),
             row("dynamo", 10.0, 2.0, 2.0),
         ]),
-        "Cheapest: dynamo with 4 replicas, 4 GPUs, $10.00/h (tied on cost with kv, \
-         round_robin; dynamo and kv cost the same per million output tokens to within 0.5 % \
-         ($2.00, against $2.20 for round_robin); dynamo has the higher goodput of the two; \
-         round_robin has the higher goodput on the fleet as configured)"
+        "Tied at $10.00/h with kv and round_robin. dynamo and kv cost the same per million \
+         output tokens to within 0.5 % ($2.00, against $2.20 for round_robin), so the higher \
+         goodput on the fleet as configured decides between them. dynamo has the higher \
+         goodput of the two. round_robin has the higher goodput on the fleet as configured, \
+         but a price per million output tokens more than 0.5 % above the lowest. Against \
+         round_robin (4 replicas, $10.00/h), dynamo saves nothing: both cost the same per \
+         hour."
     );
     // Nothing tells them apart: the first listed wins, and the words say that.
     assert!(
-        head(&[row("kv", 10.0, 2.0, 1.0), row("dynamo", 10.0, 2.0, 1.0)])
-            .ends_with("; nothing else tells kv and dynamo apart, and kv is listed first)")
+        details(&[row("kv", 10.0, 2.0, 1.0), row("dynamo", 10.0, 2.0, 1.0)])
+            .ends_with(" Nothing else tells kv and dynamo apart, and kv is listed first.")
     );
 }
 
@@ -148,13 +139,16 @@ fn a_worked_tie_within_half_a_percent_goes_to_the_goodput() {
     assert!((usd_m(3) - 2.002_778).abs() < 1e-6, "{}", usd_m(3));
     assert_eq!(
         headline_rows(&rows),
-        "Cheapest: least_loaded with 4 replicas, 4 GPUs, $10.00/h (tied on cost with \
-         round_robin, dynamo, random; least_loaded, round_robin and dynamo cost the same per \
-         million output tokens to within 0.5 % ($2.000 to $2.010, against $2.011 for random); \
-         least_loaded and round_robin have the highest goodput of those, and least_loaded the \
-         slightly lower price per million output tokens, $2.00 against $2.01; random has the \
-         higher goodput on the fleet as configured); round_robin costs the same, so no policy \
-         saves anything against it here."
+        "Cheapest: least_loaded on 4 replicas (4 GPUs) at $10.00/h, $2.00 per million output \
+         tokens, meeting the targets.\n\
+         Tied at $10.00/h with round_robin, dynamo and random. least_loaded, round_robin and \
+         dynamo cost the same per million output tokens to within 0.5 % ($2.000 to $2.010, \
+         against $2.011 for random), so the higher goodput on the fleet as configured decides \
+         between them. least_loaded and round_robin have the highest goodput of those, and \
+         least_loaded the slightly lower price per million output tokens, $2.00 against \
+         $2.01. random has the higher goodput on the fleet as configured, but a price per \
+         million output tokens more than 0.5 % above the lowest. Against round_robin (4 \
+         replicas, $10.00/h), least_loaded saves nothing: both cost the same per hour."
     );
 }
 
@@ -173,17 +167,126 @@ fn one_replica_and_one_gpu_read_in_the_singular() {
     };
     assert_eq!(
         headline_rows(&[rr.clone(), one.clone()]),
-        "Cheapest: kv with 1 replica, 1 GPU, $2.50/h; against round_robin (2 replicas, \
-         $5.00/h) it saves 1 replica, $2.50/h (50 %)."
+        "Cheapest: kv on 1 replica (1 GPU) at $2.50/h, $1.00 per million output tokens, \
+         meeting the targets.\n\
+         Against round_robin (2 replicas, $5.00/h), kv saves 1 replica, $2.50/h (50 %)."
     );
     let rr_one = HeadlineRow {
         answer: Some((1, 2, 5.0, 2.0)),
         ..rr
     };
-    assert!(headline_rows(&[rr_one, one]).ends_with(
-        "against round_robin (1 replica, $5.00/h) it saves 0 replicas, $2.50/h (50 %)."
-    ));
+    assert_eq!(
+        details(&[rr_one, one]),
+        "Against round_robin (1 replica, $5.00/h), kv saves 0 replicas, $2.50/h (50 %)."
+    );
     assert_eq!(count(0, "GPU"), "0 GPUs");
     assert_eq!(and_list(["a"]), "a");
     assert_eq!(and_list(["a", "b", "c"]), "a, b and c");
+}
+
+/// A row with its own size: `n` 1-GPU replicas at $2.50 an hour, $1.00 per M tokens.
+fn sized(policy: &str, n: Option<u32>, goodput_rate: f64) -> HeadlineRow {
+    HeadlineRow {
+        policy: policy.into(),
+        answer: n.map(|n| (n, n, 2.5 * n as f64, 1.0)),
+        goodput_rate,
+    }
+}
+
+/// When round robin is the cheapest, the details never compare it with itself (the review
+/// read "round_robin costs the same, so no policy saves anything against it here" under a
+/// headline naming round_robin): they name the runner-up, or say that nothing is cheaper.
+#[test]
+fn round_robin_cheapest_is_not_compared_with_itself() {
+    let rr = sized("round_robin", Some(2), 5.0);
+    let cases = [
+        // kv needs 3 replicas, 3 x $2.50 = $7.50 an hour; dynamo never meets.
+        (
+            vec![
+                rr.clone(),
+                sized("kv", Some(3), 9.0),
+                sized("dynamo", None, 1.0),
+            ],
+            "No other policy costs as little, so cache-aware routing saves nothing here: the \
+             next cheapest, kv, needs 3 replicas, $7.50/h.",
+        ),
+        // kv ties at 2 replicas, with a lower goodput.
+        (
+            vec![rr.clone(), sized("kv", Some(2), 4.0)],
+            "No other policy costs less per hour, so cache-aware routing saves nothing here.",
+        ),
+        (
+            vec![rr.clone(), sized("kv", None, 4.0)],
+            "No other policy meets the targets within the largest fleet tried.",
+        ),
+    ];
+    for (rows, last) in cases {
+        let (head, details) = headline_parts(&rows);
+        assert!(
+            head.starts_with("Cheapest: round_robin on 2 replicas"),
+            "{head}"
+        );
+        assert!(details.ends_with(last), "{details}");
+        assert!(!last.contains("round_robin"), "{last}");
+        let lower = details.to_lowercase();
+        for self_ref in [
+            "against round_robin",
+            "round_robin costs the same",
+            "than round_robin",
+        ] {
+            assert!(!lower.contains(self_ref), "{self_ref}: {details}");
+        }
+    }
+    // Round robin alone: no details, and no second line.
+    assert_eq!(
+        headline_rows(std::slice::from_ref(&rr)),
+        "Cheapest: round_robin on 2 replicas (2 GPUs) at $5.00/h, $1.00 per million output \
+         tokens, meeting the targets."
+    );
+}
+
+/// The headline is one short sentence (25 words at most, one line) however many policies
+/// tie: the tie and the comparison go to the details. Its figures are the winner's own.
+#[test]
+fn the_headline_stays_short() {
+    let names = [
+        "round_robin",
+        "random",
+        "prefix_aware",
+        "kv",
+        "sticky",
+        "least_loaded",
+        "p2c",
+        "dynamo",
+        "sglang",
+        "llm_d",
+        "aibrix",
+    ];
+    // Eleven policies tied on $/h, level on $/M tokens, prefix_aware with the best goodput.
+    let all: Vec<HeadlineRow> = names
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let g = if *p == "prefix_aware" { 30.0 } else { i as f64 };
+            row(p, 250.0, 123.4567 + i as f64 * 1e-4, g)
+        })
+        .collect();
+    let (head, details) = headline_parts(&all);
+    assert_eq!(
+        head,
+        "Cheapest: prefix_aware on 4 replicas (4 GPUs) at $250.00/h, $123.46 per million \
+         output tokens, meeting the targets."
+    );
+    assert!(details.starts_with("Tied at $250.00/h with "), "{details}");
+    let nan = [row("kv", 10.0, f64::NAN, 1.0)];
+    for rows in [&all[..], &nan[..], &all[..1]] {
+        let (head, _) = headline_parts(rows);
+        let words = head.split_whitespace().count();
+        assert!(words <= 25, "{words} words: {head}");
+        assert!(!head.contains('\n') && !head.contains("tied"), "{head}");
+    }
+    assert_eq!(
+        headline_parts(&nan).0,
+        "Cheapest: kv on 4 replicas (4 GPUs) at $10.00/h, meeting the targets."
+    );
 }
