@@ -361,7 +361,7 @@ fn a_growing_backlog_misses_unless_allowed() {
 #[test]
 fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     // The page's default plan (the seed's workload, 300 ms p99 TTFT): round robin and
-    // dynamo both need 2 replicas ($5.00/h), and their $/M output tokens differ by 0.009 %
+    // dynamo both need 2 replicas ($5.00/h), and their $/M output tokens differ by 0.009%
     // (the makespans end 3 ms apart), which once named dynamo "the least per million output
     // tokens, $0.9050 against $0.9051". That is level, so round robin's higher goodput
     // decides, and the words say so.
@@ -392,7 +392,7 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
          output tokens, meeting the targets."
     );
     let details = "Tied at $5.00/h with dynamo. Both cost the same per million output tokens \
-         to within 0.5 % ($0.91), so the higher goodput on the fleet as configured decides \
+         to within 0.5% ($0.91), so the higher goodput on the fleet as configured decides \
          between them. round_robin has the higher goodput of the two. No other policy costs \
          less per hour, so cache-aware routing saves nothing here.";
     assert_eq!(plan["headline"], format!("{head}\n{details}"));

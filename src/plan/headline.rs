@@ -1,6 +1,7 @@
 //! The planner's headline: a short line naming the cheapest policy that meets the targets,
 //! then details: what broke a tie on $/h (a lower $/M output tokens by more than
-//! `LEVEL_PRICE_SHARE`, else the higher goodput) and how it compares with round robin.
+//! `LEVEL_PRICE_SHARE`, else the higher goodput, and only at the same goodput, as a last
+//! resort, the $/M tokens lower by a hair) and how it compares with round robin.
 
 use std::cmp::Ordering;
 
@@ -8,10 +9,10 @@ use super::{sort_small, PolicyPlan};
 use crate::config::Policy;
 
 /// Two $/M-token figures at the same $/h are level when the higher is within this share of
-/// the lower (0.5 %). At the same $/h and with every request served they differ only in
+/// the lower (0.5%). At the same $/h and with every request served they differ only in
 /// the makespan, that is when the last request finished: on the seed's workload that moves
-/// by about 0.1 % between tied policies and reorders them from seed to seed, and the table
-/// prints cents, 0.5 % of a $1 price or more.
+/// by about 0.1% between tied policies and reorders them from seed to seed, and the table
+/// prints cents, 0.5% of a $1 price or more.
 pub const LEVEL_PRICE_SHARE: f64 = 0.005;
 
 /// A plan's answer as the headline reads it: (replicas, GPUs, $/h, $/M tokens).
@@ -200,7 +201,7 @@ fn tie_sentences(best: &Ranked, tied: &[Ranked]) -> Vec<String> {
     if level.is_empty() {
         let (mine, theirs) = two_prices(best.usd_per_m(), above[0].usd_per_m());
         out.push(format!(
-            "{} costs the least per million output tokens, more than {} % below the rest: \
+            "{} costs the least per million output tokens, more than {}% below the rest: \
              {mine} against {theirs}.",
             best.name(),
             LEVEL_PRICE_SHARE * 100.0
@@ -221,7 +222,7 @@ fn tie_sentences(best: &Ranked, tied: &[Ranked]) -> Vec<String> {
         let verb = if higher.len() == 1 { "has" } else { "have" };
         out.push(format!(
             "{} {verb} the higher goodput on the fleet as configured, but a price per million \
-             output tokens more than {} % above the lowest.",
+             output tokens more than {}% above the lowest.",
             and_list(higher),
             LEVEL_PRICE_SHARE * 100.0
         ));
@@ -229,7 +230,7 @@ fn tie_sentences(best: &Ranked, tied: &[Ranked]) -> Vec<String> {
     out
 }
 
-/// "dynamo and kv cost the same per million output tokens to within 0.5 % ($2.00, against
+/// "dynamo and kv cost the same per million output tokens to within 0.5% ($2.00, against
 /// $2.20 for round_robin)": `best` and the `level` policies, and the cheapest `above` them.
 fn level_price_words(best: &Ranked, level: &[Ranked], above: &[Ranked]) -> String {
     let group: Vec<&Ranked> = std::iter::once(best).chain(level).collect();
@@ -255,13 +256,14 @@ fn level_price_words(best: &Ranked, level: &[Ranked], above: &[Ranked]) -> Strin
         (None, _) => String::new(),
     };
     format!(
-        "{subject} cost the same per million output tokens to within {} % ({range}{against})",
+        "{subject} cost the same per million output tokens to within {}% ({range}{against})",
         LEVEL_PRICE_SHARE * 100.0
     )
 }
 
-/// Why `best` comes before the `level` policies, as a sentence: its higher goodput, or at
-/// the same goodput its slightly lower $/M tokens, or nothing (it is listed first).
+/// Why `best` comes before the `level` policies, as a sentence: its higher goodput; or, at
+/// the same goodput and only as the last resort, its $/M tokens lower by a hair (within
+/// `LEVEL_PRICE_SHARE`, so the words say it is level first); or nothing (it is listed first).
 fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
     let b = best.name();
     let two = level.len() == 1;
@@ -289,18 +291,27 @@ fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
         return format!("Nothing else tells {all} apart, and {b} is listed first.");
     }
     let same = if top.len() == level.len() {
-        "the same goodput".to_string()
+        "have the same goodput".to_string()
     } else {
-        format!("the highest goodput {of}")
+        format!("share the highest goodput {of}")
     };
+    format!("{with} {same}; {}", last_resort_words(best, &top))
+}
+
+/// The last resort among policies level on $/M tokens and with the same goodput: "only
+/// then, as a last resort, does the price per million output tokens decide: kv's is the
+/// lowest by a hair, $2.000 against $2.001" (`best` against the cheapest of `top`).
+fn last_resort_words(best: &Ranked, top: &[&Ranked]) -> String {
     let next = top
         .iter()
         .map(|r| r.usd_per_m())
         .fold(f64::INFINITY, f64::min);
     let (mine, theirs) = two_prices(best.usd_per_m(), next);
+    let least = if top.len() == 1 { "lower" } else { "lowest" };
     format!(
-        "{with} have {same}, and {b} the slightly lower price per million output tokens, \
-         {mine} against {theirs}."
+        "only then, as a last resort, does the price per million output tokens decide: {}'s \
+         is the {least} by a hair, {mine} against {theirs}.",
+        best.name()
     )
 }
 
@@ -328,7 +339,7 @@ fn against_round_robin(rows: &[HeadlineRow], best: &Ranked) -> Option<String> {
     }
     let saved = rr_usd - usd_h;
     Some(format!(
-        "{them} saves {}, ${saved:.2}/h ({:.0} %).",
+        "{them} saves {}, ${saved:.2}/h ({:.0}%).",
         count(rn as i64 - n as i64, "replica"),
         100.0 * saved / rr_usd
     ))
@@ -373,7 +384,8 @@ fn headline_sentence(best: &Ranked) -> String {
 
 /// The headline and its details: the cheapest policy that has an answer (ties on $/h
 /// broken by the lower $/M tokens when they differ by more than `LEVEL_PRICE_SHARE`, else
-/// by the higher goodput); then the policies tied with it and what decided, and how it
+/// by the higher goodput, and at the same goodput by the lower $/M tokens as a last
+/// resort); then the policies tied with it and what decided, and how it
 /// compares with `round_robin` (the details, empty when there is nothing to add).
 pub fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
     let ranked = rank(rows);

@@ -347,13 +347,13 @@ fn the_headline_names_the_cheapest_and_the_saving() {
     let rr = plan_policy(&base, Policy::RoundRobin, &slo, &limits(), &fake_rr).unwrap();
     let kv = plan_policy(&base, Policy::Kv, &slo, &limits(), &fake_kv).unwrap();
     // round robin needs 7 (1000/7 <= 150), kv 4 (500/4 = 125; 500/3 = 167 fails):
-    // $17.50 against $10.00 an hour, 3 replicas and $7.50 (43 %) saved.
+    // $17.50 against $10.00 an hour, 3 replicas and $7.50 (43%) saved.
     assert_eq!(kv.min_replicas, Some(4));
     assert_eq!(
         headline(&[rr.clone(), kv.clone()]),
         "Cheapest: kv on 4 replicas (4 GPUs) at $10.00/h, $27.78 per million output tokens, \
          meeting the targets.\nAgainst round_robin (7 replicas, $17.50/h), kv saves 3 \
-         replicas, $7.50/h (43 %)."
+         replicas, $7.50/h (43%)."
     );
     // Round robin alone: nothing to compare it with, so no details.
     assert_eq!(
@@ -375,9 +375,9 @@ fn the_headline_names_the_cheapest_and_the_saving() {
         headline(&[rr.clone(), kv.clone(), kv2]),
         "Cheapest: dynamo on 4 replicas (4 GPUs) at $10.00/h, $27.78 per million output \
          tokens, meeting the targets.\nTied at $10.00/h with kv. Both cost the same per \
-         million output tokens to within 0.5 % ($27.78), so the higher goodput on the fleet \
+         million output tokens to within 0.5% ($27.78), so the higher goodput on the fleet \
          as configured decides between them. dynamo has the higher goodput of the two. \
-         Against round_robin (7 replicas, $17.50/h), dynamo saves 3 replicas, $7.50/h (43 %)."
+         Against round_robin (7 replicas, $17.50/h), dynamo saves 3 replicas, $7.50/h (43%)."
     );
     // Round robin the cheapest, tied with kv: the details never compare it with itself.
     let same = plan_policy(&base, Policy::Kv, &slo, &limits(), &fake_rr).unwrap();

@@ -6,11 +6,12 @@
 // misses a target small and faded whatever its marker (kv's star, p2c's and least_loaded's crosses
 // included), and a Pareto front of points that meet every target, which no such point undercuts;
 // bad targets are said beside the form and the last plan stays; Cancel stops a plan; a row loads its
-// configuration; on the default plan a tie on cost within 0.5 % per token goes to the goodput, and a
-// policy that never meets the targets says what it reached (llm_d's flat p99 and why, checked against
-// a run); round robin, the cheapest there, is not compared with itself; counts read "1 replica",
-// "2 replicas", "1 seed", "2 seeds". Screenshots: the panel after a plan (light, 1280 px)
-// and at 390 px.
+// configuration; on the default plan a tie on cost within 0.5% per token goes to the goodput (the
+// price by a hair only as the last resort, when the goodput ties too), every plotted cost has a
+// labelled tick on the cost axis, and a policy that never meets the targets says what it reached
+// (llm_d's flat p99 and why, checked against a run); round robin, the cheapest there, is not
+// compared with itself; counts read "1 replica", "2 replicas", "1 seed", "2 seeds". Screenshots: the
+// panel after a plan (light, 1280 px) and at 390 px.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -302,7 +303,7 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
   } finally { await close(); }
 });
 
-test('the default plan: the x axis has 3+ labelled ticks spanning the points; the legend draws the front and target dashed', async () => {
+test('the default plan: the x axis has 3+ labelled ticks spanning the points; every plotted cost has a labelled tick; the legend draws the front and target dashed', async () => {
   const { page, errors, close } = await openPage('/');
   try {
     const got = await plan(page, { ttft: '300' }); // the form's defaults
@@ -320,6 +321,19 @@ test('the default plan: the x axis has 3+ labelled ticks spanning the points; th
     assert.equal(new Set(labels).size, labels.length, 'no two ticks read the same');
     assert.ok(axis.ticks[0].value <= lo, `the first tick (${labels[0]}) is at or below the fastest point, ${lo} ms`);
     assert.ok(axis.ticks.at(-1).value >= hi, `the last tick (${labels.at(-1)}) is at or above the slowest point, ${hi} ms`);
+    // The cost axis: every cost a plotted point has (3 replicas' $7.50 included) reads off a tick
+    // labelled with it in dollars, cents only when there are any.
+    const costs = [...new Set(got.plans.flatMap((p) => p.points.filter((q) => Number.isFinite(q.measured.ttft_ms_p99)).map((q) => q.cost.usd_per_hour)))].sort((a, b) => a - b);
+    assert.ok(costs.length <= 8 && costs.includes(7.5), JSON.stringify(costs));
+    const yTicks = await page.evaluate(() => {
+      const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
+      return ch.scales.y.ticks.map((t) => ({ value: t.value, label: String(t.label) }));
+    });
+    for (const c of costs) {
+      const tick = yTicks.find((t) => Math.abs(t.value - c) < 1e-9);
+      const want = Number.isInteger(c) ? `$${c}` : `$${c.toFixed(2)}`;
+      assert.ok(tick && tick.label === want, `a tick labelled ${want} for the cost ${c}, got ${JSON.stringify(yTicks)}`);
+    }
     // The legend: an entry's line dash is its dataset's, and a dashed line is drawn broken.
     const items = await page.evaluate(() => {
       const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
@@ -352,7 +366,7 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 is s
     const cli = cliPlan(['--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32']);
     assert.equal(got.headline, cli.headline);
     // Every policy but llm_d needs 2 replicas; dynamo's $/M output tokens were the lowest by
-    // 0.009 %, which named it the cheapest. Within 0.5 % they are level and goodput decides. The
+    // 0.009%, which named it the cheapest. Within 0.5% they are level and goodput decides. The
     // headline is short and bold, its figures round robin's own; the details say the rest, plain.
     const rr = got.plans.find((p) => p.policy === 'round_robin').at_min;
     const headline = await page.textContent('[data-testid=cap-headline]');
@@ -360,7 +374,16 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 is s
     assert.ok(headline.split(/\s+/).length <= 25, headline);
     const details = await page.textContent('[data-testid=cap-details]');
     assert.match(details, /^Tied at \$5\.00\/h with /);
-    assert.match(details, /round_robin, least_loaded, p2c, dynamo and kv cost the same per million output tokens to within 0\.5 % \(\$0\.905 to \$0\.906, against \$0\.910 or more for the rest\), so the higher goodput on the fleet as configured decides between them\. round_robin, least_loaded and p2c have the highest goodput of those/);
+    assert.match(details, /round_robin, least_loaded, p2c, dynamo and kv cost the same per million output tokens to within 0\.5% \(\$0\.905 to \$0\.906, against \$0\.910 or more for the rest\), so the higher goodput on the fleet as configured decides between them\. /);
+    // Then the chain's last link, worked from the plan: the level ones with round robin's goodput
+    // share it, so only as a last resort does the price decide, round robin's lower by a hair.
+    const at = (name) => got.plans.find((p) => p.policy === name);
+    const top = ['least_loaded', 'p2c', 'dynamo', 'kv'].filter((n) => at(n).goodput.rate === at('round_robin').goodput.rate);
+    assert.deepEqual(top, ['least_loaded', 'p2c']);
+    const next = Math.min(...top.map((n) => at(n).at_min.cost.usd_per_m_tokens));
+    assert.ok(rr.cost.usd_per_m_tokens < next && next < rr.cost.usd_per_m_tokens * 1.005, `${rr.cost.usd_per_m_tokens} ${next}`);
+    assert.ok(details.includes(`round_robin, least_loaded and p2c share the highest goodput of those; only then, as a last resort, does the price per million output tokens decide: round_robin's is the lowest by a hair, $${rr.cost.usd_per_m_tokens.toFixed(3)} against $${next.toFixed(3)}.`), details);
+    assert.doesNotMatch(details, /slightly lower price| %/);
     // Round robin is the cheapest: the last sentence compares it with no one, itself included.
     assert.ok(details.endsWith(' No other policy costs less per hour, so cache-aware routing saves nothing here.'), details);
     assert.doesNotMatch(details, /against round_robin|round_robin costs the same|than round_robin/i);

@@ -126,6 +126,70 @@ test('"was X → now Y" names the settings of the run it compares with, from the
   assert.equal(wasNow(0.42, 0.42, pc, 'at 256 replicas'), 'same as at 256 replicas');
 });
 
+test('what the hits buy: a median first-token time 10% or more under round robin\'s is said, and never beside "not faster"', () => {
+  const pt = (instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99 });
+  // The CLI's defaults: at 4, p50 76.5 (prefix_aware) against 75.9 ms, p99 188 against 143; at 16,
+  // p50 75.3 / 71.5 (kv) against 137 ms, p99 139 / 137 against 141.
+  const sweeps = {
+    round_robin: [pt(4, 0.42, 75.9, 143.2), pt(16, 0.242, 137.1, 141)],
+    prefix_aware: [pt(4, 0.48, 76.5, 188.4), pt(16, 0.48, 75.3, 139)],
+    kv: [pt(4, 0.425, 76.3, 144), pt(16, 0.35, 71.5, 137)],
+  };
+  const two = ['round_robin', 'prefix_aware'];
+  // 75.3 <= 0.9 x 137.1 = 123.4: prefix_aware, with the most hits, buys faster answers.
+  const at16 = 'More hits, faster answers: prefix_aware\'s median first-token time is 75 ms, round robin\'s 137 ms.';
+  assert.equal(tradeoffWords(sweeps, two, 16), at16);
+  // kv chosen: 35.0% > 24.2% and 71.5 <= 123.4, so named after the policy with the most hits.
+  assert.equal(tradeoffWords(sweeps, [...two, 'kv'], 16, 'kv'),
+    'More hits, faster answers: prefix_aware\'s median first-token time is 75 ms, kv\'s 72 ms, round robin\'s 137 ms.');
+  // At 4, 76.5 > 0.9 x 75.9 = 68.3: no "faster", only the p99 cost (188.4 >= 1.1 x 143.2 = 157.5).
+  const at4 = tradeoffWords(sweeps, two, 4);
+  assert.equal(at4, 'More hits are not faster answers here: prefix_aware\'s p99 first-token time is 188 ms, round robin\'s 143 ms.');
+  // Both at once (p50 60 <= 68.3 and p99 188.4 >= 157.5): one sentence, the median's gain and the p99's cost.
+  const both = { ...sweeps, prefix_aware: [pt(4, 0.48, 60, 188.4)] };
+  assert.equal(tradeoffWords(both, two, 4),
+    'More hits, faster typical answers: prefix_aware\'s median first-token time is 60 ms, round robin\'s 76 ms; but its p99 first-token time is 188 ms, round robin\'s 143 ms.');
+  assert.doesNotMatch(tradeoffWords(both, two, 4), /not faster/);
+  // 9% under (69.1 > 68.3) is not "faster"; nor is a policy with no more hits than round robin.
+  assert.equal(tradeoffWords({ ...sweeps, prefix_aware: [pt(4, 0.48, 69.1, 150)] }, two, 4), '');
+  assert.equal(tradeoffWords({ ...sweeps, prefix_aware: [pt(4, 0.42, 40, 150)] }, two, 4), '');
+  // In the lead, after the hit rates, at 16 replicas under round robin.
+  const report = { summary: { admitted: 200, hit_requests: 97, hit_rate_tokens: 0.242, requests: 200, ttft_ms_p50: 137.1, ttft_ms_p99: 141 }, per_instance: per(Array(16).fill(12.5)), findings: [] };
+  const t = heroTakeaway({ config: { ...base, instances: 16, routing: 'round_robin' }, traced: false, report, sweeps });
+  assert.equal(t.lead, `On 16 replicas, round robin serves 24.2% of prompt tokens from cache (prefix_aware 48.0%). ${at16}`);
+});
+
+test('64 replicas under round robin: when fewer miss than the capped model, the same sentence says why', () => {
+  // 200 requests over 64 replicas: 200 / 64 = 3.1, about 3 each; 28 hit, so 172 missed, under the cap of 200.
+  const report = (hits) => ({ summary: { admitted: 200, hit_requests: hits, hit_rate_tokens: hits / 400, requests: 200 }, per_instance: per(Array(64).fill(200 / 64)), findings: [] });
+  const d = heroTakeaway({ config: { ...base, instances: 64, routing: 'round_robin' }, traced: false, report: report(28), sweeps: {} }).detail;
+  assert.ok(d.startsWith('172 of 200 requests found no cached prefix; the model predicts 8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss,'
+    + ' but with about 3 requests per replica (200 / 64), a replica that draws the same prefix twice hits on the second, which the model does not count.'), d);
+  // Every request missed: the cap was right, nothing to explain.
+  const all = heroTakeaway({ config: { ...base, instances: 64, routing: 'round_robin' }, traced: false, report: report(0), sweeps: {} }).detail;
+  assert.ok(all.startsWith('200 of 200 requests found no cached prefix; the model predicts 8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss.'), all);
+});
+
+test('the lead gives the busiest share once: the detail then gives only why, and no sentence is said twice', () => {
+  // prefix_aware at 4 replicas (86, 24, 45, 45 of 200) with the Rust finding on R0: the lead says 43%.
+  const report = { summary: { admitted: 200, hit_requests: 192, hit_rate_tokens: 0.48, requests: 200, ttft_ms_p50: 76.5, ttft_ms_p99: 188.4 },
+    per_instance: per([86, 24, 45, 45]), findings: [{ kind: 'load_uneven', replicas: [0] }] };
+  const pt = (instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99 });
+  const sweeps = { round_robin: [pt(1, 0.48, 75, 140), pt(4, 0.42, 75.9, 143.2)], prefix_aware: [pt(1, 0.48, 75, 140), pt(4, 0.48, 76.5, 188.4)] };
+  const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'prefix_aware' }, traced: false, report, sweeps });
+  assert.ok(t.lead.includes('but it sends 43% of the requests to one replica, R0'), t.lead);
+  assert.doesNotMatch(t.detail, /43%|busiest replica/);
+  // 0.43 x 8 = 3.44: about 3 prefixes' worth, against 8 / 4 = 2 each.
+  assert.ok(t.detail.includes('prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the 8 equally popular prefixes'
+    + ' (about 12.5% of the requests each) unevenly: R0 took about 3 prefixes\' worth, where an even split is 2 per replica.'), t.detail);
+  const sentences = `${t.lead} ${t.detail}`.split(/(?<=\.) (?=[A-Z0-9])/);
+  assert.equal(new Set(sentences).size, sentences.length, sentences.join('\n'));
+  assert.equal((`${t.lead} ${t.detail}`.match(/From 1 to 4 replicas/g) || []).length, 1);
+  // Without the lead's share (no finding, not crowded), the detail keeps it.
+  const quiet = heroTakeaway({ config: { ...base, instances: 4, routing: 'prefix_aware' }, traced: false, report: { ...report, findings: [] }, sweeps });
+  assert.ok(quiet.detail.includes('The busiest replica, R0, took 43% of the requests (an even share is 25%).'), quiet.detail);
+});
+
 test('the trade-off: the hit-rate winner\'s slower p99 is said only when the swept points show it', () => {
   const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
   // 4 replicas: prefix_aware 48.0% at 188 ms against round robin 42.0% at 143 ms (188 >= 1.1 x 143).
@@ -153,15 +217,20 @@ test('the trade-off\'s words grow with the ratio, and its times read as the numb
   // 486 / 143 = 3.40: "3.4 times".
   assert.equal(two(486, 143), 'Here the most hits come with much slower answers: prefix_aware\'s p99 first-token time is 486 ms, 3.4 times round robin\'s 143 ms.');
   // The conversation trace at 4 replicas: 2,128,668 ms / 3,835.9 ms = 554.9, two significant figures 550;
-  // 2,128.668 s in whole seconds with a separator, 3.8359 s with two decimals as the hero's TTFT figure.
-  assert.equal(two(2128668.3, 3835.9), 'Here the most hits come with far slower answers: prefix_aware\'s p99 first-token time is 2,129 s, about 550 times round robin\'s 3.84 s.');
+  // 2,128.668 s is 35.48 min, in minutes to a tenth as format.js's seconds() writes from 120 s ("6.5 min");
+  // 3.8359 s with two decimals as the hero's TTFT figure.
+  assert.equal(two(2128668.3, 3835.9), 'Here the most hits come with far slower answers: prefix_aware\'s p99 first-token time is 35.5 min, about 550 times round robin\'s 3.84 s.');
   // 1,999 / 1,000 = 2.0 less a hair: still "not faster".
   assert.match(two(1999, 1000), /^More hits are not faster answers here: prefix_aware's p99 first-token time is 2.00 s, round robin's 1.00 s\.$/);
   assert.equal(durationText(7.46), '7.5 ms');
   assert.equal(durationText(143.1), '143 ms');
   assert.equal(durationText(999.7), '1.00 s');
   assert.equal(durationText(20380.4), '20.38 s');
-  assert.equal(durationText(1183871.4), '1,184 s');
+  // 1,183.87 s / 60 = 19.73 min; from 100 s to 120 s whole seconds; 120 s is 2.0 min; 5,000 s / 3,600 = 1.39 h.
+  assert.equal(durationText(1183871.4), '19.7 min');
+  assert.equal(durationText(110400), '110 s');
+  assert.equal(durationText(120000), '2.0 min');
+  assert.equal(durationText(5e6), '1.39 h');
   assert.equal(durationText(null), '–');
 });
 
@@ -182,7 +251,7 @@ test('a policy that sends most requests to one replica is named with its share a
   const report = { summary: { admitted: 12031, hit_requests: 12027, hit_rate_tokens: 0.1955, requests: 12031, ttft_ms_p99: 3835.9 }, per_instance: rows([3008, 3008, 3008, 3007]), findings: [] };
   const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: true, report, sweeps, routed: { prefix_aware: rows([0, 0, 12031, 0]) } });
   assert.equal(t.lead, 'On 4 replicas, round robin serves 19.6% of prompt tokens from cache (prefix_aware 37.3%). Here the most hits come with far slower answers:'
-    + ' prefix_aware\'s p99 first-token time is 2,129 s, about 550 times round robin\'s 3.84 s. prefix_aware sends every request (100%) to one replica, R2.');
+    + ' prefix_aware\'s p99 first-token time is 35.5 min, about 550 times round robin\'s 3.84 s. prefix_aware sends every request (100%) to one replica, R2.');
 });
 
 test('a policy with the hits at round robin\'s speed is named only when the others trade one for the other', () => {
@@ -325,7 +394,7 @@ test('hero at 256 replicas: the "256 replicas" label covers no point of the figu
   assert.deepEqual(errors, []);
 });
 
-test('prefix_aware on the default scenario: the detail names the busiest replica, its share, and how many prefixes\' worth that is', async () => {
+test('prefix_aware on the default scenario: the lead names the busiest replica and its share, the detail how many prefixes\' worth that is, once each', async () => {
   const { page, errors } = await openHero('/?routing=prefix_aware');
   const r = await page.evaluate(() => window.kvfleet.lastReport);
   const n = r.summary.requests, p = r.config.num_prefixes, k = r.per_instance.length;
@@ -336,11 +405,19 @@ test('prefix_aware on the default scenario: the detail names the busiest replica
   const worth = Math.round((top.requests / n) * p);
   assert.ok(worth > p / k, `${worth} prefixes' worth is more than an even ${p / k}`);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
-  assert.ok(detail.includes(`The busiest replica, R${top.index}, took ${pc0(top.requests / n)} of the requests (an even share is ${pc0(1 / k)}).`
-    + ` prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the ${p} equally popular prefixes`
-    + ` (about ${(100 / p).toFixed(1)}% of the requests each) unevenly: R${top.index}'s ${pc0(top.requests / n)} is about ${worth} prefixes' worth,`
+  const lead = await page.textContent('[data-testid=takeaway]');
+  // The Rust report's finding names R0 (the ⚠ box); the lead gives its share, so the detail gives only why.
+  assert.ok(r.findings.some((f) => f.kind === 'load_uneven' && f.replicas.length === 1 && f.replicas[0] === top.index), 'a finding on the busiest replica');
+  assert.ok(lead.includes(`, but it sends ${pc0(top.requests / n)} of the requests to one replica, R${top.index}`), lead);
+  assert.ok(detail.includes(` prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the ${p} equally popular prefixes`
+    + ` (about ${(100 / p).toFixed(1)}% of the requests each) unevenly: R${top.index} took about ${worth} prefixes' worth,`
     + ` where an even split is ${+(p / k).toFixed(1)} per replica.`), detail);
+  assert.ok(!detail.includes(pc0(top.requests / n)) && !/busiest replica/.test(detail), `the share is said once: ${detail}`);
   assert.doesNotMatch(detail, /several prefixes/);
+  // No sentence twice in the hero's lead and detail (the trend sentence included).
+  const sentences = `${lead} ${detail}`.split(/(?<=\.) (?=[A-Z0-9])/);
+  assert.equal(new Set(sentences).size, sentences.length, sentences.join('\n'));
+  assert.equal(`${lead} ${detail}`.split('From 1 to ').length, 2, 'one trend sentence');
   assert.deepEqual(errors, []);
 });
 

@@ -2,7 +2,8 @@
 // page equals, point by point, the native CLI's CSV (exact floats); 1 worker and 3 workers give the same
 // numbers; the "Replicas: round_robin vs kv" preset draws two series that match the CLI too; clicking a
 // point loads its configuration (controls, URL, headline); a bad spec is named next to the input and
-// the last curve stays; a newer sweep supersedes one in flight; the default sweep of the opening page
+// the last curve stays; a newer sweep supersedes one in flight; every preset's captions say what its
+// charts draw (p50 dashed for each policy when they say so); the default sweep of the opening page
 // moves, and a setting the swept routing does not read (kv's weight under round robin) is named next
 // to the form and the result. Screenshots: light, dark, 360 px.
 
@@ -134,8 +135,10 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
     assert.deepEqual(d.hit.labels, ['1', '2', '4', '8', '16', '32']);
     assert.deepEqual(d.hit.sets.map((s) => s.label), ['round_robin', 'kv', 'round_robin · tokens', 'kv · tokens']);
     assert.deepEqual(d.hit.sets[3].data, kv.map((r) => r.hit_rate_tokens * 100));
-    assert.deepEqual(d.ttft.sets.map((s) => s.label), ['round_robin', 'kv']);
+    assert.deepEqual(d.ttft.sets.map((s) => s.label), ['round_robin p99', 'kv p99', 'round_robin p50', 'kv p50']);
     assert.deepEqual(d.ttft.sets[1].data, kv.map((r) => r.ttft_ms_p99));
+    assert.deepEqual(d.ttft.sets[2].data, rr.map((r) => r.ttft_ms_p50));
+    assert.deepEqual(d.ttft.sets[3].data, kv.map((r) => r.ttft_ms_p50));
     assert.match(d.hit.x, /^Replicas \(count\)$/);
     assert.equal(await page.locator('[data-testid="sweep-table"] tbody tr').count(), 12);
 
@@ -353,6 +356,60 @@ test('compare: a point of "hit rate as replicas grow" loads that policy and repl
     const sw = await page.evaluate(() => window.kvfleet.lastSweep);
     assert.deepEqual(sw.series.map((s) => s.routing), ['round_robin', 'kv']);
     assert.deepEqual(sw.series[0].points.map((p) => p.value), [1, 2, 4, 8, 16, 32]);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+/** The captions and the datasets of both sweep charts, with the drawn sweep's percentiles per line. */
+const captionsAndSets = (page) => page.evaluate(() => {
+  const sets = (id) => window.Chart.getChart(document.querySelector(`[data-testid="${id}"]`)).data.datasets
+    .map((d) => ({ label: d.label, data: d.data, dashed: (d.borderDash || []).length > 0 }));
+  const sw = window.kvfleet.lastSweep;
+  const pick = (k) => sw.series.map((se) => se.points.map((p) => p.summary[k]));
+  return {
+    caps: [document.querySelector('#sweep-cap-1').textContent, document.querySelector('#sweep-cap-2').textContent],
+    sets: [sets('sweep-chart'), sets('sweep-ttft')], labels: sw.series.map((se) => se.label), metrics: sw.metrics,
+    p50: { ttft: pick('ttft_ms_p50'), tpot: pick('tpot_ms_p50') }, p99: { ttft: pick('ttft_ms_p99'), tpot: pick('tpot_ms_p99') },
+  };
+});
+
+/** Checks one chart's caption against its datasets: "p50 dashed" means one dashed p50 line per line swept. */
+function assertCaptionMatches(cap, sets, p50, p99, lines, what) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const dashedP50 = sets.filter((d) => d.dashed && p50.some((v) => same(v, d.data)));
+  const solidP99 = sets.filter((d) => !d.dashed && p99.some((v) => same(v, d.data)));
+  if (/p50 dashed/.test(cap)) {
+    assert.equal(dashedP50.length, lines.length, `${what}: "${cap}" but ${dashedP50.length} dashed p50 lines for ${lines.length} lines`);
+    assert.equal(solidP99.length, lines.length, `${what}: one solid p99 line per line swept`);
+  } else {
+    assert.equal(sets.filter((d) => p50.some((v) => same(v, d.data))).length, 0, `${what}: "${cap}" says no p50, none is drawn`);
+    // A preset's own lines: each named "<label> dashed" is drawn dashed, "<label> solid" solid.
+    for (const l of lines) {
+      const m = new RegExp(`${l} (solid|dashed|dotted)`).exec(cap);
+      assert.ok(m, `${what}: the caption names ${l}'s line`);
+      assert.equal(sets.find((d) => d.label === l).dashed, m[1] !== 'solid', `${what}: ${l} is drawn ${m[1]}`);
+    }
+  }
+}
+
+test('every preset\'s chart captions say what its charts draw', async () => {
+  const { page, errors, close } = await openPage('/');
+  try {
+    for (const id of ['weight', 'replicas', 'pd', 'staleness']) {
+      const before = await seqOf(page);
+      await page.click(`[data-testid="sweep-preset-${id}"]`);
+      await page.waitForFunction((n) => (window.kvfleet.lastSweep?.seq ?? 0) > n, before, { timeout: 120000 });
+      const got = await captionsAndSets(page);
+      const firstKey = got.metrics[0] === 'tpot' ? 'tpot' : null;
+      if (firstKey) assertCaptionMatches(got.caps[0], got.sets[0], got.p50.tpot, got.p99.tpot, got.labels, `${id} first chart`);
+      else assert.doesNotMatch(got.caps[0], /p50/, `${id}: the first chart draws no percentile`);
+      assertCaptionMatches(got.caps[1], got.sets[1], got.p50.ttft, got.p99.ttft, got.labels, `${id} TTFT chart`);
+      if (id === 'replicas') {
+        assert.match(got.caps[1], /p50 dashed/, 'round_robin vs kv shows its p50s');
+        await page.locator('[data-testid="sweep"]').scrollIntoViewIfNeeded();
+        await screenshot(page, 'sweep-replicas-p50', { fullPage: false });
+      }
+    }
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -1,8 +1,9 @@
 // www/js/capacity-chart.js: the capacity planner's chart of cost against p99 TTFT (Chart.js): one
 // scatter dataset per policy, each point full size and colour where it meets every target, small and
 // faded where it misses one; the Pareto front of the points that meet every target; the TTFT target;
-// a log p99 TTFT axis and a cost axis (log, at the cost of 1, 2, 4, ... replicas, when the costs
-// span 4x); the legend's and the caption's marker glyphs. capacity.js draws it and handles clicks.
+// a log p99 TTFT axis and a cost axis (log when the costs span 4x) with a tick at each point's cost
+// when there are few (else at the cost of 1, 2, 4, ... replicas); the legend's and the caption's
+// marker glyphs. capacity.js draws it and handles clicks.
 
 import { policyColor, policyLine, themeInk } from './format.js';
 import { fmtMs, hexAlpha, lineLegend } from './charts.js';
@@ -79,28 +80,59 @@ function xAxis(xs) {
 /** "$5", "$2.50": dollars, with cents only when there are any. */
 const dollars = (v) => (Number.isInteger(v) ? `$${v}` : `$${v.toFixed(2)}`);
 
+// At most this many distinct costs get a tick each, so that every point's cost reads off the axis
+// (a plan doubling the fleet also tries 3 or 6 replicas, $7.50 between $5 and $10); with more, the
+// ticks fall back to a ladder and the tooltip gives each point's cost.
+const MAX_COST_TICKS = 8;
+// Two ticks closer than this share of the axis would print their labels over each other.
+const TICK_ROOM = 1 / 20;
+
+/**
+ * The distinct costs `ys`, ascending, when there are at most MAX_COST_TICKS of them and no two are
+ * closer than TICK_ROOM of the axis, which `at` maps a cost onto (a log or a linear scale); else null.
+ */
+export function costTicks(ys, at) {
+  const costs = [...new Set(ys.map((y) => Number(y.toPrecision(6))))].sort((a, b) => a - b);
+  if (costs.length === 0 || costs.length > MAX_COST_TICKS) return null;
+  const span = at(costs.at(-1)) - at(costs[0]);
+  const crowded = costs.some((c, i) => i > 0 && at(c) - at(costs[i - 1]) < TICK_ROOM * span);
+  return crowded ? null : costs;
+}
+
+/** A tick at each of `ticks` and nowhere else (Chart.js's own ticks replaced). */
+const ticksAt = (ticks) => (axis) => { axis.ticks = ticks.map((value) => ({ value })); };
+
 /**
  * The planner chart's y axis for points {y: $/h, n: replicas}. The searches double the fleet, so
  * costs from 1 to 32 replicas crowd the bottom of a linear axis: when they span 4x or more (and all
- * cost something) the axis is logarithmic with a tick at the cost of 1, 2, 4, 8, ... replicas, else
- * linear from $0.
+ * cost something) the axis is logarithmic, else linear from $0. Either way a tick labels each cost a
+ * point has when there are few (costTicks); else the log axis ticks the cost of 1, 2, 4, 8, ...
+ * replicas.
  */
 function yAxis(points) {
   const title = { display: true, font: { weight: '600' } };
   const ys = points.map((q) => q.y);
   const lo = Math.min(...ys), hi = Math.max(...ys);
   if (!(lo > 0) || hi / lo < 4) {
-    return { type: 'linear', beginAtZero: true, title: { ...title, text: 'Fleet cost ($ per hour)' }, ticks: { callback: dollars } };
+    const each = costTicks(ys.filter(Number.isFinite), (v) => v);
+    const own = each ? { afterBuildTicks: ticksAt([0, ...each.filter((c) => c > 0)]), ticks: { autoSkip: false, callback: dollars } } : { ticks: { callback: dollars } };
+    return { type: 'linear', beginAtZero: true, title: { ...title, text: 'Fleet cost ($ per hour)' }, ...own };
   }
-  const unit = lo / Math.min(...points.filter((q) => q.y === lo).map((q) => q.n)); // one replica
-  const ticks = [];
-  for (let k = Math.floor(Math.log2(lo / unit)); k <= Math.ceil(Math.log2(hi / unit)); k++) ticks.push(Number((unit * 2 ** k).toPrecision(6)));
+  const ticks = costTicks(ys, Math.log) || doublingTicks(points, lo, hi);
   return {
     type: 'logarithmic', min: ticks[0] / 1.15, max: ticks.at(-1) * 1.15,
     title: { ...title, text: 'Fleet cost ($ per hour, log scale)' },
-    afterBuildTicks: (axis) => { axis.ticks = ticks.map((value) => ({ value })); },
+    afterBuildTicks: ticksAt(ticks),
     ticks: { autoSkip: false, callback: dollars },
   };
+}
+
+/** The cost of 1, 2, 4, 8, ... replicas from at or below `lo` to at or above `hi`. */
+function doublingTicks(points, lo, hi) {
+  const unit = lo / Math.min(...points.filter((q) => q.y === lo).map((q) => q.n)); // one replica
+  const ticks = [];
+  for (let k = Math.floor(Math.log2(lo / unit)); k <= Math.ceil(Math.log2(hi / unit)); k++) ticks.push(Number((unit * 2 ** k).toPrecision(6)));
+  return ticks;
 }
 
 // How a point shows whether it meets every target, the same for every marker: the crosses and the

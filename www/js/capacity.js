@@ -16,6 +16,7 @@ import { pct, num, policyColor, orderPolicies } from './format.js';
 import { fmtMs } from './charts.js';
 import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
+import { scrollCue } from './page-bits.js';
 
 export { paretoFront, logTicks } from './capacity-chart.js';
 
@@ -151,7 +152,7 @@ export class Capacity {
       max_rejected: 0,
     };
     const rej = e.rejected.value.trim() === '' ? 0 : Number(e.rejected.value);
-    if (!Number.isFinite(rej) || rej < 0 || rej > 100) throw bad(e.rejected, 'Unserved: enter a share from 0 to 100 %');
+    if (!Number.isFinite(rej) || rej < 0 || rej > 100) throw bad(e.rejected, 'Unserved: enter a share from 0 to 100%');
     slo.max_rejected = rej / 100;
     slo.sustained = e.sustained.checked;
     if (slo.ttft_p99_ms === null && slo.tpot_p99_ms === null && slo.e2e_p99_ms === null && e.rejected.value.trim() === '') {
@@ -345,21 +346,8 @@ export class Capacity {
 
   /** Shows a hint above the table while it is wider than its box (a phone), and keeps it current. */
   watchOverflow() {
-    const wrap = this.els.table.parentElement;
-    if (!this.scrollHint) {
-      this.scrollHint = document.createElement('p');
-      this.scrollHint.className = 'scroll-hint';
-      this.scrollHint.dataset.testid = 'cap-scroll-hint';
-      this.scrollHint.textContent = 'Scroll the table sideways for every column →';
-      wrap.prepend(this.scrollHint);
-      new ResizeObserver(() => this.fitHint()).observe(wrap);
-    }
+    this.fitHint ||= scrollCue(this.els.table.parentElement, 'cap-scroll-hint');
     this.fitHint();
-  }
-
-  fitHint() {
-    const wrap = this.els.table.parentElement;
-    this.scrollHint.hidden = wrap.scrollWidth <= wrap.clientWidth + 1;
   }
 
   /** Loads a (policy, replicas) point into the page and says so. */

@@ -1,9 +1,11 @@
 // www/js/compare.js: "Compare routing policies": one click runs the same workload under every policy
 // (in the worker); shows a table and grouped bars of hit rate, p99 TTFT and load spread, and a sweep
-// of hit rate against the number of replicas for every policy.
+// of hit rate against the number of replicas for every policy. The table's headers wrap so it fits a
+// desktop card; where it still scrolls sideways (a phone) a hint above it says so, as the planner's does.
 
 import { pct, num, policyColor, policyLine } from './format.js';
 import { fmtMs } from './charts.js';
+import { scrollCue } from './page-bits.js';
 
 // Findings come from the report (src/findings.rs): each is evidence-gated, so a policy is flagged only
 // when its own run shows the problem.
@@ -95,13 +97,21 @@ export class Compare {
           const sw = document.createElement('span'); sw.className = 'swatch'; sw.style.background = policyColor(policy);
           td.append(sw, document.createTextNode(policy));
         } else td.textContent = f({ ...r, summary: r.summary || {} });
+        if (f === flags) td.className = 'cmp-findings';
         tr.append(td);
       }
       tbody.append(tr);
     }
     table.replaceChildren(thead, tbody);
     this.els.out.hidden = false;
+    this.watchOverflow();
     this.draw();
+  }
+
+  /** Shows a hint above the table while it is wider than its box (a phone), and keeps it current. */
+  watchOverflow() {
+    this.fitHint ||= scrollCue(this.els.table.parentElement, 'compare-scroll-hint');
+    this.fitHint();
   }
 
   draw() {

@@ -1,6 +1,7 @@
 // www/js/lesson-figure.js: a lesson's measured "how it works" figure (lesson_material_json's diagram):
 // the metric against one setting, a line per series, the lesson's goal as a dashed line across it,
-// axes to scale (log when the values span more than 20x) with numbers printed as the lesson's words.
+// axes to scale with numbers printed as the lesson's words. The x axis is logarithmic, ticked at the
+// swept values, when those are doublings or span 8x or more; y ticks carry no needless ".0" ("100%").
 
 import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
 import { fmtMs } from './charts.js';
@@ -26,6 +27,16 @@ function legendItems(chart) {
   });
 }
 
+/** The y ticks' callback: labels from yTickLabels over the axis's ticks (log axes: 1, 2, 5 x 10^k only). */
+function yTick(d) {
+  const is125 = (v) => { const lead = v / 10 ** Math.floor(Math.log10(v) + 1e-9); return [1, 2, 5].some((k) => Math.abs(lead - k) < 1e-6); };
+  return (v, i, ticks) => {
+    const shown = ticks.map((t) => t.value).filter((x) => !d.log_y || is125(x));
+    if (d.log_y && !is125(v)) return '';
+    return yTickLabels(shown, d.format)[shown.indexOf(v)];
+  };
+}
+
 /** The goal's thresholds on the figure's metric, each a dashed line across it (marked `goal`). */
 function goalLines(d, checks) {
   const xs = d.values;
@@ -33,6 +44,60 @@ function goalLines(d, checks) {
     label: `goal: ${c.label}`, goal: true, data: [{ x: xs[0], y: c.value }, { x: xs[xs.length - 1], y: c.value }],
     borderColor: '#6b7280', backgroundColor: '#6b7280', borderDash: [3, 4], borderWidth: 1.5, pointRadius: 0, pointHoverRadius: 0,
   }));
+}
+
+/** Whether the swept values go up by doubling (1, 2, 4, 8...) or span 8x or more, all above 0: a log axis. */
+export function wantsLogX(xs) {
+  if (!(xs.length > 1 && xs[0] > 0)) return false;
+  const doublings = xs.length > 2 && xs.every((x, i) => i === 0 || Math.abs(x / xs[i - 1] - 2) < 1e-9);
+  return doublings || xs[xs.length - 1] / xs[0] >= 8;
+}
+
+/**
+ * The log x axis's ticks: one at each swept value, less any whose label would touch a neighbour's on a
+ * narrow chart (Chart.js spaces labels by their average gap only). The first and last stay, then the
+ * values the caption names ("32,000 blocks"), then the rest from the left.
+ */
+function spacedTicks(scale, xs, fmtX, caption) {
+  const ctx = scale.ctx;
+  ctx.save();
+  ctx.font = window.Chart.helpers.toFont(scale.options.ticks.font).string;
+  const widths = new Map(xs.map((v) => [v, ctx.measureText(fmtX(v)).width]));
+  ctx.restore();
+  const [lo, hi] = [Math.log(xs[0]), Math.log(xs[xs.length - 1])];
+  const at = (v) => (scale.width * (Math.log(v) - lo)) / (hi - lo || 1);
+  const fits = (a, b) => Math.abs(at(b) - at(a)) >= widths.get(a) / 2 + widths.get(b) / 2 + 12;
+  const named = (v) => new RegExp(`(^|[^\\d,.])${fmtX(v).replace(/[.]/g, '\\.')}([^\\d,]|$)`).test(caption);
+  const middle = xs.slice(1, -1);
+  const kept = xs.length > 1 ? [xs[0], xs[xs.length - 1]] : [xs[0]];
+  for (const v of [...middle.filter(named), ...middle.filter((x) => !named(x))]) {
+    if (kept.every((k) => fits(k, v))) kept.push(v);
+  }
+  return kept.sort((p, q) => p - q).map((value) => ({ value }));
+}
+
+/** The fewest decimals (0 to 2) at which every value of `vs` prints exactly. */
+function decimalsFor(vs) {
+  for (let d = 0; d < 2; d += 1) if (vs.every((v) => Math.abs(Math.round(v * 10 ** d) - v * 10 ** d) < 1e-6)) return d;
+  return 2;
+}
+
+/**
+ * The y tick labels of a figure in `format` (percent of 1, ms, or a count): every tick with the same
+ * decimals, the fewest that print each tick exactly ("0%, 25%, 100%"; "2.5%, 5.0%").
+ */
+export function yTickLabels(values, format) {
+  if (format === 'percent') {
+    const d = decimalsFor(values.map((v) => v * 100));
+    return values.map((v) => `${num(v * 100, d)}%`);
+  }
+  if (format === 'ms') {
+    const ds = decimalsFor(values.filter((v) => v >= 1000).map((v) => v / 1000));
+    const dm = decimalsFor(values.filter((v) => v < 1000));
+    return values.map((v) => (v >= 1000 ? `${num(v / 1000, ds)} s` : `${num(v, dm)} ms`));
+  }
+  const d = decimalsFor(values);
+  return values.map((v) => num(v, d));
 }
 
 /**
@@ -52,11 +117,10 @@ export function drawLessonFigure(root, d, checks) {
   root.dataset.testid = 'lesson-diagram';
   const C = window.Chart;
   if (!C) return null;
-  // The x axis is to scale: linear, or logarithmic when the values span more than 20x (and
-  // start above 0); a log axis labels 1, 2 and 5 x 10^k only, so labels never collide.
+  // The x axis is to scale: linear, or logarithmic (ticked at the swept values) when they double
+  // or span 8x or more, so each doubling is one equal step.
   const xs = d.values;
-  const logX = xs[0] > 0 && xs[xs.length - 1] / xs[0] > 20;
-  const is125 = (v) => { const lead = v / 10 ** Math.floor(Math.log10(v) + 1e-9); return [1, 2, 5].some((k) => Math.abs(lead - k) < 1e-6); };
+  const logX = wantsLogX(xs);
   const goals = goalLines(d, checks);
   const title = (text) => ({ display: true, text, font: { weight: '600' } });
   return new C(canvas, {
@@ -66,10 +130,10 @@ export function drawLessonFigure(root, d, checks) {
       plugins: { legend: { display: d.series.length > 1 || goals.length > 0, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, generateLabels: legendItems } },
         tooltip: { callbacks: { title: (items) => (items.length ? `${d.x_label}: ${fmtX(items[0].parsed.x)}` : ''), label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
       scales: {
-        x: { type: logX ? 'logarithmic' : 'linear', title: title(d.x_label),
-          ticks: logX ? { callback: (v) => (is125(v) ? fmtX(v) : '') } : {} },
-        y: { type: d.log_y ? 'logarithmic' : 'linear', beginAtZero: !d.log_y, title: title(d.y_label),
-          ticks: { callback: (v) => (!d.log_y || is125(v) ? fmt(v) : '') } },
+        x: logX ? { type: 'logarithmic', title: title(`${d.x_label} (log scale)`), min: xs[0], max: xs[xs.length - 1],
+          afterBuildTicks: (scale) => { scale.ticks = spacedTicks(scale, xs, fmtX, d.caption); }, ticks: { callback: (v) => fmtX(v) } }
+          : { type: 'linear', title: title(d.x_label) },
+        y: { type: d.log_y ? 'logarithmic' : 'linear', beginAtZero: !d.log_y, title: title(d.y_label), ticks: { callback: yTick(d) } },
       },
     },
   });

@@ -1,6 +1,6 @@
 // www/js/page-bits.js: small pieces of the page that hold no state: the link's notes, scrolling a
 // result into view, which setting a simulator error names, copying the link, redrawing a block of
-// text in place, making an element.
+// text in place, making an element, a table's sideways-scroll cue.
 
 /**
  * Puts `next` (freshly built nodes) in `root`. When the nodes there have the same shape (elements,
@@ -86,4 +86,19 @@ export function el(tag, cls, text) {
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;
   return e;
+}
+
+/**
+ * Marks `wrap`, a table's box, as one that may scroll sideways (a phone): edge shadows where more
+ * columns hide (style.css .scroll-cue) and a hint above the table, shown only while the table is
+ * wider than its box. Returns the function that re-checks it (call it after redrawing the table).
+ */
+export function scrollCue(wrap, testid) {
+  wrap.classList.add('scroll-cue');
+  const hint = el('p', 'scroll-hint', 'Scroll the table sideways for every column →');
+  hint.dataset.testid = testid;
+  wrap.prepend(hint);
+  const fit = () => { hint.hidden = wrap.scrollWidth <= wrap.clientWidth + 1; };
+  new ResizeObserver(fit).observe(wrap);
+  return fit;
 }

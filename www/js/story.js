@@ -4,7 +4,7 @@
 // settings it compares with, from the two runs' configs.
 
 import { cacheReplicas, isDisagg } from './layout.js';
-import { num } from './format.js';
+import { num, seconds } from './format.js';
 import { predictedMisses, modelApplies, predictionCurves } from './predict.js';
 
 const pctText = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
@@ -16,13 +16,15 @@ const SAME = 0.005;
 
 /**
  * A duration in ms as the hero writes it, in its numbers and its sentences alike, so the two always
- * agree: "7.5 ms", "143 ms", "3.84 s", and from 100 s whole seconds, thousands separated ("2,129 s").
+ * agree: "7.5 ms", "143 ms", "3.84 s", from 100 s whole seconds ("105 s"), and from format.js's
+ * threshold (120 s) in minutes or hours as the rest of the page writes them ("35.5 min", "1.25 h").
  */
 export function durationText(ms) {
   if (!Number.isFinite(ms)) return '–';
   if (Math.round(ms) < 1000) return `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
   if (ms < 99_995) return `${(ms / 1000).toFixed(2)} s`;
-  return `${num(ms / 1000)} s`;
+  if (ms < 120_000) return `${num(ms / 1000)} s`;
+  return seconds(ms / 1000).join(' ');
 }
 
 /** Requests that found no cached block: admitted minus those with at least one hit. */
@@ -65,8 +67,9 @@ export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {} 
   if (!Number.isFinite(s.hit_rate_tokens)) {
     return { lead: `No request was admitted, so there is no hit rate to show.`, detail: '' };
   }
-  const lead = cacheReplicas(config) === 1 ? oneReplicaLead(s, config) : fleetLead({ config, report, sweeps, routed });
-  return { lead, detail: explain({ config, traced, report, sweeps }) };
+  if (cacheReplicas(config) === 1) return { lead: oneReplicaLead(s, config), detail: explain({ config, traced, report, sweeps }) };
+  const { text, shareSaid } = fleetLead({ config, report, sweeps, routed });
+  return { lead: text, detail: explain({ config, traced, report, sweeps, shareSaid }) };
 }
 
 /** With one replica: the hit rate is what the traffic allows (or the admitted part of it). */
@@ -82,7 +85,8 @@ function oneReplicaLead(s, config) {
 
 /**
  * On a fleet: the policy's hit rate beside the other drawn policies', its busiest replica when the
- * load is uneven, then the trade-off, any policy that crowds one replica, and any that escapes both.
+ * load is uneven, then what the most hits buy or cost, any policy that crowds one replica, and any
+ * that escapes both. Returns {text, shareSaid}: shareSaid when it gave this run's busiest share.
  */
 function fleetLead({ config, report, sweeps, routed }) {
   const s = report.summary, r = cacheReplicas(config), policy = config.routing;
@@ -96,17 +100,17 @@ function fleetLead({ config, report, sweeps, routed }) {
   const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
   let lead = `On ${r} ${unit}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}`;
   const drawn = [...new Set(['round_robin', 'prefix_aware', policy])];
-  const cost = tradeoff(sweeps, drawn, r);
+  const cost = tradeoff(sweeps, drawn, r, policy);
   const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
   const busiest = load && (report.per_instance || [])[load.replicas[0]];
   if (busiest && s.requests) {
-    // (The trade-off sentence, when there is one, gives the p99 beside another policy's.)
-    lead += `, but it sends ${requestShare(busiest.requests, s.requests)} to one replica, R${busiest.index}${cost.words ? '' : `, and its p99 first-token time is ${durationText(s.ttft_ms_p99)}`}`;
+    // (The trade-off sentence, when it gives a p99, gives it beside another policy's.)
+    lead += `, but it sends ${requestShare(busiest.requests, s.requests)} to one replica, R${busiest.index}${cost.slow ? '' : `, and its p99 first-token time is ${durationText(s.ttft_ms_p99)}`}`;
   }
   // This run's policy is named above when its load is uneven; else its own rows say whether it crowds.
   const rows = { ...routed, [policy]: busiest ? null : routedRows(report, config) };
   const more = [cost.words, crowdedWords(rows, drawn), bothWords(sweeps, drawn, r, cost.slow)].filter(Boolean);
-  return `${lead}.${more.map((x) => ` ${x}`).join('')}`;
+  return { text: `${lead}.${more.map((x) => ` ${x}`).join('')}`, shareSaid: !!busiest || !!crowdedTop(rows[policy]) };
 }
 
 /** A run's requests per replica of the pool the router spreads them over: [{index, requests}]. */
@@ -156,7 +160,19 @@ export function heldEqual(config) {
 /** "1 replica", "4 replicas". */
 const counted = (n, one, many) => `${countText(n)} ${n === 1 ? one : many}`;
 
-function explain({ config, traced, report, sweeps }) {
+/**
+ * "8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss", and when
+ * fewer missed (`m`), why: a replica with a few requests can draw one prefix twice.
+ */
+function cappedRule(config, r, m) {
+  const head = `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(config.num_prefixes * r)}, more than the ${countText(config.num_requests)} requests: every request a miss`;
+  if (!(m < config.num_requests)) return head;
+  const each = Math.round(config.num_requests / r);
+  return `${head}, but with about ${counted(each, 'request', 'requests')} per replica (${countText(config.num_requests)} / ${countText(r)}), `
+    + 'a replica that draws the same prefix twice hits on the second, which the model does not count';
+}
+
+function explain({ config, traced, report, sweeps, shareSaid = false }) {
   const s = report.summary;
   const r = cacheReplicas(config);
   const policy = config.routing;
@@ -168,14 +184,14 @@ function explain({ config, traced, report, sweeps }) {
     const rule = policy !== 'round_robin'
       ? `one per prefix, ${countText(predicted)}`
       : product > config.num_requests
-        ? `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(product)}, more than the ${countText(config.num_requests)} requests: every request a miss`
+        ? cappedRule(config, r, m)
         : `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(predicted)}`;
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix; the model predicts ${rule}.`);
     if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm every prefix itself.');
   } else if (Number.isFinite(m)) {
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
   }
-  const busy = busiestWords(report, config, policy, traced);
+  const busy = busiestWords(report, config, policy, traced, shareSaid);
   if (busy) out.push(busy);
   // On the displayed (0.1%) values, so the sentence's arithmetic can be checked by eye.
   const shown = (x) => Math.round(1000 * x) / 10;
@@ -202,9 +218,10 @@ function explain({ config, traced, report, sweeps }) {
 /**
  * The busiest replica's share, as a plain fact, whenever it is 1.5 times an even share or more
  * (a finding, with its sample rules, is separate); for prefix_aware and sticky, why, from the run's
- * own counts: how many equally popular prefixes' worth of requests the busiest replica took.
+ * own counts: how many equally popular prefixes' worth of requests the busiest replica took. With
+ * `shareSaid` (the lead gave the share already), only the why.
  */
-export function busiestWords(report, config, policy, traced = false) {
+export function busiestWords(report, config, policy, traced = false, shareSaid = false) {
   // In a disaggregated fleet the router's policy spreads requests over the prefill pool only.
   const per = routedRows(report, config);
   const n = report.summary?.requests;
@@ -212,8 +229,9 @@ export function busiestWords(report, config, policy, traced = false) {
   const top = per.reduce((b, p) => (p.requests > b.requests ? p : b));
   const share = top.requests / n, even = 1 / per.length;
   if (share < 1.5 * even) return '';
-  const why = policy === 'prefix_aware' || policy === 'sticky' ? ` ${homeWords({ config, policy, traced, per, top, n })}` : '';
-  return `The busiest replica, R${top.index}, took ${smallPct(share)} of the requests (an even share is ${smallPct(even)}).${why}`;
+  const why = policy === 'prefix_aware' || policy === 'sticky' ? homeWords({ config, policy, traced, per, top, n, shareSaid }) : '';
+  if (shareSaid) return why;
+  return `The busiest replica, R${top.index}, took ${smallPct(share)} of the requests (an even share is ${smallPct(even)}).${why ? ` ${why}` : ''}`;
 }
 
 const smallPct = (x) => (x < 0.1 ? pct1(x) : pctText(x));
@@ -225,7 +243,7 @@ const smallPct = (x) => (x < 0.1 ? pct1(x) : pctText(x));
  * split is 2 per replica"); with one hot prefix, that it takes it all; on a trace or sessions, where
  * every prompt's first block went.
  */
-function homeWords({ config, policy, traced, per, top, n }) {
+function homeWords({ config, policy, traced, per, top, n, shareSaid = false }) {
   const how = policy === 'prefix_aware' ? 'prefix_aware sends each prompt to the home replica its first block hashes to'
     : 'sticky sends each prompt back to the replica that holds its prefix';
   const [lay, laid] = policy === 'prefix_aware' ? ['the hash spreads ', ''] : ['', ' settled'];
@@ -240,8 +258,9 @@ function homeWords({ config, policy, traced, per, top, n }) {
     const p = config.num_prefixes, r = per.length;
     if (p < r) return `${how}: ${counted(p, 'prefix', 'prefixes')} can keep at most ${countText(p)} of the ${countText(r)} replicas busy${none}.`;
     const worth = Math.round((top.requests / n) * p);
+    const took = shareSaid ? `R${top.index} took about` : `R${top.index}'s ${smallPct(top.requests / n)} is about`;
     return `${how}, and ${lay}the ${countText(p)} equally popular prefixes (about ${pct1(1 / p)} of the requests each)${laid} unevenly: `
-      + `R${top.index}'s ${smallPct(top.requests / n)} is about ${countText(worth)} prefixes' worth, where an even split is ${+(p / r).toFixed(1)} per replica${none}.`;
+      + `${took} ${countText(worth)} prefixes' worth, where an even split is ${+(p / r).toFixed(1)} per replica${none}.`;
   }
   if (policy === 'prefix_aware' && top.requests === n) return `${how}: here every prompt's first block hashes to R${top.index}.`;
   return `${how}${none}.`;
@@ -273,34 +292,78 @@ export function timesWords(ratio) {
   return `about ${countText(Math.round(ratio / step) * step)} times`;
 }
 
+/** A median (p50) first-token time at most this share of round robin's is "faster" in a sentence. */
+const FASTER = 0.9;
+
+/** `p`'s swept point on `r` replicas when it has a token hit rate and a p50, else null. */
+function p50At(sweeps, p, r) {
+  const q = at(sweeps[p], r);
+  return q && Number.isFinite(q.hit_rate_tokens) && Number.isFinite(q.ttft_ms_p50) ? q : null;
+}
+
 /**
- * The cost of the most cache hits, when the sweep shows one on `r` replicas: the policy with the
- * highest token hit rate (alone, on the displayed 0.1% values) has a p99 first-token time at least
- * SLOWER times that of the fastest policy with fewer hits. The words grow with the ratio: "not
- * faster" under TIMES, "N times" from it, "far slower, about N times" from FAR. '' otherwise.
- * `policies`: those drawn. Returns {words, slow}: the sentence and the slower policy.
+ * Of `names`, in order, the policies other than round robin with more hits than it (displayed
+ * values) and a median first-token time at most FASTER times its, reading differently: [{p, q}].
  */
-export function tradeoff(sweeps, policies, r) {
-  const none = { words: '', slow: null };
-  const pts = pointsAt(sweeps, policies, r);
-  if (pts.length < 2) return none;
+function fasterThanRoundRobin(sweeps, names, r) {
+  const rr = p50At(sweeps, 'round_robin', r);
+  if (!rr) return [];
+  return [...new Set(names)].filter((p) => p && p !== 'round_robin').map((p) => ({ p, q: p50At(sweeps, p, r) }))
+    .filter(({ q }) => q && shownTenths(q.hit_rate_tokens) > shownTenths(rr.hit_rate_tokens)
+      && q.ttft_ms_p50 <= FASTER * rr.ttft_ms_p50 && durationText(q.ttft_ms_p50) !== durationText(rr.ttft_ms_p50));
+}
+
+/** "prefix_aware's median first-token time is 75 ms, kv's 72 ms, round robin's 137 ms". */
+function medianWords(gainers, sweeps, r) {
+  const [first, ...rest] = gainers;
+  const rr = at(sweeps.round_robin, r).ttft_ms_p50;
+  return [`${policyName(first.p)}'s median first-token time is ${durationText(first.q.ttft_ms_p50)}`,
+    ...rest.map((x) => `${policyName(x.p)}'s ${durationText(x.q.ttft_ms_p50)}`), `round robin's ${durationText(rr)}`].join(', ');
+}
+
+/** The policy with the most hits on the displayed 0.1% values, when alone, of pointsAt's [{p, q}]; else null. */
+function mostHits(pts) {
   const top = Math.max(...pts.map(({ q }) => shownTenths(q.hit_rate_tokens)));
   const best = pts.filter(({ q }) => shownTenths(q.hit_rate_tokens) === top);
-  if (best.length > 1) return none;
-  const w = best[0];
+  return best.length === 1 ? best[0] : null;
+}
+
+/**
+ * What the most cache hits buy or cost on `r` replicas, from the swept points. The policy with the
+ * most hits (alone) buys faster answers when its median first-token time is at most FASTER times
+ * round robin's: "More hits, faster answers: …", naming `mine` too (the chosen policy) when it has
+ * more hits than round robin and is as much faster. It costs when its p99 is at least SLOWER times
+ * that of the fastest policy with fewer hits, in words that grow with the ratio: "not faster" under
+ * TIMES, "N times" from it, "far slower, about N times" from FAR. When both, one sentence says both
+ * ("faster typical answers …; but its p99 …"), so the two never contradict. `policies`: those drawn.
+ * Returns {words, slow}: the sentence ('' for none) and the policy whose p99 it gave.
+ */
+export function tradeoff(sweeps, policies, r, mine = null) {
+  const none = { words: '', slow: null };
+  const pts = pointsAt(sweeps, policies, r);
+  const w = pts.length < 2 ? null : mostHits(pts);
+  if (!w) return none;
+  const gainers = fasterThanRoundRobin(sweeps, [w.p, mine], r);
+  const gains = gainers.length > 0 && gainers[0].p === w.p;
   const fast = pts.filter((x) => x !== w).reduce((b, x) => (x.q.ttft_ms_p99 < b.q.ttft_ms_p99 ? x : b));
   const slow = w.q.ttft_ms_p99, quick = fast.q.ttft_ms_p99;
-  if (slow < SLOWER * quick || durationText(slow) === durationText(quick)) return none;
-  const a = `${policyName(w.p)}'s p99 first-token time is ${durationText(slow)}`, b = `${policyName(fast.p)}'s ${durationText(quick)}`;
-  const ratio = slow / quick;
+  if (slow < SLOWER * quick || durationText(slow) === durationText(quick)) {
+    return gainers.length ? { words: `More hits, faster answers: ${medianWords(gainers, sweeps, r)}.`, slow: null } : none;
+  }
+  const ratio = slow / quick, b = `${policyName(fast.p)}'s ${durationText(quick)}`;
+  if (gains) {
+    const p99 = `but its p99 first-token time is ${durationText(slow)}, ${ratio < TIMES ? '' : `${timesWords(ratio)} `}${b}`;
+    return { words: `More hits, faster typical answers: ${medianWords([gainers[0]], sweeps, r)}; ${p99}.`, slow: w.p };
+  }
+  const a = `${policyName(w.p)}'s p99 first-token time is ${durationText(slow)}`;
   const words = ratio < TIMES ? `More hits are not faster answers here: ${a}, ${b}.`
     : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${a}, ${timesWords(ratio)} ${b}.`;
   return { words, slow: w.p };
 }
 
 /** The trade-off sentence alone (see tradeoff). */
-export function tradeoffWords(sweeps, policies, r) {
-  return tradeoff(sweeps, policies, r).words;
+export function tradeoffWords(sweeps, policies, r, mine = null) {
+  return tradeoff(sweeps, policies, r, mine).words;
 }
 
 /** A policy's busiest replica taking more than this share of its requests is named in the lead. */
@@ -315,14 +378,18 @@ export const CROWDED_SHARE = 0.5;
 export function crowdedWords(routed, policies) {
   const out = [];
   for (const p of policies) {
-    const rows = routed?.[p];
-    if (!rows || rows.length < 2) continue;
-    const total = rows.reduce((n, x) => n + x.requests, 0);
-    const top = rows.reduce((b, x) => (x.requests > b.requests ? x : b));
-    if (!total || top.requests / total <= CROWDED_SHARE) continue;
-    out.push(`${policyName(p)} sends ${requestShare(top.requests, total)} to one replica, R${top.index}.`);
+    const c = crowdedTop(routed?.[p]);
+    if (c) out.push(`${policyName(p)} sends ${requestShare(c.top.requests, c.total)} to one replica, R${c.top.index}.`);
   }
   return out.join(' ');
+}
+
+/** {top, total} when the busiest of `rows` ([{index, requests}]) took more than CROWDED_SHARE; else null. */
+function crowdedTop(rows) {
+  if (!rows || rows.length < 2) return null;
+  const total = rows.reduce((n, x) => n + x.requests, 0);
+  const top = rows.reduce((b, x) => (x.requests > b.requests ? x : b));
+  return total && top.requests / total > CROWDED_SHARE ? { top, total } : null;
 }
 
 /** Hit rates within this many tenths of a percent (as displayed) of the most are "the hits": 2 points. */

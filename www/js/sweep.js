@@ -1,7 +1,7 @@
 // www/js/sweep.js: "Sweep a setting": the simulator plans the points (sweep_plan_json, in the main
 // worker); a pool of extra workers (one per core, 2 to 8) runs them in parallel; two charts show the
-// request hit rate and the p99 TTFT against the swept value, one line per routing policy swept
-// (e.g. round_robin's "more replicas, fewer hits" next to kv's), with a table. Each point is an
+// request hit rate and the TTFT (p99 solid, p50 dashed) against the swept value, in each routing
+// policy's colour (e.g. round_robin's "more replicas, fewer hits" next to kv's), with a table. Each point is an
 // independent seeded run and results are kept by point index, so the number of workers never
 // changes a number. Clicking a point (or its row) loads that configuration into the page and runs it.
 // A setting the parameter table marks as read under one choice only ("kv only: ...") is named, next to
@@ -13,9 +13,10 @@
 // `inert` the labels of the lines the swept setting does not act on).
 
 import { pct, num, policyColor, policyLine, orderPolicies } from './format.js';
-import { fmtMs } from './charts.js';
+import { fmtMs, lineLegend } from './charts.js';
 import { PRESETS, OWN_STYLES, FIRST, suggestion, valueLabel } from './sweep-presets.js';
 import { renderTable } from './sweep-table.js';
+import { scrollCue } from './page-bits.js';
 
 export { PRESETS };
 
@@ -410,12 +411,13 @@ export class Sweep {
         main.push({ ...base, label: single ? `requests (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100), borderWidth: width, ...marker });
         second.push({ ...base, label: single ? 'prompt tokens' : `${se.label} · tokens`, data: S.map((x) => x.hit_rate_tokens * 100),
           borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
-      } else if (metric === 'tpot') {
-        main.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.tpot_ms_p99), borderWidth: width, ...marker });
-        if (single) second.push({ ...base, label: 'p50', data: S.map((x) => x.tpot_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
       } else {
-        main.push({ ...base, label: single ? `p99 (${se.routing})` : se.label, data: S.map((x) => x.ttft_ms_p99), borderWidth: width, pointStyle: 'rectRot', ...marker });
-        if (single) second.push({ ...base, label: 'p50', data: S.map((x) => x.ttft_ms_p50), borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
+        // A latency: each policy's p99 solid and its p50 dashed, in the policy's colour.
+        const key = metric === 'tpot' ? 'tpot_ms' : 'ttft_ms';
+        main.push({ ...base, label: single ? `p99 (${se.routing})` : `${se.label} p99`, data: S.map((x) => x[`${key}_p99`]), borderWidth: width,
+          ...(metric === 'tpot' ? {} : { pointStyle: 'rectRot' }), ...marker });
+        second.push({ ...base, label: single ? 'p50' : `${se.label} p50`, data: S.map((x) => x[`${key}_p50`]), borderDash: [6, 4], borderWidth: 2,
+          pointStyle: 'rect', ...marker, ...(single ? {} : { pointRadius: radius(s).map((r) => r - 1) }) });
       }
     });
     const ref = this.last.reference;
@@ -431,11 +433,12 @@ export class Sweep {
 
   /** The TTFT axis: linear, or logarithmic when the values span more than 30x. */
   ttftScale() {
-    const all = this.last.series.flatMap((se) => se.summaries.flatMap((x) => [x.ttft_ms_p99, ...(this.last.series.length === 1 ? [x.ttft_ms_p50] : [])]))
+    const own = this.hasOwnLines();
+    const all = this.last.series.flatMap((se) => se.summaries.flatMap((x) => [x.ttft_ms_p99, ...(own ? [] : [x.ttft_ms_p50])]))
       .filter((v) => Number.isFinite(v) && v > 0);
     const ratio = all.length ? Math.max(...all) / Math.min(...all) : 1;
     const title = (text) => ({ display: true, text, font: { weight: '600' } });
-    const what = this.last.series.length === 1 ? 'TTFT p99 and p50' : 'TTFT p99';
+    const what = own ? 'TTFT p99' : 'TTFT p99 and p50';
     if (ratio <= 30) return { type: 'linear', beginAtZero: true, title: title(`${what} (ms)`), ticks: { callback: (v) => num(v) } };
     return { type: 'logarithmic', title: title(`${what} (log scale)`), ticks: { autoSkip: true, callback: (v) => logTick(v, ratio) } };
   }
@@ -451,23 +454,30 @@ export class Sweep {
   firstScale(key) {
     const title = (text) => ({ display: true, text, font: { weight: '600' } });
     if (key === 'spread') return { type: 'linear', beginAtZero: true, title: title('Load spread'), ticks: { callback: (v) => num(v, 2) } };
-    if (key === 'tpot') return { type: 'linear', beginAtZero: true, title: title(this.last.series.length === 1 ? 'TPOT p99 and p50 (ms)' : 'TPOT p99 (ms)'), ticks: { callback: (v) => num(v) } };
+    if (key === 'tpot') return { type: 'linear', beginAtZero: true, title: title(this.hasOwnLines() ? 'TPOT p99 (ms)' : 'TPOT p99 and p50 (ms)'), ticks: { callback: (v) => num(v) } };
     return { min: 0, max: 100, title: title('Hit rate (%)'), ticks: { callback: (v) => `${v}%` } };
   }
+
+  /** Whether the drawn lines are a preset's own (p99 only, told apart by dash) rather than policies. */
+  hasOwnLines() { return this.last.series.some((se) => se.style); }
 
   /** The figure captions, as the charts drawn. */
   captions(first) {
     const { cap1, cap2 } = this.els;
     if (!cap1 || !cap2) return;
-    const own = this.last.series.some((se) => se.style);
+    const own = this.hasOwnLines();
     const lines = own ? ` · ${this.last.series.map((se, i) => `${se.label} ${['solid', 'dashed', 'dotted'][i % 3]}`).join(', ')}` : null;
     const what = first === 'spread' ? ' · (max − min) / mean requests per replica' : first === 'tpot' ? ' · p99' : '';
     const title = { spread: 'Load spread', tpot: 'Time per output token' }[first] || 'Hit rate';
-    const plain = first === 'tpot' ? ' · p99 (p50 dashed)' : ' · requests solid, prompt tokens dashed';
+    // Every policy drawn gets both lines, in its own colour; a reference run is a dotted flat line.
+    const colours = this.last.series.length > 1 ? ', one colour per policy' : '';
+    const ref = this.last.reference ? `; dotted: ${this.last.reference.label}` : '';
+    const latency = ` · p99 solid (p50 dashed)${colours}${ref}`;
+    const plain = first === 'tpot' ? latency : ' · requests solid, prompt tokens dashed';
     cap1.replaceChildren(title, Object.assign(document.createElement('span'), {
       className: 'thin', textContent: lines ? `${what}${lines}` : plain }));
     cap2.replaceChildren('Time to first token', Object.assign(document.createElement('span'), {
-      className: 'thin', textContent: own ? ` · p99${lines}` : ' · p99 (p50 dashed)' }));
+      className: 'thin', textContent: own ? ` · p99${lines}` : latency }));
   }
 
   draw() {
@@ -494,7 +504,8 @@ export class Sweep {
             onClick: (evt, _els, chart) => this.clickChart(evt, chart),
             onHover: (evt, els) => { evt.native.target.style.cursor = els.length ? 'pointer' : 'default'; },
             plugins: {
-              legend: { position: 'top', align: 'start' },
+              // Each entry draws its line as the plot does: p99 solid, p50 dashed, the policy's marker on it.
+              legend: { position: 'top', align: 'start', labels: { usePointStyle: true, pointStyleWidth: 26, boxHeight: 10, generateLabels: lineLegend(26, 10) } },
               tooltip: { callbacks: {
                 title: (items) => (items.length ? `${this.last.param} = ${items[0].label}` : ''),
                 label: (c) => ` ${c.dataset.label}: ${fmt(c)}`,
@@ -543,6 +554,8 @@ export class Sweep {
 
   table() {
     renderTable(this.els.table, this.last, (s, i) => this.pick(s, i));
+    this.fitHint ||= scrollCue(this.els.table.parentElement, 'sweep-scroll-hint');
+    this.fitHint();
   }
 
   retheme() {

@@ -24,44 +24,46 @@ fn details(rows: &[HeadlineRow]) -> String {
 /// a difference far below what the makespan's noise moves.
 #[test]
 fn a_tie_on_cost_names_what_broke_it() {
-    // Won on $/M tokens (2.4 % lower), with a lower goodput than the tied round robin.
+    // Won on $/M tokens (2.4% lower), with a lower goodput than the tied round robin.
     assert_eq!(
         details(&[
             row("round_robin", 10.0, 2.10, 19.88),
             row("dynamo", 10.0, 2.05, 19.50)
         ]),
         "Tied at $10.00/h with round_robin. dynamo costs the least per million output \
-         tokens, more than 0.5 % below the rest: $2.05 against $2.10. round_robin has the \
+         tokens, more than 0.5% below the rest: $2.05 against $2.10. round_robin has the \
          higher goodput on the fleet as configured, but a price per million output tokens \
-         more than 0.5 % above the lowest. Against round_robin (4 replicas, $10.00/h), \
+         more than 0.5% above the lowest. Against round_robin (4 replicas, $10.00/h), \
          dynamo saves nothing: both cost the same per hour."
     );
     // Won on $/M tokens and on goodput: nothing to add (and no round robin planned).
     assert_eq!(
         details(&[row("kv", 10.0, 2.10, 1.0), row("dynamo", 10.0, 2.05, 2.0)]),
         "Tied at $10.00/h with kv. dynamo costs the least per million output tokens, more \
-         than 0.5 % below the rest: $2.05 against $2.10."
+         than 0.5% below the rest: $2.05 against $2.10."
     );
-    // Equal to the cent but 0.66 % apart: printed with the decimals that tell them apart.
+    // Equal to the cent but 0.66% apart: printed with the decimals that tell them apart.
     assert!(
         details(&[row("kv", 10.0, 1.5049, 1.0), row("p2c", 10.0, 1.4951, 1.0)])
             .ends_with("below the rest: $1.495 against $1.505.")
     );
-    // 0.07 % apart is level: goodput decides, and the words say so.
+    // 0.07% apart is level: goodput decides, and the words say so.
     assert_eq!(
         details(&[row("kv", 10.0, 2.0512, 2.0), row("p2c", 10.0, 2.0498, 1.0)]),
         "Tied at $10.00/h with p2c. Both cost the same per million output tokens to within \
-         0.5 % ($2.05), so the higher goodput on the fleet as configured decides between \
+         0.5% ($2.05), so the higher goodput on the fleet as configured decides between \
          them. kv has the higher goodput of the two."
     );
-    // Level, and the same goodput: the slightly lower price is the last word.
+    // Level, and the same goodput: only then, as the last resort, the price decides, and
+    // the words say it is by a hair (3.577912 against 3.577934: 0.0006% apart).
     assert!(details(&[
         row("kv", 10.0, 3.577934, 1.0),
         row("p2c", 10.0, 3.577912, 1.0)
     ])
     .ends_with(
-        "between them. p2c and kv have the same goodput, and p2c the slightly lower price per \
-         million output tokens, $3.57791 against $3.57793."
+        "between them. p2c and kv have the same goodput; only then, as a last resort, does \
+         the price per million output tokens decide: p2c's is the lower by a hair, $3.57791 \
+         against $3.57793."
     ));
     // Mixed: level with one on $/M tokens (decided there by goodput), cheaper than another
     // per token, whose goodput is higher.
@@ -72,10 +74,10 @@ fn a_tie_on_cost_names_what_broke_it() {
             row("dynamo", 10.0, 2.0, 2.0),
         ]),
         "Tied at $10.00/h with kv and round_robin. dynamo and kv cost the same per million \
-         output tokens to within 0.5 % ($2.00, against $2.20 for round_robin), so the higher \
+         output tokens to within 0.5% ($2.00, against $2.20 for round_robin), so the higher \
          goodput on the fleet as configured decides between them. dynamo has the higher \
          goodput of the two. round_robin has the higher goodput on the fleet as configured, \
-         but a price per million output tokens more than 0.5 % above the lowest. Against \
+         but a price per million output tokens more than 0.5% above the lowest. Against \
          round_robin (4 replicas, $10.00/h), dynamo saves nothing: both cost the same per \
          hour."
     );
@@ -84,6 +86,32 @@ fn a_tie_on_cost_names_what_broke_it() {
         details(&[row("kv", 10.0, 2.0, 1.0), row("dynamo", 10.0, 2.0, 1.0)])
             .ends_with(" Nothing else tells kv and dynamo apart, and kv is listed first.")
     );
+}
+
+/// When the goodput alone decides among policies level on $/M tokens, the words name the
+/// goodput and no price as the decider: here the winner's $/M tokens is the highest of the
+/// three ($2.0090 against $2.0000 and $2.0050, 0.45% above the lowest, so level), and its
+/// goodput (3 req/s against 2 and 1) the highest.
+#[test]
+fn goodput_alone_deciding_names_no_price() {
+    let words = details(&[
+        row("p2c", 10.0, 2.0, 1.0),
+        row("dynamo", 10.0, 2.005, 2.0),
+        row("kv", 10.0, 2.009, 3.0),
+    ]);
+    assert_eq!(
+        words,
+        "Tied at $10.00/h with dynamo and p2c. All cost the same per million output tokens \
+         to within 0.5% ($2.00 to $2.01), so the higher goodput on the fleet as configured \
+         decides between them. kv has the highest goodput of them."
+    );
+    let decided = words.split("decides between them.").nth(1).unwrap();
+    for price_words in ["last resort", "by a hair", "lower price", "against", "$"] {
+        assert!(
+            !decided.contains(price_words),
+            "{price_words:?} in {decided:?}"
+        );
+    }
 }
 
 /// The figures of a fleet that served every request: `output_tokens` over `makespan_s`.
@@ -102,11 +130,12 @@ fn served(output_tokens: u64, makespan_s: f64) -> Measured {
 
 /// A worked example. Four 1-GPU replicas at $2.50 per GPU-hour cost $10.00 an hour; over a
 /// makespan of T s a million output tokens then cost 10 x T / 3600: T = 720 s gives $2.0000
-/// (dynamo), 721 s $2.0028 (+0.14 %, least_loaded), 723.5 s $2.0097 (+0.49 %, round
-/// robin), 724 s $2.0111 (+0.56 %, random); kv needs 5 replicas, $12.50 an hour. The first
-/// three are level (within 0.5 % of $2.0000), so the higher goodput decides among them:
-/// least_loaded and round robin 19.875 req/s against dynamo's 19.5, and between those two
-/// the slightly lower price, least_loaded's. Random, 0.56 % dearer, comes after them
+/// (dynamo), 721 s $2.0028 (+0.14%, least_loaded), 723.5 s $2.0097 (+0.49%, round
+/// robin), 724 s $2.0111 (+0.56%, random); kv needs 5 replicas, $12.50 an hour. The first
+/// three are level (within 0.5% of $2.0000), so the higher goodput decides among them:
+/// least_loaded and round robin 19.875 req/s against dynamo's 19.5; those two share it, so
+/// only then, as the last resort, the lower price by a hair, least_loaded's ($2.0028
+/// against $2.0097, printed $2.00 against $2.01). Random, 0.56% dearer, comes after them
 /// despite its 25 req/s, which the words add. The old rule named dynamo, the lowest $/M.
 #[test]
 fn a_worked_tie_within_half_a_percent_goes_to_the_goodput() {
@@ -142,12 +171,13 @@ fn a_worked_tie_within_half_a_percent_goes_to_the_goodput() {
         "Cheapest: least_loaded on 4 replicas (4 GPUs) at $10.00/h, $2.00 per million output \
          tokens, meeting the targets.\n\
          Tied at $10.00/h with round_robin, dynamo and random. least_loaded, round_robin and \
-         dynamo cost the same per million output tokens to within 0.5 % ($2.000 to $2.010, \
+         dynamo cost the same per million output tokens to within 0.5% ($2.000 to $2.010, \
          against $2.011 for random), so the higher goodput on the fleet as configured decides \
-         between them. least_loaded and round_robin have the highest goodput of those, and \
-         least_loaded the slightly lower price per million output tokens, $2.00 against \
-         $2.01. random has the higher goodput on the fleet as configured, but a price per \
-         million output tokens more than 0.5 % above the lowest. Against round_robin (4 \
+         between them. least_loaded and round_robin share the highest goodput of those; only \
+         then, as a last resort, does the price per million output tokens decide: \
+         least_loaded's is the lower by a hair, $2.00 against $2.01. random has the higher \
+         goodput on the fleet as configured, but a price per million output tokens more than \
+         0.5% above the lowest. Against round_robin (4 \
          replicas, $10.00/h), least_loaded saves nothing: both cost the same per hour."
     );
 }
@@ -169,7 +199,7 @@ fn one_replica_and_one_gpu_read_in_the_singular() {
         headline_rows(&[rr.clone(), one.clone()]),
         "Cheapest: kv on 1 replica (1 GPU) at $2.50/h, $1.00 per million output tokens, \
          meeting the targets.\n\
-         Against round_robin (2 replicas, $5.00/h), kv saves 1 replica, $2.50/h (50 %)."
+         Against round_robin (2 replicas, $5.00/h), kv saves 1 replica, $2.50/h (50%)."
     );
     let rr_one = HeadlineRow {
         answer: Some((1, 2, 5.0, 2.0)),
@@ -177,7 +207,7 @@ fn one_replica_and_one_gpu_read_in_the_singular() {
     };
     assert_eq!(
         details(&[rr_one, one]),
-        "Against round_robin (1 replica, $5.00/h), kv saves 0 replicas, $2.50/h (50 %)."
+        "Against round_robin (1 replica, $5.00/h), kv saves 0 replicas, $2.50/h (50%)."
     );
     assert_eq!(count(0, "GPU"), "0 GPUs");
     assert_eq!(and_list(["a"]), "a");

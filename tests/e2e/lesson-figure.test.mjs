@@ -1,0 +1,88 @@
+// tests/e2e/lesson-figure.test.mjs: a lesson's "how it works" figure in real Chromium. Where the swept
+// values double (1, 2, 4, 8, 16) or span 8x or more, the x axis is logarithmic with a tick at each swept
+// value (on a phone, less any whose label would touch a neighbour's) and each doubling one equal step;
+// otherwise it stays linear. Its y ticks print each tick's value
+// exactly, with no needless ".0" ("100%", not "100.0%"). Expectations are computed here from the drawn
+// points and tick values. Screenshots: lesson-figure-<lesson>-<width>.png.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { startSite, ROOT } from './harness.mjs';
+
+let site;
+before(async () => { site = await startSite(); });
+after(async () => { await site?.close(); });
+
+// A lesson whose figure doubles, one spanning 8x, one spanning 150x, and one spanning 4x (linear).
+const LESSONS = ['more-replicas-slower', 'smallest-tree-pile-up', 'reuse-at-all', 'when-disaggregation-pays'];
+
+/** The lesson figure's chart as drawn: x scale type, tick values and labels, pixel of each x, y ticks. */
+async function figure(page) {
+  await page.waitForSelector('[data-testid=lesson-diagram] canvas', { timeout: 90000 });
+  return page.evaluate(() => {
+    const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
+    const xs = ch.data.datasets[0].data.map((p) => p.x);
+    return {
+      caption: ch.canvas.closest('figure').querySelector('figcaption').textContent,
+      xs, type: ch.scales.x.type, xTicks: ch.scales.x.ticks.map((t) => ({ value: t.value, label: t.label })),
+      px: xs.map((x) => ch.scales.x.getPixelForValue(x)),
+      // Each x tick's label: where it starts and ends across the chart, measured in the tick font.
+      xLabels: ch.scales.x.ticks.map((t) => {
+        const g = document.createElement('canvas').getContext('2d');
+        g.font = window.Chart.helpers.toFont(ch.scales.x.options.ticks.font).string;
+        const w = g.measureText(t.label).width, mid = ch.scales.x.getPixelForValue(t.value);
+        return { left: mid - w / 2, right: mid + w / 2 };
+      }),
+      yTicks: ch.scales.y.ticks.map((t) => ({ value: t.value, label: t.label })).filter((t) => t.label !== ''),
+      yFormat: ch.options.scales.y.title.text,
+    };
+  });
+}
+
+/** Whether values double step by step, or span 8x or more, all above 0 (computed here, not by the page). */
+const expectLog = (xs) => xs[0] > 0 && (xs.every((x, i) => i === 0 || x === 2 * xs[i - 1]) || xs.at(-1) / xs[0] >= 8);
+
+/** The number a tick label says ("48%" -> 0.48 of a percent axis, "1.5 s" -> 1500 ms, "32,000" -> 32000). */
+function labelValue(label) {
+  const n = Number(label.replace(/,/g, '').replace(/[^\d.-]/g, ''));
+  if (label.endsWith('%')) return n / 100;
+  if (label.endsWith(' s')) return n * 1000;
+  return n;
+}
+
+for (const lesson of LESSONS) {
+  test(`${lesson}: a log x axis ticked at the swept values where they double or span 8x, y ticks without a needless ".0"`, async () => {
+    for (const width of [1280, 390]) {
+      const { page, errors, context } = await site.open(`/?lesson=${lesson}`, { viewport: { width, height: 900 } });
+      try {
+        const f = await figure(page);
+        const log = expectLog(f.xs);
+        assert.equal(f.type, log ? 'logarithmic' : 'linear', `${lesson} (${f.xs}): x axis`);
+        if (log) {
+          // A tick at each swept value (on a phone, less any whose label would touch its neighbour's),
+          // printed with thousands separators, and nothing else.
+          const ticks = f.xTicks.map((t) => t.value);
+          if (width >= 1280) assert.deepEqual(ticks, f.xs);
+          else assert.ok(ticks.every((v) => f.xs.includes(v)) && ticks[0] === f.xs[0] && ticks.at(-1) === f.xs.at(-1), `ticks ${ticks} of ${f.xs}`);
+          for (const t of f.xTicks) assert.equal(labelValue(t.label), t.value, `x tick "${t.label}"`);
+          for (let i = 1; i < f.xLabels.length; i += 1) {
+            assert.ok(f.xLabels[i].left > f.xLabels[i - 1].right, `${lesson} at ${width}px: x labels "${f.xTicks[i - 1].label}" and "${f.xTicks[i].label}" overlap`);
+          }
+          // Equal ratios are equal steps on the page.
+          for (let i = 2; i < f.xs.length; i += 1) {
+            const want = (f.px[1] - f.px[0]) * Math.log(f.xs[i] / f.xs[i - 1]) / Math.log(f.xs[1] / f.xs[0]);
+            assert.ok(Math.abs(f.px[i] - f.px[i - 1] - want) < 1, `${lesson}: x step ${i} is to log scale`);
+          }
+        }
+        // Each y tick says its value exactly, the labels differ, and not every one ends in a needless ".0".
+        assert.ok(f.yTicks.length >= 2, 'the y axis has ticks');
+        for (const t of f.yTicks) assert.ok(Math.abs(labelValue(t.label) - t.value) < 1e-9 * Math.max(1, Math.abs(t.value)), `y tick "${t.label}" is ${t.value}`);
+        assert.equal(new Set(f.yTicks.map((t) => t.label)).size, f.yTicks.length, `distinct y labels: ${f.yTicks.map((t) => t.label)}`);
+        assert.ok(!f.yTicks.every((t) => /\.0(%| ms| s)?$/.test(t.label)), `no needless ".0": ${f.yTicks.map((t) => t.label)}`);
+        await page.locator('[data-testid=lesson-diagram]').screenshot({ path: path.join(ROOT, 'test-results', `lesson-figure-${lesson}-${width}.png`) });
+        assert.deepEqual(errors, []);
+      } finally { await context.close(); }
+    }
+  });
+}
