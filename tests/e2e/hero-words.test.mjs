@@ -343,19 +343,36 @@ test('the settings panel\'s replicas slider labels the same stops, and a click o
 });
 
 test('was → now from the page\'s first result, even when the reader moves the slider within a second of it', async () => {
-  const opened = await site.open('/', { viewport: { width: 1280, height: 800 } });
-  const { page, errors } = opened;
-  // As soon as the first result is painted (before the hero's sweep, well inside READ_MS).
-  await page.waitForFunction(() => Number.isFinite(window.kvfleet?.hero?.shownAt), null, { timeout: PAGE_TIMEOUT });
-  const first = await page.evaluate(() => window.kvfleet.lastReport);
-  assert.equal(first.config.instances, 4);
-  const soon = await page.evaluate(() => performance.now() - window.kvfleet.hero.shownAt);
-  await page.focus(SLIDER);
-  await page.keyboard.press('ArrowRight');
-  const r = await shownAt(page, 5);
-  assert.ok(soon < 1000, `the press came ${soon} ms after the first result`);
-  assert.equal(await sub(page, 'hero-token-hit'), `was ${pc(first.summary.hit_rate_tokens)} at 4 replicas → now ${pc(r.summary.hit_rate_tokens)}`);
-  assert.deepEqual(errors, []);
+  // The press must land within a second of the first result; on a loaded machine the page can take
+  // longer to answer the test's first question, so a late attempt opens the page again (at most 3).
+  let soon = Infinity, attempt = 0;
+  for (; attempt < 3 && !(soon < 1000); attempt++) {
+    const { page, errors, context } = await site.open('/', { viewport: { width: 1280, height: 800 } });
+    // As soon as the first result is painted (before the hero's sweep, well inside READ_MS).
+    // The move is made inside the page in the frame the first result is painted (a test's round trips
+    // wait for a busy page): the slider steps one stop right and fires its input event, as a drag does.
+    const first = await page.evaluate((sel) => new Promise((resolve) => {
+      const tick = () => {
+        // (shownAt is 0 before the first result, Infinity until the frame that paints one.)
+        const t = window.kvfleet?.hero?.shownAt, r = window.kvfleet?.lastReport;
+        if (!r || !(t > 0) || !Number.isFinite(t)) { requestAnimationFrame(tick); return; }
+        const s = document.querySelector(sel);
+        s.stepUp();
+        s.dispatchEvent(new Event('input', { bubbles: true }));
+        s.dispatchEvent(new Event('change', { bubbles: true }));
+        resolve({ runs: window.kvfleet.runCount, instances: r.config.instances, hit: r.summary.hit_rate_tokens, soon: performance.now() - t });
+      };
+      tick();
+    }), SLIDER);
+    soon = first.soon;
+    assert.equal(first.runs, 1, 'the press came after the first result only');
+    assert.equal(first.instances, 4);
+    const r = await shownAt(page, 5);
+    if (!(soon < 1000)) { await context.close(); continue; }
+    assert.equal(await sub(page, 'hero-token-hit'), `was ${pc(first.hit)} at 4 replicas → now ${pc(r.summary.hit_rate_tokens)}`);
+    assert.deepEqual(errors, []);
+  }
+  assert.ok(soon < 1000, `in ${attempt} tries the press never came within a second of the first result (last: ${soon} ms)`);
 });
 
 test('a click on a stop\'s label itself (not the track above it) picks that value', async () => {
