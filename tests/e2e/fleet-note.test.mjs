@@ -1,6 +1,6 @@
 // tests/e2e/fleet-note.test.mjs: the note under the simulator's fleet lines says, first, what the
 // hit-rate line's "X% of requests" counts and that it is not the token hit rate (both shares from
-// the run's own counts), then what the report's "block-reuse" counts and why it differs from the
+// the run's own counts, and the counts themselves where the line rounds to 100.0%), then what the report's "block-reuse" counts and why it differs from the
 // token hit rate.
 
 import { test, before, after } from 'node:test';
@@ -33,8 +33,8 @@ async function noteOf(url, check) {
     const reuse = lines.match(/block-reuse=([\d.]+%)/)[1];
     assert.equal(reuse, pct1(s.cached_blocks / s.prompt_blocks), lines);
     assert.ok(note.includes(`${n(s.cached_blocks)} of ${n(s.prompt_blocks)} prompt blocks came from a cache (${reuse})`), note);
-    await hitNoteHolds(page, r, lines);
-    check(r, note);
+    const rounded = await hitNoteHolds(page, r, lines);
+    check(r, note, rounded);
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 }
@@ -64,13 +64,20 @@ async function hitNoteHolds(page, r, lines) {
   assert.equal(where.first, true, 'the hit-rate words come first, right under the hit-rate line');
   assert.equal(where.lead, `“${req} of requests”`);
   assert.ok(where.bold >= 600, `the line's words stand out (font-weight ${where.bold})`);
-  assert.equal(where.firstLine, `“${req} of requests” counts requests with at least one cached block (one is enough). `
+  // A share the line rounds to 100.0% when some request found nothing: the note gives the counts
+  // (12,027 of 12,031 is 99.967%, "99.97%" to two decimals, the first that is not 100.00).
+  const some = s.hit_requests < s.admitted && req === '100.0%';
+  const exact = `${(100 * s.hit_requests / s.admitted).toFixed(2)}%`;
+  const rounded = some ? `; here ${n(s.hit_requests)} of ${n(s.admitted)} (${exact}), which the line rounds up` : '';
+  assert.equal(where.firstLine, `“${req} of requests” counts requests with at least one cached block (one is enough)${rounded}. `
     + `It is not the token hit rate: ${tok} of prompt tokens were served from cache.`);
+  return some;
 }
 
 test('a trace with part-filled prompt blocks: the note says why its token hit rate reads higher than block-reuse', async () => {
-  await noteOf('/?trace=conversation_trace.jsonl', (r, note) => {
+  await noteOf('/?trace=conversation_trace.jsonl', (r, note, rounded) => {
     const s = r.summary;
+    assert.ok(rounded, `the trace's ${s.hit_requests} of ${s.admitted} requests with a hit print as 100.0% on the line: the note gives the counts`);
     const tokens = s.cached_tokens / s.prompt_tokens;
     assert.ok(note.includes(`token hit rate, ${pct1(tokens)}, counts tokens (${n(s.cached_tokens)} of ${n(s.prompt_tokens)})`), note);
     // Its reason holds on this run: prompts leave blocks part-filled, and tokens read higher.

@@ -153,10 +153,11 @@ test('what the hits buy: a median first-token time 10% or more under round robin
   // 9% under (69.1 > 68.3) is not "faster"; nor is a policy with no more hits than round robin.
   assert.equal(tradeoffWords({ ...sweeps, prefix_aware: [pt(4, 0.48, 69.1, 150)] }, two, 4), '');
   assert.equal(tradeoffWords({ ...sweeps, prefix_aware: [pt(4, 0.42, 40, 150)] }, two, 4), '');
-  // In the lead, after the hit rates, at 16 replicas under round robin.
+  // In the detail, after the misses, at 16 replicas under round robin; the lead gives only the hit rates.
   const report = { summary: { admitted: 200, hit_requests: 97, hit_rate_tokens: 0.242, requests: 200, ttft_ms_p50: 137.1, ttft_ms_p99: 141 }, per_instance: per(Array(16).fill(12.5)), findings: [] };
   const t = heroTakeaway({ config: { ...base, instances: 16, routing: 'round_robin' }, traced: false, report, sweeps });
-  assert.equal(t.lead, `On 16 replicas, round robin serves 24.2% of prompt tokens from cache (prefix_aware 48.0%). ${at16}`);
+  assert.equal(t.lead, 'On 16 replicas, round robin serves 24.2% of prompt tokens from cache (prefix_aware 48.0%).');
+  assert.ok(t.detail.includes(`the model predicts 8 prefixes × 16 replicas = 128. Each replica starts cold and must warm every prefix itself. ${at16}`), t.detail);
 });
 
 test('64 replicas under round robin: when fewer miss than the capped model, the same sentence says why', () => {
@@ -170,15 +171,15 @@ test('64 replicas under round robin: when fewer miss than the capped model, the 
   assert.ok(all.startsWith('200 of 200 requests found no cached prefix; the model predicts 8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss.'), all);
 });
 
-test('the lead gives the busiest share once: the detail then gives only why, and no sentence is said twice', () => {
-  // prefix_aware at 4 replicas (86, 24, 45, 45 of 200) with the Rust finding on R0: the lead says 43%.
+test('the load warning gives the busiest share once: the lead and detail do not repeat it, and no sentence is said twice', () => {
+  // prefix_aware at 4 replicas (86, 24, 45, 45 of 200) with the Rust finding on R0: its warning says 43%.
   const report = { summary: { admitted: 200, hit_requests: 192, hit_rate_tokens: 0.48, requests: 200, ttft_ms_p50: 76.5, ttft_ms_p99: 188.4 },
     per_instance: per([86, 24, 45, 45]), findings: [{ kind: 'load_uneven', replicas: [0] }] };
   const pt = (instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99 });
   const sweeps = { round_robin: [pt(1, 0.48, 75, 140), pt(4, 0.42, 75.9, 143.2)], prefix_aware: [pt(1, 0.48, 75, 140), pt(4, 0.48, 76.5, 188.4)] };
   const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'prefix_aware' }, traced: false, report, sweeps });
-  assert.ok(t.lead.includes('but it sends 43% of the requests to one replica, R0'), t.lead);
-  assert.doesNotMatch(t.detail, /43%|busiest replica/);
+  assert.equal(t.lead, 'On 4 replicas, prefix_aware serves 48.0% of prompt tokens from cache (round robin 42.0%).');
+  assert.doesNotMatch(`${t.lead} ${t.detail}`, /43%|busiest replica/);
   // 0.43 x 8 = 3.44: about 3 prefixes' worth, against 8 / 4 = 2 each.
   assert.ok(t.detail.includes('prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the 8 equally popular prefixes'
     + ' (about 12.5% of the requests each) unevenly: R0 took about 3 prefixes\' worth, where an even split is 2 per replica.'), t.detail);
@@ -198,10 +199,12 @@ test('the trade-off: the hit-rate winner\'s slower p99 is said only when the swe
   assert.equal(tradeoffWords(sweeps, ['round_robin', 'prefix_aware'], 4), said);
   const report = (tok) => ({ summary: { admitted: 200, hit_requests: 168, hit_rate_tokens: tok, requests: 200, ttft_ms_p99: 143.2 }, per_instance: per([50, 50, 50, 50]), findings: [] });
   const at4 = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: false, report: report(0.42), sweeps });
-  assert.equal(at4.lead, `On 4 replicas, round robin serves 42.0% of prompt tokens from cache (prefix_aware 48.0%). ${said}`);
+  assert.equal(at4.lead, 'On 4 replicas, round robin serves 42.0% of prompt tokens from cache (prefix_aware 48.0%).');
+  assert.ok(at4.detail.includes(` must warm every prefix itself. ${said}`), at4.detail);
   // 16 replicas: prefix_aware still has the most hits, and the faster p99 (139 ms against 141 ms): no sentence.
   const at16 = heroTakeaway({ config: { ...base, instances: 16, routing: 'round_robin' }, traced: false, report: report(0.243), sweeps });
   assert.equal(at16.lead, 'On 16 replicas, round robin serves 24.3% of prompt tokens from cache (prefix_aware 48.0%).');
+  assert.doesNotMatch(at16.detail, /p99|faster/);
   // Under the stated threshold (150 < 1.1 x 143 = 157.3 ms), tied on hits, or a lone policy: none.
   assert.equal(tradeoffWords({ round_robin: [pt(4, 0.42, 143)], prefix_aware: [pt(4, 0.48, 150)] }, ['round_robin', 'prefix_aware'], 4), '');
   assert.equal(tradeoffWords({ round_robin: [pt(4, 0.48, 143)], prefix_aware: [pt(4, 0.4804, 188)] }, ['round_robin', 'prefix_aware'], 4), '');
@@ -245,13 +248,14 @@ test('a policy that sends most requests to one replica is named with its share a
   assert.equal(crowdedWords({ prefix_aware: rows([100, 50, 50]) }, policies), '');
   // 1,995 of 2,000 = 99.75%, shown to a tenth (99.8%) with the counts, never "100%".
   assert.equal(crowdedWords({ prefix_aware: rows([1995, 5]) }, policies), 'prefix_aware sends 99.8% of the requests (1,995 of 2,000) to one replica, R0.');
-  // In the lead, after the trade-off: round robin on screen, prefix_aware's rows from its own full run.
+  // In the detail, after the trade-off: round robin on screen, prefix_aware's rows from its own full run.
   const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
   const sweeps = { round_robin: [pt(4, 0.1955, 3835.9)], prefix_aware: [pt(4, 0.3733, 2128668.3)] };
   const report = { summary: { admitted: 12031, hit_requests: 12027, hit_rate_tokens: 0.1955, requests: 12031, ttft_ms_p99: 3835.9 }, per_instance: rows([3008, 3008, 3008, 3007]), findings: [] };
   const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: true, report, sweeps, routed: { prefix_aware: rows([0, 0, 12031, 0]) } });
-  assert.equal(t.lead, 'On 4 replicas, round robin serves 19.6% of prompt tokens from cache (prefix_aware 37.3%). Here the most hits come with far slower answers:'
-    + ' prefix_aware\'s p99 first-token time is 35.5 min, about 550 times round robin\'s 3.84 s. prefix_aware sends every request (100%) to one replica, R2.');
+  assert.equal(t.lead, 'On 4 replicas, round robin serves 19.6% of prompt tokens from cache (prefix_aware 37.3%).');
+  assert.ok(t.detail.startsWith('4 of 12,031 requests found no cached prefix. Here the most hits come with far slower answers:'
+    + ' prefix_aware\'s p99 first-token time is 35.5 min, about 550 times round robin\'s 3.84 s. prefix_aware sends every request (100%) to one replica, R2.'), t.detail);
 });
 
 test('a policy with the hits at round robin\'s speed is named only when the others trade one for the other', () => {
@@ -259,18 +263,21 @@ test('a policy with the hits at round robin\'s speed is named only when the othe
   const drawn = ['round_robin', 'prefix_aware', 'sglang'];
   // The default hero at 4 replicas: round robin 42.0% at 143.1 ms; prefix_aware 48.0% at 187.7 ms
   // (>= 1.1 x 143.1 = 157.4); sglang 48.0% at 143.9 ms (< 157.4), as many hits: sglang alone has both.
-  // 143.9 / 143.1 - 1 = 0.56%, within 1%.
+  // 143.9 / 143.1 - 1 = 0.56%, within 1%. The hit rates are the lead's, so the sentence does not repeat them.
   const at4 = { round_robin: [pt(4, 0.42, 143.1)], prefix_aware: [pt(4, 0.48, 187.7)], sglang: [pt(4, 0.48, 143.9)] };
-  const said = 'sglang, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: as many as prefix_aware (48.0%),'
+  const said = 'sglang, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: as many as prefix_aware,'
     + ' with a p99 first-token time of 144 ms, within 1% of round robin\'s 143 ms (prefix_aware\'s is 188 ms).';
   assert.equal(bothWords(at4, drawn, 4), said);
   const report = { summary: { admitted: 200, hit_requests: 192, hit_rate_tokens: 0.48, requests: 200, ttft_ms_p99: 143.9 }, per_instance: per([58, 46, 50, 46]), findings: [] };
-  const lead = heroTakeaway({ config: { ...base, instances: 4, routing: 'sglang' }, traced: false, report, sweeps: at4 }).lead;
-  assert.equal(lead, `On 4 replicas, sglang serves 48.0% of prompt tokens from cache (round robin 42.0%, prefix_aware 48.0%). ${said}`);
+  const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'sglang' }, traced: false, report, sweeps: at4 });
+  assert.equal(t.lead, 'On 4 replicas, sglang serves 48.0% of prompt tokens from cache (round robin 42.0%, prefix_aware 48.0%).');
+  // In the detail; sglang's own p99 is the hero's TTFT figure beside it, so not repeated.
+  assert.ok(t.detail.includes('sglang, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: as many as prefix_aware,'
+    + ' with a p99 first-token time within 1% of round robin\'s 143 ms (prefix_aware\'s is 188 ms).'), t.detail);
   // Two points short of the most hits (46.0 against 48.0) still counts; the trade-off sentence gave prefix_aware's p99.
   const near = { ...at4, aibrix: [pt(4, 0.46, 143.9)] };
   assert.equal(bothWords(near, ['round_robin', 'prefix_aware', 'aibrix'], 4, 'prefix_aware'),
-    'aibrix, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: within 2.0 points of prefix_aware (46.0% against 48.0%),'
+    'aibrix, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: within 2.0 points of prefix_aware,'
     + ' with a p99 first-token time of 144 ms, within 1% of round robin\'s 143 ms.');
   // 2.1 points short: not the hits.
   assert.equal(bothWords({ ...at4, aibrix: [pt(4, 0.459, 143.9)] }, ['round_robin', 'prefix_aware', 'aibrix'], 4), '');
@@ -283,6 +290,41 @@ test('a policy with the hits at round robin\'s speed is named only when the othe
   assert.equal(bothWords(at4, ['round_robin', 'prefix_aware'], 4), '');
   // A policy that weighs no load is named without the clause (sticky's numbers at 4 replicas).
   assert.match(bothWords({ ...at4, sticky: [pt(4, 0.48, 143.9)] }, ['round_robin', 'prefix_aware', 'sticky'], 4), /^sticky gets the hits at almost no cost in latency: as many as/);
+});
+
+test('a router with the hits at round robin\'s speed that crowds one replica: "almost no cost in latency" only with why both hold', () => {
+  const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
+  const drawn = ['round_robin', 'prefix_aware', 'sglang'];
+  // The conversation trace at 4 replicas: round robin 19.6% at 3,835.9 ms, prefix_aware 37.3% at 2,128,668 ms,
+  // sglang 36.9% at 4,036.5 ms (< 1.1 x 3,835.9 = 4,219.5; 0.4 points short): sglang has both.
+  const at4 = { round_robin: [pt(4, 0.1955, 3835.9)], prefix_aware: [pt(4, 0.3733, 2128668.3)], sglang: [pt(4, 0.3688, 4036.5)] };
+  // Its run: R0 took 4,757 of 12,031 requests (39.5%, 1.58 x an even 25%) but 27,666,996 of 144,793,823
+  // prompt tokens (19.1%); the most any replica carried is 40,221,644 (27.8%, under 1.5 x 25% = 37.5%).
+  const rows = [[0, 4757, 27666996], [1, 2572, 40058035], [2, 2404, 40221644], [3, 2298, 36847148]]
+    .map(([index, requests, prompt_tokens]) => ({ index, requests, prompt_tokens }));
+  const head = 'sglang, which weighs each replica\'s load as well as its cache, gets the hits at almost no cost in latency: within 0.4 points of prefix_aware,';
+  // The trade-off sentence gave prefix_aware's p99 and round robin's; the TTFT figure gives sglang's.
+  const told = ['prefix_aware', 'round_robin', 'sglang'];
+  // The run's load warning (the hero's findings) gives the 40%: not repeated.
+  assert.equal(bothWords(at4, drawn, 4, told, { sglang: rows }, 'sglang'), `${head} with a p99 first-token time within 6% of round robin's.`
+    + ' The uneven load in the warning is in requests, not in prompt tokens: R0\'s requests carry only 19.1% of them.');
+  // No warning on screen: the share, the even share and the tokens, in one sentence.
+  assert.equal(bothWords(at4, drawn, 4, told, { sglang: rows }), `${head} with a p99 first-token time within 6% of round robin's.`
+    + ' Its busiest replica, R0, takes 40% of the requests (an even share is 25%), but its requests carry only 19.1% of the prompt tokens:'
+    + ' the load is uneven in requests, not in prompt tokens.');
+  // The tokens crowded too (R0 with 500,000,000 of 617,126,827 prompt tokens, 81%): no "almost no cost", the share first.
+  const heavy = rows.map((x) => (x.index === 0 ? { ...x, prompt_tokens: 500000000 } : x));
+  const h = bothWords(at4, drawn, 4, told, { sglang: heavy });
+  assert.equal(h, 'sglang, which weighs each replica\'s load as well as its cache, gets the hits though its busiest replica, R0, takes 40% of the requests (an even share is 25%):'
+    + ' within 0.4 points of prefix_aware, with a p99 first-token time within 6% of round robin\'s.');
+  assert.equal(bothWords(at4, drawn, 4, told, { sglang: heavy }, 'sglang'), 'sglang, which weighs each replica\'s load as well as its cache, gets the hits despite the uneven load in the warning:'
+    + ' within 0.4 points of prefix_aware, with a p99 first-token time within 6% of round robin\'s.');
+  // Another policy's rows carry requests only (the worker's routed counts): no tokens, no "almost no cost".
+  const bare = rows.map(({ index, requests }) => ({ index, requests }));
+  assert.doesNotMatch(bothWords(at4, drawn, 4, told, { sglang: bare }), /almost no cost/);
+  // Under 1.5 x an even share (4,000 of 11,274 requests, 35.5% < 37.5%): an even load, the plain sentence.
+  const even = rows.map((x) => (x.index === 0 ? { ...x, requests: 4000 } : x));
+  assert.equal(bothWords(at4, drawn, 4, told, { sglang: even }), `${head} with a p99 first-token time within 6% of round robin's.`);
 });
 
 test('the hero caption: under 40 words, and the model\'s assumption named where round robin leaves its line', () => {
@@ -394,7 +436,7 @@ test('hero at 256 replicas: the "256 replicas" label covers no point of the figu
   assert.deepEqual(errors, []);
 });
 
-test('prefix_aware on the default scenario: the lead names the busiest replica and its share, the detail how many prefixes\' worth that is, once each', async () => {
+test('prefix_aware on the default scenario: the load warning names the busiest replica and its share, the detail how many prefixes\' worth that is, once each', async () => {
   const { page, errors } = await openHero('/?routing=prefix_aware');
   const r = await page.evaluate(() => window.kvfleet.lastReport);
   const n = r.summary.requests, p = r.config.num_prefixes, k = r.per_instance.length;
@@ -406,9 +448,10 @@ test('prefix_aware on the default scenario: the lead names the busiest replica a
   assert.ok(worth > p / k, `${worth} prefixes' worth is more than an even ${p / k}`);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
   const lead = await page.textContent('[data-testid=takeaway]');
-  // The Rust report's finding names R0 (the ⚠ box); the lead gives its share, so the detail gives only why.
+  // The Rust report's finding names R0 with its share (the ⚠ box); the lead and the detail give only why.
   assert.ok(r.findings.some((f) => f.kind === 'load_uneven' && f.replicas.length === 1 && f.replicas[0] === top.index), 'a finding on the busiest replica');
-  assert.ok(lead.includes(`, but it sends ${pc0(top.requests / n)} of the requests to one replica, R${top.index}`), lead);
+  assert.ok((await page.textContent('[data-testid=hero-finding-load_uneven]')).includes(`replica ${top.index} received ${pc0(top.requests / n)} of requests`));
+  assert.ok(!lead.includes(pc0(top.requests / n)), lead);
   assert.ok(detail.includes(` prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the ${p} equally popular prefixes`
     + ` (about ${(100 / p).toFixed(1)}% of the requests each) unevenly: R${top.index} took about ${worth} prefixes' worth,`
     + ` where an even split is ${+(p / k).toFixed(1)} per replica.`), detail);

@@ -168,7 +168,10 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
     assert.equal(await page.isChecked('[data-testid="input-routing-kv"]'), true);
     const fig = await page.textContent('[data-testid="fig-hit-rate"]');
     assert.ok(fig.includes(`${(target.summary.hit_rate_tokens * 100).toFixed(1)}%`), `headline shows the point's token hit rate: ${fig}`);
-    assert.match(await page.textContent('[data-testid="sweep-status"]'), /Loaded instances = 8 with kv routing/);
+    const status = await page.textContent('[data-testid="sweep-status"]');
+    assert.match(status, /Loaded instances = 8 with kv routing/);
+    // The status names the headline's figure, the token hit rate, not the requests-with-a-hit share.
+    assert.ok(status.includes(`(token hit rate ${(target.summary.hit_rate_tokens * 100).toFixed(1)}%,`), status);
     assert.equal(await page.locator('[data-testid="sweep-table"] tbody tr.current').count(), 1);
 
     // A table row loads round robin at 32 replicas (keyboard-reachable button).

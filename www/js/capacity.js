@@ -12,7 +12,7 @@
 // Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
 // headline, ms, workers}.
 
-import { pct, num, policyColor, orderPolicies } from './format.js';
+import { num, policyColor, orderPolicies, countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
@@ -85,7 +85,7 @@ export function neverMetWords(plan, spec, config) {
   const lat = LATENCY.find(([miss]) => last.misses.includes(miss));
   const parts = [];
   if (lat) parts.push(reached(pts, lat[1], lat[3], spec.slo[lat[2]]));
-  if (last.misses.includes('rejected')) parts.push(`${pct(last.measured.rejected_share)} of requests went unserved on ${max}`);
+  if (last.misses.includes('rejected')) parts.push(`${countPct(last.measured.rejected_share)} of requests went unserved on ${max}`);
   if (last.misses.includes('overloaded')) parts.push(`its backlog still grew through the run on ${max}`);
   return `${plan.policy} never met the targets within ${max}: ${parts.join('; ')}.${llmdWhy(plan, pts, config)}`;
 }
@@ -325,7 +325,7 @@ export class Capacity {
       const goodput = g ? `${g.at_limit ? '≥ ' : ''}${num(g.rate, 2)} ${g.rate_unit}` : 'not met';
       const cells = a
         ? [[`${a.instances} ✓`, a.instances === 1 ? '1 replica meets every target' : `${a.instances} replicas meet every target, ${count(a.instances - 1, 'replica')} do not (both simulated)`],
-          [a.cost.gpus], [money(a.cost.usd_per_hour)], [money(a.cost.usd_per_m_tokens)], [fmtMs(m.ttft_ms_p99)], [fmtMs(m.tpot_ms_p99)], [pct(m.rejected_share)], [goodput]]
+          [a.cost.gpus], [money(a.cost.usd_per_hour)], [money(a.cost.usd_per_m_tokens)], [fmtMs(m.ttft_ms_p99)], [fmtMs(m.tpot_ms_p99)], [countPct(m.rejected_share)], [goodput]]
         : [[`> ${max}`, neverMetWords(p, this.last.spec, config)], ['–'], ['–'], ['–'], ['–'], ['–'], ['–'], [goodput]];
       for (const [c, title] of cells) {
         const td = document.createElement('td');

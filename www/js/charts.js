@@ -1,7 +1,7 @@
 // www/js/charts.js: the four result charts (Chart.js 4, loaded as a UMD global), created once and
 // updated in place from each report. Replica i has the same colour in every chart.
 
-import { replicaColor, themeInk, pct, num } from './format.js';
+import { replicaColor, themeInk, pct, num, countPct } from './format.js';
 import { lazyDraw } from './lazy-draw.js';
 import { rejectedWords } from './headline.js';
 
@@ -226,10 +226,10 @@ export class Charts {
     } : {};
     hit.options.plugins.subtitle.color = t.ink;
     const narrow = hit.width < 420;
-    hit.options.plugins.subtitle.text = narrow ? `- - fleet ${pct(s.hit_rate_tokens)} ▒ ${pct(lo, 0)}–${pct(hi, 0)}` : `- - fleet ${pct(s.hit_rate_tokens)}    ▒ per-replica spread ${pct(lo, 0)}–${pct(hi, 0)}`;
+    hit.options.plugins.subtitle.text = narrow ? `- - fleet ${countPct(s.hit_rate_tokens)} ▒ ${pct(lo, 0)}–${pct(hi, 0)}` : `- - fleet ${countPct(s.hit_rate_tokens)}    ▒ per-replica spread ${pct(lo, 0)}–${pct(hi, 0)}`;
     hit.options.scales.y.title.display = !narrow;
     this.lazy.draw(hit);
-    setLabel(hit, `Token hit rate per replica. Fleet ${pct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);
+    setLabel(hit, `Token hit rate per replica. Fleet ${countPct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);
   }
 
   // Requests per replica (served, rejected, timed out) and its saturated share of the run; a

@@ -3,7 +3,7 @@
 // of hit rate against the number of replicas for every policy. The table's headers wrap so it fits a
 // desktop card; where it still scrolls sideways (a phone) a hint above it says so, as the planner's does.
 
-import { pct, num, policyColor, policyLine } from './format.js';
+import { num, policyColor, policyLine, countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { scrollCue } from './page-bits.js';
 
@@ -17,8 +17,8 @@ const flags = (r) => {
 
 const COLUMNS = [
   ['Policy', null],
-  ['Token hit rate', (r) => pct(r.summary.hit_rate_tokens)],
-  ['Any cached block', (r) => pct(r.summary.hit_rate_requests)],
+  ['Token hit rate', (r) => countPct(r.summary.hit_rate_tokens)],
+  ['Any cached block', (r) => countPct(r.summary.hit_rate_requests)],
   ['Evictions', (r) => num(r.summary.evictions)],
   ['TTFT p50', (r) => fmtMs(r.summary.ttft_ms_p50)],
   ['TTFT p99', (r) => fmtMs(r.summary.ttft_ms_p99)],

@@ -144,10 +144,14 @@ function setAttr(node, key, v) { if (node.getAttribute(key) !== v) node.setAttri
 export const REPLICA_MARKS = [1, 4, 8, 16, 64, 256];
 
 class Slider {
-  /** marks: values to label under the track (those on it), so its uneven steps show; or null. */
-  constructor(p, onInput, pre = '', marks = null) {
+  /**
+   * marks: values to label under the track (those on it), so its uneven steps show; or null.
+   * stops: the values the slider steps through (else valueList's); a value set between them joins them.
+   */
+  constructor(p, onInput, pre = '', marks = null, stops = null) {
     this.p = p;
-    this.list = valueList(p);
+    this.stops = stops ? [...stops] : valueList(p);
+    this.list = this.stops;
     const attrs = { type: 'range', id: `${pre}in-${p.name}`, name: `${pre}${p.name}`, 'data-testid': `${pre}input-${p.name}` };
     if (this.list) Object.assign(attrs, { min: 0, max: this.list.length - 1, step: 1 });
     else Object.assign(attrs, { min: p.min, max: p.max, step: p.step || 'any' });
@@ -184,12 +188,15 @@ class Slider {
   }
   set(v) {
     if (this.list) {
-      if (!this.list.includes(v)) {
-        this.list = [...this.list, v].sort((a, b) => a - b);
+      // A value between the stops (a link's, a clicked point's) joins them until another replaces it,
+      // so the keys step from it to the stops either side and back.
+      const list = this.list.includes(v) || !Number.isFinite(v) ? this.list : [...this.stops, v].sort((a, b) => a - b);
+      if (list !== this.list) {
+        this.list = list;
         this.input.max = String(this.list.length - 1);
         this.placeMarks();
       }
-      setProp(this.input, 'value', String(this.list.indexOf(v)));
+      setProp(this.input, 'value', String(Math.max(0, this.list.indexOf(v))));
     } else {
       setProp(this.input, 'value', String(v));
     }
@@ -209,10 +216,12 @@ export class Controls {
    * form: where the controls go; params: the simulator's specs; onChange(name, value).
    * options.names: only these parameters, in this order, without groups (the hero and embeds);
    * options.prefix: prepended to every id and test id, so a subset can live beside the full panel;
-   * options.marks: {name: values} labelled under those sliders' tracks.
+   * options.marks: {name: values} labelled under those sliders' tracks;
+   * options.stops: {name: values} those sliders step through (the hero's replica counts).
    */
-  constructor(form, params, onChange, { names = null, prefix = '', marks = {} } = {}) {
+  constructor(form, params, onChange, { names = null, prefix = '', marks = {}, stops = {} } = {}) {
     this.marks = marks;
+    this.stops = stops;
     this.form = form;
     this.params = params;
     this.byName = new Map(params.map((p) => [p.name, p]));
@@ -287,7 +296,7 @@ export class Controls {
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
       set = (v) => setProp(n, 'value', String(v));
     } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name)) {
-      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre, this.marks[p.name]);
+      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre, this.marks[p.name], this.stops[p.name]);
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input, sl.scale);
       set = (v) => sl.set(v ?? p.min);

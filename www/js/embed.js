@@ -6,7 +6,7 @@ import { Controls } from './controls.js';
 import { Charts, fmtMs } from './charts.js';
 import { HeroPanel } from './hero-panel.js';
 import { heroTakeaway } from './story.js';
-import { pct, num, policyColor, orderPolicies, themeInk } from './format.js';
+import { pct, num, policyColor, orderPolicies, themeInk, countPct } from './format.js';
 import { Lessons } from './lessons.js';
 import { el } from './page-bits.js';
 
@@ -62,7 +62,7 @@ export function embedSentence(show, report, config, sweeps) {
     case 'replicas-sweep': return heroTakeaway({ config, traced: report.source !== 'synthetic' && report.source !== 'sessions', report, sweeps }).lead;
     case 'hitrate': {
       const r = per.map((p) => p.hit_rate_tokens).filter(Number.isFinite);
-      return `${pct(s.hit_rate_tokens)} of prompt tokens came from cache; per replica ${pct(Math.min(...r), 0)}–${pct(Math.max(...r), 0)}.`;
+      return `${countPct(s.hit_rate_tokens)} of prompt tokens came from cache; per replica ${pct(Math.min(...r), 0)}–${pct(Math.max(...r), 0)}.`;
     }
     case 'load': {
       const top = per.reduce((b, p) => (p.requests > (b?.requests ?? -1) ? p : b), null);
@@ -70,8 +70,8 @@ export function embedSentence(show, report, config, sweeps) {
       const f = (report.findings || []).find((x) => x.kind === 'load_uneven');
       const even = pct(1 / Math.max(1, per.length), 0);
       return f
-        ? `Uneven load: replica R${top?.index ?? '?'} took ${pct(share, 0)} of requests, against an even share of ${even}.`
-        : `The load is shared within chance: the busiest replica took ${pct(share, 0)} of requests, against an even share of ${even}.`;
+        ? `Uneven load: replica R${top?.index ?? '?'} took ${countPct(share, 0)} of requests, against an even share of ${even}.`
+        : `The load is shared within chance: the busiest replica took ${countPct(share, 0)} of requests, against an even share of ${even}.`;
     }
     case 'latency': return `First token p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; whole answer p99 ${fmtMs(s.e2e_ms_p99)}.`;
     case 'timeline': {

@@ -5,6 +5,26 @@ export function pct(x, digits = 1) {
   return `${(x * 100).toFixed(digits)}%`;
 }
 
+/** Decimals countPct may add past its `digits` before it writes a bound ("> 99.99%") instead. */
+const MORE_DIGITS = 2;
+
+/**
+ * A share of a count (hit requests of admitted ones, say) as a percentage that never reads as all or
+ * none when it is neither: 12,027 of 12,031 is "99.97%", not "100.0%", and 1 of 12,031 is "0.01%",
+ * not "0.0%". It adds up to MORE_DIGITS decimals until the text differs from 100% and 0%, then writes
+ * a bound ("> 99.999%", "< 0.001%"). Exactly 0 and 1 print as pct does.
+ */
+export function countPct(x, digits = 1) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  if (x <= 0 || x >= 1) return pct(x, digits);
+  for (let d = digits; d <= digits + MORE_DIGITS; d++) {
+    const v = (x * 100).toFixed(d);
+    if (Number(v) > 0 && Number(v) < 100) return `${v}%`;
+  }
+  const last = digits + MORE_DIGITS, step = (10 ** -last).toFixed(last);
+  return x < 0.5 ? `< ${step}%` : `> ${(100 - Number(step)).toFixed(last)}%`;
+}
+
 const numFormats = new Map(); // digits -> Intl.NumberFormat (toLocaleString makes one per call)
 
 export function num(x, digits = 0) {

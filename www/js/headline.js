@@ -1,9 +1,10 @@
 // www/js/headline.js: the headline figures, the report's three fleet lines (verbatim) with a note on
 // what their "of requests" and block-reuse count, and the run's findings in plain words. Everything
-// is written with textContent.
+// is written with textContent. Shares of counts go through countPct (never "100.0%" unless all). Why
+// the two hit rates differ is said on the first screen (story.js whyRatesDiffer) and in the note under
+// the fleet lines, not a third time here.
 
-import { pct, num, ms, seconds } from './format.js';
-import { whyRatesDiffer } from './story.js';
+import { countPct, num, ms, seconds } from './format.js';
 import { patchChildren, setText } from './page-bits.js';
 
 function figure(cls, testid, label, value, unit, sub) {
@@ -74,27 +75,19 @@ export function renderHeadline(root, report) {
     if (timedOut) why.push(`${num(timedOut)} timed out`);
     const share = s.requests ? dropped / s.requests : NaN;
     const f = figure('alarm', 'fig-dropped', 'Turned away', num(dropped), `of ${num(s.requests)}`,
-      `⚠ ${pct(share, share < 0.1 ? 1 : 0)} got no answer: ${why.join(', ')}`);
+      `⚠ ${countPct(share, share < 0.1 ? 1 : 0)} got no answer: ${why.join(', ')}`);
     f.setAttribute('role', 'status');
     latency.push(f);
   }
-  const why = whyRatesDiffer(s, report.config || {}, !['synthetic', 'sessions'].includes(report.source));
   const cache = group('Prefix cache',
-    figure('cache', 'fig-hit-rate', 'Token hit rate', pct(s.hit_rate_tokens), '',
+    figure('cache', 'fig-hit-rate', 'Token hit rate', countPct(s.hit_rate_tokens), '',
       `prompt tokens served from cache · ${num(s.cached_tokens)} of ${num(s.prompt_tokens)}`),
-    figure('cache secondary', 'fig-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests), '',
+    figure('cache secondary', 'fig-any-hit', 'Requests with any cached block', countPct(s.hit_rate_requests), '',
       'one shared block is enough to count'),
     figure('cache', 'fig-cached-avg', 'Cached tok / request', num(s.cached_tokens_avg), 'tok',
       'average prompt tokens not recomputed'),
     figure('cache', 'fig-evictions', 'Evictions', num(s.evictions), '',
       s.evictions ? 'blocks pushed out of full caches' : 'no cache filled up'));
-  if (why) {
-    const p = document.createElement('p');
-    p.className = 'fig-note';
-    p.dataset.testid = 'why-rates-headline';
-    p.textContent = why;
-    cache.append(p);
-  }
   patchChildren(root, [cache, group(dropped ? 'Latency and admission' : 'Latency', ...latency)]);
 }
 
@@ -142,18 +135,31 @@ function fleetNote(pre) {
 /**
  * The hit-rate line's "X of requests" against the token hit rate, in words from the run: [the
  * line's own words, in bold; what they count, and the token hit rate]. The share is quoted as the
- * line prints it. Null when no request was admitted.
+ * line prints it; where the line rounds a share that is not all (or not none) to 100.0% (or 0.0%),
+ * the counts follow (roundedWords). Null when no request was admitted.
  */
 export function requestRateWords(s, lines = []) {
   if (!Number.isFinite(s.hit_rate_requests) || !Number.isFinite(s.hit_rate_tokens)) return null;
   const printed = lines.map((l) => l.match(/hit rate: (\S+%) of requests/)).find(Boolean);
-  const req = printed ? printed[1] : pct(s.hit_rate_requests);
-  const tok = pct(s.hit_rate_tokens);
-  const counts = ' counts requests with at least one cached block (one is enough).';
+  const req = printed ? printed[1] : countPct(s.hit_rate_requests);
+  const tok = countPct(s.hit_rate_tokens);
+  const counts = ` counts requests with at least one cached block (one is enough)${roundedWords(s, req)}.`;
   const tokens = req === tok
     ? ` The token hit rate, the share of prompt tokens served from cache, is also ${tok} on this run.`
     : ` It is not the token hit rate: ${tok} of prompt tokens were served from cache.`;
   return [`“${req} of requests”`, counts + tokens];
+}
+
+/**
+ * "; here 12,027 of 12,031 (99.97%), which the line rounds up" when the printed share `req` reads
+ * 100% (or 0%) and the counts say otherwise; '' when it says what the counts say.
+ */
+function roundedWords(s, req) {
+  const hit = s.hit_requests, all = s.admitted;
+  if (!Number.isFinite(hit) || !Number.isFinite(all) || !(all > 0) || hit === 0 || hit === all) return '';
+  const v = parseFloat(req);
+  if (v !== 100 && v !== 0) return '';
+  return `; here ${num(hit)} of ${num(all)} (${countPct(hit / all)}), which the line rounds ${v === 100 ? 'up' : 'down'}`;
 }
 
 /**
@@ -163,10 +169,10 @@ export function requestRateWords(s, lines = []) {
  */
 export function blockReuseWords(s) {
   if (!(s.prompt_blocks > 0) || !(s.prompt_tokens > 0)) return null;
-  const blocks = `The report's block-reuse counts blocks: ${num(s.cached_blocks)} of ${num(s.prompt_blocks)} prompt blocks came from a cache (${pct(s.block_reuse)}).`;
-  const same = pct(s.block_reuse) === pct(s.hit_rate_tokens);
-  if (same) return `${blocks} The token hit rate, ${pct(s.hit_rate_tokens)}, counts the same reuse in tokens.`;
-  const tokens = `The token hit rate, ${pct(s.hit_rate_tokens)}, counts tokens (${num(s.cached_tokens)} of ${num(s.prompt_tokens)})`;
+  const blocks = `The report's block-reuse counts blocks: ${num(s.cached_blocks)} of ${num(s.prompt_blocks)} prompt blocks came from a cache (${countPct(s.block_reuse)}).`;
+  const same = countPct(s.block_reuse) === countPct(s.hit_rate_tokens);
+  if (same) return `${blocks} The token hit rate, ${countPct(s.hit_rate_tokens)}, counts the same reuse in tokens.`;
+  const tokens = `The token hit rate, ${countPct(s.hit_rate_tokens)}, counts tokens (${num(s.cached_tokens)} of ${num(s.prompt_tokens)})`;
   return s.hit_rate_tokens > s.block_reuse
     ? `${blocks} ${tokens}; it reads higher because a prompt's last block is usually only partly filled, yet counts as a whole prompt block.`
     : `${blocks} ${tokens}.`;

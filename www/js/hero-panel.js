@@ -1,7 +1,8 @@
 // www/js/hero-panel.js: runs the hero's experiment. Owns a worker of its own that sweeps the replica
 // count for round robin, prefix_aware and the chosen policy (points arrive one by one and the curves
 // fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
-// Keeps the run "was X → now Y" compares with: the last one the reader had time to read.
+// Keeps the run "was X → now Y" compares with: the last one the reader had time to read. Its replica
+// sliders step along the figure's log axis (1 2 3 4 6 8 12 16 24 ... 256).
 
 import { Controls, formatValue, REPLICA_MARKS } from './controls.js';
 import { WorkerHost } from './worker-host.js';
@@ -34,7 +35,18 @@ export const READ_MS = 1000;
 /** A key press or pointer action this recent is taken as the cause of a settings change. */
 const ACT_MS = 5000;
 
-/** The slider's labelled stops: one step per replica up to 16, larger steps after. */
+/**
+ * The replica sliders' stops from `min` to `max`: 1, 2, then two a doubling (3, 4, 6, 8, 12, 16, 24,
+ * ... 256), so each key press moves about as far along the figure's log axis as the one before.
+ */
+export function replicaStops(min = 1, max = 256) {
+  const out = new Set([min, max]);
+  for (let v = 1; v <= max; v *= 2) {
+    out.add(v);
+    if (v >= 2) out.add((v * 3) / 2);
+  }
+  return [...out].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
+}
 
 const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate', overloaded: 'Overloaded' };
 
@@ -50,7 +62,11 @@ export class HeroPanel {
     this.choices = params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'prefix_aware', 'kv'];
     this.maxInstances = params.find((p) => p.name === 'instances')?.max ?? 256;
     const marks = { instances: REPLICA_MARKS, prefill_instances: REPLICA_MARKS };
-    this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-', marks }) : null;
+    // Its replica sliders step along the figure's log axis; a count between stops (a link's, a clicked
+    // point's) joins them, shown exactly, and the keys step on from it to the stops either side.
+    const range = (n) => params.find((p) => p.name === n) || {};
+    const stops = Object.fromEntries(['instances', 'prefill_instances'].map((n) => [n, replicaStops(range(n).min ?? 1, range(n).max ?? 256)]));
+    this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-', marks, stops }) : null;
     // The charts, or the canvases to make them on.
     this.chart = els.chart || new HeroChart(els.canvas, { onPick: hooks.onPick });
     this.share = els.shareChart || (els.share ? new HeroShare(els.share) : null);
@@ -262,7 +278,7 @@ export class HeroPanel {
     const sweeps = this.onScreen();
     const max = this.maxX(this.config);
     this.chart.update({ sweeps, policies, xs, max, config: this.config, traced: !!this.source, current: here });
-    if (this.share) this.share.update({ sweeps, policies, xs, max, config: this.config });
+    if (this.share) this.share.update({ sweeps, policies, xs, max, config: this.config, padRight: this.chart.padRight });
     setText(this.els.caption, heroCaption({ config: this.config, traced: !!this.source, sweeps, xs }));
   }
 

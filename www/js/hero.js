@@ -1,10 +1,10 @@
 // www/js/hero.js: the page's first screen, one experiment: token hit rate against the number of
 // replicas for round robin, prefix_aware and the chosen policy on one log axis over the slider's whole
-// range, the simple model's prediction drawn beside the simulated points, the controls that move it,
-// and a takeaway computed from the run.
+// range, each curve named at its end, the simple model's prediction dotted over the simulated points,
+// the controls that move it, and a takeaway computed from the run.
 
 import { cacheReplicas, isDisagg } from './layout.js';
-import { policyColor, policyLine, pct, themeInk, num, replicaColor } from './format.js';
+import { policyColor, policyLine, pct, themeInk, num, replicaColor, countPct } from './format.js';
 import { hexAlpha, lineLegend } from './charts.js';
 import { REPLICA_MARKS } from './controls.js';
 import { predictionCurves } from './predict.js';
@@ -25,6 +25,9 @@ export function heroPolicies(routing, choices) {
   const base = ['round_robin', 'prefix_aware'].filter((p) => choices.includes(p));
   return choices.includes(routing) && !base.includes(routing) ? [...base, routing] : base;
 }
+
+/** Whether two boxes {x, y, w, h} overlap. */
+const overlaps = (p, q) => p.x < q.x + q.w && q.x < p.x + p.w && p.y < q.y + q.h && q.y < p.y + p.h;
 
 // "You are here": a vertical rule at the current replica count, labelled where no line or point is.
 const hereLine = {
@@ -85,7 +88,9 @@ function labelBox(chart, px, w) {
   const boxes = [a.bottom - 20, a.top + 4].flatMap((y) => sides.map((x) => ({ x, y, w, h })))
     .filter((b) => b.x >= 0 && b.x + b.w <= chart.width);
   const marks = drawnMarks(chart);
-  const crossed = (b) => marks.filter((m) => m.x + m.r > b.x && m.x - m.r < b.x + b.w && m.y + m.r > b.y && m.y - m.r < b.y + b.h).length;
+  const labels = chart.endLabelBoxes || [];
+  const crossed = (b) => marks.filter((m) => m.x + m.r > b.x && m.x - m.r < b.x + b.w && m.y + m.r > b.y && m.y - m.r < b.y + b.h).length
+    + 100 * labels.filter((l) => overlaps(l, b)).length;
   let best = null, fewest = Infinity;
   for (const b of boxes) {
     const n = crossed(b);
@@ -95,11 +100,132 @@ function labelBox(chart, px, w) {
   return best || { x: px + 4, y: a.bottom - 20, w, h };
 }
 
+// End-of-line labels: each swept policy's name just past its curve's last point, nudged apart so two
+// close curves' names never overlap. When the curves reach the axis's right end the chart makes room
+// on its right (the small multiple follows, so their x positions still line up); on a phone, where that
+// room would squeeze the plot, the legend names them instead.
+const END_GAP = 13; // past the point: clear of the 9 px "this run" ring
+const PAD_RIGHT = 16;
+
+/**
+ * Centres for labels of height h wanted at `ys` (sorted), at least h apart and inside [lo, hi]: labels
+ * that would overlap form a group centred on its wanted places, merged until no two groups touch.
+ */
+function spreadLabels(ys, h, lo, hi) {
+  const groups = ys.map((y) => ({ ys: [y], top: y }));
+  const place = (g) => {
+    const want = g.ys.reduce((a, b) => a + b, 0) / g.ys.length - ((g.ys.length - 1) * h) / 2;
+    g.top = Math.max(lo + h / 2, Math.min(want, hi - h / 2 - (g.ys.length - 1) * h));
+  };
+  groups.forEach(place);
+  for (let k = 1; k < groups.length;) {
+    const a = groups[k - 1], b = groups[k];
+    if (a.top + a.ys.length * h <= b.top) { k++; continue; }
+    a.ys.push(...b.ys);
+    groups.splice(k, 1);
+    place(a);
+    k = Math.max(1, k - 1); // the grown group may now reach the one above
+  }
+  return groups.flatMap((g) => g.ys.map((_, i) => g.top + i * h));
+}
+
+/** The width of each label's box (its text and a margin) in `font`. */
+function labelWidths(ctx, names, font) {
+  ctx.save();
+  ctx.font = font;
+  const out = Object.fromEntries(names.map((n) => [n, ctx.measureText(n).width + 6]));
+  ctx.restore();
+  return out;
+}
+
+/**
+ * The label boxes, {text, color, x, y, w, h, ax, ay} in canvas pixels, top to bottom: past the curves'
+ * last points, in the order of their values (ties in the datasets' order); none unless all fit.
+ */
+function endLabelBoxes(chart, o) {
+  const a = chart.chartArea;
+  const widths = labelWidths(chart.ctx, o.names, o.font);
+  const ends = [];
+  chart.data.datasets.forEach((d, i) => {
+    if (!o.names.includes(d.label) || !chart.isDatasetVisible(i)) return;
+    const last = chart.getDatasetMeta(i).data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y)).pop();
+    if (last) ends.push({ text: d.label, color: o.colors[d.label], ax: last.x, ay: last.y, w: widths[d.label], order: ends.length });
+  });
+  if (!ends.length || ends.some((e) => e.ax + END_GAP + e.w > chart.width)) return [];
+  ends.sort((p, q) => p.ay - q.ay || p.order - q.order);
+  const ys = spreadLabels(ends.map((e) => e.ay), o.h, a.top, a.bottom);
+  return ends.map((e, k) => ({ ...e, h: o.h, x: e.ax + END_GAP, y: ys[k] - o.h / 2 }));
+}
+
+/**
+ * The chart's right padding for labels of `widths` past curves that end at `lastX` on a log axis to
+ * `max`: the usual padding when they fit, else room for them (0: none, on a phone).
+ */
+function rightPadding(chart, widths, lastX, max, narrow) {
+  const need = END_GAP + Math.max(0, ...Object.values(widths)) + 1;
+  const left = chart.chartArea?.left ?? Y_AXIS_PX + 4;
+  const at = left + (chart.width - PAD_RIGHT - left) * (Math.log(lastX) / Math.log(max));
+  if (at + need <= chart.width) return PAD_RIGHT;
+  return narrow ? 0 : Math.max(PAD_RIGHT, need);
+}
+
+function drawEndLabel(ctx, b, panel) {
+  const cy = b.y + b.h / 2;
+  ctx.strokeStyle = b.color;
+  ctx.lineWidth = 1;
+  // A leader from the curve's end when the label was moved off its line.
+  if (Math.abs(cy - b.ay) > 2) {
+    ctx.beginPath();
+    ctx.moveTo(b.ax + 6, b.ay);
+    ctx.lineTo(b.x, cy);
+    ctx.stroke();
+  }
+  ctx.fillStyle = panel;
+  ctx.fillRect(b.x, b.y, b.w, b.h);
+  ctx.fillStyle = b.color;
+  ctx.fillText(b.text, b.x + 3, cy);
+}
+
+const endLabels = {
+  id: 'endLabels',
+  // Placed before the datasets draw, so the "not run yet" words and the "N replicas" label can keep clear.
+  beforeDatasetsDraw(chart, _args, o) { chart.endLabelBoxes = o?.names?.length ? endLabelBoxes(chart, o) : []; },
+  afterDatasetsDraw(chart, _args, o) {
+    if (!chart.endLabelBoxes?.length) return;
+    const { ctx } = chart;
+    ctx.save();
+    ctx.font = o.font;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    for (const b of chart.endLabelBoxes) drawEndLabel(ctx, b, o.panel);
+    ctx.restore();
+  },
+};
+
 const MODEL_LABEL = {
   round_robin: 'model (dotted): misses ≈ prefixes × replicas',
   prefix_aware: 'model (dotted): misses ≈ prefixes',
 };
 const MODEL_SHORT = { round_robin: 'model: prefixes×replicas misses', prefix_aware: 'model: prefixes misses' };
+/**
+ * A model curve: dotted in the ink colour, drawn over the measured lines (order 0, below only the
+ * "this run" ring), so it shows where a curve sits right on it (prefix_aware on "misses ≈ prefixes").
+ */
+function modelSet(p, curve, narrow, t) {
+  return { label: (narrow ? MODEL_SHORT : MODEL_LABEL)[p], data: curve.map((q) => ({ x: q.x, y: 100 * q.y })), model: p,
+    borderColor: hexAlpha(t.ink, 0.85), backgroundColor: 'transparent', borderWidth: 2.5, borderDash: [2, 5], borderCapStyle: 'round',
+    pointRadius: 0, pointHoverRadius: 0, pointStyle: 'line', order: 0 };
+}
+
+/**
+ * The legend's order: this run, the policies, the models (Chart.js would list them in drawing order,
+ * the models, drawn over the policies, before them).
+ */
+const legendOrder = (sets) => {
+  const rank = (i) => (sets[i]?.label === 'this run' ? 0 : sets[i]?.model ? 2 : 1);
+  return (a, b) => rank(a.datasetIndex) - rank(b.datasetIndex) || a.datasetIndex - b.datasetIndex;
+};
+
 /** Both hero charts reserve this much for the y axis, so their x positions line up. */
 const Y_AXIS_PX = 58;
 const alignY = (axis) => { axis.width = Y_AXIS_PX; };
@@ -136,12 +262,30 @@ const unswept = {
     const lines = !o.text ? [] : fits([o.text.join(' ')]) ? [o.text.join(' ')] : fits(o.text) ? o.text : [];
     ctx.fillStyle = o.color;
     ctx.textAlign = 'center';
-    // Midway down: the "N replicas" label beside the rule takes the top or the bottom row.
-    const top = (a.top + a.bottom) / 2 - 6.5 * (lines.length - 1);
-    lines.forEach((t, i) => ctx.fillText(t, (left + a.right) / 2, top + 13 * i + 4));
+    const w = Math.max(0, ...lines.map((t) => ctx.measureText(t).width));
+    const top = wordsTop(chart, (left + a.right) / 2 - w / 2, w, 13 * lines.length);
+    if (top !== null) lines.forEach((t, i) => ctx.fillText(t, (left + a.right) / 2, top + 13 * i + 10));
+    chart.unsweptBox = top === null || !lines.length ? null : { x: (left + a.right) / 2 - w / 2, y: top, w, h: 13 * lines.length };
     ctx.restore();
   },
 };
+
+/**
+ * Where the "not run yet" words (w x h at x) go: midway down (the "N replicas" label beside the rule
+ * takes the top or the bottom row), else the nearest place above or below that clears the curves'
+ * end labels; null when none does.
+ */
+function wordsTop(chart, x, w, h) {
+  const a = chart.chartArea, mid = (a.top + a.bottom) / 2 - h / 2;
+  const labels = chart.endLabelBoxes || [];
+  for (let d = 0; d <= (a.bottom - a.top) / 2; d += 6) {
+    for (const y of d ? [mid - d, mid + d] : [mid]) {
+      if (y < a.top + 22 || y + h > a.bottom - 22) continue;
+      if (!labels.some((l) => overlaps(l, { x, y, w, h }))) return y;
+    }
+  }
+  return null;
+}
 const UNSWEPT_TEXT = ['not run yet:', 'move the slider'];
 
 export class HeroChart {
@@ -158,10 +302,10 @@ export class HeroChart {
     this.chart = new window.Chart(this.canvas, {
       type: 'line',
       data: { datasets: [] },
-      plugins: [unswept, hereLine],
+      plugins: [endLabels, unswept, hereLine],
       options: {
         parsing: false,
-        layout: { padding: { left: 4, right: 16, top: 6 } },
+        layout: { padding: { left: 4, right: PAD_RIGHT, top: 6 } },
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
         onClick: (_e, items) => {
           const first = items[0];
@@ -208,17 +352,10 @@ export class HeroChart {
       const radius = (p === config.routing ? 4.5 : 3.5) - (narrow ? 1 : 0);
       sets.push({ label: p, data: pts, ...policyLine(p), borderWidth: p === config.routing ? 3 : 2, pointRadius: radius, pointHoverRadius: 7, order: 2 });
     }
-    if (curves) {
-      for (const p of ['round_robin', 'prefix_aware']) {
-        if (!policies.includes(p)) continue;
-        sets.push({ label: (narrow ? MODEL_SHORT : MODEL_LABEL)[p], data: curves[p].map((q) => ({ x: q.x, y: 100 * q.y })), borderColor: hexAlpha(policyColor(p), 0.75),
-          backgroundColor: 'transparent', borderWidth: 2, borderDash: [2, 5], borderCapStyle: 'round', pointRadius: 0, pointHoverRadius: 0,
-          pointStyle: 'line', order: 3 });
-      }
-    }
+    if (curves) for (const p of ['round_robin', 'prefix_aware']) if (policies.includes(p)) sets.push(modelSet(p, curves[p], narrow, t));
     if (current && Number.isFinite(current.y)) {
       sets.push({ label: 'this run', data: [current], borderColor: t.ink, backgroundColor: 'transparent', borderWidth: 2.5,
-        pointRadius: 9, pointHoverRadius: 10, pointStyle: 'circle', showLine: false, order: 1 });
+        pointRadius: 9, pointHoverRadius: 10, pointStyle: 'circle', showLine: false, order: -1 });
     }
     const ys = sets.flatMap((s) => s.data.map((d) => d.y)).filter(Number.isFinite);
     const top = Math.min(100, Math.max(10, Math.ceil((Math.max(0, ...ys) + 4) / 10) * 10));
@@ -230,6 +367,7 @@ export class HeroChart {
     c.options.plugins.legend.labels.pointStyleWidth = narrow ? 16 : 28;
     c.options.plugins.legend.labels.generateLabels = lineLegend(narrow ? 16 : 28, 12);
     c.options.plugins.legend.labels.padding = narrow ? 6 : 10;
+    c.options.plugins.legend.labels.sort = legendOrder(sets);
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache';
     c.options.scales.y.max = top;
     // Written whole (as in create()), never read back from c.options: between two updates that is a stale resolver.
@@ -237,6 +375,13 @@ export class HeroChart {
     const title = { display: true, font: { weight: '600' }, text: isDisagg(config) ? `Prefill replicas (log scale; decode pool: ${config.decode_instances})` : 'Replicas (log scale)' };
     c.options.scales.x = { ...replicaAxis(max), title };
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel, unit: isDisagg(config) ? 'prefill replica' : 'replica' };
+    const font = `600 ${narrow ? 10.5 : 12}px system-ui, sans-serif`;
+    const lastX = Math.max(0, ...policies.flatMap((p) => (sweeps[p] || []).map((q) => q.instances)));
+    const pad = rightPadding(c, labelWidths(c.ctx, policies, font), lastX, max, narrow);
+    this.padRight = pad || PAD_RIGHT; // (the small multiple takes the same, HeroPanel.draw)
+    c.options.layout = { padding: { left: 4, right: this.padRight, top: 6 } };
+    c.options.plugins.endLabels = { names: pad ? policies : [], colors: Object.fromEntries(policies.map((p) => [p, policyColor(p)])),
+      font, h: narrow ? 13 : 15, panel: hexAlpha(t.panel, 0.85) };
     c.options.plugins.unswept = { from: Math.max(...xs), fill: hexAlpha(t.muted, 0.07), color: t.muted, text: UNSWEPT_TEXT };
     for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
     lazyDraw.draw(c); // now if it is in view, else when it comes into view or the page is idle
@@ -266,12 +411,12 @@ export function renderHeroNumbers(root, report, prev, where = '') {
     d.append(l, v, n);
     return d;
   };
-  const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => pct(x), where);
+  const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => countPct(x), where);
   const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, durationText, where);
   const answered = `from arrival, over the ${num(s.completed)} completed request${s.completed === 1 ? '' : 's'}`;
   patchChildren(root, [
-    big('hero-token-hit', 'Prompt tokens from cache', pct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
-    big('hero-any-hit', 'Requests with any cached block', pct(s.hit_rate_requests), 'a request counts with one cached block'),
+    big('hero-token-hit', 'Prompt tokens from cache', countPct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
+    big('hero-any-hit', 'Requests with any cached block', countPct(s.hit_rate_requests), 'a request counts with one cached block'),
     big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${durationText(s.ttft_ms_p50)} · ${durationText(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : answered),
   ]);
 }
@@ -321,7 +466,7 @@ export class HeroShare {
       plugins: [unswept, hereLine],
       options: {
         parsing: false,
-        layout: { padding: { left: 4, right: 16 } },
+        layout: { padding: { left: 4, right: PAD_RIGHT } },
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
         onResize: (chart, size) => { chart.options.plugins.title.text = shareTitle(chart, size.width); },
         plugins: {
@@ -344,7 +489,8 @@ export class HeroShare {
 
   destroy() { if (this.chart) lazyDraw.forget(this.chart); this.chart?.destroy(); this.chart = null; }
 
-  update({ sweeps, policies, xs, max = Math.max(...xs), config }) {
+  /** padRight: the main chart's right padding (HeroChart.padRight), so the two x axes line up. */
+  update({ sweeps, policies, xs, max = Math.max(...xs), config, padRight = PAD_RIGHT }) {
     const t = themeInk();
     const sets = policies.map((p) => {
       const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.busiest_share)).map((q) => ({ x: q.instances, y: 100 * q.busiest_share }));
@@ -356,6 +502,7 @@ export class HeroShare {
       borderDash: [2, 3], borderWidth: 1.5, pointRadius: 0, order: -1 });
     const c = this.chart;
     c.data.datasets = sets;
+    c.options.layout = { padding: { left: 4, right: padRight } };
     const axis = replicaAxis(max);
     c.options.scales.x = { ...axis, ticks: { ...axis.ticks, display: false }, grid: { drawTicks: false } };
     for (const d of c.data.datasets) d.clip = 8;

@@ -3,7 +3,7 @@
 // lesson's own is left to the box shown when the goal is met, see rulePlaces) and the rule checked
 // on the run (liveRule); "Change it ↓" scrolls to the setting's control.
 
-import { pct, num } from './format.js';
+import { num, countPct } from './format.js';
 import { formatValue } from './controls.js';
 import { el } from './page-bits.js';
 
@@ -26,8 +26,8 @@ export function liveRule(kind, report) {
     const share = s.timed_out / s.requests;
     const holds = share <= 0.01;
     return { holds, text: holds
-      ? `On this run: ${pct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits above p99 of first-token times: the rule holds.`
-      : `On this run: ${pct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits below p${+(100 * (1 - share)).toFixed(1)} of first-token times, under p99: the rule fails.` };
+      ? `On this run: ${countPct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits above p99 of first-token times: the rule holds.`
+      : `On this run: ${countPct(share, 1)} of calls timed out, so the ${num(c.timeout_ms)} ms timeout sits below p${+(100 * (1 - share)).toFixed(1)} of first-token times, under p99: the rule fails.` };
   }
   if (kind === 'slots_little') {
     const per = report.per_instance || [];

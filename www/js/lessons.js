@@ -7,7 +7,7 @@
 // lesson_material_json) and a four-question check with immediate feedback.
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
-import { pct, num, msText } from './format.js';
+import { num, msText, countPct } from './format.js';
 import { drawLessonFigure } from './lesson-figure.js';
 import { builtin, BUILTIN } from './traces.js';
 import { rulePlaces, renderSettingsList } from './lesson-settings.js';
@@ -41,7 +41,7 @@ function valueAt(report, path) {
 
 function fmtMetric(metric, v) {
   if (!Number.isFinite(v)) return '–';
-  if (/hit_rate|reuse|share/.test(metric)) return pct(v);
+  if (/hit_rate|reuse|share/.test(metric)) return countPct(v);
   if (/_ms/.test(metric)) return msText(v); // '1 s', as the checks' own words say it
   return num(v, Number.isInteger(v) ? 0 : 2);
 }

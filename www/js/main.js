@@ -87,6 +87,7 @@ function boot() {
   }
   hook.debugTrap = () => host.post({ type: 'debug-trap' });
   hook.workerReplacements = () => host.replacements;
+  hook.workerStart = () => ({ viaBlob: host.viaBlob, fallbacks: host.fallbacks }); // how the worker was started (worker-host.js)
   hook.drawAllCharts = () => lazyDraw.flush(); // the charts off the screen too (a full-page screenshot)
   hook.urlPending = urlPending; // the address bar catches up once the settings are still (url-state.js)
   // The hero's two charts in a task of their own: the main thread must also start boot.js's worker

@@ -2,7 +2,7 @@
 // rates, evictions), with a fleet row. Builds its own DOM; every value goes in with textContent.
 // Non-zero rejections and timeouts are marked as symptoms.
 
-import { pct, num, replicaColor } from './format.js';
+import { pct, num, replicaColor, countPct } from './format.js';
 import { patchChildren, setText, el } from './page-bits.js';
 
 /** A saturated share at or above this is highlighted: the replica had work waiting half the run. */
@@ -71,8 +71,8 @@ export class ReplicaTable {
         cell(r.timed_out, 'timed-out'),
         el('td', (r.saturated_share ?? 0) >= SATURATED ? 'hot' : null, pct(r.saturated_share, 0)),
         el('td', full ? 'hot' : null, `${num(r.peak_queue)}${full ? ' (full)' : ''}`),
-        el('td', null, pct(r.hit_rate_tokens)),
-        el('td', null, pct(r.hit_rate_requests)),
+        el('td', null, countPct(r.hit_rate_tokens)),
+        el('td', null, countPct(r.hit_rate_requests)),
         el('td', null, num(r.evictions)));
       return labelled(tr);
     });
@@ -88,8 +88,8 @@ export class ReplicaTable {
       cell(s.timed_out, 'timed-out-total'),
       el('td', null, `${pct(meanSaturated, 0)} avg`),
       el('td', null, num(Math.max(0, ...per.map((r) => r.peak_queue || 0)))),
-      el('td', null, pct(s.hit_rate_tokens)),
-      el('td', null, pct(s.hit_rate_requests)),
+      el('td', null, countPct(s.hit_rate_tokens)),
+      el('td', null, countPct(s.hit_rate_requests)),
       el('td', null, num(s.evictions)));
     patchChildren(this.tfoot, [labelled(fleet)]);
 

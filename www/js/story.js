@@ -1,14 +1,15 @@
 // www/js/story.js: the sentences the page says about a run, computed from its numbers (pure, no DOM),
 // so a takeaway can never disagree with the chart beside it. Every comparison word ("falls",
 // "stays", "more than") is chosen by the figures it describes; "was X at 256 replicas" names the
-// settings it compares with, from the two runs' configs.
+// settings it compares with, from the two runs' configs. Shares are written with format.js's
+// countPct, so a share of requests or tokens that is not all never reads "100%" (nor "0%" when some).
 
 import { cacheReplicas, isDisagg } from './layout.js';
-import { num, seconds } from './format.js';
+import { num, seconds, countPct } from './format.js';
 import { predictedMisses, modelApplies, predictionCurves } from './predict.js';
 
-const pctText = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
-const pct1 = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '–');
+const pctText = (x) => countPct(x, 0);
+const pct1 = (x) => countPct(x, 1);
 const COUNT = new Intl.NumberFormat('en-US'); // one formatter (toLocaleString makes one per call)
 const countText = (x) => (Number.isFinite(x) ? COUNT.format(Math.round(x)) : '–');
 /** Two rates closer than this read as "the same" in a sentence (half a percentage point). */
@@ -59,7 +60,9 @@ function at(points, replicas) {
 /**
  * The hero's takeaway for the run on screen. ctx: {config, traced, report, sweeps: {policy: points[]},
  * routed: {policy: [{index, requests}]}}, routed holding other policies' full runs on these replicas.
- * Returns {lead, detail}: the one sentence to notice, and the sentence that explains it.
+ * Returns {lead, detail}: the one short sentence to notice (the hit rate the figure plots, beside the
+ * other drawn policies'), and the plainer sentences that explain it: the misses, then what the hits
+ * cost or buy in latency and any crowded replica, then why, then the trend.
  */
 export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {} }) {
   const s = report?.summary;
@@ -68,8 +71,8 @@ export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {} 
     return { lead: `No request was admitted, so there is no hit rate to show.`, detail: '' };
   }
   if (cacheReplicas(config) === 1) return { lead: oneReplicaLead(s, config), detail: explain({ config, traced, report, sweeps }) };
-  const { text, shareSaid } = fleetLead({ config, report, sweeps, routed });
-  return { lead: text, detail: explain({ config, traced, report, sweeps, shareSaid }) };
+  const { latency, shareSaid } = fleetLatency({ config, report, sweeps, routed });
+  return { lead: fleetLead({ config, report, sweeps }), detail: explain({ config, traced, report, sweeps, shareSaid, latency }) };
 }
 
 /** With one replica: the hit rate is what the traffic allows (or the admitted part of it). */
@@ -84,11 +87,11 @@ function oneReplicaLead(s, config) {
 }
 
 /**
- * On a fleet: the policy's hit rate beside the other drawn policies', its busiest replica when the
- * load is uneven, then what the most hits buy or cost, any policy that crowds one replica, and any
- * that escapes both. Returns {text, shareSaid}: shareSaid when it gave this run's busiest share.
+ * On a fleet, the lead: the policy's token hit rate beside the other drawn policies' at these
+ * replicas (about 20 words). Latency and crowding are the detail's (fleetLatency); the busiest
+ * replica's share is the run's load warning's (the hero's findings), when it has one.
  */
-function fleetLead({ config, report, sweeps, routed }) {
+function fleetLead({ config, report, sweeps }) {
   const s = report.summary, r = cacheReplicas(config), policy = config.routing;
   const rr = at(sweeps.round_robin, r)?.hit_rate_tokens;
   const pa = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
@@ -98,19 +101,32 @@ function fleetLead({ config, report, sweeps, routed }) {
   if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pct1(pa)}`);
   const held = heldEqual(config);
   const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
-  let lead = `On ${r} ${unit}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}`;
+  return `On ${r} ${unit}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}.`;
+}
+
+/**
+ * On a fleet, for the detail: what the most hits buy or cost, any drawn policy that crowds one
+ * replica, and any that escapes both. Returns {latency, shareSaid}: shareSaid when the page already
+ * gives this run's busiest share (the run's load warning, or these words).
+ */
+function fleetLatency({ config, report, sweeps, routed }) {
+  const r = cacheReplicas(config), policy = config.routing;
   const drawn = [...new Set(['round_robin', 'prefix_aware', policy])];
   const cost = tradeoff(sweeps, drawn, r, policy);
-  const load = (report.findings || []).find((f) => f.kind === 'load_uneven' && f.replicas.length === 1);
-  const busiest = load && (report.per_instance || [])[load.replicas[0]];
-  if (busiest && s.requests) {
-    // (The trade-off sentence, when it gives a p99, gives it beside another policy's.)
-    lead += `, but it sends ${requestShare(busiest.requests, s.requests)} to one replica, R${busiest.index}${cost.slow ? '' : `, and its p99 first-token time is ${durationText(s.ttft_ms_p99)}`}`;
-  }
-  // This run's policy is named above when its load is uneven; else its own rows say whether it crowds.
-  const rows = { ...routed, [policy]: busiest ? null : routedRows(report, config) };
-  const more = [cost.words, crowdedWords(rows, drawn), bothWords(sweeps, drawn, r, cost.slow)].filter(Boolean);
-  return { text: `${lead}.${more.map((x) => ` ${x}`).join('')}`, shareSaid: !!busiest || !!crowdedTop(rows[policy]) };
+  const warned = loadWarning(report);
+  // This run's crowding is named by its warning when it has one; else its own rows say whether it crowds.
+  const rows = { ...routed, [policy]: warned ? null : routedRows(report, config) };
+  const load = { ...routed, [policy]: loadRows(report, config) };
+  // p99s on screen already: the trade-off sentence's, and this run's (the hero's TTFT figure).
+  const both = bothLesson(sweeps, drawn, r, [cost.slow, cost.fast, policy].filter(Boolean), load, warned ? policy : null);
+  const latency = [cost.words, crowdedWords(rows, drawn), both.words].filter(Boolean).join(' ');
+  return { latency, shareSaid: !!warned || !!crowdedTop(rows[policy]) || both.crowded === policy };
+}
+
+/** The run's one-replica load warning (a Rust finding, shown in the hero's findings), as its per-replica row; else null. */
+function loadWarning(report) {
+  const f = (report.findings || []).find((x) => x.kind === 'load_uneven' && x.replicas.length === 1);
+  return (f && (report.per_instance || [])[f.replicas[0]]) || null;
 }
 
 /** A run's requests per replica of the pool the router spreads them over: [{index, requests}]. */
@@ -119,11 +135,18 @@ export function routedRows(report, config) {
   return (isDisagg(config) ? all.filter((p) => p.pool === 'prefill') : all).map(({ index, requests }) => ({ index, requests }));
 }
 
-/** "every request (100%)", "43% of the requests", "99.6% of the requests (…)" where 100% would mislead. */
+/** As routedRows, with each replica's prompt tokens: [{index, requests, prompt_tokens}]. */
+function loadRows(report, config) {
+  const all = report?.per_instance || [];
+  return (isDisagg(config) ? all.filter((p) => p.pool === 'prefill') : all)
+    .map(({ index, requests, prompt_tokens }) => ({ index, requests, prompt_tokens }));
+}
+
+/** "every request (100%)", "43% of the requests", "99.8% of the requests (1,995 of 2,000)" where 100% would mislead. */
 function requestShare(top, total) {
   if (top === total) return 'every request (100%)';
   const share = top / total;
-  return pctText(share) === '100%' ? `${pct1(share)} of the requests (${countText(top)} of ${countText(total)})` : `${pctText(share)} of the requests`;
+  return Math.round(100 * share) === 100 ? `${pctText(share)} of the requests (${countText(top)} of ${countText(total)})` : `${pctText(share)} of the requests`;
 }
 
 /**
@@ -172,7 +195,11 @@ function cappedRule(config, r, m) {
     + 'a replica that draws the same prefix twice hits on the second, which the model does not count';
 }
 
-function explain({ config, traced, report, sweeps, shareSaid = false }) {
+/**
+ * The detail under the lead: the misses (against the simple model where it applies), `latency` (the
+ * fleet's trade-off words), the busiest replica and why, kv's share of the locality gain, the trend.
+ */
+function explain({ config, traced, report, sweeps, shareSaid = false, latency = '' }) {
   const s = report.summary;
   const r = cacheReplicas(config);
   const policy = config.routing;
@@ -191,6 +218,7 @@ function explain({ config, traced, report, sweeps, shareSaid = false }) {
   } else if (Number.isFinite(m)) {
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
   }
+  if (latency) out.push(latency);
   const busy = busiestWords(report, config, policy, traced, shareSaid);
   if (busy) out.push(busy);
   // On the displayed (0.1%) values, so the sentence's arithmetic can be checked by eye.
@@ -215,11 +243,15 @@ function explain({ config, traced, report, sweeps, shareSaid = false }) {
   return out.join(' ');
 }
 
+/** A replica with this many times an even share of the requests (or of the prompt tokens) is crowded in a sentence. */
+const UNEVEN = 1.5;
+
 /**
- * The busiest replica's share, as a plain fact, whenever it is 1.5 times an even share or more
+ * The busiest replica's share, as a plain fact, whenever it is UNEVEN (1.5) times an even share or more
  * (a finding, with its sample rules, is separate); for prefix_aware and sticky, why, from the run's
  * own counts: how many equally popular prefixes' worth of requests the busiest replica took. With
- * `shareSaid` (the lead gave the share already), only the why.
+ * `shareSaid` (the page gives the share already: the run's load warning, or the detail's crowded
+ * words), only the why.
  */
 export function busiestWords(report, config, policy, traced = false, shareSaid = false) {
   // In a disaggregated fleet the router's policy spreads requests over the prefill pool only.
@@ -228,7 +260,7 @@ export function busiestWords(report, config, policy, traced = false, shareSaid =
   if (per.length < 2 || !n) return '';
   const top = per.reduce((b, p) => (p.requests > b.requests ? p : b));
   const share = top.requests / n, even = 1 / per.length;
-  if (share < 1.5 * even) return '';
+  if (share < UNEVEN * even) return '';
   const why = policy === 'prefix_aware' || policy === 'sticky' ? homeWords({ config, policy, traced, per, top, n, shareSaid }) : '';
   if (shareSaid) return why;
   return `The busiest replica, R${top.index}, took ${smallPct(share)} of the requests (an even share is ${smallPct(even)}).${why ? ` ${why}` : ''}`;
@@ -336,7 +368,8 @@ function mostHits(pts) {
  * that of the fastest policy with fewer hits, in words that grow with the ratio: "not faster" under
  * TIMES, "N times" from it, "far slower, about N times" from FAR. When both, one sentence says both
  * ("faster typical answers …; but its p99 …"), so the two never contradict. `policies`: those drawn.
- * Returns {words, slow}: the sentence ('' for none) and the policy whose p99 it gave.
+ * Returns {words, slow, fast}: the sentence ('' for none), the policy whose p99 it gave as the cost,
+ * and the one whose p99 it gave beside it.
  */
 export function tradeoff(sweeps, policies, r, mine = null) {
   const none = { words: '', slow: null };
@@ -353,12 +386,12 @@ export function tradeoff(sweeps, policies, r, mine = null) {
   const ratio = slow / quick, b = `${policyName(fast.p)}'s ${durationText(quick)}`;
   if (gains) {
     const p99 = `but its p99 first-token time is ${durationText(slow)}, ${ratio < TIMES ? '' : `${timesWords(ratio)} `}${b}`;
-    return { words: `More hits, faster typical answers: ${medianWords([gainers[0]], sweeps, r)}; ${p99}.`, slow: w.p };
+    return { words: `More hits, faster typical answers: ${medianWords([gainers[0]], sweeps, r)}; ${p99}.`, slow: w.p, fast: fast.p };
   }
   const a = `${policyName(w.p)}'s p99 first-token time is ${durationText(slow)}`;
   const words = ratio < TIMES ? `More hits are not faster answers here: ${a}, ${b}.`
     : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${a}, ${timesWords(ratio)} ${b}.`;
-  return { words, slow: w.p };
+  return { words, slow: w.p, fast: fast.p };
 }
 
 /** The trade-off sentence alone (see tradeoff). */
@@ -401,41 +434,97 @@ const LOAD_AND_CACHE = new Set(['kv', 'dynamo', 'sglang', 'llm_d', 'aibrix']);
  * The lesson of a router that escapes the trade-off, on `r` replicas: exactly one drawn policy has
  * a token hit rate within NEAR_HITS_TENTHS of the most AND a p99 first-token time under SLOWER times the
  * fastest, while of the others the one with the most hits is slower by that much and the fastest
- * has fewer hits by more than NEAR_HITS_TENTHS. '' otherwise. `said`: the policy whose p99 the trade-off
- * sentence already gave (not repeated).
+ * has fewer hits by more than NEAR_HITS_TENTHS. '' otherwise. The hit rates are the lead's, so not
+ * repeated. `said`: the policy (or policies) whose p99 the page already gives beside it (the trade-off
+ * sentence's, the run's own figure), not repeated. `load` ({policy: [{index, requests,
+ * prompt_tokens?}]}): where the router crowds one replica, see crowdedLesson.
  */
-export function bothWords(sweeps, policies, r, said = null) {
+export function bothWords(sweeps, policies, r, said = null, load = {}, warned = null) {
+  return bothLesson(sweeps, policies, r, said, load, warned).words;
+}
+
+/**
+ * bothWords, and {crowded}: the policy whose busiest share the words gave (or the warning did).
+ * `warned`: the run on screen's policy when its load warning (in the hero's findings) gives its
+ * busiest share, which is then not repeated.
+ */
+function bothLesson(sweeps, policies, r, said = null, load = {}, warned = null) {
+  const none = { words: '', crowded: null };
   const pts = pointsAt(sweeps, policies, r);
-  if (pts.length < 3) return '';
+  if (pts.length < 3) return none;
   const hits = (x) => shownTenths(x.q.hit_rate_tokens), p99 = (x) => x.q.ttft_ms_p99;
   const top = Math.max(...pts.map(hits)), fastest = Math.min(...pts.map(p99));
   const hasHits = (x) => hits(x) >= top - NEAR_HITS_TENTHS, isFast = (x) => p99(x) < SLOWER * fastest;
   const both = pts.filter((x) => hasHits(x) && isFast(x));
-  if (both.length !== 1) return '';
+  if (both.length !== 1) return none;
   const w = both[0], rest = pts.filter((x) => x !== w);
   const hitter = rest.reduce((b, x) => (hits(x) > hits(b) || (hits(x) === hits(b) && p99(x) < p99(b)) ? x : b));
   const runner = rest.reduce((b, x) => (p99(x) < p99(b) || (p99(x) === p99(b) && hits(x) > hits(b)) ? x : b));
-  if (!hasHits(hitter) || !isFast(runner)) return '';
+  if (!hasHits(hitter) || !isFast(runner)) return none;
   const who = LOAD_AND_CACHE.has(w.p) ? `${policyName(w.p)}, which weighs each replica's load as well as its cache,` : policyName(w.p);
-  const paren = hitter.p === said ? '' : ` (${policyName(hitter.p)}'s is ${durationText(p99(hitter))})`;
-  return `${who} gets the hits at almost no cost in latency: ${hitsAgainst(w, hitter)}, `
-    + `with a p99 first-token time of ${durationText(p99(w))}, ${speedAgainst(p99(w), runner)}${paren}.`;
+  const told = new Set([].concat(said || []));
+  const paren = told.has(hitter.p) ? '' : ` (${policyName(hitter.p)}'s is ${durationText(p99(hitter))})`;
+  const mine = told.has(w.p) ? '' : ` of ${durationText(p99(w))},`;
+  const numbers = `${hitsAgainst(w, hitter)}, with a p99 first-token time${mine} ${speedAgainst(p99(w), runner, told.has(runner.p))}${paren}`;
+  const crowd = crowding(load[w.p]);
+  if (!crowd) return { words: `${who} gets the hits at almost no cost in latency: ${numbers}.`, crowded: null };
+  return { words: crowdedLesson(who, numbers, crowd, warned === w.p), crowded: w.p };
 }
 
-/** "as many as prefix_aware (48.0%)", "more than prefix_aware (48.5% against 48.0%)", "within 2.0 points of prefix_aware (46.0% against 48.0%)". */
+/**
+ * The lesson of a router that crowds one replica (crowding's {top, total, even, tokenShare, heavy}),
+ * so that "at almost no cost in latency" never sits beside a crowded replica unexplained. When the
+ * crowding is in requests only, it says so with the busiest replica's share of the prompt tokens
+ * (its requests are short); when the tokens are crowded too, or unknown, no "almost no cost": the
+ * busiest share comes first, then the numbers that show both. `shown`: the load warning gives the
+ * busiest share already (not repeated).
+ */
+function crowdedLesson(who, numbers, crowd, shown) {
+  const i = crowd.top.index;
+  const share = `${requestShare(crowd.top.requests, crowd.total)} (an even share is ${smallPct(crowd.even)})`;
+  if (crowd.heavy) return `${who} gets the hits ${shown ? 'despite the uneven load in the warning' : `though its busiest replica, R${i}, takes ${share}`}: ${numbers}.`;
+  const tokens = `${crowd.tokenShare < crowd.even ? 'only ' : ''}${pct1(crowd.tokenShare)}`;
+  const why = shown ? `The uneven load in the warning is in requests, not in prompt tokens: R${i}'s requests carry ${tokens} of them.`
+    : `Its busiest replica, R${i}, takes ${share}, but its requests carry ${tokens} of the prompt tokens: the load is uneven in requests, not in prompt tokens.`;
+  return `${who} gets the hits at almost no cost in latency: ${numbers}. ${why}`;
+}
+
+/**
+ * Whether `rows` ([{index, requests, prompt_tokens?}]) crowd one replica: {top, total, even,
+ * tokenShare, heavy} when the busiest took UNEVEN times an even share of the requests or more, its
+ * share of the prompt tokens as tokenShare; heavy unless the prompt tokens are known and no replica
+ * has UNEVEN times an even share of them. Null when no replica is crowded.
+ */
+function crowding(rows) {
+  if (!rows || rows.length < 2) return null;
+  const total = rows.reduce((n, x) => n + x.requests, 0);
+  const top = rows.reduce((b, x) => (x.requests > b.requests ? x : b));
+  const even = 1 / rows.length;
+  if (!total || top.requests / total < UNEVEN * even) return null;
+  const tokens = rows.every((x) => Number.isFinite(x.prompt_tokens)) ? rows.reduce((n, x) => n + x.prompt_tokens, 0) : 0;
+  const most = tokens > 0 ? Math.max(...rows.map((x) => x.prompt_tokens)) / tokens : NaN;
+  return { top, total, even, tokenShare: tokens > 0 ? top.prompt_tokens / tokens : NaN, heavy: !(most < UNEVEN * even) };
+}
+
+/**
+ * "as many as prefix_aware", "more than prefix_aware", "within 2.0 points of prefix_aware", on the
+ * displayed values; the hit rates themselves are the lead's (it gives every drawn policy's).
+ */
 function hitsAgainst(mine, other) {
   const a = shownTenths(mine.q.hit_rate_tokens), b = shownTenths(other.q.hit_rate_tokens), name = policyName(other.p);
-  if (a === b) return `as many as ${name} (${pct1(mine.q.hit_rate_tokens)})`;
-  const both = `${pct1(mine.q.hit_rate_tokens)} against ${pct1(other.q.hit_rate_tokens)}`;
-  return a > b ? `more than ${name} (${both})` : `within ${((b - a) / 10).toFixed(1)} points of ${name} (${both})`;
+  if (a === b) return `as many as ${name}`;
+  return a > b ? `more than ${name}` : `within ${((b - a) / 10).toFixed(1)} points of ${name}`;
 }
 
-/** "the same as round robin's 143 ms", "less than round robin's 150 ms", "within 1% of round robin's 143 ms". */
-function speedAgainst(mine, other) {
-  const theirs = other.q.ttft_ms_p99, name = policyName(other.p), text = durationText(theirs);
-  if (durationText(mine) === text) return `the same as ${name}'s`;
-  if (mine < theirs) return `less than ${name}'s ${text}`;
-  return `within ${Math.ceil(100 * (mine / theirs - 1))}% of ${name}'s ${text}`;
+/**
+ * "the same as round robin's", "less than round robin's 150 ms", "within 1% of round robin's 143 ms";
+ * without the time when `told` (the trade-off sentence gave it).
+ */
+function speedAgainst(mine, other, told = false) {
+  const theirs = other.q.ttft_ms_p99, name = policyName(other.p), text = told ? '' : ` ${durationText(theirs)}`;
+  if (durationText(mine) === durationText(theirs)) return `the same as ${name}'s`;
+  if (mine < theirs) return `less than ${name}'s${text}`;
+  return `within ${Math.ceil(100 * (mine / theirs - 1))}% of ${name}'s${text}`;
 }
 
 /**
@@ -502,7 +591,7 @@ export function heroCaption({ config, traced, sweeps = {}, xs = [] }) {
     return m && Number.isFinite(q.hit_rate_tokens) && q.hit_rate_tokens >= m.y + 0.02;
   });
   const gap = above ? '; where round robin rises above it, some replicas did not' : '';
-  return `${head} Dotted: the simple model, hidden where points cover it; it assumes each replica sees every prefix${gap}.`;
+  return `${head} Dotted, drawn over the points: the simple model; it assumes each replica sees every prefix${gap}.`;
 }
 
 /**

@@ -1,5 +1,7 @@
 // www/js/sweep-table.js: the sweep's table, one row per point (a button that loads it), one column
-// per figure, and a Routing (or Line) column when several lines were swept.
+// per figure, and a Routing (or Line) column when several lines were swept. The hit rates lead with the
+// token hit rate, the page's headline figure; the share of requests with any cached block comes after,
+// named as what it counts.
 
 import { pct, num, policyColor } from './format.js';
 import { fmtMs } from './charts.js';
@@ -9,7 +11,7 @@ import { valueLabel } from './sweep-presets.js';
 export function renderTable(table, last, pick) {
   const { series, param } = last;
   const multi = series.length > 1;
-  const head = ['Value', ...(multi ? [series.some((se) => se.style) ? 'Line' : 'Routing'] : []), 'Hit rate', 'Token hit', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
+  const head = ['Value', ...(multi ? [series.some((se) => se.style) ? 'Line' : 'Routing'] : []), 'Token hit rate', 'Any cached block', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'Makespan', 'Load spread', 'Rejected', 'Evictions'];
   const thead = document.createElement('thead');
   const tr = document.createElement('tr');
   for (const h of head) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; tr.append(th); }
@@ -37,7 +39,7 @@ export function renderTable(table, last, pick) {
       td.append(sw, document.createTextNode(se.style ? se.label : se.routing));
       row.append(td);
     }
-    for (const c of [pct(x.hit_rate_requests), pct(x.hit_rate_tokens), fmtMs(x.ttft_ms_p50), fmtMs(x.ttft_ms_p99),
+    for (const c of [pct(x.hit_rate_tokens), pct(x.hit_rate_requests), fmtMs(x.ttft_ms_p50), fmtMs(x.ttft_ms_p99),
       fmtMs(x.tpot_ms_p99), `${num(x.makespan_s, 1)} s`, num(x.load_spread, 2), num(x.rejected), num(x.evictions)]) {
       const td = document.createElement('td'); td.textContent = c; row.append(td);
     }

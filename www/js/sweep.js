@@ -12,7 +12,7 @@
 // {seq, param, spec, workers, ms, inert, series: [{routing, label, points: [{value, config, summary}]}]},
 // `inert` the labels of the lines the swept setting does not act on).
 
-import { pct, num, policyColor, policyLine, orderPolicies } from './format.js';
+import { num, policyColor, policyLine, orderPolicies, countPct } from './format.js';
 import { fmtMs, lineLegend } from './charts.js';
 import { PRESETS, OWN_STYLES, FIRST, suggestion, valueLabel } from './sweep-presets.js';
 import { renderTable } from './sweep-table.js';
@@ -526,7 +526,7 @@ export class Sweep {
       if (key === 'ttft') ch.options.scales.y = this.ttftScale();
       ch.update('none');
       const what = { hit: 'request hit rate', spread: 'load spread', ttft: 'p99 TTFT', tpot: 'p99 TPOT' }[key];
-      const value = (s) => (key === 'hit' ? pct(s.hit_rate_requests, 1) : key === 'spread' ? num(s.load_spread, 2) : key === 'tpot' ? fmtMs(s.tpot_ms_p99) : fmtMs(s.ttft_ms_p99));
+      const value = (s) => (key === 'hit' ? countPct(s.hit_rate_requests, 1) : key === 'spread' ? num(s.load_spread, 2) : key === 'tpot' ? fmtMs(s.tpot_ms_p99) : fmtMs(s.ttft_ms_p99));
       ch.canvas.setAttribute('aria-label', `Sweep of ${this.last.param}, ${what}: ${series.map((se) => `${se.label}: ${labels.map((l, i) => `${l} ${value(se.summaries[i])}`).join(', ')}`).join('; ')}. Click a point to load it.`);
     }
   }
@@ -548,7 +548,7 @@ export class Sweep {
     for (const tr of this.els.table.querySelectorAll('tbody tr')) tr.classList.toggle('current', tr.dataset.s === String(s) && tr.dataset.i === String(i));
     const line = se.style ? `${se.label}, ${se.routing}` : `${se.routing} routing`;
     this.els.status.textContent = `Loaded ${this.last.param} = ${valueLabel(pt.value)} with ${line}: the results at the top now show this point `
-      + `(hit rate ${pct(se.summaries[i].hit_rate_requests)}, p99 TTFT ${fmtMs(se.summaries[i].ttft_ms_p99)}).`;
+      + `(token hit rate ${countPct(se.summaries[i].hit_rate_tokens)}, p99 TTFT ${fmtMs(se.summaries[i].ttft_ms_p99)}).`;
     this.load(pt.config);
   }
 

@@ -2,7 +2,7 @@
 // completion time as headline figures, and a by-turn chart (token hit rate and mean TTFT per turn).
 // It builds its own DOM (textContent only) and its own Chart.js chart.
 
-import { num, seconds, themeInk } from './format.js';
+import { num, pct, seconds, themeInk } from './format.js';
 import { fmtMs } from './charts.js';
 import { el } from './page-bits.js';
 
@@ -23,6 +23,19 @@ function figure(cls, testid, label) {
 
 const finite = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
+const pc1 = (x) => (x === null || x === undefined ? '–' : `${x.toFixed(1)}%`);
+
+/**
+ * The last-turn figure's sub-label: turn 1's rate, the turns' rates averaged (each turn counts once)
+ * and the run's token hit rate (each prompt token counts once: the headline's), each named, since the
+ * two are near but differ (a long turn weighs more in the second). `hit`: percent by turn (null: none).
+ */
+export function turnHitWords(hit, tokenRate) {
+  const rates = hit.filter((x) => x !== null);
+  const mean = rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : null;
+  const all = finite(tokenRate) === null ? '' : ` · all prompt tokens: ${pct(tokenRate)}`;
+  return `turn 1: ${pc1(hit[0] ?? null)} · mean of the ${num(rates.length)} turns: ${pc1(mean)}${all}`;
+}
 
 export class Tasks {
   constructor() {
@@ -114,10 +127,7 @@ export class Tasks {
     this.figs.done.set(num(t.completed_tasks), `of ${num(t.tasks)}`,
       failed ? `⚠ ${num(failed)} failed: a turn was rejected or timed out` : 'none failed', failed > 0);
     const lastHit = [...hit].reverse().find((x) => x !== null);
-    const firstHit = hit.find((x) => x !== null);
-    const meanHit = hit.filter((x) => x !== null);
-    this.figs.last.set(lastHit === undefined ? '–' : `${lastHit.toFixed(1)}%`, '',
-      `turn 1: ${firstHit === undefined ? '–' : `${firstHit.toFixed(1)}%`} · all turns (mean): ${meanHit.length ? `${(meanHit.reduce((a, b) => a + b, 0) / meanHit.length).toFixed(1)}%` : '–'}`);
+    this.figs.last.set(lastHit === undefined ? '–' : `${lastHit.toFixed(1)}%`, '', turnHitWords(hit, report.summary?.hit_rate_tokens));
 
     const ch = this.chart;
     ch.data.labels = Array.from({ length: turns }, (_, i) => String(i + 1));

@@ -2,7 +2,7 @@
 // the two pools side by side as figures, each decode replica's inbound link busy over time, and the
 // transfer time as a distribution. Builds its own DOM (textContent only) and its own Chart.js charts.
 
-import { num, pct, replicaColor, themeInk } from './format.js';
+import { num, pct, replicaColor, themeInk, countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { WorkerHost } from './worker-host.js';
 import { el } from './page-bits.js';
@@ -42,7 +42,7 @@ export function transferWords(report) {
   const parts = [`${num(t.count)} prompts crossed to the decode pool (${gb < 10 ? gb.toFixed(2) : num(Math.round(gb))} GB at ${num(t.bandwidth_gbps)} GB/s per link).`];
   if (finite(share)) parts.push(`A transfer took ${fmtMs(t.time_ms_mean)} on average, ${pct(share, 0)} of the mean time to first token (${fmtMs(s.ttft_ms_mean)}).`);
   if (waited >= 0.05) parts.push(`${pct(waited, 0)} of that was waiting behind earlier transfers on the same link.`);
-  if (p.skipped_prefill) parts.push(`${num(p.skipped_prefill)} requests (${pct(p.skipped_prefill_share, 1)}) had fewer than ${num(p.min_uncached_tokens)} uncached tokens and prefilled on their decode replica instead.`);
+  if (p.skipped_prefill) parts.push(`${num(p.skipped_prefill)} requests (${countPct(p.skipped_prefill_share, 1)}) had fewer than ${num(p.min_uncached_tokens)} uncached tokens and prefilled on their decode replica instead.`);
   return parts.join(' ');
 }
 

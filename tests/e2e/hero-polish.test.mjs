@@ -1,0 +1,276 @@
+// tests/e2e/hero-polish.test.mjs: a first-time reader's review of the hero, in real Chromium. The model
+// line is drawn over the measured curves in its own colour, so "misses ≈ prefixes" shows on top of
+// prefix_aware's points, and its legend entry draws what the plot does; each curve's end label clears
+// every other (two curves on the same value included), in value order, inside the canvas; the
+// replicas slider steps through 1 2 3 4 6 8 12 16 24 ... 256, near-even steps on the log axis, and the
+// run, the chart and the URL take each stop, while a count between stops from a link stays exact;
+// at 1280x900 the first screen holds the figure, its controls and the sentence with no empty block.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, settledUrl, ROOT } from './harness.mjs';
+
+let site;
+const PAGE_TIMEOUT = 60000;
+const SLIDER = '[data-testid=hero-input-instances]';
+const STOPS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+/** Opens `url` and waits for the first run and the hero's whole sweep. */
+async function openHero(url, viewport = { width: 1280, height: 900 }) {
+  const opened = await site.open(url, { viewport });
+  await heroSettled(opened.page);
+  return opened;
+}
+
+async function heroSettled(page) {
+  await page.waitForFunction(() => window.kvfleet?.runCount > 0 && (window.kvfleet.heroDone || 0) > 0 && !window.kvfleet.hero.pending,
+    null, { timeout: PAGE_TIMEOUT });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // the last draw
+}
+
+/** The model dataset "misses ≈ prefixes" against prefix_aware's: draw order, colours, legend entry. */
+const modelLook = (page) => page.evaluate(() => {
+  const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+  const sets = c.data.datasets;
+  const model = sets.findIndex((d) => d.label === 'model (dotted): misses ≈ prefixes');
+  const pa = sets.findIndex((d) => d.label === 'prefix_aware');
+  // Chart.js draws the sorted metas from the last to the first: a later index is drawn later, on top.
+  const drawn = c.getSortedVisibleDatasetMetas().map((m) => m.index).reverse();
+  const item = c.legend.legendItems.find((it) => it.datasetIndex === model);
+  // The legend glyph's darkest pixel on its middle row, against the dataset's colour.
+  const g = item?.pointStyle;
+  let glyph = null;
+  if (g instanceof HTMLCanvasElement) {
+    const row = g.getContext('2d').getImageData(0, Math.floor(g.height / 2), g.width, 1).data;
+    for (let i = 0; i < row.length; i += 4) if (row[i + 3] > 100 && (!glyph || row[i] + row[i + 1] + row[i + 2] < glyph.reduce((a, b) => a + b, 0))) glyph = [row[i], row[i + 1], row[i + 2]];
+  }
+  return { model, pa, drawnModel: drawn.indexOf(model), drawnPolicies: sets.map((d, i) => i).filter((i) => ['round_robin', 'prefix_aware'].includes(sets[i].label)).map((i) => drawn.indexOf(i)),
+    modelColor: sets[model]?.borderColor, paColor: sets[pa]?.borderColor, dash: sets[model]?.borderDash,
+    legend: item ? { text: item.text, lineDash: item.lineDash, hidden: item.hidden } : null, glyph };
+});
+
+/** [r, g, b] of '#rrggbb' or '#rrggbbaa'. */
+const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+
+/**
+ * How many canvas pixels along the flat model line, between prefix_aware's points at 8 and 16 replicas
+ * (clear of their markers), change when the model's dataset is hidden: its visible part.
+ */
+const modelPixels = (page) => page.evaluate(async () => {
+  const canvas = document.querySelector('[data-testid=chart-hero]');
+  const c = window.Chart.getChart(canvas);
+  const i = c.data.datasets.findIndex((d) => d.label === 'model (dotted): misses ≈ prefixes');
+  const pa = c.getDatasetMeta(c.data.datasets.findIndex((d) => d.label === 'prefix_aware')).data;
+  const xs = c.data.datasets[c.data.datasets.findIndex((d) => d.label === 'prefix_aware')].data.map((p) => p.x);
+  const from = pa[xs.indexOf(8)], to = pa[xs.indexOf(16)];
+  const model = c.getDatasetMeta(i).data.find((e) => e.x > from.x);
+  const k = canvas.width / c.width;
+  const row = () => {
+    const out = [];
+    for (let dy = -1; dy <= 1; dy++) out.push(...c.ctx.getImageData(Math.round((from.x + 8) * k), Math.round((model.y + dy) * k), Math.round((to.x - from.x - 16) * k), 1).data);
+    return out;
+  };
+  const shown = row();
+  c.setDatasetVisibility(i, false);
+  c.update('none');
+  const hidden = row();
+  c.setDatasetVisibility(i, true);
+  c.update('none');
+  let changed = 0;
+  for (let p = 0; p < shown.length; p += 4) if (Math.abs(shown[p] - hidden[p]) + Math.abs(shown[p + 1] - hidden[p + 1]) + Math.abs(shown[p + 2] - hidden[p + 2]) > 60) changed++;
+  return { changed, span: to.x - from.x - 16 };
+});
+
+test('the model line "misses ≈ prefixes" is drawn over prefix_aware\'s points in a colour of its own, and its legend entry draws it so', async () => {
+  const { page, errors } = await openHero('/');
+  const m = await modelLook(page);
+  assert.ok(m.model >= 0 && m.pa >= 0, 'the model and prefix_aware datasets are there');
+  for (const d of m.drawnPolicies) assert.ok(m.drawnModel > d, `the model is drawn after (over) the measured curves: ${m.drawnModel} vs ${m.drawnPolicies}`);
+  const [a, b] = [rgb(m.modelColor), rgb(m.paColor)];
+  const distance = Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+  assert.ok(distance > 150, `the model's colour ${m.modelColor} stands out from prefix_aware's ${m.paColor} (distance ${distance.toFixed(0)})`);
+  const px = await modelPixels(page);
+  assert.ok(px.changed >= px.span / 4, `hiding the model changes ${px.changed} pixels along ${px.span.toFixed(0)} px of it: it shows`);
+  // The legend: the entry is shown, dotted as the line, in the line's colour.
+  assert.equal(m.legend?.text, 'model (dotted): misses ≈ prefixes');
+  assert.equal(m.legend.hidden, false);
+  assert.deepEqual(m.legend.lineDash, m.dash);
+  const glyphGap = Math.hypot(...m.glyph.map((v, k) => v - a[k]));
+  assert.ok(glyphGap < 80, `the legend glyph's ink ${m.glyph} is the line's ${m.modelColor}`);
+  await screenshot(page, 'hero-polish-model-1280', { fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
+/** The end labels as drawn ({text, x, y, w, h, ax, ay}), the chart's size and its other labels' boxes. */
+const endLabels = (page) => page.evaluate(() => {
+  const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+  const names = c.data.datasets.filter((d) => !d.model && d.label !== 'this run').map((d) => d.label);
+  return { boxes: (c.endLabelBoxes || []).map(({ text, x, y, w, h, ax, ay }) => ({ text, x, y, w, h, ax, ay })), names,
+    width: c.width, height: c.height, here: c.hereLabelBox, words: c.unsweptBox };
+});
+
+const overlap = (p, q) => p.x < q.x + q.w && q.x < p.x + p.w && p.y < q.y + q.h && q.y < p.y + p.h;
+
+/** Every label: there, inside the canvas, clear of the others and of the chart's own words, in value order. */
+function assertLabels(l, where) {
+  assert.deepEqual(l.boxes.map((b) => b.text).sort(), [...l.names].sort(), `${where}: a label for each curve`);
+  for (const b of l.boxes) {
+    assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.w <= l.width && b.y + b.h <= l.height, `${where}: "${b.text}" inside the canvas`);
+    assert.ok(b.x > b.ax, `${where}: "${b.text}" past its curve's end`);
+    for (const o of [l.here, l.words].filter(Boolean)) assert.ok(!overlap(b, o), `${where}: "${b.text}" clears the chart's other words`);
+  }
+  for (let i = 0; i < l.boxes.length; i++) {
+    for (let j = i + 1; j < l.boxes.length; j++) {
+      assert.ok(!overlap(l.boxes[i], l.boxes[j]), `${where}: "${l.boxes[i].text}" and "${l.boxes[j].text}" overlap: ${JSON.stringify([l.boxes[i], l.boxes[j]])}`);
+    }
+  }
+  // Top to bottom as the curves' ends are (a tie in either order).
+  const byLabel = [...l.boxes].sort((p, q) => p.y - q.y);
+  for (let i = 1; i < byLabel.length; i++) assert.ok(byLabel[i - 1].ay <= byLabel[i].ay, `${where}: labels in the order of their values`);
+}
+
+test('end labels: on the defaults and where sglang and prefix_aware end within 2 points, no two overlap; nudged ones stay by their values', async () => {
+  const { page, errors } = await openHero('/');
+  const d = await endLabels(page);
+  assert.equal(d.boxes.length, 2);
+  assertLabels(d, 'defaults');
+  // Not nudged when apart: each label's middle on its curve's end.
+  for (const b of d.boxes) assert.ok(Math.abs(b.y + b.h / 2 - b.ay) < 1, `"${b.text}" on its curve`);
+
+  const sg = await openHero('/?routing=sglang');
+  const ends = await sg.page.evaluate(() => Object.fromEntries(['prefix_aware', 'sglang'].map((p) => [p, window.kvfleet.hero.sweeps[p].at(-1)])));
+  const gap = 100 * Math.abs(ends.prefix_aware.hit_rate_tokens - ends.sglang.hit_rate_tokens);
+  assert.ok(gap < 2, `sglang and prefix_aware end within 2 points (${gap.toFixed(2)})`);
+  const l = await endLabels(sg.page);
+  assert.equal(l.boxes.length, 3);
+  assertLabels(l, 'sglang');
+  // The two close ones sit side by side around their shared value, one label height apart, no further.
+  const [a, b] = l.boxes.filter((x) => x.text === 'prefix_aware' || x.text === 'sglang').sort((p, q) => p.y - q.y);
+  assert.ok(b.y - a.y >= a.h && b.y - a.y <= a.h + 1, `one label height apart: ${b.y - a.y}`);
+  const mid = (a.y + b.y + b.h) / 2;
+  assert.ok(Math.abs(mid - (a.ay + b.ay) / 2) < 1.5, 'centred on their values');
+  await screenshot(sg.page, 'hero-polish-labels-sglang-1280', { fullPage: false });
+
+  // At 256 replicas the curves end at the axis's end: the chart makes room, and the small multiple follows.
+  await sg.page.focus(SLIDER);
+  await sg.page.keyboard.press('End');
+  await sg.page.waitForFunction(() => window.kvfleet.lastReport?.config.instances === 256, null, { timeout: PAGE_TIMEOUT });
+  await heroSettled(sg.page);
+  const far = await endLabels(sg.page);
+  assert.equal(far.boxes.length, 3);
+  assertLabels(far, '256 replicas');
+  const axes = await sg.page.evaluate(() => ['chart-hero', 'chart-hero-share'].map((id) => {
+    const x = window.Chart.getChart(document.querySelector(`[data-testid=${id}]`)).scales.x;
+    return [x.getPixelForValue(1), x.getPixelForValue(256)].map((v) => Math.round(v));
+  }));
+  assert.deepEqual(axes[1], axes[0], 'the two charts\' x axes line up');
+  await screenshot(sg.page, 'hero-polish-labels-256-1280', { fullPage: false });
+
+  // A phone: labels where they fit, none overlapping.
+  const phone = await openHero('/?routing=sglang', { width: 390, height: 844 });
+  const p = await endLabels(phone.page);
+  if (p.boxes.length) assertLabels(p, '390 px');
+  await screenshot(phone.page, 'hero-polish-labels-sglang-390', { fullPage: false });
+  assert.deepEqual([...errors, ...sg.errors, ...phone.errors], []);
+});
+
+/** The slider's value as a screen reader reads it, its readout, and the stop index. */
+const sliderState = (page) => page.evaluate((s) => {
+  const i = document.querySelector(s);
+  return { text: i.getAttribute('aria-valuetext'), readout: document.querySelector('[data-testid=hero-readout-instances]').textContent, at: Number(i.value), max: Number(i.max) };
+}, SLIDER);
+const words = (v) => `${v} replica${v === 1 ? '' : 's'}`;
+
+/** The run on screen is at `n` replicas, the chart's ring and "N replicas" rule are there, the URL says n. */
+async function assertShownAt(page, n) {
+  await page.waitForFunction((k) => window.kvfleet.lastReport?.config.instances === k && !window.kvfleet.hero.pending, n, { timeout: PAGE_TIMEOUT });
+  await page.waitForFunction((k) => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    return c.data.datasets.find((d) => d.label === 'this run')?.data[0]?.x === k;
+  }, n, { timeout: PAGE_TIMEOUT });
+  const here = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).options.plugins.hereLine.x);
+  assert.equal(here, n, `the rule at ${n}`);
+  assert.equal(new URL(await settledUrl(page)).searchParams.get('instances'), String(n), `the URL at ${n}`);
+}
+
+test('the replicas slider steps 1 2 3 4 6 8 12 16 24 ... 256, near-even on the log axis, and the run, chart and URL follow each stop', async () => {
+  const { page, errors } = await openHero('/');
+  assert.deepEqual(await sliderState(page), { text: '4 replicas', readout: '4 replicas', at: 3, max: STOPS.length - 1 }, 'opens at 4, the fourth stop');
+  await page.focus(SLIDER);
+  await page.keyboard.press('Home');
+  const seen = [];
+  for (let i = 0; i < STOPS.length; i++) {
+    const s = await sliderState(page);
+    seen.push(s.text);
+    await page.keyboard.press('ArrowRight');
+  }
+  assert.deepEqual(seen, STOPS.map(words), 'each arrow key is the next stop');
+  await assertShownAt(page, 256);
+  for (const [key, v] of [['ArrowLeft', 192], ['Home', 1]]) {
+    await page.keyboard.press(key);
+    await assertShownAt(page, v);
+  }
+  for (const v of [2, 3, 4, 6]) {
+    await page.keyboard.press('ArrowRight');
+    await assertShownAt(page, v);
+    assert.equal((await sliderState(page)).readout, words(v));
+  }
+  // The labelled stops sit within a step of their places on the figure's log axis (1 to 256: 8 doublings).
+  const marks = await page.$$eval('[data-testid=hero-marks-instances] span', (ss) => ss.map((s) => ({ v: Number(s.dataset.value), at: Number(s.style.getPropertyValue('--at')) })));
+  assert.deepEqual(marks.map((m) => m.v), [1, 4, 8, 16, 64, 256]);
+  for (const m of marks) assert.ok(Math.abs(m.at - Math.log2(m.v) / 8) <= 1 / (STOPS.length - 1) + 1e-9, `${m.v} at ${m.at.toFixed(3)} of the track, ${(Math.log2(m.v) / 8).toFixed(3)} of the axis`);
+  assert.deepEqual(errors, []);
+});
+
+test('a count between the stops from a link (5, 10) stays exact, and the keys step on to the stops either side', async () => {
+  for (const [n, below, above] of [[5, 4, 6], [10, 8, 12]]) {
+    const { page, errors } = await openHero(`/?instances=${n}&routing=round_robin`);
+    await assertShownAt(page, n);
+    const s = await sliderState(page);
+    assert.equal(s.text, words(n));
+    assert.equal(s.readout, words(n));
+    await page.focus(SLIDER);
+    for (const [key, v] of [['ArrowRight', above], ['ArrowLeft', n], ['ArrowLeft', below]]) {
+      await page.keyboard.press(key);
+      assert.equal((await sliderState(page)).text, words(v), `${key} to ${v}`);
+      await assertShownAt(page, v);
+    }
+    assert.deepEqual(errors, []);
+  }
+});
+
+/** The hero's parts, in page pixels: the charts, the caption, the controls, the sentence, the note. */
+const heroBoxes = (page) => page.evaluate(() => {
+  const box = (s) => { const e = document.querySelector(s); const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, shown: !!e.getClientRects().length }; };
+  const hero = document.querySelector('#hero');
+  const pad = parseFloat(getComputedStyle(hero).paddingBottom);
+  return { chart: box('[data-testid=chart-hero]'), share: box('[data-testid=chart-hero-share]'), caption: box('[data-testid=hero-caption]'),
+    slider: box('[data-testid=hero-input-instances]'), takeaway: box('[data-testid=takeaway]'), detail: box('[data-testid=takeaway-detail]'),
+    why: box('[data-testid=why-rates]'), end: hero.getBoundingClientRect().bottom - pad, vh: window.innerHeight };
+});
+
+test('at 1280x900 the first screen holds the figure, its controls and the sentence, with no empty block under the figure', async () => {
+  for (const url of ['/', '/?routing=sglang']) {
+    const { page, errors } = await openHero(url);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const b = await heroBoxes(page);
+    for (const k of ['chart', 'share', 'slider', 'takeaway']) assert.ok(b[k].top >= 0 && b[k].bottom <= b.vh, `${url}: ${k} on the first screen (${b[k].top}-${b[k].bottom})`);
+    // Down the figure's column: chart, small multiple, caption, then the note or the card's end, each close.
+    const next = b.why.shown ? b.why.top : b.end;
+    const gaps = { 'chart → small multiple': b.share.top - b.chart.bottom, 'small multiple → caption': b.caption.top - b.share.bottom,
+      'caption → what follows': next - b.caption.bottom };
+    for (const [k, g] of Object.entries(gaps)) assert.ok(g < 48, `${url}: ${k} gap ${g.toFixed(0)} px`);
+    // Neither column leaves the other an empty block: the sentence beside the figure ends near the figure's end.
+    assert.ok(Math.abs(b.detail.bottom - b.share.bottom) < 48, `${url}: the side ends at ${b.detail.bottom.toFixed(0)}, the figure at ${b.share.bottom.toFixed(0)}`);
+    await screenshot(page, `hero-polish-first-screen-1280${url === '/' ? '' : '-sglang'}`, { fullPage: false });
+    assert.deepEqual(errors, []);
+  }
+});

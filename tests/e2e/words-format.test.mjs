@@ -1,0 +1,39 @@
+// tests/e2e/words-format.test.mjs: format.js's countPct, in Node (no browser): a share of a count that
+// is not all never prints as 100.0%, nor a nonzero one as 0.0%; exact all and none print as pct does.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { countPct, pct } from '../../www/js/format.js';
+
+test('a share of requests that is not all never reads 100.0%, and a nonzero one never 0.0%', () => {
+  // The conversation trace: 12,027 of 12,031 requests found a cached block. 99.9668% is "100.0%" to
+  // one decimal; two decimals tell it apart: "99.97%".
+  assert.equal(pct(12027 / 12031), '100.0%', 'the plain pct rounds it to all');
+  assert.equal(countPct(12027 / 12031), '99.97%');
+  // 1 of 12,031 is 0.0083%: "0.0%" to one decimal, "0.01%" to two.
+  assert.equal(countPct(1 / 12031), '0.01%');
+  // None and all print as they are.
+  assert.equal(countPct(0 / 12031), '0.0%');
+  assert.equal(countPct(12031 / 12031), '100.0%');
+  // Shares away from the ends keep their digits.
+  assert.equal(countPct(4757 / 12031), '39.5%');
+  assert.equal(countPct(4757 / 12031, 0), '40%');
+  // Whole percents: 1,995 of 2,000 is 99.75%, "100%" whole, so one decimal: "99.8%".
+  assert.equal(countPct(1995 / 2000, 0), '99.8%');
+  // 9,995 of 10,000 (99.95%) rounds to 100.0 at one decimal: two.
+  assert.equal(countPct(9995 / 10000), '99.95%');
+});
+
+test('past two more decimals, a bound: "> 99.999%" and "< 0.001%"', () => {
+  assert.equal(countPct((1e9 - 1) / 1e9), '> 99.999%');
+  assert.equal(countPct(1 / 1e9), '< 0.001%');
+  assert.equal(countPct(1 / 1e9, 0), '< 0.01%');
+  for (const [a, b] of [[12027, 12031], [1, 12031], [1, 1e9], [1e9 - 1, 1e9], [1, 3], [2, 3]]) {
+    const text = countPct(a / b);
+    assert.doesNotMatch(text, /^(100(\.0+)?|0(\.0+)?)%$/, `${a} of ${b}: ${text}`);
+  }
+});
+
+test('no number, no share: "–", as pct writes it', () => {
+  for (const x of [NaN, null, undefined, Infinity]) assert.equal(countPct(x), '–');
+});
