@@ -40,7 +40,7 @@ async function heroSettled(page) {
 const modelLook = (page) => page.evaluate(() => {
   const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
   const sets = c.data.datasets;
-  const model = sets.findIndex((d) => d.label === 'model (dotted): misses ≈ prefixes');
+  const model = sets.findIndex((d) => d.label === "prefix_aware's model (dashed): misses ≈ prefixes");
   const pa = sets.findIndex((d) => d.label === 'prefix_aware');
   // Chart.js draws the sorted metas from the last to the first: a later index is drawn later, on top.
   const drawn = c.getSortedVisibleDatasetMetas().map((m) => m.index).reverse();
@@ -67,7 +67,7 @@ const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 const modelPixels = (page) => page.evaluate(async () => {
   const canvas = document.querySelector('[data-testid=chart-hero]');
   const c = window.Chart.getChart(canvas);
-  const i = c.data.datasets.findIndex((d) => d.label === 'model (dotted): misses ≈ prefixes');
+  const i = c.data.datasets.findIndex((d) => d.label === "prefix_aware's model (dashed): misses ≈ prefixes");
   const pa = c.getDatasetMeta(c.data.datasets.findIndex((d) => d.label === 'prefix_aware')).data;
   const xs = c.data.datasets[c.data.datasets.findIndex((d) => d.label === 'prefix_aware')].data.map((p) => p.x);
   const from = pa[xs.indexOf(8)], to = pa[xs.indexOf(16)];
@@ -100,11 +100,19 @@ test('the model line "misses ≈ prefixes" is drawn over prefix_aware\'s points 
   const px = await modelPixels(page);
   assert.ok(px.changed >= px.span / 4, `hiding the model changes ${px.changed} pixels along ${px.span.toFixed(0)} px of it: it shows`);
   // The legend: the entry is shown, dotted as the line, in the line's colour.
-  assert.equal(m.legend?.text, 'model (dotted): misses ≈ prefixes');
+  assert.equal(m.legend?.text, "prefix_aware's model (dashed): misses ≈ prefixes");
   assert.equal(m.legend.hidden, false);
   assert.deepEqual(m.legend.lineDash, m.dash);
   const glyphGap = Math.hypot(...m.glyph.map((v, k) => v - a[k]));
   assert.ok(glyphGap < 80, `the legend glyph's ink ${m.glyph} is the line's ${m.modelColor}`);
+  // The two models' entries name their policies and differ in pattern, as their lines do.
+  const models = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    return c.legend.legendItems.filter((it) => c.data.datasets[it.datasetIndex].model).map((it) => ({ text: it.text, dash: it.lineDash, line: c.data.datasets[it.datasetIndex].borderDash }));
+  });
+  assert.deepEqual(models.map((x) => x.text), ["round robin's model (dotted): misses ≈ prefixes × replicas", "prefix_aware's model (dashed): misses ≈ prefixes"]);
+  assert.notDeepEqual(models[0].dash, models[1].dash, 'the two model glyphs differ');
+  for (const x of models) assert.deepEqual(x.dash, x.line, `${x.text}: its glyph is its line's pattern`);
   await screenshot(page, 'hero-polish-model-1280', { fullPage: false });
   assert.deepEqual(errors, []);
 });

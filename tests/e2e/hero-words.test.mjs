@@ -58,9 +58,11 @@ test('was → now: quick steps 256 → 4 → 6 compare with the run read at 256 
   for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');
   const r6 = await shownAt(page, 6);
   assert.equal(await sub(page, 'hero-token-hit'), `was ${pc(r256.summary.hit_rate_tokens)} at 256 replicas → now ${pc(r6.summary.hit_rate_tokens)}`);
-  const p99 = await sub(page, 'hero-ttft');
-  const [a, b] = [ms(r256.summary.ttft_ms_p99), ms(r6.summary.ttft_ms_p99)];
-  assert.equal(p99, a === b ? 'p99 same as at 256 replicas' : `p99 was ${a} at 256 replicas → now ${b}`);
+  // The TTFT figure's note gives both of its statistics, the median and the p99, was and now.
+  const ttft = await sub(page, 'hero-ttft');
+  const both = (x) => `${ms(x.ttft_ms_p50)} · ${ms(x.ttft_ms_p99)}`;
+  const [a, b] = [both(r256.summary), both(r6.summary)];
+  assert.equal(ttft, a === b ? 'p50 · p99 same as at 256 replicas' : `p50 · p99 was ${a} at 256 replicas → now ${b}`);
   assert.deepEqual(errors, []);
 });
 

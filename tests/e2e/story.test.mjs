@@ -331,9 +331,9 @@ test('the hero caption: under 40 words, and the model\'s assumption named where 
   const xs = [1, 2, 4, 8, 16];
   // The model at 16 replicas: 8 x 16 = 128 misses of 200, so 0.5 x 72 / 200 = 18%; 24.3% is above it.
   const above = heroCaption({ config: base, traced: false, xs, sweeps: { round_robin: [{ instances: 16, hit_rate_tokens: 0.243 }] } });
-  assert.match(above, /it assumes each replica sees every prefix; where round robin rises above it, some replicas did not\.$/);
+  assert.match(above, /which assumes every replica sees every prefix\. Where round robin's points sit above its line, some replicas never drew some prefixes\.$/);
   const on = heroCaption({ config: base, traced: false, xs, sweeps: { round_robin: [{ instances: 16, hit_rate_tokens: 0.19 }] } });
-  assert.doesNotMatch(on, /rises above/);
+  assert.doesNotMatch(on, /sit above/);
   const evicting = heroCaption({ config: { ...base, kv_blocks: 40 }, traced: false, xs, sweeps: {} });
   assert.match(evicting, /No model line: the simple model assumes caches that never evict\.$/);
   for (const c of [above, on, evicting]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);

@@ -226,7 +226,9 @@ export class Charts {
     } : {};
     hit.options.plugins.subtitle.color = t.ink;
     const narrow = hit.width < 420;
-    hit.options.plugins.subtitle.text = narrow ? `- - fleet ${countPct(s.hit_rate_tokens)} ▒ ${pct(lo, 0)}–${pct(hi, 0)}` : `- - fleet ${countPct(s.hit_rate_tokens)}    ▒ per-replica spread ${pct(lo, 0)}–${pct(hi, 0)}`;
+    // A spread that rounds to one value is not a range ("42%–42%"): every replica at about that value.
+    const spread = pct(lo, 0) === pct(hi, 0) ? `every replica ≈ ${pct(lo, 0)}` : `${narrow ? '' : 'per-replica spread '}${pct(lo, 0)}–${pct(hi, 0)}`;
+    hit.options.plugins.subtitle.text = `- - fleet ${countPct(s.hit_rate_tokens)}${narrow ? ' ' : '    '}▒ ${spread}`;
     hit.options.scales.y.title.display = !narrow;
     this.lazy.draw(hit);
     setLabel(hit, `Token hit rate per replica. Fleet ${countPct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);

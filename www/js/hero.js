@@ -8,7 +8,7 @@ import { policyColor, policyLine, pct, themeInk, num, replicaColor, countPct } f
 import { hexAlpha, lineLegend } from './charts.js';
 import { REPLICA_MARKS } from './controls.js';
 import { predictionCurves } from './predict.js';
-import { durationText, heroTakeaway, wasNow, whyRatesDiffer } from './story.js';
+import { durationText, heroTakeaway, wasNow, wasNowText, whyRatesDiffer } from './story.js';
 import { lazyDraw } from './lazy-draw.js';
 import { patchChildren, setText } from './page-bits.js';
 
@@ -203,17 +203,19 @@ const endLabels = {
 };
 
 const MODEL_LABEL = {
-  round_robin: 'model (dotted): misses ≈ prefixes × replicas',
-  prefix_aware: 'model (dotted): misses ≈ prefixes',
+  round_robin: 'round robin\'s model (dotted): misses ≈ prefixes × replicas',
+  prefix_aware: 'prefix_aware\'s model (dashed): misses ≈ prefixes',
 };
-const MODEL_SHORT = { round_robin: 'model: prefixes×replicas misses', prefix_aware: 'model: prefixes misses' };
+const MODEL_SHORT = { round_robin: 'model (dotted): prefixes×replicas misses', prefix_aware: 'model (dashed): prefixes misses' };
+/** Each model's line: both in the ink colour, so each policy's model is told apart by its pattern. */
+const MODEL_DASH = { round_robin: [2, 5], prefix_aware: [8, 5] };
 /**
- * A model curve: dotted in the ink colour, drawn over the measured lines (order 0, below only the
- * "this run" ring), so it shows where a curve sits right on it (prefix_aware on "misses ≈ prefixes").
+ * A model curve: dotted or dashed in the ink colour, drawn over the measured lines (order 0, below
+ * only the "this run" ring), so it shows where a curve sits right on it (prefix_aware on "misses ≈ prefixes").
  */
 function modelSet(p, curve, narrow, t) {
   return { label: (narrow ? MODEL_SHORT : MODEL_LABEL)[p], data: curve.map((q) => ({ x: q.x, y: 100 * q.y })), model: p,
-    borderColor: hexAlpha(t.ink, 0.85), backgroundColor: 'transparent', borderWidth: 2.5, borderDash: [2, 5], borderCapStyle: 'round',
+    borderColor: hexAlpha(t.ink, 0.85), backgroundColor: 'transparent', borderWidth: 2.5, borderDash: MODEL_DASH[p], borderCapStyle: 'round',
     pointRadius: 0, pointHoverRadius: 0, pointStyle: 'line', order: 0 };
 }
 
@@ -286,7 +288,7 @@ function wordsTop(chart, x, w, h) {
   }
   return null;
 }
-const UNSWEPT_TEXT = ['not run yet:', 'move the slider'];
+const UNSWEPT_TEXT = ['not run yet:', 'slide the replicas here'];
 
 export class HeroChart {
   /** canvas: the figure; onPick(replicas): a point was clicked. */
@@ -412,12 +414,14 @@ export function renderHeroNumbers(root, report, prev, where = '') {
     return d;
   };
   const tokWas = wasNow(p?.hit_rate_tokens, s.hit_rate_tokens, (x) => countPct(x), where);
-  const p99Was = wasNow(p?.ttft_ms_p99, s.ttft_ms_p99, durationText, where);
+  // Both statistics, as the figure gives them: the median can double while the p99 falls.
+  const ttft = (q) => (Number.isFinite(q?.ttft_ms_p50) && Number.isFinite(q?.ttft_ms_p99) ? `${durationText(q.ttft_ms_p50)} · ${durationText(q.ttft_ms_p99)}` : '');
+  const ttftWas = p ? wasNowText(ttft(p), ttft(s), where) : '';
   const answered = `from arrival, over the ${num(s.completed)} completed request${s.completed === 1 ? '' : 's'}`;
   patchChildren(root, [
     big('hero-token-hit', 'Prompt tokens from cache', countPct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
     big('hero-any-hit', 'Requests with any cached block', countPct(s.hit_rate_requests), 'a request counts with one cached block'),
-    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${durationText(s.ttft_ms_p50)} · ${durationText(s.ttft_ms_p99)}`, p99Was ? `p99 ${p99Was}` : answered),
+    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${durationText(s.ttft_ms_p50)} · ${durationText(s.ttft_ms_p99)}`, ttftWas ? `p50 · p99 ${ttftWas}` : answered),
   ]);
 }
 

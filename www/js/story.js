@@ -533,7 +533,12 @@ function speedAgainst(mine, other, told = false) {
  */
 export function wasNow(prev, now, fmt, where = '') {
   if (!Number.isFinite(prev) || !Number.isFinite(now)) return '';
-  const a = fmt(prev), b = fmt(now);
+  return wasNowText(fmt(prev), fmt(now), where);
+}
+
+/** wasNow on two values already written ("76 ms · 143 ms"); '' when either is missing. */
+export function wasNowText(a, b, where = '') {
+  if (!a || !b) return '';
   if (a === b) return where ? `same as ${where}` : `unchanged at ${b}`;
   return `was ${a}${where ? ` ${where}` : ''} → now ${b}`;
 }
@@ -590,8 +595,8 @@ export function heroCaption({ config, traced, sweeps = {}, xs = [] }) {
     const m = model.find((d) => d.x === q.instances);
     return m && Number.isFinite(q.hit_rate_tokens) && q.hit_rate_tokens >= m.y + 0.02;
   });
-  const gap = above ? '; where round robin rises above it, some replicas did not' : '';
-  return `${head} Dotted, drawn over the points: the simple model; it assumes each replica sees every prefix${gap}.`;
+  const gap = above ? ' Where round robin\'s points sit above its line, some replicas never drew some prefixes.' : '';
+  return `${head} Black lines: the simple model, which assumes every replica sees every prefix.${gap}`;
 }
 
 /**
