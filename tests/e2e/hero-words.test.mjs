@@ -88,7 +88,7 @@ test('was → now: a result read for a second is the baseline; results replaced 
 const pointsAt = (page, n) => page.evaluate((k) => Object.fromEntries(['round_robin', 'prefix_aware']
   .map((p) => [p, window.kvfleet.hero.sweeps[p].find((q) => q.instances === k)])), n);
 
-test('the trade-off: at 4 replicas the most hits come with the slower p99 and the detail says so under a short lead; at 16 they come with a far lower median, and it says that', async () => {
+test('the trade-off: at 4 replicas the most hits come with the slower p99 and the detail says so under a short lead; at 16 they come with a far lower median, and it says that; each sentence gives both the median and the p99', async () => {
   const { page, errors } = await openHero('/');
   const at4 = await pointsAt(page, 4);
   // The defaults (the CLI agrees: --des-instances 4, prefix_aware 188 ms, round_robin 143 ms p99).
@@ -100,8 +100,9 @@ test('the trade-off: at 4 replicas the most hits come with the slower p99 and th
   const lead = await page.textContent('[data-testid=takeaway]');
   assert.equal(lead, `On 4 replicas, round robin serves ${pc(at4.round_robin.hit_rate_tokens)} of prompt tokens from cache (prefix_aware ${pc(at4.prefix_aware.hit_rate_tokens)}).`);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
-  assert.doesNotMatch(detail, /More hits, faster|median/);
-  assert.ok(detail.includes(` More hits are not faster answers here: prefix_aware's p99 first-token time is ${ms(at4.prefix_aware.ttft_ms_p99)}, round robin's ${ms(at4.round_robin.ttft_ms_p99)}.`), detail);
+  assert.doesNotMatch(detail, /More hits, faster/);
+  const both = (x) => `${ms(x.ttft_ms_p50)} and ${ms(x.ttft_ms_p99)}`;
+  assert.ok(detail.includes(` More hits are not faster answers here: prefix_aware's first-token time is ${ms(at4.prefix_aware.ttft_ms_p50)} median and ${ms(at4.prefix_aware.ttft_ms_p99)} p99, round robin's ${both(at4.round_robin)}.`), detail);
   await screenshot(page, 'hero-tradeoff-4', { fullPage: false });
   await page.focus(SLIDER);
   await page.keyboard.press('End');
@@ -118,8 +119,10 @@ test('the trade-off: at 4 replicas the most hits come with the slower p99 and th
   const lead16 = await page.textContent('[data-testid=takeaway]');
   assert.match(lead16, /^On 16 replicas, round robin serves/);
   const detail16 = await page.textContent('[data-testid=takeaway-detail]');
-  assert.ok(detail16.includes(` More hits, faster answers: prefix_aware's median first-token time is ${ms(at16.prefix_aware.ttft_ms_p50)}, round robin's ${ms(at16.round_robin.ttft_ms_p50)}.`), detail16);
-  assert.doesNotMatch(detail16, /not faster|slower|p99/);
+  // The CLI: p99 139 ms (prefix_aware) against 141 ms, no slower: "faster answers", not only "typical".
+  assert.ok(at16.prefix_aware.ttft_ms_p99 <= at16.round_robin.ttft_ms_p99, 'a p99 no slower at 16');
+  assert.ok(detail16.includes(` More hits, faster answers: prefix_aware's first-token time is ${ms(at16.prefix_aware.ttft_ms_p50)} median and ${ms(at16.prefix_aware.ttft_ms_p99)} p99, round robin's ${both(at16.round_robin)}.`), detail16);
+  assert.doesNotMatch(detail16, /not faster|slower/);
   await screenshot(page, 'hero-faster-16', { fullPage: false });
   assert.deepEqual(errors, []);
 });
@@ -270,7 +273,8 @@ test('conversation trace: the trade-off says how many times slower, in the hero\
   const lead = await page.textContent('[data-testid=takeaway]');
   assert.equal(lead, `On 4 replicas, round robin serves ${pc(rr.hit_rate_tokens)} of prompt tokens from cache (prefix_aware ${pc(pa.hit_rate_tokens)}).`);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
-  assert.ok(detail.includes(` Here the most hits come with far slower answers: prefix_aware's p99 first-token time is ${ms(pa.ttft_ms_p99)}, about ${times} times round robin's ${ms(rr.ttft_ms_p99)}.`
+  assert.ok(detail.includes(` Here the most hits come with far slower answers: prefix_aware's first-token time is ${ms(pa.ttft_ms_p50)} median and ${ms(pa.ttft_ms_p99)} p99,`
+    + ` round robin's ${ms(rr.ttft_ms_p50)} and ${ms(rr.ttft_ms_p99)}; that p99 is about ${times} times round robin's.`
     + ` prefix_aware sends every request (100%) to one replica, R${top.index}.`), detail);
   assert.match(ms(pa.ttft_ms_p99), /^\d+\.\d min$/, 'in minutes, as the rest of the page writes 2,129 s');
   // Round robin is the run on screen: the detail's p99 is the TTFT figure's, character for character.
@@ -302,7 +306,8 @@ test('conversation trace under prefix_aware: the TTFT figure and the detail writ
   await page.waitForTimeout(200); // the words follow the last point
   const detail = await page.textContent('[data-testid=takeaway-detail]');
   assert.ok(detail.includes(`every prompt's first block hashes to R${top.index}.`), detail);
-  assert.ok(detail.includes(`prefix_aware's p99 first-token time is ${ms(s.ttft_ms_p99)}, about `), detail);
+  assert.ok(detail.includes(`prefix_aware's first-token time is ${ms(s.ttft_ms_p50)} median and ${ms(s.ttft_ms_p99)} p99, round robin's `), detail);
+  assert.match(detail, /; that p99 is about [\d,]+ times round robin's\./);
   assert.deepEqual(errors, []);
 });
 

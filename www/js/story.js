@@ -353,6 +353,22 @@ function medianWords(gainers, sweeps, r) {
     ...rest.map((x) => `${policyName(x.p)}'s ${durationText(x.q.ttft_ms_p50)}`), `round robin's ${durationText(rr)}`].join(', ');
 }
 
+/** Whether each of `xs` ([{p, q}]) has both a median and a p99 first-token time. */
+const hasBoth = (xs) => xs.every(({ q }) => q && Number.isFinite(q.ttft_ms_p50) && Number.isFinite(q.ttft_ms_p99));
+
+/**
+ * Both statistics of each of `xs` ([{p, q}], each with a p50 and a p99), so a sentence about speed
+ * never gives one without the other: "prefix_aware's first-token time is 77 ms median and 188 ms
+ * p99, round robin's 76 ms and 143 ms".
+ */
+function bothStatsWords(xs) {
+  const two = ({ q }) => [durationText(q.ttft_ms_p50), durationText(q.ttft_ms_p99)];
+  const [first, ...rest] = xs;
+  const [m, t] = two(first);
+  return [`${policyName(first.p)}'s first-token time is ${m} median and ${t} p99`,
+    ...rest.map((x) => `${policyName(x.p)}'s ${two(x).join(' and ')}`)].join(', ');
+}
+
 /** The policy with the most hits on the displayed 0.1% values, when alone, of pointsAt's [{p, q}]; else null. */
 function mostHits(pts) {
   const top = Math.max(...pts.map(({ q }) => shownTenths(q.hit_rate_tokens)));
@@ -360,16 +376,21 @@ function mostHits(pts) {
   return best.length === 1 ? best[0] : null;
 }
 
+/** Whether `a` (ms) is no slower than `b` as the page shows them: lower, or the same when written. */
+const noSlower = (a, b) => a <= b || durationText(a) === durationText(b);
+
 /**
- * What the most cache hits buy or cost on `r` replicas, from the swept points. The policy with the
- * most hits (alone) buys faster answers when its median first-token time is at most FASTER times
- * round robin's: "More hits, faster answers: …", naming `mine` too (the chosen policy) when it has
- * more hits than round robin and is as much faster. It costs when its p99 is at least SLOWER times
- * that of the fastest policy with fewer hits, in words that grow with the ratio: "not faster" under
- * TIMES, "N times" from it, "far slower, about N times" from FAR. When both, one sentence says both
- * ("faster typical answers …; but its p99 …"), so the two never contradict. `policies`: those drawn.
- * Returns {words, slow, fast}: the sentence ('' for none), the policy whose p99 it gave as the cost,
- * and the one whose p99 it gave beside it.
+ * What the most cache hits buy or cost on `r` replicas, from the swept points. Every sentence gives
+ * both the median and the p99 of each policy it names, so its verdict can be checked on the spot.
+ * The policy with the most hits (alone) buys faster answers when its median first-token time is at
+ * most FASTER times round robin's: "More hits, faster answers: …" when its p99 is no slower than
+ * round robin's either, "More hits, faster typical answers: …" (the median) when it is, naming
+ * `mine` too (the chosen policy) when it has more hits than round robin and is as much faster. It
+ * costs when its p99 is at least SLOWER times that of the fastest policy with fewer hits, in words
+ * that grow with the ratio: "not faster" under TIMES, "N times" from it, "far slower, about N times"
+ * from FAR. When both, one sentence says both ("faster typical answers …; but its p99 …"), so the
+ * two never contradict. `policies`: those drawn. Returns {words, slow, fast}: the sentence ('' for
+ * none), the policy whose p99 it gave as the cost, and the one whose p99 it gave beside it.
  */
 export function tradeoff(sweeps, policies, r, mine = null) {
   const none = { words: '', slow: null };
@@ -381,17 +402,48 @@ export function tradeoff(sweeps, policies, r, mine = null) {
   const fast = pts.filter((x) => x !== w).reduce((b, x) => (x.q.ttft_ms_p99 < b.q.ttft_ms_p99 ? x : b));
   const slow = w.q.ttft_ms_p99, quick = fast.q.ttft_ms_p99;
   if (slow < SLOWER * quick || durationText(slow) === durationText(quick)) {
-    return gainers.length ? { words: `More hits, faster answers: ${medianWords(gainers, sweeps, r)}.`, slow: null } : none;
+    return gainers.length ? { words: gainWords(gainers, sweeps, r), slow: null } : none;
   }
   const ratio = slow / quick, b = `${policyName(fast.p)}'s ${durationText(quick)}`;
   if (gains) {
     const p99 = `but its p99 first-token time is ${durationText(slow)}, ${ratio < TIMES ? '' : `${timesWords(ratio)} `}${b}`;
     return { words: `More hits, faster typical answers: ${medianWords([gainers[0]], sweeps, r)}; ${p99}.`, slow: w.p, fast: fast.p };
   }
-  const a = `${policyName(w.p)}'s p99 first-token time is ${durationText(slow)}`;
-  const words = ratio < TIMES ? `More hits are not faster answers here: ${a}, ${b}.`
-    : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${a}, ${timesWords(ratio)} ${b}.`;
-  return { words, slow: w.p, fast: fast.p };
+  return { words: costWords(w, fast, ratio), slow: w.p, fast: fast.p };
+}
+
+/**
+ * The gain's sentence: `gainers` ([{p, q}], fasterThanRoundRobin's) against round robin, both
+ * statistics each. "faster answers" when no gainer's p99 is slower than round robin's, else
+ * "faster typical answers" (the median's claim alone); the medians only when a p99 is missing.
+ */
+function gainWords(gainers, sweeps, r) {
+  const rr = { p: 'round_robin', q: at(sweeps.round_robin, r) };
+  if (!hasBoth([...gainers, rr])) return `More hits, faster answers: ${medianWords(gainers, sweeps, r)}.`;
+  const all = gainers.every(({ q }) => noSlower(q.ttft_ms_p99, rr.q.ttft_ms_p99));
+  return `More hits, ${all ? 'faster' : 'faster typical'} answers: ${bothStatsWords([...gainers, rr])}.`;
+}
+
+/**
+ * The cost's sentence: the most hits `w` at `ratio` times the p99 of `fast` ({p, q} each), with
+ * both statistics of each when both have them. A `w` whose median is at most FASTER times `fast`'s
+ * is "a slower p99", not "not faster answers", so the words never deny the median beside them.
+ */
+function costWords(w, fast, ratio) {
+  const slow = durationText(w.q.ttft_ms_p99), quick = durationText(fast.q.ttft_ms_p99);
+  const times = ratio < TIMES ? '' : `${timesWords(ratio)} `;
+  if (!hasBoth([w, fast])) {
+    const a = `${policyName(w.p)}'s p99 first-token time is ${slow}`;
+    return ratio < TIMES ? `More hits are not faster answers here: ${a}, ${policyName(fast.p)}'s ${quick}.`
+      : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${a}, ${times}${policyName(fast.p)}'s ${quick}.`;
+  }
+  const stats = bothStatsWords([w, fast]);
+  const tail = times ? `; that p99 is ${times}${policyName(fast.p)}'s` : '';
+  if (w.q.ttft_ms_p50 <= FASTER * fast.q.ttft_ms_p50 && durationText(w.q.ttft_ms_p50) !== durationText(fast.q.ttft_ms_p50)) {
+    return `Here the most hits come with a ${times ? (ratio < FAR ? 'much ' : 'far ') : ''}slower p99: ${stats}${tail}.`;
+  }
+  return ratio < TIMES ? `More hits are not faster answers here: ${stats}.`
+    : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${stats}${tail}.`;
 }
 
 /** The trade-off sentence alone (see tradeoff). */
