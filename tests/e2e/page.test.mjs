@@ -234,7 +234,7 @@ test('the hot-prefix scenario shows a plain-words hot-spot warning', async () =>
     const busiest = r.per_instance.reduce((b, x) => (x.requests > b.requests ? x : b));
     assert.equal(await page.isVisible('[data-testid="hotspot"]'), true);
     const text = await page.textContent('[data-testid="finding-load_uneven"]');
-    assert.match(text, new RegExp(`Uneven load: replica ${busiest.index} received ${Math.round(100 * busiest.requests / r.summary.requests)}% of requests`));
+    assert.match(text, new RegExp(`Uneven load: replica R${busiest.index} received ${Math.round(100 * busiest.requests / r.summary.requests)}% of requests`));
     assert.equal(await page.isVisible('[data-testid="hero-finding-load_uneven"]'), true, 'and beside the hero figure');
     await shot(page, 'page-hot-prefix');
     assert.deepEqual(errors, []);

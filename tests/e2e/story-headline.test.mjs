@@ -101,7 +101,7 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
       assert.ok(detail.includes(`with a p99 first-token time within ${f.within}% of round robin's.`), detail);
       // The warning beside the lead gives the busiest share; neither the lead nor the detail repeats it.
       const warning = await page.textContent('[data-testid=hero-finding-load_uneven]');
-      assert.ok(warning.includes(`replica ${f.top.index} received ${pc0(f.top.requests / r.summary.requests)} of requests`), warning);
+      assert.ok(warning.includes(`replica R${f.top.index} received ${pc0(f.top.requests / r.summary.requests)} of requests`), warning);
       for (const text of [lead, detail]) assert.ok(!text.includes(`${pc0(f.top.requests / r.summary.requests)} of the requests`), text);
       // The lead's hit rates are not said again in the detail.
       for (const share of lead.match(/\d+\.\d%/g)) assert.ok(!detail.includes(share), `${share} twice: ${detail}`);

@@ -461,7 +461,7 @@ test('prefix_aware on the default scenario: the load warning names the busiest r
   const lead = await page.textContent('[data-testid=takeaway]');
   // The Rust report's finding names R0 with its share (the ⚠ box); the lead and the detail give only why.
   assert.ok(r.findings.some((f) => f.kind === 'load_uneven' && f.replicas.length === 1 && f.replicas[0] === top.index), 'a finding on the busiest replica');
-  assert.ok((await page.textContent('[data-testid=hero-finding-load_uneven]')).includes(`replica ${top.index} received ${pc0(top.requests / n)} of requests`));
+  assert.ok((await page.textContent('[data-testid=hero-finding-load_uneven]')).includes(`replica R${top.index} received ${pc0(top.requests / n)} of requests`));
   assert.ok(!lead.includes(pc0(top.requests / n)), lead);
   assert.ok(detail.includes(` prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the ${p} equally popular prefixes`
     + ` (about ${(100 / p).toFixed(1)}% of the requests each) unevenly: R${top.index} took about ${worth} prefixes' worth,`

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countPct, pct } from '../../www/js/format.js';
+import { countPct, findingText, pct } from '../../www/js/format.js';
 
 test('a share of requests that is not all never reads 100.0%, and a nonzero one never 0.0%', () => {
   // The conversation trace: 12,027 of 12,031 requests found a cached block. 99.9668% is "100.0%" to
@@ -36,4 +36,16 @@ test('past two more decimals, a bound: "> 99.999%" and "< 0.001%"', () => {
 
 test('no number, no share: "–", as pct writes it', () => {
   for (const x of [NaN, null, undefined, Infinity]) assert.equal(countPct(x), '–');
+});
+
+test('a finding names replicas as the charts do (R0), and leaves every other number alone', () => {
+  // The texts as src/findings.rs writes them (its tests pin these words).
+  const uneven = 'Uneven load: replica 0 received 43% of requests (86 of 200; an even share is 25%).';
+  assert.equal(findingText({ text: uneven }), 'Uneven load: replica R0 received 43% of requests (86 of 200; an even share is 25%).');
+  const hit = 'Uneven hit rate: replica 12 serves 80% of its prompt tokens from cache, replica 2 only 20%.';
+  assert.equal(findingText({ text: hit }), 'Uneven hit rate: replica R12 serves 80% of its prompt tokens from cache, replica R2 only 20%.');
+  // "the other replicas kept up" and "4 replicas" have no replica number to rename.
+  assert.equal(findingText({ text: 'Overloaded: replica 3 cannot keep up (backlog grew from 22 to 75), while the other replicas kept up on 4 replicas.' }),
+    'Overloaded: replica R3 cannot keep up (backlog grew from 22 to 75), while the other replicas kept up on 4 replicas.');
+  assert.equal(findingText({}), '');
 });

@@ -171,3 +171,10 @@ export function themeInk() {
   };
   return inkCache;
 }
+
+/**
+ * A finding's text (src/findings.rs, shared with the CLI, which writes "replica 0") in the page's
+ * names for replicas, the charts' R0, R1, …: "Uneven load: replica R0 received 43% of requests".
+ * Only a number after "replica " changes, so a percentage or a count never does.
+ */
+export const findingText = (f) => String(f?.text ?? '').replace(/\breplica (\d+)\b/g, 'replica R$1');

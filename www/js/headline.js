@@ -4,7 +4,7 @@
 // the two hit rates differ is said on the first screen (story.js whyRatesDiffer) and in the note under
 // the fleet lines, not a third time here.
 
-import { countPct, num, ms, seconds } from './format.js';
+import { countPct, findingText, num, ms, seconds } from './format.js';
 import { patchChildren, setText } from './page-bits.js';
 
 function figure(cls, testid, label, value, unit, sub) {
@@ -199,7 +199,7 @@ export function renderFindings(box, report) {
     const t = document.createElement('strong');
     t.textContent = FINDING_TITLE[f.kind] || `⚠ ${f.kind}`;
     const p = document.createElement('p');
-    p.textContent = f.text;
+    p.textContent = findingText(f);
     d.append(t, p);
     nodes.push(d);
   }

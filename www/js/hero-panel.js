@@ -7,6 +7,7 @@
 import { Controls, formatValue, REPLICA_MARKS } from './controls.js';
 import { WorkerHost } from './worker-host.js';
 import { HeroChart, HeroShare, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
+import { findingText } from './format.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
 import { changeWords, heroCaption } from './story.js';
@@ -245,7 +246,7 @@ export class HeroPanel {
       d.dataset.testid = `hero-finding-${f.kind}`;
       const b = document.createElement('strong');
       b.textContent = `⚠ ${FINDING_TITLE[f.kind] || f.kind}: `;
-      d.append(b, document.createTextNode(f.text.replace(/^[^:]+:\s*/, '')));
+      d.append(b, document.createTextNode(findingText(f).replace(/^[^:]+:\s*/, '')));
       return d;
     });
     patchChildren(box, items);
