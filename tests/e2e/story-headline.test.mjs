@@ -101,6 +101,13 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
       assert.ok(detail.includes(`with a p99 first-token time within ${f.within}% of round robin's.`), detail);
       // The warning beside the lead gives the busiest share; neither the lead nor the detail repeats it.
       const warning = await page.textContent('[data-testid=hero-finding-load_uneven]');
+      // A detail that says "the warning" comes after it, in reading order, at both widths.
+      {
+        assert.match(detail, /the warning/, 'this run\'s detail refers to the warning');
+        const top = (s) => page.$eval(s, (e) => e.getBoundingClientRect().top);
+        const [warnTop, detailTop] = [await top('[data-testid=hero-finding-load_uneven]'), await top('[data-testid=takeaway-detail]')];
+        assert.ok(warnTop < detailTop, `the warning at ${warnTop} px, the detail that refers to it at ${detailTop} px`);
+      }
       assert.ok(warning.includes(`replica R${f.top.index} received ${pc0(f.top.requests / r.summary.requests)} of requests`), warning);
       for (const text of [lead, detail]) assert.ok(!text.includes(`${pc0(f.top.requests / r.summary.requests)} of the requests`), text);
       // The lead's hit rates are not said again in the detail.

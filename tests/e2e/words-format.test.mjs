@@ -49,3 +49,21 @@ test('a finding names replicas as the charts do (R0), and leaves every other num
     'Overloaded: replica R3 cannot keep up (backlog grew from 22 to 75), while the other replicas kept up on 4 replicas.');
   assert.equal(findingText({}), '');
 });
+
+test('kv\'s cost is worded one way wherever the page writes it, in the decisions table\'s column names', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { KV_COST, describePolicy } = await import('../../www/js/policies.js');
+  const html = readFileSync(new URL('../../www/index.html', import.meta.url), 'utf8')
+    .replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+  // src/router.rs, Router::kv_cost: weight × (full blocks − hits) + active blocks + recent.
+  assert.equal(KV_COST, 'overlap weight × missed blocks + active blocks + recent misses (decayed)');
+  const mentions = [...html.matchAll(/overlap weight ×/g)].map((m) => html.slice(m.index, m.index + KV_COST.length));
+  assert.equal(mentions.length, 2, 'the intro and the decisions card');
+  for (const m of mentions) assert.equal(m, KV_COST);
+  assert.equal(describePolicy('kv'), `Lowest ${KV_COST}.`);
+  const decisions = readFileSync(new URL('../../www/js/decisions.js', import.meta.url), 'utf8');
+  for (const column of ['Active blocks', 'Recent misses']) {
+    assert.ok(decisions.includes(`'${column}'`), `the decisions table has a ${column} column`);
+    assert.ok(KV_COST.includes(column.toLowerCase()), `${column} is a term of the cost`);
+  }
+});

@@ -138,7 +138,7 @@ export class Decisions {
     // The zoo policies name their own terms (src/router/zoo/*.rs); the simple ones have kv's `recent`.
     const terms = [...new Set(records.flatMap((d) => d.candidates.flatMap((c) => (c.terms || []).map((t) => t.name))))];
     const scored = records.some((d) => d.candidates.some((c) => c.score !== undefined));
-    const cols = [...SIGNALS.map(([l]) => [l]), ...(terms.length ? terms.map((t) => [t, TERM_HELP[t], 'term']) : [['Recent']]),
+    const cols = [...SIGNALS.map(([l]) => [l]), ...(terms.length ? terms.map((t) => [t, TERM_HELP[t], 'term']) : [['Recent misses', 'Misses routed here lately, decayed: the last term of kv\'s cost']]),
       ...(scored ? [['Score', 'Highest wins (when the rule picks by score)']] : []), ['Cost', 'Lowest wins; “–” when the rule picked by score or by a plain rule'], ['Pick']];
     const head = el('tr', {}, el('th', { scope: 'col', text: 'Request' }), el('th', { scope: 'col', text: 'Replica' }),
       ...cols.map(([h, title, kind]) => el('th', { scope: 'col', title, class: kind === 'term' ? 'term' : null }, kind === 'term' ? el('code', { text: h.replace(/_/g, '_\u200b') }) : h)));

@@ -8,11 +8,19 @@ export const POLICY_GROUPS = [
   { id: 'deployed', title: 'Deployed routers' },
 ];
 
+/**
+ * kv's cost in the words every place on the page uses for it (src/router.rs, `Router::kv_cost`:
+ * weight × (full blocks − hits) + active blocks + recent): the names of the decisions table's
+ * columns, so the formula can be read off a row. www/index.html writes it out twice; a test holds
+ * both to this text.
+ */
+export const KV_COST = 'overlap weight × missed blocks + active blocks + recent misses (decayed)';
+
 const INFO = {
   round_robin: { group: 'simple', line: 'Each replica in turn; blind to the cache.' },
   random: { group: 'simple', line: 'A replica drawn at random (seeded); blind to the cache.' },
   prefix_aware: { group: 'simple', line: 'Hashes the first block onto a ring: one home replica per prefix.' },
-  kv: { group: 'simple', line: 'Lowest overlap weight × missed blocks + blocks in flight + recent misses (decayed).' },
+  kv: { group: 'simple', line: `Lowest ${KV_COST}.` },
   sticky: { group: 'simple', line: 'Back to the session\'s replica (or the one holding the longest prefix); else round robin.' },
   least_loaded: { group: 'simple', line: 'Fewest requests in flight (waiting + running).' },
   p2c: { group: 'simple', line: 'Two replicas drawn at random; the one with fewer in flight wins.' },

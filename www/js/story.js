@@ -227,7 +227,7 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
   if (policy === 'kv' && r > 1 && Number.isFinite(rrAt) && Number.isFinite(paAt) && shown(paAt) - shown(rrAt) >= 2) {
     const gain = shown(paAt) - shown(rrAt);
     const kept = (shown(s.hit_rate_tokens) - shown(rrAt)) / gain;
-    out.push(`kv weighs the blocks a replica would have to compute against its load (overlap weight ${config.overlap_weight}): here it keeps ${Math.round(100 * Math.max(0, kept))}% of the ${gain.toFixed(1)} points prefix_aware gains over round robin.`);
+    out.push(`kv weighs a replica's missed blocks against its load (overlap weight ${config.overlap_weight}): here it keeps ${Math.round(100 * Math.max(0, kept))}% of the ${gain.toFixed(1)} points prefix_aware gains over round robin.`);
   }
   const rrTrend = sweeps.round_robin && trendWords(sweeps.round_robin);
   const paTrend = sweeps.prefix_aware && trendWords(sweeps.prefix_aware);
