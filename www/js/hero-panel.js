@@ -11,6 +11,7 @@ import { findingText } from './format.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
 import { changeWords, heroCaption } from './story.js';
+import { workloadWords } from './workload-words.js';
 import { mark } from './timeline.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
@@ -226,6 +227,7 @@ export class HeroPanel {
     if (!this.report || !this.config) return;
     renderTakeaway({ lead: this.els.lead, detail: this.els.detail, why: this.els.why },
       { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen(), routed: this.routedHere() });
+    if (this.els.workload) setText(this.els.workload, workloadWords(this.config, this.source, this.report.summary));
   }
 
   /**

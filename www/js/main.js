@@ -172,7 +172,7 @@ function initFull(msg, lesson) {
   early ||= earlyCharts(); // the simulator was ready before their task ran
   hero = new HeroPanel({
     chart: early.hero, shareChart: early.share, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
-    detail: $('takeaway-detail'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
+    detail: $('takeaway-detail'), workload: $('workload'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
   }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true });
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
   // per-replica table under the charts.
