@@ -282,3 +282,33 @@ test('at 1280x900 the first screen holds the figure, its controls and the senten
     assert.deepEqual(errors, []);
   }
 });
+
+test('the busiest-replica chart\'s even share is a band under the policies, so round robin, exactly on it, hides nothing', async () => {
+  const { page, errors } = await openHero('/?routing=kv');
+  const look = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero-share]'));
+    const sets = c.data.datasets;
+    const drawn = c.getSortedVisibleDatasetMetas().map((m) => m.index).reverse(); // first drawn first
+    const even = sets.findIndex((d) => d.label === 'even share (1 / replicas)');
+    return { even, drawn, widths: sets.map((d) => d.borderWidth), labels: sets.map((d) => d.label),
+      evenData: sets[even]?.data, rr: sets.find((d) => d.label === 'round_robin')?.data, title: [c.options.plugins.title.text].flat().join(' ') };
+  });
+  assert.ok(look.even >= 0, `an even-share series: ${look.labels}`);
+  assert.equal(look.drawn[0], look.even, 'drawn first, under every policy');
+  for (const [i, w] of look.widths.entries()) if (i !== look.even) assert.ok(look.widths[look.even] >= 3 * w, `the band (${look.widths[look.even]} px) is at least 3 times ${look.labels[i]}'s line (${w} px)`);
+  // Round robin deals 200 requests over r replicas in turn: its busiest share is ceil(200 / r) / 200,
+  // within one request of the even share, so its line runs inside the band.
+  for (const p of look.rr) assert.ok(Math.abs(p.y - 100 / p.x) <= 100 / 200 + 1e-9, `round robin at ${p.x}: ${p.y}% against ${100 / p.x}%`);
+  assert.match(look.title, /grey band: an even share/);
+  assert.deepEqual(errors, []);
+});
+
+test('on a phone the models\' short legend entries still name their policies', async () => {
+  const { page, errors } = await openHero('/', { width: 390, height: 844 });
+  const texts = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    return c.legend.legendItems.filter((it) => c.data.datasets[it.datasetIndex].model).map((it) => it.text);
+  });
+  assert.deepEqual(texts, ["round robin's model: prefixes × replicas misses", "prefix_aware's model: prefixes misses"]);
+  assert.deepEqual(errors, []);
+});

@@ -58,7 +58,12 @@ test('the busiest replica is a fact whenever it takes 1.5x an even share; prefix
   // 8 equally popular prefixes bring 1/8 = 12.5% of the requests each: 43% is 0.43 x 8 = 3.44, about
   // 3 prefixes' worth, where 8 prefixes over 7 replicas is 1.14, 1.1 each; 3 replicas got no request.
   assert.ok(words.endsWith(' prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the 8 equally popular prefixes'
-    + ' (about 12.5% of the requests each) unevenly: R0\'s 43% is about 3 prefixes\' worth, where an even split is 1.1 per replica, and 3 replicas got none.'), words);
+    + ' (about 12.5% of the requests each) unevenly: R0\'s 43% is about 3 prefixes\' worth, where an even split is 1.1 per replica, and 3 replicas got none.'
+    // 200 / 7 = 28.6 requests per replica, under the findings' sample rule: why no warning beside it.
+    + ' The uneven-load warning stays silent below 30 requests per replica on average; here there are 28.6.'), words);
+  // With the warning shown, or with 30 or more per replica, that sentence is not said.
+  assert.doesNotMatch(busiestWords({ ...r, findings: [{ kind: 'load_uneven', replicas: [0] }] }, base, 'prefix_aware'), /stays silent/);
+  assert.doesNotMatch(busiestWords({ summary: { requests: 210 }, per_instance: per([90, 40, 0, 40, 0, 40, 0]) }, base, 'prefix_aware'), /stays silent/);
   assert.doesNotMatch(words, /several prefixes/);
   // The default hero run under prefix_aware (4 replicas: 86, 24, 45, 45): 3 prefixes' worth against 2 each.
   const four = busiestWords({ summary: { requests: 200 }, per_instance: per([86, 24, 45, 45]) }, base, 'prefix_aware');
@@ -77,11 +82,16 @@ test('the busiest replica is a fact whenever it takes 1.5x an even share; prefix
 });
 
 test('kv\'s share of the locality gain is computed on the displayed values', () => {
-  // Displayed: round robin 36.0%, prefix_aware 48.0%, kv 45.0% -> kv keeps (45 - 36) / 12 = 75% of 12.0 points.
+  // Displayed: round robin 36.0%, prefix_aware 48.0%, kv 45.0% -> kv gets 45 - 36 = 9.0 of the 12.0 points.
   const sweeps = { round_robin: [{ instances: 8, hit_rate_tokens: 0.36 }], prefix_aware: [{ instances: 8, hit_rate_tokens: 0.48 }] };
   const t = heroTakeaway({ config: { ...base, instances: 8, routing: 'kv' }, traced: false,
     report: { summary: { admitted: 200, hit_requests: 180, hit_rate_tokens: 0.45, requests: 200 }, per_instance: per(Array(8).fill(25)), findings: [] }, sweeps });
-  assert.ok(t.detail.includes('here it keeps 75% of the 12.0 points prefix_aware gains over round robin'), t.detail);
+  assert.ok(t.detail.includes('of the 12.0 percentage points prefix_aware gains over round robin, it gets 9.0.'), t.detail);
+  // Below round robin: none; above prefix_aware: all.
+  const kvAt = (hit) => heroTakeaway({ config: { ...base, instances: 8, routing: 'kv' }, traced: false,
+    report: { summary: { admitted: 200, hit_requests: 180, hit_rate_tokens: hit, requests: 200 }, per_instance: per(Array(8).fill(25)), findings: [] }, sweeps }).detail;
+  assert.ok(kvAt(0.30).includes('prefix_aware gains over round robin, it gets none.'), kvAt(0.30));
+  assert.ok(kvAt(0.50).includes('prefix_aware gains over round robin, it gets all.'), kvAt(0.50));
   // A gap under 2 displayed points: no such sentence.
   const close = { round_robin: [{ instances: 8, hit_rate_tokens: 0.876 }], prefix_aware: [{ instances: 8, hit_rate_tokens: 0.891 }] };
   const u = heroTakeaway({ config: { ...base, instances: 8, routing: 'kv' }, traced: false,
@@ -138,14 +148,14 @@ test('what the hits buy: a median first-token time 10% or more under round robin
   const two = ['round_robin', 'prefix_aware'];
   // 75.3 <= 0.9 x 137.1 = 123.4: prefix_aware, with the most hits, buys faster answers.
   // Its p99, 139 ms, is no slower than round robin's 141 ms: "faster answers", with both statistics of each.
-  const at16 = 'More hits, faster answers: prefix_aware\'s first-token time is 75 ms median and 139 ms p99, round robin\'s 137 ms and 141 ms.';
+  const at16 = 'More hits than round robin, faster answers: prefix_aware\'s first-token time is 75 ms median and 139 ms p99, round robin\'s 137 ms and 141 ms.';
   assert.equal(tradeoffWords(sweeps, two, 16), at16);
   // kv chosen: 35.0% > 24.2% and 71.5 <= 123.4, so named after the policy with the most hits.
   assert.equal(tradeoffWords(sweeps, [...two, 'kv'], 16, 'kv'),
-    'More hits, faster answers: prefix_aware\'s first-token time is 75 ms median and 139 ms p99, kv\'s 72 ms and 137 ms, round robin\'s 137 ms and 141 ms.');
+    'More hits than round robin, faster answers: prefix_aware\'s first-token time is 75 ms median and 139 ms p99, kv\'s 72 ms and 137 ms, round robin\'s 137 ms and 141 ms.');
   // A p99 a little slower than round robin's (145 > 141, under 1.1 x 137 = 150.7, so no cost): the median's claim alone, "typical".
   assert.equal(tradeoffWords({ ...sweeps, prefix_aware: [pt(16, 0.48, 75.3, 145)] }, [...two, 'kv'], 16),
-    'More hits, faster typical answers: prefix_aware\'s first-token time is 75 ms median and 145 ms p99, round robin\'s 137 ms and 141 ms.');
+    'More hits than round robin, faster typical answers: prefix_aware\'s first-token time is 75 ms median and 145 ms p99, round robin\'s 137 ms and 141 ms.');
   // At 4, 76.5 > 0.9 x 75.9 = 68.3: no "faster", only the p99 cost (188.4 >= 1.1 x 143.2 = 157.5).
   const at4 = tradeoffWords(sweeps, two, 4);
   assert.equal(at4, 'More hits are not faster answers here: prefix_aware\'s first-token time is 77 ms median and 188 ms p99, round robin\'s 76 ms and 143 ms.');
@@ -159,7 +169,7 @@ test('what the hits buy: a median first-token time 10% or more under round robin
   // Both at once (p50 60 <= 68.3 and p99 188.4 >= 157.5): one sentence, the median's gain and the p99's cost.
   const both = { ...sweeps, prefix_aware: [pt(4, 0.48, 60, 188.4)] };
   assert.equal(tradeoffWords(both, two, 4),
-    'More hits, faster typical answers: prefix_aware\'s median first-token time is 60 ms, round robin\'s 76 ms; but its p99 first-token time is 188 ms, round robin\'s 143 ms.');
+    'More hits than round robin, faster typical answers: prefix_aware\'s median first-token time is 60 ms, round robin\'s 76 ms; but its p99 first-token time is 188 ms, round robin\'s 143 ms.');
   assert.doesNotMatch(tradeoffWords(both, two, 4), /not faster/);
   // 9% under (69.1 > 68.3) is not "faster"; nor is a policy with no more hits than round robin.
   assert.equal(tradeoffWords({ ...sweeps, prefix_aware: [pt(4, 0.48, 69.1, 150)] }, two, 4), '');
@@ -168,7 +178,7 @@ test('what the hits buy: a median first-token time 10% or more under round robin
   const report = { summary: { admitted: 200, hit_requests: 97, hit_rate_tokens: 0.242, requests: 200, ttft_ms_p50: 137.1, ttft_ms_p99: 141 }, per_instance: per(Array(16).fill(12.5)), findings: [] };
   const t = heroTakeaway({ config: { ...base, instances: 16, routing: 'round_robin' }, traced: false, report, sweeps });
   assert.equal(t.lead, 'On 16 replicas, round robin serves 24.2% of prompt tokens from cache (prefix_aware 48.0%).');
-  assert.ok(t.detail.includes(`the model predicts 8 prefixes × 16 replicas = 128. Each replica starts cold and must warm every prefix itself. ${at16}`), t.detail);
+  assert.ok(t.detail.includes(`the model predicts 8 prefixes × 16 replicas = 128. Each replica starts cold and must warm, by itself, every prefix it is sent. ${at16}`), t.detail);
 });
 
 test('64 replicas under round robin: when fewer miss than the capped model, the same sentence says why', () => {
@@ -211,7 +221,7 @@ test('the trade-off: the hit-rate winner\'s slower p99 is said only when the swe
   const report = (tok) => ({ summary: { admitted: 200, hit_requests: 168, hit_rate_tokens: tok, requests: 200, ttft_ms_p99: 143.2 }, per_instance: per([50, 50, 50, 50]), findings: [] });
   const at4 = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: false, report: report(0.42), sweeps });
   assert.equal(at4.lead, 'On 4 replicas, round robin serves 42.0% of prompt tokens from cache (prefix_aware 48.0%).');
-  assert.ok(at4.detail.includes(` must warm every prefix itself. ${said}`), at4.detail);
+  assert.ok(at4.detail.includes(`every prefix it is sent. ${said}`), at4.detail);
   // 16 replicas: prefix_aware still has the most hits, and the faster p99 (139 ms against 141 ms): no sentence.
   const at16 = heroTakeaway({ config: { ...base, instances: 16, routing: 'round_robin' }, traced: false, report: report(0.243), sweeps });
   assert.equal(at16.lead, 'On 16 replicas, round robin serves 24.3% of prompt tokens from cache (prefix_aware 48.0%).');
@@ -502,7 +512,8 @@ test('lesson reuse-at-all at 9 blocks: the one-replica lead counts only the admi
   const n = (x) => x.toLocaleString('en-US');
   assert.ok(lead.includes(`${(100 * s.hit_rate_tokens).toFixed(1)}% of prompt tokens come from cache`), lead);
   assert.ok(lead.includes(`counting only the ${n(s.admitted)} admitted requests (${Math.round((100 * s.admitted) / s.requests)}% of ${n(s.requests)})`), lead);
-  assert.ok(lead.includes(s.timed_out ? `${n(s.rejected + s.timed_out)} were turned away` : `${n(s.rejected)} were rejected`), lead);
+  assert.ok(lead.includes(s.timed_out ? `, since ${n(s.rejected + s.timed_out)} were turned away` : `, since ${n(s.rejected)} were rejected`), lead);
+  assert.equal(lead.split(':').length, 2, `one colon in the lead: ${lead}`);
   assert.deepEqual(errors, []);
 });
 
@@ -582,4 +593,17 @@ test('lesson "More replicas, slower answers", fix kv with session affinity: the 
   const detail = await page.textContent('[data-testid=takeaway-detail]');
   assert.match(detail, new RegExp(`replicas, with the same ${cfg.session_affinity}% session affinity, round robin`));
   assert.deepEqual(errors, []);
+});
+
+test('the silent-warning sentence uses the findings\' own sample rule (src/findings.rs)', async () => {
+  const { readFileSync } = await import('node:fs');
+  const rust = readFileSync(path.join(ROOT, 'src/findings.rs'), 'utf8');
+  const { WARNING_MIN_PER_REPLICA } = await import('../../www/js/story.js');
+  assert.equal(Number(rust.match(/pub const MIN_REQUESTS_PER_REPLICA: f64 = ([\d.]+);/)[1]), WARNING_MIN_PER_REPLICA);
+});
+
+test('one replica: one colon in the lead, the unbounded cache\'s limit in brackets', () => {
+  const t = heroTakeaway({ config: { ...base, instances: 1, routing: 'round_robin', kv_blocks: null }, traced: false,
+    report: { summary: { admitted: 200, requests: 200, hit_requests: 192, hit_rate_tokens: 0.48, rejected: 0, timed_out: 0 }, per_instance: per([200]), findings: [] }, sweeps: {} });
+  assert.equal(t.lead, 'With one replica there is nothing to route: 48.0% of prompt tokens come from cache, the most this traffic allows with an unbounded cache (only what prompts share can be reused).');
 });

@@ -206,7 +206,7 @@ const MODEL_LABEL = {
   round_robin: 'round robin\'s model (dotted): misses ≈ prefixes × replicas',
   prefix_aware: 'prefix_aware\'s model (dashed): misses ≈ prefixes',
 };
-const MODEL_SHORT = { round_robin: 'model (dotted): prefixes×replicas misses', prefix_aware: 'model (dashed): prefixes misses' };
+const MODEL_SHORT = { round_robin: 'round robin\'s model: prefixes × replicas misses', prefix_aware: 'prefix_aware\'s model: prefixes misses' };
 /** Each model's line: both in the ink colour, so each policy's model is told apart by its pattern. */
 const MODEL_DASH = { round_robin: [2, 5], prefix_aware: [8, 5] };
 /**
@@ -435,7 +435,9 @@ export function renderTakeaway(els, ctx) {
   if (els.why.hidden !== !why) els.why.hidden = !why;
 }
 
-const SHARE_TITLE = ['Busiest replica\'s share of requests', 'dotted: an even share (1 / replicas)'];
+const SHARE_TITLE = ['Busiest replica\'s share of requests', 'grey band: an even share (1 / replicas)'];
+/** The mini chart's even-share series, as the tests find it. */
+export const EVEN_LABEL = 'even share (1 / replicas)';
 const SHARE_FONT = { size: 11, weight: '600' };
 
 /**
@@ -454,7 +456,7 @@ function shareTitle(chart, width) {
 
 /**
  * The hero's small multiple, on the same x axis: the busiest replica's share of requests for each
- * swept policy, beside an even share (1 / replicas, dotted). Round robin sits on the dotted curve;
+ * swept policy, beside an even share (1 / replicas, a grey band). Round robin sits in the band;
  * a policy that piles a popular prefix onto one replica sits far above it.
  */
 export class HeroShare {
@@ -501,9 +503,10 @@ export class HeroShare {
       return { label: p, data: pts, ...policyLine(p),
         borderWidth: p === config.routing ? 2.5 : 1.75, pointRadius: 2.5 };
     });
-    // Drawn last, on top: round robin sits on it, and a hidden line would explain nothing.
-    sets.push({ label: 'even share (1 / replicas)', data: xs.map((x) => ({ x, y: 100 / x })), borderColor: t.ink,
-      borderDash: [2, 3], borderWidth: 1.5, pointRadius: 0, order: -1 });
+    // A wide pale band drawn first, under the policies: round robin's line sits exactly on it, and a
+    // thin line there would be hidden by it (or hide it); a line in a band stays visible, and reads "even".
+    sets.push({ label: EVEN_LABEL, data: xs.map((x) => ({ x, y: 100 / x })), borderColor: hexAlpha(t.muted, 0.28),
+      borderWidth: 9, borderCapStyle: 'round', pointRadius: 0, order: 10 });
     const c = this.chart;
     c.data.datasets = sets;
     c.options.layout = { padding: { left: 4, right: padRight } };

@@ -87,8 +87,8 @@ const noSlower = (a, b) => a <= b || durationText(a) === durationText(b);
  * What the most cache hits buy or cost on `r` replicas, from the swept points. Every sentence gives
  * both the median and the p99 of each policy it names, so its verdict can be checked on the spot.
  * The policy with the most hits (alone) buys faster answers when its median first-token time is at
- * most FASTER times round robin's: "More hits, faster answers: …" when its p99 is no slower than
- * round robin's either, "More hits, faster typical answers: …" (the median) when it is, naming
+ * most FASTER times round robin's: "More hits than round robin, faster answers: …" when its p99 is no slower than
+ * round robin's either, "More hits than round robin, faster typical answers: …" (the median) when it is, naming
  * `mine` too (the chosen policy) when it has more hits than round robin and is as much faster. It
  * costs when its p99 is at least SLOWER times that of the fastest policy with fewer hits, in words
  * that grow with the ratio: "not faster" under TIMES, "N times" from it, "far slower, about N times"
@@ -111,7 +111,7 @@ export function tradeoff(sweeps, policies, r, mine = null) {
   const ratio = slow / quick, b = `${policyName(fast.p)}'s ${durationText(quick)}`;
   if (gains) {
     const p99 = `but its p99 first-token time is ${durationText(slow)}, ${ratio < TIMES ? '' : `${timesWords(ratio)} `}${b}`;
-    return { words: `More hits, faster typical answers: ${medianWords([gainers[0]], sweeps, r)}; ${p99}.`, slow: w.p, fast: fast.p };
+    return { words: `More hits than round robin, faster typical answers: ${medianWords([gainers[0]], sweeps, r)}; ${p99}.`, slow: w.p, fast: fast.p };
   }
   return { words: costWords(w, fast, ratio), slow: w.p, fast: fast.p };
 }
@@ -123,9 +123,9 @@ export function tradeoff(sweeps, policies, r, mine = null) {
  */
 function gainWords(gainers, sweeps, r) {
   const rr = { p: 'round_robin', q: at(sweeps.round_robin, r) };
-  if (!hasBoth([...gainers, rr])) return `More hits, faster answers: ${medianWords(gainers, sweeps, r)}.`;
+  if (!hasBoth([...gainers, rr])) return `More hits than round robin, faster answers: ${medianWords(gainers, sweeps, r)}.`;
   const all = gainers.every(({ q }) => noSlower(q.ttft_ms_p99, rr.q.ttft_ms_p99));
-  return `More hits, ${all ? 'faster' : 'faster typical'} answers: ${bothStatsWords([...gainers, rr])}.`;
+  return `More hits than round robin, ${all ? 'faster' : 'faster typical'} answers: ${bothStatsWords([...gainers, rr])}.`;
 }
 
 /**

@@ -55,9 +55,9 @@ export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {} 
 function oneReplicaLead(s, config) {
   const away = turnedAway(s);
   const limit = away
-    ? `counting only the ${countText(s.admitted)} admitted requests (${pctText(s.admitted / s.requests)} of ${countText(s.requests)}): ${away}`
+    ? `counting only the ${countText(s.admitted)} admitted requests (${pctText(s.admitted / s.requests)} of ${countText(s.requests)}), since ${away}`
     : config.kv_blocks === null || config.kv_blocks === undefined
-      ? 'the most this traffic allows: with an unbounded cache, only what prompts share can be reused'
+      ? 'the most this traffic allows with an unbounded cache (only what prompts share can be reused)'
       : 'the most this traffic allows with this cache size';
   return `With one replica there is nothing to route: ${pct1(s.hit_rate_tokens)} of prompt tokens come from cache, ${limit}.`;
 }
@@ -184,7 +184,7 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
         ? cappedRule(config, r, m)
         : `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(predicted)}`;
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix; the model predicts ${rule}.`);
-    if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm every prefix itself.');
+    if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm, by itself, every prefix it is sent.');
   } else if (Number.isFinite(m)) {
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
   }
@@ -196,8 +196,9 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
   const rrAt = at(sweeps.round_robin, r)?.hit_rate_tokens, paAt = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
   if (policy === 'kv' && r > 1 && Number.isFinite(rrAt) && Number.isFinite(paAt) && shown(paAt) - shown(rrAt) >= 2) {
     const gain = shown(paAt) - shown(rrAt);
-    const kept = (shown(s.hit_rate_tokens) - shown(rrAt)) / gain;
-    out.push(`kv weighs a replica's missed blocks against its load (overlap weight ${config.overlap_weight}): here it keeps ${Math.round(100 * Math.max(0, kept))}% of the ${gain.toFixed(1)} points prefix_aware gains over round robin.`);
+    const got = Math.round(10 * Math.min(gain, Math.max(0, shown(s.hit_rate_tokens) - shown(rrAt)))) / 10;
+    const part = got === 0 ? 'none' : got.toFixed(1) === gain.toFixed(1) ? 'all' : got.toFixed(1);
+    out.push(`kv weighs a replica's missed blocks against its load (overlap weight ${config.overlap_weight}): of the ${gain.toFixed(1)} percentage points prefix_aware gains over round robin, it gets ${part}.`);
   }
   const rrTrend = sweeps.round_robin && trendWords(sweeps.round_robin);
   const paTrend = sweeps.prefix_aware && trendWords(sweeps.prefix_aware);
@@ -231,7 +232,21 @@ export function busiestWords(report, config, policy, traced = false, shareSaid =
   if (share < UNEVEN * even) return '';
   const why = policy === 'prefix_aware' || policy === 'sticky' ? homeWords({ config, policy, traced, per, top, n, shareSaid }) : '';
   if (shareSaid) return why;
-  return `The busiest replica, R${top.index}, took ${smallPct(share)} of the requests (an even share is ${smallPct(even)}).${why ? ` ${why}` : ''}`;
+  const said = `The busiest replica, R${top.index}, took ${smallPct(share)} of the requests (an even share is ${smallPct(even)}).`;
+  return [said, why, silentWarning(report, n / per.length)].filter(Boolean).join(' ');
+}
+
+/** src/findings.rs MIN_REQUESTS_PER_REPLICA: below this many requests per replica on average, no load warning. */
+export const WARNING_MIN_PER_REPLICA = 30;
+
+/**
+ * Why a crowded run shows no uneven-load warning, when the reason is its sample rule: "The
+ * uneven-load warning stays silent below 30 requests per replica on average; here there are 12.5."
+ * '' when a load warning fired or the sample is large enough (then the warning's other tests ruled).
+ */
+function silentWarning(report, perReplica) {
+  if ((report.findings || []).some((f) => f.kind === 'load_uneven') || !(perReplica < WARNING_MIN_PER_REPLICA)) return '';
+  return `The uneven-load warning stays silent below ${WARNING_MIN_PER_REPLICA} requests per replica on average; here there are ${+perReplica.toFixed(1)}.`;
 }
 
 
