@@ -62,7 +62,7 @@ test('was → now: quick steps 256 → 4 → 6 compare with the run read at 256 
   const ttft = await sub(page, 'hero-ttft');
   const both = (x) => `${ms(x.ttft_ms_p50)} · ${ms(x.ttft_ms_p99)}`;
   const [a, b] = [both(r256.summary), both(r6.summary)];
-  assert.equal(ttft, a === b ? 'p50 · p99 same as at 256 replicas' : `p50 · p99 was ${a} at 256 replicas → now ${b}`);
+  assert.equal(ttft, a === b ? 'median · p99 same as at 256 replicas' : `median · p99 was ${a} at 256 replicas → now ${b}`);
   assert.deepEqual(errors, []);
 });
 

@@ -107,6 +107,11 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
         const top = (s) => page.$eval(s, (e) => e.getBoundingClientRect().top);
         const [warnTop, detailTop] = [await top('[data-testid=hero-finding-load_uneven]'), await top('[data-testid=takeaway-detail]')];
         assert.ok(warnTop < detailTop, `the warning at ${warnTop} px, the detail that refers to it at ${detailTop} px`);
+        // In one column the figure's caption follows the controls, before the numbers and the words.
+        if (width < 881) {
+          const [cap, nums] = [await top('[data-testid=hero-caption]'), await top('[data-testid=hero-numbers]')];
+          assert.ok(cap < nums, `the caption at ${cap} px, the numbers at ${nums} px`);
+        }
       }
       assert.ok(warning.includes(`replica R${f.top.index} received ${pc0(f.top.requests / r.summary.requests)} of requests`), warning);
       for (const text of [lead, detail]) assert.ok(!text.includes(`${pc0(f.top.requests / r.summary.requests)} of the requests`), text);

@@ -403,10 +403,11 @@ export class HeroChart {
 export function renderHeroNumbers(root, report, prev, where = '') {
   const s = report.summary || {};
   const p = where ? prev?.summary : null;
-  const big = (testid, label, value, note) => {
+  const big = (testid, label, value, note, title = '') => {
     const d = document.createElement('div');
     d.className = 'hero-num';
     d.dataset.testid = testid;
+    if (title) d.title = title;
     const l = document.createElement('div'); l.className = 'label'; l.textContent = label;
     const v = document.createElement('div'); v.className = 'value'; v.textContent = value;
     const n = document.createElement('div'); n.className = 'sub'; n.textContent = note;
@@ -421,7 +422,8 @@ export function renderHeroNumbers(root, report, prev, where = '') {
   patchChildren(root, [
     big('hero-token-hit', 'Prompt tokens from cache', countPct(s.hit_rate_tokens), tokWas || `${num(s.cached_tokens)} of ${num(s.prompt_tokens)} tokens`),
     big('hero-any-hit', 'Requests with any cached block', countPct(s.hit_rate_requests), 'a request counts with one cached block'),
-    big('hero-ttft', 'Time to first token (TTFT) p50 · p99', `${durationText(s.ttft_ms_p50)} · ${durationText(s.ttft_ms_p99)}`, ttftWas ? `p50 · p99 ${ttftWas}` : answered),
+    big('hero-ttft', 'Time to first token (TTFT) median · p99', `${durationText(s.ttft_ms_p50)} · ${durationText(s.ttft_ms_p99)}`, ttftWas ? `median · p99 ${ttftWas}` : answered,
+      'The median (p50): half of the requests wait less for their first token. The p99: 1 in 100 waits longer.'),
   ]);
 }
 
