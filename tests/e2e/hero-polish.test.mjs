@@ -291,7 +291,9 @@ test('the busiest-replica chart\'s even share is a band under the policies, so r
     const drawn = c.getSortedVisibleDatasetMetas().map((m) => m.index).reverse(); // first drawn first
     const even = sets.findIndex((d) => d.label === 'even share (1 / replicas)');
     return { even, drawn, widths: sets.map((d) => d.borderWidth), labels: sets.map((d) => d.label),
-      evenData: sets[even]?.data, rr: sets.find((d) => d.label === 'round_robin')?.data, title: [c.options.plugins.title.text].flat().join(' ') };
+      evenData: sets[even]?.data, rr: sets.find((d) => d.label === 'round_robin')?.data, title: [c.options.plugins.title.text].flat().join(' '),
+      // The tooltip's words for the band and for a policy at 4 replicas.
+      tips: [sets[even], sets.find((d) => d.label === 'kv')].map((d) => c.options.plugins.tooltip.callbacks.label({ dataset: d, parsed: { x: 4, y: 25 } })) };
   });
   assert.ok(look.even >= 0, `an even-share series: ${look.labels}`);
   assert.equal(look.drawn[0], look.even, 'drawn first, under every policy');
@@ -300,6 +302,7 @@ test('the busiest-replica chart\'s even share is a band under the policies, so r
   // within one request of the even share, so its line runs inside the band.
   for (const p of look.rr) assert.ok(Math.abs(p.y - 100 / p.x) <= 100 / 200 + 1e-9, `round robin at ${p.x}: ${p.y}% against ${100 / p.x}%`);
   assert.match(look.title, /grey band: an even share/);
+  assert.deepEqual(look.tips, [' an even share: 25% of requests each', ' kv: the busiest replica took 25% of requests']);
   assert.deepEqual(errors, []);
 });
 

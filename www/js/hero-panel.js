@@ -6,7 +6,8 @@
 
 import { Controls, formatValue, REPLICA_MARKS } from './controls.js';
 import { WorkerHost } from './worker-host.js';
-import { HeroChart, HeroShare, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
+import { HeroChart, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
+import { HeroShare } from './hero-share.js';
 import { findingText } from './format.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
