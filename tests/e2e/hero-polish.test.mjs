@@ -301,7 +301,7 @@ test('the busiest-replica chart\'s even share is a band under the policies, so r
   // Round robin deals 200 requests over r replicas in turn: its busiest share is ceil(200 / r) / 200,
   // within one request of the even share, so its line runs inside the band.
   for (const p of look.rr) assert.ok(Math.abs(p.y - 100 / p.x) <= 100 / 200 + 1e-9, `round robin at ${p.x}: ${p.y}% against ${100 / p.x}%`);
-  assert.match(look.title, /grey band: an even share/);
+  assert.match(look.title, /blue band: an even share/);
   assert.deepEqual(look.tips, [' an even share: 25% of requests each', ' kv: the busiest replica took 25% of requests']);
   assert.deepEqual(errors, []);
 });
@@ -312,6 +312,6 @@ test('on a phone the models\' short legend entries still name their policies', a
     const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
     return c.legend.legendItems.filter((it) => c.data.datasets[it.datasetIndex].model).map((it) => it.text);
   });
-  assert.deepEqual(texts, ["round robin's model: prefixes × replicas misses", "prefix_aware's model: prefixes misses"]);
+  assert.deepEqual(texts, ["round robin's model: misses ≈ prefixes × replicas", "prefix_aware's model: misses ≈ prefixes"]);
   assert.deepEqual(errors, []);
 });

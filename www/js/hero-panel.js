@@ -75,6 +75,7 @@ export class HeroPanel {
     this.share = els.shareChart || (els.share ? new HeroShare(els.share) : null);
     this.key = null;
     this.sweeps = {};      // policy -> points, for this.key
+    this.reach = 0;        // the most replicas visited under this.key: the figure keeps them all
     this.pending = null;   // {id, policies, xs}
     this.nextId = 1;
     this.config = null;
@@ -107,9 +108,11 @@ export class HeroPanel {
     if (key !== this.key) {
       this.key = key;
       this.sweeps = {};
+      this.reach = 0;
     }
+    this.reach = Math.max(this.reach, cacheReplicas(config));
     const policies = heroPolicies(config.routing, this.choices);
-    const xs = heroReplicaCounts(cacheReplicas(config), this.maxX(config));
+    const xs = this.span();
     const missing = policies.filter((p) => !this.complete(p, xs));
     if (missing.length) this.request(missing, xs);
     this.drawLater(); // the run's result, due within a few ms for most settings, draws it sooner
@@ -232,12 +235,22 @@ export class HeroPanel {
   }
 
   /**
-   * The swept points the figure shows: those at the current replica counts. The sweeps keep points
-   * past them (a visit to 256 replicas, then back to 4), which neither the charts nor the sentences
-   * may describe.
+   * The replica counts on the figure: 1 to 16 and on to the most replicas visited under these
+   * settings (any policy), so a visit to 64 and back to 4 keeps the curves to 64 and a policy
+   * chosen afterwards is swept that far too; other settings start again from the current count.
+   */
+  span() {
+    const here = cacheReplicas(this.config), max = this.maxX(this.config);
+    const xs = heroReplicaCounts(Math.max(this.reach, here), max);
+    return xs.includes(here) || here > max ? xs : [...xs, here].sort((a, b) => a - b);
+  }
+
+  /**
+   * The swept points the figure shows and the sentences describe: those at span's counts. The
+   * sweeps may hold others (a count the fleet limit has since cut off), which neither may use.
    */
   onScreen() {
-    const xs = new Set(heroReplicaCounts(cacheReplicas(this.config), this.maxX(this.config)));
+    const xs = new Set(this.span());
     return Object.fromEntries(Object.entries(this.sweeps).map(([p, pts]) => [p, pts.filter((q) => xs.has(q.instances))]));
   }
 
@@ -274,7 +287,7 @@ export class HeroPanel {
     if (!this.config) return;
     const policies = heroPolicies(this.config.routing, this.choices);
     const x = cacheReplicas(this.config);
-    const xs = heroReplicaCounts(x, this.maxX(this.config));
+    const xs = this.span();
     const r = this.report;
     const here = r && r.config?.instances === this.config.instances && r.config?.routing === this.config.routing
       && (r.config?.prefill_instances ?? null) === (this.config.prefill_instances ?? null)

@@ -1,5 +1,5 @@
 // www/js/hero-share.js: the hero's small multiple under the main figure, on the same log x axis:
-// the busiest replica's share of requests for each drawn policy, over an even share (a grey band).
+// the busiest replica's share of requests for each drawn policy, over an even share (a blue band).
 
 import { cacheReplicas } from './layout.js';
 import { policyLine, pct, themeInk } from './format.js';
@@ -7,7 +7,7 @@ import { hexAlpha } from './charts.js';
 import { lazyDraw } from './lazy-draw.js';
 import { alignY, hereLine, PAD_RIGHT, replicaAxis, unswept } from './hero.js';
 
-const SHARE_TITLE = ['Busiest replica\'s share of requests', 'grey band: an even share (1 / replicas)'];
+const SHARE_TITLE = ['Busiest replica\'s share of requests', 'blue band: an even share (1 / replicas)'];
 /** The mini chart's even-share series, as the tests find it. */
 export const EVEN_LABEL = 'even share (1 / replicas)';
 const SHARE_FONT = { size: 11, weight: '600' };
@@ -28,7 +28,7 @@ function shareTitle(chart, width) {
 
 /**
  * The hero's small multiple, on the same x axis: the busiest replica's share of requests for each
- * swept policy, beside an even share (1 / replicas, a grey band). Round robin sits in the band;
+ * swept policy, beside an even share (1 / replicas, a blue band). Round robin sits in the band;
  * a policy that piles a popular prefix onto one replica sits far above it.
  */
 export class HeroShare {
@@ -78,7 +78,7 @@ export class HeroShare {
     });
     // A wide pale band drawn first, under the policies: round robin's line sits exactly on it, and a
     // thin line there would be hidden by it (or hide it); a line in a band stays visible, and reads "even".
-    sets.push({ label: EVEN_LABEL, data: xs.map((x) => ({ x, y: 100 / x })), borderColor: hexAlpha(t.muted, 0.28),
+    sets.push({ label: EVEN_LABEL, data: xs.map((x) => ({ x, y: 100 / x })), borderColor: hexAlpha(t.accent, 0.16),
       borderWidth: 9, borderCapStyle: 'round', pointRadius: 0, order: 10 });
     const c = this.chart;
     c.data.datasets = sets;

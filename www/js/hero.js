@@ -206,7 +206,7 @@ const MODEL_LABEL = {
   round_robin: 'round robin\'s model (dotted): misses ≈ prefixes × replicas',
   prefix_aware: 'prefix_aware\'s model (dashed): misses ≈ prefixes',
 };
-const MODEL_SHORT = { round_robin: 'round robin\'s model: prefixes × replicas misses', prefix_aware: 'prefix_aware\'s model: prefixes misses' };
+const MODEL_SHORT = { round_robin: 'round robin\'s model: misses ≈ prefixes × replicas', prefix_aware: 'prefix_aware\'s model: misses ≈ prefixes' };
 /** Each model's line: both in the ink colour, so each policy's model is told apart by its pattern. */
 const MODEL_DASH = { round_robin: [2, 5], prefix_aware: [8, 5] };
 /**

@@ -161,8 +161,8 @@ function cappedRule(config, r, m) {
   const head = `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(config.num_prefixes * r)}, more than the ${countText(config.num_requests)} requests: every request a miss`;
   if (!(m < config.num_requests)) return head;
   const each = Math.round(config.num_requests / r);
-  return `${head}, but with about ${counted(each, 'request', 'requests')} per replica (${countText(config.num_requests)} / ${countText(r)}), `
-    + 'a replica that draws the same prefix twice hits on the second, which the model does not count';
+  return `${head}. Fewer missed: with about ${counted(each, 'request', 'requests')} per replica (${countText(config.num_requests)} / ${countText(r)}), `
+    + 'a replica sometimes draws the same prefix twice and hits the second time, which the model does not count';
 }
 
 /**
@@ -229,11 +229,24 @@ export function busiestWords(report, config, policy, traced = false, shareSaid =
   if (per.length < 2 || !n) return '';
   const top = per.reduce((b, p) => (p.requests > b.requests ? p : b));
   const share = top.requests / n, even = 1 / per.length;
-  if (share < UNEVEN * even) return '';
+  if (share < UNEVEN * even || !beyondChance(top.requests, per)) return '';
   const why = policy === 'prefix_aware' || policy === 'sticky' ? homeWords({ config, policy, traced, per, top, n, shareSaid }) : '';
   if (shareSaid) return why;
   const said = `The busiest replica, R${top.index}, took ${smallPct(share)} of the requests (an even share is ${smallPct(even)}).`;
   return [said, why, silentWarning(report, n / per.length)].filter(Boolean).join(' ');
+}
+
+/** src/findings.rs CHANCE_SIGMAS: a busiest replica within this many √mean of the mean is chance. */
+export const CHANCE_SIGMAS = 3;
+
+/**
+ * Whether `top` requests on one replica of `per` ([{requests}]) stand out beyond chance, by the
+ * findings' own test (src/findings.rs load_finding): top − mean > CHANCE_SIGMAS × √mean. At 64
+ * replicas and 200 requests (mean 3.1), a busiest replica with 7 is chance, not crowding.
+ */
+function beyondChance(top, per) {
+  const mean = per.reduce((a, p) => a + p.requests, 0) / per.length;
+  return top - mean > CHANCE_SIGMAS * Math.sqrt(mean);
 }
 
 /** src/findings.rs MIN_REQUESTS_PER_REPLICA: below this many requests per replica on average, no load warning. */
@@ -372,7 +385,7 @@ export function whyRatesDiffer(summary, config = {}, traced = false) {
     const share = Math.min(config.prefix_len, config.input_len) / config.input_len;
     return `${head}: one shared block is enough to count a request, while each prompt shares at most its prefix (${countText(config.prefix_len)} of ${countText(config.input_len)} tokens, ${pctText(share)}), and only where its replica already holds it.`;
   }
-  return `${head}: one cached block is enough to count a request, while most of each prompt is not in the cache of the replica it landed on.`;
+  return `${head}: one cached block is enough to count a request, while ${pct1(1 - tok)} of prompt tokens had to be computed afresh.`;
 }
 
 export { compareWord, pctText };
