@@ -342,16 +342,20 @@ test('a slider step draws the charts in view with its run, the others once the p
         const r = document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
         return [id, r.bottom > 0 && r.top < innerHeight];
       }));
-      document.addEventListener('kvfleet:rendered', () => { window.__atRender = { ...window.__draws }; }, { once: true });
+      document.addEventListener('keydown', () => { window.__t0 = performance.now(); }, { once: true, capture: true });
+      document.addEventListener('kvfleet:rendered', () => { window.__atRender = { ...window.__draws }; window.__renderMs = performance.now() - window.__t0; }, { once: true });
       return inView;
     }, ids);
     assert.ok(Object.values(seen).some((v) => v) && Object.values(seen).some((v) => !v), `some charts in view, some not: ${JSON.stringify(seen)}`);
     await page.keyboard.press('ArrowRight');
     await waitForRun(page, n);
-    const atRender = await page.evaluate(() => window.__atRender);
+    const { atRender, renderMs } = await page.evaluate(() => ({ atRender: window.__atRender, renderMs: window.__renderMs }));
     for (const id of ids) {
       if (seen[id]) assert.ok(atRender[id] >= 1, `${id} (in view) was drawn with the run`);
-      else assert.equal(atRender[id] ?? 0, 0, `${id} (out of view) waits`);
+      // The hero draws its figure alone when the run's result is 120 ms late (hero-panel.js
+      // RESULT_WAIT_MS), out of view at the next quiet moment: on a loaded machine that can come
+      // before the result, which is the page working as meant, not a chart drawn with the run.
+      else if (!(id.startsWith('chart-hero') && renderMs > 120)) assert.equal(atRender[id] ?? 0, 0, `${id} (out of view) waits (the run took ${renderMs?.toFixed(0)} ms)`);
     }
     // Each chart holds the new run at once (the tests read it there), and the rest are drawn soon after.
     const replicas = await page.evaluate(() => window.kvfleet.lastReport.per_instance.length);
