@@ -38,7 +38,7 @@ test('sessions and traces in words', () => {
     'The workload: 1 task of 1 turn, 0.5 started per second; each turn resends the conversation so far and adds 512 tokens.');
   const summary = { requests: 12031, admitted: 12031, prompt_tokens: 144793823, offered_rate: 3.4012 };
   assert.equal(workloadWords(DEFAULTS, { name: 'conversation_trace.jsonl', builtin: true }, summary),
-    'The workload: the Mooncake trace conversation_trace.jsonl, 12,031 requests at 3.4 per second, 12,035 prompt tokens each on average.');
+    'The workload: the Mooncake trace conversation_trace.jsonl (anonymised requests to Kimi), 12,031 requests at 3.4 per second, 12,035 prompt tokens each on average.');
   assert.equal(workloadWords(DEFAULTS, { name: 'mine.jsonl' }, null), 'The workload: the uploaded trace mine.jsonl.');
   assert.equal(workloadWords(null), '');
 });
@@ -86,7 +86,7 @@ test('on the page: the conversation trace, in the trace file\'s own numbers', as
   const tokens = lines.reduce((n, x) => n + x.input_length, 0);
   const span = (lines.at(-1).timestamp - lines[0].timestamp) / 1000;
   const n = (x) => Math.round(x).toLocaleString('en-US');
-  assert.equal(words, `The workload: the Mooncake trace conversation_trace.jsonl, ${n(lines.length)} requests at ${(lines.length / span).toFixed(1)} per second, ${n(tokens / lines.length)} prompt tokens each on average.`);
+  assert.equal(words, `The workload: the Mooncake trace conversation_trace.jsonl (anonymised requests to Kimi), ${n(lines.length)} requests at ${(lines.length / span).toFixed(1)} per second, ${n(tokens / lines.length)} prompt tokens each on average.`);
 });
 
 test('on the page: sessions, borne out by the run\'s request count', async () => {

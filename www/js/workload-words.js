@@ -55,7 +55,9 @@ function sessionWords(c) {
  * the page's trace ({name, builtin}: the built-in ones are Mooncake's, the others uploaded).
  */
 function traceWords(source, s) {
-  const name = `the ${source.builtin ? 'Mooncake trace' : 'uploaded trace'} ${source.name}`;
+  // kvcache-ai/Mooncake: "the serving platform for Kimi" (README.md); its traces are customers'
+  // requests with user information removed (FAST25-release/README.md).
+  const name = source.builtin ? `the Mooncake trace ${source.name} (anonymised requests to Kimi)` : `the uploaded trace ${source.name}`;
   const n = s?.requests;
   if (!(n > 0)) return name;
   const rate = s.offered_rate > 0 ? ` at ${rateText(s.offered_rate)} per second` : '';
