@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startSite, screenshot, ROOT } from './harness.mjs';
 import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow, changeWords, tradeoffWords, heroCaption, durationText,
   crowdedWords, bothWords } from '../../www/js/story.js';
+import { medianJump } from '../../www/js/story-speed.js';
 import { predictedMisses, predictedTokenHitRate, modelApplies } from '../../www/js/predict.js';
 import { formatValue } from '../../www/js/controls.js';
 
@@ -644,4 +645,16 @@ test('the two rates on a trace: the uncached share, with no blame on placement',
   // The conversation trace under sglang at 4 replicas: 99.97% of requests, 36.9% of tokens.
   const words = whyRatesDiffer({ hit_rate_requests: 0.9997, hit_rate_tokens: 0.369 }, {}, true);
   assert.equal(words, '99.97% of requests reuse at least one cached block, but only 36.9% of prompt tokens come from cache: one cached block is enough to count a request, while 63.1% of prompt tokens had to be computed afresh.');
+});
+
+test('round robin\'s median jump is explained by its misses passing half, from the swept points', () => {
+  // The page's default sweep: 99 misses of 200 at 14 replicas (p50 78 ms), 103 at 16 (p50 137 ms).
+  const pt = (instances, missed, p50) => ({ instances, admitted: 200, hit_requests: 200 - missed, ttft_ms_p50: p50 });
+  const sweeps = { round_robin: [pt(4, 32, 76), pt(12, 87, 76), pt(14, 99, 78), pt(16, 103, 137)] };
+  assert.equal(medianJump(sweeps, 16), 'More than half of round robin\'s requests found no cached prefix here (103 of 200; 99, under half, at 14 replicas), and a miss computes its whole prompt: its median first-token time is 137 ms here, 78 ms at 14.');
+  // Under half here: nothing; exactly half is not more than half.
+  assert.equal(medianJump(sweeps, 14), '');
+  assert.equal(medianJump({ round_robin: [pt(4, 32, 76), pt(16, 100, 137)] }, 16), '');
+  // No jump (under 1.5 times): nothing.
+  assert.equal(medianJump({ round_robin: [pt(4, 32, 100), pt(16, 103, 137)] }, 16), '');
 });

@@ -291,3 +291,35 @@ function speedAgainst(mine, other, told = false) {
   if (mine < theirs) return `less than ${name}'s${text}`;
   return `within ${Math.ceil(100 * (mine / theirs - 1))}% of ${name}'s${text}`;
 }
+
+/** Round robin's median first-token time this many times an earlier one is a jump worth a sentence. */
+const JUMP = 1.5;
+
+/** Requests of a swept point that found no cached block, and those admitted: [missed, admitted], or null. */
+function missesOf(q) {
+  return q && q.admitted > 0 && Number.isFinite(q.hit_requests) ? [q.admitted - q.hit_requests, q.admitted] : null;
+}
+
+/**
+ * Why round robin's median first-token time jumps as replicas are added: a miss computes its whole
+ * prompt, and past half the requests missing the median is taken among the misses. Said on `r`
+ * replicas when more than half of round robin's requests missed there, and at the largest swept
+ * count below `r` where fewer than half did its median was at most 1 / JUMP of this one: "More than
+ * half of round robin's requests found no cached prefix here (103 of 200; 99, under half, at 14
+ * replicas), and a miss computes its whole prompt: its median first-token time is 137 ms here, 78
+ * ms at 14." ''
+ * otherwise. The numbers are the swept points'; the sentence does not claim which request is the
+ * median.
+ */
+export function medianJump(sweeps, r) {
+  const pts = sweeps.round_robin || [];
+  const here = at(pts, r), m = missesOf(here);
+  if (!m || !(2 * m[0] > m[1]) || !Number.isFinite(here.ttft_ms_p50)) return '';
+  const before = pts.filter((q) => q.instances < r && missesOf(q) && 2 * missesOf(q)[0] < missesOf(q)[1] && Number.isFinite(q.ttft_ms_p50))
+    .reduce((b, q) => (!b || q.instances > b.instances ? q : b), null);
+  if (!before || here.ttft_ms_p50 < JUMP * before.ttft_ms_p50) return '';
+  const [missed, admitted] = m, n = before.instances;
+  return `More than half of round robin's requests found no cached prefix here (${countText(missed)} of ${countText(admitted)}; `
+    + `${countText(missesOf(before)[0])}, under half, at ${n} replica${n === 1 ? '' : 's'}), and a miss computes its whole prompt: `
+    + `its median first-token time is ${durationText(here.ttft_ms_p50)} here, ${durationText(before.ttft_ms_p50)} at ${n}.`;
+}

@@ -7,7 +7,7 @@
 import { cacheReplicas, isDisagg } from './layout.js';
 import { predictedMisses, modelApplies, predictionCurves } from './predict.js';
 import { at, compareWord, countText, durationText, pct1, pctText, policyName, SAME, smallPct, UNEVEN } from './story-words.js';
-import { bothLesson, bothWords, crowdedTop, crowdedWords, CROWDED_SHARE, timesWords, tradeoff, tradeoffWords } from './story-speed.js';
+import { bothLesson, bothWords, crowdedTop, crowdedWords, CROWDED_SHARE, medianJump, timesWords, tradeoff, tradeoffWords } from './story-speed.js';
 
 export { bothWords, crowdedWords, CROWDED_SHARE, durationText, timesWords, tradeoff, tradeoffWords };
 
@@ -95,7 +95,7 @@ function fleetLatency({ config, report, sweeps, routed }) {
   const load = { ...routed, [policy]: loadRows(report, config) };
   // p99s on screen already: the trade-off sentence's, and this run's (the hero's TTFT figure).
   const both = bothLesson(sweeps, drawn, r, [cost.slow, cost.fast, policy].filter(Boolean), load, warned ? policy : null);
-  const latency = [cost.words, crowdedWords(rows, drawn), both.words].filter(Boolean).join(' ');
+  const latency = [cost.words, medianJump(sweeps, r), crowdedWords(rows, drawn), both.words].filter(Boolean).join(' ');
   return { latency, shareSaid: !!warned || !!crowdedTop(rows[policy]) || both.crowded === policy };
 }
 
