@@ -12,10 +12,11 @@
 // {seq, param, spec, workers, ms, inert, series: [{routing, label, points: [{value, config, summary}]}]},
 // `inert` the labels of the lines the swept setting does not act on).
 
-import { num, policyColor, policyLine, orderPolicies, countPct } from './format.js';
+import { num, orderPolicies, countPct } from './format.js';
 import { fmtMs, lineLegend } from './charts.js';
 import { PRESETS, OWN_STYLES, FIRST, suggestion, valueLabel } from './sweep-presets.js';
 import { renderTable } from './sweep-table.js';
+import { firstScale, sweepCaptions, sweepDatasets, ttftScale } from './sweep-figure.js';
 import { scrollCue } from './page-bits.js';
 
 export { PRESETS };
@@ -33,15 +34,6 @@ export function poolSize() {
   const forced = Number(window.kvfleet?.sweepWorkers);
   if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, 16);
   return Math.max(2, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2));
-}
-
-// Log-axis labels with their unit: 1-2-5 steps on a narrow range, powers of ten only on a wide one.
-function logTick(v, ratio) {
-  const e = Math.log10(v);
-  const lead = Math.round(v / 10 ** Math.floor(e));
-  const power = Math.abs(e - Math.round(e)) < 1e-9;
-  if (!power && (ratio > 300 || ![2, 5].includes(lead))) return '';
-  return v >= 1000 ? `${+(v / 1000).toPrecision(3)} s` : `${+v.toPrecision(3)} ms`;
 }
 
 /**
@@ -387,97 +379,11 @@ export class Sweep {
     this.table();
   }
 
-  datasets(metric) {
-    const { series } = this.last;
-    const single = series.length === 1;
-    const sel = this.selected;
-    const radius = (s) => series[s].plan.points.map((_, i) => (sel && sel.s === s && sel.i === i ? 7 : 3.5));
-    const main = [], second = [];
-    series.forEach((se, s) => {
-      const c = policyColor(se.routing);
-      const S = se.summaries;
-      const base = { borderColor: c, backgroundColor: c, pointRadius: radius(s), pointHoverRadius: 7, series: s };
-      const width = se.routing === 'kv' ? 3 : 2.5;
-      // Several policies: each main line carries its policy's marker, as in every other chart.
-      const { pointStyle, pointRotation, pointBackgroundColor } = policyLine(se.routing);
-      const marker = single ? {} : { pointStyle, pointRotation, pointBackgroundColor };
-      if (se.style) {
-        // A preset's own lines: one dataset each, told apart by dash and marker.
-        const data = S.map((x) => (metric === 'spread' ? x.load_spread : metric === 'hit' ? x.hit_rate_requests * 100 : metric === 'tpot' ? x.tpot_ms_p99 : x.ttft_ms_p99));
-        main.push({ ...base, label: se.label, data, borderWidth: width, borderDash: se.style.dash, pointStyle: se.style.point });
-        return;
-      }
-      if (metric === 'hit') {
-        main.push({ ...base, label: single ? `requests (${se.routing})` : se.label, data: S.map((x) => x.hit_rate_requests * 100), borderWidth: width, ...marker });
-        second.push({ ...base, label: single ? 'prompt tokens' : `${se.label} · tokens`, data: S.map((x) => x.hit_rate_tokens * 100),
-          borderDash: [6, 4], borderWidth: 2, pointStyle: 'rect' });
-      } else {
-        // A latency: each policy's p99 solid and its p50 dashed, in the policy's colour.
-        const key = metric === 'tpot' ? 'tpot_ms' : 'ttft_ms';
-        main.push({ ...base, label: single ? `p99 (${se.routing})` : `${se.label} p99`, data: S.map((x) => x[`${key}_p99`]), borderWidth: width,
-          ...(metric === 'tpot' ? {} : { pointStyle: 'rectRot' }), ...marker });
-        second.push({ ...base, label: single ? 'p50' : `${se.label} p50`, data: S.map((x) => x[`${key}_p50`]), borderDash: [6, 4], borderWidth: 2,
-          pointStyle: 'rect', ...marker, ...(single ? {} : { pointRadius: radius(s).map((r) => r - 1) }) });
-      }
-    });
-    const ref = this.last.reference;
-    if (ref) {
-      const key = { hit: 'hit_rate_requests', spread: 'load_spread', tpot: 'tpot_ms_p99', ttft: 'ttft_ms_p99' }[metric];
-      const v = metric === 'hit' ? ref.summary[key] * 100 : ref.summary[key];
-      const ink = getComputedStyle(document.documentElement).getPropertyValue('--ink').trim() || '#16181d';
-      second.push({ label: `${ref.label} (reference)`, data: series[0].plan.points.map(() => v), borderColor: ink, backgroundColor: ink,
-        borderDash: [2, 4], borderWidth: 2, pointRadius: 0, pointHoverRadius: 0, series: null });
-    }
-    return [...main, ...second];   // dataset s is series s's main line
-  }
-
-  /** The TTFT axis: linear, or logarithmic when the values span more than 30x. */
-  ttftScale() {
-    const own = this.hasOwnLines();
-    const all = this.last.series.flatMap((se) => se.summaries.flatMap((x) => [x.ttft_ms_p99, ...(own ? [] : [x.ttft_ms_p50])]))
-      .filter((v) => Number.isFinite(v) && v > 0);
-    const ratio = all.length ? Math.max(...all) / Math.min(...all) : 1;
-    const title = (text) => ({ display: true, text, font: { weight: '600' } });
-    const what = own ? 'TTFT p99' : 'TTFT p99 and p50';
-    if (ratio <= 30) return { type: 'linear', beginAtZero: true, title: title(`${what} (ms)`), ticks: { callback: (v) => num(v) } };
-    return { type: 'logarithmic', title: title(`${what} (log scale)`), ticks: { autoSkip: true, callback: (v) => logTick(v, ratio) } };
-  }
-
   xTitle() {
     const p = this.spec(this.last.param);
     if (!p) return this.last.param;
     const unit = !p.unit || p.unit === 'x' ? '' : p.label.toLowerCase().includes(p.unit.toLowerCase()) ? ' (count)' : ` (${p.unit})`;
     return `${p.label}${unit}`;
-  }
-
-  /** The y axis of the first chart: hit rate (0-100%) or load spread (from 0). */
-  firstScale(key) {
-    const title = (text) => ({ display: true, text, font: { weight: '600' } });
-    if (key === 'spread') return { type: 'linear', beginAtZero: true, title: title('Load spread'), ticks: { callback: (v) => num(v, 2) } };
-    if (key === 'tpot') return { type: 'linear', beginAtZero: true, title: title(this.hasOwnLines() ? 'TPOT p99 (ms)' : 'TPOT p99 and p50 (ms)'), ticks: { callback: (v) => num(v) } };
-    return { min: 0, max: 100, title: title('Hit rate (%)'), ticks: { callback: (v) => `${v}%` } };
-  }
-
-  /** Whether the drawn lines are a preset's own (p99 only, told apart by dash) rather than policies. */
-  hasOwnLines() { return this.last.series.some((se) => se.style); }
-
-  /** The figure captions, as the charts drawn. */
-  captions(first) {
-    const { cap1, cap2 } = this.els;
-    if (!cap1 || !cap2) return;
-    const own = this.hasOwnLines();
-    const lines = own ? ` · ${this.last.series.map((se, i) => `${se.label} ${['solid', 'dashed', 'dotted'][i % 3]}`).join(', ')}` : null;
-    const what = first === 'spread' ? ' · (max − min) / mean requests per replica' : first === 'tpot' ? ' · p99' : '';
-    const title = { spread: 'Load spread', tpot: 'Time per output token' }[first] || 'Hit rate';
-    // Every policy drawn gets both lines, in its own colour; a reference run is a dotted flat line.
-    const colours = this.last.series.length > 1 ? ', one colour per policy' : '';
-    const ref = this.last.reference ? `; dotted: ${this.last.reference.label}` : '';
-    const latency = ` · p99 solid (p50 dashed)${colours}${ref}`;
-    const plain = first === 'tpot' ? latency : ' · requests solid, prompt tokens dashed';
-    cap1.replaceChildren(title, Object.assign(document.createElement('span'), {
-      className: 'thin', textContent: lines ? `${what}${lines}` : plain }));
-    cap2.replaceChildren('Time to first token', Object.assign(document.createElement('span'), {
-      className: 'thin', textContent: own ? ` · p99${lines}` : latency }));
   }
 
   draw() {
@@ -490,7 +396,7 @@ export class Sweep {
       [first, this.els.canvas, null, null, first === 'spread' ? (c) => num(c.parsed.y, 2) : first === 'tpot' ? (c) => fmtMs(c.parsed.y) : (c) => `${c.parsed.y.toFixed(1)}%`],
       ['ttft', this.els.ttft, null, null, (c) => fmtMs(c.parsed.y)],
     ];
-    this.captions(first);
+    sweepCaptions(this.els, this.last, first);
     for (const [key, canvas, , , fmt] of specs) {
       const slot = canvas === this.els.canvas ? 'first' : 'ttft';
       let ch = this.charts[slot];
@@ -514,16 +420,16 @@ export class Sweep {
             },
             scales: {
               x: { title: { display: true, text: xTitle, font: { weight: '600' } } },
-              y: key === 'ttft' ? this.ttftScale() : this.firstScale(key),
+              y: key === 'ttft' ? ttftScale(this.last) : firstScale(this.last, key),
             },
           },
         });
         ch.kvfleetKey = key;
       }
       ch.data.labels = labels;
-      ch.data.datasets = this.datasets(key);
+      ch.data.datasets = sweepDatasets(this.last, this.selected, key);
       ch.options.scales.x.title.text = xTitle;
-      if (key === 'ttft') ch.options.scales.y = this.ttftScale();
+      if (key === 'ttft') ch.options.scales.y = ttftScale(this.last);
       ch.update('none');
       const what = { hit: 'request hit rate', spread: 'load spread', ttft: 'p99 TTFT', tpot: 'p99 TPOT' }[key];
       const value = (s) => (key === 'hit' ? countPct(s.hit_rate_requests, 1) : key === 'spread' ? num(s.load_spread, 2) : key === 'tpot' ? fmtMs(s.tpot_ms_p99) : fmtMs(s.ttft_ms_p99));
