@@ -121,7 +121,7 @@ test('the model line "misses ≈ prefixes" is drawn over prefix_aware\'s points 
 const endLabels = (page) => page.evaluate(() => {
   const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
   const names = c.data.datasets.filter((d) => !d.model && d.label !== 'this run').map((d) => d.label);
-  return { boxes: (c.endLabelBoxes || []).map(({ text, x, y, w, h, ax, ay }) => ({ text, x, y, w, h, ax, ay })), names,
+  return { boxes: (c.endLabelBoxes || []).map(({ text, words, x, y, w, h, ax, ay }) => ({ text, words, x, y, w, h, ax, ay })), names,
     width: c.width, height: c.height, here: c.hereLabelBox, words: c.unsweptBox };
 });
 
@@ -188,6 +188,28 @@ test('end labels: on the defaults and where sglang and prefix_aware end within 2
   if (p.boxes.length) assertLabels(p, '390 px');
   await screenshot(phone.page, 'hero-polish-labels-sglang-390', { fullPage: false });
   assert.deepEqual([...errors, ...sg.errors, ...phone.errors], []);
+});
+
+test('a curve that owes its hits to one replica says so at its end: prefix_aware on the trace, "all on one replica"; no note on the defaults', async () => {
+  // The CLI (--des-mooncake-trace conversation_trace.jsonl --des-instances 16 --des-routing prefix_aware):
+  // replica 11 received 12,031 of 12,031 requests; kv's busiest at 16 is near an even share.
+  const { page, errors } = await openHero('/?trace=conversation_trace.jsonl&routing=kv');
+  const l = await endLabels(page);
+  assertLabels(l, 'trace');
+  const words = Object.fromEntries(l.boxes.map((b) => [b.text, b.words]));
+  assert.deepEqual(words, { round_robin: 'round_robin', prefix_aware: 'prefix_aware · all on one replica', kv: 'kv' });
+  // The note's box holds its words: wider than the name's alone would be.
+  const pa = l.boxes.find((b) => b.text === 'prefix_aware');
+  const nameW = await page.evaluate((f) => { const c = document.createElement('canvas').getContext('2d'); c.font = f; return c.measureText('prefix_aware · all on one replica').width; },
+    '600 12px system-ui, sans-serif');
+  assert.ok(pa.w >= nameW, `the box (${pa.w.toFixed(0)} px) holds the note (${nameW.toFixed(0)} px)`);
+  await screenshot(page, 'hero-polish-pile-note-1280', { fullPage: false });
+
+  // The defaults (the CLI at 16 replicas: prefix_aware's busiest replica took 46 of 200, 23 %): names alone.
+  const d = await openHero('/');
+  const dl = await endLabels(d.page);
+  for (const b of dl.boxes) assert.equal(b.words, b.text, `"${b.words}": no note under half on one replica`);
+  assert.deepEqual([...errors, ...d.errors], []);
 });
 
 /** The slider's value as a screen reader reads it, its readout, and the stop index. */

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countPct, findingText, pct } from '../../www/js/format.js';
+import { countPct, findingText, pct, pileNote } from '../../www/js/format.js';
 
 test('a share of requests that is not all never reads 100.0%, and a nonzero one never 0.0%', () => {
   // The conversation trace: 12,027 of 12,031 requests found a cached block. 99.9668% is "100.0%" to
@@ -66,4 +66,20 @@ test('kv\'s cost is worded one way wherever the page writes it, in the decisions
     assert.ok(decisions.includes(`'${column}'`), `the decisions table has a ${column} column`);
     assert.ok(KV_COST.includes(column.toLowerCase()), `${column} is a term of the cost`);
   }
+});
+
+test('a curve\'s pile-up note: from half of the requests on one replica, "all" only when every one is', () => {
+  // The conversation trace under prefix_aware at 16 replicas: 12,031 of 12,031 on replica 11 (the CLI).
+  assert.equal(pileNote({ instances: 16, busiest_share: 12031 / 12031 }), 'all on one replica');
+  // 12,030 of 12,031 is not all, though it rounds to 100 %.
+  assert.equal(pileNote({ instances: 16, busiest_share: 12030 / 12031 }), '99.99% on one replica');
+  assert.equal(pileNote({ instances: 16, busiest_share: 126 / 200 }), '63% on one replica');
+  // Exactly half counts; just under does not (the defaults' prefix_aware at 16: 46 of 200, none).
+  assert.equal(pileNote({ instances: 4, busiest_share: 100 / 200 }), '50% on one replica');
+  assert.equal(pileNote({ instances: 4, busiest_share: 99 / 200 }), '');
+  assert.equal(pileNote({ instances: 16, busiest_share: 46 / 200 }), '');
+  // One replica takes everything by definition: no note; nor for a point without the share.
+  assert.equal(pileNote({ instances: 1, busiest_share: 1 }), '');
+  assert.equal(pileNote({ instances: 8 }), '');
+  assert.equal(pileNote(null), '');
 });

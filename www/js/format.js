@@ -178,3 +178,16 @@ export function themeInk() {
  * Only a number after "replica " changes, so a percentage or a count never does.
  */
 export const findingText = (f) => String(f?.text ?? '').replace(/\breplica (\d+)\b/g, 'replica R$1');
+
+/** A pile-up worth naming at a curve's end: one replica took at least half of the requests. */
+export const PILE_SHARE = 0.5;
+
+/**
+ * The words after a policy's name at its curve's end, from its last swept point: "all on one
+ * replica" when one replica took every request, "63% on one replica" from half of them, else ''.
+ * So a flat curve that owes its hits to a fleet of one says so where the eye is.
+ */
+export function pileNote(q) {
+  if (!q || q.instances < 2 || !Number.isFinite(q.busiest_share) || q.busiest_share < PILE_SHARE) return '';
+  return q.busiest_share === 1 ? 'all on one replica' : `${countPct(q.busiest_share, 0)} on one replica`;
+}

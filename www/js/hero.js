@@ -4,7 +4,7 @@
 // the controls that move it, and a takeaway computed from the run.
 
 import { cacheReplicas, isDisagg } from './layout.js';
-import { policyColor, policyLine, pct, themeInk, num, replicaColor, countPct } from './format.js';
+import { policyColor, policyLine, pct, pileNote, themeInk, num, replicaColor, countPct } from './format.js';
 import { hexAlpha, lineLegend } from './charts.js';
 import { REPLICA_MARKS } from './controls.js';
 import { predictionCurves } from './predict.js';
@@ -129,13 +129,22 @@ function spreadLabels(ys, h, lo, hi) {
   return groups.flatMap((g) => g.ys.map((_, i) => g.top + i * h));
 }
 
-/** The width of each label's box (its text and a margin) in `font`. */
-function labelWidths(ctx, names, font) {
+/** The width of each label's box (its text and a margin) in `font`; texts: {policy: words drawn}. */
+function labelWidths(ctx, texts, font) {
   ctx.save();
   ctx.font = font;
-  const out = Object.fromEntries(names.map((n) => [n, ctx.measureText(n).width + 6]));
+  const out = Object.fromEntries(Object.entries(texts).map(([n, t]) => [n, ctx.measureText(t).width + 6]));
   ctx.restore();
   return out;
+}
+
+/** Each policy's end label: its name, then its pile-up note when it has one. */
+function endTexts(policies, sweeps) {
+  return Object.fromEntries(policies.map((p) => {
+    const last = (sweeps[p] || []).filter((q) => Number.isFinite(q.hit_rate_tokens)).reduce((a, q) => (!a || q.instances > a.instances ? q : a), null);
+    const note = pileNote(last);
+    return [p, note ? `${p} · ${note}` : p];
+  }));
 }
 
 /**
@@ -144,12 +153,12 @@ function labelWidths(ctx, names, font) {
  */
 function endLabelBoxes(chart, o) {
   const a = chart.chartArea;
-  const widths = labelWidths(chart.ctx, o.names, o.font);
+  const widths = labelWidths(chart.ctx, o.texts, o.font);
   const ends = [];
   chart.data.datasets.forEach((d, i) => {
     if (!o.names.includes(d.label) || !chart.isDatasetVisible(i)) return;
     const last = chart.getDatasetMeta(i).data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y)).pop();
-    if (last) ends.push({ text: d.label, color: o.colors[d.label], ax: last.x, ay: last.y, w: widths[d.label], order: ends.length });
+    if (last) ends.push({ text: d.label, words: o.texts[d.label], color: o.colors[d.label], ax: last.x, ay: last.y, w: widths[d.label], order: ends.length });
   });
   if (!ends.length || ends.some((e) => e.ax + END_GAP + e.w > chart.width)) return [];
   ends.sort((p, q) => p.ay - q.ay || p.order - q.order);
@@ -183,7 +192,7 @@ function drawEndLabel(ctx, b, panel) {
   ctx.fillStyle = panel;
   ctx.fillRect(b.x, b.y, b.w, b.h);
   ctx.fillStyle = b.color;
-  ctx.fillText(b.text, b.x + 3, cy);
+  ctx.fillText(b.words, b.x + 3, cy);
 }
 
 const endLabels = {
@@ -379,10 +388,14 @@ export class HeroChart {
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel, unit: isDisagg(config) ? 'prefill replica' : 'replica' };
     const font = `600 ${narrow ? 10.5 : 12}px system-ui, sans-serif`;
     const lastX = Math.max(0, ...policies.flatMap((p) => (sweeps[p] || []).map((q) => q.instances)));
-    const pad = rightPadding(c, labelWidths(c.ctx, policies, font), lastX, max, narrow);
+    // The pile-up notes where they fit in the usual padding; else the names alone (room is made for those).
+    const noted = endTexts(policies, sweeps);
+    const plain = Object.fromEntries(policies.map((p) => [p, p]));
+    const texts = rightPadding(c, labelWidths(c.ctx, noted, font), lastX, max, narrow) === PAD_RIGHT ? noted : plain;
+    const pad = rightPadding(c, labelWidths(c.ctx, texts, font), lastX, max, narrow);
     this.padRight = pad || PAD_RIGHT; // (the small multiple takes the same, HeroPanel.draw)
     c.options.layout = { padding: { left: 4, right: this.padRight, top: 6 } };
-    c.options.plugins.endLabels = { names: pad ? policies : [], colors: Object.fromEntries(policies.map((p) => [p, policyColor(p)])),
+    c.options.plugins.endLabels = { names: pad ? policies : [], texts, colors: Object.fromEntries(policies.map((p) => [p, policyColor(p)])),
       font, h: narrow ? 13 : 15, panel: hexAlpha(t.panel, 0.85) };
     c.options.plugins.unswept = { from: Math.max(...xs), fill: hexAlpha(t.muted, 0.07), color: t.muted, text: UNSWEPT_TEXT };
     for (const d of c.data.datasets) d.clip = 12; // the ring at 1 or at the last count stays whole
