@@ -287,20 +287,49 @@ const heroBoxes = (page) => page.evaluate(() => {
     why: box('[data-testid=why-rates]'), end: hero.getBoundingClientRect().bottom - pad, vh: window.innerHeight };
 });
 
-test('at 1280x900 the first screen holds the figure, its controls and the sentence, with no empty block under the figure', async () => {
+test('at 1280x900 the first screen holds the figure, its controls and the sentence; the figure\'s column has no gaps and ends on the first screen', async () => {
   for (const url of ['/', '/?routing=sglang']) {
     const { page, errors } = await openHero(url);
     await page.evaluate(() => window.scrollTo(0, 0));
     const b = await heroBoxes(page);
     for (const k of ['chart', 'share', 'slider', 'takeaway']) assert.ok(b[k].top >= 0 && b[k].bottom <= b.vh, `${url}: ${k} on the first screen (${b[k].top}-${b[k].bottom})`);
-    // Down the figure's column: chart, small multiple, caption, then the note or the card's end, each close.
-    const next = b.why.shown ? b.why.top : b.end;
-    const gaps = { 'chart → small multiple': b.share.top - b.chart.bottom, 'small multiple → caption': b.caption.top - b.share.bottom,
-      'caption → what follows': next - b.caption.bottom };
-    for (const [k, g] of Object.entries(gaps)) assert.ok(g < 48, `${url}: ${k} gap ${g.toFixed(0)} px`);
-    // Neither column leaves the other an empty block: the sentence beside the figure ends near the figure's end.
-    assert.ok(Math.abs(b.detail.bottom - b.share.bottom) < 48, `${url}: the side ends at ${b.detail.bottom.toFixed(0)}, the figure at ${b.share.bottom.toFixed(0)}`);
+    // Down the figure's column: chart, small multiple, caption, each close; the caption's end on the first screen.
+    const gaps = { 'chart → small multiple': b.share.top - b.chart.bottom, 'small multiple → caption': b.caption.top - b.share.bottom };
+    for (const [k, g] of Object.entries(gaps)) assert.ok(g >= 0 && g < 48, `${url}: ${k} gap ${g.toFixed(0)} px`);
+    assert.ok(b.caption.bottom <= b.vh + 1, `${url}: the caption ends at ${b.caption.bottom.toFixed(0)}, on the first screen (${b.vh})`);
+    // The figure fills the first screen: less than a few lines of it left under the caption.
+    assert.ok(b.vh - b.caption.bottom < 48, `${url}: ${(b.vh - b.caption.bottom).toFixed(0)} px left under the caption`);
     await screenshot(page, `hero-polish-first-screen-1280${url === '/' ? '' : '-sglang'}`, { fullPage: false });
+    assert.deepEqual(errors, []);
+  }
+});
+
+/** The hero chart's box and the small multiple's, in page pixels, rounded. */
+const figureBox = (page) => page.evaluate(() => ['chart-hero', 'chart-hero-share'].map((id) => {
+  const r = document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+  return [r.left, r.top + window.scrollY, r.width, r.height].map(Math.round);
+}));
+
+test('the figure neither moves nor resizes as the run beside it changes: a warning appearing, a longer sentence, another count', async () => {
+  for (const width of [1280, 1024, 390]) {
+    const { page, errors } = await openHero('/', { width, height: 900 });
+    const first = await figureBox(page);
+    const seen = [];
+    // round robin (no warning) → prefix_aware (the uneven-load warning) → 16 replicas (a longer sentence) → round robin.
+    for (const step of ['prefix_aware', 16, 'round_robin']) {
+      const before = await page.evaluate(() => window.kvfleet.runCount);
+      if (typeof step === 'string') await page.click(`label[for="hero-in-routing-${step}"]`);
+      else await page.click(`[data-testid=hero-marks-instances] span[data-value="${step}"]`);
+      await page.waitForFunction((n) => window.kvfleet.runCount > n, before, { timeout: PAGE_TIMEOUT });
+      await heroSettled(page);
+      const findings = await page.locator('[data-testid=hero-findings] .finding').count();
+      const detail = (await page.textContent('[data-testid=takeaway-detail]')).length;
+      seen.push({ step, findings, detail, box: await figureBox(page) });
+    }
+    // The steps did change what sits beside the figure: a warning came and went, the sentence's length changed.
+    assert.ok(seen.some((s) => s.findings > 0) && seen.some((s) => s.findings === 0), `${width}: a warning came and went ${JSON.stringify(seen.map((s) => s.findings))}`);
+    assert.ok(new Set(seen.map((s) => s.detail)).size > 1, `${width}: the sentence's length changed`);
+    for (const s of seen) assert.deepEqual(s.box, first, `${width} px, after ${s.step}: the figure's boxes ${JSON.stringify(s.box)}, at first ${JSON.stringify(first)}`);
     assert.deepEqual(errors, []);
   }
 });
