@@ -3,6 +3,7 @@
 
 import { compact } from './format.js';
 import { groupPolicies, describePolicy, followsNote, policyInfo } from './policies.js';
+import { linkTerms } from './terms.js';
 import { isDisagg } from './layout.js';
 
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
@@ -412,6 +413,7 @@ export class Controls {
     const set = (v) => {
       inputs.forEach((r) => setProp(r, 'checked', r.value === v));
       setText(about, describePolicy(v));
+      linkTerms(about);
     };
     return { root, set, inputs };
   }

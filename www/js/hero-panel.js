@@ -11,6 +11,7 @@ import { HeroShare } from './hero-share.js';
 import { findingText } from './format.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
+import { linkTerms } from './terms.js';
 import { changeWords, heroCaption } from './story.js';
 import { workloadWords } from './workload-words.js';
 import { mark } from './timeline.js';
@@ -263,6 +264,7 @@ export class HeroPanel {
       const b = document.createElement('strong');
       b.textContent = `⚠ ${FINDING_TITLE[f.kind] || f.kind}: `;
       d.append(b, document.createTextNode(findingText(f).replace(/^[^:]+:\s*/, '')));
+      linkTerms(d);
       return d;
     });
     patchChildren(box, items);

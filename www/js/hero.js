@@ -11,6 +11,7 @@ import { predictionCurves } from './predict.js';
 import { durationText, heroTakeaway, wasNow, wasNowText, whyRatesDiffer } from './story.js';
 import { lazyDraw } from './lazy-draw.js';
 import { patchChildren, setText } from './page-bits.js';
+import { linkTerms } from './terms.js';
 
 /** Replica counts the hero sweeps: 1 to 16, then doubling steps up to the current count. */
 export function heroReplicaCounts(current, max = 256) {
@@ -445,6 +446,7 @@ export function renderTakeaway(els, ctx) {
   const { lead, detail } = heroTakeaway(ctx);
   setText(els.lead, lead);
   setText(els.detail, detail);
+  linkTerms(els.detail);
   const why = whyRatesDiffer(ctx.report?.summary, ctx.config, ctx.traced);
   setText(els.why, why);
   if (els.why.hidden !== !why) els.why.hidden = !why;

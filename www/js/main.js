@@ -23,6 +23,7 @@ import { lazyDraw } from './lazy-draw.js';
 import { buildLatePanels } from './late-panels.js';
 import { onWorker, sendRun, scheduleRun, cancelRun, requestDecisions, runCompare } from './runs.js';
 import { watchStatusHeight } from './status-bar.js';
+import { watchTermClicks } from './terms.js';
 
 const $ = (id) => document.getElementById(id);
 const OPENING_ROUTING = 'round_robin';
@@ -197,6 +198,7 @@ function initFull(msg, lesson) {
   $('source-reset').addEventListener('click', () => { st.source = null; refresh(); });
   $('cancel').addEventListener('click', cancelRun);
   watchStatusHeight();
+  watchTermClicks();
   st.readyMsg = msg;
   setTimeout(startLatePanels, LATE_PANELS_AFTER_MS); // a first run that fails still gets them
 }
