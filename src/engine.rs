@@ -93,6 +93,9 @@ pub struct Replica {
     role: Role,
     /// Blocks the waiting requests will reserve on admission.
     queued_blocks: u64,
+    /// Longest waiting queue since the time series' last sample (`take_window_peak`), an
+    /// arrival admitted at once included, as `ReplicaStats::peak_queue` counts it.
+    window_peak: u32,
     /// Prefill role: requests handed off whose blocks stay pinned until their transfer.
     held: Vec<Active>,
     /// Decode role: the waiting requests that were prefilled elsewhere.
@@ -116,6 +119,7 @@ impl Replica {
             stats: ReplicaStats::default(),
             role: Role::Colocated,
             queued_blocks: 0,
+            window_peak: 0,
             held: Vec::new(),
             prefilled: IdMap::default(),
             spare_chunks: Vec::new(),
@@ -140,6 +144,14 @@ impl Replica {
     /// Requests waiting for admission.
     pub fn waiting(&self) -> u32 {
         self.waiting.len() as u32
+    }
+
+    /// The longest waiting queue since the last call (or the start), now's included; the
+    /// next window starts from now's. The time series' queue depth, so its highest point is
+    /// the replica's `peak_queue`.
+    pub fn take_window_peak(&mut self) -> u32 {
+        let now = self.waiting();
+        std::mem::replace(&mut self.window_peak, now).max(now)
     }
 
     /// Requests running.
@@ -169,7 +181,9 @@ impl Replica {
         }
         self.queued_blocks += self.kv_needs_total(&req);
         self.waiting.push_back(req);
-        self.stats.peak_queue = self.stats.peak_queue.max(self.waiting.len() as u32);
+        let depth = self.waiting.len() as u32;
+        self.stats.peak_queue = self.stats.peak_queue.max(depth);
+        self.window_peak = self.window_peak.max(depth);
         match self.plan {
             Plan::Idle => self.begin_step(now_us, out),
             Plan::DecodeRun { .. } if self.head_admissible() => self.truncate_run(now_us),

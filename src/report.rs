@@ -222,7 +222,7 @@ impl Simulation<'_> {
         let per_instance = self.instance_rows(makespan_us);
         let mut summary = self.summary(makespan_us, &per_instance);
         let links = self.disagg.as_ref().map_or(&[][..], |d| &d.links[..]);
-        let series = std::mem::take(&mut self.sampler).finish(end_us, &self.replicas, links);
+        let series = std::mem::take(&mut self.sampler).finish(end_us, &mut self.replicas, links);
         let latency_cdf = latency_cdf(&self.recorder.ttft, &self.recorder.e2e);
         self.fill_latencies(&mut summary);
         let findings = self.findings(&per_instance, &series);

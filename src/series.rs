@@ -18,6 +18,10 @@ pub struct Series {
     pub t_s: Vec<f64>,
     /// Waiting requests per replica at each sample.
     pub queue: Vec<Vec<u32>>,
+    /// The longest waiting queue per replica in the window ending at each sample, an
+    /// arrival admitted at once included: the series' highest point is the replica's
+    /// `peak_queue`, however coarse the grid, where `queue` can step over a short peak.
+    pub queue_peak: Vec<Vec<u32>>,
     /// Running requests per replica at each sample.
     pub running: Vec<Vec<u32>>,
     /// KV blocks in use per replica at each sample.
@@ -40,12 +44,15 @@ pub struct Sampler {
     next_us: u64,
     times_us: Vec<u64>,
     queue: Vec<Vec<u32>>,
+    queue_peak: Vec<Vec<u32>>,
     running: Vec<Vec<u32>>,
     cache_blocks: Vec<Vec<u64>>,
     admits: Vec<Vec<u32>>,
     hits: Vec<Vec<u32>>,
     window_admits: Vec<u32>,
     window_hits: Vec<u32>,
+    /// Per replica: the longest queue of a sample dropped by decimation, for the next one.
+    window_queue: Vec<u32>,
     /// Per link: busy µs up to each sample.
     link_busy_us: Vec<Vec<u64>>,
 }
@@ -64,19 +71,21 @@ impl Sampler {
             next_us: 0,
             times_us: Vec::new(),
             queue: vec![Vec::new(); replicas],
+            queue_peak: vec![Vec::new(); replicas],
             running: vec![Vec::new(); replicas],
             cache_blocks: vec![Vec::new(); replicas],
             admits: vec![Vec::new(); replicas],
             hits: vec![Vec::new(); replicas],
             window_admits: vec![0; replicas],
             window_hits: vec![0; replicas],
+            window_queue: vec![0; replicas],
             link_busy_us: Vec::new(),
         }
     }
 
     /// Emits every grid sample strictly before `now_us` (state is constant since the
     /// previous event). Call before processing each event.
-    pub fn advance_to(&mut self, now_us: u64, replicas: &[Replica], links: &[Link]) {
+    pub fn advance_to(&mut self, now_us: u64, replicas: &mut [Replica], links: &[Link]) {
         while self.next_us < now_us {
             let pending = (now_us - self.next_us) / self.interval_us.max(1);
             if self.times_us.len() >= MAX_POINTS || pending as usize > MAX_POINTS {
@@ -94,7 +103,7 @@ impl Sampler {
     }
 
     /// Closes the series with one last sample at `end_us` and converts to columns.
-    pub fn finish(mut self, end_us: u64, replicas: &[Replica], links: &[Link]) -> Series {
+    pub fn finish(mut self, end_us: u64, replicas: &mut [Replica], links: &[Link]) -> Series {
         self.advance_to(end_us, replicas, links);
         self.next_us = end_us;
         self.push_sample(replicas, links);
@@ -117,6 +126,7 @@ impl Sampler {
         Series {
             t_s: self.times_us.iter().map(|&t| t as f64 / 1e6).collect(),
             queue: self.queue,
+            queue_peak: self.queue_peak,
             running: self.running,
             cache_blocks: self.cache_blocks,
             hit_rate,
@@ -141,7 +151,7 @@ impl Sampler {
             .collect()
     }
 
-    fn push_sample(&mut self, replicas: &[Replica], links: &[Link]) {
+    fn push_sample(&mut self, replicas: &mut [Replica], links: &[Link]) {
         self.times_us.push(self.next_us);
         if self.link_busy_us.len() < links.len() {
             self.link_busy_us.resize(links.len(), Vec::new());
@@ -149,8 +159,10 @@ impl Sampler {
         for (busy, link) in self.link_busy_us.iter_mut().zip(links) {
             busy.push(link.busy_until(self.next_us));
         }
-        for (r, rep) in replicas.iter().enumerate() {
+        for (r, rep) in replicas.iter_mut().enumerate() {
+            let dropped = std::mem::take(&mut self.window_queue[r]);
             self.queue[r].push(rep.waiting());
+            self.queue_peak[r].push(rep.take_window_peak().max(dropped));
             self.running[r].push(rep.running());
             self.cache_blocks[r].push(rep.cache().used_blocks());
             self.admits[r].push(std::mem::take(&mut self.window_admits[r]));
@@ -159,7 +171,8 @@ impl Sampler {
         self.next_us = self.next_us.saturating_add(self.interval_us);
     }
 
-    /// Keeps every other sample, merging window counts, and doubles the interval.
+    /// Keeps every other sample, merging window counts (and queue peaks), and doubles the
+    /// interval.
     fn decimate(&mut self) {
         let n = self.times_us.len();
         self.interval_us = self.interval_us.saturating_mul(2);
@@ -174,6 +187,14 @@ impl Sampler {
         }
         for r in 0..self.queue.len() {
             keep_even(&mut self.queue[r]);
+            // The longest queue of the window a dropped sample closed moves into the next.
+            let q = &mut self.queue_peak[r];
+            if trailing_odd {
+                self.window_queue[r] = self.window_queue[r].max(q[n - 1]);
+            }
+            *q = (0..n.div_ceil(2))
+                .map(|j| q[2 * j].max(if j > 0 { q[2 * j - 1] } else { 0 }))
+                .collect();
             keep_even(&mut self.running[r]);
             keep_even(&mut self.cache_blocks[r]);
             for (counts, window) in [

@@ -263,7 +263,7 @@ impl<'w> Simulation<'w> {
             "time {t_us} µs passed the clock's horizon: the run's bound was wrong"
         );
         let links = self.disagg.as_ref().map_or(&[][..], |d| &d.links[..]);
-        self.sampler.advance_to(t_us, &self.replicas, links);
+        self.sampler.advance_to(t_us, &mut self.replicas, links);
         if self.knowledge.refresh_due(self.now_us, t_us) {
             self.live_views();
             self.knowledge.refresh(self.views.views());

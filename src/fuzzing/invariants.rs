@@ -20,6 +20,7 @@ pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option
         )
     };
     if let Err(what) = accounting(report)
+        .and_then(|_| queue_peaks(report))
         .and_then(|_| rates(report))
         .and_then(|_| quantiles(report))
         .and_then(|_| numbers_where_due(json))
@@ -86,6 +87,38 @@ fn accounting(r: &Report) -> Result<(), String> {
                 t.completed_tasks, t.failed_tasks, t.tasks
             )
         })?;
+    }
+    Ok(())
+}
+
+/// The time series' queue peaks agree with the per-replica table: each replica's highest
+/// `queue_peak` is its `peak_queue`, and no window's peak is below the depth sampled at
+/// its end. (The chart and its sentences read `queue_peak`; the table reads the engine.)
+fn queue_peaks(r: &Report) -> Result<(), String> {
+    let s = &r.series;
+    for p in &r.per_instance {
+        let i = p.index as usize;
+        let (peaks, depths) = (&s.queue_peak[i], &s.queue[i]);
+        let top = peaks.iter().copied().max().unwrap_or(0);
+        ensure(top == p.peak_queue, || {
+            format!(
+                "replica {i}: the series' longest queue is {top}, the table's peak_queue {}",
+                p.peak_queue
+            )
+        })?;
+        ensure(peaks.len() == depths.len(), || {
+            format!(
+                "replica {i}: {} peaks for {} samples",
+                peaks.len(),
+                depths.len()
+            )
+        })?;
+        if let Some(k) = (0..peaks.len()).find(|&k| peaks[k] < depths[k]) {
+            return Err(format!(
+                "replica {i}, sample {k}: window peak {} below the depth {} at its end",
+                peaks[k], depths[k]
+            ));
+        }
     }
     Ok(())
 }

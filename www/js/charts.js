@@ -190,7 +190,7 @@ export class Charts {
         },
       },
     });
-    if (get('queue')) this.charts.queue = timeChart(get('queue'), 'Waiting (requests)');
+    if (get('queue')) this.charts.queue = timeChart(get('queue'), 'Longest queue (requests)');
     if (get('cache')) this.charts.cache = timeChart(get('cache'), 'Cache (blocks)');
     for (const c of Object.values(this.charts)) this.lazy.watch(c);
   }
@@ -275,7 +275,9 @@ export class Charts {
   updateTime(report, n, per = []) {
     const series = report.series || {};
     const ts = series.t_s || [];
-    for (const [key, field] of [['queue', 'queue'], ['cache', 'cache_blocks']]) {
+    // The queue chart draws each window's longest queue (series.queue_peak), so its highest point is the
+    // table's peak queue; point samples would step over a short peak (`tests/series_peaks.rs`).
+    for (const [key, field] of [['queue', 'queue_peak'], ['cache', 'cache_blocks']]) {
       const ch = this.charts[key];
       if (!ch) continue;
       const rows = series[field] || [];
@@ -295,7 +297,7 @@ export class Charts {
       this.lazy.draw(ch);
     }
     const peak = (rows) => Math.max(0, ...(rows || []).map((r) => Math.max(0, ...r.filter(Number.isFinite))));
-    if (this.charts.queue) setLabel(this.charts.queue, `Queue depth over time; the deepest queue reached ${num(peak(series.queue))} requests.`);
+    if (this.charts.queue) setLabel(this.charts.queue, `Queue depth over time; the deepest queue reached ${num(peak(series.queue_peak))} requests.`);
     if (this.charts.cache) setLabel(this.charts.cache, `Cache occupancy over time; the fullest replica held ${num(peak(series.cache_blocks))} blocks.`);
   }
 }

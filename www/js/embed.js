@@ -75,7 +75,7 @@ export function embedSentence(show, report, config, sweeps) {
     }
     case 'latency': return `First token p50 ${fmtMs(s.ttft_ms_p50)}, p99 ${fmtMs(s.ttft_ms_p99)}; whole answer p99 ${fmtMs(s.e2e_ms_p99)}.`;
     case 'timeline': {
-      const q = report.series?.queue || [];
+      const q = report.series?.queue_peak || [];
       let peak = 0, at = 0;
       q.forEach((row, i) => { const m = Math.max(0, ...row); if (m > peak) { peak = m; at = i; } });
       return peak > 0 ? `The deepest queue: ${num(peak)} request${peak === 1 ? '' : 's'} waiting on R${at}.` : 'No request ever waited for a slot.';
