@@ -366,3 +366,15 @@ test('on a phone the models\' short legend entries still name their policies', a
   assert.deepEqual(texts, ["round robin's model: misses ≈ prefixes × replicas", "prefix_aware's model: misses ≈ prefixes"]);
   assert.deepEqual(errors, []);
 });
+
+test('the first-token figures wrap at the dot between them, never inside one ("35.5 / min")', async () => {
+  const { page, errors } = await openHero('/?trace=conversation_trace.jsonl&routing=prefix_aware');
+  const v = await page.evaluate(() => {
+    const el = document.querySelector('[data-testid=hero-ttft] .value');
+    return { text: el.textContent, parts: [...el.querySelectorAll('span')].map((s) => ({ text: s.textContent, lines: s.getClientRects().length })) };
+  });
+  // The CLI (--des-instances 4 --des-routing prefix_aware): p50 1,183.87 s, p99 2,128.67 s.
+  assert.equal(v.text, '19.7 min · 35.5 min');
+  assert.deepEqual(v.parts, [{ text: '19.7 min', lines: 1 }, { text: '35.5 min', lines: 1 }]);
+  assert.deepEqual(errors, []);
+});

@@ -279,7 +279,7 @@ test('conversation trace: the trade-off says how many times slower, in the hero\
   const lead = await page.textContent('[data-testid=takeaway]');
   assert.equal(lead, `On 4 replicas, round robin serves ${pc(rr.hit_rate_tokens)} of prompt tokens from cache (prefix_aware ${pc(pa.hit_rate_tokens)}).`);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
-  assert.ok(detail.includes(` Here the most hits come with far slower answers: prefix_aware's first-token time is ${ms(pa.ttft_ms_p50)} median and ${ms(pa.ttft_ms_p99)} p99,`
+  assert.ok(detail.startsWith(`Here the most hits come with far slower answers: prefix_aware's first-token time is ${ms(pa.ttft_ms_p50)} median and ${ms(pa.ttft_ms_p99)} p99,`
     + ` round robin's ${ms(rr.ttft_ms_p50)} and ${ms(rr.ttft_ms_p99)}; that p99 is about ${times} times round robin's.`
     + ` prefix_aware sends every request (100%) to one replica, R${top.index}.`), detail);
   assert.match(ms(pa.ttft_ms_p99), /^\d+\.\d min$/, 'in minutes, as the rest of the page writes 2,129 s');
@@ -337,7 +337,7 @@ test('sglang at 4 replicas has prefix_aware\'s hits at round robin\'s speed, and
   assert.equal(await page.textContent('[data-testid=takeaway]'), `On 4 replicas, sglang serves ${pc(p.sglang.hit_rate_tokens)} of prompt tokens from cache`
     + ` (round robin ${pc(p.round_robin.hit_rate_tokens)}, prefix_aware ${pc(p.prefix_aware.hit_rate_tokens)}).`);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
-  assert.ok(detail.includes(` sglang, which weighs each replica's load as well as its cache, gets the hits at almost no cost in latency: as many as prefix_aware,`
+  assert.ok(detail.startsWith(`sglang, which weighs each replica's load as well as its cache, gets the hits at almost no cost in latency: as many as prefix_aware,`
     + ` with a p99 first-token time within ${within}% of round robin's ${ms(p.round_robin.ttft_ms_p99)} (prefix_aware's is ${ms(p.prefix_aware.ttft_ms_p99)}).`), detail);
   await screenshot(page, 'hero-sglang-4', { fullPage: false });
   await page.click('[data-testid=hero-marks-instances] span[data-value="16"]');

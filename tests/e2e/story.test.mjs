@@ -87,12 +87,12 @@ test('kv\'s share of the locality gain is computed on the displayed values', () 
   const sweeps = { round_robin: [{ instances: 8, hit_rate_tokens: 0.36 }], prefix_aware: [{ instances: 8, hit_rate_tokens: 0.48 }] };
   const t = heroTakeaway({ config: { ...base, instances: 8, routing: 'kv' }, traced: false,
     report: { summary: { admitted: 200, hit_requests: 180, hit_rate_tokens: 0.45, requests: 200 }, per_instance: per(Array(8).fill(25)), findings: [] }, sweeps });
-  assert.ok(t.detail.includes('of the 12.0 percentage points prefix_aware gains over round robin, it gets 9.0.'), t.detail);
+  assert.ok(t.detail.includes('kv weighs a replica\'s missed blocks against its load (overlap weight 1), so it keeps 9.0 of the 12.0 percentage points prefix_aware gains over round robin.'), t.detail);
   // Below round robin: none; above prefix_aware: all.
   const kvAt = (hit) => heroTakeaway({ config: { ...base, instances: 8, routing: 'kv' }, traced: false,
     report: { summary: { admitted: 200, hit_requests: 180, hit_rate_tokens: hit, requests: 200 }, per_instance: per(Array(8).fill(25)), findings: [] }, sweeps }).detail;
-  assert.ok(kvAt(0.30).includes('prefix_aware gains over round robin, it gets none.'), kvAt(0.30));
-  assert.ok(kvAt(0.50).includes('prefix_aware gains over round robin, it gets all.'), kvAt(0.50));
+  assert.ok(kvAt(0.30).includes('so it keeps none of the 12.0 percentage points prefix_aware gains over round robin.'), kvAt(0.30));
+  assert.ok(kvAt(0.50).includes('so it keeps all of the 12.0 percentage points prefix_aware gains over round robin.'), kvAt(0.50));
   // A gap under 2 displayed points: no such sentence.
   const close = { round_robin: [{ instances: 8, hit_rate_tokens: 0.876 }], prefix_aware: [{ instances: 8, hit_rate_tokens: 0.891 }] };
   const u = heroTakeaway({ config: { ...base, instances: 8, routing: 'kv' }, traced: false,
@@ -276,8 +276,10 @@ test('a policy that sends most requests to one replica is named with its share a
   const report = { summary: { admitted: 12031, hit_requests: 12027, hit_rate_tokens: 0.1955, requests: 12031, ttft_ms_p99: 3835.9 }, per_instance: rows([3008, 3008, 3008, 3007]), findings: [] };
   const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: true, report, sweeps, routed: { prefix_aware: rows([0, 0, 12031, 0]) } });
   assert.equal(t.lead, 'On 4 replicas, round robin serves 19.6% of prompt tokens from cache (prefix_aware 37.3%).');
-  assert.ok(t.detail.startsWith('4 of 12,031 requests found no cached prefix. Here the most hits come with far slower answers:'
-    + ' prefix_aware\'s p99 first-token time is 35.5 min, about 550 times round robin\'s 3.84 s. prefix_aware sends every request (100%) to one replica, R2.'), t.detail);
+  // The trade-off first; the miss count (no model on a trace) after the crowding.
+  assert.ok(t.detail.startsWith('Here the most hits come with far slower answers:'
+    + ' prefix_aware\'s p99 first-token time is 35.5 min, about 550 times round robin\'s 3.84 s. prefix_aware sends every request (100%) to one replica, R2.'
+    + ' 4 of 12,031 requests found no cached prefix.'), t.detail);
 });
 
 test('a policy with the hits at round robin\'s speed is named only when the others trade one for the other', () => {
@@ -357,8 +359,11 @@ test('the hero caption: under 40 words, and the model\'s assumption named where 
   const on = heroCaption({ config: base, traced: false, xs, sweeps: { round_robin: [{ instances: 16, hit_rate_tokens: 0.19 }] } });
   assert.doesNotMatch(on, /sit above/);
   const evicting = heroCaption({ config: { ...base, kv_blocks: 40 }, traced: false, xs, sweeps: {} });
-  assert.match(evicting, /No model line: the simple model assumes caches that never evict\.$/);
-  for (const c of [above, on, evicting]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);
+  assert.match(evicting, /No prediction line: the simple model \(misses ≈ prefixes × replicas\) draws none here, as it assumes caches that never evict\.$/);
+  // A trace: no prefix count to predict from, said without the word "model line" a first-time reader could not place.
+  const traced = heroCaption({ config: base, traced: true, xs, sweeps: {} });
+  assert.match(traced, /No prediction line: the simple model \(misses ≈ prefixes × replicas\) draws none here, as it counts the pool's shared prefixes, and a trace has no pool\.$/);
+  for (const c of [above, on, evicting, traced]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);
 });
 
 test('one replica, one prefix: singular words in the model sentence', () => {

@@ -423,7 +423,12 @@ export function renderHeroNumbers(root, report, prev, where = '') {
     d.dataset.testid = testid;
     if (title) d.title = title;
     const l = document.createElement('div'); l.className = 'label'; l.textContent = label;
-    const v = document.createElement('div'); v.className = 'value'; v.textContent = value;
+    const v = document.createElement('div'); v.className = 'value';
+    // "19.7 min · 35.5 min" may wrap at the dot, never inside a figure ("35.5 / min").
+    value.split(' · ').forEach((part, i) => {
+      if (i) v.append(' · ');
+      const w = document.createElement('span'); w.className = 'nowrap'; w.textContent = part; v.append(w);
+    });
     const n = document.createElement('div'); n.className = 'sub'; n.textContent = note;
     d.append(l, v, n);
     return d;
