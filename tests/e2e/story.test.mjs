@@ -39,6 +39,19 @@ test('trend words only say what survives rounding', () => {
   assert.equal(trendWords(pts([0.074, 0.09, 0.071])), 'stays near 8%');
 });
 
+test('mid-sweep, the trend sentence covers only the counts both curves have reached', () => {
+  const pt = (instances, hit_rate_tokens) => ({ instances, hit_rate_tokens });
+  // Round robin has reached 16, prefix_aware only 12 (its 16 not run yet): "From 1 to 12".
+  const sweeps = { round_robin: [pt(1, 0.48), pt(4, 0.42), pt(12, 0.28), pt(16, 0.24)], prefix_aware: [pt(1, 0.48), pt(4, 0.48), pt(12, 0.48)] };
+  const report = { summary: { admitted: 200, hit_requests: 168, hit_rate_tokens: 0.42, requests: 200 }, per_instance: per([50, 50, 50, 50]), findings: [] };
+  const t = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: false, report, sweeps });
+  assert.ok(t.detail.endsWith('From 1 to 12 replicas, round robin falls from 48% to 28%; prefix_aware stays near 48%.'), t.detail);
+  // Both at 16: the whole span.
+  const done = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: false, report,
+    sweeps: { ...sweeps, prefix_aware: [...sweeps.prefix_aware, pt(16, 0.48)] } });
+  assert.ok(done.detail.endsWith('From 1 to 16 replicas, round robin falls from 48% to 24%; prefix_aware stays near 48%.'), done.detail);
+});
+
 test('the takeaway states the measured and predicted misses, with the cap past the requests', () => {
   const report = (instances, hitReq, tok) => ({
     summary: { admitted: 200, hit_requests: hitReq, hit_rate_tokens: tok, requests: 200, ttft_ms_p99: 150 },

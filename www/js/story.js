@@ -202,9 +202,13 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
     const part = got === 0 ? 'none' : got.toFixed(1) === gain.toFixed(1) ? 'all' : got.toFixed(1);
     out.push(`kv weighs a replica's missed blocks against its load (overlap weight ${config.overlap_weight}), so it keeps ${part} of the ${gain.toFixed(1)} percentage points prefix_aware gains over round robin.`);
   }
-  const rrTrend = sweeps.round_robin && trendWords(sweeps.round_robin);
-  const paTrend = sweeps.prefix_aware && trendWords(sweeps.prefix_aware);
-  const xs = (sweeps.round_robin || sweeps.prefix_aware || []).map((p) => p.instances);
+  // Over the counts both curves have reached (mid-sweep one may run ahead of the other), so "from 1
+  // to 16" is never said of a curve drawn only to 12.
+  const reach = Math.min(...[sweeps.round_robin, sweeps.prefix_aware].filter((c) => c?.length).map((c) => c.at(-1).instances));
+  const upTo = (c) => c && c.filter((p) => p.instances <= reach);
+  const rrTrend = sweeps.round_robin && trendWords(upTo(sweeps.round_robin));
+  const paTrend = sweeps.prefix_aware && trendWords(upTo(sweeps.prefix_aware));
+  const xs = (upTo(sweeps.round_robin) || upTo(sweeps.prefix_aware) || []).map((p) => p.instances);
   if (xs.length > 1 && (rrTrend || paTrend)) {
     const held = heldEqual(config);
     const span = `From ${xs[0]} to ${xs[xs.length - 1]} ${isDisagg(config) ? 'prefill ' : ''}replicas${held ? `, with the same ${held}` : ''}`;
