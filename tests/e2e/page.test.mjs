@@ -384,12 +384,24 @@ test('a built-in trace replays in the worker; back to synthetic restores the poo
     assert.equal(r.summary.requests, 3993);
     assert.match(await page.textContent('#source-name'), /trace: synthetic trace/);
     assert.equal(await page.isDisabled('[data-testid="input-request_rate"]'), true, 'workload sliders are off during a trace');
+    // Hidden, not greyed-out synthetic defaults a reader took for the trace's; the picker says why.
+    const fields = ['num_prefixes', 'prefix_len', 'prefix_popularity', 'request_rate'];
+    const visible = async () => {
+      await page.evaluate(() => document.querySelectorAll('#controls details.group').forEach((d) => { d.open = true; }));
+      return Promise.all(fields.map((f) => page.isVisible(`[data-testid="input-${f}"]`)));
+    };
+    assert.deepEqual(await visible(), fields.map(() => false), 'the synthetic settings are hidden during a trace');
+    assert.equal(await page.isVisible('[data-testid="input-workload"]'), true);
+    assert.match(await page.textContent('[data-testid="trace-note"]'), /^The trace sets the prompts, their shared prefixes and the arrival times/);
+    assert.equal(await page.isVisible('[data-testid="trace-note"]'), true);
     assert.match(await settledUrl(page), /trace=synthetic_trace\.jsonl/);
     await shot(page, 'page-trace-synthetic');
     n = await runCount(page);
     await page.click('#source-reset');
     await waitForRun(page, n);
     assert.equal(await page.evaluate(() => window.kvfleet.lastReport.source), 'synthetic');
+    assert.deepEqual(await visible(), fields.map(() => true), 'back to synthetic: the settings are back');
+    assert.equal(await page.isVisible('[data-testid="trace-note"]'), false);
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -479,8 +479,11 @@ export class Controls {
       f.set(v, config, traceMode || null);
       setText(f.readout, readoutText(p, v, config, traceMode || null));
       const shown = SHOWN_WHEN[name] ? SHOWN_WHEN[name](config) : true;
-      setProp(f.root, 'hidden', !shown);
       const off = traceMode && SYNTHETIC_ONLY.includes(name);
+      // A trace's own prompts and arrivals replace these: hidden (and off), not greyed-out defaults
+      // a reader took for the trace's; the workload picker stays and says why (traceNote).
+      setProp(f.root, 'hidden', !shown || (off && name !== 'workload'));
+      if (name === 'workload') this.traceNote(f, traceMode);
       if (f.root.classList.contains('disabled') !== off) f.root.classList.toggle('disabled', off);
       for (const i of f.inputs) {
         if (off) setProp(i, 'disabled', true);
@@ -495,6 +498,16 @@ export class Controls {
       const fields = [...g.querySelectorAll('.group-body > .field')];
       setProp(g, 'hidden', fields.length > 0 && fields.every((f) => f.hidden));
     }
+  }
+
+  /** Under the workload picker while a trace is the workload: what the trace sets, and how to get the settings back. */
+  traceNote(f, traceMode) {
+    if (!f.traceNote) {
+      f.traceNote = el('p', { class: 'help trace-note', 'data-testid': `${this.pre}trace-note`,
+        text: 'The trace sets the prompts, their shared prefixes and the arrival times, so the synthetic workload\'s settings are hidden. “Back to synthetic” (above) brings them back.' });
+      f.root.append(f.traceNote);
+    }
+    setProp(f.traceNote, 'hidden', !traceMode);
   }
 
   /** Shows an error under a field; returns false when no such field exists. */
