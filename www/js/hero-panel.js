@@ -102,6 +102,8 @@ export class HeroPanel {
     const input = `${sweepKey(config, source)}|${config.instances}|${config.prefill_instances}|${config.routing}`;
     if (input !== this.inputKey) this.noteInput();
     this.inputKey = input;
+    // The policy chosen before this one stays drawn beside it (heroPolicies), until another is chosen.
+    if (this.config && this.config.routing !== config.routing) this.kept = this.config.routing;
     this.config = { ...config };
     this.source = source;
     if (this.controls) this.controls.setAll(config, !!source);
@@ -112,7 +114,7 @@ export class HeroPanel {
       this.reach = 0;
     }
     this.reach = Math.max(this.reach, cacheReplicas(config));
-    const policies = heroPolicies(config.routing, this.choices);
+    const policies = heroPolicies(config.routing, this.choices, this.kept);
     const xs = this.span();
     const missing = policies.filter((p) => !this.complete(p, xs));
     if (missing.length) this.request(missing, xs);
@@ -231,7 +233,8 @@ export class HeroPanel {
   words() {
     if (!this.report || !this.config) return;
     renderTakeaway({ lead: this.els.lead, detail: this.els.detail, why: this.els.why },
-      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen(), routed: this.routedHere() });
+      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen(), routed: this.routedHere(),
+        drawn: heroPolicies(this.config.routing, this.choices, this.kept) });
     if (this.els.workload) setText(this.els.workload, workloadWords(this.config, this.source, this.report.summary));
   }
 
@@ -287,7 +290,7 @@ export class HeroPanel {
     if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; }
     if (this.late) { clearTimeout(this.late); this.late = 0; }
     if (!this.config) return;
-    const policies = heroPolicies(this.config.routing, this.choices);
+    const policies = heroPolicies(this.config.routing, this.choices, this.kept);
     const x = cacheReplicas(this.config);
     const xs = this.span();
     const r = this.report;

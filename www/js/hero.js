@@ -21,10 +21,14 @@ export function heroReplicaCounts(current, max = 256) {
   return xs.filter((x) => x <= max).sort((a, b) => a - b);
 }
 
-/** The policies the hero draws: the two the model describes, then the chosen one. */
-export function heroPolicies(routing, choices) {
-  const base = ['round_robin', 'prefix_aware'].filter((p) => choices.includes(p));
-  return choices.includes(routing) && !base.includes(routing) ? [...base, routing] : base;
+/**
+ * The policies the hero draws: the two the model describes, then the chosen one, then `kept` (the
+ * policy chosen before it, so a reader who moves from kv to sglang still sees kv to compare with).
+ */
+export function heroPolicies(routing, choices, kept = null) {
+  const out = ['round_robin', 'prefix_aware'].filter((p) => choices.includes(p));
+  for (const p of [routing, kept]) if (p && choices.includes(p) && !out.includes(p)) out.push(p);
+  return out;
 }
 
 /** Whether two boxes {x, y, w, h} overlap. */

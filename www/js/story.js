@@ -35,20 +35,20 @@ export function trendWords(points, key = 'hit_rate_tokens') {
 
 /**
  * The hero's takeaway for the run on screen. ctx: {config, traced, report, sweeps: {policy: points[]},
- * routed: {policy: [{index, requests}]}}, routed holding other policies' full runs on these replicas.
+ * routed: {policy: [{index, requests}]}, drawn: the policies on screen}, routed holding other policies' full runs on these replicas.
  * Returns {lead, detail}: the one short sentence to notice (the hit rate the figure plots, beside the
  * other drawn policies'), and the plainer sentences that explain it: the misses, then what the hits
  * cost or buy in latency and any crowded replica, then why, then the trend.
  */
-export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {} }) {
+export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {}, drawn = null }) {
   const s = report?.summary;
   if (!s) return { lead: '', detail: '' };
   if (!Number.isFinite(s.hit_rate_tokens)) {
     return { lead: `No request was admitted, so there is no hit rate to show.`, detail: '' };
   }
   if (cacheReplicas(config) === 1) return { lead: oneReplicaLead(s, config), detail: explain({ config, traced, report, sweeps }) };
-  const { latency, shareSaid } = fleetLatency({ config, report, sweeps, routed });
-  return { lead: fleetLead({ config, report, sweeps }), detail: explain({ config, traced, report, sweeps, shareSaid, latency }) };
+  const { latency, shareSaid } = fleetLatency({ config, report, sweeps, routed, drawn });
+  return { lead: fleetLead({ config, report, sweeps, drawn }), detail: explain({ config, traced, report, sweeps, shareSaid, latency }) };
 }
 
 /** With one replica: the hit rate is what the traffic allows (or the admitted part of it). */
@@ -67,14 +67,13 @@ function oneReplicaLead(s, config) {
  * replicas (about 20 words). Latency and crowding are the detail's (fleetLatency); the busiest
  * replica's share is the run's load warning's (the hero's findings), when it has one.
  */
-function fleetLead({ config, report, sweeps }) {
+function fleetLead({ config, report, sweeps, drawn }) {
   const s = report.summary, r = cacheReplicas(config), policy = config.routing;
-  const rr = at(sweeps.round_robin, r)?.hit_rate_tokens;
-  const pa = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
   const unit = isDisagg(config) ? `prefill replicas (and ${config.decode_instances} decode)` : 'replicas';
-  const others = [];
-  if (policy !== 'round_robin' && Number.isFinite(rr)) others.push(`round robin ${pct1(rr)}`);
-  if (policy !== 'prefix_aware' && Number.isFinite(pa)) others.push(`prefix_aware ${pct1(pa)}`);
+  // Every other curve on screen at this count: round robin, prefix_aware, then the policy chosen before.
+  const others = [...new Set(['round_robin', 'prefix_aware', ...(drawn || [])])].filter((p) => p !== policy)
+    .map((p) => [p, at(sweeps[p], r)?.hit_rate_tokens]).filter(([, y]) => Number.isFinite(y))
+    .map(([p, y]) => `${policyName(p)} ${pct1(y)}`);
   const held = heldEqual(config);
   const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
   return `On ${r} ${unit}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}.`;
@@ -85,9 +84,10 @@ function fleetLead({ config, report, sweeps }) {
  * replica, and any that escapes both. Returns {latency, shareSaid}: shareSaid when the page already
  * gives this run's busiest share (the run's load warning, or these words).
  */
-function fleetLatency({ config, report, sweeps, routed }) {
+function fleetLatency({ config, report, sweeps, routed, drawn: shown }) {
   const r = cacheReplicas(config), policy = config.routing;
-  const drawn = [...new Set(['round_robin', 'prefix_aware', policy])];
+  // The curves on screen: round robin, prefix_aware, this run's, and the policy chosen before it.
+  const drawn = [...new Set(['round_robin', 'prefix_aware', policy, ...(shown || [])])];
   const cost = tradeoff(sweeps, drawn, r, policy);
   const warned = loadWarning(report);
   // This run's crowding is named by its warning when it has one; else its own rows say whether it crowds.

@@ -1,0 +1,48 @@
+// tests/e2e/hero-kept.test.mjs: the policy chosen before stays drawn beside the new one (a first-time
+// reader lost kv's curve, and its latency, on choosing prefix_aware), and the words compare with it.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, screenshot } from './harness.mjs';
+
+let site;
+before(async () => { site = await startSite(); });
+after(async () => { await site?.close(); });
+
+const PAGE_TIMEOUT = 60000;
+const settled = (page) => page.waitForFunction(() => window.kvfleet?.runCount > 0 && (window.kvfleet.heroDone || 0) > 0 && !window.kvfleet.hero.pending,
+  null, { timeout: PAGE_TIMEOUT });
+
+async function choose(page, policy) {
+  const n = await page.evaluate(() => window.kvfleet.runCount);
+  await page.click(`label[for="hero-in-routing-${policy}"]`);
+  await page.waitForFunction(([k, p]) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === p, [n, policy], { timeout: PAGE_TIMEOUT });
+  await settled(page);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+const curves = (page) => page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=chart-hero]')).data.datasets
+  .filter((d) => !d.model && d.label !== 'this run').map((d) => d.label));
+const pc1 = (x) => `${(100 * x).toFixed(1)}%`;
+const ms = (x) => (x >= 60000 ? `${(x / 60000).toFixed(1)} min` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
+
+test('on the trace, kv then prefix_aware: kv stays drawn, the lead gives its rate and the trade-off its speed; a third choice drops it', async () => {
+  const { page, errors } = await site.open('/?trace=conversation_trace.jsonl&routing=kv', { viewport: { width: 1280, height: 900 } });
+  await settled(page);
+  assert.deepEqual(await curves(page), ['round_robin', 'prefix_aware', 'kv']);
+  await choose(page, 'prefix_aware');
+  assert.deepEqual(await curves(page), ['round_robin', 'prefix_aware', 'kv'], 'kv, chosen before, stays beside prefix_aware');
+  const at4 = await page.evaluate(() => Object.fromEntries(['round_robin', 'prefix_aware', 'kv'].map((p) => [p, window.kvfleet.hero.sweeps[p].find((q) => q.instances === 4)])));
+  const lead = await page.textContent('[data-testid=takeaway]');
+  assert.equal(lead, `On 4 replicas, prefix_aware serves ${pc1(at4.prefix_aware.hit_rate_tokens)} of prompt tokens from cache (round robin ${pc1(at4.round_robin.hit_rate_tokens)}, kv ${pc1(at4.kv.hit_rate_tokens)}).`);
+  // The fastest drawn policy with fewer hits is kv (p99 2.98 s against round robin's 3.84 s): the trade-off names it.
+  assert.ok(at4.kv.ttft_ms_p99 < at4.round_robin.ttft_ms_p99, 'kv is the faster of the two here');
+  const detail = await page.textContent('[data-testid=takeaway-detail]');
+  assert.ok(detail.startsWith(`Here the most hits come with far slower answers: prefix_aware's first-token time is ${ms(at4.prefix_aware.ttft_ms_p50)} median and ${ms(at4.prefix_aware.ttft_ms_p99)} p99, kv's ${ms(at4.kv.ttft_ms_p50)} and ${ms(at4.kv.ttft_ms_p99)};`), detail);
+  await screenshot(page, 'hero-kept-trace-1280', { fullPage: false });
+  // Another choice: prefix_aware (drawn anyway) is the one chosen before; kv goes.
+  await choose(page, 'sglang');
+  assert.deepEqual(await curves(page), ['round_robin', 'prefix_aware', 'sglang']);
+  assert.doesNotMatch(await page.textContent('[data-testid=takeaway]'), /\bkv\b/);
+  assert.deepEqual(errors, []);
+});
