@@ -348,6 +348,13 @@ test('the busiest-replica chart\'s even share is a band under the policies, so r
   });
   assert.ok(look.even >= 0, `an even-share series: ${look.labels}`);
   assert.equal(look.drawn[0], look.even, 'drawn first, under every policy');
+  // The chosen policy (kv) is drawn last, over round robin where the two coincide (it was hidden under it).
+  assert.equal(look.labels[look.drawn.at(-1)], 'kv', `drawn last: ${look.drawn.map((i) => look.labels[i])}`);
+  const main = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    return c.getSortedVisibleDatasetMetas().map((m) => c.data.datasets[m.index]).reverse().filter((d) => !d.model && d.label !== 'this run').map((d) => d.label);
+  });
+  assert.equal(main.at(-1), 'kv', `the main chart draws the chosen policy over the others: ${main}`);
   for (const [i, w] of look.widths.entries()) if (i !== look.even) assert.ok(look.widths[look.even] >= 3 * w, `the band (${look.widths[look.even]} px) is at least 3 times ${look.labels[i]}'s line (${w} px)`);
   // Round robin deals 200 requests over r replicas in turn: its busiest share is ceil(200 / r) / 200,
   // within one request of the even share, so its line runs inside the band.

@@ -73,8 +73,9 @@ export class HeroShare {
     const t = themeInk();
     const sets = policies.map((p) => {
       const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.busiest_share)).map((q) => ({ x: q.instances, y: 100 * q.busiest_share }));
+      // The chosen policy over the others where they coincide (kv on round robin's even share).
       return { label: p, data: pts, ...policyLine(p),
-        borderWidth: p === config.routing ? 2.5 : 1.75, pointRadius: 2.5 };
+        borderWidth: p === config.routing ? 2.5 : 1.75, pointRadius: 2.5, order: p === config.routing ? -1 : 0 };
     });
     // A wide pale band drawn first, under the policies: round robin's line sits exactly on it, and a
     // thin line there would be hidden by it (or hide it); a line in a band stays visible, and reads "even".

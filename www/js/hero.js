@@ -366,7 +366,8 @@ export class HeroChart {
       const pts = (sweeps[p] || []).filter((q) => Number.isFinite(q.hit_rate_tokens)).map((q) => ({ x: q.instances, y: 100 * q.hit_rate_tokens }));
       // Smaller marks on a phone, where 1 to 16 replicas take half of a narrow log axis.
       const radius = (p === config.routing ? 4.5 : 3.5) - (narrow ? 1 : 0);
-      sets.push({ label: p, data: pts, ...policyLine(p), borderWidth: p === config.routing ? 3 : 2, pointRadius: radius, pointHoverRadius: 7, order: 2 });
+      // The chosen policy's line over the others' (a lower order draws later), where they coincide.
+      sets.push({ label: p, data: pts, ...policyLine(p), borderWidth: p === config.routing ? 3 : 2, pointRadius: radius, pointHoverRadius: 7, order: p === config.routing ? 1 : 2 });
     }
     if (curves) for (const p of ['round_robin', 'prefix_aware']) if (policies.includes(p)) sets.push(modelSet(p, curves[p], narrow, t));
     if (current && Number.isFinite(current.y)) {
