@@ -422,7 +422,7 @@ test('64 replicas under round robin: the model sentence says why fewer missed th
   const each = Math.round(n / 64);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
   assert.ok(detail.startsWith(`${missed} of ${r.summary.admitted} requests found no cached prefix; the model predicts ${p} prefixes × 64 replicas = ${p * 64},`
-    + ` more than the ${n} requests: every request a miss. Fewer missed: with about ${each} requests per replica (${n} / 64),`
-    + ' a replica sometimes draws the same prefix twice and hits the second time, which the model does not count.'), detail);
+    + ` more than the ${n} requests: every request a miss. The ${r.summary.hit_requests} that hit were sent a prefix their replica had already been sent: with about ${each} requests per replica (${n} / 64),`
+    + ' that happens now and then, and the model does not count it.'), detail);
   assert.deepEqual(errors, []);
 });

@@ -203,7 +203,11 @@ test('64 replicas under round robin: when fewer miss than the capped model, the 
   const report = (hits) => ({ summary: { admitted: 200, hit_requests: hits, hit_rate_tokens: hits / 400, requests: 200 }, per_instance: per(Array(64).fill(200 / 64)), findings: [] });
   const d = heroTakeaway({ config: { ...base, instances: 64, routing: 'round_robin' }, traced: false, report: report(28), sweeps: {} }).detail;
   assert.ok(d.startsWith('172 of 200 requests found no cached prefix; the model predicts 8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss.'
-    + ' Fewer missed: with about 3 requests per replica (200 / 64), a replica sometimes draws the same prefix twice and hits the second time, which the model does not count.'), d);
+    + ' The 28 that hit were sent a prefix their replica had already been sent: with about 3 requests per replica (200 / 64), that happens now and then, and the model does not count it.'), d);
+  // One hit: "was", and no "Fewer missed" beside "every request a miss" (a first-time reader read them as a contradiction).
+  const one = heroTakeaway({ config: { ...base, instances: 64, routing: 'round_robin' }, traced: false, report: report(1), sweeps: {} }).detail;
+  assert.ok(one.includes('The 1 that hit was sent a prefix their replica had already been sent'), one);
+  assert.doesNotMatch(d, /Fewer missed/);
   // Every request missed: the cap was right, nothing to explain.
   const all = heroTakeaway({ config: { ...base, instances: 64, routing: 'round_robin' }, traced: false, report: report(0), sweeps: {} }).detail;
   assert.ok(all.startsWith('200 of 200 requests found no cached prefix; the model predicts 8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss.'), all);

@@ -157,12 +157,14 @@ const counted = (n, one, many) => `${countText(n)} ${n === 1 ? one : many}`;
  * "8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss", and when
  * fewer missed (`m`), why: a replica with a few requests can draw one prefix twice.
  */
-function cappedRule(config, r, m) {
+function cappedRule(config, r, m, admitted) {
   const head = `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(config.num_prefixes * r)}, more than the ${countText(config.num_requests)} requests: every request a miss`;
   if (!(m < config.num_requests)) return head;
   const each = Math.round(config.num_requests / r);
-  return `${head}. Fewer missed: with about ${counted(each, 'request', 'requests')} per replica (${countText(config.num_requests)} / ${countText(r)}), `
-    + 'a replica sometimes draws the same prefix twice and hits the second time, which the model does not count';
+  // The hits said as a count: "Fewer missed" beside "every request a miss" read as a contradiction.
+  const hit = admitted - m;
+  return `${head}. The ${countText(hit)} that hit ${hit === 1 ? 'was' : 'were'} sent a prefix their replica had already been sent: with about ${counted(each, 'request', 'requests')} per replica (${countText(config.num_requests)} / ${countText(r)}), `
+    + 'that happens now and then, and the model does not count it';
 }
 
 /**
@@ -182,7 +184,7 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
     const rule = policy !== 'round_robin'
       ? `one per prefix, ${countText(predicted)}`
       : product > config.num_requests
-        ? cappedRule(config, r, m)
+        ? cappedRule(config, r, m, s.admitted)
         : `${counted(config.num_prefixes, 'prefix', 'prefixes')} × ${counted(r, 'replica', 'replicas')} = ${countText(predicted)}`;
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix; the model predicts ${rule}.`);
     if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm, by itself, every prefix it is sent.');
