@@ -1,6 +1,7 @@
 // tests/e2e/terms.test.mjs: the jargon beside the figure ("p99", "overlap weight", "R2") is linked to its
 // glossary entry: the entry's own words on hover, the first use only, the text itself unchanged; a click
-// opens a closed glossary at the entry without changing the address; an embed (no glossary) links nothing.
+// shows the definition under the word, whose link opens a closed glossary at the entry, without changing
+// the address; an embed (no glossary) links nothing.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,24 +61,64 @@ test('on the trace under kv, the detail links its first "p99", "R2" and "overlap
   assert.deepEqual(errors, []);
 });
 
-test('a click on a term opens a closed glossary at its entry, marks it, and leaves the address alone', async () => {
+test('a click on a term shows its definition under it; the box\'s link opens a closed glossary at the entry; the address is left alone', async () => {
   const { page, errors } = await openHero('/?trace=conversation_trace.jsonl&routing=prefix_aware');
   const warning = await links(page, '[data-testid=hero-finding-load_uneven]');
   assert.deepEqual(warning.map((x) => [x.word, x.term]), [['R2', 'term-replicas']]);
+  const g = await glossary(page);
   await page.evaluate(() => { document.getElementById('explainer').open = false; window.scrollTo(0, 0); });
   const url = page.url();
-  await page.click('[data-testid=takeaway-detail] a.term[data-term=term-ttft]');
+  const term = '[data-testid=takeaway-detail] a.term[data-term=term-ttft]';
+  await page.locator(term).scrollIntoViewIfNeeded();
+  const before = await page.evaluate(() => window.scrollY);
+  await page.click(term);
+  const shown = await page.evaluate((sel) => {
+    const a = document.querySelector(sel), box = document.querySelector('[data-testid=term-pop]');
+    const r = a.getBoundingClientRect(), b = box?.getBoundingClientRect();
+    return { text: box?.textContent, gap: b && b.top - r.bottom, left: b && b.left, right: b && b.right, vw: document.documentElement.clientWidth,
+      expanded: a.getAttribute('aria-expanded'), open: document.getElementById('explainer').open, scrollY: window.scrollY };
+  }, term);
+  // The glossary's own words, "In the glossary ↓" after them, just under the word and inside the window; nothing else moved.
+  assert.equal(shown.text, `${g['term-ttft']} In the glossary ↓`);
+  assert.ok(shown.gap >= 0 && shown.gap < 16, `under the word (${shown.gap} px)`);
+  assert.ok(shown.left >= 0 && shown.right <= shown.vw, `inside the window (${shown.left}-${shown.right} of ${shown.vw})`);
+  assert.equal(shown.expanded, 'true');
+  assert.equal(shown.open, false, 'the glossary stays closed');
+  assert.equal(shown.scrollY, before, 'no jump');
+  await screenshot(page, 'terms-popover-1280', { fullPage: false });
+  // Escape closes it; so does a second click's opposite, a click elsewhere.
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('[data-testid=term-pop]').count(), 0, 'Escape closes it');
+  await page.click(term);
+  await page.click('[data-testid=takeaway]');
+  assert.equal(await page.locator('[data-testid=term-pop]').count(), 0, 'a click elsewhere closes it');
+  // The box's link: the glossary opens at the entry, marked.
+  await page.click(term);
+  await page.click('[data-testid=term-pop] a.term-more');
   const after = await page.evaluate(() => {
     const dt = document.getElementById('term-ttft');
     const r = dt.getBoundingClientRect();
     return { open: document.getElementById('explainer').open, top: r.top, bottom: r.bottom, vh: window.innerHeight,
-      flash: dt.classList.contains('term-flash') && dt.nextElementSibling.classList.contains('term-flash') };
+      flash: dt.classList.contains('term-flash') && dt.nextElementSibling.classList.contains('term-flash'),
+      pop: document.querySelectorAll('[data-testid=term-pop]').length };
   });
   assert.equal(after.open, true, 'the glossary opened');
   assert.ok(after.top >= 0 && after.bottom <= after.vh, `the entry in view (${after.top.toFixed(0)}-${after.bottom.toFixed(0)} of ${after.vh})`);
   assert.equal(after.flash, true, 'the entry marked');
+  assert.equal(after.pop, 0, 'the box closed');
   assert.equal(page.url(), url, 'no fragment added to the link');
   await screenshot(page, 'terms-glossary-1280', { fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
+test('on a phone the definition box fits the screen', async () => {
+  const { page, errors } = await openHero('/?trace=conversation_trace.jsonl&routing=kv', { width: 390, height: 844 });
+  const term = '[data-testid=takeaway-detail] a.term[data-term=term-overlap]';
+  await page.locator(term).scrollIntoViewIfNeeded();
+  await page.click(term);
+  const b = await page.$eval('[data-testid=term-pop]', (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right, vw: document.documentElement.clientWidth }; });
+  assert.ok(b.left >= 0 && b.right <= b.vw, `inside the screen (${b.left}-${b.right} of ${b.vw})`);
+  await screenshot(page, 'terms-popover-390', { fullPage: false });
   assert.deepEqual(errors, []);
 });
 

@@ -1,5 +1,6 @@
 // www/js/terms.js: the jargon beside the figure ("p99", "overlap weight", "R2") linked to its entry in
-// the glossary under the hero: the entry's own words on hover, and a click opens the glossary there.
+// the glossary under the hero: the entry's own words on hover, and on a click in a box under the word,
+// whose link opens the glossary there.
 // The definitions live once, in index.html's glossary; an embed, which does not show it, links nothing.
 
 /** Each term, the glossary entry that defines it, and the words it is found by (the first match wins). */
@@ -61,23 +62,72 @@ export function linkTerms(root) {
 }
 
 /**
- * A click on a term opens the glossary (the explainer may have been closed) and brings the entry into
- * view, marked for a moment, without a fragment in the address (the link carries the page's state).
+ * A click on a term shows its definition in a small box under it, where the reader is (a jump of a
+ * thousand pixels to the glossary took a first-time reader away from the figure); the box's link
+ * opens the glossary at the entry. Escape, a click elsewhere or a second click closes it. The address
+ * never gains a fragment (the link carries the page's state).
  */
 export function watchTermClicks(doc = document) {
+  let open = null; // {term, box}
+  const close = (refocus = false) => {
+    if (!open) return;
+    open.term.setAttribute('aria-expanded', 'false');
+    open.box.remove();
+    if (refocus) open.term.focus();
+    open = null;
+  };
   doc.addEventListener('click', (e) => {
+    const more = e.target.closest?.('a.term-more');
+    if (more) { e.preventDefault(); close(); showEntry(doc, more.dataset.term); return; }
     const a = e.target.closest?.('a.term');
-    if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
-    const dt = doc.getElementById(a.dataset.term);
-    if (!dt) return;
+    if (!a) { if (open && !e.target.closest?.('.term-pop')) close(); return; }
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
     e.preventDefault();
-    const details = dt.closest('details');
-    if (details) details.open = true;
-    dt.scrollIntoView({ block: 'center', behavior: 'auto' });
-    for (const el of [dt, dt.nextElementSibling]) {
-      el.classList.remove('term-flash');
-      void el.offsetWidth; // restarts the animation on a second click
-      el.classList.add('term-flash');
-    }
+    const again = open?.term === a;
+    close();
+    if (!again) open = { term: a, box: popover(doc, a) };
   });
+  doc.addEventListener('keydown', (e) => { if (e.key === 'Escape' && open) close(true); });
+}
+
+/** The definition box under term link `a`, in the page's coordinates, inside the viewport's width. */
+function popover(doc, a) {
+  const id = a.dataset.term;
+  const box = doc.createElement('div');
+  box.className = 'term-pop';
+  box.id = `${id}-pop`;
+  box.setAttribute('role', 'note');
+  box.dataset.testid = 'term-pop';
+  const dt = doc.getElementById(id);
+  const head = doc.createElement('strong');
+  head.textContent = `${dt.textContent}: `;
+  const more = doc.createElement('a');
+  more.className = 'term-more';
+  more.href = `#${id}`;
+  more.dataset.term = id;
+  more.textContent = 'In the glossary ↓';
+  box.append(head, dt.nextElementSibling.textContent.trim(), ' ', more);
+  doc.body.append(box);
+  const r = a.getBoundingClientRect();
+  const w = Math.min(box.offsetWidth, doc.documentElement.clientWidth - 16);
+  const left = Math.max(8, Math.min(r.left, doc.documentElement.clientWidth - w - 8));
+  box.style.left = `${left + window.scrollX}px`;
+  box.style.top = `${r.bottom + 6 + window.scrollY}px`;
+  a.setAttribute('aria-expanded', 'true');
+  a.setAttribute('aria-controls', box.id);
+  return box;
+}
+
+/** Opens the glossary (the explainer may have been closed) at entry `id`, marked for a moment. */
+function showEntry(doc, id) {
+  const dt = doc.getElementById(id);
+  if (!dt) return;
+  const details = dt.closest('details');
+  if (details) details.open = true;
+  dt.scrollIntoView({ block: 'center', behavior: 'auto' });
+  for (const el of [dt, dt.nextElementSibling]) {
+    el.classList.remove('term-flash');
+    void el.offsetWidth; // restarts the animation on a second visit
+    el.classList.add('term-flash');
+  }
 }
