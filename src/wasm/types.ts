@@ -133,7 +133,10 @@ export interface InstanceReport {
 /** Columnar time series: one array per replica per metric, on a shared grid. */
 export interface Series {
   t_s: number[];
+  /** Waiting requests per replica at each sample. */
   queue: number[][];
+  /** The longest queue per replica in the window ending at each sample: its highest point is the replica's peak_queue. */
+  queue_peak: number[][];
   running: number[][];
   cache_blocks: number[][];
   hit_rate: (number | null)[][];
