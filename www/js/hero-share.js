@@ -5,7 +5,8 @@ import { cacheReplicas } from './layout.js';
 import { policyLine, pct, themeInk } from './format.js';
 import { hexAlpha } from './charts.js';
 import { lazyDraw } from './lazy-draw.js';
-import { alignY, hereLine, PAD_RIGHT, replicaAxis, unswept } from './hero.js';
+import { alignY, replicaAxis, unswept } from './hero.js';
+import { hereLine, PAD_RIGHT } from './hero-labels.js';
 
 const SHARE_TITLE = ['Busiest replica\'s share of requests', 'blue band: an even share (1 / replicas)'];
 /** The mini chart's even-share series, as the tests find it. */
