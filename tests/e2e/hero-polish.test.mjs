@@ -175,11 +175,12 @@ test('end labels: on the defaults and where sglang and prefix_aware end within 2
   const far = await endLabels(sg.page);
   assert.equal(far.boxes.length, 3);
   assertLabels(far, '256 replicas');
-  const axes = await sg.page.evaluate(() => ['chart-hero', 'chart-hero-share'].map((id) => {
+  const axes = await sg.page.evaluate(() => ['chart-hero', 'chart-hero-share', 'chart-hero-ttft'].map((id) => {
     const x = window.Chart.getChart(document.querySelector(`[data-testid=${id}]`)).scales.x;
     return [x.getPixelForValue(1), x.getPixelForValue(256)].map((v) => Math.round(v));
   }));
-  assert.deepEqual(axes[1], axes[0], 'the two charts\' x axes line up');
+  assert.deepEqual(axes[1], axes[0], 'the share chart\'s x axis lines up with the main chart\'s');
+  assert.deepEqual(axes[2], axes[0], 'the time chart\'s x axis lines up with the main chart\'s');
   await screenshot(sg.page, 'hero-polish-labels-256-1280', { fullPage: false });
 
   // A phone: labels where they fit, none overlapping.
@@ -282,7 +283,7 @@ const heroBoxes = (page) => page.evaluate(() => {
   const box = (s) => { const e = document.querySelector(s); const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, shown: !!e.getClientRects().length }; };
   const hero = document.querySelector('#hero');
   const pad = parseFloat(getComputedStyle(hero).paddingBottom);
-  return { chart: box('[data-testid=chart-hero]'), share: box('[data-testid=chart-hero-share]'), caption: box('[data-testid=hero-caption]'),
+  return { chart: box('[data-testid=chart-hero]'), share: box('[data-testid=chart-hero-share]'), ttft: box('[data-testid=chart-hero-ttft]'), caption: box('[data-testid=hero-caption]'),
     slider: box('[data-testid=hero-input-instances]'), takeaway: box('[data-testid=takeaway]'), detail: box('[data-testid=takeaway-detail]'),
     why: box('[data-testid=why-rates]'), end: hero.getBoundingClientRect().bottom - pad, vh: window.innerHeight };
 });
@@ -292,9 +293,10 @@ test('at 1280x900 the first screen holds the figure, its controls and the senten
     const { page, errors } = await openHero(url);
     await page.evaluate(() => window.scrollTo(0, 0));
     const b = await heroBoxes(page);
-    for (const k of ['chart', 'share', 'slider', 'takeaway']) assert.ok(b[k].top >= 0 && b[k].bottom <= b.vh, `${url}: ${k} on the first screen (${b[k].top}-${b[k].bottom})`);
-    // Down the figure's column: chart, small multiple, caption, each close; the caption's end on the first screen.
-    const gaps = { 'chart → small multiple': b.share.top - b.chart.bottom, 'small multiple → caption': b.caption.top - b.share.bottom };
+    for (const k of ['chart', 'share', 'ttft', 'slider', 'takeaway']) assert.ok(b[k].top >= 0 && b[k].bottom <= b.vh, `${url}: ${k} on the first screen (${b[k].top}-${b[k].bottom})`);
+    // Down the figure's column: chart, the two small multiples, caption, each close; the caption's end on the first screen.
+    const gaps = { 'chart → share chart': b.share.top - b.chart.bottom, 'share chart → time chart': b.ttft.top - b.share.bottom,
+      'time chart → caption': b.caption.top - b.ttft.bottom };
     for (const [k, g] of Object.entries(gaps)) assert.ok(g >= 0 && g < 48, `${url}: ${k} gap ${g.toFixed(0)} px`);
     assert.ok(b.caption.bottom <= b.vh + 1, `${url}: the caption ends at ${b.caption.bottom.toFixed(0)}, on the first screen (${b.vh})`);
     // The figure fills the first screen: less than a few lines of it left under the caption.
@@ -304,8 +306,8 @@ test('at 1280x900 the first screen holds the figure, its controls and the senten
   }
 });
 
-/** The hero chart's box and the small multiple's, in page pixels, rounded. */
-const figureBox = (page) => page.evaluate(() => ['chart-hero', 'chart-hero-share'].map((id) => {
+/** The hero chart's box and the small multiples', in page pixels, rounded. */
+const figureBox = (page) => page.evaluate(() => ['chart-hero', 'chart-hero-share', 'chart-hero-ttft'].map((id) => {
   const r = document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
   return [r.left, r.top + window.scrollY, r.width, r.height].map(Math.round);
 }));

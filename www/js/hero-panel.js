@@ -7,7 +7,7 @@
 import { Controls, formatValue, REPLICA_MARKS } from './controls.js';
 import { WorkerHost } from './worker-host.js';
 import { HeroChart, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
-import { HeroShare } from './hero-share.js';
+import { HeroMini, SHARE_METRIC, TTFT_METRIC } from './hero-share.js';
 import { findingText } from './format.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
@@ -56,7 +56,8 @@ const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate
 
 export class HeroPanel {
   /**
-   * els: {canvas or chart, share? or shareChart?, controls, numbers, lead, detail, why, findings, caption};
+   * els: {canvas or chart, share? and ttft? (canvases) or minis? (their charts), controls, numbers, lead, detail, why,
+   * findings, caption};
    * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
    */
   constructor(els, params, hooks, { names = ['instances', 'prefill_instances', 'routing'], workerUrl, hold = false } = {}) {
@@ -73,7 +74,8 @@ export class HeroPanel {
     this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-', marks, stops }) : null;
     // The charts, or the canvases to make them on.
     this.chart = els.chart || new HeroChart(els.canvas, { onPick: hooks.onPick });
-    this.share = els.shareChart || (els.share ? new HeroShare(els.share) : null);
+    // The small multiples under it: the busiest replica's share, the p99 time to first token.
+    this.minis = els.minis || [[els.share, SHARE_METRIC], [els.ttft, TTFT_METRIC]].filter(([c]) => c).map(([c, m]) => new HeroMini(c, m));
     this.key = null;
     this.sweeps = {};      // policy -> points, for this.key
     this.reach = 0;        // the most replicas visited under this.key: the figure keeps them all
@@ -300,14 +302,14 @@ export class HeroPanel {
     const sweeps = this.onScreen();
     const max = this.maxX(this.config);
     this.chart.update({ sweeps, policies, xs, max, config: this.config, traced: !!this.source, current: here });
-    if (this.share) this.share.update({ sweeps, policies, xs, max, config: this.config, padRight: this.chart.padRight });
+    for (const mini of this.minis) mini.update({ sweeps, policies, xs, max, config: this.config, padRight: this.chart.padRight });
     setText(this.els.caption, heroCaption({ config: this.config, traced: !!this.source, sweeps, xs }));
   }
 
   retheme() {
     this.chart.destroy();
     this.chart.create();
-    if (this.share) { this.share.destroy(); this.share.create(); }
+    for (const mini of this.minis) { mini.destroy(); mini.create(); }
     this.draw();
   }
 }

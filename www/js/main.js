@@ -14,7 +14,7 @@ import { Tasks } from './tasks.js';
 import { ReplicaTable } from './replicas.js';
 import { HeroPanel } from './hero-panel.js';
 import { HeroChart } from './hero.js';
-import { HeroShare } from './hero-share.js';
+import { HeroMini, SHARE_METRIC, TTFT_METRIC } from './hero-share.js';
 import { WorkerHost } from './worker-host.js';
 import { EmbedView, embedOptions } from './embed.js';
 import { marks, mark, markEpochs } from './timeline.js';
@@ -104,7 +104,7 @@ function earlyCharts() {
   applyChartDefaults();
   return {
     hero: new HeroChart($('chart-hero'), { onPick: (n) => onControl('instances', n) }),
-    share: new HeroShare($('chart-hero-share')),
+    minis: [new HeroMini($('chart-hero-share'), SHARE_METRIC), new HeroMini($('chart-hero-ttft'), TTFT_METRIC)],
   };
 }
 
@@ -173,7 +173,7 @@ function initEmbed(msg, lesson) {
 function initFull(msg, lesson) {
   early ||= earlyCharts(); // the simulator was ready before their task ran
   hero = new HeroPanel({
-    chart: early.hero, shareChart: early.share, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
+    chart: early.hero, minis: early.minis, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), workload: $('workload'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
   }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true });
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
