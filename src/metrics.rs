@@ -44,6 +44,17 @@ pub struct TurnCounters {
     pub ttft_us_sum: f64,
 }
 
+/// What the routing decisions found in the fleet's caches, at the instant of each pick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PickCounters {
+    /// Routing decisions made.
+    pub picks: u64,
+    /// The full prompt blocks the picked replica held, summed over the picks.
+    pub pick_hit_blocks: u64,
+    /// The most full prompt blocks any replica the router could pick held, summed.
+    pub best_hit_blocks: u64,
+}
+
 /// Everything recorded while the simulation runs.
 #[derive(Clone, Debug)]
 pub struct Recorder {
@@ -71,6 +82,8 @@ pub struct Recorder {
     pub block_size: u32,
     /// Per session turn (empty without sessions).
     pub turns: Vec<TurnCounters>,
+    /// The routing decisions' view of the caches.
+    pub picks: PickCounters,
 }
 
 impl Recorder {
@@ -89,7 +102,20 @@ impl Recorder {
             last_done_us: 0,
             block_size,
             turns: Vec::new(),
+            picks: PickCounters::default(),
         }
+    }
+
+    /// Records a routing decision: the picked replica held `picked` of the request's full
+    /// blocks, and the best-placed replica it could have picked held `best`.
+    pub fn picked(&mut self, picked: u32, best: u32) {
+        debug_assert!(
+            picked <= best,
+            "the pick held {picked} blocks, more than the best {best}"
+        );
+        self.picks.picks += 1;
+        self.picks.pick_hit_blocks += picked as u64;
+        self.picks.best_hit_blocks += best as u64;
     }
 
     /// Records an admission (cache lookup result).

@@ -37,6 +37,17 @@ pub struct Summary {
     pub prompt_blocks: u64,
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
+    /// At each routing decision, the full prompt blocks the picked replica held in its
+    /// cache, summed over the decisions (before admission: blocks evicted or computed in
+    /// between make `cached_blocks` differ).
+    pub pick_hit_blocks: u64,
+    /// At each routing decision, the most full prompt blocks any replica the router could
+    /// pick held, summed: the hits a router that always chose by cache would have found.
+    pub best_hit_blocks: u64,
+    /// `pick_hit_blocks / best_hit_blocks`: the share of the cache's reachable blocks the
+    /// router's picks found (1 when every pick went to the best-placed replica; `null`
+    /// when no replica held any block of any request).
+    pub routing_capture: f64,
     pub evictions: u64,
     pub ttft_ms_mean: f64,
     pub ttft_ms_p50: f64,
@@ -379,6 +390,12 @@ impl Simulation<'_> {
             prompt_blocks,
             prompt_tokens,
             cached_tokens,
+            pick_hit_blocks: self.recorder.picks.pick_hit_blocks,
+            best_hit_blocks: self.recorder.picks.best_hit_blocks,
+            routing_capture: share(
+                self.recorder.picks.pick_hit_blocks as f64,
+                self.recorder.picks.best_hit_blocks as f64,
+            ),
             evictions: self.replicas.iter().map(|r| r.cache().evictions()).sum(),
             output_tokens: self.recorder.output_tokens,
             throughput_tok_s: ratio(self.recorder.output_tokens as f64, makespan_s),

@@ -235,6 +235,13 @@ pub fn render(r: &Report) -> String {
         rejected_why(s, c.kv_blocks),
         s.timed_out
     );
+    let _ = writeln!(
+        out,
+        "  Routing capture: {} of the cached blocks the best-placed replica held at each pick ({} of {} blocks)",
+        pct(s.routing_capture),
+        s.pick_hit_blocks,
+        s.best_hit_blocks
+    );
     if let Some(t) = &r.sessions {
         let _ = writeln!(
             out,

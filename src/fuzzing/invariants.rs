@@ -21,6 +21,7 @@ pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option
     };
     if let Err(what) = accounting(report)
         .and_then(|_| queue_peaks(report))
+        .and_then(|_| routing_capture(cfg, report, decisions))
         .and_then(|_| rates(report))
         .and_then(|_| quantiles(report))
         .and_then(|_| numbers_where_due(json))
@@ -121,6 +122,43 @@ fn queue_peaks(r: &Report) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The picks' cache counts: the picked replica never held more than the best-placed one,
+/// the capture is their ratio, a fleet of one always picks its best, and with the whole
+/// decision log the two sums are its chosen and its best candidates' true hit blocks.
+fn routing_capture(cfg: &Config, r: &Report, d: Option<&[Decision]>) -> Result<(), String> {
+    let s = &r.summary;
+    let (pick, best) = (s.pick_hit_blocks, s.best_hit_blocks);
+    ensure(pick <= best, || {
+        format!("pick_hit_blocks {pick} > best_hit_blocks {best}")
+    })?;
+    let want = pick as f64 / best as f64;
+    ensure(
+        (best == 0 && s.routing_capture.is_nan()) || s.routing_capture == want,
+        || format!("routing_capture {} for {pick} of {best}", s.routing_capture),
+    )?;
+    let alone = cfg.instances == 1 && cfg.prefill_instances.is_none();
+    ensure(!alone || pick == best, || {
+        format!("one replica, yet its picks held {pick} of the best {best} blocks")
+    })?;
+    let Some(d) = d.filter(|d| d.len() as u64 == s.requests) else {
+        return Ok(());
+    };
+    let held = |x: &Decision, r: usize| x.candidates[r].true_hit_blocks as u64;
+    let logged_pick: u64 = d.iter().map(|x| held(x, x.chosen as usize)).sum();
+    let logged_best: u64 = d
+        .iter()
+        .map(|x| {
+            (0..x.candidates.len())
+                .map(|r| held(x, r))
+                .max()
+                .unwrap_or(0)
+        })
+        .sum();
+    ensure((logged_pick, logged_best) == (pick, best), || {
+        format!("the log's picks held {logged_pick} of {logged_best} blocks, the summary says {pick} of {best}")
+    })
 }
 
 fn share(name: &str, x: f64) -> Result<(), String> {
@@ -256,8 +294,15 @@ fn quantiles(r: &Report) -> Result<(), String> {
 }
 
 /// Report keys that are statistics: `null` there means "over nothing", and `rates` and
-/// `quantiles` check that it appears exactly when nothing was measured.
-const STATISTICS: [&str; 4] = ["hit_rate", "block_reuse", "cached_tokens_avg", "_ms_"];
+/// `quantiles` (and `routing_capture`, for the capture) check that it appears exactly when
+/// nothing was measured.
+const STATISTICS: [&str; 5] = [
+    "hit_rate",
+    "block_reuse",
+    "cached_tokens_avg",
+    "_ms_",
+    "routing_capture",
+];
 
 fn is_statistic(key: &str) -> bool {
     STATISTICS.iter().any(|s| key.contains(s))

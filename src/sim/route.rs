@@ -91,6 +91,8 @@ impl Simulation<'_> {
         let seen = &self.knowledge.seen_views(self.views.views())[..pool];
         let (chosen, reason) = self.routers[k].pick(ask, seen, log.as_mut());
         let rule = self.routers[k].last_rule();
+        let best = self.hits[..pool].iter().copied().max().unwrap_or(0);
+        self.recorder.picked(self.hits[chosen], best);
         let target = self.skip_target(req, chosen);
         let full_ids = &req.block_ids[..full];
         let cached_tokens = self.seen_hits[target] as u64 * bs as u64;

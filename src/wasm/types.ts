@@ -97,7 +97,14 @@ export interface Summary {
   timed_out: number;
   admitted: number; hit_requests: number;
   hit_rate_requests: Stat; hit_rate_tokens: Stat; block_reuse: Stat; cached_tokens_avg: Stat;
-  cached_blocks: number; prompt_blocks: number; prompt_tokens: number; cached_tokens: number; evictions: number;
+  cached_blocks: number; prompt_blocks: number; prompt_tokens: number; cached_tokens: number;
+  /** At each routing decision, the full prompt blocks the picked replica held, summed. */
+  pick_hit_blocks: number;
+  /** At each routing decision, the most full prompt blocks any pickable replica held, summed. */
+  best_hit_blocks: number;
+  /** pick_hit_blocks / best_hit_blocks; null when no replica held any block of any request. */
+  routing_capture: Stat;
+  evictions: number;
   ttft_ms_mean: Stat; ttft_ms_p50: Stat; ttft_ms_p90: Stat; ttft_ms_p99: Stat;
   ttft_admit_ms_mean: Stat; ttft_admit_ms_p50: Stat; ttft_admit_ms_p90: Stat; ttft_admit_ms_p99: Stat;
   queue_ms_mean: Stat; queue_ms_p50: Stat; queue_ms_p90: Stat; queue_ms_p99: Stat;
