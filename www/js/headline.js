@@ -87,7 +87,11 @@ export function renderHeadline(root, report) {
     figure('cache', 'fig-cached-avg', 'Cached tok / request', num(s.cached_tokens_avg), 'tok',
       'average prompt tokens not recomputed'),
     figure('cache', 'fig-evictions', 'Evictions', num(s.evictions), '',
-      s.evictions ? 'blocks pushed out of full caches' : 'no cache filled up'));
+      s.evictions ? 'blocks pushed out of full caches' : 'no cache filled up'),
+    figure('cache secondary', 'fig-capture', 'Routing capture', countPct(s.routing_capture), '',
+      Number.isFinite(s.routing_capture)
+        ? `picks found ${num(s.pick_hit_blocks)} of the ${num(s.best_hit_blocks)} blocks the best-placed replica held`
+        : 'no replica held a block of any request when it was routed'));
   patchChildren(root, [cache, group(dropped ? 'Latency and admission' : 'Latency', ...latency)]);
 }
 

@@ -7,6 +7,7 @@
 import { cacheReplicas, isDisagg } from './layout.js';
 import { predictedMisses, modelApplies, predictionCurves } from './predict.js';
 import { at, compareWord, countText, durationText, pct1, pctText, policyName, SAME, smallPct, UNEVEN } from './story-words.js';
+import { captureWords, dipWords } from './story-capture.js';
 import { bothLesson, bothWords, crowdedTop, crowdedWords, CROWDED_SHARE, medianJump, timesWords, tradeoff, tradeoffWords } from './story-speed.js';
 
 export { bothWords, crowdedWords, CROWDED_SHARE, durationText, timesWords, tradeoff, tradeoffWords };
@@ -204,6 +205,9 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
     const part = got === 0 ? 'none' : got.toFixed(1) === gain.toFixed(1) ? 'all' : got.toFixed(1);
     out.push(`kv weighs a replica's missed blocks against its load (overlap weight ${config.overlap_weight}), so it keeps ${part} of the ${gain.toFixed(1)} percentage points prefix_aware gains over round robin.`);
   }
+  // Why the chosen policy's hits are what they are: a dip in its curve, else how much its picks found.
+  const found = dipWords(sweeps[policy], policy) || captureWords(s, policy, r);
+  if (found) out.push(found);
   // Over the counts both curves have reached (mid-sweep one may run ahead of the other), so "from 1
   // to 16" is never said of a curve drawn only to 12.
   const reach = Math.min(...[sweeps.round_robin, sweeps.prefix_aware].filter((c) => c?.length).map((c) => c.at(-1).instances));

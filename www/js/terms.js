@@ -11,6 +11,7 @@ export const TERMS = [
   { id: 'term-kv-block', re: /\bKV blocks?\b/ },
   { id: 'term-prefill', re: /\bprefill\b/i },
   { id: 'term-replicas', re: /\bR\d+\b/ },
+  { id: 'term-capture', re: /\bbest-placed replica\b/ },
 ];
 
 /** The glossary's words for entry `id`: its dt's dd, or '' when the page has no such entry. */

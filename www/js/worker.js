@@ -150,7 +150,7 @@ function pointOf(reportJson) {
   const r = JSON.parse(reportJson);
   const s = r.summary || {};
   const pick = ['requests', 'admitted', 'hit_requests', 'hit_rate_tokens', 'hit_rate_requests', 'ttft_ms_p50', 'ttft_ms_p99', 'tpot_ms_p50', 'tpot_ms_p99',
-    'e2e_ms_p99', 'load_spread', 'rejected', 'timed_out', 'hot_spot', 'overloaded'];
+    'e2e_ms_p99', 'load_spread', 'rejected', 'timed_out', 'hot_spot', 'overloaded', 'routing_capture', 'best_hit_blocks'];
   // In a disaggregated fleet the point's replicas are the prefill pool's, where the caches are.
   const prefill = r.config?.prefill_instances;
   const point = { instances: prefill ?? r.config?.instances, routing: r.config?.routing };

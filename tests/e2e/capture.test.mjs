@@ -1,0 +1,80 @@
+// tests/e2e/capture.test.mjs: the routing capture's words. In Node: a dip is found only where the
+// curve falls to a point and climbs back by half a point on both sides, and is explained only when
+// the capture rises with it. In Chromium: on the conversation trace, kv's dip (a first-time reader
+// saw it and nothing said why) is explained with the CLI's own counts, and the dashboard shows the
+// capture; on the defaults, kv's capture is given instead.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { captureWords, dipWords, findDip } from '../../www/js/story-capture.js';
+import { startSite } from './harness.mjs';
+
+const pt = (instances, hit, capture, best = 100) => ({ instances, hit_rate_tokens: hit, routing_capture: capture, best_hit_blocks: best });
+
+test('a dip is a low inside the curve with both sides half a point or more above it', () => {
+  assert.equal(findDip([pt(1, 0.37, 1), pt(4, 0.28, 0.75), pt(6, 0.272, 0.728), pt(16, 0.299, 0.8)]).low.instances, 6);
+  // Falling all the way (round robin): no dip.
+  assert.equal(findDip([pt(1, 0.48, 1), pt(4, 0.42, 0.5), pt(16, 0.24, 0.3)]), null);
+  // Its low at an end: no dip.
+  assert.equal(findDip([pt(1, 0.3, 1), pt(4, 0.35, 0.8), pt(16, 0.4, 0.9)]), null);
+  // Climbing back by less than half a point (29.0% → 29.4%): no dip.
+  assert.equal(findDip([pt(1, 0.37, 1), pt(6, 0.29, 0.7), pt(16, 0.294, 0.8)]), null);
+  assert.equal(findDip([pt(1, 0.37, 1), pt(6, 0.29, 0.7), pt(16, 0.295, 0.8)]).low.instances, 6);
+  assert.equal(findDip([pt(1, 0.3, 1), pt(2, 0.2, 1)]), null, 'two points make no dip');
+});
+
+test('the dip is explained only when the capture rises with the curve, and names the best when it is the same', () => {
+  const curve = [pt(1, 0.373, 1, 46685), pt(6, 0.27189, 0.72822, 105583), pt(16, 0.29871, 0.80006, 105583)];
+  assert.equal(dipWords(curve, 'kv'), 'kv\'s curve dips to 27.2% at 6 replicas and climbs back to 29.9% at 16. '
+    + 'The best-placed replica held as many cached blocks at both counts (105,583); what changed is how many of them kv\'s picks found: 72.8% at 6, 80.0% at 16.');
+  const other = [pt(1, 0.373, 1, 46685), pt(6, 0.27189, 0.72822, 105000), pt(16, 0.29871, 0.80006, 105583)];
+  assert.match(dipWords(other, 'sglang'), /^sglang's curve dips .* Its picks found more of the cached blocks the best-placed replica held: 72\.8% at 6, 80\.0% at 16\.$/);
+  // The capture falls, or is missing: nothing is claimed.
+  assert.equal(dipWords([pt(1, 0.373, 1), pt(6, 0.27, 0.8), pt(16, 0.3, 0.7)], 'kv'), null);
+  assert.equal(dipWords([pt(1, 0.373, 1), pt(6, 0.27, null), pt(16, 0.3, 0.7)], 'kv'), null);
+});
+
+test('the capture sentence is for a policy that chooses by what it sees, and missed something', () => {
+  assert.equal(captureWords({ routing_capture: 0.885 }, 'kv', 4), 'kv\'s picks found 88.5% of the cached blocks that the best-placed replica held at each pick.');
+  assert.equal(captureWords({ routing_capture: 0.3 }, 'round_robin', 4), null);
+  assert.equal(captureWords({ routing_capture: 0.3 }, 'random', 4), null);
+  assert.equal(captureWords({ routing_capture: 1 }, 'prefix_aware', 4), null);
+  assert.equal(captureWords({ routing_capture: 0.9996 }, 'kv', 4), null, 'reads 100.0%: nothing to say');
+  assert.equal(captureWords({ routing_capture: 0.5 }, 'kv', 1), null);
+  assert.equal(captureWords({ routing_capture: null }, 'kv', 4), null);
+});
+
+let site;
+before(async () => { site = await startSite(); });
+after(async () => { await site?.close(); });
+
+const settled = async (page) => {
+  await page.waitForFunction(() => window.kvfleet?.runCount > 0 && (window.kvfleet.heroDone || 0) > 0 && !window.kvfleet.hero.pending,
+    null, { timeout: 60000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+};
+
+test('on the conversation trace the detail explains kv\'s dip with the CLI\'s counts, and the dashboard shows the capture', async () => {
+  // The CLI (--des-mooncake-trace conversation_trace.jsonl --des-routing kv): at 6 replicas 76,888 of
+  // 105,583 blocks (72.8%), token hit rate 27.2%; at 16, 84,473 of 105,583 (80.0%), 29.9%; at 4, 79,226 (75.0%).
+  const { page, errors } = await site.open('/?trace=conversation_trace.jsonl&routing=kv', { viewport: { width: 1280, height: 900 } });
+  await settled(page);
+  const detail = await page.textContent('[data-testid=takeaway-detail]');
+  assert.ok(detail.includes('kv\'s curve dips to 27.2% at 6 replicas and climbs back to 29.9% at 16. The best-placed replica held as many cached blocks at both counts (105,583); what changed is how many of them kv\'s picks found: 72.8% at 6, 80.0% at 16.'), detail);
+  // The glossary link on "best-placed replica".
+  assert.equal(await page.getAttribute('[data-testid=takeaway-detail] a.term[href="#term-capture"]', 'href'), '#term-capture');
+  const fig = await page.textContent('[data-testid=fig-capture]');
+  assert.match(fig, /Routing capture/);
+  assert.match(fig, /75\.0%/);
+  assert.match(fig, /picks found 79,226 of the 105,583 blocks the best-placed replica held/);
+  assert.deepEqual(errors, []);
+});
+
+test('on the defaults under kv the detail gives the capture, the CLI\'s 88.5%', async () => {
+  // The CLI's seed example (kv, 4 replicas): "Routing capture: 88.5% ... (680 of 768 blocks)".
+  const { page, errors } = await site.open('/?routing=kv', { viewport: { width: 1280, height: 900 } });
+  await settled(page);
+  const detail = await page.textContent('[data-testid=takeaway-detail]');
+  assert.ok(detail.includes('kv\'s picks found 88.5% of the cached blocks that the best-placed replica held at each pick.'), detail);
+  assert.deepEqual(errors, []);
+});
