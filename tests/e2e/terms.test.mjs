@@ -31,7 +31,7 @@ const glossary = (page) => page.evaluate(() => {
 /** The term links under `sel`: their words, entry and hover text. */
 const links = (page, sel) => page.$$eval(`${sel} a.term`, (as) => as.map((a) => ({ word: a.textContent, term: a.dataset.term, title: a.title, href: a.getAttribute('href') })));
 
-test('on the trace under kv, the detail links its first "p99", "R2" and "overlap weight" to the glossary, with the entries\' words', async () => {
+test('on the trace under kv, the detail links its first "p99", "R2", "overlap weight" and "best-placed replica" to the glossary, with the entries\' words', async () => {
   const { page, errors } = await openHero('/?trace=conversation_trace.jsonl&routing=kv');
   const g = await glossary(page);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
@@ -40,7 +40,7 @@ test('on the trace under kv, the detail links its first "p99", "R2" and "overlap
   assert.match(detail, /to one replica, R2\./);
   assert.match(detail, /\(overlap weight 1\)/);
   const l = await links(page, '[data-testid=takeaway-detail]');
-  assert.deepEqual(l.map((x) => [x.word, x.term]), [['p99', 'term-ttft'], ['R2', 'term-replicas'], ['overlap weight', 'term-overlap']]);
+  assert.deepEqual(l.map((x) => [x.word, x.term]), [['p99', 'term-ttft'], ['R2', 'term-replicas'], ['overlap weight', 'term-overlap'], ['best-placed replica', 'term-capture']]);
   for (const x of l) {
     assert.equal(x.title, g[x.term], `"${x.word}": the glossary's own words on hover`);
     assert.equal(x.href, `#${x.term}`);
@@ -55,7 +55,7 @@ test('on the trace under kv, the detail links its first "p99", "R2" and "overlap
     linkTerms(el);
     return { n: el.querySelectorAll('a.term').length, text: el.textContent };
   });
-  assert.deepEqual(again, { n: 3, text: detail });
+  assert.deepEqual(again, { n: 4, text: detail });
   // The policy line and the warning link theirs too.
   assert.deepEqual((await links(page, '[data-testid=hero-routing-about]')).map((x) => x.word), ['overlap weight']);
   assert.deepEqual(errors, []);
