@@ -78,3 +78,23 @@ test('on the defaults under kv the detail gives the capture, the CLI\'s 88.5%', 
   assert.ok(detail.includes('kv\'s picks found 88.5% of the cached blocks that the best-placed replica held at each pick.'), detail);
   assert.deepEqual(errors, []);
 });
+
+test('a policy other than round robin and prefix_aware opens the detail with its own sentence, never another policy\'s', async () => {
+  // The CLI (kvfleet --des-instances 4 --des-routing P): llm_d's routing capture is 1 (every cached
+  // block the best-placed replica held), dynamo's 0.890625 (89.1%). A first-time reader who chose
+  // llm_d was first told "sticky gets the hits at almost no cost in latency".
+  const cases = [['llm_d', 'llm_d\'s picks found every cached block that the best-placed replica held at each pick.'],
+    ['dynamo', 'dynamo\'s picks found 89.1% of the cached blocks that the best-placed replica held at each pick.']];
+  for (const [policy, opener] of cases) {
+    const { page, errors } = await site.open(`/?routing=${policy}`, { viewport: { width: 1280, height: 900 } });
+    await settled(page);
+    const detail = await page.textContent('[data-testid=takeaway-detail]');
+    assert.ok(detail.startsWith(opener), `${policy}: ${detail}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  // The whole-capture sentence is the opener's only: never for prefix_aware, never for a capture under 1.
+  assert.equal(captureWords({ routing_capture: 1 }, 'prefix_aware', 4), null);
+  assert.equal(captureWords({ routing_capture: 1 }, 'sglang', 4, true), 'sglang\'s picks found every cached block that the best-placed replica held at each pick.');
+  assert.equal(captureWords({ routing_capture: 0.9999 }, 'sglang', 4, true), null, '99.99% is not "every"');
+});

@@ -191,3 +191,15 @@ test('a link with one pool only names the missing field and draws nothing wrong'
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });
+
+test('the layout\'s line counts the replicas in words that fit the count: one replica, or n replicas each', async () => {
+  for (const [n, start] of [[1, 'One replica, prefilling and decoding. '], [3, '3 replicas, each prefilling and decoding. ']]) {
+    const { page, errors, close } = await openPage(`/?instances=${n}`);
+    try {
+      const about = await page.textContent('[data-testid=layout-about]');
+      assert.ok(about.startsWith(start), `${n}: ${about}`);
+      assert.doesNotMatch(about, /\b1 replicas\b/);
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+});

@@ -11,7 +11,7 @@ import { startSite, screenshot, ROOT } from './harness.mjs';
 import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow, changeWords, tradeoffWords, heroCaption, durationText,
   crowdedWords, bothWords } from '../../www/js/story.js';
 import { medianJump } from '../../www/js/story-speed.js';
-import { predictedMisses, predictedTokenHitRate, modelApplies } from '../../www/js/predict.js';
+import { expectedRepeats, predictedMisses, predictedTokenHitRate, prefixShares, modelApplies } from '../../www/js/predict.js';
 import { formatValue } from '../../www/js/controls.js';
 
 const base = { workload: 'pool', num_requests: 200, num_prefixes: 8, prefix_len: 2048, input_len: 4096, block_size: 512, kv_blocks: null, overlap_weight: 1, prefix_popularity: 'uniform' };
@@ -175,7 +175,7 @@ test('what the hits buy: a median first-token time 10% or more under round robin
     'More hits than round robin, faster typical answers: prefix_aware\'s first-token time is 75 ms median and 137 ms p99, round robin\'s 137 ms and 137 ms.');
   // At 4, 76.5 > 0.9 x 75.9 = 68.3: no "faster", only the p99 cost (188.4 >= 1.1 x 143.2 = 157.5).
   const at4 = tradeoffWords(sweeps, two, 4);
-  assert.equal(at4, 'More hits are not faster answers here: prefix_aware\'s first-token time is 77 ms median and 188 ms p99, round robin\'s 76 ms and 143 ms.');
+  assert.equal(at4, 'The most hits do not bring faster answers here: prefix_aware\'s first-token time is 77 ms median and 188 ms p99, round robin\'s 76 ms and 143 ms.');
   // 3.4 times the p99 grows the words, and says the factor of the p99 it is.
   assert.equal(tradeoffWords({ ...sweeps, prefix_aware: [pt(4, 0.48, 80, 486)] }, two, 4),
     'Here the most hits come with much slower answers: prefix_aware\'s first-token time is 80 ms median and 486 ms p99, round robin\'s 76 ms and 143 ms; that p99 is 3.4 times round robin\'s.');
@@ -203,7 +203,7 @@ test('64 replicas under round robin: when fewer miss than the capped model, the 
   const report = (hits) => ({ summary: { admitted: 200, hit_requests: hits, hit_rate_tokens: hits / 400, requests: 200 }, per_instance: per(Array(64).fill(200 / 64)), findings: [] });
   const d = heroTakeaway({ config: { ...base, instances: 64, routing: 'round_robin' }, traced: false, report: report(28), sweeps: {} }).detail;
   assert.ok(d.startsWith('172 of 200 requests found no cached prefix; the model predicts 8 prefixes × 64 replicas = 512, more than the 200 requests: every request a miss.'
-    + ' The 28 that hit were sent a prefix their replica had already been sent: with about 3 requests per replica (200 / 64), that happens now and then, and the model does not count it.'), d);
+    + ' The 28 that hit were sent a prefix their replica had already been sent: with about 3 requests per replica (200 / 64), each drawing its prefix at random, about 26 such repeats are expected, and the model does not count them.'), d);
   // One hit: "was", and no "Fewer missed" beside "every request a miss" (a first-time reader read them as a contradiction).
   const one = heroTakeaway({ config: { ...base, instances: 64, routing: 'round_robin' }, traced: false, report: report(1), sweeps: {} }).detail;
   assert.ok(one.includes('The 1 that hit was sent a prefix their replica had already been sent'), one);
@@ -237,7 +237,7 @@ test('the trade-off: the hit-rate winner\'s slower p99 is said only when the swe
   const pt = (instances, hit_rate_tokens, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p99 });
   // 4 replicas: prefix_aware 48.0% at 188 ms against round robin 42.0% at 143 ms (188 >= 1.1 x 143).
   const sweeps = { round_robin: [pt(4, 0.42, 143.2), pt(16, 0.243, 141)], prefix_aware: [pt(4, 0.48, 188.4), pt(16, 0.48, 139)] };
-  const said = 'More hits are not faster answers here: prefix_aware\'s p99 first-token time is 188 ms, round robin\'s 143 ms.';
+  const said = 'The most hits do not bring faster answers here: prefix_aware\'s p99 first-token time is 188 ms, round robin\'s 143 ms.';
   assert.equal(tradeoffWords(sweeps, ['round_robin', 'prefix_aware'], 4), said);
   const report = (tok) => ({ summary: { admitted: 200, hit_requests: 168, hit_rate_tokens: tok, requests: 200, ttft_ms_p99: 143.2 }, per_instance: per([50, 50, 50, 50]), findings: [] });
   const at4 = heroTakeaway({ config: { ...base, instances: 4, routing: 'round_robin' }, traced: false, report: report(0.42), sweeps });
@@ -266,7 +266,7 @@ test('the trade-off\'s words grow with the ratio, and its times read as the numb
   // 3.8359 s with two decimals as the hero's TTFT figure.
   assert.equal(two(2128668.3, 3835.9), 'Here the most hits come with far slower answers: prefix_aware\'s p99 first-token time is 35.5 min, about 550 times round robin\'s 3.84 s.');
   // 1,999 / 1,000 = 2.0 less a hair: still "not faster".
-  assert.match(two(1999, 1000), /^More hits are not faster answers here: prefix_aware's p99 first-token time is 2.00 s, round robin's 1.00 s\.$/);
+  assert.match(two(1999, 1000), /^The most hits do not bring faster answers here: prefix_aware's p99 first-token time is 2.00 s, round robin's 1.00 s\.$/);
   assert.equal(durationText(7.46), '7.5 ms');
   assert.equal(durationText(143.1), '143 ms');
   assert.equal(durationText(999.7), '1.00 s');
@@ -682,4 +682,26 @@ test('round robin\'s median jump is explained by its misses passing half, from t
   assert.equal(medianJump({ round_robin: [pt(4, 32, 76), pt(16, 100, 137)] }, 16), '');
   // No jump (under 1.5 times): nothing.
   assert.equal(medianJump({ round_robin: [pt(4, 32, 100), pt(16, 103, 137)] }, 16), '');
+});
+
+test('expectedRepeats: the repeats chance gives round robin, against enumeration by hand and the CLI\'s counts', () => {
+  const close = (a, b, what) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} against ${b}`);
+  // 3 requests on 1 replica, 2 equally popular prefixes: of the 8 equally likely draws, aaa and bbb
+  // repeat twice and the other 6 once: (2 + 2 + 6) / 8 = 1.25.
+  close(expectedRepeats({ num_requests: 3, num_prefixes: 2 }, 1), 1.25, 'uniform');
+  // 2 requests, hot:0.75 over 2 prefixes: a repeat when both draw the same, 0.75² + 0.25² = 0.625.
+  close(expectedRepeats({ num_requests: 2, num_prefixes: 2, prefix_popularity: 'hot:0.75' }, 1), 0.625, 'hot');
+  // 5 requests over 2 replicas: 3 and 2, 2 prefixes: (3 - 1.75) + (2 - 1.5) = 1.75.
+  close(expectedRepeats({ num_requests: 5, num_prefixes: 2 }, 2), 1.75, 'dealt unevenly');
+  // zipf:1 over 2: shares 2/3 and 1/3 (weights 1 and 1/2).
+  close(prefixShares('zipf:1', 2)[0], 2 / 3, 'zipf');
+  assert.equal(prefixShares('bimodal', 4), null);
+  // The CLI (kvfleet --des-instances R --des-routing round_robin, the defaults: 200 requests, 8
+  // uniform prefixes) has 53, 38, 28 and 12 requests with a hit at 32, 48, 64 and 128 replicas;
+  // "about N such repeats are expected" must be within 4 of each.
+  const config = { num_requests: 200, num_prefixes: 8, prefix_popularity: 'uniform' };
+  for (const [r, hits] of [[32, 53], [48, 38], [64, 28], [128, 12]]) {
+    const e = expectedRepeats(config, r);
+    assert.ok(Math.abs(e - hits) <= 4, `${r} replicas: expected ${e.toFixed(1)}, the CLI's ${hits}`);
+  }
 });

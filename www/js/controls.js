@@ -384,7 +384,7 @@ export class Controls {
       setProp(radios[1], 'checked', on);
       setText(about, on
         ? `${config.prefill_instances} prefill + ${config.decode_instances} decode = ${config.instances} replicas. The routing policy picks a prefill replica (prefix caches live there); the prompt's KV then crosses a link to a decode replica, which streams the answer.`
-        : `${config.instances} replicas, each prefilling and decoding. Prefill + decode splits them into two pools, so long prefills no longer share steps with decoding answers.`);
+        : `${config.instances === 1 ? 'One replica, prefilling and decoding' : `${config.instances} replicas, each prefilling and decoding`}. Prefill + decode splits them into two pools, so long prefills no longer share steps with decoding answers.`);
     };
     return root;
   }

@@ -44,3 +44,38 @@ export function predictionCurves(config, traced, xs) {
     prefix_aware: xs.map((r) => ({ x: r, y: predictedTokenHitRate(config, 'prefix_aware', r) })),
   };
 }
+
+/**
+ * Each prefix's chance of being drawn by one request, as the workload draws them (src/workload.rs,
+ * prefix_cdf): "uniform" 1/n each, "zipf:S" ∝ 1/(i+1)^S, "hot:SHARE" SHARE for the first and the rest
+ * split evenly. Null for a popularity it does not know.
+ */
+export function prefixShares(popularity, n) {
+  const [kind, arg] = String(popularity || 'uniform').split(':');
+  const x = Number(arg);
+  if (!(n >= 1)) return null;
+  if (kind === 'uniform') return Array(n).fill(1 / n);
+  if (kind === 'hot' && Number.isFinite(x)) return n === 1 ? [1] : Array.from({ length: n }, (_, i) => (i === 0 ? x : (1 - x) / (n - 1)));
+  if (kind === 'zipf' && Number.isFinite(x)) {
+    const w = Array.from({ length: n }, (_, i) => 1 / (i + 1) ** x);
+    const total = w.reduce((a, b) => a + b, 0);
+    return w.map((v) => v / total);
+  }
+  return null;
+}
+
+/**
+ * The requests round robin sends to a replica that was sent the same prefix before, expected by
+ * chance: the requests dealt in turn over `replicas` (some get one more), each drawing its prefix by
+ * popularity; on a replica with k requests the expected distinct prefixes are Σ 1 − (1 − p)^k, and
+ * the rest are repeats. What the simple model (every replica warms every prefix) leaves out when the
+ * requests are too few to reach every prefix on every replica. Null when the shares are unknown.
+ */
+export function expectedRepeats(config, replicas) {
+  const shares = prefixShares(config.prefix_popularity, config.num_prefixes);
+  const total = config.num_requests;
+  if (!shares || !(total >= 0) || !(replicas >= 1)) return null;
+  const repeats = (k) => k - shares.reduce((a, p) => a + 1 - (1 - p) ** k, 0);
+  const each = Math.floor(total / replicas), more = total % replicas;
+  return more * repeats(each + 1) + (replicas - more) * repeats(each);
+}

@@ -15,7 +15,7 @@ export const SCENARIOS = [
   {
     id: 'hot', label: 'prefix_aware with a hot prefix',
     set: { routing: 'prefix_aware', instances: 6, prefix_popularity: 'hot:0.85', request_rate: 30, num_requests: 600 },
-    look: '85% of requests share one prefix. Read the findings above the figure and the busiest replica\'s share under it, then switch Routing to kv.',
+    look: '85% of requests share one prefix. Read the ⚠ findings under the big numbers and the busiest replica\'s share in the small chart under the figure, then switch Routing to kv.',
   },
   {
     id: 'tight', label: 'A small cache (evictions)', set: { kv_blocks: 40, num_prefixes: 32 },

@@ -13,11 +13,14 @@ const plural = (n) => `${n} replica${n === 1 ? '' : 's'}`;
 
 /**
  * "kv's picks found 88.5% of the cached blocks that the best-placed replica held at each pick": for a policy that
- * chooses by what it sees (not round robin or random), where it missed some; else null.
+ * chooses by what it sees (not round robin or random), where it missed some; with `whole`, also
+ * where it found every one ("found every cached block …"); else null.
  */
-export function captureWords(summary, policy, replicas) {
+export function captureWords(summary, policy, replicas, whole = false) {
   const c = summary?.routing_capture;
-  if (replicas < 2 || policy === 'round_robin' || policy === 'random' || !Number.isFinite(c) || shown(c) >= 100) return null;
+  if (replicas < 2 || policy === 'round_robin' || policy === 'random' || !Number.isFinite(c)) return null;
+  // All of them: said only where it opens the detail (`whole`), as the chosen policy's own sentence.
+  if (shown(c) >= 100) return whole && c === 1 ? `${policyName(policy)}'s picks found every cached block that the best-placed replica held at each pick.` : null;
   return `${policyName(policy)}'s picks found ${pct1(c)} of the cached blocks that the best-placed replica held at each pick.`;
 }
 

@@ -146,7 +146,7 @@ function costWords(w, fast, ratio) {
   const times = ratio < TIMES ? '' : `${timesWords(ratio)} `;
   if (!hasBoth([w, fast])) {
     const a = `${policyName(w.p)}'s p99 first-token time is ${slow}`;
-    return ratio < TIMES ? `More hits are not faster answers here: ${a}, ${policyName(fast.p)}'s ${quick}.`
+    return ratio < TIMES ? `The most hits do not bring faster answers here: ${a}, ${policyName(fast.p)}'s ${quick}.`
       : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${a}, ${times}${policyName(fast.p)}'s ${quick}.`;
   }
   const stats = bothStatsWords([w, fast]);
@@ -154,7 +154,7 @@ function costWords(w, fast, ratio) {
   if (w.q.ttft_ms_p50 <= FASTER * fast.q.ttft_ms_p50 && durationText(w.q.ttft_ms_p50) !== durationText(fast.q.ttft_ms_p50)) {
     return `Here the most hits come with a ${times ? (ratio < FAR ? 'much ' : 'far ') : ''}slower p99: ${stats}${tail}.`;
   }
-  return ratio < TIMES ? `More hits are not faster answers here: ${stats}.`
+  return ratio < TIMES ? `The most hits do not bring faster answers here: ${stats}.`
     : `Here the most hits come with ${ratio < FAR ? 'much' : 'far'} slower answers: ${stats}${tail}.`;
 }
 
@@ -208,7 +208,8 @@ export function bothWords(sweeps, policies, r, said = null, load = {}, warned = 
 }
 
 /**
- * bothWords, and {crowded}: the policy whose busiest share the words gave (or the warning did).
+ * bothWords, and {crowded}: the policy whose busiest share the words gave (or the warning did);
+ * {winner}: the policy the words are about.
  * `warned`: the run on screen's policy when its load warning (in the hero's findings) gives its
  * busiest share, which is then not repeated.
  */
@@ -231,8 +232,8 @@ export function bothLesson(sweeps, policies, r, said = null, load = {}, warned =
   const mine = told.has(w.p) ? '' : ` of ${durationText(p99(w))},`;
   const numbers = `${hitsAgainst(w, hitter)}, with a p99 first-token time${mine} ${speedAgainst(p99(w), runner, told.has(runner.p))}${paren}`;
   const crowd = crowding(load[w.p]);
-  if (!crowd) return { words: `${who} gets the hits at almost no cost in latency: ${numbers}.`, crowded: null };
-  return { words: crowdedLesson(who, numbers, crowd, warned === w.p), crowded: w.p };
+  if (!crowd) return { words: `${who} gets the hits at almost no cost in latency: ${numbers}.`, crowded: null, winner: w.p };
+  return { words: crowdedLesson(who, numbers, crowd, warned === w.p), crowded: w.p, winner: w.p };
 }
 
 /**

@@ -5,7 +5,7 @@
 // countPct, so a share of requests or tokens that is not all never reads "100%" (nor "0%" when some).
 
 import { cacheReplicas, isDisagg } from './layout.js';
-import { predictedMisses, modelApplies, predictionCurves } from './predict.js';
+import { expectedRepeats, predictedMisses, modelApplies, predictionCurves } from './predict.js';
 import { at, compareWord, countText, durationText, pct1, pctText, policyName, SAME, smallPct, UNEVEN } from './story-words.js';
 import { captureWords, dipWords } from './story-capture.js';
 import { bothLesson, bothWords, crowdedTop, crowdedWords, CROWDED_SHARE, medianJump, timesWords, tradeoff, tradeoffWords } from './story-speed.js';
@@ -48,8 +48,8 @@ export function heroTakeaway({ config, traced, report, sweeps = {}, routed = {},
     return { lead: `No request was admitted, so there is no hit rate to show.`, detail: '' };
   }
   if (cacheReplicas(config) === 1) return { lead: oneReplicaLead(s, config), detail: explain({ config, traced, report, sweeps }) };
-  const { latency, shareSaid } = fleetLatency({ config, report, sweeps, routed, drawn });
-  return { lead: fleetLead({ config, report, sweeps, drawn }), detail: explain({ config, traced, report, sweeps, shareSaid, latency }) };
+  const { latency, lesson, shareSaid } = fleetLatency({ config, report, sweeps, routed, drawn });
+  return { lead: fleetLead({ config, report, sweeps, drawn }), detail: explain({ config, traced, report, sweeps, shareSaid, latency, lesson }) };
 }
 
 /** With one replica: the hit rate is what the traffic allows (or the admitted part of it). */
@@ -82,7 +82,8 @@ function fleetLead({ config, report, sweeps, drawn }) {
 
 /**
  * On a fleet, for the detail: what the most hits buy or cost, any drawn policy that crowds one
- * replica, and any that escapes both. Returns {latency, shareSaid}: shareSaid when the page already
+ * replica, and any that escapes both. Returns {latency, lesson, shareSaid}: lesson, the chosen
+ * policy's own "gets the hits" sentence when it opens the detail; shareSaid when the page already
  * gives this run's busiest share (the run's load warning, or these words).
  */
 function fleetLatency({ config, report, sweeps, routed, drawn: shown }) {
@@ -96,8 +97,11 @@ function fleetLatency({ config, report, sweeps, routed, drawn: shown }) {
   const load = { ...routed, [policy]: loadRows(report, config) };
   // p99s on screen already: the trade-off sentence's, and this run's (the hero's TTFT figure).
   const both = bothLesson(sweeps, drawn, r, [cost.slow, cost.fast, policy].filter(Boolean), load, warned ? policy : null);
-  const latency = [cost.words, medianJump(sweeps, r), crowdedWords(rows, drawn), both.words].filter(Boolean).join(' ');
-  return { latency, shareSaid: !!warned || !!crowdedTop(rows[policy]) || both.crowded === policy };
+  // The chosen policy's own lesson ("sglang ... gets the hits at almost no cost") opens the detail,
+  // when no trade-off sentence came before it (its numbers then lean on nothing said earlier).
+  const lesson = both.winner === policy && !cost.words ? both.words : '';
+  const latency = [cost.words, medianJump(sweeps, r), crowdedWords(rows, drawn), lesson ? '' : both.words].filter(Boolean).join(' ');
+  return { latency, lesson, shareSaid: !!warned || !!crowdedTop(rows[policy]) || both.crowded === policy };
 }
 
 /** The run's one-replica load warning (a Rust finding, shown in the hero's findings), as its per-replica row; else null. */
@@ -164,15 +168,18 @@ function cappedRule(config, r, m, admitted) {
   const each = Math.round(config.num_requests / r);
   // The hits said as a count: "Fewer missed" beside "every request a miss" read as a contradiction.
   const hit = admitted - m;
-  return `${head}. The ${countText(hit)} that hit ${hit === 1 ? 'was' : 'were'} sent a prefix their replica had already been sent: with about ${counted(each, 'request', 'requests')} per replica (${countText(config.num_requests)} / ${countText(r)}), `
-    + 'that happens now and then, and the model does not count it';
+  const why = `The ${countText(hit)} that hit ${hit === 1 ? 'was' : 'were'} sent a prefix their replica had already been sent: with about ${counted(each, 'request', 'requests')} per replica (${countText(config.num_requests)} / ${countText(r)})`;
+  // How many such repeats chance gives, so "now and then" is a number a reader can check (53 of 200 at 32 replicas).
+  const expected = expectedRepeats(config, r);
+  if (expected === null) return `${head}. ${why}, that happens now and then, and the model does not count it`;
+  return `${head}. ${why}, each drawing its prefix at random, about ${countText(Math.round(expected))} such repeats are expected, and the model does not count them`;
 }
 
 /**
  * The detail under the lead: the misses (against the simple model where it applies), `latency` (the
  * fleet's trade-off words), the busiest replica and why, kv's share of the locality gain, the trend.
  */
-function explain({ config, traced, report, sweeps, shareSaid = false, latency = '' }) {
+function explain({ config, traced, report, sweeps, shareSaid = false, latency = '', lesson = '' }) {
   const s = report.summary;
   const r = cacheReplicas(config);
   const policy = config.routing;
@@ -190,24 +197,20 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
     out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix; the model predicts ${rule}.`);
     if (policy === 'round_robin' && r > 1) out.push('Each replica starts cold and must warm, by itself, every prefix it is sent.');
   }
+  // A policy other than the two the model covers: its own sentences (kv's share of the gain, what
+  // its picks found) open the detail, before the comparisons (a reader who chose llm_d was first
+  // told about sticky).
+  const first = !modelSaid && policy !== 'round_robin' && policy !== 'prefix_aware';
+  const own = ownWords(s, config, sweeps, r, first);
+  if (lesson) out.push(lesson);
+  if (first) out.push(...own);
   if (latency) out.push(latency);
   const busy = busiestWords(report, config, policy, traced, shareSaid);
   if (busy) out.push(busy);
   // Without the model to check, the miss count follows the trade-off and the crowding (a reader
   // found "4 of 12,031 requests found no cached prefix" a trivial opener on the trace).
   if (!modelSaid && Number.isFinite(m)) out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
-  // On the displayed (0.1%) values, so the sentence's arithmetic can be checked by eye.
-  const shown = (x) => Math.round(1000 * x) / 10;
-  const rrAt = at(sweeps.round_robin, r)?.hit_rate_tokens, paAt = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
-  if (policy === 'kv' && r > 1 && Number.isFinite(rrAt) && Number.isFinite(paAt) && shown(paAt) - shown(rrAt) >= 2) {
-    const gain = shown(paAt) - shown(rrAt);
-    const got = Math.round(10 * Math.min(gain, Math.max(0, shown(s.hit_rate_tokens) - shown(rrAt)))) / 10;
-    const part = got === 0 ? 'none' : got.toFixed(1) === gain.toFixed(1) ? 'all' : got.toFixed(1);
-    out.push(`kv weighs a replica's missed blocks against its load (overlap weight ${config.overlap_weight}), so it keeps ${part} of the ${gain.toFixed(1)} percentage points prefix_aware gains over round robin.`);
-  }
-  // Why the chosen policy's hits are what they are: a dip in its curve, else how much its picks found.
-  const found = dipWords(sweeps[policy], policy) || captureWords(s, policy, r);
-  if (found) out.push(found);
+  if (!first) out.push(...own);
   // Over the counts both curves have reached (mid-sweep one may run ahead of the other), so "from 1
   // to 16" is never said of a curve drawn only to 12.
   const reach = Math.min(...[sweeps.round_robin, sweeps.prefix_aware].filter((c) => c?.length).map((c) => c.at(-1).instances));
@@ -226,6 +229,27 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
   return out.join(' ');
 }
 
+
+/**
+ * The chosen policy's own sentences: for kv, how much of prefix_aware's gain over round robin it
+ * keeps; then why its hits are what they are: a dip in its curve, else how much its picks found
+ * (all of it too when `first`: the sentences open the detail).
+ */
+function ownWords(s, config, sweeps, r, first) {
+  const out = [], policy = config.routing;
+  // On the displayed (0.1%) values, so the sentence's arithmetic can be checked by eye.
+  const shown = (x) => Math.round(1000 * x) / 10;
+  const rrAt = at(sweeps.round_robin, r)?.hit_rate_tokens, paAt = at(sweeps.prefix_aware, r)?.hit_rate_tokens;
+  if (policy === 'kv' && r > 1 && Number.isFinite(rrAt) && Number.isFinite(paAt) && shown(paAt) - shown(rrAt) >= 2) {
+    const gain = shown(paAt) - shown(rrAt);
+    const got = Math.round(10 * Math.min(gain, Math.max(0, shown(s.hit_rate_tokens) - shown(rrAt)))) / 10;
+    const part = got === 0 ? 'none' : got.toFixed(1) === gain.toFixed(1) ? 'all' : got.toFixed(1);
+    out.push(`kv weighs a replica's missed blocks against its load (overlap weight ${config.overlap_weight}), so it keeps ${part} of the ${gain.toFixed(1)} percentage points prefix_aware gains over round robin.`);
+  }
+  const found = dipWords(sweeps[policy], policy) || captureWords(s, policy, r, first);
+  if (found) out.push(found);
+  return out;
+}
 
 /**
  * The busiest replica's share, as a plain fact, whenever it is UNEVEN (1.5) times an even share or more
