@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
 
@@ -107,4 +107,48 @@ test('the embed demo is a documentation page with three figures that fit its col
     await screenshot(page, 'embed-demo');
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
+});
+
+/** The boxes of an embed's figure, chart, caption, controls and footer. */
+const embedBoxes = () => {
+  const box = (s) => { const r = document.querySelector(s)?.getBoundingClientRect(); return r ? { top: r.top, bottom: r.bottom, height: r.height } : null; };
+  return { fig: box('.embed-fig'), canvas: box('#embed canvas'), caption: box('[data-testid="embed-caption"]'), form: box('[data-testid="embed-controls"]'), foot: box('.embed-foot') };
+};
+
+test('the embed demo\'s three frames on a phone (358x460): the chart keeps its height, nothing overlaps, routing is one drop-down that works', async () => {
+  // The frames' own addresses, read from the demo page, at the width its column gives on a 390 px phone.
+  const demo = readFileSync(path.join(ROOT, 'www/embed-demo.html'), 'utf8');
+  const srcs = [...demo.matchAll(/<iframe[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1].replace(/&amp;/g, '&').replace(/^\.\/\?embed=1&/, ''));
+  assert.equal(srcs.length, 3);
+  for (const [i, src] of srcs.entries()) {
+    const { page, errors, close } = await openEmbed(src, 358, 460);
+    try {
+      if (src.includes('show=compare')) await page.waitForFunction(() => document.querySelector('[data-testid="embed-sentence"]').textContent.startsWith('Most tokens'), null, { timeout: 30000 });
+      await page.waitForTimeout(200);
+      const b = await page.evaluate(embedBoxes);
+      assert.ok(b.canvas.height >= 120, `frame ${i}: the chart is ${b.canvas.height.toFixed(0)} px tall`);
+      assert.ok(b.canvas.bottom <= b.caption.top + 1, `frame ${i}: the chart (to ${b.canvas.bottom}) ends above the caption (${b.caption.top})`);
+      assert.ok(b.caption.bottom <= b.form.top + 1 && b.fig.bottom <= b.form.top + 1, `frame ${i}: the caption (to ${b.caption.bottom}) ends above the controls (${b.form.top})`);
+      assert.ok(b.form.bottom <= b.foot.top + 1 && b.foot.bottom <= 461, `frame ${i}: the controls end above the footer, which fits`);
+      assert.deepEqual(await page.evaluate(overflowing), []);
+      if (src.includes('routing')) {
+        assert.equal(await page.isVisible('[data-testid="embed-input-routing-select"]'), true, 'one drop-down');
+        assert.equal(await page.isVisible('[data-testid="embed-routing-group-simple"]'), false, 'not the buttons');
+        const n = await page.evaluate(() => window.kvfleet.runCount);
+        await page.selectOption('[data-testid="embed-input-routing-select"]', 'kv');
+        await page.waitForFunction((k) => window.kvfleet.runCount > k, n);
+        assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.routing), 'kv');
+        assert.equal(await page.isChecked('[data-testid="embed-input-routing-kv"]'), true, 'the buttons follow the drop-down');
+        assert.match(await page.getAttribute('[data-testid="embed-input-routing-select"]', 'title'), /\S/, 'the policy\'s line is its tooltip');
+      }
+      await screenshot(page, `embed-demo-frame${i + 1}-358x460`, { fullPage: false });
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+  // In a wide frame the buttons show and the drop-down does not.
+  const { page, close } = await openEmbed('show=hitrate&controls=routing', 640, 460);
+  try {
+    assert.equal(await page.isVisible('[data-testid="embed-routing-group-simple"]'), true);
+    assert.equal(await page.isVisible('[data-testid="embed-input-routing-select"]'), false);
+  } finally { await close(); }
 });

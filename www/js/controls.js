@@ -408,14 +408,29 @@ export class Controls {
       }
       return el('div', { class: 'policy-group', role: 'group', 'aria-labelledby': title.id, 'data-testid': `${pre}routing-group-${g.id}`, 'data-group': g.id }, title, seg);
     });
-    root.append(el('div', { class: 'field-top' }, el('legend', { text: p.label }), readout), ...groups, about);
+    // A flat panel (the hero's, an embed's) also gets the policies as one drop-down, which the
+    // stylesheet shows instead of the buttons in a narrow embed (ten buttons took a phone frame's figure).
+    const pick = this.flat ? this.policySelect(p, id) : null;
+    root.append(el('div', { class: 'field-top' }, el('legend', { text: p.label }), readout), ...groups, ...(pick ? [pick] : []), about);
     if (!this.flat) root.append(this.policyList(p.choices));
     const set = (v) => {
+      if (pick) { setProp(pick, 'value', v); setProp(pick, 'title', describePolicy(v) || p.help); }
       inputs.forEach((r) => setProp(r, 'checked', r.value === v));
       setText(about, describePolicy(v));
       linkTerms(about);
     };
     return { root, set, inputs };
+  }
+
+  // The policies as a <select> in their groups: the narrow embed's compact routing control.
+  policySelect(p, id) {
+    const pick = el('select', { class: 'policy-select', id: `${id}-select`, 'data-testid': `${this.pre}input-${p.name}-select`,
+      'aria-label': p.label, 'aria-describedby': `${this.pre}about-routing` });
+    for (const g of groupPolicies(p.choices)) {
+      pick.append(el('optgroup', { label: g.title }, ...g.names.map((c) => el('option', { value: c, text: c }))));
+    }
+    pick.addEventListener('change', () => this.emit(p.name, pick.value));
+    return pick;
   }
 
   // Every policy's line, grouped, one disclosure away (the full panel only).
