@@ -89,6 +89,66 @@ test('at 390 px the busiest-replica chart title fits its chart, unsqueezed', asy
   } finally { await close(); }
 });
 
+test('at 390 px every policy button is at least 28 px tall and every checkbox 20 px, in the hero and the settings', async () => {
+  const { page, errors, close } = await openPage();
+  try {
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+    const small = await page.evaluate(() => {
+      const out = [];
+      const seen = (e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden';
+      for (const s of document.querySelectorAll('.seg span')) {
+        const r = s.getBoundingClientRect();
+        if (seen(s) && r.height < 28) out.push(`button "${s.textContent}" ${r.width.toFixed(0)}x${r.height.toFixed(0)}`);
+      }
+      for (const c of document.querySelectorAll('input[type=checkbox]')) {
+        const r = c.getBoundingClientRect();
+        if (seen(c) && (r.width < 20 || r.height < 20)) out.push(`checkbox ${c.dataset.testid || c.id} ${r.width.toFixed(0)}x${r.height.toFixed(0)}`);
+      }
+      return { out, buttons: document.querySelectorAll('.seg span').length, boxes: document.querySelectorAll('input[type=checkbox]').length };
+    });
+    assert.ok(small.buttons >= 20 && small.boxes >= 2, `buttons and checkboxes found: ${small.buttons}, ${small.boxes}`);
+    assert.deepEqual(small.out, []);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('at 390 px the per-replica cards all show up to 8 replicas; past 8 the list scrolls and says so', async () => {
+  const { page, errors, close } = await openPage();
+  try {
+    const wrap = (p) => p.$eval('[data-testid=replica-table] .replica-wrap', (e) => ({ sh: e.scrollHeight, ch: e.clientHeight }));
+    const hint = '[data-testid=replica-scroll-hint]';
+    let w = await wrap(page);
+    assert.ok(w.sh <= w.ch + 1, `4 replicas: every card and the fleet row show (${w.sh} px of cards in ${w.ch} px)`);
+    assert.equal(await page.isVisible(hint), false);
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.goto(new URL('/?instances=16', page.url()).href);
+    await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+    assert.ok(n > 0);
+    w = await wrap(page);
+    assert.ok(w.sh > w.ch + 1, '16 replicas scroll inside the list');
+    assert.equal(await page.isVisible(hint), true);
+    assert.equal(await page.textContent(hint), '16 replicas: scroll inside the list for each one, and the fleet\'s row at its end ↓');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('at 390 px the queue chart\'s axis title fits the chart\'s height', async () => {
+  const { page, errors, close } = await openPage();
+  try {
+    const t = await page.evaluate(() => {
+      const ch = window.Chart.getChart(document.querySelector('[data-testid=chart-queue]'));
+      const title = ch.options.scales.y.title;
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = window.Chart.helpers.toFont(title.font).string;
+      return { text: title.text, width: ctx.measureText(title.text).width, top: ch.scales.y.top, bottom: ch.scales.y.bottom, height: ch.height };
+    });
+    // Drawn turned, centred on the axis: it must fit from the axis's middle to the canvas's edges.
+    const mid = (t.top + t.bottom) / 2;
+    assert.ok(t.width / 2 <= Math.min(mid, t.height - mid), `"${t.text}" is ${t.width.toFixed(0)} px, centred at ${mid.toFixed(0)} in ${t.height} px`);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
 /**
  * For each legend entry of a chart: its dataset's borderDash, the entry's lineDash, and, when the
  * entry's glyph is a canvas, whether its midline shows a gap (a dash) where the line is drawn.

@@ -190,7 +190,7 @@ export class Charts {
         },
       },
     });
-    if (get('queue')) this.charts.queue = timeChart(get('queue'), 'Longest queue (requests)');
+    if (get('queue')) this.charts.queue = timeChart(get('queue'), 'Queue (requests)');
     if (get('cache')) this.charts.cache = timeChart(get('cache'), 'Cache (blocks)');
     for (const c of Object.values(this.charts)) this.lazy.watch(c);
   }

@@ -8,6 +8,9 @@ import { patchChildren, setText, el } from './page-bits.js';
 /** A saturated share at or above this is highlighted: the replica had work waiting half the run. */
 export const SATURATED = 0.5;
 
+/** On a phone, up to this many replicas' cards show in full; more scroll inside the list. */
+export const FEW_CARDS = 8;
+
 const COLUMNS = [
   ['Replica', 'Replica'],
   ['Requests', 'Requests routed to the replica (served + rejected + timed out)'],
@@ -32,6 +35,11 @@ export class ReplicaTable {
     this.note.dataset.testid = 'replica-table-note';
     head.append(h);
     const wrap = el('div', 'table-wrap replica-wrap');
+    this.wrap = wrap;
+    // A phone stacks the replicas as cards: up to FEW_CARDS they all show; past that the list
+    // scrolls inside its box, which this line says (a phone draws no scroll bar until touched).
+    this.scrollHint = el('p', 'hint replica-scroll-hint');
+    this.scrollHint.dataset.testid = 'replica-scroll-hint';
     this.table = el('table');
     this.table.dataset.testid = 'replica-rows';
     const thead = el('thead');
@@ -47,7 +55,7 @@ export class ReplicaTable {
     this.tfoot = el('tfoot');
     this.table.append(thead, this.tbody, this.tfoot);
     wrap.append(this.table);
-    root.append(head, this.note, wrap);
+    root.append(head, this.note, this.scrollHint, wrap);
     this.el = root;
   }
 
@@ -77,6 +85,9 @@ export class ReplicaTable {
       return labelled(tr);
     });
     patchChildren(this.tbody, rows);
+    const few = per.length <= FEW_CARDS;
+    this.wrap.classList.toggle('few', few);
+    setText(this.scrollHint, few ? '' : `${num(per.length)} replicas: scroll inside the list for each one, and the fleet's row at its end ↓`);
     const fleet = el('tr');
     const fname = el('th', null, 'Fleet');
     fname.scope = 'row';
