@@ -317,8 +317,10 @@ test('the figure neither moves nor resizes as the run beside it changes: a warni
     const { page, errors } = await openHero('/', { width, height: 900 });
     const first = await figureBox(page);
     const seen = [];
-    // round robin (no warning) → prefix_aware (the uneven-load warning) → 16 replicas (a longer sentence) → round robin.
-    for (const step of ['prefix_aware', 16, 'round_robin']) {
+    // round robin (no warning) → least_loaded → sglang (a lead naming three policies, two lines at
+    // 1024 px) → prefix_aware (the uneven-load warning, a one-line lead) → 16 replicas (a longer
+    // sentence) → round robin.
+    for (const step of ['least_loaded', 'sglang', 'prefix_aware', 16, 'round_robin']) {
       const before = await page.evaluate(() => window.kvfleet.runCount);
       if (typeof step === 'string') await page.click(`label[for="hero-in-routing-${step}"]`);
       else await page.click(`[data-testid=hero-marks-instances] span[data-value="${step}"]`);
