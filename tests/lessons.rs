@@ -611,6 +611,24 @@ fn every_diagram_shows_what_its_caption_says() {
         .iter()
         .fold((1.0f64, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     assert!(hi - lo < 0.02, "sticky {:?}", d[1]);
+    // Its second panel, the p99 first-token time: round robin's rises at every doubling from 4
+    // replicas (547 ms at 4, 719 ms at 16, as the caption writes them); sticky's falls at every one.
+    let l = lessons::lesson("more-replicas-slower").unwrap();
+    let p99 = material_of(&l).diagram.second_points;
+    assert_eq!(p99.len(), 2, "{p99:?}");
+    assert!(
+        p99[0][2..].windows(2).all(|w| w[1] > w[0]),
+        "round robin {:?}",
+        p99[0]
+    );
+    assert_eq!(format!("{:.0} ms", p99[0][2]), "547 ms");
+    assert_eq!(format!("{:.0} ms", p99[0][4]), "719 ms");
+    assert!(
+        p99[1].windows(2).all(|w| w[1] < w[0]),
+        "sticky {:?}",
+        p99[1]
+    );
+    assert!(l.diagram.caption.contains("547 ms at 4, 719 ms at 16"));
     // hot-prefix, spill at 0, 1, 2, 4, 8, 16: short queues keep p99 under 1 s, never
     // spilling and spilling at 16 leave it above 10 s.
     let d = diagram("hot-prefix");

@@ -59,6 +59,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Ms,
         log_y: true,
         series: &[("colocated 8", config(r#"{}"#)), ("5 prefill + 3 decode", split!(5, 3))],
+        second: None,
     },
     settings: &[
         Setting { key: "prefill_instances", rule: "Size the prefill pool for TTFT: it must keep up with the prompts arriving.", live: "" },

@@ -44,6 +44,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Ms,
         log_y: false,
         series: &[("1 router", config(r#"{"routers": 1}"#)), ("4 routers", config(r#"{}"#))],
+        second: None,
     },
     settings: &[
         Setting { key: "routers", rule: "Routers that share a stale view herd.", live: "" },

@@ -44,6 +44,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Ms,
         log_y: true,
         series: &[("prefix_aware", config(r#"{}"#))],
+        second: None,
     },
     settings: &[
         Setting { key: "routing", rule: "", live: "" },

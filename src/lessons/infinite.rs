@@ -58,6 +58,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Ms,
         log_y: true,
         series: &[("round_robin", config(r#"{"routing": "round_robin"}"#)), ("kv, weight 4", kv4())],
+        second: None,
     },
     settings: &[
         Setting { key: "kv_blocks", rule: "Rank policies under the cache you will run.", live: "" },

@@ -125,6 +125,23 @@ pub struct Diagram {
     pub log_y: bool,
     /// One line per (label, changes on the broken setup).
     pub series: &'static [(&'static str, Changes)],
+    /// A second panel under the first, over the same x values and series: what a lesson's
+    /// title claims when the first panel shows its cause ("More replicas, slower answers":
+    /// the hit rate above, the p99 first-token time below).
+    pub second: Option<Panel>,
+}
+
+/// A diagram's second panel: another metric of the same runs.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Panel {
+    /// Path into the report JSON.
+    pub metric: &'static str,
+    /// The y axis label.
+    pub y_label: &'static str,
+    /// How the metric is written.
+    pub format: Format,
+    /// Draw the y axis on a log scale.
+    pub log_y: bool,
 }
 
 /// A diagram with its points measured.
@@ -135,6 +152,9 @@ pub struct RenderedDiagram {
     pub diagram: Diagram,
     /// One y per value, per series.
     pub points: Vec<Vec<f64>>,
+    /// The second panel's, likewise (empty without one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub second_points: Vec<Vec<f64>>,
 }
 
 /// An interview question with its answer rendered.
@@ -322,6 +342,21 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
 }
 
 fn measure(d: &Diagram, runs: &mut Runs) -> Result<RenderedDiagram, String> {
+    let points = measure_metric(d, d.metric, runs)?;
+    let second_points = match d.second {
+        Some(panel) => measure_metric(d, panel.metric, runs)?,
+        None => Vec::new(),
+    };
+    Ok(RenderedDiagram {
+        diagram: d.clone(),
+        points,
+        second_points,
+    })
+}
+
+/// `metric` at each of the diagram's x values, one line per series (each run once: `runs`
+/// keeps them).
+fn measure_metric(d: &Diagram, metric: &str, runs: &mut Runs) -> Result<Vec<Vec<f64>>, String> {
     let mut points = Vec::new();
     for (_, changes) in d.series {
         let mut line = Vec::new();
@@ -333,14 +368,11 @@ fn measure(d: &Diagram, runs: &mut Runs) -> Result<RenderedDiagram, String> {
             } else {
                 serde_json::json!(x)
             };
-            line.push(runs.metric(&c, d.metric)?);
+            line.push(runs.metric(&c, metric)?);
         }
         points.push(line);
     }
-    Ok(RenderedDiagram {
-        diagram: d.clone(),
-        points,
-    })
+    Ok(points)
 }
 
 /// Runs everything a lesson's material needs and renders it. A lesson that replays a

@@ -1,6 +1,6 @@
 //! Lesson 1, "More replicas, slower answers": round robin scatters an agent's steps.
 
-use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::material::{Diagram, Figure, Format, Interview, Panel, Quiz, Verify};
 use super::{config, Changes, Check, Fix, Lesson, Setting};
 
 pub(super) const LESSON: Lesson = Lesson {
@@ -34,7 +34,7 @@ pub(super) const LESSON: Lesson = Lesson {
     trace: "",
     how: "Each replica caches the KV blocks of the prompts it computed, and a request reuses them only on that replica. An agent's next step repeats its whole conversation so far, so only the replica that served the previous step holds nearly all of it. Where the router sends the step decides how much is recomputed.",
     diagram: Diagram {
-        caption: "Token hit rate as the fleet grows: under round robin it falls with every doubling, under sticky routing it stays where it is.",
+        caption: "Token hit rate (above) and p99 time to first token (below) as the fleet grows: under round robin the hit rate falls with every doubling, and from 4 replicas on the p99 rises with it (547 ms at 4, 719 ms at 16) although the fleet has four times the replicas; under sticky routing the hit rate stays where it is and the p99 falls with every doubling.",
         x_key: "instances",
         x_label: "Replicas",
         values: &[1.0, 2.0, 4.0, 8.0, 16.0],
@@ -43,6 +43,12 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Percent,
         log_y: false,
         series: &[("round_robin", config(r#"{"routing": "round_robin"}"#)), ("sticky", config(r#"{"routing": "sticky"}"#))],
+        second: Some(Panel {
+            metric: "summary.ttft_ms_p99",
+            y_label: "p99 TTFT",
+            format: Format::Ms,
+            log_y: false,
+        }),
     },
     settings: &[
         Setting { key: "routing", rule: "Round robin scatters agent steps, so more replicas can mean fewer cache hits.", live: "" },

@@ -47,6 +47,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Ms,
         log_y: true,
         series: &[("smallest tree (before Dec. 2025)", config(r#"{}"#)), ("least loaded (current)", config(r#"{ "sglang_miss": "load" }"#))],
+        second: None,
     },
     settings: &[
         Setting { key: "sglang_miss", rule: "Send a miss where there is room, not where the cache is smallest.", live: "" },

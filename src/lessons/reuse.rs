@@ -45,6 +45,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Percent,
         log_y: false,
         series: &[("one engine", config(r#"{}"#))],
+        second: None,
     },
     settings: &[
         Setting { key: "kv_blocks", rule: "Size the cache from the knee of the hit-rate curve, not from what the GPU happens to hold.", live: "" },

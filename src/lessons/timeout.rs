@@ -48,6 +48,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Count,
         log_y: false,
         series: &[("timed out", config(r#"{}"#))],
+        second: None,
     },
     settings: &[
         Setting { key: "timeout_ms", rule: "Set the caller timeout above p99, with a margin.", live: "timeout_above_p99" },

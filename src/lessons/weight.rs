@@ -51,6 +51,7 @@ pub(super) const LESSON: Lesson = Lesson {
         format: Format::Ms,
         log_y: false,
         series: &[("kv", config(r#"{}"#))],
+        second: None,
     },
     settings: &[
         Setting { key: "overlap_weight", rule: "Sweep it against your SLO; the best weight is a basin, not the highest.", live: "" },

@@ -47,6 +47,24 @@ for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout
       });
       assert.ok(lesson, `${id} is in the page's lessons`);
       assert.deepEqual(goalLines, lesson.checks.filter((c) => c.metric === want0.diagram.metric).map((c) => [c.value, c.value]));
+      // A second panel (more-replicas-slower: the p99 first-token time) draws its own measured points
+      // and the goal's threshold on its metric; a lesson without one draws one chart.
+      if (want.diagram.second) {
+        const second = await page.evaluate(() => {
+          const ch = window.Chart.getChart(document.querySelector('[data-testid=lesson-diagram-second]'));
+          const ys = (keep) => ch.data.datasets.filter(keep).map((d) => d.data.map((p) => p.y));
+          const first = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
+          const px = (c) => c.data.datasets[0].data.map((q) => Math.round(c.scales.x.getPixelForValue(q.x)));
+          return { points: ys((d) => !d.goal), goals: ys((d) => d.goal), log: ch.scales.y.type, px: px(ch), firstPx: px(first) };
+        });
+        assert.deepEqual(second.px, second.firstPx, `${id}: the two panels' swept values line up`);
+        assert.deepEqual(second.points, want.diagram.second_points);
+        assert.deepEqual(second.goals, lesson.checks.filter((c) => c.metric === want.diagram.second.metric).map((c) => [c.value, c.value]));
+        assert.ok(second.goals.length > 0, `${id}: the goal's line on the second panel`);
+        assert.equal(second.log, want.diagram.second.log_y ? 'logarithmic' : 'linear');
+      } else {
+        assert.equal(await page.locator('[data-testid=lesson-diagram-second]').count(), 0);
+      }
       assert.equal(await page.textContent('[data-testid=lesson-diagram] figcaption'), want.diagram.caption);
       const settings = await page.$$eval('[data-testid=lesson-settings] dt', (dts) => dts.length);
       assert.ok(settings >= 2, `${id}: its settings are listed`);

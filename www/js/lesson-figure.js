@@ -101,39 +101,65 @@ export function yTickLabels(values, format) {
 }
 
 /**
- * Draws diagram `d` into `root` (a figure: canvas and caption) with the lesson's `checks`; returns
- * the chart (null before Chart.js has loaded), which the caller destroys before the next draw.
+ * Draws diagram `d` into `root` (a figure: canvas and caption) with the lesson's `checks`; with a
+ * second panel (d.second: another metric of the same runs), a second chart under the first. Returns
+ * {destroy} over the charts (null before Chart.js has loaded), which the caller calls before the next draw.
  */
 export function drawLessonFigure(root, d, checks) {
-  const fmt = (v) => (d.format === 'percent' ? pct(v) : d.format === 'ms' ? fmtMs(v) : num(v, 0));
-  const fmtX = (v) => (Number.isInteger(v) ? num(v) : String(v)); // "32,000", as the lesson's words print it
-  const canvas = el('canvas');
-  canvas.setAttribute('role', 'img');
-  const words = d.series.map(([label], i) => `${label}: ${d.values.map((x, j) => `${fmtX(x)} → ${fmt(d.points[i][j])}`).join(', ')}`).join('; ');
-  canvas.setAttribute('aria-label', `${d.caption} ${words}`);
-  const box = el('div', 'canvas-box');
-  box.append(canvas);
-  root.replaceChildren(box, el('figcaption', null, d.caption));
+  const panels = [d];
+  if (d.second && d.second_points?.length) panels.push({ ...d, ...d.second, points: d.second_points });
+  const canvases = panels.map((p, i) => {
+    const canvas = el('canvas');
+    canvas.setAttribute('role', 'img');
+    if (i) canvas.dataset.testid = 'lesson-diagram-second';
+    canvas.setAttribute('aria-label', `${i ? `${p.y_label}, the same runs.` : d.caption} ${panelWords(p)}`);
+    const box = el('div', 'canvas-box');
+    box.append(canvas);
+    return { canvas, box };
+  });
+  root.replaceChildren(...canvases.map((c) => c.box), el('figcaption', null, d.caption));
   root.dataset.testid = 'lesson-diagram';
+  if (!window.Chart) return null;
+  // Two panels share the x axis: their y axes are made one width, so the swept values line up.
+  const yWidth = panels.length > 1 ? 84 : 0;
+  const charts = panels.map((p, i) => panelChart(canvases[i].canvas, p, checks, yWidth));
+  return { charts, destroy: () => charts.forEach((c) => c.destroy()) };
+}
+
+const fmtX = (v) => (Number.isInteger(v) ? num(v) : String(v)); // "32,000", as the lesson's words print it
+const fmtY = (p) => (v) => (p.format === 'percent' ? pct(v) : p.format === 'ms' ? fmtMs(v) : num(v, 0));
+
+/** A panel's points in words, for its aria-label: "round_robin: 1 → 92.0%, 2 → 85.8%; sticky: ...". */
+function panelWords(p) {
+  const fmt = fmtY(p);
+  return p.series.map(([label], i) => `${label}: ${p.values.map((x, j) => `${fmtX(x)} → ${fmt(p.points[i][j])}`).join(', ')}`).join('; ');
+}
+
+/**
+ * One panel's chart: `p.metric` against the swept values, a line per series, the goal's thresholds on
+ * it; its y axis at least `yWidth` px wide.
+ */
+function panelChart(canvas, p, checks, yWidth = 0) {
   const C = window.Chart;
-  if (!C) return null;
+  const fmt = fmtY(p);
   // The x axis is to scale: linear, or logarithmic (ticked at the swept values) when they double
   // or span 8x or more, so each doubling is one equal step.
-  const xs = d.values;
+  const xs = p.values;
   const logX = wantsLogX(xs);
-  const goals = goalLines(d, checks);
+  const goals = goalLines(p, checks);
   const title = (text) => ({ display: true, text, font: { weight: '600' } });
   return new C(canvas, {
     type: 'line',
-    data: { datasets: [...d.series.map(([label], i) => ({ label, data: d.points[i].map((y, j) => ({ x: xs[j], y })), ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })), ...goals] },
+    data: { datasets: [...p.series.map(([label], i) => ({ label, data: p.points[i].map((y, j) => ({ x: xs[j], y })), ...seriesLine(label, i), borderWidth: 2.5, pointRadius: 4 })), ...goals] },
     options: {
-      plugins: { legend: { display: d.series.length > 1 || goals.length > 0, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, generateLabels: legendItems } },
-        tooltip: { callbacks: { title: (items) => (items.length ? `${d.x_label}: ${fmtX(items[0].parsed.x)}` : ''), label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
+      plugins: { legend: { display: p.series.length > 1 || goals.length > 0, labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, generateLabels: legendItems } },
+        tooltip: { callbacks: { title: (items) => (items.length ? `${p.x_label}: ${fmtX(items[0].parsed.x)}` : ''), label: (c) => ` ${c.dataset.label}: ${fmt(c.parsed.y)}` } } },
       scales: {
-        x: logX ? { type: 'logarithmic', title: title(`${d.x_label} (log scale)`), min: xs[0], max: xs[xs.length - 1],
-          afterBuildTicks: (scale) => { scale.ticks = spacedTicks(scale, xs, fmtX, d.caption); }, ticks: { callback: (v) => fmtX(v) } }
-          : { type: 'linear', title: title(d.x_label) },
-        y: { type: d.log_y ? 'logarithmic' : 'linear', beginAtZero: !d.log_y, title: title(d.y_label), ticks: { callback: yTick(d) } },
+        x: logX ? { type: 'logarithmic', title: title(`${p.x_label} (log scale)`), min: xs[0], max: xs[xs.length - 1],
+          afterBuildTicks: (scale) => { scale.ticks = spacedTicks(scale, xs, fmtX, p.caption); }, ticks: { callback: (v) => fmtX(v) } }
+          : { type: 'linear', title: title(p.x_label) },
+        y: { type: p.log_y ? 'logarithmic' : 'linear', beginAtZero: !p.log_y, title: title(p.log_y ? `${p.y_label} (log scale)` : p.y_label), ticks: { callback: yTick(p) },
+          afterFit: (scale) => { if (yWidth) scale.width = Math.max(scale.width, yWidth); } },
       },
     },
   });
