@@ -46,3 +46,22 @@ test('on the trace, kv then prefix_aware: kv stays drawn, the lead gives its rat
   assert.doesNotMatch(await page.textContent('[data-testid=takeaway]'), /\bkv\b/);
   assert.deepEqual(errors, []);
 });
+
+test('a scenario starts afresh: the hot-prefix preset draws the same curves whatever was chosen before it', async () => {
+  const { page, errors } = await site.open('/?routing=kv', { viewport: { width: 1280, height: 900 } });
+  await settled(page);
+  await choose(page, 'sglang');
+  assert.deepEqual((await curves(page)).sort(), ['kv', 'prefix_aware', 'round_robin', 'sglang'], 'kv, chosen before sglang, is kept');
+  const n = await page.evaluate(() => window.kvfleet.runCount);
+  await page.click('[data-testid=scenario-hot]');
+  await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === 'prefix_aware', n, { timeout: PAGE_TIMEOUT });
+  await settled(page);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  // prefix_aware is chosen; round robin and prefix_aware are always drawn; sglang, chosen before the preset, is not kept.
+  assert.deepEqual(await curves(page), ['round_robin', 'prefix_aware']);
+  assert.doesNotMatch(await page.textContent('[data-testid=takeaway]'), /sglang/);
+  // After the preset, a choice keeps the preset's policy beside it as before.
+  await choose(page, 'kv');
+  assert.deepEqual(await curves(page), ['round_robin', 'prefix_aware', 'kv']);
+  assert.deepEqual(errors, []);
+});

@@ -99,13 +99,21 @@ export class HeroPanel {
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
 
+  /** A scenario or a lesson is set: the next settings keep no policy chosen before drawn beside them. */
+  startAfresh() {
+    this.kept = null;
+    this.afresh = true;
+  }
+
   /** The settings changed: put the controls at them and sweep what is missing. */
   sync(config, source) {
     const input = `${sweepKey(config, source)}|${config.instances}|${config.prefill_instances}|${config.routing}`;
     if (input !== this.inputKey) this.noteInput();
     this.inputKey = input;
-    // The policy chosen before this one stays drawn beside it (heroPolicies), until another is chosen.
-    if (this.config && this.config.routing !== config.routing) this.kept = this.config.routing;
+    // The policy chosen before this one stays drawn beside it (heroPolicies), until another is
+    // chosen; a scenario or a lesson starts afresh (its figure the same whatever was clicked before).
+    if (this.afresh) this.afresh = false;
+    else if (this.config && this.config.routing !== config.routing) this.kept = this.config.routing;
     this.config = { ...config };
     this.source = source;
     if (this.controls) this.controls.setAll(config, !!source);

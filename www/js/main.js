@@ -313,6 +313,7 @@ function applyScenario(set, trace = null) {
   st.config = { ...st.defaults, ...set };
   st.fromUrl.clear();
   st.source = trace ? builtin(trace) : null;
+  hero?.startAfresh();
   refresh();
 }
 
