@@ -36,9 +36,18 @@ for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout
       await page.waitForSelector('[data-testid=lesson-diagram] canvas');
       const drawn = await page.evaluate(() => {
         const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
-        return ch.data.datasets.filter((d) => !d.goal).map((d) => d.data.map((p) => p.y));
+        return ch.data.datasets.filter((d) => !d.goal && !d.run).map((d) => d.data.map((p) => p.y));
       });
       assert.deepEqual(drawn, want.diagram.points);
+      // The broken setup on screen is one of the figure's runs: ringed, on its series' point.
+      await page.waitForFunction(() => window.kvfleet.lessonRunSeries >= 0, null, { timeout: 30000 });
+      const ring = await page.evaluate(() => {
+        const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
+        return { at: ch.data.datasets.find((d) => d.run)?.data[0], series: window.kvfleet.lessonRunSeries };
+      });
+      const j = want.diagram.values.indexOf(ring.at?.x);
+      assert.ok(j >= 0, `${id}: the broken setup's ${want.diagram.x_key} is one of the figure's values (${ring.at?.x})`);
+      assert.equal(ring.at.y, want.diagram.points[ring.series][j], `${id}: the ring sits on its series' point`);
       // The goal's threshold on the figure's metric is drawn across it.
       const lesson = await page.evaluate((i) => window.kvfleet.lessonsList?.find((l) => l.id === i), id);
       const goalLines = await page.evaluate(() => {
@@ -55,7 +64,7 @@ for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout
           const ys = (keep) => ch.data.datasets.filter(keep).map((d) => d.data.map((p) => p.y));
           const first = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
           const px = (c) => c.data.datasets[0].data.map((q) => Math.round(c.scales.x.getPixelForValue(q.x)));
-          return { points: ys((d) => !d.goal), goals: ys((d) => d.goal), log: ch.scales.y.type, px: px(ch), firstPx: px(first) };
+          return { points: ys((d) => !d.goal && !d.run), goals: ys((d) => d.goal), log: ch.scales.y.type, px: px(ch), firstPx: px(first) };
         });
         assert.deepEqual(second.px, second.firstPx, `${id}: the two panels' swept values line up`);
         assert.deepEqual(second.points, want.diagram.second_points);

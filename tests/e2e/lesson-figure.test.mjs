@@ -3,12 +3,15 @@
 // value (on a phone, less any whose label would touch a neighbour's) and each doubling one equal step;
 // otherwise it stays linear. Its y ticks print each tick's value
 // exactly, with no needless ".0" ("100%", not "100.0%"). Expectations are computed here from the drawn
-// points and tick values. Screenshots: lesson-figure-<lesson>-<width>.png.
+// points and tick values. The run on screen is ringed on the figure when it is one of the figure's
+// runs (the CLI's points), and not when a setting the figure holds fixed has changed.
+// Screenshots: lesson-figure-<lesson>-<width>.png.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startSite, ROOT } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { startSite, ROOT, nativeBin } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -86,3 +89,37 @@ for (const lesson of LESSONS) {
     }
   });
 }
+
+/** The "this run" ring on each panel of the lesson figure: [{x, y}] or null per panel. */
+const rings = (page) => page.evaluate(() => [...document.querySelectorAll('[data-testid=lesson-diagram] canvas')].map((c) => {
+  const ds = window.Chart.getChart(c)?.data.datasets.find((d) => d.label === 'this run');
+  return ds ? ds.data[0] : null;
+}));
+
+test('the lesson figure rings the run on screen when it is one of the figure\'s runs, on both panels, and not otherwise', async () => {
+  const id = 'more-replicas-slower';
+  const want = JSON.parse(execFileSync(nativeBin(), ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' })).diagram;
+  const { page, errors, context } = await site.open(`/?lesson=${id}`, { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForSelector('[data-testid=lesson-diagram-second]', { timeout: 90000 });
+    // The broken setup is round robin on 8 replicas: the round_robin series' fourth point, both panels.
+    const at8 = want.values.indexOf(8);
+    await page.waitForFunction(() => window.kvfleet.lessonRunSeries === 0, null, { timeout: 30000 });
+    assert.deepEqual(await rings(page), [{ x: 8, y: want.points[0][at8] }, { x: 8, y: want.second_points[0][at8] }]);
+    // The sticky fix: the sticky series' point at 8.
+    const n = await page.evaluate(() => window.kvfleet.runCount);
+    // The fix's button (shown after the hints), pressed as its click would.
+    await page.evaluate(() => document.querySelector('[data-testid=lesson-fix-sticky-routing]').click());
+    await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === 'sticky', n, { timeout: 30000 });
+    await page.waitForFunction(() => window.kvfleet.lessonRunSeries === 1, null, { timeout: 30000 });
+    assert.deepEqual(await rings(page), [{ x: 8, y: want.points[1][at8] }, { x: 8, y: want.second_points[1][at8] }]);
+    // A setting the figure holds fixed (session affinity) changed, by the lesson's link: the run is
+    // none of the figure's, no ring.
+    await page.goto(new URL(`/?lesson=${id}&routing=sticky&session_affinity=50`, page.url()).href);
+    await page.waitForFunction(() => window.kvfleet?.lastReport?.config.session_affinity === 50, null, { timeout: 30000 });
+    await page.waitForSelector('[data-testid=lesson-diagram-second]', { timeout: 90000 });
+    await page.waitForFunction(() => window.kvfleet.lessonRunSeries === -1, null, { timeout: 30000 });
+    assert.deepEqual(await rings(page), [null, null]);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});

@@ -3,7 +3,7 @@
 // axes to scale with numbers printed as the lesson's words. The x axis is logarithmic, ticked at the
 // swept values, when those are doublings or span 8x or more; y ticks carry no needless ".0" ("100%").
 
-import { pct, num, policyLine, POLICY_STYLE, replicaColor } from './format.js';
+import { pct, num, policyLine, POLICY_STYLE, replicaColor, themeInk } from './format.js';
 import { fmtMs } from './charts.js';
 import { el } from './page-bits.js';
 
@@ -162,5 +162,41 @@ function panelChart(canvas, p, checks, yWidth = 0) {
           afterFit: (scale) => { if (yWidth) scale.width = Math.max(scale.width, yWidth); } },
       },
     },
+  });
+}
+
+/**
+ * The series of diagram `d` whose run `config` is, but for the swept setting: every setting equals
+ * `base` (the defaults and the lesson's broken setup) with the series' changes. -1 when none is (the
+ * reader changed a setting the figure holds fixed), or when the swept value lies outside the figure.
+ */
+export function runSeries(d, config, base) {
+  const x = config?.[d.x_key];
+  if (!(Number.isFinite(x) && x >= d.values[0] && x <= d.values[d.values.length - 1])) return -1;
+  const same = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  // Over the run's own settings (a report leaves out those its layout does not use: a colocated
+  // fleet's has no decode_routing) and every one the series changes.
+  return d.series.findIndex(([, changes]) => {
+    const want = { ...base, ...changes };
+    return [...Object.keys(config), ...Object.keys(changes)].every((k) => k === d.x_key || same(config[k], want[k]));
+  });
+}
+
+/**
+ * Marks the run on screen on each of the figure's panels (`charts`, drawLessonFigure's): a ring at
+ * its swept value and its measured metric, when it is one of series `i`'s runs but for the swept
+ * setting; none when `i` is -1. `valueOf(path)` reads the run's report.
+ */
+export function markRun(charts, d, i, x, valueOf) {
+  const panels = [d.metric, d.second?.metric].filter(Boolean);
+  charts.forEach((chart, k) => {
+    const sets = chart.data.datasets.filter((s) => !s.run);
+    const y = valueOf(panels[k]);
+    if (i >= 0 && Number.isFinite(y)) {
+      sets.push({ label: 'this run', run: true, data: [{ x, y }], borderColor: themeInk().ink, backgroundColor: 'transparent',
+        borderWidth: 2.5, pointRadius: 9, pointHoverRadius: 10, pointStyle: 'circle', showLine: false, order: -1 });
+    }
+    chart.data.datasets = sets;
+    chart.update('none');
   });
 }

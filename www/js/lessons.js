@@ -8,7 +8,7 @@
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
 import { num, msText, countPct } from './format.js';
-import { drawLessonFigure } from './lesson-figure.js';
+import { drawLessonFigure, markRun, runSeries } from './lesson-figure.js';
 import { builtin, BUILTIN } from './traces.js';
 import { rulePlaces, renderSettingsList } from './lesson-settings.js';
 import { el } from './page-bits.js';
@@ -156,6 +156,8 @@ export class Lessons {
 
   /** The page's parameter table (labels, help, units) for the settings list. */
   setParams(params) { this.params = params || []; }
+  /** The simulator's default settings: with a lesson's broken setup, the base of its figure's runs. */
+  setDefaults(defaults) { this.defaults = defaults || {}; }
 
   /** "Its settings": each setting the lesson uses, what it does, its value on this run, its rule. */
   renderSettings(config, report = null) {
@@ -168,6 +170,17 @@ export class Lessons {
     if (!this.diagramEl) return;
     this.diagramChart?.destroy();
     this.diagramChart = drawLessonFigure(this.diagramEl, d, this.active?.checks || []);
+    if (this.lastReport) this.markRun(this.lastReport);
+  }
+
+  /** "You are here": the run on screen ringed on the lesson's figure when it is one of the figure's runs. */
+  markRun(report) {
+    const l = this.active, m = l && this.materials.get(l.id), charts = this.diagramChart?.charts;
+    if (!m || !charts || !report.config) return;
+    const d = m.diagram;
+    const i = runSeries(d, report.config, { ...this.defaults, ...l.broken });
+    markRun(charts, d, i, report.config[d.x_key], (path) => valueAt(report, path));
+    window.kvfleet = Object.assign(window.kvfleet || {}, { lessonRunSeries: i });
   }
 
   /** Measures a lesson's interview answers and check in a worker of its own (once per lesson). */
@@ -392,6 +405,8 @@ export class Lessons {
       return;
     }
     this.renderSettings(report.config || null, report);
+    this.lastReport = report;
+    this.markRun(report);
     const values = (l.checks || []).map((c) => valueAt(report, c.metric));
     // "was" is the broken setup's value (the first run of the lesson), so a fix reads
     // "was 62% → now 92%" however many runs it took to get there.

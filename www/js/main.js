@@ -191,6 +191,7 @@ function initFull(msg, lesson) {
     stop: () => refresh(),
   }, new URL('./worker.js', import.meta.url), { progressLater: true });
   lessons.setParams(st.params);
+  lessons.setDefaults(st.defaults);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
   hook.lessonsList = msg.lessons || [];
