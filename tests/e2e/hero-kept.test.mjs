@@ -65,3 +65,23 @@ test('a scenario starts afresh: the hot-prefix preset draws the same curves what
   assert.deepEqual(await curves(page), ['round_robin', 'prefix_aware', 'kv']);
   assert.deepEqual(errors, []);
 });
+
+test('a lesson draws its fix\'s policy beside the broken setup\'s: sticky beside round robin, by link and by its button', async () => {
+  const curvesNow = async (page) => { await settled(page); await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); return curves(page); };
+  // By link: the lesson's broken setup is round robin; its first fix routes by sticky.
+  const { page, errors } = await site.open('/?lesson=more-replicas-slower', { viewport: { width: 1280, height: 900 } });
+  const fixes = await page.evaluate(() => window.kvfleet.lessonsList.find((l) => l.id === 'more-replicas-slower').fixes.map((f) => f.config.routing));
+  assert.deepEqual(fixes, ['sticky', 'kv']);
+  await page.waitForFunction(() => window.kvfleet.lastReport?.config.workload === 'sessions', null, { timeout: PAGE_TIMEOUT });
+  assert.deepEqual(await curvesNow(page), ['round_robin', 'prefix_aware', 'sticky']);
+  const at8 = await page.evaluate(() => window.kvfleet.hero.sweeps.sticky.find((q) => q.instances === 8));
+  assert.match(await page.textContent('[data-testid=takeaway]'), new RegExp(`sticky ${pc1(at8.hit_rate_tokens).replace('.', '\\.')}\\)\\.$`));
+  // By its button, after another policy was chosen: sticky again, not the policy chosen before.
+  await page.click('text=Leave the lesson');
+  await choose(page, 'kv');
+  const n = await page.evaluate(() => window.kvfleet.runCount);
+  await page.click('[data-testid=lesson-more-replicas-slower]');
+  await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.workload === 'sessions' && window.kvfleet.lastReport.config.routing === 'round_robin', n, { timeout: PAGE_TIMEOUT });
+  assert.deepEqual(await curvesNow(page), ['round_robin', 'prefix_aware', 'sticky']);
+  assert.deepEqual(errors, []);
+});

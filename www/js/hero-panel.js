@@ -99,9 +99,12 @@ export class HeroPanel {
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
 
-  /** A scenario or a lesson is set: the next settings keep no policy chosen before drawn beside them. */
-  startAfresh() {
-    this.kept = null;
+  /**
+   * A scenario or a lesson is set: the next settings keep no policy chosen before drawn beside them,
+   * only `keep` (a lesson's fix: sticky beside round robin's scattered agent steps).
+   */
+  startAfresh(keep = null) {
+    this.kept = keep;
     this.afresh = true;
   }
 

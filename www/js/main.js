@@ -176,6 +176,7 @@ function initFull(msg, lesson) {
     chart: early.hero, minis: early.minis, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), workload: $('workload'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
   }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true });
+  if (lesson) hero.startAfresh(lessonFix(lesson)); // a lesson's link: its fix drawn beside the setup
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
   // per-replica table under the charts.
   tasks = new Tasks();
@@ -186,7 +187,7 @@ function initFull(msg, lesson) {
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
-    start: (broken, trace) => { applyScenario(broken, trace); bringIntoView($('lesson')); },
+    start: (broken, trace) => { applyScenario(broken, trace, lessonFix(lessons.active)); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
   }, new URL('./worker.js', import.meta.url), { progressLater: true });
@@ -309,13 +310,19 @@ function configOf(config) {
   return out;
 }
 
-// A scenario's or a lesson's setup; a lesson on a built-in trace (file name) replays it.
-function applyScenario(set, trace = null) {
+// A scenario's or a lesson's setup; a lesson on a built-in trace (file name) replays it. The hero
+// starts afresh, drawing `keep` (a lesson's fix) beside the setup's policy.
+function applyScenario(set, trace = null, keep = null) {
   st.config = { ...st.defaults, ...set };
   st.fromUrl.clear();
   st.source = trace ? builtin(trace) : null;
-  hero?.startAfresh();
+  hero?.startAfresh(keep);
   refresh();
+}
+
+/** The policy a lesson's fix routes by, where it changes the broken setup's (sticky for round robin). */
+function lessonFix(lesson) {
+  return (lesson?.fixes || []).map((f) => f.config?.routing).find((p) => p && p !== lesson.broken?.routing) || null;
 }
 
 function onTrace(trace) {
