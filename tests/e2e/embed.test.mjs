@@ -115,21 +115,21 @@ const embedBoxes = () => {
   return { fig: box('.embed-fig'), canvas: box('#embed canvas'), caption: box('[data-testid="embed-caption"]'), form: box('[data-testid="embed-controls"]'), foot: box('.embed-foot') };
 };
 
-test('the embed demo\'s three frames on a phone (358x460): the chart keeps its height, nothing overlaps, routing is one drop-down that works', async () => {
+test('the embed demo\'s three frames on a phone (358x460) and in its 640 px column (638x458): the chart keeps its height, nothing overlaps, routing is one drop-down that works', async () => {
   // The frames' own addresses, read from the demo page, at the width its column gives on a 390 px phone.
   const demo = readFileSync(path.join(ROOT, 'www/embed-demo.html'), 'utf8');
   const srcs = [...demo.matchAll(/<iframe[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1].replace(/&amp;/g, '&').replace(/^\.\/\?embed=1&/, ''));
   assert.equal(srcs.length, 3);
-  for (const [i, src] of srcs.entries()) {
-    const { page, errors, close } = await openEmbed(src, 358, 460);
+  for (const [w, h] of [[358, 460], [638, 458]]) for (const [i, src] of srcs.entries()) {
+    const { page, errors, close } = await openEmbed(src, w, h);
     try {
       if (src.includes('show=compare')) await page.waitForFunction(() => document.querySelector('[data-testid="embed-sentence"]').textContent.startsWith('Most tokens'), null, { timeout: 30000 });
       await page.waitForTimeout(200);
       const b = await page.evaluate(embedBoxes);
-      assert.ok(b.canvas.height >= 120, `frame ${i}: the chart is ${b.canvas.height.toFixed(0)} px tall`);
+      assert.ok(b.canvas.height >= 120, `${w}x${h} frame ${i}: the chart is ${b.canvas.height.toFixed(0)} px tall`);
       assert.ok(b.canvas.bottom <= b.caption.top + 1, `frame ${i}: the chart (to ${b.canvas.bottom}) ends above the caption (${b.caption.top})`);
       assert.ok(b.caption.bottom <= b.form.top + 1 && b.fig.bottom <= b.form.top + 1, `frame ${i}: the caption (to ${b.caption.bottom}) ends above the controls (${b.form.top})`);
-      assert.ok(b.form.bottom <= b.foot.top + 1 && b.foot.bottom <= 461, `frame ${i}: the controls end above the footer, which fits`);
+      assert.ok(b.form.bottom <= b.foot.top + 1 && b.foot.bottom <= h + 1, `frame ${i}: the controls end above the footer, which fits`);
       assert.deepEqual(await page.evaluate(overflowing), []);
       if (src.includes('routing')) {
         assert.equal(await page.isVisible('[data-testid="embed-input-routing-select"]'), true, 'one drop-down');
@@ -141,12 +141,12 @@ test('the embed demo\'s three frames on a phone (358x460): the chart keeps its h
         assert.equal(await page.isChecked('[data-testid="embed-input-routing-kv"]'), true, 'the buttons follow the drop-down');
         assert.match(await page.getAttribute('[data-testid="embed-input-routing-select"]', 'title'), /\S/, 'the policy\'s line is its tooltip');
       }
-      await screenshot(page, `embed-demo-frame${i + 1}-358x460`, { fullPage: false });
+      await screenshot(page, `embed-demo-frame${i + 1}-${w}x${h}`, { fullPage: false });
       assert.deepEqual(errors, []);
     } finally { await close(); }
   }
-  // In a wide frame the buttons show and the drop-down does not.
-  const { page, close } = await openEmbed('show=hitrate&controls=routing', 640, 460);
+  // In a wide, tall frame the buttons show and the drop-down does not.
+  const { page, close } = await openEmbed('show=hitrate&controls=routing', 640, 700);
   try {
     assert.equal(await page.isVisible('[data-testid="embed-routing-group-simple"]'), true);
     assert.equal(await page.isVisible('[data-testid="embed-input-routing-select"]'), false);
