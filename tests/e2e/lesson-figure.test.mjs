@@ -17,8 +17,9 @@ let site;
 before(async () => { site = await startSite(); });
 after(async () => { await site?.close(); });
 
-// A lesson whose figure doubles, one spanning 8x, one spanning 150x, and one spanning 4x (linear).
-const LESSONS = ['more-replicas-slower', 'smallest-tree-pile-up', 'reuse-at-all', 'when-disaggregation-pays'];
+// A lesson whose figure doubles, one spanning 8x, one spanning 150x, one spanning 4x (linear), and one
+// from 0 (linear: spill thresholds 0 to 16).
+const LESSONS = ['more-replicas-slower', 'smallest-tree-pile-up', 'reuse-at-all', 'when-disaggregation-pays', 'hot-prefix'];
 
 /** The lesson figure's chart as drawn: x scale type, tick values and labels, pixel of each x, y ticks. */
 async function figure(page) {
@@ -28,7 +29,7 @@ async function figure(page) {
     const xs = ch.data.datasets[0].data.map((p) => p.x);
     return {
       caption: ch.canvas.closest('figure').querySelector('figcaption').textContent,
-      xs, type: ch.scales.x.type, xTicks: ch.scales.x.ticks.map((t) => ({ value: t.value, label: t.label })),
+      xs, type: ch.scales.x.type, xMin: ch.scales.x.min, xMax: ch.scales.x.max, xTicks: ch.scales.x.ticks.map((t) => ({ value: t.value, label: t.label })),
       px: xs.map((x) => ch.scales.x.getPixelForValue(x)),
       // Each x tick's label: where it starts and ends across the chart, measured in the tick font.
       xLabels: ch.scales.x.ticks.map((t) => {
@@ -62,6 +63,8 @@ for (const lesson of LESSONS) {
         const f = await figure(page);
         const log = expectLog(f.xs);
         assert.equal(f.type, log ? 'logarithmic' : 'linear', `${lesson} (${f.xs}): x axis`);
+        // The axis spans the swept values, no further (a linear one had run on to 20 past a last run at 16).
+        assert.deepEqual([f.xMin, f.xMax], [Math.min(...f.xs), Math.max(...f.xs)], `${lesson}: the x axis's ends`);
         if (log) {
           // A tick at each swept value (on a phone, less any whose label would touch its neighbour's),
           // printed with thousands separators, and nothing else.

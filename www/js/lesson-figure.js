@@ -157,7 +157,7 @@ function panelChart(canvas, p, checks, yWidth = 0) {
       scales: {
         x: logX ? { type: 'logarithmic', title: title(`${p.x_label} (log scale)`), min: xs[0], max: xs[xs.length - 1],
           afterBuildTicks: (scale) => { scale.ticks = spacedTicks(scale, xs, fmtX, p.caption); }, ticks: { callback: (v) => fmtX(v) } }
-          : { type: 'linear', title: title(p.x_label) },
+          : { type: 'linear', title: title(p.x_label), min: xs[0], max: xs[xs.length - 1] }, // no empty room past the last run
         y: { type: p.log_y ? 'logarithmic' : 'linear', beginAtZero: !p.log_y, title: title(p.log_y ? `${p.y_label} (log scale)` : p.y_label), ticks: { callback: yTick(p) },
           afterFit: (scale) => { if (yWidth) scale.width = Math.max(scale.width, yWidth); } },
       },
