@@ -489,6 +489,35 @@ test('hero at 256 replicas: the "256 replicas" label covers no point of the figu
   assert.deepEqual(errors, []);
 });
 
+test('on a phone at 64 replicas the "64 replicas" label crosses no point and no drawn line', async () => {
+  const { page, errors } = await openHero('/?instances=64', { width: 390, height: 844 });
+  await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 64 && !window.kvfleet.hero.pending
+    && Object.values(window.kvfleet.hero.onScreen()).every((c) => c.some((q) => q.instances === 64)), null, { timeout: PAGE_TIMEOUT });
+  await page.waitForTimeout(300);
+  const { box, marks } = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    c.draw();
+    const marks = [];
+    c.data.datasets.forEach((d, i) => {
+      if (c.getDatasetMeta(i).hidden) return;
+      const pts = c.getDatasetMeta(i).data.map((e) => ({ x: e.x, y: e.y, r: (e.options.radius || 0) + (e.options.borderWidth || 0) / 2 }));
+      pts.forEach((q) => { if (q.r > 0) marks.push({ ...q, label: d.label }); });
+      if (d.showLine === false) return;
+      // Each segment, sampled every pixel.
+      for (let k = 1; k < pts.length; k++) {
+        const a = pts[k - 1], b = pts[k], n = Math.ceil(Math.hypot(b.x - a.x, b.y - a.y));
+        for (let j = 0; j <= n; j++) marks.push({ x: a.x + ((b.x - a.x) * j) / n, y: a.y + ((b.y - a.y) * j) / n, r: 1, label: d.label });
+      }
+    });
+    return { box: c.hereLabelBox, marks };
+  });
+  assert.ok(box && box.w > 0, 'the label was drawn');
+  const hit = marks.filter((m) => Number.isFinite(m.x) && m.x + m.r > box.x && m.x - m.r < box.x + box.w && m.y + m.r > box.y && m.y - m.r < box.y + box.h);
+  assert.deepEqual([...new Set(hit.map((m) => m.label))], [], `label ${JSON.stringify(box)} crosses lines`);
+  await screenshot(page, 'story-hero-64-phone', { fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
 test('prefix_aware on the default scenario: the load warning names the busiest replica and its share, the detail how many prefixes\' worth that is, once each', async () => {
   const { page, errors } = await openHero('/?routing=prefix_aware');
   const r = await page.evaluate(() => window.kvfleet.lastReport);

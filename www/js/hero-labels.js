@@ -57,13 +57,20 @@ function drawnMarks(chart) {
 
 /**
  * Where the "N replicas" label goes: beside the rule at px, just above the x axis or just below
- * the top, on whichever side fits; the first place no point or line crosses (else the least crossed).
+ * the top, on whichever side fits, else on a row between; the first place no point or line
+ * crosses (else the least crossed).
  */
 function labelBox(chart, px, w) {
   const a = chart.chartArea, h = 16;
   const rightFirst = px + 4 + w <= a.right + 12;
-  const sides = rightFirst ? [px + 4, px - 4 - w] : [px - 4 - w, px + 4];
-  const boxes = [a.bottom - 20, a.top + 4].flatMap((y) => sides.map((x) => ({ x, y, w, h })))
+  // Last, against the canvas's right edge (a phone at 64 replicas has a free band there, a pixel
+  // too narrow for the box beside the rule).
+  const sides = [...(rightFirst ? [px + 4, px - 4 - w] : [px - 4 - w, px + 4]), chart.width - w];
+  // Above the axis or under the top first; else any row between, from the bottom up (on a phone at
+  // 64 replicas both first rows crossed a line, and the label sat on prefix_aware's).
+  const rows = [a.bottom - 20, a.top + 4];
+  for (let y = a.bottom - 40; y > a.top + 4; y -= 10) rows.push(y);
+  const boxes = rows.flatMap((y) => sides.map((x) => ({ x, y, w, h })))
     .filter((b) => b.x >= 0 && b.x + b.w <= chart.width);
   const marks = drawnMarks(chart);
   const labels = chart.endLabelBoxes || [];
