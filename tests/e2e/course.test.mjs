@@ -301,14 +301,18 @@ test('the lesson figure\'s legend shows the goal as the dotted line drawn across
   const { page, errors, context } = await site.open('/?lesson=more-replicas-slower', { viewport: { width: 1280, height: 900 } });
   try {
     await page.waitForSelector('[data-testid=lesson-diagram] canvas', { timeout: 60000 });
-    const { goals, items } = await page.evaluate(() => {
+    const { goals, items, dashes } = await page.evaluate(() => {
       const ch = Object.values(window.Chart.instances).find((c) => c.canvas.closest('[data-testid=lesson-diagram]'));
       return { goals: ch.data.datasets.filter((d) => d.goal).map((d) => ({ label: d.label, dash: d.borderDash })),
+        dashes: ch.data.datasets.filter((d) => !d.goal).map((d) => d.borderDash || []),
         items: ch.legend.legendItems.map((i) => ({ text: i.text, pointStyle: i.pointStyle, lineDash: i.lineDash })) };
     });
     assert.ok(goals.length > 0, 'the figure has a goal line');
     for (const g of goals) {
       assert.ok(g.dash.length > 0, `${g.label} is dotted on the figure`);
+      // Dots, not dashes: each mark at most 2 px and the gaps wider, unlike any policy's dashes.
+      assert.ok(g.dash[0] <= 2 && g.dash[1] > g.dash[0], `${g.label}: dots ${JSON.stringify(g.dash)}`);
+      for (const d of dashes) assert.notDeepEqual(d, g.dash, `${g.label}: a pattern no series uses`);
       const item = items.find((i) => i.text === g.label);
       assert.ok(item, `${g.label} is in the legend`);
       assert.equal(item.pointStyle, 'line', `${g.label}: a line in the legend`);

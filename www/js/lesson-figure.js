@@ -23,7 +23,7 @@ function legendItems(chart) {
   return items.map((item) => {
     const ds = chart.data.datasets[item.datasetIndex];
     if (!ds?.goal) return item;
-    return { ...item, pointStyle: 'line', lineDash: ds.borderDash, lineWidth: ds.borderWidth, strokeStyle: ds.borderColor };
+    return { ...item, pointStyle: 'line', lineDash: ds.borderDash, lineCap: ds.borderCapStyle, lineWidth: ds.borderWidth, strokeStyle: ds.borderColor };
   });
 }
 
@@ -42,7 +42,8 @@ function goalLines(d, checks) {
   const xs = d.values;
   return checks.filter((c) => c.metric === d.metric).map((c) => ({
     label: `goal: ${c.label}`, goal: true, data: [{ x: xs[0], y: c.value }, { x: xs[xs.length - 1], y: c.value }],
-    borderColor: '#6b7280', backgroundColor: '#6b7280', borderDash: [3, 4], borderWidth: 1.5, pointRadius: 0, pointHoverRadius: 0,
+    // Dotted (round dots), so it is never taken for a dashed policy's line (sticky's 6-3 dashes).
+    borderColor: '#6b7280', backgroundColor: '#6b7280', borderDash: [1, 4], borderCapStyle: 'round', borderWidth: 2, pointRadius: 0, pointHoverRadius: 0,
   }));
 }
 
