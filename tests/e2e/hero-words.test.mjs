@@ -431,3 +431,24 @@ test('64 replicas under round robin: the model sentence says why fewer missed th
   assert.ok(Math.abs(byHand - r.summary.hit_requests) <= 4, `${byHand} against ${r.summary.hit_requests}`);
   assert.deepEqual(errors, []);
 });
+
+test('a scenario has no "was": its numbers stand alone, and the next step compares with the scenario\'s run', async () => {
+  const { page, errors } = await openHero('/');
+  await page.waitForTimeout(1300); // the opening run read for more than a second: a baseline, were it kept
+  const n = await page.evaluate(() => window.kvfleet.runCount);
+  await page.click('[data-testid=scenario-hot]');
+  await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === 'prefix_aware', n, { timeout: PAGE_TIMEOUT });
+  await page.waitForTimeout(200);
+  const hot = await page.evaluate(() => window.kvfleet.lastReport);
+  for (const id of ['hero-token-hit', 'hero-any-hit', 'hero-ttft']) assert.doesNotMatch(await sub(page, id), /\bwas\b|settings different/, id);
+  // Read for a second, then one more replica: "was" is the scenario's run.
+  await page.waitForTimeout(1300);
+  await page.focus(SLIDER);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((k) => window.kvfleet.lastReport.config.instances > k, hot.config.instances, { timeout: PAGE_TIMEOUT });
+  await page.waitForTimeout(200);
+  const next = await page.evaluate(() => window.kvfleet.lastReport);
+  const [a, b] = [hot, next].map((r) => `${ms(r.summary.ttft_ms_p50)} · ${ms(r.summary.ttft_ms_p99)}`);
+  assert.equal(await sub(page, 'hero-ttft'), `median · p99 was ${a} at ${hot.config.instances} replicas → now ${b}`);
+  assert.deepEqual(errors, []);
+});

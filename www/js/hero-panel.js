@@ -110,13 +110,16 @@ export class HeroPanel {
 
   /** The settings changed: put the controls at them and sweep what is missing. */
   sync(config, source) {
+    const afresh = this.afresh;
+    this.afresh = false;
     const input = `${sweepKey(config, source)}|${config.instances}|${config.prefill_instances}|${config.routing}`;
-    if (input !== this.inputKey) this.noteInput();
+    // A scenario or a lesson has no "was": the run before it was of another setup ("was 38.3% with
+    // 5 settings different" read as noise).
+    if (input !== this.inputKey) { if (afresh) this.prev = null; else this.noteInput(); }
     this.inputKey = input;
     // The policy chosen before this one stays drawn beside it (heroPolicies), until another is
     // chosen; a scenario or a lesson starts afresh (its figure the same whatever was clicked before).
-    if (this.afresh) this.afresh = false;
-    else if (this.config && this.config.routing !== config.routing) this.kept = this.config.routing;
+    if (!afresh && this.config && this.config.routing !== config.routing) this.kept = this.config.routing;
     this.config = { ...config };
     this.source = source;
     if (this.controls) this.controls.setAll(config, !!source);
