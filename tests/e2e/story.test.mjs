@@ -150,6 +150,22 @@ test('"was X → now Y" names the settings of the run it compares with, from the
   assert.equal(wasNow(0.42, 0.42, pc, 'at 256 replicas'), 'same as at 256 replicas');
 });
 
+test('a lead of under 2 points is not "the most hits": the sentence names both hit rates', () => {
+  const pt = (instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99 });
+  // The split scenario's shape: prefix_aware 12.5% against kv's 12.2% (0.3 points), its p99 50 times kv's.
+  const near = { round_robin: [pt(8, 0.10, 400, 900)], prefix_aware: [pt(8, 0.125, 9000, 45000)], kv: [pt(8, 0.122, 300, 800)] };
+  const words = tradeoffWords(near, ['round_robin', 'prefix_aware', 'kv'], 8, 'kv');
+  assert.ok(words.startsWith('Here prefix_aware\'s hits, barely more than kv\'s (12.5% against 12.2%), come with far slower answers: '), words);
+  assert.doesNotMatch(words, /the most hits/i);
+  // 1.9 points is near; 2.0 points is a lead ("the most hits").
+  const lead = (hit) => tradeoffWords({ ...near, prefix_aware: [pt(8, hit, 9000, 45000)] }, ['round_robin', 'prefix_aware', 'kv'], 8, 'kv');
+  assert.match(lead(0.141), /^Here prefix_aware's hits, barely more than kv's \(14\.1% against 12\.2%\)/);
+  assert.match(lead(0.142), /^Here the most hits come with far slower answers: /);
+  // Not faster, near: the same subject.
+  assert.equal(tradeoffWords({ round_robin: [pt(4, 0.42, 75.9, 143.2)], prefix_aware: [pt(4, 0.43, 76.5, 188.4)] }, ['round_robin', 'prefix_aware'], 4),
+    'prefix_aware\'s hits, barely more than round robin\'s (43.0% against 42.0%), do not bring faster answers here: prefix_aware\'s first-token time is 77 ms median and 188 ms p99, round robin\'s 76 ms and 143 ms.');
+});
+
 test('what the hits buy: a median first-token time 10% or more under round robin\'s is said, never beside "not faster", and every speed sentence gives both the median and the p99', () => {
   const pt = (instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99) => ({ instances, hit_rate_tokens, ttft_ms_p50, ttft_ms_p99 });
   // The CLI's defaults: at 4, p50 76.5 (prefix_aware) against 75.9 ms, p99 188 against 143; at 16,
