@@ -35,6 +35,7 @@ const hook = {
   lastReport: null, runCount: 0, lastRenderAt: 0, firstRenderAt: 0, lastRunMs: 0, config: null, version: null, errors: [],
   marks, lastTimes: null, // the cold load's steps (timeline.js); the last run's {refresh, wait, worker, parse, draw} ms
   lazyPending: () => lazyDraw.pending.size, // charts off the screen still waiting to be drawn (lazy-draw.js)
+  lazyInView: (el) => lazyDraw.isInView(el), // whether the page, from its observers' last report, counts a canvas in view
 };
 hook.ready.catch(() => {});
 window.kvfleet = hook;
