@@ -113,6 +113,11 @@ const MODULES: &[Module] = &[
         tests: &["trace_parse"],
     },
     Module {
+        name: "trace-quick",
+        files: &["src/trace/quick.rs"],
+        tests: &["trace_parse", "trace_real"],
+    },
+    Module {
         name: "trace",
         files: &["src/trace.rs", "src/trace/*.rs"],
         tests: &["trace_parse", "trace_export", "trace_real", "replay"],

@@ -261,8 +261,8 @@ fn goal_text(lesson: &Lesson, report: &kvfleet::Report) -> String {
     let results = lessons::evaluate(lesson, report);
     let met = results.iter().all(|r| r.met);
     let mut out = format!("  Lesson: {} | goal: {}\n", lesson.title, lesson.goal);
-    for r in &results {
-        out.push_str(&crate::lesson::check_line(r));
+    for (c, r) in lesson.checks.iter().zip(&results) {
+        out.push_str(&crate::lesson::check_line(c, r));
     }
     out.push_str(&format!("  Goal {}\n", if met { "MET" } else { "NOT MET" }));
     out

@@ -32,14 +32,50 @@ fn list() -> Result<(), String> {
     crate::cli::print(&out)
 }
 
-/// One goal check as the CLI prints it; a setting left unset (no cache limit) reads "not
-/// set" rather than NaN.
-pub fn check_line(r: &lessons::CheckResult) -> String {
+/// One goal check as the CLI prints it, the measured value in the label's units: a share
+/// as a percentage, a time as the latency table writes it, a count with its thousands
+/// grouped. A setting left unset (no cache limit) reads "not set" rather than NaN.
+pub fn check_line(check: &lessons::Check, r: &lessons::CheckResult) -> String {
     let verdict = if r.met { "met" } else { "NOT met" };
     if r.value.is_nan() {
-        return format!("    [{verdict}] {} (not set)\n", r.label);
+        return format!(
+            "    [{verdict}] {} (not set)
+",
+            r.label
+        );
     }
-    format!("    [{verdict}] {} (measured {:.4})\n", r.label, r.value)
+    format!(
+        "    [{verdict}] {} (measured {})
+",
+        r.label,
+        measured(check, r.value)
+    )
+}
+
+/// A check's measured value in its units. A share is shown to 0.1 point, or finer when
+/// that would round it onto the other side of the goal ("84.96%", not "85.0%", for a
+/// goal of at least 85% that is not met).
+fn measured(check: &lessons::Check, value: f64) -> String {
+    if check.metric.contains("hit_rate") {
+        let holds = |x: f64| match check.op {
+            "<=" => x <= check.value,
+            _ => x >= check.value,
+        };
+        let digits = (1..=4)
+            .find(|&d| {
+                let scale = 10f64.powi(d + 2);
+                holds((value * scale).round() / scale) == holds(value)
+            })
+            .unwrap_or(4) as usize;
+        return format!("{:.digits$}%", 100.0 * value);
+    }
+    if check.metric.contains("_ms") {
+        return kvfleet::text::duration(value);
+    }
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        return kvfleet::text::thousands(value as i64);
+    }
+    format!("{value:.4}")
 }
 
 fn first_sentence(text: &str) -> &str {
@@ -117,8 +153,8 @@ pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
         text.push_str(&format!("  With {}\n", check.join(" ")));
     }
     text.push_str(&format!("  Goal: {}\n", lesson.goal));
-    for r in &results {
-        text.push_str(&check_line(r));
+    for (c, r) in lesson.checks.iter().zip(&results) {
+        text.push_str(&check_line(c, r));
     }
     text.push_str(&format!(
         "  Goal {} (seed {})\n",
@@ -136,5 +172,43 @@ pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(GOAL_NOT_MET.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::measured;
+    use kvfleet::lessons::Check;
+
+    fn check(metric: &'static str, op: &'static str, value: f64) -> Check {
+        Check {
+            metric,
+            op,
+            value,
+            label: "",
+        }
+    }
+
+    #[test]
+    fn a_measured_value_is_written_in_its_checks_units() {
+        let rate = check("summary.hit_rate_tokens", ">=", 0.85);
+        assert_eq!(measured(&rate, 0.3733), "37.3%");
+        assert_eq!(measured(&rate, 0.8907), "89.1%");
+        // Just short of the goal: never "85.0%" beside "NOT met".
+        assert_eq!(measured(&rate, 0.8496), "84.96%");
+        assert_eq!(measured(&rate, 0.84996), "84.996%");
+        assert_eq!(measured(&rate, 0.85), "85.0%");
+        let at_most = check("summary.hit_rate_requests", "<=", 0.5);
+        assert_eq!(measured(&at_most, 0.5004), "50.04%");
+        let p99 = check("summary.ttft_ms_p99", "<=", 1000.0);
+        assert_eq!(measured(&p99, 35527.1782), "35.53 s");
+        assert_eq!(measured(&p99, 651.3535), "651 ms");
+        assert_eq!(measured(&p99, 89.5721), "89.6 ms");
+        let count = check("summary.rejected", "<=", 0.0);
+        assert_eq!(measured(&count, 1879.0), "1,879");
+        assert_eq!(measured(&count, 0.0), "0");
+        let blocks = check("config.kv_blocks", "<=", 32000.0);
+        assert_eq!(measured(&blocks, 833.0), "833");
+        assert_eq!(measured(&blocks, 2.5), "2.5000");
     }
 }
