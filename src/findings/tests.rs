@@ -182,3 +182,143 @@ fn counts_of_a_thousand_or_more_are_grouped_as_the_page_prints_them() {
         ["22", "1,584", "1,585", "1,000"]
     );
 }
+
+/// The finding's text, or "" when none fired.
+fn text(f: Option<Finding>) -> String {
+    f.map(|f| f.text).unwrap_or_default()
+}
+
+#[test]
+fn the_load_rule_holds_at_its_exact_thresholds() {
+    // Two replicas are a fleet: mean 60, chance 3 x sqrt(60) = 23.2; 100 >= 90, 40 above.
+    assert!(load_finding(&rows(&[100, 20])).is_some());
+    // A mean of exactly 30 is a sample: chance 16.4; 60 >= 45 and 30 above.
+    assert!(load_finding(&rows(&[60, 10, 10, 40])).is_some());
+    // Exactly 1.5 x the mean fires (mean 64, chance 24; 96 is 32 above).
+    assert!(load_finding(&rows(&[96, 56, 56, 48])).is_some());
+    // Mean 36, chance exactly 18: 54 is 1.5 x the mean but only 18 above, not beyond chance;
+    // 18 is half the mean but also only 18 below.
+    assert_eq!(load_finding(&rows(&[54, 30, 30, 30])), None);
+    assert_eq!(load_finding(&rows(&[42, 42, 42, 18])), None);
+    // Beyond chance is not enough on a big fleet: mean 1,000, chance 94.9; 1,150 is 150 above
+    // but under 1.5 x, and 800 is 200 below but over half.
+    assert_eq!(load_finding(&rows(&[1150, 950, 950, 950])), None);
+    assert_eq!(load_finding(&rows(&[1050, 1050, 1100, 800])), None);
+    // An idle replica that still got some: mean 100, chance 30; 40 is under half, 60 below.
+    let f = load_finding(&rows(&[120, 120, 120, 40])).expect("idle replica");
+    assert_eq!(f.replicas, vec![3]);
+    assert!(f.text.contains("(the least, 40)"), "{}", f.text);
+}
+
+#[test]
+fn the_busiest_replicas_queue_is_named_only_when_it_stands_out() {
+    let fleet = |own: u32, others: u32| {
+        let mut r = rows(&[86, 38, 38, 38]);
+        r[0].peak_queue = own;
+        for x in &mut r[1..] {
+            x.peak_queue = others;
+        }
+        r[2].peak_queue = others.saturating_sub(1); // the others' most is replica 1's and 3's
+        text(load_finding(&r))
+    };
+    let clause = |own: u32, others: u32| {
+        format!(
+            "; its queue peaked at {own} waiting, against at most {others} on any other replica."
+        )
+    };
+    // 5 or more, and twice the others' or more: named.
+    assert!(fleet(9, 1).ends_with(&clause(9, 1)), "{}", fleet(9, 1));
+    assert!(fleet(5, 2).ends_with(&clause(5, 2)), "{}", fleet(5, 2));
+    assert!(fleet(6, 3).ends_with(&clause(6, 3)), "{}", fleet(6, 3));
+    // Under 5, or under twice the others': not named.
+    for (own, others) in [(4, 0), (6, 4), (8, 5)] {
+        let t = fleet(own, others);
+        assert!(
+            t.ends_with("an even share is 25%)."),
+            "{own} vs {others}: {t}"
+        );
+    }
+}
+
+#[test]
+fn the_hit_rule_holds_at_its_exact_thresholds() {
+    let fleet = |requests: &[u64], rates: &[f64]| {
+        let mut r = rows(requests);
+        for (x, &h) in r.iter_mut().zip(rates) {
+            x.hit_rate_tokens = h;
+        }
+        hit_finding(&r)
+    };
+    // Two replicas are a fleet; a mean of exactly 30 is a sample.
+    assert!(fleet(&[40, 40], &[0.8, 0.2]).is_some());
+    assert!(fleet(&[30, 30], &[0.8, 0.2]).is_some());
+    // A spread of exactly 0.25 fires.
+    assert!(fleet(&[40, 40], &[0.75, 0.5]).is_some());
+    // Two replicas sampled, but a mean of 21 per replica: too small a run.
+    assert_eq!(fleet(&[40, 40, 2, 2], &[0.8, 0.2, 0.5, 0.5]), None);
+}
+
+#[test]
+fn a_pooled_fleet_judges_load_and_hits_in_its_prefill_pool_and_overload_anywhere() {
+    // Four prefill replicas, evenly loaded, and two decode replicas the router never picks.
+    let r = rows(&[50, 50, 50, 50, 0, 0]);
+    let (flat, w) = series(&[|_| 3, |_| 3, |_| 3, |_| 3, |_| 3, |_| 3]);
+    assert_eq!(pooled_findings(&r, 4, &flat, w), vec![]);
+    // Over the whole fleet the two would read as idle.
+    let all = findings(&r, &flat, w);
+    assert_eq!((all.len(), all[0].replicas.clone()), (1, vec![4, 5]));
+    // A decode replica whose backlog grows is overloaded.
+    let r = rows(&[50, 50, 50, 50, 400, 400]);
+    let (s, w) = series(&[|_| 3, |_| 3, |_| 3, |_| 3, |_| 3, |t| (10.0 * t) as u32]);
+    let f = pooled_findings(&r, 4, &s, w);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].kind, f[0].replicas.clone()),
+        (Kind::Overloaded, vec![5])
+    );
+}
+
+#[test]
+fn backlog_halves_split_the_arrival_window_at_its_middle() {
+    // Backlog 10 t sampled every 0.5 s over 0..=10 s; the window 2..8 s, its middle 5 s.
+    let (s, _) = series(&[|t| (10.0 * t) as u32]);
+    let w = Window {
+        start_us: 2_000_000,
+        end_us: 8_000_000,
+    };
+    // [2, 5): 20, 25, ..., 45, mean 32.5; [5, 8]: 50, 55, ..., 80, mean 65.
+    assert_eq!(backlog_halves(&s, 0, w), Some((32.5, 65.0)));
+    // 0..3 s: 3 samples before 1.5 s and 4 from it: too few in the first half.
+    let w = Window {
+        start_us: 0,
+        end_us: 3_000_000,
+    };
+    assert_eq!(backlog_halves(&s, 0, w), None);
+}
+
+#[test]
+fn growth_needs_both_the_factor_and_the_least_rise() {
+    let r = rows(&[100, 100]);
+    // 40 -> 55: 15 more, but under 1.5 x. 4 -> 8: twice, but only 4 more.
+    let (s, w) = series(&[
+        |t| if t < 5.0 { 40 } else { 55 },
+        |t| if t < 5.0 { 4 } else { 8 },
+    ]);
+    assert_eq!(overload_finding(&r, &s, w), None);
+    // 40 -> 60: both.
+    let (s, w) = series(&[|t| if t < 5.0 { 40 } else { 60 }, |_| 2]);
+    assert_eq!(
+        overload_finding(&r, &s, w).map(|f| f.replicas),
+        Some(vec![0])
+    );
+    // 1,000 requests each: the least rise is 5% of them, 50. 40 -> 80 is 40 more; 40 -> 90, 50.
+    let big = rows(&[1000, 1000]);
+    let (s, w) = series(&[
+        |t| if t < 5.0 { 40 } else { 80 },
+        |t| if t < 5.0 { 40 } else { 90 },
+    ]);
+    assert_eq!(
+        overload_finding(&big, &s, w).map(|f| f.replicas),
+        Some(vec![1])
+    );
+}
