@@ -217,3 +217,41 @@ fn digits_of_a_word_are_its_leading_digits() {
         );
     }
 }
+
+/// The run of plain ids reads every id it can (it is the fast path's fast path), stopping
+/// only where its rules say: a leading zero, eight digits, fewer than eight bytes left.
+#[test]
+fn a_run_of_plain_ids_reads_what_its_rules_allow() {
+    let run = |text: &str| {
+        let mut ids = Vec::new();
+        let (at, after_id) = super::plain_run(text.as_bytes(), 0, &mut ids);
+        (ids, at, after_id)
+    };
+    // Eight bytes exactly: one id of 7 digits, then the end of the run.
+    assert_eq!(run("1234567]"), (vec![1_234_567], 7, true));
+    // Ids of 1 to 7 digits, 0 among them, each followed by ", ", while eight bytes remain.
+    let text = "0, 12, 7, 100, 3, 9999999, 5, 0, 0, 0]";
+    let (ids, at, after_id) = run(text);
+    assert_eq!(ids, vec![0, 12, 7, 100, 3, 9_999_999, 5, 0]);
+    // "0, 0, 0]" was eight bytes, so its first id was read; it stopped at the start of the
+    // next, with five bytes left.
+    assert_eq!((&text[at..], after_id), ("0, 0]", false));
+    // A leading zero or eight digits stop the run before the id, which serde's rules read.
+    assert_eq!(run("7, 01, 2, 3, 4]"), (vec![7], 3, false));
+    assert_eq!(run("7, 12345678, 2]"), (vec![7], 3, false));
+    // Fewer than eight bytes: nothing read.
+    assert_eq!(run("1, 2]"), (vec![], 0, false));
+}
+
+/// An integer of 19 digits fits a u64 as serde_json reads it and takes the fast path; one
+/// of 20 digits is declined (serde_json reads or rejects it).
+#[test]
+fn integers_of_up_to_19_digits_take_the_fast_path() {
+    let line = |t: &str| {
+        format!(r#"{{"timestamp": {t}, "input_length": 5, "output_length": 1, "hash_ids": [1]}}"#)
+    };
+    let q = scan(&line("9999999999999999999"), 512).expect("19 digits");
+    assert_eq!(q.timestamp, 9_999_999_999_999_999_999);
+    assert_eq!(scan(&line("10000000000000000000"), 512), None);
+    agree(&line("10000000000000000000"), 512);
+}
