@@ -158,4 +158,24 @@ fn the_reasons_read_one_or_both_and_never_guess() {
     );
     // A count without a recorded reason is not given one.
     assert_eq!(rejection_reasons(5, 0, 0, Some(9)), "");
+    // Beside recorded ones, the rest is said to have none: 6 - (2 + 3) = 1, 4 - (1 + 2) = 1.
+    assert_eq!(
+        rejection_reasons(6, 2, 3, None),
+        "2 queue full, 3 too large for the cache, 1 reason not recorded"
+    );
+    assert_eq!(
+        rejection_reasons(4, 1, 2, Some(9)),
+        "1 queue full, 2 too large for a 9-block cache, 1 reason not recorded"
+    );
+}
+
+#[test]
+fn one_arrival_offers_no_rate_and_the_report_says_0_not_nan() {
+    // (arrivals - 1) over the arrival span: 0 over 0 s is reported as 0.
+    let cfg = Config {
+        num_requests: 1,
+        ..Config::default()
+    };
+    let r = api::synthetic_simulation(&cfg).unwrap().into_report();
+    assert_eq!(r.summary.offered_rate, 0.0);
 }

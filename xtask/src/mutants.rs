@@ -90,7 +90,7 @@ const MODULES: &[Module] = &[
     Module {
         name: "metrics",
         files: &["src/metrics.rs"],
-        tests: &["core_runs", "failures", "sessions"],
+        tests: &["core_runs", "failures", "sessions", "routing_capture"],
     },
     Module {
         name: "sweep",
@@ -132,6 +132,8 @@ const MODULES: &[Module] = &[
             "invariants",
             "sessions",
             "trace_export",
+            "disagg",
+            "routing_capture",
         ],
     },
     Module {
