@@ -313,9 +313,9 @@ impl Popularity {
             return Ok(Popularity::Uniform);
         }
         let (kind, value) = text.split_once(':').ok_or_else(bad)?;
-        let number: f64 = value.trim().parse().map_err(|_| bad())?;
+        let number = crate::decimal::finite_f64(value.trim()).ok_or_else(bad)?;
         match kind {
-            "zipf" if number.is_finite() && number > 0.0 => Ok(Popularity::Zipf(number)),
+            "zipf" if number > 0.0 => Ok(Popularity::Zipf(number)),
             "hot" if (0.0..=1.0).contains(&number) => Ok(Popularity::Hot(number)),
             _ => Err(bad()),
         }
@@ -348,8 +348,8 @@ pub fn parse_llmd_weights(text: &str) -> Result<[f64; 3], ConfigError> {
     }
     let mut w = [0.0; 3];
     for (slot, part) in w.iter_mut().zip(parts) {
-        let x: f64 = part.trim().parse().map_err(|_| bad())?;
-        if !x.is_finite() || x < 0.0 {
+        let x = crate::decimal::finite_f64(part.trim()).ok_or_else(bad)?;
+        if x < 0.0 {
             return Err(bad());
         }
         *slot = x;

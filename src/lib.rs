@@ -25,6 +25,7 @@
 pub mod api;
 pub mod cache;
 pub mod config;
+pub mod decimal;
 pub mod echo;
 pub mod engine;
 pub mod findings;

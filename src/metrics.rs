@@ -47,8 +47,6 @@ pub struct TurnCounters {
 /// What the routing decisions found in the fleet's caches, at the instant of each pick.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PickCounters {
-    /// Routing decisions made.
-    pub picks: u64,
     /// The full prompt blocks the picked replica held, summed over the picks.
     pub pick_hit_blocks: u64,
     /// The most full prompt blocks any replica the router could pick held, summed.
@@ -113,7 +111,6 @@ impl Recorder {
             picked <= best,
             "the pick held {picked} blocks, more than the best {best}"
         );
-        self.picks.picks += 1;
         self.picks.pick_hit_blocks += picked as u64;
         self.picks.best_hit_blocks += best as u64;
     }

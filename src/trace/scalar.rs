@@ -68,9 +68,9 @@ impl Scalar {
         if let Ok(v) = text.parse::<i64>() {
             return Scalar::Neg(v);
         }
-        match text.parse::<f64>() {
-            Ok(v) if v.is_finite() => Scalar::Float(v),
-            _ => Scalar::Other(quoted(text)),
+        match crate::decimal::finite_f64(text) {
+            Some(v) => Scalar::Float(v),
+            None => Scalar::Other(quoted(text)),
         }
     }
 

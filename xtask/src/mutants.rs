@@ -113,6 +113,11 @@ const MODULES: &[Module] = &[
         tests: &["trace_parse"],
     },
     Module {
+        name: "decimal",
+        files: &["src/decimal.rs"],
+        tests: &["sweep", "trace_parse"],
+    },
+    Module {
         name: "trace-quick",
         files: &["src/trace/quick.rs"],
         tests: &["trace_parse", "trace_real"],
