@@ -4,7 +4,8 @@
 // every other (two curves on the same value included), in value order, inside the canvas; the
 // replicas slider steps through 1 2 3 4 6 8 12 16 24 ... 256, near-even steps on the log axis, and the
 // run, the chart and the URL take each stop, while a count between stops from a link stays exact;
-// at 1280x900 the first screen holds the figure, its controls and the sentence with no empty block.
+// at 1280x900 the first screen holds the figure, its controls and the sentence with no empty block;
+// the scenarios under the figure stay put as each runs, and share the screen with the figure after a click.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -388,4 +389,42 @@ test('the first-token figures wrap at the dot between them, never inside one ("3
   assert.equal(v.text, '19.7 min · 35.5 min');
   assert.deepEqual(v.parts, [{ text: '19.7 min', lines: 1 }, { text: '35.5 min', lines: 1 }]);
   assert.deepEqual(errors, []);
+});
+
+/** The "Try:" row's first button and the hero, in page pixels; the window's height. */
+const tryPlace = (page) => page.evaluate(() => {
+  const b = document.querySelector('#scenarios button').getBoundingClientRect();
+  return { top: b.top + window.scrollY, scrollY: window.scrollY, heroTop: document.querySelector('#hero').getBoundingClientRect().top, vh: window.innerHeight };
+});
+
+test('the scenarios stay put as each one runs, and after a click the figure and the scenarios share the screen', async () => {
+  for (const [width, height] of [[1280, 900], [1024, 768]]) {
+    const { page, errors, context } = await openHero('/', { width, height });
+    try {
+      const ids = await page.$$eval('#scenarios button', (bs) => bs.map((b) => b.dataset.testid));
+      assert.ok(ids.length >= 6, `${ids.length} scenarios`);
+      const tops = [];
+      for (const id of ids) {
+        const before = await page.evaluate(() => window.kvfleet.runCount);
+        await page.locator(`[data-testid=${id}]`).scrollIntoViewIfNeeded();
+        await page.click(`[data-testid=${id}]`);
+        await page.waitForFunction((n) => window.kvfleet.runCount > n, before, { timeout: PAGE_TIMEOUT });
+        await heroSettled(page);
+        const p = await tryPlace(page);
+        tops.push([id, Math.round(p.top)]);
+        // The click brought the hero's top into view (scrolled there if it was above); at 1280x900 the
+        // scenarios' first row starts on one screen with it (all of it shows after a one-line lead),
+        // so the next scenario is in sight. Below the hero, as they were, they started 840 to 1,100 px
+        // under its top.
+        assert.ok(p.heroTop >= -2 && p.heroTop < p.vh / 2, `${width}: ${id}: the hero's top at ${p.heroTop}`);
+        const rowTop = p.top - p.scrollY - p.heroTop;
+        if (width === 1280) assert.ok(rowTop < p.vh, `${id}: the scenarios' first row starts ${Math.round(rowTop)} px under the hero's top (${p.vh})`);
+      }
+      // Their place follows the figure and its caption, not the side column's sentences and warnings
+      // (which differ by up to 270 px between these scenarios): a line of caption at most.
+      const ys = tops.map(([, y]) => y);
+      assert.ok(Math.max(...ys) - Math.min(...ys) <= 48, `${width}: the scenarios' top moved: ${JSON.stringify(tops)}`);
+      assert.deepEqual(errors, []);
+    } finally { await context.close(); }
+  }
 });

@@ -1,8 +1,9 @@
-// www/js/scenarios.js: the quick-scenario buttons under the hero: each sets a few parameters (the
+// www/js/scenarios.js: the quick-scenario buttons under the hero's figure: each sets a few parameters (the
 // rest go back to defaults) and says where to look.
 
 // Each scenario's note says where to look, never what will be there: the takeaway beside the figure,
-// computed from the run, says what happened.
+// computed from the run, says what happened. Each note takes one line at 1280 px, so after a click the
+// hero's top and the scenarios' first row share a 900 px screen.
 export const SCENARIOS = [
   {
     id: 'rr8', label: 'Round robin, 8 replicas', set: { routing: 'round_robin', instances: 8 },
@@ -15,7 +16,7 @@ export const SCENARIOS = [
   {
     id: 'hot', label: 'prefix_aware with a hot prefix',
     set: { routing: 'prefix_aware', instances: 6, prefix_popularity: 'hot:0.85', request_rate: 30, num_requests: 600 },
-    look: '85% of requests share one prefix. Read the ⚠ findings under the big numbers and the busiest replica\'s share in the small chart under the figure, then switch Routing to kv.',
+    look: '85% of requests share one prefix: read the ⚠ findings and the busiest replica\'s share (the small chart), then switch Routing to kv.',
   },
   {
     id: 'tight', label: 'A small cache (evictions)', set: { kv_blocks: 40, num_prefixes: 32 },
@@ -29,7 +30,7 @@ export const SCENARIOS = [
     id: 'split', label: 'Split prefill + decode (5 + 3)',
     set: { routing: 'kv', instances: 8, prefill_instances: 5, decode_instances: 3, input_len: 8192, prefix_len: 1024, range_ratio: 0.5,
       request_rate: 16, num_requests: 1500 },
-    look: 'Long prompts at 16 a second on 8 replicas, split into 5 prefill and 3 decode. Read the KV transfers panel below the charts: its first sentence compares the split with 8 colocated replicas; then switch Fleet layout back to colocated.',
+    look: 'Long prompts on 5 prefill + 3 decode replicas: the KV transfers panel below compares them with 8 colocated; then set Fleet layout to colocated.',
   },
   {
     id: 'default', label: 'The seed\'s example (kv, 4 replicas)', set: {},

@@ -37,6 +37,28 @@ const MODULES: &[Module] = &[
         tests: &["cache_props", "cache_model", "core_runs"],
     },
     Module {
+        name: "cache-parts",
+        // The containers under the cache and the block index: the id tables (array,
+        // chunked, sliding window, open addressing) and the release queue.
+        files: &["src/cache/*.rs"],
+        tests: &["cache_props", "cache_model", "index_model", "core_runs"],
+    },
+    Module {
+        name: "sim",
+        // The event loop, one routing decision, the decision log and the disaggregated
+        // fleet's transfers.
+        files: &["src/sim.rs", "src/sim/*.rs"],
+        tests: &[
+            "core_runs",
+            "decision_picks",
+            "disagg",
+            "sessions",
+            "failures",
+            "invariants",
+            "routing_capture",
+        ],
+    },
+    Module {
         name: "index",
         files: &["src/index.rs"],
         tests: &["index_model", "core_runs", "decision_picks"],
