@@ -63,6 +63,13 @@ fn against_the_model(seed: u64, steps: u32, mut draw: impl FnMut(u64) -> u64) {
             "contains {id}"
         );
         assert_eq!(table.len(), model.len());
+        // At most half the entries in use after every operation, not only once it grows.
+        let held = table.len() - usize::from(table.max_id.is_some());
+        assert!(
+            2 * held <= table.entries.len(),
+            "{held} held in {}",
+            table.entries.len()
+        );
         if step % 97 == 0 {
             assert_runs_unbroken(&table);
             for (k, v) in &model {
@@ -200,5 +207,31 @@ fn home_lines_spread_ids_of_every_shape() {
             "{shape}: {} of 4096 groups' lines distinct",
             lines.len()
         );
+    }
+}
+
+#[test]
+fn a_table_grows_only_past_half_full() {
+    // 16 entries hold 8 ids; the 9th doubles the table, by either way in (the memory a
+    // replica's cache index takes is this many entries, so growing early doubles it).
+    for via_insert in [true, false] {
+        let mut table = FlatTable::<u32>::default();
+        let mut add = |t: &mut FlatTable<u32>, id: u64| {
+            if via_insert {
+                t.insert(id, 1);
+            } else {
+                *t.get_or_insert(id, 0) += 1;
+            }
+        };
+        for id in 0..8u64 {
+            add(&mut table, id * 1_000);
+        }
+        assert_eq!((table.len(), table.entries.len()), (8, 16), "{via_insert}");
+        add(&mut table, 8_000);
+        assert_eq!((table.len(), table.entries.len()), (9, 32), "{via_insert}");
+        for id in 9..16u64 {
+            add(&mut table, id * 1_000);
+        }
+        assert_eq!((table.len(), table.entries.len()), (16, 32), "{via_insert}");
     }
 }
