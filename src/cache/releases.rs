@@ -107,3 +107,69 @@ impl Releases {
         self.front_stamp = 0;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The queue's bounds, which no result shows (stale places are skipped either way):
+    //! when it compacts, what compaction keeps, and the memory it reserves.
+    use super::*;
+
+    #[test]
+    fn compacts_past_the_slack_or_at_the_stamp_limit_and_not_before() {
+        let mut q = Releases::with_limits(4, 100);
+        for id in 0..10 {
+            q.push(id);
+        }
+        // 10 places: over 2 x live + 4 only when fewer than 3 are live.
+        assert!(!q.needs_compaction(3));
+        assert!(q.needs_compaction(2));
+        assert!(!q.needs_compaction(10));
+        // 100 stamps handed out: compact however many are live.
+        let mut q = Releases::with_limits(1_000, 8);
+        for id in 0..7 {
+            q.push(id);
+        }
+        assert!(!q.needs_compaction(7), "7 stamps of 8");
+        q.push(7);
+        assert!(q.needs_compaction(8), "8 stamps of 8");
+        // The defaults: neither limit near at a few thousand live places.
+        let mut q = Releases::default();
+        for id in 0..3_000 {
+            q.push(id);
+        }
+        assert!(!q.needs_compaction(3_000));
+        assert!(q.needs_compaction(900), "3,000 > 2 x 900 + 1,024");
+    }
+
+    #[test]
+    fn compaction_keeps_the_live_places_in_order_and_stamps_them_afresh() {
+        let mut q = Releases::with_limits(4, 100);
+        for id in 10..16 {
+            q.push(id);
+        }
+        assert_eq!(q.pop_front(), Some((10, 0)));
+        let mut seen = Vec::new();
+        q.compact(|id, old, new| {
+            seen.push((id, old, new));
+            id % 2 == 1
+        });
+        // Each place with its old stamp and the stamp it would get; the odd ids kept.
+        assert_eq!(
+            seen,
+            vec![(11, 1, 0), (12, 2, 1), (13, 3, 1), (14, 4, 2), (15, 5, 2)]
+        );
+        assert_eq!(
+            q.iter().collect::<Vec<_>>(),
+            vec![(11, 0), (13, 1), (15, 2)]
+        );
+        assert_eq!(q.push(20), 3, "the next stamp follows the kept ones");
+        assert_eq!(q.pop_front(), Some((11, 0)));
+    }
+
+    #[test]
+    fn reserve_makes_room_up_front() {
+        let mut q = Releases::default();
+        q.reserve(5_000);
+        assert!(q.queue.capacity() >= 5_000);
+    }
+}
