@@ -24,9 +24,14 @@ pub use decisions::{Decision, DecisionLog};
 /// request whose first token comes `t` µs after arrival is in time and one more µs is not
 /// (every completed request then has a TTFT in ms of at most `ms`).
 pub fn timeout_us(ms: f64) -> u64 {
+    // `ms * 1000` rounds either way: 0.117 gives 116.99999999999999 and 1.001 gives
+    // 1000.9999999999999, so the floor may be one over or one under.
     let mut t = libm::floor(ms * 1000.0) as u64;
     while t > 0 && t as f64 / 1000.0 > ms {
         t -= 1;
+    }
+    while (t + 1) as f64 / 1000.0 <= ms {
+        t += 1;
     }
     t
 }
@@ -340,5 +345,31 @@ impl<'w> Simulation<'w> {
         if !self.outbox.handoffs.is_empty() {
             self.start_transfers();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::timeout_us;
+
+    #[test]
+    fn a_timeout_is_the_largest_whole_us_within_it() {
+        // k / 1000 ms is k µs, although its `ms * 1000` rounds down below k for some k
+        // (1.001 ms: 1000.9999999999999); the double just below it is k - 1 µs, although
+        // its `ms * 1000` rounds back up to k for many k.
+        let (mut rounded_up, mut rounded_down) = (0, 0);
+        for k in 1..20_000u64 {
+            let ms = k as f64 / 1000.0;
+            assert_eq!(timeout_us(ms), k, "{ms} ms");
+            rounded_down += usize::from(((ms * 1000.0).floor() as u64) < k);
+            let below = f64::from_bits(ms.to_bits() - 1);
+            assert_eq!(timeout_us(below), k - 1, "{below:e} ms");
+            rounded_up += usize::from((below * 1000.0).floor() as u64 == k);
+        }
+        assert!(rounded_up > 100, "{rounded_up} floors one over");
+        assert!(rounded_down > 100, "{rounded_down} floors one under");
+        assert_eq!(timeout_us(0.0), 0);
+        assert_eq!(timeout_us(0.0004), 0);
+        assert_eq!(timeout_us(2.5), 2_500);
     }
 }

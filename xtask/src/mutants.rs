@@ -48,6 +48,8 @@ const MODULES: &[Module] = &[
         // The event loop, one routing decision, the decision log and the disaggregated
         // fleet's transfers.
         files: &["src/sim.rs", "src/sim/*.rs"],
+        // The stepping API (progress, decisions) is the wasm API's; dynamo's new-block
+        // term is the zoo's; decision logs by range are the trace export's.
         tests: &[
             "core_runs",
             "decision_picks",
@@ -56,6 +58,12 @@ const MODULES: &[Module] = &[
             "failures",
             "invariants",
             "routing_capture",
+            "wasm_api",
+            "zoo_worked",
+            "zoo_replay",
+            "trace_export",
+            "replay",
+            "sim_api",
         ],
     },
     Module {
