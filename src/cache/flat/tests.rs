@@ -216,7 +216,7 @@ fn a_table_grows_only_past_half_full() {
     // replica's cache index takes is this many entries, so growing early doubles it).
     for via_insert in [true, false] {
         let mut table = FlatTable::<u32>::default();
-        let mut add = |t: &mut FlatTable<u32>, id: u64| {
+        let add = |t: &mut FlatTable<u32>, id: u64| {
             if via_insert {
                 t.insert(id, 1);
             } else {
