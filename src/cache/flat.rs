@@ -166,8 +166,9 @@ impl<V: Copy + Default> FlatTable<V> {
         let mut hole = self.find(id)?;
         let old = self.entries[hole].1;
         let mask = self.entries.len() - 1;
-        let mut j = (hole + 1) & mask;
+        let mut j = hole;
         loop {
+            j = (j + 1) & mask;
             let key = self.entries[j].0;
             if key == FREE {
                 break;
@@ -178,7 +179,6 @@ impl<V: Copy + Default> FlatTable<V> {
                 self.entries[hole] = self.entries[j];
                 hole = j;
             }
-            j = (j + 1) & mask;
         }
         self.entries[hole] = (FREE, V::default());
         self.len -= 1;

@@ -138,7 +138,7 @@ impl Simulation<'_> {
         let n = d.pools.decode;
         let k = match d.routing {
             DecodeRouting::RoundRobin => {
-                let k = d.next_rr % n;
+                let k = d.next_rr;
                 d.next_rr = (k + 1) % n;
                 k as usize
             }

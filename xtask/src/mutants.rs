@@ -64,6 +64,7 @@ const MODULES: &[Module] = &[
             "trace_export",
             "replay",
             "sim_api",
+            "disagg_edges",
         ],
     },
     Module {

@@ -67,6 +67,20 @@ fn dense_ids_go_to_the_array_and_sparse_ones_to_the_flat_table() {
     assert_eq!((moved.get(5_000), moved.len()), (Some(&7), 4_101));
 }
 
+/// An empty table may spend 1,024 slots (`MIN_SLOTS`) on its array: id 1,023 needs
+/// exactly that many and goes to the array; id 1,024 needs one more and goes to the
+/// flat table.
+#[test]
+fn the_array_grows_to_an_id_exactly_at_its_density_bound() {
+    let mut at = IdTable::<u32>::default();
+    at.insert(1_023, 1);
+    assert!(at.sparse.is_empty() && at.dense.covered() >= 1_024);
+    let mut past = IdTable::<u32>::default();
+    past.insert(1_024, 1);
+    assert_eq!((past.sparse.len(), past.dense.covered()), (1, 0));
+    assert_eq!((at.get(1_023), past.get(1_024)), (Some(&1), Some(&1)));
+}
+
 /// The same random operations as above on presized tables: ids below, at and above
 /// the presized end, far and huge ones, each checked against a `BTreeMap`.
 #[test]
