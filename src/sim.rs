@@ -25,15 +25,16 @@ pub use decisions::{Decision, DecisionLog};
 /// (every completed request then has a TTFT in ms of at most `ms`).
 pub fn timeout_us(ms: f64) -> u64 {
     // `ms * 1000` rounds either way: 0.117 gives 116.99999999999999 and 1.001 gives
-    // 1000.9999999999999, so the floor may be one over or one under.
-    let mut t = libm::floor(ms * 1000.0) as u64;
-    while t > 0 && t as f64 / 1000.0 > ms {
-        t -= 1;
+    // 1000.9999999999999, so the floor may be one over or one under (never more for a
+    // valid timeout, 1 ms to 1 h: the product's error is far below 1 µs).
+    let t = libm::floor(ms * 1000.0) as u64;
+    if t as f64 / 1000.0 > ms {
+        t.saturating_sub(1)
+    } else if (t + 1) as f64 / 1000.0 <= ms {
+        t + 1
+    } else {
+        t
     }
-    while (t + 1) as f64 / 1000.0 <= ms {
-        t += 1;
-    }
-    t
 }
 
 /// A simulation in progress; advance it in slices, then turn it into a report.
@@ -371,5 +372,11 @@ mod tests {
         assert_eq!(timeout_us(0.0), 0);
         assert_eq!(timeout_us(0.0004), 0);
         assert_eq!(timeout_us(2.5), 2_500);
+        // The largest timeout allowed (1 h), and the double just below it.
+        assert_eq!(timeout_us(3_600_000.0), 3_600_000_000);
+        assert_eq!(
+            timeout_us(f64::from_bits(3_600_000f64.to_bits() - 1)),
+            3_599_999_999
+        );
     }
 }
