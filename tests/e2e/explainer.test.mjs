@@ -97,8 +97,8 @@ test('moving the replicas slider moves round robin down its curve; the sentence 
     // The trend words are the sweep's own first and last points.
     const rr = await page.evaluate(() => window.kvfleet.hero.sweeps.round_robin);
     const pc = (x) => `${Math.round(100 * x)}%`;
-    assert.ok(detail.includes(`From 1 to 16 replicas, round robin falls from ${pc(rr[0].hit_rate_tokens)} to ${pc(rr[rr.length - 1].hit_rate_tokens)}`), detail);
-    assert.ok(rr[rr.length - 1].hit_rate_tokens < rr[0].hit_rate_tokens - 0.1, 'round robin falls by more than 10 points over 1..16');
+    assert.ok(detail.includes(`From 1 to 256 replicas, round robin falls from ${pc(rr[0].hit_rate_tokens)} to ${pc(rr[rr.length - 1].hit_rate_tokens)}`), detail);
+    assert.ok(rr[rr.length - 1].hit_rate_tokens < rr[0].hit_rate_tokens - 0.1, 'round robin falls by more than 10 points over 1..256');
     const pa = await page.evaluate(() => window.kvfleet.hero.sweeps.prefix_aware.map((p) => p.hit_rate_tokens));
     assert.ok(Math.max(...pa) - Math.min(...pa) < 0.02, 'prefix_aware stays within 2 points: misses ≈ prefixes');
     assert.ok(detail.includes('prefix_aware stays near'), detail);
@@ -391,4 +391,18 @@ test('numbers read with thousands separators and spaced units: status line, read
     assert.ok((await notesText(page)).includes(`${en(200000000)} is above the maximum ${en(max)}`));
     assert.deepEqual(errors, []);
   } finally { await close(); }
+});
+
+test('the explainer names every routing policy the figure offers, and claims no count of them', async () => {
+  const { page, errors, close } = await openPage('/');
+  const got = await page.evaluate(() => ({
+    buttons: [...document.querySelectorAll('input[type=radio][data-testid^="hero-input-routing-"]')].map((r) => r.value).sort(),
+    named: [...document.querySelectorAll('#explainer .stories strong')].map((s) => s.textContent.trim()).sort(),
+    summary: document.querySelector('#explainer summary').textContent,
+  }));
+  assert.ok(got.buttons.length >= 11, `the figure's policy buttons: ${got.buttons}`);
+  assert.deepEqual(got.named, got.buttons, 'each policy button is explained, and nothing else is');
+  assert.doesNotMatch(got.summary, /\b(four|five|six|seven|eight|nine|ten|eleven|\d+) polic/i, got.summary);
+  assert.deepEqual(errors, []);
+  await close();
 });

@@ -5,7 +5,8 @@
 // replicas slider steps through 1 2 3 4 6 8 12 16 24 ... 256, near-even steps on the log axis, and the
 // run, the chart and the URL take each stop, while a count between stops from a link stays exact;
 // at 1280x900 the first screen holds the figure, its controls and the sentence with no empty block;
-// the scenarios under the figure stay put as each runs, and share the screen with the figure after a click.
+// the scenarios under the figure stay put as each runs, and share the screen with the figure after a click;
+// on load the curves span the whole axis (1 to 256), a pile-up note going under its name at the axis's end.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -122,8 +123,8 @@ test('the model line "misses ≈ prefixes" is drawn over prefix_aware\'s points 
 const endLabels = (page) => page.evaluate(() => {
   const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
   const names = c.data.datasets.filter((d) => !d.model && d.label !== 'this run').map((d) => d.label);
-  return { boxes: (c.endLabelBoxes || []).map(({ text, words, x, y, w, h, ax, ay }) => ({ text, words, x, y, w, h, ax, ay })), names,
-    width: c.width, height: c.height, here: c.hereLabelBox, words: c.unsweptBox };
+  return { boxes: (c.endLabelBoxes || []).map(({ text, words, lines, x, y, w, h, ax, ay }) => ({ text, words, lines, x, y, w, h, ax, ay })), names,
+    width: c.width, height: c.height, here: c.hereLabelBox, words: c.unsweptBox, area: { top: c.chartArea.top, bottom: c.chartArea.bottom } };
 });
 
 const overlap = (p, q) => p.x < q.x + q.w && q.x < p.x + p.w && p.y < q.y + q.h && q.y < p.y + p.h;
@@ -151,8 +152,12 @@ test('end labels: on the defaults and where sglang and prefix_aware end within 2
   const d = await endLabels(page);
   assert.equal(d.boxes.length, 2);
   assertLabels(d, 'defaults');
-  // Not nudged when apart: each label's middle on its curve's end.
-  for (const b of d.boxes) assert.ok(Math.abs(b.y + b.h / 2 - b.ay) < 1, `"${b.text}" on its curve`);
+  // Not nudged when apart: each label's middle on its curve's end, or as near as the plot's edge lets
+  // it (round robin ends at 0% at 256 replicas: its label sits on the plot's floor, just above).
+  for (const b of d.boxes) {
+    const floor = b.y + b.h >= d.area.bottom - 0.5 && b.y + b.h / 2 < b.ay;
+    assert.ok(Math.abs(b.y + b.h / 2 - b.ay) < 1 || floor, `"${b.text}" on its curve: ${JSON.stringify(b)}`);
+  }
 
   const sg = await openHero('/?routing=sglang');
   const ends = await sg.page.evaluate(() => Object.fromEntries(['prefix_aware', 'sglang'].map((p) => [p, window.kvfleet.hero.sweeps[p].at(-1)])));
@@ -200,11 +205,14 @@ test('a curve that owes its hits to one replica says so at its end: prefix_aware
   assertLabels(l, 'trace');
   const words = Object.fromEntries(l.boxes.map((b) => [b.text, b.words]));
   assert.deepEqual(words, { round_robin: 'round_robin', prefix_aware: 'prefix_aware · all on one replica', kv: 'kv' });
-  // The note's box holds its words: wider than the name's alone would be.
+  // The curves reach the axis's end (256), where one long line would squeeze the plot: the note goes
+  // under the name, and the box holds its wider line, wider than the name's alone would be.
   const pa = l.boxes.find((b) => b.text === 'prefix_aware');
-  const nameW = await page.evaluate((f) => { const c = document.createElement('canvas').getContext('2d'); c.font = f; return c.measureText('prefix_aware · all on one replica').width; },
+  assert.deepEqual(pa.lines, ['prefix_aware', 'all on one replica']);
+  const [nameW, noteW] = await page.evaluate((f) => { const c = document.createElement('canvas').getContext('2d'); c.font = f; return ['prefix_aware', 'all on one replica'].map((t) => c.measureText(t).width); },
     '600 12px system-ui, sans-serif');
-  assert.ok(pa.w >= nameW, `the box (${pa.w.toFixed(0)} px) holds the note (${nameW.toFixed(0)} px)`);
+  assert.ok(noteW > nameW && pa.w >= noteW, `the box (${pa.w.toFixed(0)} px) holds the note (${noteW.toFixed(0)} px)`);
+  assert.ok(pa.h > l.boxes.find((b) => b.text === 'kv').h, 'two lines high');
   await screenshot(page, 'hero-polish-pile-note-1280', { fullPage: false });
 
   // The defaults (the CLI at 16 replicas: prefix_aware's busiest replica took 46 of 200, 23 %): names alone.
@@ -427,4 +435,28 @@ test('the scenarios stay put as each one runs, and after a click the figure and 
       assert.deepEqual(errors, []);
     } finally { await context.close(); }
   }
+});
+
+test('on load the curves span the whole axis: every swept count from 1 to 256, the shaded "not run yet" band gone once done', async () => {
+  const { page, errors } = await openHero('/');
+  // The counts, written out here: 1 to 8 one by one, 10 to 16 by twos, then x1.5 and x4/3 in turn to 256.
+  const want = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+  const swept = await page.evaluate(() => Object.fromEntries(Object.entries(window.kvfleet.hero.sweeps).map(([p, v]) => [p, v.map((q) => q.instances)])));
+  assert.deepEqual(swept, { round_robin: want, prefix_aware: want });
+  const look = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
+    const rr = c.data.datasets.find((d) => d.label === 'round_robin');
+    return { from: c.options.plugins.unswept.from, max: c.scales.x.max, last: rr.data.at(-1), band: c.unsweptBox ?? null };
+  });
+  assert.equal(look.max, 256);
+  assert.equal(look.from, 256, 'nothing is left unswept');
+  assert.equal(look.band, null, 'no "not run yet" words');
+  // The model caps round robin's misses at the 200 requests from 25 replicas on (8 prefixes x 25 = 200),
+  // so its line is at 0% there; the measured curve stays above it, and is near 0% only at 256.
+  assert.equal(look.last.x, 256);
+  assert.ok(look.last.y < 0.02, `round robin ends near 0% at 256 replicas: ${look.last.y}`);
+  // The trend sentence covers the whole span.
+  const detail = await page.textContent('[data-testid="takeaway-detail"]');
+  assert.match(detail, /From 1 to 256 replicas, round robin falls from 48% to 0%; prefix_aware stays near 48%\./);
+  assert.deepEqual(errors, []);
 });

@@ -93,42 +93,49 @@ const END_GAP = 13; // past the point: clear of the 9 px "this run" ring
 export const PAD_RIGHT = 16;
 
 /**
- * Centres for labels of height h wanted at `ys` (sorted), at least h apart and inside [lo, hi]: labels
- * that would overlap form a group centred on its wanted places, merged until no two groups touch.
+ * Centres for labels of heights `hs` wanted at `ys` (sorted), stacked without overlap inside [lo, hi]:
+ * labels that would overlap form a group centred on its wanted places, merged until no two groups touch.
  */
-function spreadLabels(ys, h, lo, hi) {
-  const groups = ys.map((y) => ({ ys: [y], top: y }));
+function spreadLabels(ys, hs, lo, hi) {
+  const groups = ys.map((y, i) => ({ ys: [y], hs: [hs[i]], top: y - hs[i] / 2 }));
+  const height = (g) => g.hs.reduce((a, b) => a + b, 0);
   const place = (g) => {
-    const want = g.ys.reduce((a, b) => a + b, 0) / g.ys.length - ((g.ys.length - 1) * h) / 2;
-    g.top = Math.max(lo + h / 2, Math.min(want, hi - h / 2 - (g.ys.length - 1) * h));
+    // The group's top edge: its members' wanted centres averaged, less half its height; kept inside.
+    const want = g.ys.reduce((a, b) => a + b, 0) / g.ys.length - height(g) / 2;
+    g.top = Math.max(lo, Math.min(want, hi - height(g)));
   };
   groups.forEach(place);
   for (let k = 1; k < groups.length;) {
     const a = groups[k - 1], b = groups[k];
-    if (a.top + a.ys.length * h <= b.top) { k++; continue; }
+    if (a.top + height(a) <= b.top) { k++; continue; }
     a.ys.push(...b.ys);
+    a.hs.push(...b.hs);
     groups.splice(k, 1);
     place(a);
     k = Math.max(1, k - 1); // the grown group may now reach the one above
   }
-  return groups.flatMap((g) => g.ys.map((_, i) => g.top + i * h));
+  return groups.flatMap((g) => g.hs.map((h, i) => g.top + g.hs.slice(0, i).reduce((a, b) => a + b, 0) + h / 2));
 }
 
-/** The width of each label's box (its text and a margin) in `font`; texts: {policy: words drawn}. */
+/** The width of each label's box (its widest line and a margin) in `font`; texts: {policy: lines drawn}. */
 export function labelWidths(ctx, texts, font) {
   ctx.save();
   ctx.font = font;
-  const out = Object.fromEntries(Object.entries(texts).map(([n, t]) => [n, ctx.measureText(t).width + 6]));
+  const out = Object.fromEntries(Object.entries(texts).map(([n, lines]) => [n, Math.max(...lines.map((t) => ctx.measureText(t).width)) + 6]));
   ctx.restore();
   return out;
 }
 
-/** Each policy's end label: its name, then its pile-up note when it has one. */
-export function endTexts(policies, sweeps) {
+/**
+ * Each policy's end label, as lines: its name, then its pile-up note when it has one; on one line
+ * ("prefix_aware · all on one replica"), or with `stacked` on two (where the chart makes room at the
+ * axis's end, and one long line would squeeze the plot).
+ */
+export function endTexts(policies, sweeps, stacked = false) {
   return Object.fromEntries(policies.map((p) => {
     const last = (sweeps[p] || []).filter((q) => Number.isFinite(q.hit_rate_tokens)).reduce((a, q) => (!a || q.instances > a.instances ? q : a), null);
     const note = pileNote(last);
-    return [p, note ? `${p} · ${note}` : p];
+    return [p, !note ? [p] : stacked ? [p, note] : [`${p} · ${note}`]];
   }));
 }
 
@@ -143,12 +150,14 @@ function endLabelBoxes(chart, o) {
   chart.data.datasets.forEach((d, i) => {
     if (!o.names.includes(d.label) || !chart.isDatasetVisible(i)) return;
     const last = chart.getDatasetMeta(i).data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y)).pop();
-    if (last) ends.push({ text: d.label, words: o.texts[d.label], color: o.colors[d.label], ax: last.x, ay: last.y, w: widths[d.label], order: ends.length });
+    const lines = o.texts[d.label];
+    if (last) ends.push({ text: d.label, words: lines.join(' · '), lines, color: o.colors[d.label], ax: last.x, ay: last.y, w: widths[d.label], h: o.h * lines.length, order: ends.length });
   });
   if (!ends.length || ends.some((e) => e.ax + END_GAP + e.w > chart.width)) return [];
   ends.sort((p, q) => p.ay - q.ay || p.order - q.order);
-  const ys = spreadLabels(ends.map((e) => e.ay), o.h, a.top, a.bottom);
-  return ends.map((e, k) => ({ ...e, h: o.h, x: e.ax + END_GAP, y: ys[k] - o.h / 2 }));
+  // A two-line label is wanted with its first line (the name) on its curve's end.
+  const ys = spreadLabels(ends.map((e) => e.ay + (e.h - o.h) / 2), ends.map((e) => e.h), a.top, a.bottom);
+  return ends.map((e, k) => ({ ...e, lineH: o.h, x: e.ax + END_GAP, y: ys[k] - e.h / 2 }));
 }
 
 /**
@@ -164,7 +173,7 @@ export function rightPadding(chart, widths, lastX, max, narrow) {
 }
 
 function drawEndLabel(ctx, b, panel) {
-  const cy = b.y + b.h / 2;
+  const cy = b.y + b.lineH / 2; // the name's line
   ctx.strokeStyle = b.color;
   ctx.lineWidth = 1;
   // A leader from the curve's end when the label was moved off its line.
@@ -177,7 +186,7 @@ function drawEndLabel(ctx, b, panel) {
   ctx.fillStyle = panel;
   ctx.fillRect(b.x, b.y, b.w, b.h);
   ctx.fillStyle = b.color;
-  ctx.fillText(b.words, b.x + 3, cy);
+  b.lines.forEach((t, i) => ctx.fillText(t, b.x + 3, cy + i * b.lineH));
 }
 
 export const endLabels = {

@@ -78,7 +78,6 @@ export class HeroPanel {
     this.minis = els.minis || [[els.share, SHARE_METRIC], [els.ttft, TTFT_METRIC]].filter(([c]) => c).map(([c, m]) => new HeroMini(c, m));
     this.key = null;
     this.sweeps = {};      // policy -> points, for this.key
-    this.reach = 0;        // the most replicas visited under this.key: the figure keeps them all
     this.pending = null;   // {id, policies, xs}
     this.nextId = 1;
     this.config = null;
@@ -127,9 +126,7 @@ export class HeroPanel {
     if (key !== this.key) {
       this.key = key;
       this.sweeps = {};
-      this.reach = 0;
     }
-    this.reach = Math.max(this.reach, cacheReplicas(config));
     const policies = heroPolicies(config.routing, this.choices, this.kept);
     const xs = this.span();
     const missing = policies.filter((p) => !this.complete(p, xs));
@@ -255,13 +252,14 @@ export class HeroPanel {
   }
 
   /**
-   * The replica counts on the figure: 1 to 16 and on to the most replicas visited under these
-   * settings (any policy), so a visit to 64 and back to 4 keeps the curves to 64 and a policy
-   * chosen afterwards is swept that far too; other settings start again from the current count.
+   * The replica counts on the figure: every one of heroReplicaCounts's up to the axis's end (the
+   * fleet's limit), so the curves span the whole axis; 1 to 16 come first (the order `request`
+   * posts), then 24 to 256, each far cheaper than a reader's wait (the page's timings in the
+   * README). The current count is added when it is not one of them.
    */
   span() {
     const here = cacheReplicas(this.config), max = this.maxX(this.config);
-    const xs = heroReplicaCounts(Math.max(this.reach, here), max);
+    const xs = heroReplicaCounts(max, max);
     return xs.includes(here) || here > max ? xs : [...xs, here].sort((a, b) => a - b);
   }
 

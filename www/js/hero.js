@@ -77,7 +77,7 @@ export function replicaAxis(max) {
   };
 }
 
-// The counts the sweep has not reached (past the last swept one), shaded and labelled "not run yet",
+// The counts the sweep has not reached yet (past the last swept one, while it runs), shaded and labelled "not run yet",
 // so the empty part of the fixed axis reads as not yet asked for, not as nothing.
 export const unswept = {
   id: 'unswept',
@@ -120,7 +120,7 @@ function wordsTop(chart, x, w, h) {
   }
   return null;
 }
-const UNSWEPT_TEXT = ['not run yet:', 'slide the replicas here'];
+const UNSWEPT_TEXT = ['not run yet'];
 
 export class HeroChart {
   /** canvas: the figure; onPick(replicas): a point was clicked. */
@@ -212,10 +212,10 @@ export class HeroChart {
     c.options.plugins.hereLine = { x: cacheReplicas(config), color: t.ink, panel: t.panel, unit: isDisagg(config) ? 'prefill replica' : 'replica' };
     const font = `600 ${narrow ? 10.5 : 12}px system-ui, sans-serif`;
     const lastX = Math.max(0, ...policies.flatMap((p) => (sweeps[p] || []).map((q) => q.instances)));
-    // The pile-up notes where they fit in the usual padding; else the names alone (room is made for those).
+    // The pile-up notes on the names' line where they fit in the usual padding; else under the names
+    // (room is made for the wider of the two lines).
     const noted = endTexts(policies, sweeps);
-    const plain = Object.fromEntries(policies.map((p) => [p, p]));
-    const texts = rightPadding(c, labelWidths(c.ctx, noted, font), lastX, max, narrow) === PAD_RIGHT ? noted : plain;
+    const texts = rightPadding(c, labelWidths(c.ctx, noted, font), lastX, max, narrow) === PAD_RIGHT ? noted : endTexts(policies, sweeps, true);
     const pad = rightPadding(c, labelWidths(c.ctx, texts, font), lastX, max, narrow);
     this.padRight = pad || PAD_RIGHT; // (the small multiple takes the same, HeroPanel.draw)
     c.options.layout = { padding: { left: 4, right: this.padRight, top: 6 } };
