@@ -52,6 +52,21 @@ test('mid-sweep, the trend sentence covers only the counts both curves have reac
   assert.ok(done.detail.endsWith('From 1 to 16 replicas, round robin falls from 48% to 24%; prefix_aware stays near 48%.'), done.detail);
 });
 
+test('a policy blind to the caches opens the detail with its own misses beside round robin\'s, before any other policy', () => {
+  // random on 8 replicas, sglang (kept from before) drawn beside it: the detail used to open with sglang.
+  const pt = (instances, hit_requests, extra = {}) => ({ instances, admitted: 200, hit_requests, hit_rate_tokens: 0.35, ttft_ms_p50: 76, ttft_ms_p99: 150, ...extra });
+  const sweeps = { round_robin: [pt(8, 138)], prefix_aware: [pt(8, 192, { hit_rate_tokens: 0.48, ttft_ms_p99: 184 })], sglang: [pt(8, 192, { hit_rate_tokens: 0.48, ttft_ms_p99: 137 })] };
+  const report = { summary: { admitted: 200, hit_requests: 140, hit_rate_tokens: 0.35, requests: 200, ttft_ms_p50: 77, ttft_ms_p99: 153 }, per_instance: per(Array(8).fill(25)), findings: [] };
+  for (const policy of ['random', 'least_loaded', 'p2c']) {
+    const t = heroTakeaway({ config: { ...base, instances: 8, routing: policy }, traced: false, report, sweeps, drawn: ['round_robin', 'prefix_aware', policy, 'sglang'] });
+    assert.ok(t.detail.startsWith(`${policy} picks replicas blind to the caches, as round robin does: 60 of 200 requests found no cached prefix (round robin: 62).`), t.detail);
+    assert.equal(t.detail.split('found no cached prefix').length, 2, `the count is said once: ${t.detail}`);
+  }
+  // kv looks at the caches: no such sentence.
+  const kv = heroTakeaway({ config: { ...base, instances: 8, routing: 'kv' }, traced: false, report, sweeps });
+  assert.doesNotMatch(kv.detail, /blind to the caches/);
+});
+
 test('the takeaway states the measured and predicted misses, with the cap past the requests', () => {
   const report = (instances, hitReq, tok) => ({
     summary: { admitted: 200, hit_requests: hitReq, hit_rate_tokens: tok, requests: 200, ttft_ms_p99: 150 },

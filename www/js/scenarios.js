@@ -20,7 +20,7 @@ export const SCENARIOS = [
   },
   {
     id: 'tight', label: 'A small cache (evictions)', set: { kv_blocks: 40, num_prefixes: 32 },
-    look: 'Each replica holds only 40 blocks. Watch Evictions in the dashboard below, then tick “Unbounded” under KV cache.',
+    look: '32 prefixes, and room for only 40 blocks a replica: watch Evictions in the dashboard below, then tick “Unbounded” under KV cache.',
   },
   {
     id: 'single', label: 'One engine, no routing', set: { instances: 1 },

@@ -201,7 +201,8 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
   // its picks found) open the detail, before the comparisons (a reader who chose llm_d was first
   // told about sticky).
   const first = !modelSaid && policy !== 'round_robin' && policy !== 'prefix_aware';
-  const own = ownWords(s, config, sweeps, r, first);
+  const blind = first && r > 1 ? blindWords(s, policy, at(sweeps.round_robin, r)) : '';
+  const own = [blind, ...ownWords(s, config, sweeps, r, first)].filter(Boolean);
   if (lesson) out.push(lesson);
   if (first) out.push(...own);
   if (latency) out.push(latency);
@@ -209,7 +210,7 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
   if (busy) out.push(busy);
   // Without the model to check, the miss count follows the trade-off and the crowding (a reader
   // found "4 of 12,031 requests found no cached prefix" a trivial opener on the trace).
-  if (!modelSaid && Number.isFinite(m)) out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
+  if (!modelSaid && !blind && Number.isFinite(m)) out.push(`${countText(m)} of ${countText(s.admitted)} requests found no cached prefix.`);
   if (!first) out.push(...own);
   // Over the counts both curves have reached (mid-sweep one may run ahead of the other), so "from 1
   // to 16" is never said of a curve drawn only to 12.
@@ -229,6 +230,21 @@ function explain({ config, traced, report, sweeps, shareSaid = false, latency = 
   return out.join(' ');
 }
 
+
+/** Policies that pick a replica without looking at any cache (src/router.rs). */
+const BLIND = new Set(['random', 'least_loaded', 'p2c']);
+
+/**
+ * For a policy blind to the caches, as round robin is, the sentence that opens the detail: its cold
+ * misses beside round robin's at this count (a reader who chose random was first told about sglang).
+ */
+function blindWords(s, policy, rr) {
+  const m = misses(s);
+  if (!BLIND.has(policy) || !Number.isFinite(m)) return '';
+  const theirs = misses(rr);
+  const against = Number.isFinite(theirs) ? ` (round robin: ${countText(theirs)})` : '';
+  return `${policyName(policy)} picks replicas blind to the caches, as round robin does: ${countText(m)} of ${countText(s.admitted)} requests found no cached prefix${against}.`;
+}
 
 /**
  * The chosen policy's own sentences: for kv, how much of prefix_aware's gain over round robin it
