@@ -119,9 +119,11 @@ test('the trade-off: at 4 replicas the most hits come with the slower p99 and th
   const lead16 = await page.textContent('[data-testid=takeaway]');
   assert.match(lead16, /^On 16 replicas, round robin serves/);
   const detail16 = await page.textContent('[data-testid=takeaway-detail]');
-  // The CLI: p99 139 ms (prefix_aware) against 141 ms, no slower: "faster answers", not only "typical".
+  // The CLI: p99 139 ms (prefix_aware) against 141 ms, no slower but not 10% faster either: the
+  // median's claim alone, "faster typical answers" (a reader found "faster answers" overclaimed).
   assert.ok(at16.prefix_aware.ttft_ms_p99 <= at16.round_robin.ttft_ms_p99, 'a p99 no slower at 16');
-  assert.ok(detail16.includes(` More hits than round robin, faster answers: prefix_aware's first-token time is ${ms(at16.prefix_aware.ttft_ms_p50)} median and ${ms(at16.prefix_aware.ttft_ms_p99)} p99, round robin's ${both(at16.round_robin)}.`), detail16);
+  assert.ok(at16.prefix_aware.ttft_ms_p99 > 0.9 * at16.round_robin.ttft_ms_p99, 'nor 10% faster');
+  assert.ok(detail16.includes(` More hits than round robin, faster typical answers: prefix_aware's first-token time is ${ms(at16.prefix_aware.ttft_ms_p50)} median and ${ms(at16.prefix_aware.ttft_ms_p99)} p99, round robin's ${both(at16.round_robin)}.`), detail16);
   assert.doesNotMatch(detail16, /not faster|slower/);
   // Why round robin's median is 137 ms at 16 and 78 ms at 14. The CLI (--des-instances 14 and 16,
   // round_robin): 50.5% and 48.5% of 200 requests hit, so 99 and 103 missed; p50 77.6 and 137 ms.
