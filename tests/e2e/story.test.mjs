@@ -89,10 +89,10 @@ test('the busiest replica is a fact whenever it takes 1.5x an even share; prefix
   assert.ok(words.endsWith(' prefix_aware sends each prompt to the home replica its first block hashes to, and the hash spreads the 8 equally popular prefixes'
     + ' (about 12.5% of the requests each) unevenly: R0\'s 43% is about 3 prefixes\' worth, where an even split is 1.1 per replica, and 3 replicas got none.'
     // 200 / 7 = 28.6 requests per replica, under the findings' sample rule: why no warning beside it.
-    + ' The uneven-load warning stays silent below 30 requests per replica on average; here there are 28.6.'), words);
+    + ' No ⚠ uneven-load warning shows for it: that warning needs 30 requests per replica on average, and here there are 28.6.'), words);
   // With the warning shown, or with 30 or more per replica, that sentence is not said.
-  assert.doesNotMatch(busiestWords({ ...r, findings: [{ kind: 'load_uneven', replicas: [0] }] }, base, 'prefix_aware'), /stays silent/);
-  assert.doesNotMatch(busiestWords({ summary: { requests: 210 }, per_instance: per([90, 40, 0, 40, 0, 40, 0]) }, base, 'prefix_aware'), /stays silent/);
+  assert.doesNotMatch(busiestWords({ ...r, findings: [{ kind: 'load_uneven', replicas: [0] }] }, base, 'prefix_aware'), /uneven-load warning/);
+  assert.doesNotMatch(busiestWords({ summary: { requests: 210 }, per_instance: per([90, 40, 0, 40, 0, 40, 0]) }, base, 'prefix_aware'), /uneven-load warning/);
   assert.doesNotMatch(words, /several prefixes/);
   // The default hero run under prefix_aware (4 replicas: 86, 24, 45, 45): 3 prefixes' worth against 2 each.
   const four = busiestWords({ summary: { requests: 200 }, per_instance: per([86, 24, 45, 45]) }, base, 'prefix_aware');
@@ -716,7 +716,7 @@ test('a busiest replica within chance is not called out: 7 of 200 requests on 64
   assert.equal(busiestWords({ summary: { requests: 200 }, per_instance: per(counts) }, base, 'kv'), '');
   // 9 is beyond it (9 - 3.125 = 5.9 > 5.3): said, with why no warning.
   counts[0] = 9; counts[1] -= 2;
-  assert.match(busiestWords({ summary: { requests: 200 }, per_instance: per(counts) }, base, 'kv'), /^The busiest replica, R0, took 4\.5% of the requests \(an even share is 1\.6%\)\. The uneven-load warning stays silent below 30 requests per replica on average; here there are 3\.1\.$/);
+  assert.match(busiestWords({ summary: { requests: 200 }, per_instance: per(counts) }, base, 'kv'), /^The busiest replica, R0, took 4\.5% of the requests \(an even share is 1\.6%\)\. No ⚠ uneven-load warning shows for it: that warning needs 30 requests per replica on average, and here there are 3\.1\.$/);
 });
 
 test('"more hits than round robin" needs 2 points: least_loaded\'s 0.7 and its median on the knife edge are not a gain', () => {

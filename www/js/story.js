@@ -305,13 +305,14 @@ function beyondChance(top, per) {
 export const WARNING_MIN_PER_REPLICA = 30;
 
 /**
- * Why a crowded run shows no uneven-load warning, when the reason is its sample rule: "The
- * uneven-load warning stays silent below 30 requests per replica on average; here there are 12.5."
+ * Why a crowded run shows no uneven-load warning, when the reason is its sample rule: "No ⚠
+ * uneven-load warning shows for it: that warning needs 30 requests per replica on average, and
+ * here there are 12.5."
  * '' when a load warning fired or the sample is large enough (then the warning's other tests ruled).
  */
 function silentWarning(report, perReplica) {
   if ((report.findings || []).some((f) => f.kind === 'load_uneven') || !(perReplica < WARNING_MIN_PER_REPLICA)) return '';
-  return `The uneven-load warning stays silent below ${WARNING_MIN_PER_REPLICA} requests per replica on average; here there are ${+perReplica.toFixed(1)}.`;
+  return `No ⚠ uneven-load warning shows for it: that warning needs ${WARNING_MIN_PER_REPLICA} requests per replica on average, and here there are ${+perReplica.toFixed(1)}.`;
 }
 
 
