@@ -280,9 +280,11 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
     await page.click('[data-testid=cap-run]');
     assert.match(await page.textContent('[data-testid=cap-error]'), /Give at least one target/);
     await page.fill('[data-testid=cap-rejected]', '0');
-    // Cancel: a plan of all eleven policies at up to 256 replicas is stopped at once.
+    // Cancel: a plan of all eleven policies at up to 256 replicas, 16 seeds each, is stopped at once
+    // (with one seed it once finished between the button showing and the click).
     await page.fill('[data-testid=cap-ttft]', '1');
     await page.fill('[data-testid=cap-max]', '256');
+    await page.fill('[data-testid=cap-seeds]', '16');
     await page.click('[data-testid=cap-run]');
     await page.waitForSelector('[data-testid=cap-cancel]:visible');
     await page.click('[data-testid=cap-cancel]');

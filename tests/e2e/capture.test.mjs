@@ -56,11 +56,12 @@ const settled = async (page) => {
 
 test('on the conversation trace the detail explains kv\'s dip with the CLI\'s counts, and the dashboard shows the capture', async () => {
   // The CLI (--des-mooncake-trace conversation_trace.jsonl --des-routing kv): at 6 replicas 76,888 of
-  // 105,583 blocks (72.8%), token hit rate 27.2%; at 16, 84,473 of 105,583 (80.0%), 29.9%; at 4, 79,226 (75.0%).
+  // 105,583 blocks (72.8%), token hit rate 27.2%; at 256 (the sweep's last count), routing capture
+  // 0.9441 (94.4%), 35.2%; at 4, 79,226 (75.0%).
   const { page, errors } = await site.open('/?trace=conversation_trace.jsonl&routing=kv', { viewport: { width: 1280, height: 900 } });
   await settled(page);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
-  assert.ok(detail.includes('kv\'s curve dips to 27.2% at 6 replicas and climbs back to 29.9% at 16. The best-placed replica held as many cached blocks at both counts (105,583); what changed is how many of them kv\'s picks found: 72.8% at 6, 80.0% at 16.'), detail);
+  assert.ok(detail.includes('kv\'s curve dips to 27.2% at 6 replicas and climbs back to 35.2% at 256. The best-placed replica held as many cached blocks at both counts (105,583); what changed is how many of them kv\'s picks found: 72.8% at 6, 94.4% at 256.'), detail);
   // The glossary link on "best-placed replica".
   assert.equal(await page.getAttribute('[data-testid=takeaway-detail] a.term[href="#term-capture"]', 'href'), '#term-capture');
   const fig = await page.textContent('[data-testid=fig-capture]');
@@ -70,12 +71,15 @@ test('on the conversation trace the detail explains kv\'s dip with the CLI\'s co
   assert.deepEqual(errors, []);
 });
 
-test('on the defaults under kv the detail gives the capture, the CLI\'s 88.5%', async () => {
-  // The CLI's seed example (kv, 4 replicas): "Routing capture: 88.5% ... (680 of 768 blocks)".
+test('on the defaults under kv the detail explains kv\'s dip with the CLI\'s captures, and the dashboard gives the run\'s 88.5%', async () => {
+  // The CLI (kvfleet --des-instances N --des-routing kv): at 14 replicas token hit rate 35.0%, routing
+  // capture 0.7292 (72.9% of 768 blocks); at 256, 38.0% and 0.7917 (79.2%); at 4, the seed example,
+  // 0.8854: "Routing capture: 88.5% ... (680 of 768 blocks)".
   const { page, errors } = await site.open('/?routing=kv', { viewport: { width: 1280, height: 900 } });
   await settled(page);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
-  assert.ok(detail.includes('kv\'s picks found 88.5% of the cached blocks that the best-placed replica held at each pick.'), detail);
+  assert.ok(detail.includes('kv\'s curve dips to 35.0% at 14 replicas and climbs back to 38.0% at 256. The best-placed replica held as many cached blocks at both counts (768); what changed is how many of them kv\'s picks found: 72.9% at 14, 79.2% at 256.'), detail);
+  assert.match(await page.textContent('[data-testid=fig-capture]'), /88\.5%/);
   assert.deepEqual(errors, []);
 });
 

@@ -263,9 +263,10 @@ test('a bad spec is named next to the input and the last curve stays; a newer sw
     await page.locator('[data-testid="sweep"]').scrollIntoViewIfNeeded();
     await screenshot(page, 'sweep-bad-spec', { fullPage: false });
 
-    // Two clicks in a row: the second sweep wins, the first never draws.
+    // Two clicks in a row: the second sweep wins, the first never draws. (The first is made long:
+    // 40,000 to 70,000 requests took 0.33 s in all, and once finished before the second click.)
     await page.selectOption('[data-testid="sweep-param"]', 'num_requests');
-    await page.fill('[data-testid="sweep-spec"]', '40000,50000,60000,70000');
+    await page.fill('[data-testid="sweep-spec"]', '400000,500000,600000,700000');
     await page.click('[data-testid="sweep-run"]');
     await page.waitForSelector('[data-testid="sweep-cancel"]:not([hidden])');
     await page.selectOption('[data-testid="sweep-param"]', 'instances');
@@ -281,7 +282,7 @@ test('a bad spec is named next to the input and the last curve stays; a newer sw
 
     // Cancel stops a sweep in flight; nothing new is drawn.
     await page.selectOption('[data-testid="sweep-param"]', 'num_requests');
-    await page.fill('[data-testid="sweep-spec"]', '40000,50000,60000,70000');
+    await page.fill('[data-testid="sweep-spec"]', '400000,500000,600000,700000');
     await page.click('[data-testid="sweep-run"]');
     await page.waitForSelector('[data-testid="sweep-cancel"]:not([hidden])');
     await page.click('[data-testid="sweep-cancel"]');
