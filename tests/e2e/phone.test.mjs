@@ -2,7 +2,8 @@
 // without a way to scroll to it (no sideways page, the per-replica table stacked, the fleet report
 // lines wrapped); the busiest-replica chart's title fits its chart instead of being squeezed; and the
 // hero's legend draws each line as the plot does (dotted, dashed), here and on a desktop; the
-// planner's table, wider than a phone, scrolls with a cue (edge shadows and a hint) and fits a desktop.
+// planner's table, wider than a phone, scrolls with a cue (edge shadows and a hint) and fits a desktop;
+// the hero's plot takes the height a taller phone has to spare above the slider.
 // Screenshots: test-results/phone-390.png (the whole page), phone-390-planner-table.png.
 
 import { test, before, after } from 'node:test';
