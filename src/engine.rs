@@ -16,6 +16,16 @@ use crate::cache::{BlockCache, IdMap};
 use crate::timing::Timing;
 use crate::workload::Request;
 
+/// A request a replica still holds, and in which state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    /// Request id.
+    pub id: u32,
+    /// `waiting` (`on an idle replica`: nothing will ever admit it), `running` or
+    /// `held for transfer`.
+    pub state: &'static str,
+}
+
 /// Static engine settings shared by every replica.
 #[derive(Clone, Copy, Debug)]
 pub struct EngineSpec {
@@ -123,6 +133,28 @@ impl Replica {
             held: Vec::new(),
             prefilled: IdMap::default(),
             spare_chunks: Vec::new(),
+        }
+    }
+
+    /// The replica's index in the fleet.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// Calls `f` for every request the replica still holds: waiting, running, or (on a
+    /// prefill replica) held until its transfer ends.
+    pub fn stuck(&self, mut f: impl FnMut(Stuck)) {
+        let idle = matches!(self.plan, Plan::Idle);
+        let why = if idle {
+            "waiting on an idle replica"
+        } else {
+            "waiting"
+        };
+        let waiting = self.waiting.iter().map(|r| (r.id, why));
+        let running = self.running.iter().map(|a| (a.req.id, "running"));
+        let held = self.held.iter().map(|a| (a.req.id, "held for transfer"));
+        for (id, state) in waiting.chain(running).chain(held) {
+            f(Stuck { id, state });
         }
     }
 
@@ -294,10 +326,7 @@ impl Replica {
             self.expire_running(now_us, out);
             self.expire_waiting(now_us, out);
         }
-        self.admit_waiting(now_us, out);
-        if self.role == Role::Decode {
-            self.retire_finished(now_us, out);
-        }
+        self.admit_and_retire(now_us, out);
         if self.running.is_empty() {
             self.plan = Plan::Idle;
             return None;
@@ -349,6 +378,23 @@ impl Replica {
             saturated,
         };
         Some(now_us + t.decode_run_us(steps, decode_seqs, kv_tokens))
+    }
+
+    /// Admits what fits; on a decode replica a request that arrived prefilled with a
+    /// one-token answer is done as soon as it is admitted, and the slot and blocks it
+    /// frees go to the next waiting request at once.
+    fn admit_and_retire(&mut self, now_us: u64, out: &mut Outbox) {
+        loop {
+            self.admit_waiting(now_us, out);
+            if self.role != Role::Decode {
+                return;
+            }
+            let before = self.running.len();
+            self.retire_finished(now_us, out);
+            if self.running.len() == before || self.waiting.is_empty() {
+                return;
+            }
+        }
     }
 
     fn apply_step(&mut self, chunks: &[(usize, u32)], now_us: u64, out: &mut Outbox) {

@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::findings::{self, Finding, Kind, ReplicaFacts, Window};
 use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
-use crate::sim::Simulation;
+use crate::sim::{Simulation, Unended};
 
 mod pools;
 
@@ -136,6 +136,10 @@ pub struct Report {
     pub fleet_lines: Vec<String>,
     pub findings: Vec<Finding>,
     pub warnings: Vec<String>,
+    /// Requests that did not end exactly once (absent when every one did: always, unless
+    /// the simulator has a bug).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unended: Option<crate::sim::Unended>,
     /// Task-level results, for the `sessions` workload.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sessions: Option<crate::sessions::SessionReport>,
@@ -241,7 +245,12 @@ impl Simulation<'_> {
             .iter()
             .any(|f| matches!(f.kind, Kind::LoadUneven | Kind::HitUneven));
         summary.overloaded = findings.iter().any(|f| f.kind == Kind::Overloaded);
-        let warnings = findings.iter().map(|f| f.text.clone()).collect();
+        let unended = self.unended();
+        let warnings = unended
+            .iter()
+            .map(Unended::sentence)
+            .chain(findings.iter().map(|f| f.text.clone()))
+            .collect();
         let fleet_lines = self.fleet_lines(&summary, &per_instance);
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
@@ -257,6 +266,7 @@ impl Simulation<'_> {
             fleet_lines,
             findings,
             warnings,
+            unended,
             sessions,
             pools,
         }

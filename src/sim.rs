@@ -14,11 +14,13 @@ use crate::workload::{EndedRequest, IdHint, Source};
 
 mod decisions;
 mod disagg;
+mod ledger;
 mod route;
 
 pub use disagg::TransferStats;
 
 pub use decisions::{Decision, DecisionLog};
+pub use ledger::{InFlight, Unended};
 
 /// A caller timeout in whole µs: the largest `t` with `t / 1000 <= ms`, so that a
 /// request whose first token comes `t` µs after arrival is in time and one more µs is not
@@ -63,6 +65,7 @@ pub struct Simulation<'w> {
     pub(crate) decisions: Option<DecisionLog>,
     pub(crate) source_name: String,
     pub(crate) disagg: Option<Box<disagg::Disagg>>,
+    ledger: ledger::Ledger,
 }
 
 impl<'w> Simulation<'w> {
@@ -120,6 +123,7 @@ impl<'w> Simulation<'w> {
             decisions: None,
             source_name: source_name.to_string(),
             disagg: pools.map(|p| Box::new(disagg::Disagg::new(cfg, p))),
+            ledger: ledger::Ledger::default(),
         }
     }
 
@@ -307,6 +311,7 @@ impl<'w> Simulation<'w> {
             self.knowledge.inflight().end_prefill(id);
         }
         for f in self.outbox.finished.drain(..) {
+            self.ledger.end(f.id);
             self.recorder.finished(&f);
             let ended = EndedRequest {
                 id: f.id,
@@ -321,6 +326,7 @@ impl<'w> Simulation<'w> {
             }
         }
         for x in self.outbox.dropped.drain(..) {
+            self.ledger.end(x.id);
             let timed_out = x.kind == DropKind::TimedOut;
             if timed_out {
                 self.timed_out += 1;

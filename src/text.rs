@@ -277,6 +277,9 @@ pub fn render(r: &Report) -> String {
             p.pool.map_or(String::new(), |name| format!("  {name}"))
         );
     }
+    if let Some(u) = &r.unended {
+        let _ = writeln!(out, "  ERROR: {}", u.sentence());
+    }
     for f in &r.findings {
         let _ = writeln!(out, "  WARNING: {}", f.text);
     }

@@ -94,6 +94,13 @@ impl Disagg {
         self.transfers.keys().next().map(|&(t, _)| t)
     }
 
+    /// Calls `f(request id, destination replica)` for each transfer still on a link.
+    pub fn on_the_wire(&self, mut f: impl FnMut(u32, u32)) {
+        for x in self.transfers.values() {
+            f(x.id, x.to);
+        }
+    }
+
     /// Whether a transfer is still on a link.
     pub fn busy(&self) -> bool {
         !self.transfers.is_empty()

@@ -61,9 +61,11 @@ impl Simulation<'_> {
         let knowledge = &mut self.knowledge;
         knowledge.seen_hits(now, ids, full, &self.hits, &mut self.seen_hits);
         let knowledge = &self.knowledge;
-        self.routers[k].see_predicted(now, ids, full, &mut self.seen_hits, |id, r| {
-            knowledge.seen_holds(id, r)
-        });
+        // A router predicts only over the replicas it routes to (a split fleet's prefill
+        // pool), so only their hits are extended.
+        let pool = self.routable();
+        let seen = &mut self.seen_hits[..pool];
+        self.routers[k].see_predicted(now, ids, full, seen, |id, r| knowledge.seen_holds(id, r));
     }
 
     /// Asks the next router for a replica and logs the decision.
