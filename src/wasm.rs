@@ -9,15 +9,25 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = include_str!("wasm/types.ts");
 
-/// Runs once when the module is instantiated.
+/// Runs once when the module is instantiated: a panic's message and location go to the
+/// browser console (console_error_panic_hook) and are kept for `last_panic`, so the worker
+/// that reports the trap can quote them.
 #[wasm_bindgen(start)]
 pub fn start() {
-    // In the page's build (`cargo xtask build`, `-Cpanic=immediate-abort`) a panic is a bare
-    // "unreachable" trap, with no message to print and no hook to call; in the other wasm
-    // builds (the wasm tests) panics go to the browser console with a Rust backtrace-style
-    // message.
-    #[cfg(not(panic = "immediate-abort"))]
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        LAST_PANIC.with(|p| *p.borrow_mut() = info.to_string());
+    }));
+}
+
+thread_local! {
+    static LAST_PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// The message and location of the panic that trapped the module (empty if none did).
+#[wasm_bindgen]
+pub fn last_panic() -> String {
+    LAST_PANIC.with(|p| p.borrow().clone())
 }
 
 /// The crate version (shown by the page).

@@ -221,7 +221,8 @@ test('a trap in the worker shows its real error, the worker is replaced, and the
     await page.evaluate(() => window.kvfleet.debugTrap());
     await page.waitForFunction(() => (window.kvfleet.traps || 0) > 0 && window.kvfleet.workerReplacements() > 0, null, { timeout: 20000 });
     const msg = await page.textContent('[data-testid="run-error"]');
-    assert.match(msg, /stopped abruptly \(WebAssembly error: unreachable/);
+    // The panic hook kept the panic's message and location, and the report quotes them.
+    assert.match(msg, /internal error and stopped \(panicked at src\/wasm\.rs:\d+:\d+:\s*debug_trap: a trap requested on purpose\)/);
     assert.doesNotMatch(msg, /attempted to take ownership/);
     // A normal scenario on the fresh worker gives the golden numbers.
     const n = await page.evaluate(() => window.kvfleet.runCount);
@@ -232,8 +233,8 @@ test('a trap in the worker shows its real error, the worker is replaced, and the
     await page.waitForFunction((k) => window.kvfleet.runCount > k + 1, n, { timeout: 20000 });
     const golden = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/seed_example.json'), 'utf8'));
     assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport.summary), golden.summary);
-    // The trap may be logged to the console (by the worker, or by the panic hook in a build
-    // that keeps panic messages); nothing else may.
+    // The trap is logged to the console (by the panic hook, and by the worker); nothing else
+    // may be.
     assert.deepEqual(errors.filter((e) => !/debug_trap|unreachable|RuntimeError/.test(e)), []);
   } finally { await close(); }
 });

@@ -51,8 +51,17 @@ function isTrap(err) {
     || (err instanceof RangeError && /memory|allocation/i.test(err.message));
 }
 
+/** The panic's message and location, kept by the module's panic hook ('' if it did not panic). */
+function panicOf() {
+  try { return wasm?.last_panic?.() || ''; } catch { return ''; }
+}
+
 function trapWords(err) {
   const m = String(err?.message || err);
+  const panic = panicOf();
+  if (panic) {
+    return `the simulator hit an internal error and stopped (${panic}). This is a bug in kvfleet: please report the settings in the address bar. It has been restarted`;
+  }
   if (/unreachable|memory|allocation|out of bounds/i.test(m)) {
     return `the simulator stopped abruptly (WebAssembly error: ${m}). Most likely it ran out of memory in this browser tab: try fewer requests, a bounded cache or fewer replicas. If it happens on a small run, please report the settings in the address bar. It has been restarted`;
   }

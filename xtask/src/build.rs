@@ -1,6 +1,6 @@
 //! `cargo xtask build`: the optimised wasm package in pkg/, copied with chart.js into www/.
 
-use crate::util::{cmd, ensure_node_modules, ensure_rust_src, ensure_wasm_target, root, run, secs};
+use crate::util::{cmd, ensure_node_modules, ensure_wasm_target, root, run, secs};
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
@@ -11,27 +11,10 @@ const PROFILE: &str = "wasm";
 /// The crate's wasm output (crate name with `-` as `_`).
 const WASM_NAME: &str = "kvfleet";
 
-/// The standard library rebuilt with the crate (cargo's unstable `build-std`), for size, with
-/// std's `optimize_for_size` feature (smaller sorts and formatting). These, and the panic
-/// strategy below, are unstable features, outside Rust's stability promise: a stable
-/// toolchain accepts them only because this build sets `RUSTC_BOOTSTRAP=1` (README, "Wasm
-/// size"); checked with rustc 1.95.0, and a later toolchain may change or drop them. The
-/// native builds and tests, and the wasm tests, use none of them.
-const BUILD_STD_ARGS: [&str; 2] = [
-    "-Zbuild-std=std,panic_abort",
-    "-Zbuild-std-features=optimize_for_size",
-];
-/// The wasm target's compiler flags (cargo reads them for wasm32 units only, not for the
-/// build scripts and proc macros): a panic is a bare trap (`unreachable`), with no message
-/// formatting and no panic hook; the page's worker reports any trap and restarts the module.
-const WASM_RUSTFLAGS_VAR: &str = "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS";
-const WASM_RUSTFLAGS: &str = "-Zunstable-options -Cpanic=immediate-abort";
-
-/// Compiles the crate's wasm (`locked`: `--locked`); `for_size`: with std rebuilt for size
-/// and panics as bare traps (`BUILD_STD_ARGS`, `WASM_RUSTFLAGS`, through `RUSTC_BOOTSTRAP`).
-/// The library is an rlib in Cargo.toml; `cargo rustc --crate-type cdylib` makes this one
-/// build a cdylib, the wasm module wasm-bindgen reads.
-fn compile(locked: bool, for_size: bool) -> Result<(), String> {
+/// Compiles the crate's wasm with the stable toolchain's ordinary features (`locked`:
+/// `--locked`). The library is an rlib in Cargo.toml; `cargo rustc --crate-type cdylib`
+/// makes this one build a cdylib, the wasm module wasm-bindgen reads.
+fn compile(locked: bool) -> Result<(), String> {
     let mut args = vec![
         "rustc",
         "--crate-type",
@@ -44,24 +27,11 @@ fn compile(locked: bool, for_size: bool) -> Result<(), String> {
         "-p",
         "kvfleet",
     ];
-    if for_size {
-        args.extend(BUILD_STD_ARGS);
-    }
     if locked {
         args.push("--locked");
     }
-    let mut c = cmd("cargo", &args);
-    if for_size {
-        println!(
-            "xtask build: RUSTC_BOOTSTRAP=1 {WASM_RUSTFLAGS_VAR}=\"{WASM_RUSTFLAGS}\" cargo {}",
-            args.join(" ")
-        );
-        c.env("RUSTC_BOOTSTRAP", "1")
-            .env(WASM_RUSTFLAGS_VAR, WASM_RUSTFLAGS);
-    } else {
-        println!("xtask build: cargo {}", args.join(" "));
-    }
-    run(c)
+    println!("xtask build: cargo {}", args.join(" "));
+    run(cmd("cargo", &args))
 }
 
 /// Builds pkg/ and refreshes www/pkg/ and www/vendor/ (`locked`: pass `--locked` to cargo).
@@ -80,17 +50,7 @@ pub fn build(locked: bool) -> Result<u64, String> {
     }
 
     let t = Instant::now();
-    let std_for_size = ensure_rust_src();
-    let built = std_for_size.and_then(|()| compile(locked, true));
-    if let Err(why) = built {
-        // A toolchain without these unstable features (or without rust-src) still builds the
-        // page, with the toolchain's own std: the same outputs, about 24 KB more gzipped.
-        println!(
-            "xtask build: WARNING: the size build (std rebuilt for size) failed: {why}\n  \
-             building again with the toolchain's own std"
-        );
-        compile(locked, false)?;
-    }
+    compile(locked)?;
     println!("  compiled in {}", secs(t));
 
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
@@ -149,20 +109,21 @@ pub fn build(locked: bool) -> Result<u64, String> {
     Ok(raw)
 }
 
-/// The page's download budget (kvfleet issue 16): wasm plus JS glue, gzip -9, in bytes.
-/// Reported, not enforced: CI prints it and does not fail on it.
-const GZIP_TARGET_BYTES: u64 = 150_000;
+/// The page's download budget: wasm plus JS glue, gzip -9, in bytes. What readers wait
+/// for is judged by the load-time scripts (the page's and an embed's cold load); this
+/// budget only warns when the download grows past it, and never fails a build.
+const GZIP_BUDGET_BYTES: u64 = 280_000;
 
-/// The line stating the wasm + glue gzipped total against the target.
+/// The line stating the wasm + glue gzipped total against the budget.
 fn size_line(wasm_gz: u64, glue_gz: u64) -> String {
     let total = wasm_gz + glue_gz;
-    let verdict = if total <= GZIP_TARGET_BYTES {
-        "within"
+    let verdict = if total <= GZIP_BUDGET_BYTES {
+        "within budget"
     } else {
-        "OVER (reported only, not a failure)"
+        "WARNING: over budget (the page loads more slowly; not a failure)"
     };
     format!(
-        "wasm size: {WASM_NAME}_bg.wasm {wasm_gz} + {WASM_NAME}.js {glue_gz} = {total} bytes gzip -9, target {GZIP_TARGET_BYTES}: {verdict}"
+        "wasm size: {WASM_NAME}_bg.wasm {wasm_gz} + {WASM_NAME}.js {glue_gz} = {total} bytes gzip -9, budget {GZIP_BUDGET_BYTES}: {verdict}"
     )
 }
 

@@ -96,27 +96,6 @@ pub fn ensure_wasm_target() -> Result<(), String> {
     run(cmd("rustup", &["target", "add", "wasm32-unknown-unknown"]))
 }
 
-/// Installs the standard library's source (rustup's `rust-src`) when missing: the page's
-/// wasm rebuilds std for size (`build::BUILD_STD_ARGS`).
-pub fn ensure_rust_src() -> Result<(), String> {
-    let installed = Command::new("rustup")
-        .args(["component", "list", "--installed"])
-        .output()
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .any(|l| l.trim() == "rust-src")
-        })
-        .unwrap_or(false);
-    if installed {
-        return Ok(());
-    }
-    println!(
-        "xtask: the standard library's source is missing, running `rustup component add rust-src`"
-    );
-    run(cmd("rustup", &["component", "add", "rust-src"]))
-}
-
 /// Installs rustfmt and clippy when missing.
 pub fn ensure_components() -> Result<(), String> {
     for (tool, component) in [("rustfmt", "rustfmt"), ("cargo-clippy", "clippy")] {
