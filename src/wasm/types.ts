@@ -196,6 +196,24 @@ export interface Finding {
 
 export interface Quantiles { mean: Stat; p50: Stat; p90: Stat; p99: Stat; }
 
+/** A request the run left without an end, and where (see src/sim/ledger.rs). */
+export interface InFlight {
+  id: number;
+  /** The replica holding it (for a transfer, its destination). */
+  replica: number;
+  state: "waiting" | "waiting on an idle replica" | "running" | "held for transfer" | "on the link";
+}
+
+/** Requests that did not end exactly once: a simulator bug (see src/sim/ledger.rs). */
+export interface Unended {
+  /** Requests that arrived and never ended. */
+  count: number;
+  /** Requests reported ended twice (the first few). */
+  ended_twice: number[];
+  /** The first of the requests that never ended, with where each was left. */
+  in_flight: InFlight[];
+}
+
 /** Task-level results of the sessions workload. */
 export interface SessionReport {
   tasks: number; completed_tasks: number; failed_tasks: number;
@@ -216,7 +234,10 @@ export interface Report {
   latency_cdf: LatencyCdf;
   fleet_lines: string[];
   findings: Finding[];
+  /** The unended sentence (when `unended` is present) first, then each finding's text. */
   warnings: string[];
+  /** Present only when some request did not end exactly once (a simulator bug). */
+  unended?: Unended;
   sessions?: SessionReport;
   /** Disaggregated fleet only. */
   pools?: PoolsReport;

@@ -134,6 +134,7 @@ function onResult(msg) {
   errBox().hidden = true;
   const parsed = performance.now();
   render(report, msg.ms);
+  showUnended(report);
   // Where a run's time went: the settings' refresh before it was sent, from sending to its result
   // arriving (of which the worker's own time), reading the report, drawing it.
   hook.lastTimes = { refresh: run.refreshMs ?? 0, wait: run.start ? got - run.start : 0, worker: msg.ms, parse: parsed - got, draw: hook.lastRenderAt - parsed };
@@ -170,6 +171,17 @@ function render(report, runMs) {
     resolveReady();
     if (!embedView) requestAnimationFrame(() => setTimeout(startLatePanels, 0)); // after the first chart is painted
   }
+}
+
+/**
+ * A run in which some request did not end exactly once (a simulator bug: src/sim/ledger.rs) carries
+ * `unended`, and its sentence is the report's first warning: shown as an error, over the result,
+ * as the CLI prints it ("ERROR: ..."). The other warnings are the findings, shown as such.
+ */
+function showUnended(report) {
+  if (!report.unended) return;
+  errBox().textContent = `Simulator error: this run's numbers cannot be trusted. ${report.warnings[0]}`;
+  errBox().hidden = false;
 }
 
 function onError(msg) {
