@@ -19,7 +19,7 @@ mod search;
 
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
 pub use runners::{SyntheticRunner, TraceRunner};
-pub use search::{plan_policy, Goodput, Point, PolicyPlan};
+pub use search::{plan_policy, smallest_fleet, Goodput, Point, PolicyPlan};
 
 /// Latency and rejection targets; any subset of the latency ones may be set.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,9 +53,9 @@ pub struct PlanLimits {
     pub seeds: u32,
     /// Evaluate every fleet size from 1 to `max_replicas` instead of bracketing.
     pub exhaustive: bool,
-    /// GPUs per replica (from the engine preset).
+    /// GPUs per replica (from the engine preset), 1 to `MAX_GPUS_PER_REPLICA`.
     pub gpus_per_replica: u32,
-    /// Price of one GPU for one hour, US dollars.
+    /// Price of one GPU for one hour, US dollars, 0 to `MAX_GPU_HOUR_USD`.
     pub gpu_hour_usd: f64,
 }
 
@@ -78,6 +78,14 @@ pub const DEFAULT_MAX_REPLICAS: u32 = 64;
 
 /// Most seeds a point can be checked on.
 pub const MAX_SEEDS: u32 = 16;
+
+/// Most GPUs one replica may take: a replica of a few nodes, and small enough that the
+/// largest fleet's GPU count (256 x 1024) and its price stay exact.
+pub const MAX_GPUS_PER_REPLICA: u32 = 1024;
+
+/// Highest price of one GPU-hour, US dollars: thousands of times any cloud price, and low
+/// enough that the largest fleet's price per hour and per token stay finite.
+pub const MAX_GPU_HOUR_USD: f64 = 10_000.0;
 
 impl Slo {
     /// Checks the targets: at least one given, each a finite number > 0, the rejected
@@ -154,9 +162,17 @@ impl PlanLimits {
                 self.seeds
             ));
         }
-        if !(self.gpu_hour_usd.is_finite() && self.gpu_hour_usd >= 0.0) {
+        if !(1..=MAX_GPUS_PER_REPLICA).contains(&self.gpus_per_replica) {
             return Err(format!(
-                "--gpu-hour-usd: invalid price: got {}; allowed: a number of dollars >= 0",
+                "--plan-gpus-per-replica: invalid count: got {}; allowed: 1 to \
+                 {MAX_GPUS_PER_REPLICA} GPUs per replica",
+                self.gpus_per_replica
+            ));
+        }
+        if !(0.0..=MAX_GPU_HOUR_USD).contains(&self.gpu_hour_usd) {
+            return Err(format!(
+                "--gpu-hour-usd: invalid price: got {:?}; allowed: 0 to {MAX_GPU_HOUR_USD} \
+                 dollars per GPU-hour",
                 self.gpu_hour_usd
             ));
         }
@@ -164,11 +180,48 @@ impl PlanLimits {
     }
 }
 
+/// Checks what a plan of `cfg` needs beyond the limits themselves: every seed it runs
+/// (seed, seed + 1, ..., seed + seeds - 1) within the seed's range, and room for a
+/// disaggregated fleet (2 replicas at least).
+pub fn check_plan(cfg: &Config, limits: &PlanLimits) -> Result<(), String> {
+    let last = u64::from(limits.seeds.max(1) - 1);
+    let max_seed = crate::params::MAX_SEED;
+    if cfg.seed > max_seed - last {
+        return Err(format!(
+            "--seed: invalid seed with --plan-seeds {}: got {}; allowed: 0 to {} (each point \
+             runs on seeds --seed to --seed + {last}, and a seed is at most 2^53 = \
+             {max_seed})",
+            limits.seeds,
+            cfg.seed,
+            max_seed - last,
+        ));
+    }
+    if cfg.pools().is_some() && limits.max_replicas < 2 {
+        return Err(format!(
+            "--plan-max-replicas: invalid count: got {}; allowed: 2 to {} for a \
+             disaggregated fleet (one prefill and one decode replica at least)",
+            limits.max_replicas,
+            max_instances()
+        ));
+    }
+    Ok(())
+}
+
 /// The largest fleet a run accepts (the `instances` parameter's upper limit).
 pub fn max_instances() -> u32 {
     crate::params::specs()
         .into_iter()
         .find(|s| s.name == "instances")
+        .and_then(|s| s.max)
+        .map_or(1, |m| m as u32)
+}
+
+/// The largest pool of a disaggregated fleet (the `prefill_instances` parameter's upper
+/// limit; `decode_instances` has the same).
+pub fn max_pool() -> u32 {
+    crate::params::specs()
+        .into_iter()
+        .find(|s| s.name == "prefill_instances")
         .and_then(|s| s.max)
         .map_or(1, |m| m as u32)
 }
@@ -250,9 +303,10 @@ pub struct Cost {
     pub usd_per_m_tokens: f64,
 }
 
-/// The cost of `replicas` replicas that produced `m`.
+/// The cost of `replicas` replicas that produced `m`. Within `PlanLimits::validate`'s
+/// bounds the GPU count is exact; beyond them it saturates rather than wrap.
 pub fn cost(replicas: u32, m: &Measured, limits: &PlanLimits) -> Cost {
-    let gpus = replicas * limits.gpus_per_replica;
+    let gpus = replicas.saturating_mul(limits.gpus_per_replica);
     let usd_per_hour = gpus as f64 * limits.gpu_hour_usd;
     let usd_per_m_tokens = if m.output_tokens == 0 {
         f64::NAN
@@ -292,5 +346,7 @@ pub(crate) fn sort_small<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp
     }
 }
 
+#[cfg(test)]
+mod bounds_tests;
 #[cfg(test)]
 mod tests;

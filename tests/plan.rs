@@ -281,6 +281,34 @@ fn bad_plans_get_clear_errors() {
             &["plan", "--slo-e2e-p99-ms", "9", "--des-instances", "0"],
             "--des-instances: invalid instances: got 0",
         ),
+        (
+            &[
+                "plan",
+                "--slo-e2e-p99-ms",
+                "9",
+                "--plan-gpus-per-replica",
+                "2147483648",
+            ],
+            "--plan-gpus-per-replica: invalid count: got 2147483648; allowed: 1 to 1024 GPUs \
+             per replica",
+        ),
+        (
+            &["plan", "--slo-e2e-p99-ms", "9", "--gpu-hour-usd", "1e308"],
+            "--gpu-hour-usd: invalid price: got 1e308; allowed: 0 to 10000 dollars per GPU-hour",
+        ),
+        (
+            &[
+                "plan",
+                "--slo-e2e-p99-ms",
+                "9",
+                "--seed",
+                "9007199254740992",
+                "--plan-seeds",
+                "2",
+            ],
+            "--seed: invalid seed with --plan-seeds 2: got 9007199254740992; allowed: 0 to \
+             9007199254740991",
+        ),
     ];
     for (args, want) in cases {
         let (code, out, err) = kvfleet(args);
@@ -288,6 +316,7 @@ fn bad_plans_get_clear_errors() {
         assert!(out.is_empty(), "{args:?}: {out}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("9007199254740993"), "a derived seed: {err}");
     }
 }
 
@@ -401,5 +430,118 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     assert_eq!(
         lines[lines.len() - 2..],
         [format!("  {head}"), format!("  {details}")]
+    );
+}
+
+/// A disaggregated fleet worked by hand: a custom engine whose step is 1000 µs + 1 µs per
+/// prefill token + 10 µs per decoding sequence, a 1 GB/s link with a 50 µs setup, 1000 KV
+/// bytes per token; 3,000-token unique prompts, 13 output tokens, one request at a time
+/// per replica, arrivals every 2.5 ms, both pools routed in turn.
+const SPLIT: &[&str] = &[
+    "--des-engine",
+    "custom",
+    "--des-step-fixed-us",
+    "1000",
+    "--des-prefill-token-us",
+    "1",
+    "--des-decode-seq-us",
+    "10",
+    "--des-kv-read-token-ns",
+    "0",
+    "--des-kv-bytes-per-token",
+    "1000",
+    "--des-kv-transfer-gbps",
+    "1",
+    "--des-kv-transfer-base-us",
+    "50",
+    "--arrival-model",
+    "deterministic",
+    "--request-rate",
+    "400",
+    "--des-num-requests",
+    "200",
+    "--des-input-len",
+    "3000",
+    "--des-output-len",
+    "13",
+    "--des-num-prefixes",
+    "0",
+    "--des-block-size",
+    "16",
+    "--des-max-batch",
+    "1",
+    "--des-decode-routing",
+    "round_robin",
+];
+
+#[test]
+fn a_split_fleet_is_planned_with_its_prefill_decode_split() {
+    // Prefill: 1000 + 3000 = 4000 µs per request, so P replicas keep up with a request
+    // every 2.5 ms when P x 2.5 >= 4 ms: P >= 2 (one falls 1.5 ms further behind with
+    // every request). Transfer: 50 + 3000 x 1000 / 1000 = 3050 µs, so TTFT 7050 µs.
+    // Decode: 12 more tokens at 1000 + 10 = 1010 µs, 12,120 µs, so D replicas keep up
+    // when D x 2.5 >= 12.12 ms: D >= 5 (4 fall 2.12 ms further behind with each request).
+    // E2E = 7050 + 12,120 = 19,170 µs within 25 ms: the fewest is 2 + 5 = 7 replicas, and
+    // no split of 6 has both pools large enough.
+    let mut args = SPLIT.to_vec();
+    args.extend([
+        "--des-prefill-instances",
+        "2",
+        "--des-decode-instances",
+        "2",
+        "--slo-e2e-p99-ms",
+        "25",
+        "--plan-routing",
+        "round_robin",
+    ]);
+    let (plan, text) = plan_json_and_text(&args, "split.json");
+    let p = policy(&plan, "round_robin");
+    assert_eq!(p["min_replicas"], 7);
+    assert_eq!(p["verified"], true);
+    let at = &p["at_min"];
+    assert_eq!(
+        (&at["prefill_instances"], &at["decode_instances"]),
+        (&2.into(), &5.into())
+    );
+    let e2e = at["measured"]["e2e_ms_p99"].as_f64().unwrap();
+    assert!((e2e - 19.17).abs() < 0.05, "{e2e}");
+    let six = p["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["instances"] == 6);
+    assert_eq!(six.unwrap()["meets"], false);
+    // The split, re-checked as ordinary runs: 2:5 meets; 1:6 (prefill) and 3:4 (decode)
+    // do not.
+    for (pools, meets) in [(["2", "5"], true), (["1", "6"], false), (["3", "4"], false)] {
+        let mut run = SPLIT.to_vec();
+        run.extend([
+            "--des-routing",
+            "round_robin",
+            "--des-prefill-instances",
+            pools[0],
+        ]);
+        run.extend(["--des-decode-instances", pools[1]]);
+        let r = run_json(&run, &format!("split-{}-{}.json", pools[0], pools[1]));
+        let p99 = r["summary"]["e2e_ms_p99"].as_f64().unwrap();
+        assert_eq!(p99 <= 25.0, meets, "{pools:?}: p99 {p99} ms");
+    }
+    // 7 GPUs at $2.50: $17.50/h. The last of 200 arrivals comes at 199 x 2.5 = 497.5 ms
+    // and ends 19.17 ms later: 2,600 output tokens over 0.51667 s cost
+    // 17.5 x 0.51667 / 3600 / 2600 x 1e6 = $0.97 per million.
+    let head = "Cheapest: round_robin on 7 replicas (2 prefill + 5 decode, 7 GPUs) at \
+                $17.50/h, $0.97 per million output tokens, meeting the targets.";
+    assert_eq!(
+        plan["headline"].as_str().unwrap().lines().next(),
+        Some(head)
+    );
+    assert!(
+        text.contains("\n  round_robin    7 (2:5)     7     17.50     0.97 "),
+        "{text}"
+    );
+    assert!(text.contains("7 meets, 6 fails"), "{text}");
+    assert!(
+        text.contains("Search: disaggregated fleets of 2 to 64 replicas"),
+        "{text}"
     );
 }

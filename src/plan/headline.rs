@@ -27,6 +27,8 @@ pub struct HeadlineRow {
     pub answer: Option<Answer>,
     /// The goodput's rate (-inf when there is none).
     pub goodput_rate: f64,
+    /// At the answer of a disaggregated fleet: its (prefill, decode) replicas.
+    pub split: Option<(u32, u32)>,
 }
 
 impl HeadlineRow {
@@ -49,6 +51,10 @@ impl HeadlineRow {
                     g.rate
                 }
             }),
+            split: p
+                .at_min
+                .as_ref()
+                .and_then(|a| a.prefill_instances.zip(a.decode_instances)),
         }
     }
 
@@ -64,6 +70,10 @@ impl HeadlineRow {
             )
         });
         let rate = v.get("goodput").map_or(f64::NAN, |g| f(&g["rate"]));
+        let pool = |a: &serde_json::Value, key: &str| a[key].as_u64().map(|n| n as u32);
+        let split = v
+            .get("at_min")
+            .and_then(|a| pool(a, "prefill_instances").zip(pool(a, "decode_instances")));
         HeadlineRow {
             policy: v["policy"].as_str().unwrap_or("?").to_string(),
             answer,
@@ -72,6 +82,7 @@ impl HeadlineRow {
             } else {
                 rate
             },
+            split,
         }
     }
 }
@@ -374,8 +385,12 @@ fn headline_sentence(best: &Ranked) -> String {
     } else {
         String::new()
     };
+    let split = match best.row.split {
+        Some((p, d)) => format!("{p} prefill + {d} decode, "),
+        None => String::new(),
+    };
     format!(
-        "Cheapest: {} on {} ({}) at ${usd_h:.2}/h{per_m}, meeting the targets.",
+        "Cheapest: {} on {} ({split}{}) at ${usd_h:.2}/h{per_m}, meeting the targets.",
         best.name(),
         count(n.into(), "replica"),
         count(gpus.into(), "GPU")

@@ -1,7 +1,10 @@
 //! The planner's two searches for one policy: the fewest replicas that meet the targets
 //! (doubling to bracket, then bisection; or every size with `exhaustive`), and the
-//! highest rate scale a fleet sustains (the same bracketing over the rate).
+//! highest rate scale a fleet sustains (the same bracketing over the rate). A
+//! disaggregated fleet is searched by its total, from 2 replicas: each total at its best
+//! prefill:decode split (`best_split`).
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -20,6 +23,12 @@ const RATE_PRECISION: f64 = 1.01;
 pub struct Point {
     /// Replicas in the fleet.
     pub instances: u32,
+    /// Disaggregated fleet: the prefill replicas among `instances` (absent: colocated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefill_instances: Option<u32>,
+    /// Disaggregated fleet: the decode replicas, `instances - prefill_instances`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_instances: Option<u32>,
     /// Arrivals sped up this many times (1 = the workload as given).
     pub rate_scale: f64,
     /// Whether every target is met (on every seed).
@@ -59,7 +68,8 @@ pub struct PolicyPlan {
     pub policy: String,
     /// The fewest replicas that meet every target (`None`: not within the largest fleet).
     pub min_replicas: Option<u32>,
-    /// The answer was checked: it meets, and one replica fewer fails (or it is 1).
+    /// The answer was checked: it meets, and one replica fewer fails (or it is the
+    /// smallest fleet: 1 replica, or 2 when disaggregated).
     pub verified: bool,
     /// The point at the answer.
     pub at_min: Option<Point>,
@@ -73,20 +83,49 @@ pub struct PolicyPlan {
     pub goodput: Option<Goodput>,
 }
 
-/// Evaluates one point on every seed.
+/// A fleet to evaluate: its replicas and, when disaggregated, the prefill ones among them.
+#[derive(Clone, Copy, Debug)]
+struct Fleet {
+    instances: u32,
+    prefill: Option<u32>,
+}
+
+impl Fleet {
+    /// `base` resized to this fleet.
+    fn apply(&self, base: &Config) -> Config {
+        let mut cfg = base.clone();
+        cfg.instances = self.instances;
+        if let Some(p) = self.prefill {
+            cfg.prefill_instances = Some(p);
+            cfg.decode_instances = Some(self.instances - p);
+        }
+        cfg
+    }
+
+    /// `cfg`'s own fleet.
+    fn of(cfg: &Config) -> Fleet {
+        Fleet {
+            instances: cfg.instances,
+            prefill: cfg.pools().map(|p| p.prefill),
+        }
+    }
+}
+
+/// Evaluates one point on every seed (seed, seed + 1, ...; `check_plan` keeps them in
+/// range).
 fn evaluate(
     base: &Config,
-    instances: u32,
+    fleet: Fleet,
     rate_scale: f64,
     slo: &Slo,
     limits: &PlanLimits,
     runner: &dyn Runner,
 ) -> Result<Point, String> {
     let mut measured: Option<Measured> = None;
+    let sized = fleet.apply(base);
     for k in 0..limits.seeds {
-        let mut cfg = base.clone();
-        cfg.instances = instances;
-        cfg.seed = base.seed.wrapping_add(k as u64);
+        let mut cfg = sized.clone();
+        cfg.seed = base.seed.saturating_add(k as u64);
         let m = Measured::of(&runner.run(&cfg, rate_scale)?);
         measured = Some(match measured {
             Some(prev) => prev.worst(&m),
@@ -96,13 +135,75 @@ fn evaluate(
     let measured = measured.expect("at least one seed");
     let misses = slo.misses(&measured);
     Ok(Point {
-        instances,
+        instances: fleet.instances,
+        prefill_instances: fleet.prefill,
+        decode_instances: fleet.prefill.map(|p| fleet.instances - p),
         rate_scale,
         meets: misses.is_empty(),
         misses,
-        cost: cost(instances, &measured, limits),
+        cost: cost(fleet.instances, &measured, limits),
         measured,
     })
+}
+
+/// The smallest fleet `cfg`'s kind allows: 2 when disaggregated (a prefill and a decode
+/// replica), else 1.
+pub fn smallest_fleet(cfg: &Config) -> u32 {
+    if cfg.pools().is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// The prefill pool sizes a disaggregated fleet of `n` replicas can take: both pools at
+/// least 1 and at most the largest pool (`prefill_instances`' upper limit).
+fn prefill_sizes(n: u32) -> std::ops::RangeInclusive<u32> {
+    let most = super::max_pool();
+    n.saturating_sub(most).max(1)..=most.min(n - 1)
+}
+
+/// Which of two points of the same size is the better split: the one that meets, then
+/// the one missing fewer targets, then the lower $/M tokens, then fewer prefill replicas.
+fn split_order(a: &Point, b: &Point) -> Ordering {
+    b.meets
+        .cmp(&a.meets)
+        .then(a.misses.len().cmp(&b.misses.len()))
+        .then(a.cost.usd_per_m_tokens.total_cmp(&b.cost.usd_per_m_tokens))
+        .then(a.prefill_instances.cmp(&b.prefill_instances))
+}
+
+/// A fleet of `n` replicas of `cfg`'s kind: colocated as is, or disaggregated at the best
+/// prefill:decode split (`split_order`) of every split evaluated.
+fn best_split(
+    cfg: &Config,
+    n: u32,
+    slo: &Slo,
+    limits: &PlanLimits,
+    runner: &dyn Runner,
+) -> Result<Point, String> {
+    if cfg.pools().is_none() {
+        let fleet = Fleet {
+            instances: n,
+            prefill: None,
+        };
+        return evaluate(cfg, fleet, 1.0, slo, limits, runner);
+    }
+    let mut best: Option<Point> = None;
+    for p in prefill_sizes(n) {
+        let fleet = Fleet {
+            instances: n,
+            prefill: Some(p),
+        };
+        let point = evaluate(cfg, fleet, 1.0, slo, limits, runner)?;
+        if best
+            .as_ref()
+            .is_none_or(|b| split_order(&point, b) == Ordering::Less)
+        {
+            best = Some(point);
+        }
+    }
+    Ok(best.expect("a fleet of 2 or more replicas has a split"))
 }
 
 /// The fewest replicas of `policy` that meet `slo`, then the goodput of `base`'s fleet.
@@ -113,28 +214,30 @@ pub fn plan_policy(
     limits: &PlanLimits,
     runner: &dyn Runner,
 ) -> Result<PolicyPlan, String> {
+    super::check_plan(base, limits)?;
     let mut cfg = base.clone();
     cfg.routing = policy;
+    let least = smallest_fleet(&cfg);
     let mut seen: BTreeMap<u32, Point> = BTreeMap::new();
     let mut at = |n: u32| -> Result<bool, String> {
         if let Some(p) = seen.get(&n) {
             return Ok(p.meets);
         }
-        let p = evaluate(&cfg, n, 1.0, slo, limits, runner)?;
+        let p = best_split(&cfg, n, slo, limits, runner)?;
         let meets = p.meets;
         seen.insert(n, p);
         Ok(meets)
     };
     let answer = if limits.exhaustive {
         let mut first = None;
-        for n in 1..=limits.max_replicas {
+        for n in least..=limits.max_replicas {
             if at(n)? && first.is_none() {
                 first = Some(n);
             }
         }
         first
     } else {
-        bracket(limits.max_replicas, &mut at)?
+        bracket(least, limits.max_replicas, &mut at)?
     };
     // One replica more than the answer, so an inversion right above it shows.
     if let Some(n) = answer.filter(|&n| n < limits.max_replicas) {
@@ -142,8 +245,9 @@ pub fn plan_policy(
     }
     let points: Vec<Point> = seen.into_values().collect();
     let meets_at = |n: u32| points.iter().find(|p| p.instances == n).map(|p| p.meets);
-    let verified = answer
-        .is_some_and(|n| meets_at(n) == Some(true) && (n == 1 || meets_at(n - 1) == Some(false)));
+    let verified = answer.is_some_and(|n| {
+        meets_at(n) == Some(true) && (n == least || meets_at(n - 1) == Some(false))
+    });
     let goodput = goodput(&cfg, slo, limits, runner)?;
     Ok(PolicyPlan {
         policy: policy.name().to_string(),
@@ -156,14 +260,15 @@ pub fn plan_policy(
     })
 }
 
-/// Doubles from 1 until a size meets (or `max` fails), then bisects between the last
-/// failing size and the first meeting one. Returns the smallest meeting size found.
+/// Doubles from `least` until a size meets (or `max` fails), then bisects between the
+/// last failing size and the first meeting one. Returns the smallest meeting size found.
 fn bracket(
+    least: u32,
     max: u32,
     at: &mut dyn FnMut(u32) -> Result<bool, String>,
 ) -> Result<Option<u32>, String> {
-    let mut fail = 0u32;
-    let mut n = 1u32;
+    let mut fail = least - 1;
+    let mut n = least;
     let mut hi = loop {
         if at(n)? {
             break n;
@@ -206,10 +311,10 @@ fn goodput(
     limits: &PlanLimits,
     runner: &dyn Runner,
 ) -> Result<Option<Goodput>, String> {
-    let n = cfg.instances;
+    let fleet = Fleet::of(cfg);
     let mut points: Vec<Point> = Vec::new();
     let at = |s: f64, points: &mut Vec<Point>| -> Result<bool, String> {
-        let p = evaluate(cfg, n, s, slo, limits, runner)?;
+        let p = evaluate(cfg, fleet, s, slo, limits, runner)?;
         let meets = p.meets;
         points.push(p);
         Ok(meets)
@@ -258,7 +363,7 @@ fn goodput(
         .expect("the bracket's low end was evaluated");
     let (base_rate, unit) = runner.base_rate(cfg);
     Ok(Some(Goodput {
-        instances: n,
+        instances: fleet.instances,
         rate_scale: lo,
         rate: base_rate * lo,
         rate_unit: unit,

@@ -323,8 +323,10 @@ export class Capacity {
       const m = a?.measured;
       const g = p.goodput;
       const goodput = g ? `${g.at_limit ? '≥ ' : ''}${num(g.rate, 2)} ${g.rate_unit}` : 'not met';
+      const split = a?.prefill_instances != null ? ` (${a.prefill_instances}:${a.decode_instances})` : '';
+      const least = split ? 2 : 1;
       const cells = a
-        ? [[`${a.instances} ✓`, a.instances === 1 ? '1 replica meets every target' : `${a.instances} replicas meet every target, ${count(a.instances - 1, 'replica')} do not (both simulated)`],
+        ? [[`${a.instances}${split} ✓`, (a.instances === least ? `${count(a.instances, 'replica')} meet every target, the smallest fleet` : `${a.instances} replicas meet every target, ${count(a.instances - 1, 'replica')} do not (both simulated)`) + (split ? `; prefill:decode ${split.slice(2, -1)}, the best split of ${a.instances}` : '')],
           [a.cost.gpus], [money(a.cost.usd_per_hour)], [money(a.cost.usd_per_m_tokens)], [fmtMs(m.ttft_ms_p99)], [fmtMs(m.tpot_ms_p99)], [countPct(m.rejected_share)], [goodput]]
         : [[`> ${max}`, neverMetWords(p, this.last.spec, config)], ['–'], ['–'], ['–'], ['–'], ['–'], ['–'], [goodput]];
       for (const [c, title] of cells) {
@@ -336,7 +338,7 @@ export class Capacity {
       if (a) {
         tr.className = 'loadable';
         tr.title = `Load ${p.policy} on ${count(a.instances, 'replica')}`;
-        tr.addEventListener('click', () => this.loadPoint(p.policy, a.instances));
+        tr.addEventListener('click', () => this.loadPoint(p.policy, a));
       }
       tbody.append(tr);
     }
@@ -350,9 +352,10 @@ export class Capacity {
     this.fitHint();
   }
 
-  /** Loads a (policy, replicas) point into the page and says so. */
-  loadPoint(policy, instances) {
-    this.load({ ...this.last.config, routing: policy, instances });
+  /** Loads a policy's answer (its replicas, and its prefill:decode split if any) into the page and says so. */
+  loadPoint(policy, { instances, prefill_instances, decode_instances }) {
+    const pools = prefill_instances != null ? { prefill_instances, decode_instances } : {};
+    this.load({ ...this.last.config, routing: policy, instances, ...pools });
     this.els.status.textContent = `Loaded ${policy} on ${count(instances, 'replica')}: the charts at the top now show that run.`;
   }
 
@@ -372,7 +375,8 @@ export class Capacity {
     const hit = els.find((e) => this.chart.data.datasets[e.datasetIndex].data[e.index]?.policy);
     if (!hit) return;
     const q = this.chart.data.datasets[hit.datasetIndex].data[hit.index];
-    this.loadPoint(q.policy, q.n);
+    const plan = this.last.plans.find((p) => p.policy === q.policy);
+    this.loadPoint(q.policy, plan?.points.find((x) => x.instances === q.n) ?? { instances: q.n });
   }
 
   retheme() {

@@ -46,11 +46,11 @@ pub struct PlanFlags {
     /// a smaller answer that a non-monotone result hides from the bracketing search).
     #[arg(long = "plan-exhaustive")]
     pub exhaustive: bool,
-    /// Price of one GPU-hour, US dollars (assumed: a round on-demand price for one
-    /// H100-class GPU; set your own).
+    /// Price of one GPU-hour, US dollars, 0 to 10000 (assumed: a round on-demand price
+    /// for one H100-class GPU; set your own).
     #[arg(long = "gpu-hour-usd", value_name = "USD", default_value_t = plan::DEFAULT_GPU_HOUR_USD)]
     pub gpu_hour_usd: f64,
-    /// GPUs per replica [default: the engine preset's, 1 for custom].
+    /// GPUs per replica, 1 to 1024 [default: the engine preset's, 1 for custom].
     #[arg(long = "plan-gpus-per-replica", value_name = "G")]
     pub gpus_per_replica: Option<u32>,
     /// Write the whole plan as JSON to FILE ("-" for standard output).
@@ -154,9 +154,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         gpu_hour_usd: f.gpu_hour_usd,
     };
     limits.validate()?;
-    if limits.gpus_per_replica == 0 {
-        return Err("--plan-gpus-per-replica: invalid count: got 0; allowed: 1 or more".into());
-    }
+    plan::check_plan(&cfg, &limits)?;
     let trace = crate::cli::read_trace(&cmd.run, &cfg, lesson.as_ref())?;
     let (runner, workload): (Box<dyn Runner + Sync>, String) = match trace {
         Some((requests, name)) => {

@@ -2,8 +2,9 @@
 //! dollars, the figures at that point, the check, the goodput), inversions, the headline
 //! and on the next line its details.
 
-use kvfleet::plan::{PolicyPlan, Slo};
+use kvfleet::plan::{Point, PolicyPlan, Slo};
 use kvfleet::text::duration;
+use kvfleet::Config;
 
 use crate::plan::PlanReport;
 
@@ -36,6 +37,18 @@ fn money(x: f64) -> String {
     }
 }
 
+/// A fleet's size, with its prefill:decode split when disaggregated: "4", "7 (2:5)".
+fn size(instances: u32, pools: Option<(u32, u32)>) -> String {
+    match pools {
+        Some((p, d)) => format!("{instances} ({p}:{d})"),
+        None => instances.to_string(),
+    }
+}
+
+fn point_size(at: &Point) -> String {
+    size(at.instances, at.prefill_instances.zip(at.decode_instances))
+}
+
 fn row(p: &PolicyPlan, max: u32) -> String {
     let goodput = match &p.goodput {
         Some(g) => format!(
@@ -66,8 +79,8 @@ fn row(p: &PolicyPlan, max: u32) -> String {
     let n = at.instances;
     let check = if !p.verified {
         "not verified".to_string()
-    } else if n == 1 {
-        "1 meets".to_string()
+    } else if n == 1 || (n == 2 && at.prefill_instances.is_some()) {
+        format!("{n} meets")
     } else {
         format!("{n} meets, {} fails", n - 1)
     };
@@ -75,7 +88,7 @@ fn row(p: &PolicyPlan, max: u32) -> String {
     format!(
         "  {:<13} {:>8}  {:>4}  {:>8}  {:>7}  {:>8}  {:>8}  {:>8}  {:>7.1}%  {:>6.1}%  {:<18}  {goodput}\n",
         p.policy,
-        n,
+        point_size(at),
         at.cost.gpus,
         money(at.cost.usd_per_hour),
         money(at.cost.usd_per_m_tokens),
@@ -112,6 +125,15 @@ fn count(n: u64, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// "1 replica", "4 replicas", "4 replicas (2:2)".
+fn replicas(c: &Config) -> String {
+    let n = count(c.instances as u64, "replica");
+    match c.pools() {
+        Some(p) => format!("{n} ({}:{})", p.prefill, p.decode),
+        None => n,
+    }
+}
+
 /// The whole text report of a plan.
 pub fn render(r: &PlanReport) -> String {
     let l = &r.limits;
@@ -124,8 +146,12 @@ pub fn render(r: &PlanReport) -> String {
         l.gpu_hour_usd
     );
     out.push_str(&format!("  Targets: {}\n", targets(&r.slo)));
+    let (kind, least) = match r.config.pools() {
+        Some(_) => ("disaggregated fleets", 2),
+        None => ("fleets", 1),
+    };
     out.push_str(&format!(
-        "  Search: fleets of 1 to {} replicas ({}), each point on {}; goodput at {}\n",
+        "  Search: {kind} of {least} to {} replicas ({}), each point on {}; goodput at {}\n",
         l.max_replicas,
         if l.exhaustive {
             "every size"
@@ -133,10 +159,16 @@ pub fn render(r: &PlanReport) -> String {
             "bracketing, then verified"
         },
         count(l.seeds as u64, "seed"),
-        count(r.config.instances as u64, "replica")
+        replicas(r.config)
     ));
+    if r.config.pools().is_some() {
+        out.push_str(
+            "  Each size at its best prefill:decode split (P:D): meeting the targets, then \
+             missing fewest, then the lowest $/M tok\n",
+        );
+    }
     out.push_str(&format!(
-        "  {:<13} {:>8}  {:>4}  {:>8}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  {:<18}  goodput at {} replicas\n",
+        "  {:<13} {:>8}  {:>4}  {:>8}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  {:<18}  goodput at {}\n",
         "policy",
         "replicas",
         "GPUs",
@@ -148,7 +180,7 @@ pub fn render(r: &PlanReport) -> String {
         "unserved",
         "tok hit",
         "checked",
-        r.config.instances
+        replicas(r.config)
     ));
     for p in &r.policies {
         out.push_str(&row(p, l.max_replicas));

@@ -10,6 +10,7 @@ fn row(policy: &str, usd_h: f64, usd_m: f64, goodput_rate: f64) -> HeadlineRow {
         policy: policy.into(),
         answer: Some((4, 4, usd_h, usd_m)),
         goodput_rate,
+        split: None,
     }
 }
 
@@ -152,6 +153,7 @@ fn a_worked_tie_within_half_a_percent_goes_to_the_goodput() {
             policy: policy.into(),
             answer: Some((n, c.gpus, c.usd_per_hour, c.usd_per_m_tokens)),
             goodput_rate,
+            split: None,
         }
     };
     let rows = [
@@ -189,11 +191,13 @@ fn one_replica_and_one_gpu_read_in_the_singular() {
         policy: "kv".into(),
         answer: Some((1, 1, 2.5, 1.0)),
         goodput_rate: 1.0,
+        split: None,
     };
     let rr = HeadlineRow {
         policy: "round_robin".into(),
         answer: Some((2, 2, 5.0, 2.0)),
         goodput_rate: 1.0,
+        split: None,
     };
     assert_eq!(
         headline_rows(&[rr.clone(), one.clone()]),
@@ -220,6 +224,7 @@ fn sized(policy: &str, n: Option<u32>, goodput_rate: f64) -> HeadlineRow {
         policy: policy.into(),
         answer: n.map(|n| (n, n, 2.5 * n as f64, 1.0)),
         goodput_rate,
+        split: None,
     }
 }
 
