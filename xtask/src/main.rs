@@ -1,5 +1,6 @@
 //! `cargo xtask <cmd>`: the project's build, serve and test driver (see `usage()`).
 
+mod book;
 mod build;
 mod mutants;
 mod mutants_tree;
@@ -13,14 +14,16 @@ fn usage() -> &'static str {
     "usage: cargo xtask <command>
 
 commands:
-  build                 wasm32 build (profile wasm, opt-level s; std rebuilt for size, panics trap
-                        without a message) -> wasm-bindgen (--target web) -> wasm-opt -Oz (twice)
-                        into pkg/, then copy pkg/ to www/pkg/, chart.js to www/vendor/ and
-                        the built-in Mooncake traces to www/data/
-  serve [--port N]      build, then serve www/ on http://127.0.0.1:N/ (default 8000,
-                        or a free port when 8000 is busy)
+  build                 wasm32 build (profile wasm, opt-level s, stable toolchain) ->
+                        wasm-bindgen (--target web) -> wasm-opt -Oz (twice) into pkg/, then
+                        copy pkg/ to www/pkg/, chart.js to www/vendor/ and the built-in
+                        Mooncake traces to www/data/
+  book                  the book (docs/, mdBook 0.5.4, installed into target/tools when
+                        missing) into www/book/
+  serve [--port N]      build and book, then serve www/ on http://127.0.0.1:N/ (default
+                        8000, or a free port when 8000 is busy); the book is at /book/
   test                  the one check: fmt, clippy, native tests, xtask build, wasm tests
-                        in Chromium, build, page tests (node --test tests/e2e/)
+                        in Chromium, build, book, page tests (node --test tests/e2e/)
   mutants [--smoke] [--jobs N] [--iterate] [--list] [MODULE ...]
                         mutation testing (cargo-mutants, installed if missing) of the core
                         modules one by one against their tests, then a score table
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     let result = match cmd.as_str() {
         "build" => build::build(false).map(|_| ()),
+        "book" => book::build_book(),
         "serve" => serve::serve(rest),
         "test" => test::test(rest),
         "mutants" => mutants::mutants(rest),

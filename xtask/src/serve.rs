@@ -8,6 +8,7 @@ const DEFAULT_PORT: u16 = 8000;
 pub fn serve(args: &[String]) -> Result<(), String> {
     let wanted = parse_port(args)?;
     crate::build::build(false)?;
+    crate::book::build_book()?;
     let port = pick_port(wanted)?;
     if port != wanted {
         println!("xtask serve: port {wanted} is busy, using {port}");
@@ -31,7 +32,10 @@ pub fn serve(args: &[String]) -> Result<(), String> {
     .arg(&www)
     .spawn()
     .map_err(|e| format!("cannot start `python3 -m http.server`: {e}"))?;
-    println!("\nServing www/ at http://127.0.0.1:{port}/   (Ctrl-C stops)\n");
+    println!(
+        "\nServing the playground at http://127.0.0.1:{port}/ and the book at \
+         http://127.0.0.1:{port}/book/   (Ctrl-C stops)\n"
+    );
     let status = child.wait().map_err(|e| e.to_string())?;
     if status.success() {
         Ok(())

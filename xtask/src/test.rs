@@ -9,6 +9,7 @@ use std::time::Instant;
 enum Step {
     Cmd(Command),
     Build,
+    Book,
 }
 
 pub fn test(args: &[String]) -> Result<(), String> {
@@ -56,6 +57,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
             )),
         ),
         ("wasm package build", Step::Build),
+        ("book build", Step::Book),
         (
             "page tests",
             Step::Cmd(cmd("node", &["--test", "tests/e2e/"])),
@@ -69,6 +71,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
         let shown = match &step {
             Step::Cmd(c) => crate::util::show(c),
             Step::Build => "cargo xtask build (with --locked)".to_string(),
+            Step::Book => "cargo xtask book".to_string(),
         };
         println!("\n==> xtask test [{}/{total}] {name}: {shown}", i + 1);
         let result = match step {
@@ -79,6 +82,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
                 run(c)
             }
             Step::Build => crate::build::build(true).map(|_| ()),
+            Step::Book => crate::book::build_book(),
         };
         if let Err(e) = result {
             return Err(format!(
