@@ -93,6 +93,9 @@ pub struct BlockCache {
     private_blocks: u64,
     evictions: u64,
     journal: Vec<(u64, bool)>,
+    /// Bumped by every change that can change `room_for`'s answer (a pin, a release, an
+    /// answer's blocks cached): an answer given at one version holds until it moves.
+    room_version: u64,
 }
 
 impl BlockCache {
@@ -120,6 +123,7 @@ impl BlockCache {
             private_blocks: 0,
             evictions: 0,
             journal: Vec::new(),
+            room_version: 0,
         }
     }
 
@@ -169,6 +173,12 @@ impl BlockCache {
         self.evictions
     }
 
+    /// The version of the cache's room: while it stays the same, so does every answer of
+    /// `room_for` (marking blocks computed does not move it).
+    pub fn room_version(&self) -> u64 {
+        self.room_version
+    }
+
     /// Whether `id` is resident and computed.
     pub fn is_ready(&self, id: u64) -> bool {
         self.index.get(id).is_some_and(|e| e.ready())
@@ -215,6 +225,7 @@ impl BlockCache {
     /// reserves `private`. On failure nothing changes.
     pub fn acquire(&mut self, ids: &[u64], private: u64) -> Result<(), NoRoom> {
         self.room_for(ids, private)?;
+        self.room_version += 1;
         for &id in ids {
             self.pin(id);
         }
@@ -271,6 +282,7 @@ impl BlockCache {
     /// released tail first, so a prompt's last blocks are evicted before its first.
     /// An entry left unpinned but never computed is dropped.
     pub fn release(&mut self, ids: &[u64], private: u64) {
+        self.room_version += 1;
         for &id in ids.iter().rev() {
             let Some(e) = self.index.get_mut(id) else {
                 continue;
@@ -297,6 +309,7 @@ impl BlockCache {
     /// (`output_ids`, full blocks of prompt tail + output): they join the evictable list
     /// first (evicted first), then the prompt's entries are released as in `release`.
     pub fn release_with_output(&mut self, ids: &[u64], private: u64, output_ids: &[u64]) {
+        self.room_version += 1;
         self.private_blocks -= private;
         for &id in output_ids.iter().rev() {
             if self.index.contains_key(id) {

@@ -112,6 +112,11 @@ pub struct Replica {
     prefilled: IdMap<Prefilled>,
     /// The last step's chunk list, emptied, kept so a step does not allocate one.
     spare_chunks: Vec<(usize, u32)>,
+    /// The last request refused KV room, and the cache's room version then: until the
+    /// version moves, a step boundary does not walk its blocks again (`admit.rs`).
+    refused: Option<(u32, u64)>,
+    /// Block ids the admission path has handed to the cache's walks (for tests).
+    admission_ids_walked: u64,
 }
 
 impl Replica {
@@ -133,6 +138,8 @@ impl Replica {
             held: Vec::new(),
             prefilled: IdMap::default(),
             spare_chunks: Vec::new(),
+            refused: None,
+            admission_ids_walked: 0,
         }
     }
 
@@ -218,7 +225,7 @@ impl Replica {
         self.window_peak = self.window_peak.max(depth);
         match self.plan {
             Plan::Idle => self.begin_step(now_us, out),
-            Plan::DecodeRun { .. } if self.head_admissible() => self.truncate_run(now_us),
+            Plan::DecodeRun { .. } => self.truncate_run_for_head(now_us),
             _ => None,
         }
     }
@@ -291,6 +298,16 @@ impl Replica {
             prompt_tokens: req.prompt_tokens,
             block_ids: req.block_ids,
         });
+    }
+
+    /// A decode run is cut short at its next step boundary when the waiting head could
+    /// join there.
+    fn truncate_run_for_head(&mut self, now_us: u64) -> Option<u64> {
+        if self.head_admissible() {
+            self.truncate_run(now_us)
+        } else {
+            None
+        }
     }
 
     fn truncate_run(&mut self, now_us: u64) -> Option<u64> {

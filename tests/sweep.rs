@@ -164,9 +164,10 @@ fn bench_quick_runs_every_scenario() {
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| scenario"))
         .collect();
-    assert_eq!(rows.len(), 9, "{out}");
+    assert_eq!(rows.len(), 10, "{out}");
     assert!(out.contains("conversation trace, kv, 8 replicas"));
     assert!(out.contains("synthetic 1e6 req, 64 replicas"));
+    assert!(out.contains("3 prompts of 1e5 tokens, a token a step, 1 replica"));
 }
 
 #[test]

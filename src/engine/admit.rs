@@ -1,6 +1,8 @@
 //! Admission: the queue's capacity at arrival, and at each step boundary the waiting
 //! head's slot and KV blocks (a request too large for the cache is refused), with the
-//! cache lookup that gives its hit.
+//! cache lookup that gives its hit. A head refused KV room is not walked again until the
+//! cache's room changes (a pin or a release), so a request waiting through a long prefill
+//! costs each step nothing, whatever its block count.
 
 use super::{Active, Admitted, DropKind, Outbox, Replica, Role};
 use crate::workload::Request;
@@ -50,15 +52,39 @@ impl Replica {
         full as u64 + private
     }
 
-    pub(super) fn head_admissible(&self) -> bool {
+    /// Whether the waiting head can be admitted now: a free slot and KV room.
+    pub(super) fn head_admissible(&mut self) -> bool {
         let Some(req) = self.waiting.front() else {
             return false;
         };
-        if self.running.len() >= self.spec.max_batch as usize {
+        if self.running.len() >= self.spec.max_batch as usize || self.refused_still(req.id) {
             return false;
         }
         let (full, private, _) = self.kv_needs(req);
-        self.cache.room_for(&req.block_ids[..full], private).is_ok()
+        let room = self.cache.room_for(&req.block_ids[..full], private).is_ok();
+        self.admission_ids_walked += full as u64;
+        if !room {
+            self.note_refusal(req.id);
+        }
+        room
+    }
+
+    /// Whether request `id` was refused KV room and the cache's room has not changed
+    /// since: it would be refused again, so its blocks need not be walked.
+    fn refused_still(&self, id: u32) -> bool {
+        self.refused == Some((id, self.cache.room_version()))
+    }
+
+    /// Remembers that request `id` was refused KV room at the cache's present room.
+    fn note_refusal(&mut self, id: u32) {
+        self.refused = Some((id, self.cache.room_version()));
+    }
+
+    /// Block ids the admission path has handed to the cache's walks (room checks and hit
+    /// lookups, at their longest): its work, which tests bound.
+    #[cfg(test)]
+    pub(super) fn admission_ids_walked(&self) -> u64 {
+        self.admission_ids_walked
     }
 
     pub(super) fn admit_waiting(&mut self, now_us: u64, out: &mut Outbox) {
@@ -76,10 +102,15 @@ impl Replica {
                     continue;
                 }
             }
+            if self.refused_still(req.id) {
+                break;
+            }
             let bs = self.spec.block_size;
             let reusable = (req.prompt_tokens.saturating_sub(1) / bs) as usize;
+            self.admission_ids_walked += (reusable.min(full) + full) as u64;
             let hit = self.cache.hit_blocks(&req.block_ids, reusable.min(full));
             if self.cache.acquire(&req.block_ids[..full], private).is_err() {
+                self.note_refusal(req.id);
                 break;
             }
             let req = self.waiting.pop_front().expect("head exists");

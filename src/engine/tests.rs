@@ -172,3 +172,4 @@ fn kv_capacity_holds_requests_back_and_too_large_ones_are_refused() {
 
 mod rules;
 mod stats;
+mod work;

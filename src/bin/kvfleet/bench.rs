@@ -27,6 +27,8 @@ struct Scenario {
     trace: bool,
     /// Only with `--large`.
     large: bool,
+    /// Long prompts (`long_prompt_config`): their length in tokens, and with `--quick`.
+    long_prompt_tokens: Option<(u32, u32)>,
 }
 
 fn scenarios() -> Vec<Scenario> {
@@ -38,6 +40,7 @@ fn scenarios() -> Vec<Scenario> {
         routing: Policy::Kv,
         trace: false,
         large: false,
+        long_prompt_tokens: None,
     };
     vec![
         synth("seed example (200 req, 4 replicas)", 200, 200, 4),
@@ -55,6 +58,7 @@ fn scenarios() -> Vec<Scenario> {
             routing: Policy::Kv,
             trace: true,
             large: false,
+            long_prompt_tokens: None,
         },
         Scenario {
             name: "conversation trace, round_robin, 8 replicas",
@@ -64,10 +68,20 @@ fn scenarios() -> Vec<Scenario> {
             routing: Policy::RoundRobin,
             trace: true,
             large: false,
+            long_prompt_tokens: None,
         },
         Scenario {
             large: true,
             ..synth("synthetic 1e7 req, 64 replicas", 10_000_000, 4_000, 64)
+        },
+        Scenario {
+            long_prompt_tokens: Some((100_000, 10_000)),
+            ..synth(
+                "3 prompts of 1e5 tokens, a token a step, 1 replica",
+                3,
+                3,
+                1,
+            )
         },
     ]
 }
@@ -183,8 +197,23 @@ fn synthetic_config(s: &Scenario, requests: u32) -> Config {
     }
 }
 
+/// Issue 46's slow path: `requests` prompts of `prompt_tokens` one-token blocks on one
+/// replica, prefilled a token a step, with KV room for one and a half prompts, so each
+/// waits for room through the previous one's whole prefill.
+fn long_prompt_config(requests: u32, prompt_tokens: u32) -> Config {
+    Config {
+        num_requests: requests,
+        instances: 1,
+        input_len: prompt_tokens,
+        block_size: 1,
+        max_batched_tokens: 1,
+        kv_blocks: Some(prompt_tokens as u64 * 3 / 2),
+        ..Config::default()
+    }
+}
+
 /// One timed run, parsing included for traces; returns (events, requests, ms).
-fn once(s: &Scenario, requests: u32) -> Result<(u64, u64, f64), String> {
+fn once(s: &Scenario, requests: u32, quick: bool) -> Result<(u64, u64, f64), String> {
     let start = Instant::now();
     let sim = if s.trace {
         let opts = TraceOptions {
@@ -198,6 +227,9 @@ fn once(s: &Scenario, requests: u32) -> Result<(u64, u64, f64), String> {
             ..Config::default()
         };
         api::replay_simulation(&cfg, reqs, "conversation_trace.jsonl")?
+    } else if let Some((tokens, quick_tokens)) = s.long_prompt_tokens {
+        let prompt_tokens = if quick { quick_tokens } else { tokens };
+        api::synthetic_simulation(&long_prompt_config(requests, prompt_tokens))?
     } else if i_am_the_seed_example(s) {
         api::synthetic_simulation(&Config::default())?
     } else {
@@ -238,7 +270,7 @@ pub fn child(index: usize, quick: bool) -> Result<(), String> {
     let (mut events, mut served) = (0, 0);
     let cpu_before = thread_cpu_ms();
     for _ in 0..runs {
-        let (e, r, ms) = once(&s, requests)?;
+        let (e, r, ms) = once(&s, requests, quick)?;
         (events, served) = (e, r);
         times.push(ms);
     }
