@@ -48,7 +48,7 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
     }
     if cfg.router_view != RouterView::Snapshot {
         let why = format!(
-            "with {} {} (only the snapshot view refreshes and lags)",
+            "with {} {} (only the snapshot view has a refresh interval and an event lag)",
             flag("router_view"),
             cfg.router_view.name()
         );
