@@ -332,14 +332,19 @@ impl fmt::Display for Popularity {
     }
 }
 
-/// Parses llm-d's scorer weights `P,Q,K` (prefix, queue, kv-cache): three finite numbers
-/// >= 0, not all 0.
+/// Largest llm-d scorer weight: three scores of at most 1 each, so a weighted sum stays
+/// far from overflow (at 10^308 each it was infinite, and every replica tied).
+pub const MAX_LLMD_WEIGHT: f64 = 1e6;
+
+/// Parses llm-d's scorer weights `P,Q,K` (prefix, queue, kv-cache): three numbers from 0
+/// to `MAX_LLMD_WEIGHT`, not all 0.
 pub fn parse_llmd_weights(text: &str) -> Result<[f64; 3], ConfigError> {
     let bad = || {
         ConfigError::new(
             "llmd_weights",
             text,
-            "three numbers >= 0, not all 0, as P,Q,K (prefix, queue, kv-cache; e.g. 3,2,2)",
+            "three numbers from 0 to 1000000, not all 0, as P,Q,K (prefix, queue, kv-cache; \
+             e.g. 3,2,2)",
         )
     };
     let parts: Vec<&str> = text.split(',').collect();
@@ -349,7 +354,7 @@ pub fn parse_llmd_weights(text: &str) -> Result<[f64; 3], ConfigError> {
     let mut w = [0.0; 3];
     for (slot, part) in w.iter_mut().zip(parts) {
         let x = crate::decimal::finite_f64(part.trim()).ok_or_else(bad)?;
-        if x < 0.0 {
+        if !(0.0..=MAX_LLMD_WEIGHT).contains(&x) {
             return Err(bad());
         }
         *slot = x;

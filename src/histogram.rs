@@ -194,7 +194,7 @@ impl LogHistogram {
     fn settled_at_ms(&self, qs: &[f64]) -> Vec<f64> {
         let mut out = Vec::with_capacity(qs.len());
         if self.total == 0 {
-            out.resize(qs.len(), 0.0);
+            out.resize(qs.len(), f64::NAN);
             return out;
         }
         let (mut seen, mut b) = (0u64, 0usize);
@@ -213,7 +213,7 @@ impl LogHistogram {
     pub fn quantiles_ms(&self) -> Quantiles {
         let q = self.at_ms(&[0.50, 0.90, 0.99]);
         let mean = if self.total == 0 {
-            0.0
+            f64::NAN
         } else {
             self.sum_us / self.total as f64 / 1000.0
         };
@@ -317,7 +317,12 @@ mod tests {
             assert!((got - want).abs() / want <= 0.0005, "{got} vs {want}");
         }
         assert_eq!(h.at_ms(&[0.0])[0], 0.0, "values below 1 µs report 0");
-        assert_eq!(LogHistogram::fine().quantiles_ms(), Quantiles::default());
+        // A statistic over nothing is NaN (null in the JSON), not 0.
+        let empty = LogHistogram::fine().quantiles_ms();
+        assert!([empty.mean, empty.p50, empty.p90, empty.p99]
+            .iter()
+            .all(|x| x.is_nan()));
+        assert!(LogHistogram::fine().at_ms(&[0.5])[0].is_nan());
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! µs per step covers rounding up). A replica is never idle while it holds a request,
 //! so the run ends by the last arrival plus that total (plus, for sessions, every think
 //! time of one task: its turns wait for each other).
+//!
+//! A disaggregated fleet also moves each prompt's KV over a decode replica's link. While
+//! a request waits for a link, that link is busy, so the run ends at most by the bound
+//! above plus every transfer's wire time end to end (`transfer_us`, rounded up). The
+//! bytes moved are counted in 64 bits, so their worst-case total is bounded too.
 
 use std::fmt::Write as _;
 
@@ -21,11 +26,14 @@ pub mod memory;
 mod shapes;
 
 pub use memory::{check_decision_log, Footprint, MEMORY_LIMIT_BYTES};
-pub use shapes::{check_pool, check_replay, check_sessions};
+pub use shapes::{check_pool, check_replay, check_sessions, link_cost};
 
 /// Every simulated time stays below 2^62 µs (about 146,000 years), so the sum of any two
 /// times fits the 64-bit clock.
 pub const MAX_TIME_US: u64 = 1 << 62;
+
+/// Most KV bytes a run's transfers may move (they are counted in 64 bits): 2^63 B.
+pub const MAX_TRANSFER_BYTES: f64 = 9_223_372_036_854_775_808.0;
 
 /// Longest trace line, bytes (a line of a million block ids fits).
 pub const MAX_LINE_BYTES: usize = 16 << 20;
@@ -70,6 +78,43 @@ impl Work {
             + self.output_tokens * timing.decode_seq_us
             + self.kv_reads * timing.kv_read_token_ns / 1000.0
     }
+
+    /// An upper bound on the link time of moving every prompt's KV once over `link`, µs:
+    /// each transfer's base cost, its bytes at the link's rate, and 1 µs of rounding up.
+    pub fn transfer_bound_us(&self, link: &LinkCost) -> f64 {
+        self.requests * (link.base_us + 1.0) + self.transfer_bytes(link) / (link.gbps * 1000.0)
+    }
+
+    /// The KV bytes of moving every prompt once over `link`.
+    pub fn transfer_bytes(&self, link: &LinkCost) -> f64 {
+        self.prompt_tokens * link.bytes_per_token as f64
+    }
+}
+
+/// What one KV transfer costs on a disaggregated fleet's link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkCost {
+    /// KV bytes per prompt token.
+    pub bytes_per_token: u64,
+    /// Link bandwidth, GB/s (10^9 bytes per second: 1000 bytes per µs at 1 GB/s).
+    pub gbps: f64,
+    /// Fixed cost of one transfer, µs.
+    pub base_us: f64,
+}
+
+/// `Ok` when every prompt's KV moved once over `link` stays below `MAX_TRANSFER_BYTES`.
+pub fn check_transfer_bytes(work: &Work, link: &LinkCost) -> Result<(), String> {
+    let bytes = work.transfer_bytes(link);
+    if bytes < MAX_TRANSFER_BYTES {
+        return Ok(());
+    }
+    Err(format!(
+        "its KV transfers could move {} B ({} prompt tokens at {} B each), beyond the \
+         simulator's count of 2^63 B",
+        compact(bytes),
+        compact(work.prompt_tokens),
+        link.bytes_per_token
+    ))
 }
 
 /// A worst-case end time, split into its parts for the message.
@@ -81,12 +126,14 @@ pub struct Horizon {
     pub busy_us: f64,
     /// Think times a task may wait, µs.
     pub think_us: f64,
+    /// KV transfers end to end on one link (0 on a colocated fleet), µs.
+    pub transfer_us: f64,
 }
 
 impl Horizon {
     /// The worst-case end of the run, µs.
     pub fn end_us(&self) -> f64 {
-        self.arrivals_us + self.busy_us + self.think_us
+        self.arrivals_us + self.busy_us + self.think_us + self.transfer_us
     }
 
     /// `Ok` when the run cannot reach the clock's horizon, else what to say about it.
@@ -103,6 +150,9 @@ impl Horizon {
         );
         if self.think_us > 0.0 {
             let _ = write!(why, ", think times {}", years(self.think_us));
+        }
+        if self.transfer_us > 0.0 {
+            let _ = write!(why, ", KV transfers {}", years(self.transfer_us));
         }
         let _ = write!(
             why,
@@ -165,17 +215,51 @@ mod tests {
     }
 
     #[test]
+    fn the_transfer_bound_covers_hand_worked_transfers() {
+        // Two prompts of 1000 tokens at 1000 B each over 1 GB/s (1000 B/µs) with a 50 µs
+        // base: each transfer is 50 + 1000 = 1050 µs on the wire, 2100 µs end to end. The
+        // bound adds 1 µs of rounding per transfer: 2 x 51 + 2,000,000 / 1000 = 2102 µs.
+        let link = LinkCost {
+            bytes_per_token: 1000,
+            gbps: 1.0,
+            base_us: 50.0,
+        };
+        let mut w = Work::default();
+        w.add(2.0, 1000.0, 7.0);
+        assert_eq!(w.transfer_bound_us(&link), 2102.0);
+        let real = 2 * crate::config::transfer_us(1000, 1000, 1.0, 50.0);
+        assert!(real as f64 <= w.transfer_bound_us(&link), "{real}");
+        assert_eq!(w.transfer_bytes(&link), 2e6);
+        // 22 prompts of 4,294,967,295 tokens at 10^8 B: 9.45e18 B, past 2^63 (9.22e18).
+        let big = LinkCost {
+            bytes_per_token: 100_000_000,
+            ..link
+        };
+        let mut w = Work::default();
+        w.add(21.0, 4_294_967_295.0, 1.0);
+        assert!(check_transfer_bytes(&w, &big).is_ok());
+        w.add(1.0, 4_294_967_295.0, 1.0);
+        let why = check_transfer_bytes(&w, &big).unwrap_err();
+        assert!(
+            why.contains("2^63 B") && why.contains("9.449e18 B"),
+            "{why}"
+        );
+    }
+
+    #[test]
     fn horizons_beyond_the_clock_are_refused_with_their_parts() {
         let ok = Horizon {
             arrivals_us: 1e6,
             busy_us: 1e6,
             think_us: 0.0,
+            transfer_us: 0.0,
         };
         assert!(ok.check().is_ok());
         let long = Horizon {
             arrivals_us: 1e6,
             busy_us: 1e19,
             think_us: 0.0,
+            transfer_us: 0.0,
         };
         let why = long.check().unwrap_err();
         assert!(

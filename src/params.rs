@@ -8,7 +8,10 @@ use crate::timing::EnginePreset;
 
 use crate::config::Config;
 
+mod inert;
 mod validate;
+
+pub use inert::{inert, Inert};
 
 pub use validate::{
     max_lengths, session_max_lengths, session_turn_lengths, timing_of, validate, validate_fleet,

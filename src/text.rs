@@ -23,6 +23,15 @@ pub fn thousands(n: i64) -> String {
     }
 }
 
+/// Seconds to one decimal, "–" for a statistic over nothing.
+fn seconds(s: f64) -> String {
+    if s.is_finite() {
+        format!("{s:.1} s")
+    } else {
+        "–".to_string()
+    }
+}
+
 /// Formats a duration given in ms the way the latency table does.
 pub fn duration(ms: f64) -> String {
     if !ms.is_finite() {
@@ -245,8 +254,13 @@ pub fn render(r: &Report) -> String {
     if let Some(t) = &r.sessions {
         let _ = writeln!(
             out,
-            "  Tasks: {} started, {} completed, {} failed | task time mean {:.1} s, p50 {:.1} s, p99 {:.1} s",
-            t.tasks, t.completed_tasks, t.failed_tasks, t.task_s.mean, t.task_s.p50, t.task_s.p99
+            "  Tasks: {} started, {} completed, {} failed | task time mean {}, p50 {}, p99 {}",
+            t.tasks,
+            t.completed_tasks,
+            t.failed_tasks,
+            seconds(t.task_s.mean),
+            seconds(t.task_s.p50),
+            seconds(t.task_s.p99)
         );
         let by_turn: Vec<String> = t
             .token_hit_rate_by_turn

@@ -304,3 +304,71 @@ fn a_replay_prints_the_trace_summary_first_then_the_report() {
         assert!(!report.contains("Trace: "), "the summary appears once");
     }
 }
+
+#[test]
+fn flags_of_a_feature_that_is_off_are_warned_about_by_name() {
+    // Each typed flag does nothing under the rest of the run: a warning names it and why;
+    // the run goes on.
+    let (code, out, err) = kvfleet(&[
+        "--des-num-requests",
+        "10",
+        "--des-kv-transfer-gbps",
+        "3",
+        "--des-router-refresh-ms",
+        "20",
+        "--des-dynamo-temperature",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Simulated: 10 requests"), "{out}");
+    for line in [
+        "warning: --des-kv-transfer-gbps does nothing on a colocated fleet (it needs --des-prefill-instances and --des-decode-instances)",
+        "warning: --des-router-refresh-ms does nothing with --des-router-view exact",
+        "warning: --des-dynamo-temperature does nothing with --des-routing kv (it is a setting of dynamo only)",
+    ] {
+        assert!(err.contains(line), "{line}\n{err}");
+    }
+    // Flags not typed, or typed where their feature is on, are not warned about.
+    let (code, _, err) = kvfleet(&[
+        "--des-num-requests",
+        "10",
+        "--des-router-view",
+        "snapshot",
+        "--des-router-refresh-ms",
+        "20",
+        "--des-routing",
+        "dynamo",
+        "--des-dynamo-temperature",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn a_sweep_over_a_parameter_that_does_nothing_is_warned_about() {
+    let (code, out, err) = kvfleet(&[
+        "--des-num-requests",
+        "10",
+        "--des-sweep",
+        "router-refresh-ms=0:100:50",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 5, "{out}");
+    assert!(
+        err.contains("warning: --des-sweep router-refresh-ms=0:100:50: --des-router-refresh-ms does nothing with --des-router-view exact")
+            && err.contains("every row will be the same"),
+        "{err}"
+    );
+    // A flag that counts at some of the sweep's points is not warned about.
+    let (code, _, err) = kvfleet(&[
+        "--des-num-requests",
+        "10",
+        "--des-dynamo-temperature",
+        "1",
+        "--des-sweep",
+        "routing=kv,dynamo",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+}

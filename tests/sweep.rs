@@ -52,7 +52,7 @@ fn each_sweep_point_equals_its_single_run() {
         );
         for key in row_columns() {
             let want = match key {
-                "task_s_mean" => serde_json::json!(0.0),
+                "task_s_mean" => serde_json::Value::Null,
                 _ => report["summary"][key].clone(),
             };
             assert_eq!(row[key], want, "instances={n}: {key}");
@@ -127,7 +127,7 @@ fn library_sweep_rows_match_run_json() {
                     "task_s_mean" if base.workload == kvfleet::WorkloadKind::Sessions => {
                         again["sessions"]["task_s"]["mean"].clone()
                     }
-                    "task_s_mean" => serde_json::json!(0.0),
+                    "task_s_mean" => serde_json::Value::Null,
                     _ => again["summary"][key].clone(),
                 };
                 assert_eq!(row[key], want, "{spec} at {}: {key}", p.value);
@@ -366,5 +366,25 @@ fn bench_pairs_needs_ratios_and_a_count_from_1_to_100() {
         assert!(err.contains("--pairs"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
         assert!(out.is_empty(), "{out}");
+    }
+}
+
+#[test]
+fn a_pool_sweep_has_no_task_mean() {
+    // The pool workload has no tasks: their mean time is over nothing, null, not 0.
+    let (code, out, err) = kvfleet(&[
+        "--des-num-requests",
+        "10",
+        "--des-sweep",
+        "instances=1:2",
+        "--des-sweep-json",
+        "-",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let start = out.find('[').expect("the JSON rows");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out[start..]).unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert!(row["task_s_mean"].is_null(), "{row}");
     }
 }

@@ -284,6 +284,7 @@ fn quantiles(r: &Report) -> Result<(), String> {
             )
         })?;
     }
+    task_times(r)?;
     let c = &r.latency_cdf;
     for (name, v) in [("q", &c.q), ("ttft_ms", &c.ttft_ms), ("e2e_ms", &c.e2e_ms)] {
         ensure(v.windows(2).all(|w| w[0] <= w[1]), || {
@@ -293,15 +294,35 @@ fn quantiles(r: &Report) -> Result<(), String> {
     Ok(())
 }
 
+/// A sessions run's task times: null exactly when no task completed.
+fn task_times(r: &Report) -> Result<(), String> {
+    let Some(t) = &r.sessions else {
+        return Ok(());
+    };
+    let q = [t.task_s.mean, t.task_s.p50, t.task_s.p90, t.task_s.p99];
+    if t.completed_tasks == 0 {
+        return ensure(q.iter().all(|x| x.is_nan()), || {
+            "task_s: numbers over no completed task (must be null)".to_string()
+        });
+    }
+    ensure(q.iter().all(|x| x.is_finite()), || {
+        format!(
+            "task_s: null although {} tasks completed",
+            t.completed_tasks
+        )
+    })
+}
+
 /// Report keys that are statistics: `null` there means "over nothing", and `rates` and
 /// `quantiles` (and `routing_capture`, for the capture) check that it appears exactly when
 /// nothing was measured.
-const STATISTICS: [&str; 5] = [
+const STATISTICS: [&str; 6] = [
     "hit_rate",
     "block_reuse",
     "cached_tokens_avg",
     "_ms_",
     "routing_capture",
+    "task_s",
 ];
 
 fn is_statistic(key: &str) -> bool {

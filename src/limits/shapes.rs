@@ -2,12 +2,43 @@
 //! bound and the memory estimate, checked before the run starts.
 
 use super::memory::{parsed_bytes, request_bytes, router_bytes, Footprint};
-use super::{Horizon, Work};
+use super::{check_transfer_bytes, Horizon, LinkCost, Work};
 use crate::config::{Config, ConfigError};
 use crate::timing::Timing;
 use crate::workload::{Arrivals, Request};
 
 const TIME_ADVICE: &str = "use shorter requests, fewer of them, or a higher arrival rate";
+const LINK_ADVICE: &str = ", or a faster KV link, or fewer KV bytes per token";
+const BYTES_ADVICE: &str = "use shorter requests or fewer of them";
+
+/// The cost of one KV transfer on `cfg`'s fleet: `None` when it is colocated.
+pub fn link_cost(cfg: &Config) -> Option<LinkCost> {
+    cfg.pools()?;
+    Some(LinkCost {
+        bytes_per_token: cfg.kv_bytes_per_token_or_preset().unwrap_or(0),
+        gbps: cfg.kv_transfer_gbps,
+        base_us: cfg.kv_transfer_base_us,
+    })
+}
+
+/// The link time `work`'s transfers may take on `cfg`'s fleet (0 when colocated), µs,
+/// or why their bytes cannot be counted.
+fn transfer_bound_us(cfg: &Config, work: &Work) -> Result<f64, String> {
+    let Some(link) = link_cost(cfg) else {
+        return Ok(0.0);
+    };
+    check_transfer_bytes(work, &link)?;
+    Ok(work.transfer_bound_us(&link))
+}
+
+/// What to change when `horizon` is beyond the clock.
+fn time_advice(horizon: &Horizon) -> String {
+    if horizon.transfer_us > 0.0 {
+        format!("{TIME_ADVICE}{LINK_ADVICE}")
+    } else {
+        TIME_ADVICE.to_string()
+    }
+}
 const MEMORY_ADVICE: &str = "bound the caches (kv_blocks), or use fewer or shorter requests";
 
 /// The error of a synthetic run that a limit refuses: blamed on the count that scales it.
@@ -21,15 +52,23 @@ pub fn check_pool(cfg: &Config, timing: &Timing, longest: (u64, u64)) -> Result<
     let (prompt, output) = (longest.0 as f64, longest.1 as f64);
     let mut work = Work::default();
     work.add(n, prompt, output);
+    let blame =
+        |what, why, advice: &str| refused("num_requests", cfg.num_requests, what, why, advice);
+    let transfer_us = transfer_bound_us(cfg, &work)
+        .map_err(|why| blame("a run whose KV bytes can be counted", why, BYTES_ADVICE))?;
     let horizon = Horizon {
         arrivals_us: (n - 1.0) * Arrivals::new(cfg, cfg.request_rate).max_gap_us(),
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: 0.0,
+        transfer_us,
     };
-    let blame = |what, why, advice| refused("num_requests", cfg.num_requests, what, why, advice);
-    horizon
-        .check()
-        .map_err(|why| blame("a run within the simulator's clock", why, TIME_ADVICE))?;
+    horizon.check().map_err(|why| {
+        blame(
+            "a run within the simulator's clock",
+            why,
+            &time_advice(&horizon),
+        )
+    })?;
     pool_footprint(cfg, longest.0)
         .check()
         .map_err(|why| blame("a run that fits in memory", why, MEMORY_ADVICE))
@@ -89,15 +128,23 @@ pub fn check_sessions(
         chain_blocks += ((prompt + output) / bs) as f64;
     }
     let (last_prompt, last_output) = turn_lengths(cfg.turns - 1);
+    let blame =
+        |what, why, advice: &str| refused("num_sessions", cfg.num_sessions, what, why, advice);
+    let transfer_us = transfer_bound_us(cfg, &work)
+        .map_err(|why| blame("a run whose KV bytes can be counted", why, BYTES_ADVICE))?;
     let horizon = Horizon {
         arrivals_us: (tasks - 1.0) * Arrivals::new(cfg, cfg.session_rate).max_gap_us(),
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: (cfg.turns - 1) as f64 * cfg.think_time_ms * 1000.0,
+        transfer_us,
     };
-    let blame = |what, why, advice| refused("num_sessions", cfg.num_sessions, what, why, advice);
-    horizon
-        .check()
-        .map_err(|why| blame("a run within the simulator's clock", why, TIME_ADVICE))?;
+    horizon.check().map_err(|why| {
+        blame(
+            "a run within the simulator's clock",
+            why,
+            &time_advice(&horizon),
+        )
+    })?;
     // A task's blocks sit on every replica it visits (at most one per turn), and never
     // exceed all the blocks its turns brought. Each live task holds its block ids twice
     // (its state, with room to grow, and the request sent).
@@ -123,13 +170,19 @@ pub fn check_replay(
     requests: &[Request],
     name: &str,
 ) -> Result<(), String> {
+    let work = Work::of(requests);
+    let transfer_us = transfer_bound_us(cfg, &work).map_err(|why| {
+        format!("{name}: the replay's KV bytes cannot be counted: {why}; {BYTES_ADVICE}")
+    })?;
     let horizon = Horizon {
         arrivals_us: requests.last().map_or(0.0, |r| r.arrival_us as f64),
-        busy_us: Work::of(requests).busy_bound_us(timing, cfg.max_batched_tokens),
+        busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: 0.0,
+        transfer_us,
     };
     horizon.check().map_err(|why| {
-        format!("{name}: the replay could outlast the simulator's clock: {why}; {TIME_ADVICE}")
+        let advice = time_advice(&horizon);
+        format!("{name}: the replay could outlast the simulator's clock: {why}; {advice}")
     })?;
     let bs = cfg.block_size;
     let cached: u64 = requests

@@ -36,6 +36,29 @@ fn unit_suffix(unit: &str) -> String {
     }
 }
 
+/// A time in ms the clock keeps exactly: a whole number of µs (the clock's step), so a
+/// run never uses a value other than the one its report echoes (0.0004 ms would have
+/// been 0, turning the feature off).
+fn check_whole_us(name: &str, ms: f64) -> Result<(), ConfigError> {
+    let us = ms * 1000.0;
+    if (us - libm::round(us)).abs() <= 1e-6 * us.max(1.0) {
+        return Ok(());
+    }
+    let lowest = if ms < 0.001 {
+        "; the smallest above 0 is 0.001"
+    } else {
+        ""
+    };
+    Err(ConfigError::new(
+        name,
+        crate::echo::number(ms),
+        format!(
+            "a whole number of µs, in ms with at most 3 decimals (the simulator's clock counts \
+             whole µs){lowest}"
+        ),
+    ))
+}
+
 /// The step-time coefficients of a config (the preset's, or the custom ones).
 pub fn timing_of(cfg: &Config) -> Timing {
     match cfg.engine {
@@ -170,6 +193,7 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
             format!("0 to {MAX_SEED} (2^53, the largest integer the page's numbers hold exactly)"),
         ));
     }
+    check_pools_fit(cfg)?;
     for (name, value) in [
         ("instances", cfg.instances as f64),
         ("overlap_weight", cfg.overlap_weight),
@@ -194,6 +218,13 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     ] {
         check_range(name, value)?;
     }
+    for (name, value) in [
+        ("router_refresh_ms", cfg.router_refresh_ms),
+        ("kv_event_lag_ms", cfg.kv_event_lag_ms),
+        ("router_predict_ttl_ms", cfg.router_predict_ttl_ms),
+    ] {
+        check_whole_us(name, value)?;
+    }
     if let Some(affinity) = cfg.session_affinity {
         check_range("session_affinity", affinity)?;
     }
@@ -208,6 +239,32 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
         check_range("timeout_ms", timeout)?;
     }
     validate_pools(cfg)
+}
+
+/// Two pools larger together than a fleet may be, blamed on the pool sizes (the fleet's
+/// size is their sum, not a flag the user gave).
+fn check_pools_fit(cfg: &Config) -> Result<(), ConfigError> {
+    let Some(pools) = cfg.pools() else {
+        return Ok(());
+    };
+    check_range("prefill_instances", pools.prefill as f64)?;
+    check_range("decode_instances", pools.decode as f64)?;
+    let max = limits_of("instances").max.unwrap_or(f64::MAX);
+    let (p, d) = (pools.prefill as f64, pools.decode as f64);
+    if p + d <= max {
+        return Ok(());
+    }
+    Err(ConfigError::new(
+        "prefill_instances",
+        pools.prefill,
+        format!(
+            "at most {} with decode_instances {}: a fleet holds at most {max} replicas, and \
+             prefill_instances + decode_instances make {}",
+            max - d,
+            pools.decode,
+            p + d
+        ),
+    ))
 }
 
 /// The disaggregation fields: both pool sizes or neither, their sum is `instances`, and

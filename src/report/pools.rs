@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::{share, InstanceReport, Summary};
+use crate::histogram::LogHistogram;
 use crate::sim::Simulation;
 
 /// One pool's figures.
@@ -51,7 +52,8 @@ pub struct TransfersReport {
     /// Transfers that ended after the caller's timeout: those requests timed out in the
     /// decode pool.
     pub late: u64,
-    /// Handoff to arrival on the decode replica, link wait included: mean, ms.
+    /// Handoff to arrival on the decode replica, link wait included: mean, ms (this and
+    /// the other time statistics are null with no transfers).
     pub time_ms_mean: f64,
     /// Median transfer time, ms.
     pub time_ms_p50: f64,
@@ -73,7 +75,8 @@ pub struct TransfersReport {
     pub bytes_per_token: u64,
     /// Per decode replica: the share of the makespan its link was busy.
     pub link_utilisation_by_replica: Vec<f64>,
-    /// Transfer time at 100 evenly spaced quantiles (0.01 to 1.00), ms.
+    /// Transfer time at 100 evenly spaced quantiles (0.01 to 1.00), ms; empty with no
+    /// transfers.
     pub time_ms_cdf: Vec<f64>,
 }
 
@@ -118,6 +121,15 @@ fn pool(rows: &[InstanceReport]) -> PoolReport {
     }
 }
 
+/// A histogram's values at quantiles `q`, ms; empty when it holds none.
+fn cdf(h: &LogHistogram, q: &[f64]) -> Vec<f64> {
+    if h.count() == 0 {
+        Vec::new()
+    } else {
+        h.at_ms(q)
+    }
+}
+
 impl Simulation<'_> {
     /// The pools' report, for a disaggregated run.
     pub(super) fn pools_report(
@@ -154,7 +166,7 @@ impl Simulation<'_> {
                 base_us: self.cfg.kv_transfer_base_us,
                 bytes_per_token: self.cfg.kv_bytes_per_token_or_preset().unwrap_or(0),
                 link_utilisation_by_replica: links,
-                time_ms_cdf: s.time.at_ms(&cdf_q),
+                time_ms_cdf: cdf(&s.time, &cdf_q),
             },
             skipped_prefill: s.skipped,
             skipped_prefill_share: share(s.skipped as f64, self.arrived as f64),

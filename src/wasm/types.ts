@@ -172,7 +172,7 @@ export interface TransfersReport {
   link_utilisation: Stat; link_utilisation_max: Stat;
   bandwidth_gbps: number; base_us: number; bytes_per_token: number;
   link_utilisation_by_replica: Stat[];
-  /** Transfer time at quantiles 0.01 to 1.00, ms. */
+  /** Transfer time at quantiles 0.01 to 1.00, ms; empty with no transfers. */
   time_ms_cdf: Stat[];
 }
 

@@ -26,6 +26,8 @@ mod ratios;
 mod summary;
 #[cfg(not(target_arch = "wasm32"))]
 mod sweep;
+#[cfg(not(target_arch = "wasm32"))]
+mod warnings;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {

@@ -1,0 +1,63 @@
+//! Warnings on standard error for flags the user typed that do nothing under the rest of
+//! the run (for a sweep, under every point), and for a sweep over such a parameter,
+//! whose rows would all be the same.
+
+use clap::parser::ValueSource;
+use clap::ArgMatches;
+use kvfleet::{params, Config};
+
+/// The command-line flag of config key `field` (the key itself when it has none).
+fn flag(field: &str) -> String {
+    params::specs()
+        .into_iter()
+        .find(|s| s.name == field)
+        .map_or(field.to_string(), |s| s.flag.to_string())
+}
+
+/// Whether the user typed the flag of config key `field`.
+fn typed(matches: &ArgMatches, field: &str) -> bool {
+    matches.ids().any(|id| id.as_str() == field)
+        && matches.value_source(field) == Some(ValueSource::CommandLine)
+}
+
+/// The configs the run will use: the sweep's points, or `cfg` alone, and the swept key.
+fn configs(cfg: &Config, sweep: Option<&str>) -> (Vec<Config>, Option<String>) {
+    let planned = sweep.and_then(|spec| kvfleet::sweep::plan_with(cfg, spec, |_| Ok(())).ok());
+    match planned {
+        Some((key, points)) => (points.into_iter().map(|p| p.config).collect(), Some(key)),
+        None => (vec![cfg.clone()], None),
+    }
+}
+
+/// The warnings for `cfg` run as the flags in `matches` ask (`sweep`: the sweep's spec).
+pub(crate) fn inert_flags(cfg: &Config, sweep: Option<&str>, matches: &ArgMatches) -> Vec<String> {
+    let (runs, swept) = configs(cfg, sweep);
+    let inert_everywhere = |field: &str| {
+        runs.iter()
+            .all(|c| params::inert(c, flag).iter().any(|i| i.field == field))
+    };
+    let mut out = Vec::new();
+    for i in params::inert(&runs[0], flag) {
+        if !inert_everywhere(i.field) {
+            continue;
+        }
+        if swept.as_deref() == Some(i.field) {
+            let spec = kvfleet::echo::shown(sweep.unwrap_or_default());
+            out.push(format!(
+                "--des-sweep {spec}: {} does nothing {}: every row will be the same",
+                flag(i.field),
+                i.why
+            ));
+        } else if typed(matches, i.field) {
+            out.push(format!("{} does nothing {}", flag(i.field), i.why));
+        }
+    }
+    out
+}
+
+/// Prints `inert_flags` on standard error.
+pub(crate) fn warn(cfg: &Config, sweep: Option<&str>, matches: &ArgMatches) {
+    for w in inert_flags(cfg, sweep, matches) {
+        eprintln!("warning: {w}");
+    }
+}
