@@ -417,7 +417,7 @@ fn a_gpu_hour_price_that_overflows_the_costs_is_refused() {
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("--gpu-hour-usd: invalid price: got 1e308; allowed: 0 to 1000000")
+        err.contains("--gpu-hour-usd: invalid price: got 1e308; allowed: 0 to 10000")
             && err.len() < 200,
         "{err}"
     );

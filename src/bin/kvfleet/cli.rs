@@ -85,7 +85,7 @@ pub fn main() -> ExitCode {
         Some(Command::Lesson { id, check, .. }) => crate::lesson::run(id.as_deref(), check),
         Some(Command::Plan(cmd)) => {
             let sub = matches.subcommand_matches("plan").expect("plan's matches");
-            check_price(cmd.plan.gpu_hour_usd).and_then(|()| crate::plan::run(cmd, sub))
+            crate::plan::run(cmd, sub)
         }
         Some(Command::Bench {
             quick,
@@ -121,21 +121,6 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Highest GPU-hour price a plan takes, US dollars: 256 replicas of 8 GPUs at it cost
-/// about $2 billion an hour, a number every report prints in full.
-const MAX_GPU_HOUR_USD: f64 = 1e6;
-
-/// Refuses a GPU-hour price the plan's cost figures cannot print (1e308 made `$inf/h`).
-fn check_price(usd: f64) -> Result<(), String> {
-    if (0.0..=MAX_GPU_HOUR_USD).contains(&usd) {
-        return Ok(());
-    }
-    Err(format!(
-        "--gpu-hour-usd: invalid price: got {}; allowed: 0 to 1000000 dollars per GPU-hour",
-        kvfleet::echo::number(usd)
-    ))
 }
 
 /// Names the flag behind a config error: "--des-instances: invalid instances: got 0; ...".
