@@ -8,16 +8,20 @@
 //!   within the clock, which export and re-parse to themselves and, when small, replay
 //!   with every run invariant kept;
 //! - `config_json`: a config either fails to parse or validate, or runs (cut to a few
-//!   dozen requests) keeping every run invariant, twice to the same bytes;
+//!   dozen requests) keeping every run invariant, twice to the same bytes (the stable
+//!   tests also feed it configs that `config` draws over every setting);
 //! - `sweep_spec`: a spec either fails with a `--des-sweep` message of bounded length or
 //!   gives at most 1000 valid points;
-//! - `job`: a sliced `Job` of a config drawn from the bytes equals `run_json`;
+//! - `job`: a sliced `Job` of a config drawn from the bytes (`config`: every setting,
+//!   split fleets included) equals `run_json`, and the run keeps every invariant;
 //! - `sticky_spill`: a sessions run under session affinity with spill keeps the sticky
 //!   and spill rules in its decision log.
 
 mod configs;
 mod decision_rules;
+mod ensure;
 mod invariants;
+mod pools;
 
 pub use configs::{config, Draws};
 pub use invariants::check_report;

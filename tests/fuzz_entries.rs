@@ -254,10 +254,26 @@ proptest! {
     }
 
     #[test]
-    fn job_and_sticky_spill(data in prop::collection::vec(any::<u8>(), 0..80)) {
+    fn job_and_sticky_spill(data in prop::collection::vec(any::<u8>(), 0..DRAWN_BYTES)) {
         fuzzing::job(&data);
         fuzzing::sticky_spill(&data);
     }
+
+    #[test]
+    fn drawn_config_json(data in prop::collection::vec(any::<u8>(), DRAWN_BYTES)) {
+        fuzzing::config_json(&drawn_json(&data));
+    }
+}
+
+/// Bytes enough for `fuzzing::config` to draw every setting, split fleets included
+/// (fewer leave the last settings at their first choice).
+const DRAWN_BYTES: usize = 128;
+
+/// The JSON of the config `fuzzing::config` draws from `data` (the `config_json`
+/// target's input, over every feature).
+fn drawn_json(data: &[u8]) -> Vec<u8> {
+    let cfg = fuzzing::config(&mut fuzzing::Draws::new(data));
+    serde_json::to_vec(&cfg).expect("a config serialises")
 }
 
 #[test]

@@ -1,8 +1,12 @@
-//! Small valid configs drawn from fuzzer bytes: every policy, both workloads, queue
-//! capacities including 0, timeouts, bounded caches, custom timings, every router view
-//! and several routers, each sized to run in milliseconds.
+//! Small valid configs drawn from fuzzer bytes: every policy with its parameters, both
+//! workloads, queue capacities including 0, timeouts, bounded caches, custom timings,
+//! every router view with predict on route and several routers, and split fleets (both
+//! pool sizes, every decode routing, the skip threshold, the link), each sized to run in
+//! milliseconds.
 
-use crate::config::{ArrivalModel, Config, Policy, RouterView, WorkloadKind};
+use crate::config::{
+    ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
+};
 use crate::timing::EnginePreset;
 
 /// Reads choices from a byte string (zeros once it runs out).
@@ -94,10 +98,12 @@ pub fn config(draws: &mut Draws) -> Config {
         .maybe(&[0, 1, 10, 100])
         .map(|spare| needed_blocks(&cfg) + spare);
     view(&mut cfg, draws);
+    zoo(&mut cfg, draws);
+    split(&mut cfg, draws);
     cfg
 }
 
-/// What the router knows (drawn last, so older inputs keep their configs).
+/// What the router knows (drawn after the rest, so older inputs keep their configs).
 fn view(cfg: &mut Config, draws: &mut Draws) {
     cfg.router_view = draws.pick(&[
         RouterView::Exact,
@@ -119,6 +125,69 @@ fn timing(cfg: &mut Config, draws: &mut Draws) {
         cfg.decode_seq_us = draws.pick(&[0.0, 20.0]);
         cfg.kv_read_token_ns = draws.pick(&[0.0, 49.0]);
     }
+}
+
+/// The deployed routers' own parameters, and the sessions' start rate (drawn after the
+/// view, so older inputs keep their configs).
+fn zoo(cfg: &mut Config, draws: &mut Draws) {
+    cfg.dynamo_temperature = draws.pick(&[0.0, 0.0, 0.05, 1.0, 100.0]);
+    cfg.dynamo_overlap_credit = draws.pick(&[1.0, 0.0, 0.5]);
+    cfg.sglang_miss = draws.pick(&[SglangMiss::Load, SglangMiss::Tree]);
+    cfg.llmd_weights = draws
+        .pick(&["3,2,2", "1,1,1", "1,0,0", "0,1,0", "0,0,1"])
+        .to_string();
+    cfg.overlap_weight = draws.pick(&[1.0, 0.0, 4.0]);
+    cfg.session_rate = draws.pick(&[1.0, 0.2, 20.0]);
+}
+
+/// A split fleet for half the inputs: 1 to 3 prefill and 1 to 3 decode replicas, every
+/// decode routing, a skip threshold (often 0), a slow or fast link; half of them bound by
+/// the decode pool.
+fn split(cfg: &mut Config, draws: &mut Draws) {
+    if draws.byte() % 2 != 1 {
+        return;
+    }
+    let (prefill, decode) = (draws.range(1, 3), draws.range(1, 3));
+    cfg.prefill_instances = Some(prefill);
+    cfg.decode_instances = Some(decode);
+    cfg.instances = prefill + decode;
+    cfg.decode_routing = draws.pick(&DecodeRouting::ALL);
+    cfg.disagg_min_uncached_tokens = draws.pick(&[0, 0, 0, 1, 64, 1024, 100_000]);
+    cfg.kv_transfer_gbps = draws.pick(&[50.0, 50.0, 1.0, 0.01]);
+    cfg.kv_transfer_base_us = draws.pick(&[50.0, 0.0, 5000.0]);
+    cfg.kv_bytes_per_token = draws.maybe(&[1, 1000, 131_072]);
+    if cfg.engine == EnginePreset::Custom && cfg.kv_bytes_per_token.is_none() {
+        cfg.kv_bytes_per_token = Some(1000);
+    }
+    if draws.byte() % 2 == 1 {
+        decode_bound(cfg);
+    }
+}
+
+/// The decode pool the bottleneck: short prompts with short answers (some of one token,
+/// done as soon as a decode replica admits them) arriving fast at 2 or more prefill
+/// replicas over a fast link, one decode replica with 1 or 2 slots, so prefilled requests
+/// queue there. A bounded cache keeps its spare blocks.
+fn decode_bound(cfg: &mut Config) {
+    let spare = cfg.kv_blocks.map(|blocks| blocks - needed_blocks(cfg));
+    let prefill = cfg.prefill_instances.unwrap_or(1).max(2);
+    cfg.prefill_instances = Some(prefill);
+    cfg.decode_instances = Some(1);
+    cfg.instances = prefill + 1;
+    cfg.kv_transfer_gbps = cfg.kv_transfer_gbps.max(50.0);
+    cfg.kv_transfer_base_us = cfg.kv_transfer_base_us.min(50.0);
+    cfg.input_len = cfg.input_len.min(100);
+    cfg.turn_input_len = cfg.turn_input_len.min(50);
+    cfg.system_prompt_len = 0;
+    cfg.output_len = cfg.output_len.clamp(2, 3);
+    cfg.turn_output_len = cfg.turn_output_len.clamp(2, 3);
+    cfg.range_ratio = 0.9;
+    cfg.request_rate = cfg.request_rate.max(200.0);
+    cfg.num_requests = cfg.num_requests.max(16);
+    cfg.max_batch = if cfg.max_batch == 2 { 2 } else { 1 };
+    let shortest = libm::floor(cfg.input_len as f64 * (1.0 - cfg.range_ratio)) as u32;
+    cfg.prefix_len = cfg.prefix_len.min(shortest.max(1));
+    cfg.kv_blocks = spare.map(|spare| needed_blocks(cfg) + spare);
 }
 
 /// Blocks the longest request needs (the smallest valid `kv_blocks`).

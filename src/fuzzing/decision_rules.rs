@@ -2,7 +2,7 @@
 //! requests within the timeout; the queue rule on the true counts; what the router saw
 //! against the truth in each view mode; sticky and spill rules per router.
 
-use super::invariants::ensure;
+use super::ensure::ensure;
 use crate::config::{Config, Policy, RouterView};
 use crate::report::Report;
 use crate::router::Reason;
@@ -103,9 +103,16 @@ fn seen_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
 
 /// Without timeouts and KV limits nothing else refuses or removes a request, so an
 /// arrival is refused exactly when its replica holds every slot plus the queue's
-/// capacity (the true counts, just before the arrival).
+/// capacity (the true counts, just before the arrival). In a split fleet a request that
+/// got into a prefill replica may still be refused by its decode replica's queue, so
+/// there only a full prefill replica's refusal is checked (and only when no request
+/// skips the pool to a replica the router did not pick).
 fn queue_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
     if cfg.timeout_ms.is_some() || cfg.kv_blocks.is_some() {
+        return Ok(());
+    }
+    let split = cfg.prefill_instances.is_some();
+    if split && cfg.disagg_min_uncached_tokens > 0 {
         return Ok(());
     }
     let c = &x.candidates[x.chosen as usize];
@@ -113,7 +120,7 @@ fn queue_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
     let full = cfg
         .queue_capacity
         .is_some_and(|q| held >= cfg.max_batch as u64 + q as u64);
-    ensure(x.rejected == full, || {
+    ensure(x.rejected == full || (split && x.rejected), || {
         format!(
             "request {}: rejected {} with {} waiting + {} running, {} slots, capacity {:?}",
             x.id, x.rejected, c.true_waiting, c.true_running, cfg.max_batch, cfg.queue_capacity

@@ -1,6 +1,9 @@
 //! The accounting invariants every run must keep, checked from its outputs alone (the
-//! report, its JSON and the decision log), never from the engine's own predicates.
-//! Each check panics with what broke, the seed and the config.
+//! report, its JSON and the decision log), never from the engine's own predicates:
+//! every request ends exactly once, the per-replica rows add up, a split fleet's pools
+//! balance (`pools`), the queue peaks, the routing capture, rates, quantiles, nulls only
+//! where due, and the decision log's rules (`decision_rules`). Each check panics with
+//! what broke, the seed and the config.
 
 use serde_json::Value;
 
@@ -9,6 +12,8 @@ use crate::report::Report;
 use crate::sim::Decision;
 
 use super::decision_rules::decision_log;
+use super::ensure::ensure;
+use super::pools::pools;
 
 /// Checks `report` (and its `json`, and the decision log when given) of a run of `cfg`.
 pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option<&[Decision]>) {
@@ -20,6 +25,7 @@ pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option
         )
     };
     if let Err(what) = accounting(report)
+        .and_then(|_| pools(cfg, report))
         .and_then(|_| queue_peaks(report))
         .and_then(|_| routing_capture(cfg, report, decisions))
         .and_then(|_| rates(report))
@@ -31,18 +37,13 @@ pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option
     }
 }
 
-/// Ok when `holds`, else `what`.
-pub(super) fn ensure(holds: bool, what: impl FnOnce() -> String) -> Result<(), String> {
-    if holds {
-        Ok(())
-    } else {
-        Err(what())
-    }
-}
-
-/// Every request ends exactly once, and the per-replica rows add up to the fleet.
+/// Every request ends exactly once, and the per-replica rows add up to the fleet (in a
+/// split fleet a transfer that is not late arrives at a second replica).
 fn accounting(r: &Report) -> Result<(), String> {
     let s = &r.summary;
+    ensure(r.unended.is_none(), || {
+        format!("not every request ended exactly once: {:?}", r.unended)
+    })?;
     let ended = s.completed + s.rejected + s.timed_out;
     ensure(ended == s.requests, || {
         format!(
@@ -53,7 +54,11 @@ fn accounting(r: &Report) -> Result<(), String> {
     let rows = &r.per_instance;
     let sum = |f: fn(&crate::report::InstanceReport) -> u64| rows.iter().map(f).sum::<u64>();
     for (name, per, fleet) in [
-        ("requests", sum(|p| p.requests), s.requests),
+        (
+            "requests",
+            sum(|p| p.requests),
+            s.requests + second_arrivals(r),
+        ),
         ("rejected", sum(|p| p.rejected), s.rejected),
         ("timed_out", sum(|p| p.timed_out), s.timed_out),
         ("prompt_tokens", sum(|p| p.prompt_tokens), s.prompt_tokens),
@@ -90,6 +95,14 @@ fn accounting(r: &Report) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+/// Requests that arrived at a second replica: a split fleet's transfers that were not
+/// late.
+fn second_arrivals(r: &Report) -> u64 {
+    r.pools
+        .as_ref()
+        .map_or(0, |p| p.transfers.count.saturating_sub(p.transfers.late))
 }
 
 /// The time series' queue peaks agree with the per-replica table: each replica's highest
@@ -357,8 +370,22 @@ fn numbers_where_due(json: &str) -> Result<(), String> {
         no_null(value, key)?;
     }
     for (key, value) in v["series"].as_object().into_iter().flatten() {
-        if !key.starts_with("hit_rate") {
+        if !key.starts_with("hit_rate") && key != "link_busy" {
             no_null(value, &format!("series.{key}"))?;
+        }
+    }
+    link_busy(&v["series"]["link_busy"])
+}
+
+/// A split fleet's link series: per link, null for the first sample (no window ends
+/// there), a share of the window in [0, 1] for every later one.
+fn link_busy(links: &Value) -> Result<(), String> {
+    for (k, link) in links.as_array().into_iter().flatten().enumerate() {
+        for (i, x) in link.as_array().into_iter().flatten().enumerate() {
+            match x.as_f64() {
+                Some(x) => share(&format!("series.link_busy[{k}][{i}]"), x)?,
+                None => ensure(i == 0, || format!("series.link_busy[{k}][{i}] is {x}"))?,
+            }
         }
     }
     Ok(())
