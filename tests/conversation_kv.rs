@@ -1,4 +1,4 @@
-//! Why `kv` trails `round_robin` at the median on the conversation trace (issue 11): the
+//! Why `kv` trails `round_robin` at the median on the conversation trace: the
 //! decision log shows each burst stacked on fewer replicas, away from replicas whose
 //! in-flight blocks belong to requests already decoding; with one-token answers (nothing
 //! decodes) the same cost wins at both percentiles.

@@ -69,7 +69,7 @@ fn four_requests_exact_view_counts_waiting_requests() {
     //    it waits (A's prefill step is running). recent = [9.7 x 0.97 + 10, 9.7].
     // D: A's blocks are not computed yet, so no hits. Replica 0 holds A (running) and C
     //    (waiting): 20 distinct blocks, cost 10 + 20 + 19.409 = 49.409. (Counting only
-    //    admitted requests, the bug of issue 11, it saw 10.) Replica 1: 10 + 10 + 9.7.
+    //    admitted requests, it saw 10.) Replica 1: 10 + 10 + 9.7.
     let d = decisions(&two_replicas());
     let chosen: Vec<u32> = d.iter().map(|d| d.chosen).collect();
     assert_eq!(chosen, [0, 1, 0, 1]);
@@ -136,7 +136,7 @@ fn four_requests_offline_caches_each_pick_at_once() {
     assert_eq!(d[2].cached_blocks, Some(0));
 }
 
-/// The seed's routing pass restated independently (issue 11): no timing; cost = weight x
+/// The seed's routing pass restated independently: no timing; cost = weight x
 /// missed full blocks + recent; ties to the lower recent, then the lower index; recent
 /// decays x0.97 per pick and the pick adds its missed blocks; each pick's full blocks are
 /// cached at once, never evicted. Returns the picks and the requests with a hit.
@@ -205,7 +205,7 @@ fn offline_reproduces_the_seeds_figure() {
     assert!(lo >= 0.85 && hi <= 0.93, "per instance {lo}-{hi}");
     let rates: Vec<f64> = (1..=20).map(|s| offline_seed_example(s).0).collect();
     let mean = rates.iter().sum::<f64>() / rates.len() as f64;
-    // Measured: 88.8% on average, 88.0-90.0%, exactly 89.5% on 5 seeds (as issue 11's
+    // Measured: 88.8% on average, 88.0-90.0%, exactly 89.5% on 5 seeds (as a
     // restatement over exported workloads found).
     assert!(
         (0.88..=0.90).contains(&mean),

@@ -109,7 +109,7 @@ fn job_in_slices_equals_one_shot_run() {
     );
 }
 
-/// Every new router mode (issue 11), run in Chromium, against the native goldens written
+/// Every new router mode, run in Chromium, against the native goldens written
 /// by `tests/router_view.rs` (same configs).
 #[wasm_bindgen_test]
 fn every_router_mode_equals_its_native_golden() {
@@ -165,7 +165,7 @@ fn job_decisions_equal_the_native_golden() {
     );
 }
 
-/// Disaggregated prefill and decode (issue 13) in Chromium: the same bytes as the native
+/// Disaggregated prefill and decode in Chromium: the same bytes as the native
 /// goldens written by `tests/disagg.rs` (same configs).
 #[wasm_bindgen_test]
 fn disaggregated_runs_equal_their_native_goldens() {

@@ -1,4 +1,4 @@
-// tests/e2e/zoo.test.mjs: the router zoo in the page (issue 12), in real Chromium. The routing control
+// tests/e2e/zoo.test.mjs: the router zoo in the page, in real Chromium. The routing control
 // lists every policy the native CLI accepts (read from its own error message, not from the page) in two
 // groups, each with its line and, for a deployed router, the project it follows; each zoo policy runs
 // and shows a hit rate, with its own settings shown only for it; Compare holds all eleven policies

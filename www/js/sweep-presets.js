@@ -1,6 +1,6 @@
 // www/js/sweep-presets.js: what the sweep panel offers before a reader types anything: suggested
 // values per parameter, the parameters listed first, and the one-click presets (including the
-// staleness sweep of issue 11, whose lines are router counts rather than routing policies).
+// staleness sweep, whose lines are router counts rather than routing policies).
 
 // Suggested values per parameter (any NAME=START:END[:STEP] or NAME=A,B,C works).
 export const SUGGEST = {

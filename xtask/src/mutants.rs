@@ -18,7 +18,7 @@ use std::time::Instant;
 
 /// The cargo-mutants release the README's scores were measured with.
 const CARGO_MUTANTS_VERSION: &str = "27.1.0";
-/// The target: at least this share of viable mutants caught in every module.
+/// The target: at least this share of viable mutants caught in every module.
 const TARGET_SCORE: f64 = 0.90;
 /// The module `--smoke` runs: small (14 mutants), so the command keeps working in CI.
 const SMOKE: &str = "trace-mooncake";

@@ -197,7 +197,7 @@ fn synthetic_config(s: &Scenario, requests: u32) -> Config {
     }
 }
 
-/// Issue 46's slow path: `requests` prompts of `prompt_tokens` one-token blocks on one
+/// Long prompts waiting for room: `requests` prompts of `prompt_tokens` one-token blocks on one
 /// replica, prefilled a token a step, with KV room for one and a half prompts, so each
 /// waits for room through the previous one's whole prefill.
 fn long_prompt_config(requests: u32, prompt_tokens: u32) -> Config {

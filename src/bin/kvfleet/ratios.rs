@@ -1,4 +1,4 @@
-//! `kvfleet bench --ratios`: issue 16's two scaling ratios from interleaved child runs, so
+//! `kvfleet bench --ratios`: the two scaling ratios from interleaved child runs, so
 //! that a machine whose speed drifts slows both sides of each ratio alike. 64 against 16
 //! replicas at 1e6 requests: `--pairs` pairs, the first of a pair alternating (16 then 64,
 //! then 64 then 16). With `--large`, 1e7 against 1e6 requests on 64 replicas: each 1e7 run
