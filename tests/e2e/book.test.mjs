@@ -7,8 +7,10 @@
 //   3. Every live figure (an <iframe src="../?embed=1&..."> in a chapter), in the book page itself
 //      with the content column 640 px and then 360 px wide: the embed finishes by its own signals,
 //      draws a Chart.js chart with data (a lesson's exercise, which has no chart by design, shows
-//      its live checks instead), shows no note about its address, has no scrollbars and nothing
-//      sticking out of the frame or its own box.
+//      its live checks instead), shows no note about its address nor a run error, has no
+//      scrollbars, nothing sticking out of the frame or its own box, and its parts (chart, caption,
+//      controls, footer) stacked without overlapping. Frame errors count as the page's.
+// Screenshots: test-results/book-PAGE-COLUMN.png (the page) and book-PAGE-figN-COLUMN.png (each figure).
 // The book is built by `cargo xtask book` (`cargo xtask test` builds it before the page tests);
 // this file fails, never skips, when it is missing.
 
@@ -214,6 +216,7 @@ for (const column of [640, 360]) {
           figures += 1;
           const src = await h.getAttribute('src');
           const label = `${p} figure ${i + 1} (${src.replace(/^\.\.\/\?embed=1&/, '').slice(0, 70)}) at ${column} px`;
+          if (!/^\.\.\/\?embed=1&/.test(src)) problems.push(`${label}: not a figure of the playground beside the book (\`../?embed=1&...\`)`);
           await h.scrollIntoViewIfNeeded();
           const box = await h.boundingBox();
           if (Math.abs(box.width - column) > 0.5) problems.push(`${label}: the frame is ${box.width} px wide`);
