@@ -181,15 +181,14 @@ fn bindgen_and_optimise(
     if pkg.exists() {
         fs::remove_dir_all(pkg).map_err(|e| format!("cannot clear {}: {e}", pkg.display()))?;
     }
-    let args = [
-        "wasm-bindgen".into(),
-        "--target".into(),
-        "web".into(),
-        "--out-dir".into(),
-        pkg.as_os_str().to_owned(),
-        input.as_os_str().to_owned(),
-    ];
-    wasm_bindgen_cli::wasm_bindgen::run_cli_with_args(args)
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(input)
+        .web(true)
+        .and_then(|b| {
+            b.typescript(true)
+                .omit_default_module_path(false)
+                .generate(pkg)
+        })
         .map_err(|e| format!("wasm-bindgen failed: {e:#}"))?;
     println!("  wasm-bindgen (--target web) in {}", secs(t));
 

@@ -29,8 +29,7 @@ commands:
                         modules one by one against their tests, then a score table
                         (caught / viable per module; fails below 90 %); --smoke runs one
                         small module (the CI check), --iterate retests only the mutants
-                        the module's last run did not catch, --list names the modules
-  test-runner WASM ...  the wasm-bindgen-test runner (cargo's runner for wasm32)"
+                        the module's last run did not catch, --list names the modules"
 }
 
 fn main() -> ExitCode {
@@ -46,7 +45,6 @@ fn main() -> ExitCode {
         "serve" => serve::serve(rest),
         "test" => test::test(rest),
         "mutants" => mutants::mutants(rest),
-        "test-runner" => run_test_runner(),
         "help" | "-h" | "--help" => {
             println!("{}", usage());
             Ok(())
@@ -60,13 +58,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Runs the wasm-bindgen test runner as a library; cargo calls us as
-/// `xtask test-runner path/to/test.wasm [libtest args...]`.
-fn run_test_runner() -> Result<(), String> {
-    let args = std::iter::once(std::ffi::OsString::from("wasm-bindgen-test-runner"))
-        .chain(std::env::args_os().skip(2));
-    wasm_bindgen_cli::wasm_bindgen_test_runner::run_cli_with_args(args)
-        .map_err(|e| format!("{e:#}"))
 }

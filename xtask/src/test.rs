@@ -46,8 +46,11 @@ pub fn test(args: &[String]) -> Result<(), String> {
             Step::Cmd(cmd("cargo", &["test", "--locked"])),
         ),
         (
-            "xtask (wasm test runner) build",
-            Step::Cmd(cmd("cargo", &["build", "--locked", "-p", "xtask"])),
+            "wasm test runner build (wasm-bindgen-cli, first time 2-4 min)",
+            Step::Cmd(cmd(
+                "cargo",
+                &["build", "--locked", "-p", "wasm-test-runner"],
+            )),
         ),
         (
             "wasm tests in Chromium",
