@@ -5,6 +5,7 @@ mod build;
 mod mutants;
 mod mutants_tree;
 mod serve;
+mod static_server;
 mod test;
 mod util;
 

@@ -1,6 +1,6 @@
-//! `cargo xtask serve [--port N]`: build, then serve www/ on 127.0.0.1 with python3's http.server.
+//! `cargo xtask serve [--port N]`: build the page and the book, then serve www/ on 127.0.0.1.
 
-use crate::util::{cmd, root};
+use crate::util::root;
 use std::net::TcpListener;
 
 const DEFAULT_PORT: u16 = 8000;
@@ -17,31 +17,13 @@ pub fn serve(args: &[String]) -> Result<(), String> {
     if !www.join("index.html").exists() {
         println!("xtask serve: warning: www/index.html does not exist yet");
     }
-    let port_s = port.to_string();
-    let mut child = cmd(
-        "python3",
-        &[
-            "-m",
-            "http.server",
-            &port_s,
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-        ],
-    )
-    .arg(&www)
-    .spawn()
-    .map_err(|e| format!("cannot start `python3 -m http.server`: {e}"))?;
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     println!(
         "\nServing the playground at http://127.0.0.1:{port}/ and the book at \
          http://127.0.0.1:{port}/book/   (Ctrl-C stops)\n"
     );
-    let status = child.wait().map_err(|e| e.to_string())?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("python3 -m http.server exited ({status})"))
-    }
+    crate::static_server::serve_dir(listener, www)
 }
 
 fn parse_port(args: &[String]) -> Result<u16, String> {
