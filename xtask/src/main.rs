@@ -2,6 +2,7 @@
 
 mod book;
 mod build;
+mod dist;
 mod mutants;
 mod mutants_tree;
 mod serve;
@@ -21,10 +22,12 @@ commands:
                         Mooncake traces to www/data/
   book                  the book (docs/, mdBook 0.5.4, installed into target/tools when
                         missing) into www/book/
+  dist                  build and book, then copy www/ into dist/: one static folder (page,
+                        wasm, Chart.js, built-in traces, book) to host at any path
   serve [--port N]      build and book, then serve www/ on http://127.0.0.1:N/ (default
                         8000, or a free port when 8000 is busy); the book is at /book/
   test                  the one check: fmt, clippy, native tests, xtask build, wasm tests
-                        in Chromium, build, book, page tests (node --test tests/e2e/)
+                        in Chromium, build, book, dist, page tests (node --test tests/e2e/)
   mutants [--smoke] [--jobs N] [--iterate] [--list] [MODULE ...]
                         mutation testing (cargo-mutants, installed if missing) of the core
                         modules one by one against their tests, then a score table
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
     let result = match cmd.as_str() {
         "build" => build::build(false).map(|_| ()),
         "book" => book::build_book(),
+        "dist" => dist::dist(false),
         "serve" => serve::serve(rest),
         "test" => test::test(rest),
         "mutants" => mutants::mutants(rest),

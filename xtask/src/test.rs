@@ -10,6 +10,7 @@ enum Step {
     Cmd(Command),
     Build,
     Book,
+    Dist,
 }
 
 pub fn test(args: &[String]) -> Result<(), String> {
@@ -61,6 +62,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
         ),
         ("wasm package build", Step::Build),
         ("book build", Step::Book),
+        ("static folder (dist/)", Step::Dist),
         (
             "page tests",
             Step::Cmd(cmd("node", &["--test", "tests/e2e/"])),
@@ -75,6 +77,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
             Step::Cmd(c) => crate::util::show(c),
             Step::Build => "cargo xtask build (with --locked)".to_string(),
             Step::Book => "cargo xtask book".to_string(),
+            Step::Dist => "copy www/ (page and book) into dist/".to_string(),
         };
         println!("\n==> xtask test [{}/{total}] {name}: {shown}", i + 1);
         let result = match step {
@@ -86,6 +89,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
             }
             Step::Build => crate::build::build(true).map(|_| ()),
             Step::Book => crate::book::build_book(),
+            Step::Dist => crate::dist::copy_www(),
         };
         if let Err(e) = result {
             return Err(format!(
