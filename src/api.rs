@@ -264,9 +264,10 @@ impl Job {
     }
 }
 
-/// Both lessons (story, broken config, goal checks, hints, fixes) as JSON.
+/// Every lesson (story, broken config, goal checks, hints, fixes, the workload it pins) as
+/// JSON.
 pub fn lessons_json() -> String {
-    serde_json::to_string(&crate::lessons::lessons()).expect("lessons serialise")
+    crate::lessons::lessons_value().to_string()
 }
 
 /// A lesson's interview answers (numbers measured by runs) and short check (answers

@@ -16,6 +16,7 @@ mod infinite;
 pub mod material;
 mod more_replicas_slower;
 mod pileup;
+mod pinned;
 mod reuse;
 #[cfg(test)]
 mod slider_tests;
@@ -23,6 +24,7 @@ mod timeout;
 mod weight;
 
 pub use material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+pub use pinned::{changed_keys, ignored_keys, workload, workload_keys};
 
 /// A setting a lesson uses: the config key (the page shows its label, help and value
 /// from the parameter table) and the card's rule of thumb for it.
@@ -150,6 +152,19 @@ pub fn lessons() -> Vec<Lesson> {
 /// The lesson with this id (also the CLI preset name).
 pub fn lesson(id: &str) -> Option<Lesson> {
     lessons().into_iter().find(|l| l.id == id)
+}
+
+/// Every lesson as the page reads it: its fields, and `workload`, the settings of the
+/// workload it pins with the values its runs use (`pinned::workload`).
+pub fn lessons_value() -> Value {
+    lessons()
+        .iter()
+        .map(|l| {
+            let mut v = serde_json::to_value(l).expect("lessons serialise");
+            v["workload"] = Value::Object(workload(l));
+            v
+        })
+        .collect()
 }
 
 /// A lesson's broken config as a full `Config` (defaults for the keys it leaves out).

@@ -372,3 +372,132 @@ fn a_sweep_over_a_parameter_that_does_nothing_is_warned_about() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("warning"), "{err}");
 }
+
+/// `kvfleet lesson ID --check FLAGS...`: (exit code, stdout, stderr).
+fn lesson_check(id: &str, flags: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["lesson", id, "--check"];
+    args.extend_from_slice(flags);
+    kvfleet(&args)
+}
+
+/// Asserts that a check was refused: exit 2, nothing judged, the flag named on stderr.
+fn assert_not_judged(id: &str, flags: &[&str], named: &str) {
+    let (code, out, err) = lesson_check(id, flags);
+    assert_eq!(code, 2, "{id} {flags:?}: {out}{err}");
+    assert_eq!(out, "", "{id} {flags:?}: nothing judged");
+    assert!(err.contains("the goal is not judged"), "{err}");
+    assert!(
+        err.contains(named),
+        "{id} {flags:?} does not name {named}: {err}"
+    );
+}
+
+#[test]
+fn a_lesson_check_on_other_calls_is_not_judged() {
+    // A fix meets the goal on the lesson's own calls...
+    let kv = ["--des-routing", "kv"];
+    assert_eq!(lesson_check("hot-prefix", &kv).0, 0);
+    // ...and stating them changes nothing.
+    let same = [
+        "--des-routing",
+        "kv",
+        "--request-rate",
+        "30",
+        "--des-num-requests",
+        "3000",
+    ];
+    assert_eq!(lesson_check("hot-prefix", &same).0, 0);
+    // Fewer, slower or other calls are not the lesson's: not judged.
+    let slower = ["--des-routing", "kv", "--request-rate", "0.1"];
+    assert_not_judged("hot-prefix", &slower, "--request-rate 0.1");
+    assert_not_judged("hot-prefix", &slower, "it runs --request-rate 30");
+    let fewer = ["--des-num-requests", "5"];
+    assert_not_judged("routers-that-herd", &fewer, "--des-num-requests 5");
+    assert_not_judged(
+        "won-on-an-infinite-cache",
+        &["--des-block-size", "4096"],
+        "--des-block-size 4096",
+    );
+    assert_not_judged(
+        "more-replicas-slower",
+        &["--des-session-rate", "0.01"],
+        "--des-session-rate 0.01",
+    );
+    assert_not_judged(
+        "smallest-tree-pile-up",
+        &["--des-block-size", "32"],
+        "--des-block-size 32",
+    );
+    // A workload setting the lesson's runs ignore is named as such.
+    assert_not_judged(
+        "more-replicas-slower",
+        &["--request-rate", "3"],
+        "--request-rate",
+    );
+    assert_not_judged(
+        "smallest-tree-pile-up",
+        &["--des-num-requests", "10"],
+        "doc_chat_trace.jsonl",
+    );
+}
+
+#[test]
+fn a_lesson_check_refuses_the_flags_it_does_not_take() {
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/mooncake/conversation_trace.jsonl"
+    );
+    let workload = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/workload.csv");
+    let (report, decisions, export) = (
+        common::tmp("check-report.json"),
+        common::tmp("check-decisions.jsonl"),
+        common::tmp("check-export.jsonl"),
+    );
+    let refused: [(&str, &str); 9] = [
+        ("--des-mooncake-trace", trace),
+        ("--des-workload-file", workload),
+        ("--des-max-requests", "10"),
+        ("--des-arrival-speedup", "2"),
+        ("--des-report-json", &report),
+        ("--des-decisions", &decisions),
+        ("--des-export-trace", &export),
+        ("--des-sweep", "instances=4,6"),
+        ("--des-threads", "2"),
+    ];
+    for (flag, value) in refused {
+        // With a fix, so that a check that ignored the flag would meet the goal.
+        assert_not_judged("hot-prefix", &["--des-spill-queue", "2", flag, value], flag);
+    }
+    assert_not_judged(
+        "smallest-tree-pile-up",
+        &["--des-sort-arrivals"],
+        "--des-sort-arrivals",
+    );
+    assert_not_judged("hot-prefix", &["--preset", "timeout-below-p99"], "--preset");
+    for path in [report, decisions, export] {
+        assert!(!std::path::Path::new(&path).exists(), "{path} was written");
+    }
+}
+
+#[test]
+fn a_preset_run_on_other_calls_does_not_judge_the_goal() {
+    let (code, out, err) = kvfleet(&["--preset", "hot-prefix", "--des-routing", "kv", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  Goal MET\n"), "{out}");
+    let slower = [
+        "--preset",
+        "hot-prefix",
+        "--des-routing",
+        "kv",
+        "--request-rate",
+        "0.1",
+        "-q",
+    ];
+    let (code, out, err) = kvfleet(&slower);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("Goal MET") && !out.contains("[met]"), "{out}");
+    assert!(
+        out.contains("  Goal not judged: --request-rate 0.1 changes the workload"),
+        "{out}"
+    );
+}

@@ -956,3 +956,52 @@ fn a_preset_on_a_trace_replays_it_with_the_lessons_block_size() {
         );
     }
 }
+
+/// `base` with `changes`, run on the lesson's workload.
+fn run_with(lesson: &Lesson, base: &Config, changes: serde_json::Value) -> Report {
+    run_lesson(lesson, &apply(base, &changes).unwrap())
+}
+
+#[test]
+fn a_goal_is_not_met_by_dropping_calls() {
+    for l in lessons::lessons() {
+        let fix = apply(&broken_config(&l), &l.fixes[0].config.value()).unwrap();
+        let fixed = run_lesson(&l, &fix);
+        let s = &fixed.summary;
+        assert!(met(&l, &fixed), "{}: the fix meets the goal", l.id);
+        assert_eq!(
+            s.completed, s.requests,
+            "{}: the fix serves every call",
+            l.id
+        );
+        // A served-calls check counts all of the lesson's calls.
+        for c in l.checks.iter().filter(|c| c.metric == "summary.completed") {
+            assert_eq!(c.value, s.requests as f64, "{}: {}", l.id, c.label);
+        }
+        // A caller timeout at the fix's median first token cuts many calls (more than 1%);
+        // the calls left are the fast ones.
+        let cut = run_with(&l, &fix, serde_json::json!({"timeout_ms": s.ttft_ms_p50}));
+        assert!(cut.summary.timed_out > s.requests / 100, "{}", l.id);
+        assert!(
+            !met(&l, &cut),
+            "{}: met with {} of {} calls timed out: {:?}",
+            l.id,
+            cut.summary.timed_out,
+            s.requests,
+            evaluate(&l, &cut)
+        );
+        // One slot a replica and no queue: calls that find it busy are rejected.
+        let shed = run_with(
+            &l,
+            &fix,
+            serde_json::json!({"max_batch": 1, "queue_capacity": 0}),
+        );
+        assert!(shed.summary.rejected > 0, "{}", l.id);
+        assert!(
+            !met(&l, &shed),
+            "{}: met with {} calls rejected",
+            l.id,
+            shed.summary.rejected
+        );
+    }
+}

@@ -28,10 +28,11 @@ pub(super) const LESSON: Lesson = Lesson {
         "num_prefixes": 32, "num_requests": 1000, "request_rate": 10.0,
         "routing": "round_robin", "kv_blocks": 80
     }"#),
-    goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica).",
+    goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica), every call served.",
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
         Check { metric: "config.kv_blocks", op: "<=", value: 80.0, label: "at most 80 blocks per replica" },
+        Check { metric: "summary.completed", op: ">=", value: 1000.0, label: "all 1,000 calls served, none rejected or timed out" },
     ],
     hints: &[
         "Compare the token hit rate here with an unbounded cache: clear the KV capacity limit for a moment, then set it back to 80.",

@@ -14,11 +14,12 @@ pub(super) const LESSON: Lesson = Lesson {
     story: "Your team is about to buy a KV-aware router. Ask the question that comes before any routing question first: does the traffic reuse anything at all? Replay a real sample of conversation traffic (Mooncake's conversation trace, 12,031 requests) on one engine, where no routing decision can lose a hit: every hit is reuse in time. The engine keeps what one H100 holds after the model's weights, 833 blocks of 512 tokens.",
     symptom: "Only 4.5% of prompt tokens hit, although the request hit rate reads 100%: every conversation in this trace opens with the same first block, so every request but the very first hits something, and little else stays in 833 blocks. (Ignore the latencies: one engine cannot keep up with this traffic; the hit rate is a property of the content, not of the speed.)",
     broken: config(r#"{ "instances": 1, "kv_blocks": 833 }"#),
-    goal: "Find a cache that keeps nine tenths of the reuse an unbounded cache finds: a token hit rate of 33.6% or more, on one engine, with at most 32,000 blocks.",
+    goal: "Find a cache that keeps nine tenths of the reuse an unbounded cache finds: a token hit rate of 33.6% or more, on one engine, with at most 32,000 blocks, every call served.",
     checks: &[
         Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.336, label: "token hit rate at least 33.6%" },
         Check { metric: "config.instances", op: "<=", value: 1.0, label: "one engine" },
         Check { metric: "config.kv_blocks", op: "<=", value: 32000.0, label: "at most 32,000 blocks" },
+        Check { metric: "summary.completed", op: ">=", value: 12031.0, label: "all 12,031 calls served, none rejected or timed out" },
     ],
     hints: &[
         "First find the ceiling: set the cache to unbounded and read the token hit rate. That is all the reuse this traffic has.",

@@ -18,9 +18,10 @@ pub(super) const LESSON: Lesson = Lesson {
         "arrival_model": "gamma", "burstiness": 0.3, "request_rate": 10.0, "num_requests": 1000,
         "timeout_ms": 100.0
     }"#),
-    goal: "At most 1% of calls time out, with a caller timeout still set, at most 1 s.",
+    goal: "At most 1% of calls time out and none is rejected, with a caller timeout still set, at most 1 s.",
     checks: &[
         Check { metric: "summary.timed_out", op: "<=", value: 10.0, label: "at most 10 of 1,000 calls time out" },
+        Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no call rejected" },
         Check { metric: "config.timeout_ms", op: "<=", value: 1000.0, label: "a caller timeout of at most 1 s is set" },
     ],
     hints: &[

@@ -230,6 +230,52 @@ test('a lesson on a built-in trace replays it: the link, its goal on the trace, 
   } finally { await context.close(); }
 });
 
+test('a run that changes the lesson\'s calls is not judged, and one that cuts calls off does not meet the goal', async () => {
+  const { page, errors, context } = await site.open('/?lesson=timeout-below-p99', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.lastReport?.config?.timeout_ms === 100, null, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-checks] li');
+    const lesson = await page.evaluate(() => window.kvfleet.lessonsList.find((l) => l.id === 'timeout-below-p99'));
+    assert.equal(lesson.workload.burstiness, 0.3, 'the lesson pins its bursty arrivals');
+    assert.equal(lesson.workload.num_requests, 1000);
+    // Smoother arrivals through the lesson's own burstiness control: other calls, not judged.
+    await page.click('[data-testid=lesson-go-burstiness]');
+    await page.waitForFunction(() => document.activeElement?.closest('[data-testid=field-burstiness]'), null, { timeout: 5000 });
+    let n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.keyboard.press('End');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-wrong-workload]');
+    const b = await page.evaluate(() => window.kvfleet.lastReport.config.burstiness);
+    assert.notEqual(b, 0.3);
+    const text = await page.textContent('[data-testid=lesson-checks]');
+    assert.match(text, /Not judged: this run changes the calls the lesson is about \(burstiness [^,]+, the lesson’s 0\.3 shape\)/);
+    assert.equal(await page.locator('[data-testid=lesson-checks] li').count(), 1, 'no check is judged');
+    assert.equal(await page.isVisible('[data-testid=lesson-done]'), false);
+    // Back to the lesson's calls: judged again.
+    n = await page.evaluate(() => window.kvfleet.runCount);
+    await page.click('[data-testid=lesson-reset]');
+    await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
+    await page.waitForFunction((c) => document.querySelectorAll('[data-testid=lesson-checks] li').length === c, lesson.checks.length, { timeout: 10000 });
+    assert.equal(await page.locator('[data-testid=lesson-wrong-workload]').count(), 0);
+    await screenshot(page, 'course-not-judged');
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+  // On the hot prefix (a link's own values win over the lesson's), a timeout just under the goal's
+  // p99 cuts most calls off: the calls left are fast, and the served check says the goal is not met.
+  const hot = await site.open('/?lesson=hot-prefix&timeout_ms=990', { viewport: { width: 1280, height: 900 } });
+  try {
+    await hot.page.waitForFunction(() => window.kvfleet?.lastReport?.config?.timeout_ms === 990, null, { timeout: 60000 });
+    await hot.page.waitForSelector('[data-testid=lesson-checks] li');
+    const r = await hot.page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(r.config.routing, 'prefix_aware');
+    assert.ok(r.summary.timed_out > r.summary.requests / 2, `${r.summary.timed_out} timed out`);
+    assert.ok(r.summary.ttft_ms_p99 <= 1000, 'the served calls are fast');
+    assert.match(await hot.page.textContent('[data-testid=lesson-checks]'), /✗ all 3,000 calls served, none rejected or timed out: now \d/);
+    assert.equal(await hot.page.isVisible('[data-testid=lesson-done]'), false);
+    assert.deepEqual(hot.errors, []);
+  } finally { await hot.context.close(); }
+});
+
 test('a lesson whose material worker cannot load the simulator says so instead of measuring forever', async () => {
   // Only the first fetch of the wasm (the page's simulator) goes through.
   const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -12,6 +12,7 @@ import { drawLessonFigure, markRun, runSeries } from './lesson-figure.js';
 import { builtin, BUILTIN } from './traces.js';
 import { rulePlaces, renderSettingsList } from './lesson-settings.js';
 import { el } from './page-bits.js';
+import { formatValue } from './controls.js';
 
 export { liveRule, sameRule, rulePlaces } from './lesson-settings.js';
 
@@ -44,6 +45,16 @@ function fmtMetric(metric, v) {
   if (/hit_rate|reuse|share/.test(metric)) return countPct(v);
   if (/_ms/.test(metric)) return msText(v); // '1 s', as the checks' own words say it
   return num(v, Number.isInteger(v) ? 0 : 2);
+}
+
+/**
+ * The settings of the lesson's workload (`workload`: each with the value its runs use) that the run's
+ * config sets otherwise.
+ */
+export function changedWorkload(lesson, config) {
+  return Object.entries(lesson.workload || {})
+    .filter(([k, v]) => JSON.stringify(config?.[k] ?? null) !== JSON.stringify(v))
+    .map(([k]) => k);
 }
 
 /** The completed lessons' ids kept in this browser. */
@@ -379,6 +390,26 @@ export class Lessons {
     return b;
   }
 
+  /** "request rate 10 req/s, the lesson's 30 req/s": each changed workload setting, as the controls write it. */
+  workloadWords(keys, config) {
+    return keys.map((k) => {
+      const p = (this.params || []).find((x) => x.name === k) || { name: k, label: k, kind: '', unit: '' };
+      return `${p.label.toLowerCase()} ${formatValue(p, config[k])}, the lesson’s ${formatValue(p, this.active.workload[k])}`;
+    }).join('; ');
+  }
+
+  /** Says why the run on screen is not judged, in place of the goal's checks. */
+  notJudged(testid, words) {
+    const li = el('li', 'unmet');
+    li.dataset.testid = testid;
+    li.append(el('span', 'mark', '✗'), document.createTextNode(` ${words}`));
+    this.checksEl.replaceChildren(li);
+    this.doneEl.hidden = true;
+    this.els.panel.classList.remove('solved');
+    this.met = false;
+    this.syncHint();
+  }
+
   /** The hint button is offered while the goal is unmet and a hint is left to show. */
   syncHint() {
     if (!this.hintBtn || !this.active) return;
@@ -394,14 +425,13 @@ export class Lessons {
     const wanted = l.trace || null;
     const source = !report.source || ['synthetic', 'sessions'].includes(report.source) ? null : report.source;
     if (wanted !== source) {
-      const li = el('li', 'unmet');
-      li.dataset.testid = 'lesson-wrong-source';
-      li.append(el('span', 'mark', '✗'), document.createTextNode(` This run is not of the lesson’s workload (${wanted ? `the ${BUILTIN[wanted] || wanted}` : 'the synthetic workload'}): press “Break it again” to go back to it.`));
-      this.checksEl.replaceChildren(li);
-      this.doneEl.hidden = true;
-      this.els.panel.classList.remove('solved');
-      this.met = false;
-      this.syncHint();
+      this.notJudged('lesson-wrong-source', `This run is not of the lesson’s workload (${wanted ? `the ${BUILTIN[wanted] || wanted}` : 'the synthetic workload'}): press “Break it again” to go back to it.`);
+      return;
+    }
+    // The goal is about the lesson's own calls: a run that changes them is not judged.
+    const changed = changedWorkload(l, report.config);
+    if (changed.length) {
+      this.notJudged('lesson-wrong-workload', `Not judged: this run changes the calls the lesson is about (${this.workloadWords(changed, report.config)}). Change the fleet, not the calls: press “Break it again” to go back to them.`);
       return;
     }
     this.renderSettings(report.config || null, report);

@@ -115,6 +115,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) if message == CLOSED_PIPE => ExitCode::SUCCESS,
         Err(message) if message == crate::lesson::GOAL_NOT_MET => ExitCode::FAILURE,
+        Err(message) if message == crate::lesson::NOT_JUDGED => ExitCode::from(2),
         Err(message) => {
             let message = kvfleet::echo::cut_long_lines(&message, 4 * MAX_ERROR_LINE_CHARS);
             eprintln!("error: {message}");
@@ -260,10 +261,14 @@ pub(crate) fn config(
     Ok((cfg, Some(lesson)))
 }
 
-fn goal_text(lesson: &Lesson, report: &kvfleet::Report) -> String {
+fn goal_text(lesson: &Lesson, report: &kvfleet::Report, cfg: &Config, a: &RunArgs) -> String {
+    let mut out = format!("  Lesson: {} | goal: {}\n", lesson.title, lesson.goal);
+    if let Some(why) = crate::lesson_flags::preset_not_judged(lesson, cfg, a) {
+        out.push_str(&format!("  Goal not judged: {why}\n"));
+        return out;
+    }
     let results = lessons::evaluate(lesson, report);
     let met = results.iter().all(|r| r.met);
-    let mut out = format!("  Lesson: {} | goal: {}\n", lesson.title, lesson.goal);
     for (c, r) in lesson.checks.iter().zip(&results) {
         out.push_str(&crate::lesson::check_line(c, r));
     }
@@ -378,7 +383,7 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     let report = sim.into_report();
     let goal = lesson
         .as_ref()
-        .map(|l| goal_text(l, &report))
+        .map(|l| goal_text(l, &report, &cfg, a))
         .unwrap_or_default();
     write!(text, "{}{goal}", report.to_text()).map_err(write_error("-"))?;
     if let Some(path) = &a.report_json {

@@ -1,7 +1,8 @@
 //! `kvfleet lesson`: the course from the command line. With no id it lists the lessons;
 //! with an id it runs the lesson's broken setup (or, with `--check FLAGS...`, the setup
 //! with those flags changed) and prints the goal checks. The exit code is 0 when the goal
-//! is met and 1 when it is not, so a teacher can script the check.
+//! is met, 1 when it is not, and 2 when `--check` changes the lesson's workload or gives a
+//! flag the check does not take (the goal is not judged), so a teacher can script it.
 
 use std::io::Write;
 
@@ -13,6 +14,10 @@ use crate::args::Cli;
 
 /// What `main` returns when a lesson's goal is not met: exit 1, no "error:" line.
 pub const GOAL_NOT_MET: &str = "the lesson's goal is not met";
+
+/// What `main` returns when `--check` asks for a run the goal is not judged on (another
+/// workload, or a flag the check does not take), its reasons already printed: exit 2.
+pub const NOT_JUDGED: &str = "the lesson's goal is not judged";
 
 fn list() -> Result<(), String> {
     let mut out = String::new();
@@ -128,11 +133,20 @@ pub fn material(id: &str, json: bool) -> Result<(), String> {
     crate::cli::print(&out)
 }
 
-/// Runs lesson `id` with `check` (run flags) changed; prints the goal checks.
+/// Prints why the check does not judge the goal, and returns `NOT_JUDGED`.
+fn refuse(id: &str, why: &str) -> String {
+    eprintln!("error: kvfleet lesson {id} --check: {why}");
+    NOT_JUDGED.to_string()
+}
+
+/// Runs lesson `id` with `check` (run flags) changed; prints the goal checks. Flags that
+/// change the lesson's workload or that the check does not take are refused
+/// (`lesson_flags`): nothing runs and `NOT_JUDGED` is returned.
 pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
     let Some(id) = id else { return list() };
-    if lessons::lesson(id).is_none() {
-        return Err(unknown(id));
+    let lesson = lessons::lesson(id).ok_or_else(|| unknown(id))?;
+    if let Some(why) = crate::lesson_flags::preset_refusal(&lesson, check) {
+        return Err(refuse(id, &why));
     }
     let mut argv: Vec<String> = vec!["kvfleet".into(), "--preset".into(), id.into(), "-q".into()];
     argv.extend(check.iter().cloned());
@@ -140,8 +154,10 @@ pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
         .try_get_matches_from(&argv)
         .map_err(|e| format!("--check: {}", e.render().to_string().trim_end()))?;
     let cli = Cli::from_arg_matches(&matches).map_err(|e| format!("--check: {e}"))?;
-    let (cfg, lesson) = crate::cli::config(&cli.run, &matches)?;
-    let lesson = lesson.expect("--preset names the lesson");
+    let (cfg, _) = crate::cli::config(&cli.run, &matches)?;
+    if let Some(why) = crate::lesson_flags::refusal(&lesson, &cfg, &matches) {
+        return Err(refuse(id, &why));
+    }
     let trace = crate::builtin::lesson_trace(&lesson, cfg.block_size)?;
     let report = api::report_of(&cfg, trace.as_ref())?;
     let results = lessons::evaluate(&lesson, &report);

@@ -13,6 +13,8 @@ mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 mod lesson;
 #[cfg(not(target_arch = "wasm32"))]
+mod lesson_flags;
+#[cfg(not(target_arch = "wasm32"))]
 mod mapped;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan;
