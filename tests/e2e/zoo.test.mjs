@@ -171,7 +171,11 @@ test('the decision table shows the zoo\'s terms, score, cost and rule, as the CL
       await page.fill('[data-testid="dec-to"]', '59');
       await page.fill('[data-testid="dec-count"]', '6');
       await page.click('[data-testid="dec-show"]');
-      await page.waitForFunction(() => window.kvfleet.lastDecisions, null, { timeout: 60000 });
+      await page.waitForFunction(() => window.kvfleet.lastDecisions, null, { timeout: 60000 }).catch(async (e) => {
+        // Say what the panel showed, so a run that never answers can be told from one still working.
+        const said = await page.evaluate(() => ['dec-status', 'dec-error'].map((id) => document.querySelector(`[data-testid="${id}"]`)?.textContent));
+        throw new Error(`${p}: no decisions after 60 s; the panel said ${JSON.stringify(said)}; page errors ${JSON.stringify(errors)}: ${e.message}`);
+      });
       const got = await page.evaluate(() => window.kvfleet.lastDecisions);
       assert.deepEqual(got.records, native.slice(54, 60), `${p}: the records are the CLI's`);
       const head = await page.$$eval('[data-testid="dec-table"] thead th', (ths) => ths.map((t) => t.textContent.replace(/\u200b/g, '')));
