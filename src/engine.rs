@@ -64,6 +64,7 @@ enum Plan {
         chunks: Vec<(usize, u32)>,
         decode_seqs: u64,
         saturated: bool,
+        kv_wait_from_us: Option<u64>,
     },
     /// `steps` pure decode steps of every running request.
     DecodeRun {
@@ -72,6 +73,7 @@ enum Plan {
         seqs: u64,
         kv_tokens: u64,
         saturated: bool,
+        kv_wait_from_us: Option<u64>,
     },
 }
 
@@ -87,6 +89,17 @@ pub struct ReplicaStats {
     pub saturated_us: u64,
     /// Longest waiting queue seen.
     pub peak_queue: u32,
+    /// Time a request waited for KV room while a slot was free, µs: from the start of a
+    /// step that began so, or from an arrival refused room during a decode run, to the
+    /// step's (or run's) end. The time KV capacity, not the slots, held requests back.
+    pub kv_wait_us: u64,
+    /// Running requests × time, summed over steps, request·µs: over `busy_us`, the mean
+    /// number of requests that ran at once.
+    pub running_us: u64,
+    /// Requests admitted (a decode replica's prefilled ones included).
+    pub admissions: u64,
+    /// KV blocks those admissions reserved (prompt and output), summed.
+    pub admitted_kv_blocks: u64,
 }
 
 /// One engine replica.
@@ -230,6 +243,18 @@ impl Replica {
         }
     }
 
+    /// Adds a finished step's (or run's) time to the counters: busy, saturated, waiting
+    /// for KV room, and running requests × time.
+    fn count_step(&mut self, start_us: u64, end_us: u64, saturated: bool, kv_from: Option<u64>) {
+        let d = end_us - start_us;
+        self.stats.busy_us += d;
+        self.stats.saturated_us += saturated as u64 * d;
+        self.stats.running_us += self.running.len() as u64 * d;
+        if let Some(from) = kv_from {
+            self.stats.kv_wait_us += end_us.saturating_sub(from);
+        }
+    }
+
     /// The scheduled step (or decode run) ends at `now_us`: apply it, then plan the next.
     pub fn step_end(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
         match std::mem::replace(&mut self.plan, Plan::Idle) {
@@ -240,10 +265,10 @@ impl Replica {
                 chunks,
                 decode_seqs,
                 saturated,
+                kv_wait_from_us,
             } => {
                 debug_assert_eq!(end_us, now_us);
-                self.stats.busy_us += end_us - start_us;
-                self.stats.saturated_us += saturated as u64 * (end_us - start_us);
+                self.count_step(start_us, end_us, saturated, kv_wait_from_us);
                 self.apply_step(&chunks, now_us, out);
                 self.spare_chunks = chunks;
                 if decode_seqs > 0 {
@@ -262,9 +287,9 @@ impl Replica {
                 seqs,
                 kv_tokens,
                 saturated,
+                kv_wait_from_us,
             } => {
-                self.stats.busy_us += now_us - start_us;
-                self.stats.saturated_us += saturated as u64 * (now_us - start_us);
+                self.count_step(start_us, now_us, saturated, kv_wait_from_us);
                 self.apply_decode_run(steps, now_us, out);
                 let t = &self.spec.timing;
                 out.itl_runs.push(ItlRun {
@@ -301,13 +326,23 @@ impl Replica {
     }
 
     /// A decode run is cut short at its next step boundary when the waiting head could
-    /// join there.
+    /// join there; when it could not for want of KV room with a slot free, the run waits
+    /// for KV from now on.
     fn truncate_run_for_head(&mut self, now_us: u64) -> Option<u64> {
         if self.head_admissible() {
-            self.truncate_run(now_us)
-        } else {
-            None
+            return self.truncate_run(now_us);
         }
+        let slot_free = self.running.len() < self.spec.max_batch as usize;
+        if let Plan::DecodeRun {
+            kv_wait_from_us: from @ None,
+            ..
+        } = &mut self.plan
+        {
+            if slot_free {
+                *from = Some(now_us);
+            }
+        }
+        None
     }
 
     fn truncate_run(&mut self, now_us: u64) -> Option<u64> {
@@ -317,6 +352,7 @@ impl Replica {
             seqs,
             kv_tokens,
             saturated,
+            kv_wait_from_us,
         } = self.plan
         else {
             return None;
@@ -333,6 +369,7 @@ impl Replica {
             seqs,
             kv_tokens,
             saturated,
+            kv_wait_from_us,
         };
         self.generation += 1;
         Some(start_us + t.decode_run_us(keep, seqs, kv_tokens))
@@ -353,6 +390,9 @@ impl Replica {
         chunks.clear();
         let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
         let mut saturated = !self.waiting.is_empty();
+        // A request still waits after admission with a slot free: only KV room held it.
+        let kv_wait_from_us =
+            (saturated && self.running.len() < self.spec.max_batch as usize).then_some(now_us);
         for (i, a) in self.running.iter().enumerate() {
             if a.prefilled_tokens < a.req.prompt_tokens {
                 let left = a.req.prompt_tokens - a.prefilled_tokens;
@@ -378,6 +418,7 @@ impl Replica {
                 chunks,
                 decode_seqs,
                 saturated,
+                kv_wait_from_us,
             };
             return Some(end_us);
         }
@@ -393,6 +434,7 @@ impl Replica {
             seqs: decode_seqs,
             kv_tokens,
             saturated,
+            kv_wait_from_us,
         };
         Some(now_us + t.decode_run_us(steps, decode_seqs, kv_tokens))
     }

@@ -15,10 +15,13 @@
 //!   lasted: its mean over the second half of the arrival window exceeds the first half's
 //!   by `GROWTH_FACTOR` × and by at least `GROWTH_MIN` requests (or `GROWTH_SHARE` of its
 //!   requests), or its full queue rejected `REJECT_SHARE` of its requests.
+//! - **KV-bound.** KV capacity, not the slots, held requests back (`kv.rs`).
 
 use serde::Serialize;
 
 use crate::series::Series;
+
+pub mod kv;
 
 /// Requests per replica below which no load or hit-rate finding is given.
 pub const MIN_REQUESTS_PER_REPLICA: f64 = 30.0;
@@ -49,6 +52,8 @@ pub enum Kind {
     HitUneven,
     /// Offered load exceeded what one or more replicas could serve.
     Overloaded,
+    /// KV capacity, not the batch slots, limited how many requests ran at once.
+    KvBound,
 }
 
 /// One finding: its kind, the replicas it names and its words.

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::findings::kv::{self, KvFacts, KvLimits};
 use crate::findings::{self, Finding, Kind, ReplicaFacts, Window};
 use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
@@ -82,6 +83,11 @@ pub struct Summary {
     pub hit_rate_instance_min: f64,
     pub hit_rate_instance_max: f64,
     pub load_spread: f64,
+    /// Mean over replicas of `per_instance[].kv_wait_share`.
+    pub kv_wait_share: f64,
+    /// Mean requests running at once on a busy replica: running requests × time over busy
+    /// time, summed over the fleet.
+    pub batch_mean: f64,
     pub hot_spot: bool,
     pub overloaded: bool,
     pub events: u64,
@@ -100,6 +106,10 @@ pub struct InstanceReport {
     pub hit_rate_tokens: f64,
     pub busy_share: f64,
     pub saturated_share: f64,
+    /// Share of the run a request waited for KV room while a slot was free.
+    pub kv_wait_share: f64,
+    /// Mean requests running at once while busy.
+    pub batch_mean: f64,
     pub peak_queue: u32,
     pub evictions: u64,
     /// Requests refused: `rejected_queue_full + rejected_too_large`.
@@ -240,7 +250,7 @@ impl Simulation<'_> {
         let series = std::mem::take(&mut self.sampler).finish(end_us, &mut self.replicas, links);
         let latency_cdf = latency_cdf(&self.recorder.ttft, &self.recorder.e2e);
         self.fill_latencies(&mut summary);
-        let findings = self.findings(&per_instance, &series);
+        let findings = self.findings(&per_instance, &series, makespan_us);
         summary.hot_spot = findings
             .iter()
             .any(|f| matches!(f.kind, Kind::LoadUneven | Kind::HitUneven));
@@ -286,7 +296,7 @@ impl Simulation<'_> {
         crate::text::fleet_lines(&cfg, &self.source_name, &s)
     }
 
-    fn findings(&self, rows: &[InstanceReport], series: &Series) -> Vec<Finding> {
+    fn findings(&self, rows: &[InstanceReport], series: &Series, makespan_us: u64) -> Vec<Finding> {
         let facts: Vec<ReplicaFacts> = rows
             .iter()
             .map(|r| ReplicaFacts {
@@ -302,10 +312,35 @@ impl Simulation<'_> {
             start_us: self.first_arrival_us.unwrap_or(0),
             end_us: self.last_arrival_us,
         };
-        match self.disagg.as_ref() {
+        let mut out = match self.disagg.as_ref() {
             Some(d) => findings::pooled_findings(&facts, d.pools.prefill as usize, series, window),
             None => findings::findings(&facts, series, window),
-        }
+        };
+        let limits = KvLimits {
+            capacity_blocks: self.cfg.kv_blocks,
+            max_batch: self.cfg.max_batch,
+            makespan_us,
+        };
+        out.extend(kv::kv_finding(&self.kv_facts(), limits));
+        out
+    }
+
+    /// The engine counters the KV-bound finding reads, per replica.
+    fn kv_facts(&self) -> Vec<KvFacts> {
+        self.replicas
+            .iter()
+            .map(|rep| {
+                let s = rep.stats();
+                KvFacts {
+                    requests: s.routed,
+                    busy_us: s.busy_us,
+                    kv_wait_us: s.kv_wait_us,
+                    running_us: s.running_us,
+                    admissions: s.admissions,
+                    admitted_kv_blocks: s.admitted_kv_blocks,
+                }
+            })
+            .collect()
     }
 
     fn session_report(&self) -> Option<crate::sessions::SessionReport> {
@@ -346,6 +381,8 @@ impl Simulation<'_> {
                 hit_rate_tokens: share((c.cached_blocks * bs) as f64, c.prompt_tokens as f64),
                 busy_share: share(rep.stats().busy_us as f64, makespan_us as f64),
                 saturated_share: share(rep.stats().saturated_us as f64, makespan_us as f64),
+                kv_wait_share: share(rep.stats().kv_wait_us as f64, makespan_us as f64),
+                batch_mean: share(rep.stats().running_us as f64, rep.stats().busy_us as f64),
                 peak_queue: rep.stats().peak_queue,
                 evictions: rep.cache().evictions(),
                 rejected: c.rejected,
@@ -416,6 +453,20 @@ impl Simulation<'_> {
             hit_rate_instance_min: rates.clone().fold(f64::NAN, f64::min),
             hit_rate_instance_max: rates.fold(f64::NAN, f64::max),
             load_spread: share(spread, mean_load),
+            kv_wait_share: share(
+                self.replicas
+                    .iter()
+                    .map(|r| r.stats().kv_wait_us)
+                    .sum::<u64>() as f64,
+                (self.replicas.len() as u64 * makespan_us) as f64,
+            ),
+            batch_mean: share(
+                self.replicas
+                    .iter()
+                    .map(|r| r.stats().running_us)
+                    .sum::<u64>() as f64,
+                self.replicas.iter().map(|r| r.stats().busy_us).sum::<u64>() as f64,
+            ),
             events: self.events,
             seed: self.cfg.seed,
             ..Summary::default()

@@ -116,6 +116,8 @@ impl Replica {
             let req = self.waiting.pop_front().expect("head exists");
             self.queued_blocks -= full as u64 + private;
             self.prompt_private_blocks += prompt_private;
+            self.stats.admissions += 1;
+            self.stats.admitted_kv_blocks += full as u64 + private;
             if self.is_prefilled(&req) {
                 self.admit_received(req, (full, private, prompt_private));
                 continue;

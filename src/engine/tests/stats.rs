@@ -64,3 +64,79 @@ fn active_blocks_count_a_prompt_while_it_runs_and_nothing_after() {
     assert_eq!((r.running(), r.waiting()), (1, 4));
     assert_eq!(r.queued_for_slot(), 3);
 }
+
+#[test]
+fn a_request_held_back_by_kv_room_with_a_slot_free_waits_for_kv() {
+    // The first test's two requests (512 prompt tokens, 10 output), now with 8 slots and a
+    // 2-block cache: each reserves ceil(522 / 512) = 2 blocks, so the cache holds one.
+    // Request 1's prefill (22,384 µs) began alone. At its end request 2 is refused room
+    // with 7 slots free: the 9 decode steps (54,408 µs) wait for KV. Request 2 then runs
+    // alone. KV wait 54,408 µs; one request ran at every instant: running × time = busy =
+    // 2 x 76,792 µs; 2 admissions of 2 blocks each.
+    let mut r = Replica::new(0, spec(8, None), Some(2));
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 512, 10), 0, &mut out);
+    r.arrive(request(2, 512, 10), 0, &mut out);
+    let run_end = r.step_end(end.unwrap(), &mut out);
+    assert_eq!(run_end, Some(22_384 + 54_408), "request 2 did not join");
+    drain(&mut r, run_end, &mut out);
+    let s = r.stats();
+    assert_eq!(out.finished.len(), 2);
+    assert_eq!(s.busy_us, 2 * 76_792);
+    assert_eq!(s.kv_wait_us, 54_408);
+    assert_eq!(s.running_us, 2 * 76_792);
+    assert_eq!((s.admissions, s.admitted_kv_blocks), (2, 4));
+}
+
+#[test]
+fn a_request_waiting_for_a_slot_is_not_waiting_for_kv() {
+    // The first test (one slot, unbounded cache): request 2 waits 54,408 µs, for the slot.
+    let mut r = Replica::new(0, spec(1, None), None);
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 512, 10), 0, &mut out);
+    r.arrive(request(2, 512, 10), 0, &mut out);
+    drain(&mut r, end, &mut out);
+    assert_eq!(r.stats().saturated_us, 54_408);
+    assert_eq!(r.stats().kv_wait_us, 0);
+}
+
+#[test]
+fn an_arrival_refused_room_during_a_decode_run_waits_for_kv_from_its_arrival() {
+    // Request 1 decodes from 22,384 to 76,792 µs; request 2 arrives at 30,000 µs into a
+    // 2-block cache request 1 fills, with a slot free: it waits 76,792 - 30,000 = 46,792 µs.
+    let mut r = Replica::new(0, spec(8, None), Some(2));
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 512, 10), 0, &mut out);
+    let run_end = r.step_end(end.unwrap(), &mut out);
+    assert_eq!(run_end, Some(76_792));
+    assert_eq!(
+        r.arrive(arriving(request(2, 512, 10), 30_000), 30_000, &mut out),
+        None
+    );
+    drain(&mut r, run_end, &mut out);
+    assert_eq!(r.stats().kv_wait_us, 46_792);
+}
+
+#[test]
+fn running_times_busy_time_is_the_sum_of_each_requests_time_running() {
+    // Three requests of different lengths at 0 with room for all: whatever the steps, the
+    // running count integrated over time is each request's admit-to-done time summed.
+    let mut r = Replica::new(0, spec(8, None), None);
+    let mut out = Outbox::default();
+    let end = r.arrive(request(1, 2000, 40), 0, &mut out);
+    r.arrive(request(2, 700, 5), 0, &mut out);
+    r.arrive(arriving(request(3, 300, 90), 50_000), 50_000, &mut out);
+    drain(&mut r, end, &mut out);
+    let held: u64 = out.finished.iter().map(|f| f.done_us - f.admit_us).sum();
+    assert_eq!(out.finished.len(), 3);
+    assert_eq!(r.stats().running_us, held);
+    assert!(
+        r.stats().running_us > r.stats().busy_us,
+        "two or more ran at once"
+    );
+    assert_eq!(
+        r.stats().kv_wait_us,
+        0,
+        "an unbounded cache never holds one back"
+    );
+}
