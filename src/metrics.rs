@@ -1,6 +1,7 @@
 //! Measurement: latency histograms (per request, and inter-token gaps fed in closed
 //! form), cache counters per replica and per session turn.
 
+use crate::cache::IdMap;
 use crate::engine::{Admitted, DropKind, Finished};
 use crate::histogram::LogHistogram;
 
@@ -51,6 +52,10 @@ pub struct PickCounters {
     pub pick_hit_blocks: u64,
     /// The most full prompt blocks any replica the router could pick held, summed.
     pub best_hit_blocks: u64,
+    /// Of the blocks a pick found (at most the ones admission may reuse), those its
+    /// replica no longer held when it admitted the request, summed over the requests
+    /// admitted where they were picked: evicted while the request waited.
+    pub evicted_after_pick_blocks: u64,
 }
 
 /// Everything recorded while the simulation runs.
@@ -82,6 +87,9 @@ pub struct Recorder {
     pub turns: Vec<TurnCounters>,
     /// The routing decisions' view of the caches.
     pub picks: PickCounters,
+    /// Per request routed to its picked replica and not yet admitted: the blocks the pick
+    /// found there that admission may reuse.
+    pending_picks: IdMap<u32>,
 }
 
 impl Recorder {
@@ -101,7 +109,19 @@ impl Recorder {
             block_size,
             turns: Vec::new(),
             picks: PickCounters::default(),
+            pending_picks: IdMap::default(),
         }
+    }
+
+    /// Request `id` was sent to the replica it was picked for, which held `reusable` of the
+    /// blocks its admission may reuse: what it still holds then is compared at admission.
+    pub fn sent_to_pick(&mut self, id: u32, reusable: u32) {
+        self.pending_picks.insert(id as u64, reusable);
+    }
+
+    /// Request `id` left its replica (admitted elsewhere or dropped): nothing to compare.
+    pub fn left(&mut self, id: u32) {
+        self.pending_picks.remove(&(id as u64));
     }
 
     /// Records a routing decision: the picked replica held `picked` of the request's full
@@ -117,6 +137,9 @@ impl Recorder {
 
     /// Records an admission (cache lookup result).
     pub fn admitted(&mut self, a: &Admitted) {
+        if let Some(found) = self.pending_picks.remove(&(a.id as u64)) {
+            self.picks.evicted_after_pick_blocks += found.saturating_sub(a.hit_blocks) as u64;
+        }
         let c = &mut self.replicas[a.replica as usize];
         c.admitted += 1;
         c.hit_requests += (a.hit_blocks > 0) as u64;

@@ -45,6 +45,9 @@ pub struct Summary {
     /// At each routing decision, the most full prompt blocks any replica the router could
     /// pick held, summed: the hits a router that always chose by cache would have found.
     pub best_hit_blocks: u64,
+    /// Of `pick_hit_blocks` (at most the blocks admission may reuse), those the picked
+    /// replica had evicted by the time it admitted the request.
+    pub evicted_after_pick_blocks: u64,
     /// `pick_hit_blocks / best_hit_blocks`: the share of the cache's reachable blocks the
     /// router's picks found (1 when every pick went to the best-placed replica; `null`
     /// when no replica held any block of any request).
@@ -439,6 +442,7 @@ impl Simulation<'_> {
             cached_tokens,
             pick_hit_blocks: self.recorder.picks.pick_hit_blocks,
             best_hit_blocks: self.recorder.picks.best_hit_blocks,
+            evicted_after_pick_blocks: self.recorder.picks.evicted_after_pick_blocks,
             routing_capture: share(
                 self.recorder.picks.pick_hit_blocks as f64,
                 self.recorder.picks.best_hit_blocks as f64,

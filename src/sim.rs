@@ -300,6 +300,7 @@ impl<'w> Simulation<'w> {
             }
         }
         for x in self.outbox.released.drain(..) {
+            self.recorder.left(x.id);
             let bs = self.cfg.block_size;
             let (full, private) = router_blocks(x.prompt_tokens, !x.block_ids.is_empty(), bs);
             let replica = x.replica as usize;

@@ -146,6 +146,13 @@ fn routing_capture(cfg: &Config, r: &Report, d: Option<&[Decision]>) -> Result<(
     ensure(pick <= best, || {
         format!("pick_hit_blocks {pick} > best_hit_blocks {best}")
     })?;
+    let evicted = s.evicted_after_pick_blocks;
+    ensure(evicted <= pick, || {
+        format!("evicted_after_pick_blocks {evicted} > pick_hit_blocks {pick}")
+    })?;
+    ensure(cfg.kv_blocks.is_some() || evicted == 0, || {
+        format!("{evicted} blocks evicted after their pick from an unbounded cache")
+    })?;
     let want = pick as f64 / best as f64;
     ensure(
         (best == 0 && s.routing_capture.is_nan()) || s.routing_capture == want,
@@ -219,6 +226,28 @@ fn rates(r: &Report) -> Result<(), String> {
         ensure(!timed || p.saturated_share <= p.busy_share + 1e-12, || {
             format!("replica {}: saturated longer than busy", p.index)
         })?;
+        share_or_none("per-replica kv_wait_share", p.kv_wait_share, timed)?;
+        ensure(!timed || p.kv_wait_share <= p.busy_share + 1e-12, || {
+            format!("replica {}: waited for KV longer than busy", p.index)
+        })?;
+        // Over busy time, null exactly when never busy; a step runs 1 to max_batch requests.
+        let slots = r.config.max_batch as f64;
+        let busy = timed && p.busy_share > 0.0;
+        ensure(p.batch_mean.is_nan() != busy, || {
+            format!(
+                "replica {}: batch_mean {} with busy_share {}",
+                p.index, p.batch_mean, p.busy_share
+            )
+        })?;
+        ensure(
+            !busy || (1.0 - 1e-9..=slots + 1e-9).contains(&p.batch_mean),
+            || {
+                format!(
+                    "replica {}: ran {} at once on {slots} slots",
+                    p.index, p.batch_mean
+                )
+            },
+        )?;
     }
     let series = r
         .series
@@ -342,6 +371,7 @@ fn is_statistic(key: &str) -> bool {
     STATISTICS.iter().any(|s| key.contains(s))
         || key.ends_with("_share")
         || key == "load_spread"
+        || key == "batch_mean"
         || key.ends_with("_by_turn")
 }
 

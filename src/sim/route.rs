@@ -96,6 +96,11 @@ impl Simulation<'_> {
         let best = self.hits[..pool].iter().copied().max().unwrap_or(0);
         self.recorder.picked(self.hits[chosen], best);
         let target = self.skip_target(req, chosen);
+        if target == chosen {
+            let reusable = req.prompt_tokens.saturating_sub(1) / bs;
+            let found = self.hits[chosen].min(reusable);
+            self.recorder.sent_to_pick(req.id, found);
+        }
         let full_ids = &req.block_ids[..full];
         let cached_tokens = self.seen_hits[target] as u64 * bs as u64;
         let inflight = self.knowledge.inflight();

@@ -9,7 +9,7 @@ import { scrollCue } from './page-bits.js';
 
 // Findings come from the report (src/findings.rs): each is evidence-gated, so a policy is flagged only
 // when its own run shows the problem.
-const FLAG = { load_uneven: 'uneven load', hit_uneven: 'uneven hit rate', overloaded: 'overloaded' };
+const FLAG = { load_uneven: 'uneven load', hit_uneven: 'uneven hit rate', overloaded: 'overloaded', kv_bound: 'KV-bound' };
 const flags = (r) => {
   const kinds = [...new Set((r.findings || []).map((f) => f.kind))];
   return kinds.length ? `⚠ ${kinds.map((k) => FLAG[k] || k).join(', ')}` : '–';

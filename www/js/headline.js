@@ -90,9 +90,20 @@ export function renderHeadline(root, report) {
       s.evictions ? 'blocks pushed out of full caches' : 'no cache filled up'),
     figure('cache secondary', 'fig-capture', 'Routing capture', countPct(s.routing_capture), '',
       Number.isFinite(s.routing_capture)
-        ? `picks found ${num(s.pick_hit_blocks)} of the ${num(s.best_hit_blocks)} blocks the best-placed replica held`
+        ? `picks found ${num(s.pick_hit_blocks)} of the ${num(s.best_hit_blocks)} blocks the best-placed replica held${lostWords(s)}`
         : 'no replica held a block of any request when it was routed'));
   patchChildren(root, [cache, group(dropped ? 'Latency and admission' : 'Latency', ...latency)]);
+}
+
+/**
+ * Why the picks found more blocks than admissions reused, when they did and evictions are the
+ * reason: "; evictions while requests waited cost 76 of them, and admissions reused 64". '' otherwise
+ * (also when the picks found more only because a prompt's last token is always recomputed).
+ */
+export function lostWords(s) {
+  const lost = s.evicted_after_pick_blocks;
+  if (!(s.pick_hit_blocks > s.cached_blocks) || !(lost > 0)) return '';
+  return `; evictions while requests waited cost ${num(lost)} of them, and admissions reused ${num(s.cached_blocks)}`;
 }
 
 export function renderFleetLines(pre, report) {
@@ -186,6 +197,7 @@ const FINDING_TITLE = {
   load_uneven: '⚠ Uneven load: the replicas are not sharing the work evenly.',
   hit_uneven: '⚠ Uneven hit rate: some replicas reuse their cache far more than others.',
   overloaded: '⚠ Overloaded: more work arrives than replicas can serve.',
+  kv_bound: '⚠ KV-bound: the KV cache, not the batch slots, limits how many requests run at once.',
 };
 
 /**

@@ -52,7 +52,7 @@ export function replicaStops(min = 1, max = 256) {
   return [...out].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
 }
 
-const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate', overloaded: 'Overloaded' };
+const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate', overloaded: 'Overloaded', kv_bound: 'KV-bound' };
 
 export class HeroPanel {
   /**
