@@ -197,7 +197,7 @@ const FINDING_TITLE = {
   load_uneven: '⚠ Uneven load: the replicas are not sharing the work evenly.',
   hit_uneven: '⚠ Uneven hit rate: some replicas reuse their cache far more than others.',
   overloaded: '⚠ Overloaded: more work arrives than replicas can serve.',
-  kv_bound: '⚠ KV-bound: the KV cache, not the batch slots, limits how many requests run at once.',
+  kv_bound: '⚠ KV-bound: requests wait for room in the KV cache while batch slots sit free.',
 };
 
 /**

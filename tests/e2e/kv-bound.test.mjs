@@ -1,0 +1,96 @@
+// tests/e2e/kv-bound.test.mjs: the small-cache run (32 prefixes, 8 replicas, kv routing, 16 KV blocks
+// per replica) set through the URL, in real Chromium: the hero and the results both show the KV-bound
+// finding, titled, with the words and numbers the native CLI prints for the same flags; the routing
+// capture figure says why its picks found more blocks than admissions reused (evictions while requests
+// waited), with the CLI's counts. Ten times the cache: no finding and no such clause.
+// Screenshot: test-results/kv-bound.png (light, 1280 px).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, nativeBin, ROOT } from './harness.mjs';
+
+const SMALL = { num_prefixes: 32, instances: 8, routing: 'kv', kv_blocks: 16 };
+const n = (x) => x.toLocaleString('en-US');
+let site;
+
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+/** The native CLI on the same settings: its JSON report and its text report's lines. */
+function cli(settings) {
+  const flags = Object.entries(settings).flatMap(([k, v]) => [`--des-${k.replace(/_/g, '-')}`, String(v)]);
+  const out = execFileSync(nativeBin(), ['-q', ...flags, '--des-report-json', '-'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const text = execFileSync(nativeBin(), ['-q', ...flags], { cwd: ROOT, encoding: 'utf8' });
+  return { report: JSON.parse(out), lines: text.split('\n') };
+}
+
+async function open(settings) {
+  const query = new URLSearchParams(Object.entries(settings).map(([k, v]) => [k, String(v)]));
+  const { page, errors, context } = await site.open(`/?${query}`, { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt && window.kvfleet.lastReport, null, { timeout: 60000 });
+  await page.waitForFunction(() => !document.querySelector('#results')?.classList.contains('stale'), null, { timeout: 30000 }).catch(() => {});
+  return { page, errors, context, report: await page.evaluate(() => window.kvfleet.lastReport) };
+}
+
+test('the small cache: the KV-bound finding and the capture clause, with the CLI\'s numbers', async () => {
+  const native = cli(SMALL);
+  const warning = native.lines.find((l) => l.startsWith('  WARNING: KV-bound: '));
+  assert.ok(warning, `the CLI names the finding:\n${native.lines.join('\n')}`);
+  const words = warning.slice('  WARNING: '.length);
+  // Its numbers, from the CLI's JSON: 9 blocks = ceil((4096 + 256) / 512) hold 1 to a 16-block
+  // cache; the batch and the wait share are the fleet's, from the per-replica figures.
+  const rows = native.report.per_instance;
+  const wait = rows.reduce((a, p) => a + p.kv_wait_share, 0) / rows.length;
+  const batch = rows.reduce((a, p) => a + p.batch_mean * p.busy_share, 0) / rows.reduce((a, p) => a + p.busy_share, 0);
+  assert.ok(words.includes('not the 256 batch slots'), words);
+  assert.ok(words.includes('A 16-block cache holds 1 request of 9 blocks'), words);
+  assert.ok(words.includes(`a busy replica ran ${batch.toFixed(1)} requests at once on average`), words);
+  assert.ok(words.includes(`a replica spent ${Math.round(100 * wait)}% of the run`), words);
+  assert.ok(wait > 0.5 && batch < 2, `${wait} ${batch}`);
+
+  const { page, errors, context, report } = await open(SMALL);
+  try {
+    assert.equal(report.summary.ttft_ms_p50, native.report.summary.ttft_ms_p50, 'the page ran what the CLI ran');
+    const hero = await page.textContent('[data-testid=hero-finding-kv_bound]');
+    assert.equal(hero, `⚠ KV-bound: ${words.slice('KV-bound: '.length)}`);
+    const block = page.locator('[data-testid=finding-kv_bound]');
+    assert.match(await block.locator('strong').textContent(), /^⚠ KV-bound: /);
+    assert.equal(await block.locator('p').textContent(), words);
+
+    // The capture figure: picks found more than admissions reused, and why, in the CLI's counts.
+    const s = native.report.summary;
+    assert.ok(s.pick_hit_blocks > s.cached_blocks && s.evicted_after_pick_blocks > 0, JSON.stringify(s));
+    const capture = await page.textContent('[data-testid=fig-capture]');
+    assert.ok(capture.includes(`picks found ${n(s.pick_hit_blocks)} of the ${n(s.best_hit_blocks)} blocks the best-placed replica held; `
+      + `evictions while requests waited cost ${n(s.evicted_after_pick_blocks)} of them, and admissions reused ${n(s.cached_blocks)}`), capture);
+    const note = await page.textContent('[data-testid=fleet-note]');
+    assert.ok(note.includes(`${n(s.cached_blocks)} of ${n(s.prompt_blocks)} prompt blocks came from a cache`), note);
+    await page.locator('[data-testid=finding-kv_bound]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'kv-bound', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('ten times the cache: no KV-bound finding, and picks and admissions agree without a clause', async () => {
+  const big = { ...SMALL, kv_blocks: 160 };
+  const native = cli(big);
+  assert.equal(native.lines.some((l) => l.includes('KV-bound')), false);
+  const { page, errors, context, report } = await open(big);
+  try {
+    assert.deepEqual(report.findings.map((f) => f.kind), native.report.findings.map((f) => f.kind));
+    assert.equal(await page.locator('[data-testid=hero-finding-kv_bound]').count(), 0);
+    assert.equal(await page.locator('[data-testid=finding-kv_bound]').count(), 0);
+    const s = report.summary;
+    assert.equal(s.pick_hit_blocks, s.cached_blocks);
+    const capture = await page.textContent('[data-testid=fig-capture]');
+    assert.ok(capture.includes(`picks found ${n(s.pick_hit_blocks)} of the ${n(s.best_hit_blocks)} blocks the best-placed replica held`), capture);
+    assert.equal(capture.includes('evictions while requests waited'), false, capture);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
