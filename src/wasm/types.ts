@@ -102,6 +102,8 @@ export interface Summary {
   pick_hit_blocks: number;
   /** At each routing decision, the most full prompt blocks any pickable replica held, summed. */
   best_hit_blocks: number;
+  /** Of pick_hit_blocks (at most the reusable ones), those evicted before the request's admission. */
+  evicted_after_pick_blocks: number;
   /** pick_hit_blocks / best_hit_blocks; null when no replica held any block of any request. */
   routing_capture: Stat;
   evictions: number;
@@ -114,6 +116,10 @@ export interface Summary {
   output_tokens: number; throughput_tok_s: number; throughput_req_s: number;
   offered_rate: number; achieved_rate: number; makespan_s: number;
   hit_rate_instance_min: Stat; hit_rate_instance_max: Stat; load_spread: Stat;
+  /** Mean over replicas of their kv_wait_share. */
+  kv_wait_share: Stat;
+  /** Mean requests running at once on a busy replica (running × time over busy time, fleet-wide). */
+  batch_mean: Stat;
   /** An uneven-load or uneven-hit-rate finding was raised. */
   hot_spot: boolean;
   /** An overload finding was raised. */
@@ -129,6 +135,10 @@ export interface InstanceReport {
   busy_share: Stat;
   /** Time in steps that began with more work than they could start, over the makespan. */
   saturated_share: Stat;
+  /** Time a request waited for KV room while a slot was free, over the makespan. */
+  kv_wait_share: Stat;
+  /** Mean requests running at once while busy; null when never busy. */
+  batch_mean: Stat;
   peak_queue: number; evictions: number;
   /** Requests refused: rejected_queue_full (queue full) + rejected_too_large (more blocks than the cache). */
   rejected: number; rejected_queue_full: number; rejected_too_large: number;
@@ -189,7 +199,7 @@ export interface LatencyCdf { q: number[]; ttft_ms: number[]; e2e_ms: number[]; 
 
 /** A finding of the run, fired only on evidence (see src/findings.rs). */
 export interface Finding {
-  kind: "load_uneven" | "hit_uneven" | "overloaded";
+  kind: "load_uneven" | "hit_uneven" | "overloaded" | "kv_bound";
   replicas: number[];
   text: string;
 }
