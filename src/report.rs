@@ -324,7 +324,11 @@ impl Simulation<'_> {
             max_batch: self.cfg.max_batch,
             makespan_us,
         };
-        out.extend(kv::kv_finding(&self.kv_facts(), limits));
+        // A prefill replica reserves no output blocks: the words' request size is a
+        // colocated replica's.
+        if self.disagg.is_none() {
+            out.extend(kv::kv_finding(&self.kv_facts(), limits));
+        }
         out
     }
 
