@@ -1,7 +1,8 @@
 //! The KV-bound finding on whole runs from the CLI: it names the small-cache run (32
 //! prefixes, 8 replicas, kv routing, 16 blocks per replica), where a cache that holds one
 //! request runs about one at a time, with the run's own numbers; it stays silent when the
-//! slots are the limit (one slot, a large cache) and when little waits (a low rate).
+//! slots are the limit (one slot, a large cache) and when little waits (a low rate). On
+//! the same run the routing picks found blocks that evictions took before admission.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -143,4 +144,27 @@ fn silent_when_little_waits() {
     assert!(r["summary"]["ttft_ms_p99"].as_f64().unwrap() < 1000.0);
     assert!(kv_bound(&r).is_none(), "{}", r["findings"]);
     assert!(!text.contains("KV-bound"));
+}
+
+#[test]
+fn on_the_small_cache_picks_found_blocks_that_evictions_took_before_admission() {
+    // Each prompt opens with a 2,048-token (4-block) prefix and ends with unique text, so a
+    // pick finds at most 4 blocks, fewer than the 7 admission may reuse (floor(4095 /
+    // 512)): every block a pick found and admission did not was evicted in between, and
+    // the picks' surplus over admissions is at most what evictions took.
+    let (r, _) = run(SMALL_CACHE);
+    let s = &r["summary"];
+    let n = |k: &str| s[k].as_u64().unwrap();
+    let (pick, cached, evicted) = (
+        n("pick_hit_blocks"),
+        n("cached_blocks"),
+        n("evicted_after_pick_blocks"),
+    );
+    assert!(pick > cached, "{pick} {cached}");
+    assert!(evicted >= pick - cached && evicted <= pick, "{evicted}");
+    // With ten times the cache nothing a pick found was evicted before admission.
+    let mut args = SMALL_CACHE.to_vec();
+    args[7] = "160";
+    let (big, _) = run(&args);
+    assert_eq!(big["summary"]["evicted_after_pick_blocks"], 0);
 }
