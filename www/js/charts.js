@@ -22,8 +22,8 @@ export function applyChartDefaults() {
   C.defaults.plugins.legend.labels.boxHeight = 12;
 }
 
-const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
-const replicaLabel = (i) => `R${i}`;
+export const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
+export const replicaLabel = (i) => `R${i}`;
 
 // Draws the fleet hit rate (dashed line) and the per-replica min–max band across the hit-rate chart.
 const fleetBand = {

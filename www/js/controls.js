@@ -144,6 +144,46 @@ function setAttr(node, key, v) { if (node.getAttribute(key) !== v) node.setAttri
 /** The stops labelled under a replica-count slider, whose steps grow past 16 (1 to 16 fill half of it). */
 export const REPLICA_MARKS = [1, 4, 8, 16, 64, 256];
 
+/**
+ * Stops from `min` to `max`: 1, 2, then two a doubling (3, 4, 6, 8, 12, 16, 24, ... 256), so each key
+ * press moves about as far along a log axis as the one before.
+ */
+export function replicaStops(min = 1, max = 256) {
+  const out = new Set([min, max]);
+  for (let v = 1; v <= max; v *= 2) {
+    out.add(v);
+    if (v >= 2) out.add((v * 3) / 2);
+  }
+  return [...out].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
+}
+
+/** The largest bounded cache the cache slider offers; a larger one (a link's) joins its stops. */
+const CACHE_TOP_BLOCKS = 65536;
+/** Labelled under the cache slider; null is its last stop, the unbounded cache. */
+const CACHE_MARKS = [1, 16, 256, 4096, null];
+const PREFIX_MARKS = [1, 10, 100, 1000, 10000, 100000];
+
+/**
+ * One scale per setting, wherever its slider is (the hero, the settings panel, an embed): the values
+ * it steps through and the ones labelled under it. Replica counts step along the hero's log axis; the
+ * cache size likewise, then its last stop is "unbounded" (null: no value is larger), so no checkbox
+ * locks the slider.
+ */
+const SCALES = {
+  instances: (p) => ({ stops: replicaStops(p.min ?? 1, p.max ?? 256), marks: REPLICA_MARKS }),
+  prefill_instances: (p) => ({ stops: replicaStops(p.min ?? 1, p.max ?? 255), marks: REPLICA_MARKS }),
+  decode_instances: (p) => ({ stops: replicaStops(p.min ?? 1, p.max ?? 255), marks: REPLICA_MARKS }),
+  kv_blocks: (p) => ({ stops: [...replicaStops(p.min ?? 1, Math.min(p.max ?? CACHE_TOP_BLOCKS, CACHE_TOP_BLOCKS)), null], marks: CACHE_MARKS }),
+  num_prefixes: () => ({ stops: null, marks: PREFIX_MARKS }),
+};
+/** Optional settings whose unset value is the slider's last stop (the ceiling), not a checkbox. */
+const CEILING = new Set(['kv_blocks']);
+/** A stop's label under the track: its value, or what no value means ("unbounded"). */
+const markText = (p, v) => (v === null ? noneWords(p)[0] : compact(v));
+
+/** Ascending, with null (no value: the ceiling) last. */
+const byValue = (a, b) => (a ?? Infinity) - (b ?? Infinity);
+
 class Slider {
   /**
    * marks: values to label under the track (those on it), so its uneven steps show; or null.
@@ -163,8 +203,9 @@ class Slider {
     // A click on a stop's label picks its value, as a click on the track under it does (the keys
     // and the track stay the accessible way; the labels are hidden from screen readers).
     this.scale?.addEventListener('click', (e) => {
-      const v = Number(e.target.closest('span')?.dataset.value);
-      if (!this.list.includes(v) || v === this.value()) return;
+      const at = e.target.closest('span')?.dataset.value;
+      const v = at === 'none' ? null : Number(at);
+      if (at === undefined || !this.list.includes(v) || v === this.value()) return;
       this.set(v);
       onInput(v);
     });
@@ -178,7 +219,7 @@ class Slider {
     if (!this.scale) return;
     const last = this.list.length - 1;
     this.scale.replaceChildren(...this.marks.filter((v) => this.list.includes(v)).map((v) => {
-      const s = el('span', { text: compact(v), 'data-value': v });
+      const s = el('span', { text: markText(this.p, v), 'data-value': v === null ? 'none' : v });
       s.style.setProperty('--at', String(this.list.indexOf(v) / last));
       return s;
     }));
@@ -191,7 +232,7 @@ class Slider {
     if (this.list) {
       // A value between the stops (a link's, a clicked point's) joins them until another replaces it,
       // so the keys step from it to the stops either side and back.
-      const list = this.list.includes(v) || !Number.isFinite(v) ? this.list : [...this.stops, v].sort((a, b) => a - b);
+      const list = this.list.includes(v) || !Number.isFinite(v) ? this.list : [...this.stops, v].sort(byValue);
       if (list !== this.list) {
         this.list = list;
         this.input.max = String(this.list.length - 1);
@@ -296,11 +337,14 @@ export class Controls {
       inputs = [n, roll];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
       set = (v) => setProp(n, 'value', String(v));
-    } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name)) {
-      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre, this.marks[p.name], this.stops[p.name]);
+    } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name) || CEILING.has(p.name)) {
+      const scale = SCALES[p.name]?.(p) || {};
+      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre,
+        this.marks[p.name] ?? scale.marks ?? null, this.stops[p.name] ?? scale.stops ?? null);
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input, sl.scale);
-      set = (v) => sl.set(v ?? p.min);
+      // An unset pool size sits at the slider's start; an unset cache at its end (the ceiling).
+      set = (v) => sl.set(v ?? (CEILING.has(p.name) ? null : p.min));
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
       const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `${pre}input-${p.name}-unbounded` });
@@ -502,7 +546,7 @@ export class Controls {
       if (f.root.classList.contains('disabled') !== off) f.root.classList.toggle('disabled', off);
       for (const i of f.inputs) {
         if (off) setProp(i, 'disabled', true);
-        else if (!(p.kind.startsWith('optional') && i.type === 'range' && v === null)) setProp(i, 'disabled', false);
+        else if (!(p.kind.startsWith('optional') && !CEILING.has(name) && i.type === 'range' && v === null)) setProp(i, 'disabled', false);
       }
       if (off) setProp(f.root, 'title', 'Set by the trace (not used while a trace is the workload)');
       else if (p.help) setProp(f.root, 'title', p.help);
