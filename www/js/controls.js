@@ -59,7 +59,7 @@ const SHOWN_WHEN = {
 
 // What "no value" means for each optional parameter: the readout and the checkbox's words.
 const NONE = {
-  kv_blocks: ['unbounded', 'Unbounded (no evictions: the ceiling)'],
+  kv_blocks: ['unbounded', 'Unbounded (no evictions: the ceiling)'], // the cache slider's last stop (SCALES)
   kv_bytes_per_token: ['preset', "The engine preset's (a custom engine must set it)"],
   queue_capacity: ['unbounded', 'Unbounded queue (never reject)'],
   timeout_ms: ['none', 'No timeout (callers wait forever)'],
@@ -67,7 +67,7 @@ const NONE = {
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { kv_blocks: 64, queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072 };
+const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072 };
 // Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
 // thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
 const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };
