@@ -34,20 +34,15 @@ export class HeroReplicas {
       options: {
         layout: { padding: { top: 4 } },
         plugins: {
-          legend: { labels: { usePointStyle: true, boxWidth: 9, boxHeight: 9, padding: 8, font: { size: 11 }, generateLabels: () => {
-            const k = themeInk();
-            return [
-              { text: 'requests (bars)', fillStyle: k.muted, strokeStyle: k.muted, lineWidth: 0, pointStyle: 'rect', datasetIndex: 0, fontColor: k.muted },
-              { text: 'token hit rate (◆)', fillStyle: k.ink, strokeStyle: k.ink, pointStyle: 'rectRot', datasetIndex: 1, fontColor: k.muted },
-            ];
-          } } },
+          // The axes' titles say which mark is which (a legend took a phone's last 20 px).
+          legend: { display: false },
           tooltip: { callbacks: { label: (c) => (c.datasetIndex === 0 ? ` ${num(c.parsed.y)} requests routed here`
             : ` ${c.parsed.y.toFixed(1)}% of its prompt tokens came from its cache`) } },
         },
         scales: {
           x: { grid: { display: false }, ticks: { font: { size: 10 }, maxRotation: 0, autoSkip: true } },
-          y: { beginAtZero: true, grace: '8%', title: axisTitle('Requests'), ticks: { precision: 0, maxTicksLimit: 4, font: { size: 10 } } },
-          y1: { position: 'right', min: 0, max: 100, title: axisTitle('Hit rate'), grid: { display: false },
+          y: { beginAtZero: true, grace: '8%', title: axisTitle('Requests (bars)'), ticks: { precision: 0, maxTicksLimit: 4, font: { size: 10 } } },
+          y1: { position: 'right', min: 0, max: 100, title: axisTitle('Hit rate (◆)'), grid: { display: false },
             ticks: { stepSize: 50, font: { size: 10 }, callback: (v) => `${v}%` } },
         },
       },
@@ -76,6 +71,8 @@ export class HeroReplicas {
     c.data.datasets[1].data = per.map((r) => (Number.isFinite(r.hit_rate_tokens) ? 100 * r.hit_rate_tokens : null));
     // Many replicas: thin bars, smaller diamonds.
     c.data.datasets[1].pointRadius = per.length > 32 ? 2 : 4;
+    // A phone's short chart: the axis title without its key (the bars are the only bars).
+    c.options.scales.y.title.text = c.height < 130 ? 'Requests' : 'Requests (bars)';
     lazyDraw.draw(c);
     const words = headWords(per, s);
     setText(this.head, words);
@@ -88,16 +85,15 @@ export const HOT_TIMES = 1.5;
 
 /**
  * The line above the chart: the replica count and the busiest replica's share of requests against an
- * even one, named hot at HOT_TIMES an even share ("This run, 4 replicas: R2 is hot, 62% of requests
- * (even share 25%)").
+ * even one, named hot at HOT_TIMES an even share ("This run: R2 is hot, 62% of requests (even 25%)").
  */
 export function headWords(per, s) {
   const n = per.length;
   if (!n || !s.requests) return 'This run, per replica';
-  if (n === 1) return 'This run: one replica takes every request';
+  if (n === 1) return 'This run: one replica, every request';
   const top = per.reduce((b, r) => ((r.requests ?? 0) > (b.requests ?? 0) ? r : b), per[0]);
   const share = (top.requests ?? 0) / s.requests;
   const even = 1 / n;
-  const who = share >= HOT_TIMES * even ? `${replicaLabel(top.index ?? 0)} is hot` : 'busiest';
-  return `This run, ${n} replicas: ${who}, ${countPct(share, 0)} of requests (even share ${pct(even, 0)})`;
+  const who = share >= HOT_TIMES * even ? `${replicaLabel(top.index ?? 0)} is hot,` : 'busiest replica';
+  return `This run: ${who} ${countPct(share, 0)} of requests (even ${pct(even, 0)})`;
 }
