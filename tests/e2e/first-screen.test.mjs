@@ -154,6 +154,23 @@ test('the prefixes and cache sliders change the per-replica chart, whose numbers
   } finally { await context.close(); }
 });
 
+test('a hot prefix under prefix_aware: the per-replica chart\'s tall bar is the replica its line names hot', async () => {
+  const { page, errors, context } = await openHero('/?routing=prefix_aware&prefix_popularity=hot:0.85', { width: 390, height: 844 });
+  try {
+    await runOf(page, { routing: 'prefix_aware', prefix_popularity: 'hot:0.85' });
+    const data = await repsData(page);
+    const total = data.requests.reduce((a, b) => a + b, 0);
+    const top = data.requests.indexOf(Math.max(...data.requests));
+    const share = data.requests[top] / total;
+    assert.ok(share > 0.5, `one replica takes most requests: ${data.requests}`);
+    assert.equal(await page.textContent('[data-testid=hero-reps-head]'),
+      `This run: R${top} is hot, ${Math.round(100 * share)}% of requests (even ${Math.round(100 / data.requests.length)}%)`);
+    // Its bar lies on the first screen, with its hit rate.
+    assert.ok(Number.isFinite(data.hit[top]));
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
 test('the cache slider\'s last stop is unbounded, with no checkbox in the hero or the panel; links with either value load', async () => {
   const { page, errors, context } = await openHero('/');
   try {

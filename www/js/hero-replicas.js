@@ -84,16 +84,18 @@ export class HeroReplicas {
 export const HOT_TIMES = 1.5;
 
 /**
- * The line above the chart: the replica count and the busiest replica's share of requests against an
- * even one, named hot at HOT_TIMES an even share ("This run: R2 is hot, 62% of requests (even 25%)").
+ * The line above the chart: the busiest replica's share of requests against an even one, the replica
+ * named hot at HOT_TIMES an even share ("This run: R2 is hot, 62% of requests (even 25%)").
  */
-export function headWords(per, s) {
+export function headWords(all, s) {
+  // A split fleet routes over its prefill pool (each request also lands on one decode replica).
+  const per = all.some((r) => r.pool) ? all.filter((r) => r.pool === 'prefill') : all;
   const n = per.length;
   if (!n || !s.requests) return 'This run, per replica';
-  if (n === 1) return 'This run: one replica, every request';
+  if (n === 1) return per === all ? 'This run: one replica, every request' : 'This run: one prefill replica, every request';
   const top = per.reduce((b, r) => ((r.requests ?? 0) > (b.requests ?? 0) ? r : b), per[0]);
   const share = (top.requests ?? 0) / s.requests;
   const even = 1 / n;
-  const who = share >= HOT_TIMES * even ? `${replicaLabel(top.index ?? 0)} is hot,` : 'busiest replica';
+  const who = share >= HOT_TIMES * even ? `${replicaLabel(top.index ?? 0)} is hot,` : `busiest ${per === all ? '' : 'prefill '}replica`;
   return `This run: ${who} ${countPct(share, 0)} of requests (even ${pct(even, 0)})`;
 }
