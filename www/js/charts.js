@@ -52,7 +52,7 @@ const fleetBand = {
 
 // Separates a disaggregated fleet's pools on the per-replica bar charts: a dashed line between the
 // last prefill replica and the first decode one, each pool's name on its side.
-const poolDivider = {
+export const poolDivider = {
   id: 'poolDivider',
   afterDatasetsDraw(chart, _args, o) {
     if (!o || !o.split) return;

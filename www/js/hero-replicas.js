@@ -4,7 +4,7 @@
 // tall bar) and what it serves from cache show at once. Its line above names the busiest replica.
 
 import { replicaColor, themeInk, pct, num, countPct } from './format.js';
-import { axisTitle, replicaLabel } from './charts.js';
+import { axisTitle, poolDivider, replicaLabel } from './charts.js';
 import { lazyDraw } from './lazy-draw.js';
 import { setText } from './page-bits.js';
 
@@ -31,6 +31,7 @@ export class HeroReplicas {
         { type: 'line', label: HIT_LABEL, data: [], yAxisID: 'y1', borderColor: t.ink, backgroundColor: t.ink,
           pointRadius: 4, pointHoverRadius: 6, pointStyle: 'rectRot', showLine: false, order: 1, clip: 8 },
       ] },
+      plugins: [poolDivider],
       options: {
         layout: { padding: { top: 4 } },
         plugins: {
@@ -71,6 +72,9 @@ export class HeroReplicas {
     c.data.datasets[1].data = per.map((r) => (Number.isFinite(r.hit_rate_tokens) ? 100 * r.hit_rate_tokens : null));
     // Many replicas: thin bars, smaller diamonds.
     c.data.datasets[1].pointRadius = per.length > 32 ? 2 : 4;
+    // A split fleet's pools, as the charts below divide them.
+    const split = per.filter((r) => r.pool === 'prefill').length;
+    c.options.plugins.poolDivider = split > 0 && split < per.length ? { split, n: per.length, ink: themeInk().ink } : {};
     // A phone's short chart: the axis title without its key (the bars are the only bars).
     c.options.scales.y.title.text = c.height < 130 ? 'Requests' : 'Requests (bars)';
     lazyDraw.draw(c);
