@@ -168,7 +168,7 @@ function cacheStops(min, max) {
   return [...new Set([...small, ...replicaStops(min, max)])].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
 }
 /** Labelled under the cache slider; null is its last stop, the unbounded cache. */
-const CACHE_MARKS = [1, 16, 256, 4096, null];
+const CACHE_MARKS = [1, 16, 256, 2048, null]; // (4,096 touched "unbounded" on a phone)
 const PREFIX_MARKS = [1, 10, 100, 1000, 10000, 100000];
 
 /**

@@ -69,7 +69,8 @@ export class HeroReplicas {
     c.data.labels = labels;
     c.data.datasets[0].data = per.map((r) => r.requests ?? 0);
     c.data.datasets[0].backgroundColor = per.map((r) => replicaColor(r.index ?? 0));
-    c.data.datasets[1].data = per.map((r) => (Number.isFinite(r.hit_rate_tokens) ? 100 * r.hit_rate_tokens : null));
+    // No diamond for a replica that served nothing: it has no hit rate to show (not 0%).
+    c.data.datasets[1].data = per.map((r) => (r.requests > 0 && Number.isFinite(r.hit_rate_tokens) ? 100 * r.hit_rate_tokens : null));
     // Many replicas: thin bars, smaller diamonds.
     c.data.datasets[1].pointRadius = per.length > 32 ? 2 : 4;
     // A split fleet's pools, as the charts below divide them.
