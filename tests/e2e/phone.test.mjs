@@ -236,7 +236,7 @@ test('a taller phone gives the hero\'s plot the room it has above the slider: th
   // than its rotated axis title; the plot now takes what the screen has to spare over the four
   // controls and the per-replica chart (all on 390x844's first screen), up to 300 px; a shorter
   // phone keeps a legible plot and the replicas slider.
-  for (const [viewport, least, last] of [[{ width: 390, height: 844 }, 145, 'kv_blocks'], [{ width: 360, height: 740 }, 130, 'instances']]) {
+  for (const [viewport, least, last] of [[{ width: 390, height: 844 }, 140, 'kv_blocks'], [{ width: 360, height: 740 }, 130, 'instances']]) {
     const { page, errors, close } = await openPage(viewport);
     try {
       const look = await page.evaluate((slider) => {
