@@ -328,7 +328,7 @@ test('a slider step draws the charts in view with its run, the others once the p
     await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 60000 });
     // Start from a still page: no chart off the screen still waiting for its quiet-time draw.
     await page.waitForFunction(() => window.kvfleet.lazyPending() === 0, null, { timeout: 10000 });
-    const ids = ['chart-hero', 'chart-hero-share', 'chart-hero-ttft', 'chart-hit', 'chart-load', 'chart-latency', 'chart-queue', 'chart-cache'];
+    const ids = ['chart-hero', 'chart-hero-share', 'chart-hero-ttft', 'chart-hero-reps', 'chart-hit', 'chart-load', 'chart-latency', 'chart-queue', 'chart-cache'];
     const n = await runCount(page);
     const seen = await page.evaluate((ids) => {
       window.__draws = {};
