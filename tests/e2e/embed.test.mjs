@@ -82,9 +82,10 @@ test('embed controls= picks the controls; they move the figure; bad values get a
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction((k) => window.kvfleet.runCount > k, n);
     const r = await page.evaluate(() => window.kvfleet.lastReport);
-    assert.equal(r.config.instances, 5);
+    // Replica sliders step as everywhere on the page: two stops a doubling, 4 -> 6.
+    assert.equal(r.config.instances, 6);
     const bars = await page.evaluate(() => window.Chart.getChart(document.querySelector('#embed canvas')).data.datasets[0].data.length);
-    assert.equal(bars, 5);
+    assert.equal(bars, 6);
     const sentence = await page.textContent('[data-testid="embed-sentence"]');
     assert.ok(sentence.startsWith(`${(100 * r.summary.hit_rate_tokens).toFixed(1)}% of prompt tokens came from cache`), sentence);
     assert.match(await settledUrl(page), /show=hitrate/);

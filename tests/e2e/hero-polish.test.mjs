@@ -331,7 +331,9 @@ test('the figure neither moves nor resizes as the run beside it changes: a warni
     // sentence) → round robin.
     for (const step of ['least_loaded', 'sglang', 'prefix_aware', 16, 'round_robin']) {
       const before = await page.evaluate(() => window.kvfleet.runCount);
-      if (typeof step === 'string') await page.click(`label[for="hero-in-routing-${step}"]`);
+      // (A phone's hero gives the policies as one drop-down.)
+      if (typeof step === 'string' && width <= 480) await page.selectOption('[data-testid=hero-input-routing-select]', step);
+      else if (typeof step === 'string') await page.click(`label[for="hero-in-routing-${step}"]`);
       else await page.click(`[data-testid=hero-marks-instances] span[data-value="${step}"]`);
       await page.waitForFunction((n) => window.kvfleet.runCount > n, before, { timeout: PAGE_TIMEOUT });
       await heroSettled(page);

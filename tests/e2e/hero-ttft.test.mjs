@@ -90,7 +90,7 @@ test('on the defaults the time chart shows prefix_aware\'s slower p99 where it p
   assert.deepEqual(errors, []);
 });
 
-test('at 390 px the time chart\'s title fits, and it comes after the controls, so the slider stays on the first screen under the figure', async () => {
+test('at 390 px the time chart\'s title fits, and both small multiples come after the controls, so the sliders stay on the first screen under the figure', async () => {
   const { page, errors } = await site.open('/', { viewport: { width: 390, height: 844 } });
   await settled(page);
   const look = await page.evaluate(() => {
@@ -101,10 +101,11 @@ test('at 390 px the time chart\'s title fits, and it comes after the controls, s
     const ctx = document.createElement('canvas').getContext('2d');
     ctx.font = window.Chart.helpers.toFont(block.options.font).string;
     return { lines, widths: lines.map((l) => ctx.measureText(l).width), block: block.right - block.left,
-      share: box('chart-hero-share'), ttft: box('chart-hero-ttft'), controls: box('hero-controls'), slider: box('hero-input-instances'), vh: innerHeight };
+      fig: box('chart-hero'), share: box('chart-hero-share'), ttft: box('chart-hero-ttft'), controls: box('hero-controls'), slider: box('hero-input-kv_blocks'), vh: innerHeight };
   });
   for (const [i, w] of look.widths.entries()) assert.ok(w <= look.block, `"${look.lines[i]}" is ${w.toFixed(0)} px in ${look.block.toFixed(0)} px`);
-  assert.ok(look.controls.top >= look.share.bottom && look.ttft.top >= look.controls.bottom, `share chart ${look.share.bottom}, controls ${look.controls.top}-${look.controls.bottom}, time chart ${look.ttft.top}`);
+  assert.ok(look.controls.top >= look.fig.bottom && look.share.top >= look.controls.bottom && look.ttft.top >= look.share.bottom,
+    `figure ${look.fig.bottom}, controls ${look.controls.top}-${look.controls.bottom}, share chart ${look.share.top}, time chart ${look.ttft.top}`);
   assert.ok(look.slider.bottom <= look.vh, `the slider ends at ${look.slider.bottom}, on the first screen (${look.vh})`);
   assert.ok(look.ttft.height >= 90, `tall enough to read: ${look.ttft.height}`);
   await screenshot(page, 'hero-ttft-390', { fullPage: false });

@@ -228,12 +228,18 @@ test('the controls\' labels start on the same edge: "Routing policy" under "Repl
       const textBox = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getClientRects()[0]; };
       const label = textBox(document.querySelector('#hero-field-instances .field-top label'));
       const legend = textBox(document.querySelector('#hero-field-routing legend'));
-      const readouts = [...document.querySelectorAll('#hero-controls output')].filter((o) => o.getClientRects().length).map((o) => o.getBoundingClientRect());
-      return { label: label.left, legend: legend.left, labelTop: label.top, legendTop: legend.top, readouts: readouts.map((r) => r.top) };
+      const out = (name) => { const o = document.querySelector(`#hero-field-${name} output`); return o?.getClientRects().length ? o.getBoundingClientRect().top : null; };
+      const pick = document.querySelector('#hero-field-routing select');
+      const sel = pick?.getClientRects().length ? pick.getBoundingClientRect() : null;
+      return { label: label.left, legend: legend.left, labelTop: label.top, legendTop: legend.top, legendBottom: legend.bottom,
+        readouts: [out('instances'), out('routing')], select: sel && { top: sel.top, bottom: sel.bottom } };
     });
     assert.ok(Math.abs(edges.label - edges.legend) < 0.5, `${viewport.width} px: "Replicas" starts at ${edges.label}, "Routing policy" at ${edges.legend}`);
-    // Each label sits on its readout's line.
-    assert.deepEqual([edges.labelTop, edges.legendTop], edges.readouts.slice(0, 2), `${viewport.width} px: labels on their readouts' lines`);
+    // Each label sits on its readout's line; a phone's "Routing policy" beside its drop-down, which
+    // shows the policy (no readout).
+    assert.equal(edges.labelTop, edges.readouts[0], `${viewport.width} px: "Replicas" on its readout's line`);
+    if (edges.readouts[1] !== null) assert.equal(edges.legendTop, edges.readouts[1], `${viewport.width} px: "Routing policy" on its readout's line`);
+    else assert.ok(edges.select && edges.legendTop >= edges.select.top && edges.legendBottom <= edges.select.bottom, `${viewport.width} px: "Routing policy" beside its drop-down ${JSON.stringify(edges)}`);
     assert.deepEqual(errors, []);
   }
 });

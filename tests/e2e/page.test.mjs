@@ -92,12 +92,13 @@ test('replicas slider by keyboard: charts and numbers change and equal the nativ
     await page.keyboard.press('ArrowRight');
     await waitForRun(page, n);
     const report = await page.evaluate(() => window.kvfleet.lastReport);
-    assert.equal(report.config.instances, 5);
-    assert.equal(await page.textContent('[data-testid="readout-instances"]'), '5 replicas');
+    // The replica sliders step two stops a doubling (4 -> 6), as the hero's do.
+    assert.equal(report.config.instances, 6);
+    assert.equal(await page.textContent('[data-testid="readout-instances"]'), '6 replicas');
     const hitAfter = await chartData(page, 'chart-hit');
-    assert.equal(hitAfter.labels.length, 5, 'hit-rate chart has one bar per replica');
-    assert.equal((await chartData(page, 'chart-load')).data.length, 5);
-    assert.equal((await chartData(page, 'chart-queue')).n, 5, 'one queue line per replica');
+    assert.equal(hitAfter.labels.length, 6, 'hit-rate chart has one bar per replica');
+    assert.equal((await chartData(page, 'chart-load')).data.length, 6);
+    assert.equal((await chartData(page, 'chart-queue')).n, 6, 'one queue line per replica');
     assert.notDeepEqual(report.summary, before);
     const params = await page.evaluate(() => window.kvfleet.params);
     const native = nativeReport(report.config, params);
@@ -105,7 +106,7 @@ test('replicas slider by keyboard: charts and numbers change and equal the nativ
     assert.deepEqual(report.per_instance, native.per_instance);
     assert.deepEqual(report.fleet_lines, native.fleet_lines);
     assert.match(await page.textContent('[data-testid="fig-hit-rate"]'), new RegExp(`${(native.summary.hit_rate_tokens * 100).toFixed(1)}%`));
-    await shot(page, 'page-replicas-5');
+    await shot(page, 'page-replicas-6');
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });
@@ -300,7 +301,7 @@ test('input to redrawn charts, default scenario (median of 10)', async () => {
       });
       const n = await runCount(page);
       const key = i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft';
-      instances += key === 'ArrowRight' ? 1 : -1;
+      instances += key === 'ArrowRight' ? 2 : -2; // 4 <-> 6, the slider's next stop
       await page.keyboard.press(key);
       await waitForRun(page, n);
       const { t, t0, shown, split } = await page.evaluate(() => ({ t: window.kvfleet.lastRenderAt - window.__t0, t0: window.__t0,
@@ -327,7 +328,7 @@ test('a slider step draws the charts in view with its run, the others once the p
     await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 60000 });
     // Start from a still page: no chart off the screen still waiting for its quiet-time draw.
     await page.waitForFunction(() => window.kvfleet.lazyPending() === 0, null, { timeout: 10000 });
-    const ids = ['chart-hero', 'chart-hero-share', 'chart-hero-ttft', 'chart-hit', 'chart-load', 'chart-latency', 'chart-queue', 'chart-cache'];
+    const ids = ['chart-hero', 'chart-hero-share', 'chart-hero-ttft', 'chart-hero-reps', 'chart-hit', 'chart-load', 'chart-latency', 'chart-queue', 'chart-cache'];
     const n = await runCount(page);
     const seen = await page.evaluate((ids) => {
       window.__draws = {};

@@ -10,6 +10,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, ROOT } from './harness.mjs';
 
+/** The replica slider's stops (two a doubling), a count between them joining them. */
+const STOPS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+/** Where one press of `key` takes the replica slider from `n`. */
+function nextStop(n, key) {
+  const list = STOPS.includes(n) ? STOPS : [...STOPS, n].sort((a, b) => a - b);
+  return list[list.indexOf(n) + (key === 'ArrowRight' ? 1 : -1)];
+}
+
 let site;
 
 before(async () => {
@@ -68,7 +76,7 @@ test('a built-in and an uploaded trace are each parsed once, however often a sli
     await page.focus('[data-testid="input-instances"]');
     let instances = first.config.instances;
     for (const key of ['ArrowRight', 'ArrowRight', 'ArrowLeft', 'ArrowRight', 'ArrowRight']) {
-      instances += key === 'ArrowRight' ? 1 : -1;
+      instances = nextStop(instances, key);
       const r = await step(page, key);
       assert.equal(r.config.instances, instances, 'the run is the new setting');
       assert.match(r.source, /synthetic_trace\.jsonl/, 'and still replays the trace');
@@ -121,7 +129,7 @@ test('slider steps on the conversation trace: redraw against the worker\'s time 
         document.addEventListener('input', () => { window.__t0 = performance.now(); }, { capture: true, once: true });
       });
       const key = i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft';
-      instances += key === 'ArrowRight' ? 1 : -1;
+      instances = nextStop(instances, key);
       const r = await step(page, key);
       assert.equal(r.config.instances, instances, 'each step drew its own run');
       assert.equal(r.summary.requests, first.summary.requests);

@@ -22,8 +22,8 @@ export function applyChartDefaults() {
   C.defaults.plugins.legend.labels.boxHeight = 12;
 }
 
-const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
-const replicaLabel = (i) => `R${i}`;
+export const axisTitle = (text) => ({ display: true, text, font: { weight: '600' } });
+export const replicaLabel = (i) => `R${i}`;
 
 // Draws the fleet hit rate (dashed line) and the per-replica min–max band across the hit-rate chart.
 const fleetBand = {
@@ -52,7 +52,7 @@ const fleetBand = {
 
 // Separates a disaggregated fleet's pools on the per-replica bar charts: a dashed line between the
 // last prefill replica and the first decode one, each pool's name on its side.
-const poolDivider = {
+export const poolDivider = {
   id: 'poolDivider',
   afterDatasetsDraw(chart, _args, o) {
     if (!o || !o.split) return;

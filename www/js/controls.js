@@ -5,6 +5,7 @@ import { compact } from './format.js';
 import { groupPolicies, describePolicy, followsNote, policyInfo } from './policies.js';
 import { linkTerms } from './terms.js';
 import { isDisagg } from './layout.js';
+import { SCALES } from './scales.js';
 
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
@@ -59,7 +60,7 @@ const SHOWN_WHEN = {
 
 // What "no value" means for each optional parameter: the readout and the checkbox's words.
 const NONE = {
-  kv_blocks: ['unbounded', 'Unbounded (no evictions: the ceiling)'],
+  kv_blocks: ['unbounded', 'Unbounded (no evictions: the ceiling)'], // the cache slider's last stop (SCALES)
   kv_bytes_per_token: ['preset', "The engine preset's (a custom engine must set it)"],
   queue_capacity: ['unbounded', 'Unbounded queue (never reject)'],
   timeout_ms: ['none', 'No timeout (callers wait forever)'],
@@ -67,7 +68,7 @@ const NONE = {
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { kv_blocks: 64, queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072 };
+const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072 };
 // Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
 // thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
 const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };
@@ -141,8 +142,15 @@ function setText(node, text) { if (node.textContent !== text) node.textContent =
 function setProp(node, key, v) { if (node[key] !== v) node[key] = v; }
 function setAttr(node, key, v) { if (node.getAttribute(key) !== v) node.setAttribute(key, v); }
 
-/** The stops labelled under a replica-count slider, whose steps grow past 16 (1 to 16 fill half of it). */
-export const REPLICA_MARKS = [1, 4, 8, 16, 64, 256];
+export { REPLICA_MARKS, replicaStops } from './scales.js';
+
+/** Optional settings whose unset value is the slider's last stop (the ceiling), not a checkbox. */
+const CEILING = new Set(['kv_blocks']);
+/** A stop's label under the track: its value, or what no value means ("unbounded"). */
+const markText = (p, v) => (v === null ? noneWords(p)[0] : compact(v));
+
+/** Ascending, with null (no value: the ceiling) last. */
+const byValue = (a, b) => (a ?? Infinity) - (b ?? Infinity);
 
 class Slider {
   /**
@@ -163,8 +171,9 @@ class Slider {
     // A click on a stop's label picks its value, as a click on the track under it does (the keys
     // and the track stay the accessible way; the labels are hidden from screen readers).
     this.scale?.addEventListener('click', (e) => {
-      const v = Number(e.target.closest('span')?.dataset.value);
-      if (!this.list.includes(v) || v === this.value()) return;
+      const at = e.target.closest('span')?.dataset.value;
+      const v = at === 'none' ? null : Number(at);
+      if (at === undefined || !this.list.includes(v) || v === this.value()) return;
       this.set(v);
       onInput(v);
     });
@@ -178,7 +187,7 @@ class Slider {
     if (!this.scale) return;
     const last = this.list.length - 1;
     this.scale.replaceChildren(...this.marks.filter((v) => this.list.includes(v)).map((v) => {
-      const s = el('span', { text: compact(v), 'data-value': v });
+      const s = el('span', { text: markText(this.p, v), 'data-value': v === null ? 'none' : v });
       s.style.setProperty('--at', String(this.list.indexOf(v) / last));
       return s;
     }));
@@ -191,7 +200,7 @@ class Slider {
     if (this.list) {
       // A value between the stops (a link's, a clicked point's) joins them until another replaces it,
       // so the keys step from it to the stops either side and back.
-      const list = this.list.includes(v) || !Number.isFinite(v) ? this.list : [...this.stops, v].sort((a, b) => a - b);
+      const list = this.list.includes(v) || !Number.isFinite(v) ? this.list : [...this.stops, v].sort(byValue);
       if (list !== this.list) {
         this.list = list;
         this.input.max = String(this.list.length - 1);
@@ -296,11 +305,14 @@ export class Controls {
       inputs = [n, roll];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), el('div', { class: 'row' }, n, roll));
       set = (v) => setProp(n, 'value', String(v));
-    } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name)) {
-      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre, this.marks[p.name], this.stops[p.name]);
+    } else if (p.kind === 'int' || p.kind === 'float' || POOL_SIZES.includes(p.name) || CEILING.has(p.name)) {
+      const scale = SCALES[p.name]?.(p) || {};
+      const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre,
+        this.marks[p.name] ?? scale.marks ?? null, this.stops[p.name] ?? scale.stops ?? null);
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input, sl.scale);
-      set = (v) => sl.set(v ?? p.min);
+      // An unset pool size sits at the slider's start; an unset cache at its end (the ceiling).
+      set = (v) => sl.set(v ?? (CEILING.has(p.name) ? null : p.min));
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
       const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `${pre}input-${p.name}-unbounded` });
@@ -502,7 +514,7 @@ export class Controls {
       if (f.root.classList.contains('disabled') !== off) f.root.classList.toggle('disabled', off);
       for (const i of f.inputs) {
         if (off) setProp(i, 'disabled', true);
-        else if (!(p.kind.startsWith('optional') && i.type === 'range' && v === null)) setProp(i, 'disabled', false);
+        else if (!(p.kind.startsWith('optional') && !CEILING.has(name) && i.type === 'range' && v === null)) setProp(i, 'disabled', false);
       }
       if (off) setProp(f.root, 'title', 'Set by the trace (not used while a trace is the workload)');
       else if (p.help) setProp(f.root, 'title', p.help);

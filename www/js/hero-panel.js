@@ -1,10 +1,12 @@
 // www/js/hero-panel.js: runs the hero's experiment. Owns a worker of its own that sweeps the replica
 // count for round robin, prefix_aware and the chosen policy (points arrive one by one and the curves
 // fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
-// Keeps the run "was X → now Y" compares with: the last one the reader had time to read. Its replica
-// sliders step along the figure's log axis (1 2 3 4 6 8 12 16 24 ... 256).
+// Keeps the run "was X → now Y" compares with: the last one the reader had time to read. Its sliders
+// (replicas, prefixes, cache size) step as the settings panel's do; beside them, the run's per-replica
+// chart (hero-replicas.js).
 
-import { Controls, formatValue, REPLICA_MARKS } from './controls.js';
+import { Controls, formatValue } from './controls.js';
+export { replicaStops } from './controls.js';
 import { WorkerHost } from './worker-host.js';
 import { HeroChart, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
 import { HeroMini, SHARE_METRIC, TTFT_METRIC } from './hero-share.js';
@@ -39,39 +41,27 @@ export const READ_MS = 1000;
 /** A key press or pointer action this recent is taken as the cause of a settings change. */
 const ACT_MS = 5000;
 
-/**
- * The replica sliders' stops from `min` to `max`: 1, 2, then two a doubling (3, 4, 6, 8, 12, 16, 24,
- * ... 256), so each key press moves about as far along the figure's log axis as the one before.
- */
-export function replicaStops(min = 1, max = 256) {
-  const out = new Set([min, max]);
-  for (let v = 1; v <= max; v *= 2) {
-    out.add(v);
-    if (v >= 2) out.add((v * 3) / 2);
-  }
-  return [...out].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
-}
+/** The hero's controls: the card's four (replicas, prefixes, cache size per replica, routing). */
+export const HERO_CONTROLS = ['instances', 'prefill_instances', 'num_prefixes', 'kv_blocks', 'routing'];
 
 const FINDING_TITLE = { load_uneven: 'Uneven load', hit_uneven: 'Uneven hit rate', overloaded: 'Overloaded', kv_bound: 'KV-bound' };
 
 export class HeroPanel {
   /**
-   * els: {canvas or chart, share? and ttft? (canvases) or minis? (their charts), controls, numbers, lead, detail, why,
-   * findings, caption};
+   * els: {canvas or chart, share? and ttft? (canvases) or minis? (their charts), replicas? (a HeroReplicas: the
+   * run's per-replica chart), controls, numbers, lead, detail, why, findings, caption};
    * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
    */
-  constructor(els, params, hooks, { names = ['instances', 'prefill_instances', 'routing'], workerUrl, hold = false } = {}) {
+  constructor(els, params, hooks, { names = HERO_CONTROLS, workerUrl, hold = false } = {}) {
     this.els = els;
     this.params = params;
     this.hooks = hooks;
     this.choices = params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'prefix_aware', 'kv'];
     this.maxInstances = params.find((p) => p.name === 'instances')?.max ?? 256;
-    const marks = { instances: REPLICA_MARKS, prefill_instances: REPLICA_MARKS };
-    // Its replica sliders step along the figure's log axis; a count between stops (a link's, a clicked
-    // point's) joins them, shown exactly, and the keys step on from it to the stops either side.
-    const range = (n) => params.find((p) => p.name === n) || {};
-    const stops = Object.fromEntries(['instances', 'prefill_instances'].map((n) => [n, replicaStops(range(n).min ?? 1, range(n).max ?? 256)]));
-    this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-', marks, stops }) : null;
+    // Its sliders step as the settings panel's do (controls.js's scales: replica counts along the
+    // figure's log axis); a count between stops (a link's, a clicked point's) joins them, shown
+    // exactly, and the keys step on from it to the stops either side.
+    this.controls = els.controls ? new Controls(els.controls, params, hooks.onControl, { names, prefix: 'hero-' }) : null;
     // The charts, or the canvases to make them on.
     this.chart = els.chart || new HeroChart(els.canvas, { onPick: hooks.onPick });
     // The small multiples under it: the busiest replica's share, the p99 time to first token.
@@ -236,6 +226,7 @@ export class HeroPanel {
     const prev = this.baseline();
     const where = prev ? changeWords(prev, report, this.params, formatValue) : '';
     renderHeroNumbers(this.els.numbers, report, prev, where);
+    this.els.replicas?.update(report); // the run's per-replica view (the full page's hero only)
     this.findings(report);
     this.draw();
     this.words();
@@ -322,6 +313,7 @@ export class HeroPanel {
     this.chart.destroy();
     this.chart.create();
     for (const mini of this.minis) { mini.destroy(); mini.create(); }
+    this.els.replicas?.retheme();
     this.draw();
   }
 }

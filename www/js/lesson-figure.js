@@ -194,10 +194,35 @@ export function markRun(charts, d, i, x, valueOf) {
     const sets = chart.data.datasets.filter((s) => !s.run);
     const y = valueOf(panels[k]);
     if (i >= 0 && Number.isFinite(y)) {
+      // Not clipped to the plot: a run at the first or last swept value sits on the plot's edge.
       sets.push({ label: 'this run', run: true, data: [{ x, y }], borderColor: themeInk().ink, backgroundColor: 'transparent',
-        borderWidth: 2.5, pointRadius: 9, pointHoverRadius: 10, pointStyle: 'circle', showLine: false, order: -1 });
+        borderWidth: 2.5, pointRadius: RING_PX, pointHoverRadius: 10, pointStyle: 'circle', showLine: false, order: -1, clip: false });
     }
     chart.data.datasets = sets;
+    chart.options.scales.y.max = undefined;
+    chart.options.scales.y.ticks.includeBounds = true;
     chart.update('none');
+    ringHeadroom(chart, sets.length - 1);
   });
+}
+
+/** The "this run" ring's radius, px. */
+const RING_PX = 9;
+
+/**
+ * Raises the y axis's top when the ring (dataset `i`) at the highest value would cross the plot's top
+ * edge, so it stays whole inside the plot; the new top carries no tick label (an odd "104%").
+ */
+function ringHeadroom(chart, i) {
+  const ring = chart.data.datasets[i]?.run ? chart.getDatasetMeta(i).data[0] : null;
+  const a = chart.chartArea, y = chart.scales.y;
+  if (!ring || !a || ring.y - RING_PX - 3 >= a.top) return;
+  const f = (RING_PX + 3) / Math.max(40, a.bottom - a.top);
+  const v = chart.data.datasets[i].data[0].y;
+  const log = y.type === 'logarithmic';
+  const [lo, at] = log ? [Math.log(y.min), Math.log(v)] : [y.min, v];
+  const top = (at - f * lo) / (1 - f);
+  chart.options.scales.y.max = log ? Math.exp(top) : top;
+  chart.options.scales.y.ticks.includeBounds = false;
+  chart.update('none');
 }

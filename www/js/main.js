@@ -3,7 +3,7 @@
 // and renders them.
 
 import { fitPools } from './layout.js';
-import { Controls, REPLICA_MARKS } from './controls.js';
+import { Controls } from './controls.js';
 import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { resetTheme } from './format.js';
@@ -15,6 +15,7 @@ import { ReplicaTable } from './replicas.js';
 import { HeroPanel } from './hero-panel.js';
 import { HeroChart } from './hero.js';
 import { HeroMini, SHARE_METRIC, TTFT_METRIC } from './hero-share.js';
+import { HeroReplicas } from './hero-replicas.js';
 import { WorkerHost } from './worker-host.js';
 import { EmbedView, embedOptions } from './embed.js';
 import { marks, mark, markEpochs } from './timeline.js';
@@ -106,6 +107,7 @@ function earlyCharts() {
   return {
     hero: new HeroChart($('chart-hero'), { onPick: (n) => onControl('instances', n) }),
     minis: [new HeroMini($('chart-hero-share'), SHARE_METRIC), new HeroMini($('chart-hero-ttft'), TTFT_METRIC)],
+    replicas: new HeroReplicas($('chart-hero-reps'), $('hero-reps-head')),
   };
 }
 
@@ -174,7 +176,7 @@ function initEmbed(msg, lesson) {
 function initFull(msg, lesson) {
   early ||= earlyCharts(); // the simulator was ready before their task ran
   hero = new HeroPanel({
-    chart: early.hero, minis: early.minis, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
+    chart: early.hero, minis: early.minis, replicas: early.replicas, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), workload: $('workload'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
   }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true });
   if (lesson) hero.startAfresh(lessonFix(lesson)); // a lesson's link: its fix drawn beside the setup
@@ -212,7 +214,7 @@ function startLatePanels() {
   if (late || embedView) return;
   hero.release(); // (here too for a first run that failed)
   const msg = st.readyMsg;
-  controls = new Controls($('controls'), st.params, onControl, { marks: { instances: REPLICA_MARKS, prefill_instances: REPLICA_MARKS, decode_instances: REPLICA_MARKS } });
+  controls = new Controls($('controls'), st.params, onControl);
   controls.setAll(st.config, traceLabel());
   mark('controlsBuilt');
   lessons.loadProgress(); // which lessons this browser completed (the first localStorage read is slow)

@@ -1,0 +1,46 @@
+// www/js/scales.js: one scale per setting, wherever its slider is (the hero, the settings panel, an
+// embed): the values a slider steps through and the ones labelled under its track.
+
+/** The stops labelled under a replica-count slider, whose steps grow past 16 (1 to 16 fill half of it). */
+export const REPLICA_MARKS = [1, 4, 8, 16, 64, 256];
+
+/**
+ * Stops from `min` to `max`: 1, 2, then two a doubling (3, 4, 6, 8, 12, 16, 24, ... 256), so each key
+ * press moves about as far along a log axis as the one before.
+ */
+export function replicaStops(min = 1, max = 256) {
+  const out = new Set([min, max]);
+  for (let v = 1; v <= max; v *= 2) {
+    out.add(v);
+    if (v >= 2) out.add((v * 3) / 2);
+  }
+  return [...out].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
+}
+
+/** The largest bounded cache the cache slider offers; a larger one (a link's) joins its stops. */
+const CACHE_TOP_BLOCKS = 65536;
+/**
+ * The cache sizes the slider steps through: every count to 16 (a lesson's smallest cache, 9 blocks,
+ * is one), then two a doubling as the replica counts (24, 32, 48, ...).
+ */
+function cacheStops(min, max) {
+  const small = Array.from({ length: 16 }, (_, i) => i + 1);
+  return [...new Set([...small, ...replicaStops(min, max)])].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
+}
+/** Labelled under the cache slider; null is its last stop, the unbounded cache. */
+const CACHE_MARKS = [1, 16, 256, 2048, null]; // (4,096 touched "unbounded" on a phone)
+const PREFIX_MARKS = [1, 10, 100, 1000, 10000, 100000];
+
+/**
+ * One scale per setting, wherever its slider is (the hero, the settings panel, an embed): the values
+ * it steps through and the ones labelled under it. Replica counts step along the hero's log axis; the
+ * cache size one block at a time to 16, then likewise, and its last stop is "unbounded" (null: no
+ * value is larger), so no checkbox locks the slider.
+ */
+export const SCALES = {
+  instances: (p) => ({ stops: replicaStops(p.min ?? 1, p.max ?? 256), marks: REPLICA_MARKS }),
+  prefill_instances: (p) => ({ stops: replicaStops(p.min ?? 1, p.max ?? 255), marks: REPLICA_MARKS }),
+  decode_instances: (p) => ({ stops: replicaStops(p.min ?? 1, p.max ?? 255), marks: REPLICA_MARKS }),
+  kv_blocks: (p) => ({ stops: [...cacheStops(p.min ?? 1, Math.min(p.max ?? CACHE_TOP_BLOCKS, CACHE_TOP_BLOCKS)), null], marks: CACHE_MARKS }),
+  num_prefixes: () => ({ stops: null, marks: PREFIX_MARKS }),
+};
