@@ -151,7 +151,9 @@ function goTo(key, dd) {
     return;
   }
   flash(field);
-  (input || field.querySelector('input, select'))?.focus({ preventScroll: true });
+  // The first control shown (a phone shows the policies as one drop-down, not as buttons).
+  const shown = [input, ...field.querySelectorAll('input, select')].find((x) => x && x.getClientRects().length > 0);
+  shown?.focus({ preventScroll: true });
 }
 
 /** Brings a workbench control into view (the workbench, checks included, when it fits) and outlines it a moment. */
