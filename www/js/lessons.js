@@ -1,10 +1,11 @@
 // www/js/lessons.js: the break-and-fix lessons from the simulator (lessons_json): load the broken
-// setup, watch the goal's checks turn green on every run, reveal hints one at a time (the button says
+// setup, watch the goal's checks turn green on every run (in a workbench beside the controls of the
+// lesson's own settings, so a change and its check share one screen), reveal hints one at a time (the button says
 // what its next click shows: "Show another hint (2 of 3)", then the last hint with the fixes; it is
 // withdrawn while the goal is met), try the fixes, read why (the rule of thumb shown once: see
 // rulePlaces, in lesson-settings.js with the "Its settings" list); then three interview questions
 // (model answers behind a disclosure, their numbers measured by runs in a worker of its own:
-// lesson_material_json) and a four-question check with immediate feedback.
+// lesson_material_json) and a four-question check whose first answers count (lesson-quiz.js).
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
 import { num, msText, countPct } from './format.js';
