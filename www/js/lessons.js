@@ -337,7 +337,7 @@ export class Lessons {
       p.replaceChildren(head, el('p', 'lesson-story', firstSentence(l.story)), goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl);
       return;
     }
-    p.replaceChildren(head, story, how, this.settingsEl, exercise, symptom, goal, this.bench(l), this.doneEl, this.hintsEl, actions, this.fixesEl, this.materialEl);
+    p.replaceChildren(head, story, how, this.settingsEl, exercise, symptom, goal, this.bench(l), this.hintsEl, actions, this.fixesEl, this.materialEl);
   }
 
   /**
@@ -357,7 +357,8 @@ export class Lessons {
     checks.append(el('p', 'bench-title', 'The goal, checked on every run'), this.checksEl);
     const controls = el('div', 'bench-controls');
     controls.append(el('p', 'bench-title', 'Change it here'), form);
-    bench.append(checks, controls);
+    // The explanation once the goal is met: under the checks on a wide screen, under the controls on a phone.
+    bench.append(checks, controls, this.doneEl);
     return bench;
   }
 
