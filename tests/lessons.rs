@@ -1011,7 +1011,11 @@ fn a_goal_is_not_met_by_dropping_calls() {
 fn figure_point(l: &Lesson, changes: &serde_json::Value) -> (serde_json::Value, Option<f64>) {
     let d = &l.diagram;
     let mut v = serde_json::to_value(apply(&broken_config(l), changes).unwrap()).unwrap();
-    let x = v.as_object_mut().unwrap().remove(d.x_key).and_then(|x| x.as_f64());
+    let x = v
+        .as_object_mut()
+        .unwrap()
+        .remove(d.x_key)
+        .and_then(|x| x.as_f64());
     (v, x.filter(|x| d.values.contains(x)))
 }
 
@@ -1068,7 +1072,13 @@ fn the_figure_test_catches_a_question_the_figure_answers() {
         .find(|l| l.id == "hot-prefix")
         .unwrap();
     assert!(on_figure(&l, &serde_json::json!({"spill_queue": 2})));
-    assert!(on_figure(&l, &serde_json::json!({})), "the broken setup: spill 0");
+    assert!(
+        on_figure(&l, &serde_json::json!({})),
+        "the broken setup: spill 0"
+    );
     assert!(!on_figure(&l, &serde_json::json!({"spill_queue": 3})));
-    assert!(!on_figure(&l, &serde_json::json!({"spill_queue": 2, "routing": "kv"})));
+    assert!(!on_figure(
+        &l,
+        &serde_json::json!({"spill_queue": 2, "routing": "kv"})
+    ));
 }
