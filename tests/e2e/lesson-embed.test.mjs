@@ -1,11 +1,11 @@
 // tests/e2e/lesson-embed.test.mjs: every lesson's embed (?embed=1&lesson=ID) fits its frame, before
-// and after its goal is met, at 360x500 and 640x500. In every state: no element that does not scroll
-// hides content (each non-scrolling box's scrollHeight within its clientHeight, the page's too); every
-// control shown and the "Open the whole lesson" link are inside the frame, or inside a scrolling
-// region that is itself inside the frame and can scroll to them; the lesson's controls and the link
-// are inside the frame without scrolling. The goal is met by the lesson's first fix (its hints shown
-// first, as a reader would), checked here against the lesson's checks. Screenshots:
-// lesson-embed-<lesson>-<width>-<state>.png.
+// and after its goal is met, at 360x500 and 640x500 and at the ends of the embeds' range, 320 and
+// 900 px wide. In every state: no element that does not scroll hides content (each non-scrolling
+// box's scrollHeight within its clientHeight, the page's too); every control shown and the "Open the
+// whole lesson" link are inside the frame, or inside a scrolling region that is itself inside the
+// frame and can scroll to them; the lesson's controls and the link are inside the frame without
+// scrolling. The goal is met by the lesson's first fix (its hints shown first, as a reader would),
+// checked here against the lesson's checks. Screenshots: lesson-embed-<lesson>-<width>-<state>.png.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,9 +76,9 @@ test('the page has the lessons this test covers', async () => {
 });
 
 for (const id of IDS) {
-  test(`${id}: the embed fits 360x500 and 640x500 before and after the goal is met, its controls and link in reach`, async () => {
+  test(`${id}: the embed fits 320 to 900 px by 500 before and after the goal is met, its controls and link in reach`, async () => {
     const problems = [];
-    for (const width of [360, 640]) {
+    for (const width of [320, 360, 640, 900]) {
       const { page, errors, context } = await site.open(`/?embed=1&lesson=${id}`, { viewport: { width, height: 500 } });
       try {
         await page.waitForFunction(() => window.kvfleet?.runCount > 0, null, { timeout: 90000 });
