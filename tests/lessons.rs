@@ -1005,3 +1005,80 @@ fn a_goal_is_not_met_by_dropping_calls() {
         );
     }
 }
+
+/// The config of a run of lesson `l` with `changes`, as JSON, less the figure's swept setting;
+/// with the swept setting's value (None when the run is not at one of the figure's values).
+fn figure_point(l: &Lesson, changes: &serde_json::Value) -> (serde_json::Value, Option<f64>) {
+    let d = &l.diagram;
+    let mut v = serde_json::to_value(apply(&broken_config(l), changes).unwrap()).unwrap();
+    let x = v
+        .as_object_mut()
+        .unwrap()
+        .remove(d.x_key)
+        .and_then(|x| x.as_f64());
+    (v, x.filter(|x| d.values.contains(x)))
+}
+
+/// Whether a run of lesson `l` with `changes` is one of its figure's points: the run of a series
+/// at one of the swept values.
+fn on_figure(l: &Lesson, changes: &serde_json::Value) -> bool {
+    let (run, x) = figure_point(l, changes);
+    x.is_some()
+        && l.diagram.series.iter().any(|(_, s)| {
+            let (point, _) = figure_point(l, &s.value());
+            point == run
+        })
+}
+
+#[test]
+fn no_check_question_is_answered_by_the_lessons_own_figure() {
+    // A question gives its answer away when the figure beside it plots it: every run it reads is
+    // one of the figure's points and its metric is one the figure draws (for a goal question, the
+    // right choice is a point of the figure and a check of the goal is on the figure's metric).
+    for l in lessons::lessons() {
+        let d = &l.diagram;
+        let drawn: Vec<&str> = [Some(d.metric), d.second.as_ref().map(|p| p.metric)]
+            .into_iter()
+            .flatten()
+            .collect();
+        for q in l.quiz {
+            let shown = match &q.verify {
+                lessons::Verify::Concept => false,
+                lessons::Verify::Range {
+                    metric, changes, ..
+                } => drawn.contains(metric) && on_figure(&l, &changes.value()),
+                lessons::Verify::Compare { metric, a, b, .. } => {
+                    drawn.contains(metric) && on_figure(&l, &a.value()) && on_figure(&l, &b.value())
+                }
+                lessons::Verify::Goal { runs } => {
+                    l.checks.iter().any(|c| drawn.contains(&c.metric))
+                        && on_figure(&l, &runs[q.correct].value())
+                }
+            };
+            assert!(
+                !shown,
+                "{}: \"{}\" is answered by the figure ({})",
+                l.id, q.question, d.caption
+            );
+        }
+    }
+}
+
+#[test]
+fn the_figure_test_catches_a_question_the_figure_answers() {
+    // The check above is not a formality: a question on one of the figure's points is caught.
+    let l = lessons::lessons()
+        .into_iter()
+        .find(|l| l.id == "hot-prefix")
+        .unwrap();
+    assert!(on_figure(&l, &serde_json::json!({"spill_queue": 2})));
+    assert!(
+        on_figure(&l, &serde_json::json!({})),
+        "the broken setup: spill 0"
+    );
+    assert!(!on_figure(&l, &serde_json::json!({"spill_queue": 3})));
+    assert!(!on_figure(
+        &l,
+        &serde_json::json!({"spill_queue": 2, "routing": "kv"})
+    ));
+}

@@ -132,11 +132,11 @@ const QUIZ: &[Quiz] = {
             verify: Verify::Range { metric: "summary.itl_ms_p99", changes: config(r#"{"instances": 12}"#), bounds: &[(40.0, f64::INFINITY), (0.0, 40.0)] },
         },
         Quiz {
-            question: "Which fleet of 8 meets the goal?",
-            choices: &["5 prefill + 3 decode", "4 prefill + 4 decode", "6 prefill + 2 decode", "8 colocated with 256-token prefill chunks"],
-            correct: 0,
-            why: "4 + 4 queues the prompts (TTFT over 1 s), 6 + 2 overloads the decode pool (TPOT over 40 ms), and 256-token chunks stretch every prefill far past the TTFT budget.",
-            verify: Verify::Goal { runs: &[split!(5, 3), split!(4, 4), split!(6, 2), config(r#"{"max_batched_tokens": 256}"#)] },
+            question: "Split 4 prefill + 4 decode instead of 5 + 3: what is p99 TTFT?",
+            choices: &["Under 1 s, as with 5 + 3", "1 s or more: four prefill replicas cannot keep up with the prompts"],
+            correct: 1,
+            why: "Every prompt is prefilled in the prefill pool; with one replica fewer there, the prompts queue, while the decode pool has room to spare. The split is sized by TTFT on one side and TPOT on the other.",
+            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: split!(4, 4), bounds: &[(0.0, 1000.0), (1000.0, f64::INFINITY)] },
         },
         Quiz {
             question: "The 5 + 3 split on a 10 GB/s link instead of 50: does it still meet the goal?",

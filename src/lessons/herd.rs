@@ -104,25 +104,27 @@ const INTERVIEW: &[Interview] = {
 const QUIZ: &[Quiz] = {
     &[
         Quiz {
-            question: "On the same 100 ms snapshot, how does p99 TTFT with 4 routers compare with 1 router?",
-            choices: &["Lower: four routers share the work", "Higher: they herd within a burst"],
-            correct: 1,
-            why: "The routers do not see each other's picks until the next refresh, so a burst piles onto one replica.",
-            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: config(r#"{}"#), b: config(r#"{"routers": 1}"#), if_less: 0, if_greater: 1 },
+            question: "In the broken setup, how far apart are the busiest and the quietest replica's requests over the whole run?",
+            choices: &["Within a tenth of the mean: over the run the load looks even", "More than a tenth of the mean: one replica takes the herd"],
+            correct: 0,
+            why: "The herd lasts a burst and lands on a different replica each time, so the totals even out: the run's load spread cannot show it, the tail of first-token times does.",
+            verify: Verify::Range { metric: "summary.load_spread", changes: config(r#"{}"#), bounds: &[(0.0, 0.1), (0.1, f64::INFINITY)] },
         },
         Quiz {
             question: "Which change meets the goal?",
-            choices: &["Refresh the snapshot live (0 ms)", "Refresh it every 10 ms", "Go back to one router"],
-            correct: 0,
-            why: "A 10 ms refresh is still slower than a burst, and one router breaks the availability requirement.",
-            verify: Verify::Goal { runs: &[config(r#"{"router_refresh_ms": 0.0}"#), config(r#"{"router_refresh_ms": 10.0}"#), config(r#"{"routers": 1}"#)] },
+            choices: &["Least loaded on the same snapshot", "A ninth replica", "Round robin, dealt by each router"],
+            correct: 2,
+            why: "Least loaded reads the same stale loads, so all four routers still pick the same replica in a burst; a ninth replica gives the herd one more place to land. Round robin never looks at the stale signals.",
+            verify: Verify::Goal {
+                runs: &[config(r#"{"routing": "least_loaded"}"#), config(r#"{"instances": 9}"#), config(r#"{"routing": "round_robin"}"#)],
+            },
         },
         Quiz {
-            question: "Four routers each dealing round robin on their own: is p99 TTFT under 600 ms?",
-            choices: &["No: four independent round robins still collide", "Yes: each router spreads its own picks evenly and ignores load"],
+            question: "Least loaded on the same 100 ms snapshot: is its p99 TTFT above or below kv's?",
+            choices: &["Below: it looks at load alone", "Above: every router sends the burst to the same least loaded replica"],
             correct: 1,
-            why: "Round robin never looks at the stale load signals, so there is nothing to herd on; here it loses almost no hit rate, as every replica soon caches every prefix.",
-            verify: Verify::Range { metric: "summary.ttft_ms_p99", changes: config(r#"{"routing": "round_robin"}"#), bounds: &[(600.0, f64::INFINITY), (0.0, 600.0)] },
+            why: "Least loaded reads nothing but the stale loads, so every router sees the same replica as the least loaded until the next refresh; kv's cache term at least spreads requests by prefix.",
+            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: config(r#"{"routing": "least_loaded"}"#), b: config(r#"{}"#), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "What does a router on a shared snapshot not see between refreshes?",

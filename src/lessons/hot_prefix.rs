@@ -112,11 +112,11 @@ const QUIZ: &[Quiz] = {
             verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(r#"{}"#), bounds: &[(0.0, 0.5), (0.5, 0.85), (0.85, 1.000_001)] },
         },
         Quiz {
-            question: "Which spill threshold meets the goal?",
-            choices: &["Spill at a queue of 2", "Spill at a queue of 16"],
+            question: "Spilling at a queue of 16, how many of the 3,000 calls are rejected?",
+            choices: &["None: they wait in the home replica's queue instead", "1 to 999", "1,000 or more, as without spilling"],
             correct: 0,
-            why: "At 16 the home replica's queue is long before anything spills, so the requests that wait there still miss the p99 target.",
-            verify: Verify::Goal { runs: &[config(r#"{"spill_queue": 2}"#), config(r#"{"spill_queue": 16}"#)] },
+            why: "At 16 the home replica's queue never reaches its limit of 32, so nothing is rejected; but it is long before anything spills, and the calls that wait there miss the p99 target.",
+            verify: Verify::Range { metric: "summary.rejected", changes: config(r#"{"spill_queue": 16}"#), bounds: &[(0.0, 0.5), (0.5, 999.5), (999.5, 3000.5)] },
         },
         Quiz {
             question: "Would doubling the fleet to 12 replicas, still prefix-aware, stop the rejections?",

@@ -126,10 +126,12 @@ const QUIZ: &[Quiz] = {
         },
         Quiz {
             question: "Which policy meets the goal with the 80-block cache?",
-            choices: &["kv with overlap weight 4", "Round robin", "Least loaded"],
+            choices: &["Dynamo's router", "Least loaded", "kv at its default weight (1)"],
             correct: 0,
-            why: "Only a cache-aware router keeps each template on a few replicas; round robin and least loaded both copy every template everywhere.",
-            verify: Verify::Goal { runs: &[kv4(), config(r#"{"routing": "round_robin"}"#), config(r#"{"routing": "least_loaded"}"#)] },
+            why: "A cache-aware router that weighs the cache strongly enough keeps each template on a few replicas; least loaded copies every template everywhere, and kv at weight 1 still gives too much to load.",
+            verify: Verify::Goal {
+                runs: &[config(r#"{"routing": "dynamo"}"#), config(r#"{"routing": "least_loaded"}"#), config(r#"{"routing": "kv", "overlap_weight": 1.0}"#)],
+            },
         },
         Quiz {
             question: "With the 80-block cache, round robin serves what share of prompt tokens from cache?",

@@ -113,22 +113,29 @@ const INTERVIEW: &[Interview] = {
 const QUIZ: &[Quiz] = {
     &[
         Quiz {
-            question: "Under round robin, what happens to the token hit rate when this fleet grows from 8 to 16 replicas?",
+            question: "Under kv routing (no session affinity), what happens to the token hit rate when this fleet grows from 8 to 16 replicas?",
             choices: &[
-                "It rises: more replicas hold more cache",
-                "It falls: a step is less likely to land where its history is",
-                "It stays the same: the cache is per prefix, not per replica",
+                "It falls, as under round robin: more replicas scatter the steps",
+                "It rises: kv sends a step to the replica that holds its history, and with more replicas its load term pushes fewer steps away",
             ],
             correct: 1,
-            why: "Each replica has its own cache. With 16 replicas a step lands on the replica that served the previous step less often than with 8.",
-            verify: Verify::Compare { metric: "summary.hit_rate_tokens", a: config(r#"{"instances": 16}"#), b: config(r#"{}"#), if_less: 1, if_greater: 0 },
+            why: "The fall under round robin comes from ignoring where a task's history is, not from the number of replicas. kv follows the history; with more replicas each is less loaded, so fewer steps are moved for load.",
+            verify: Verify::Compare {
+                metric: "summary.hit_rate_tokens",
+                a: config(r#"{"routing": "kv", "instances": 16}"#),
+                b: config(r#"{"routing": "kv"}"#),
+                if_less: 0,
+                if_greater: 1,
+            },
         },
         Quiz {
             question: "Which single change meets the goal (token hit rate at least 85%, p99 TTFT under 300 ms)?",
-            choices: &["16 replicas, still round robin", "Sticky routing", "kv routing, without session affinity"],
+            choices: &["4 replicas, still round robin", "kv routing with session affinity 100%", "kv routing, without session affinity"],
             correct: 1,
-            why: "Sticky routing sends every step back to its task's replica, which already holds the history. kv alone reaches the hit rate but its load term moves some steps away, so its p99 stays too high.",
-            verify: Verify::Goal { runs: &[config(r#"{"instances": 16}"#), config(r#"{"routing": "sticky"}"#), config(r#"{"routing": "kv"}"#)] },
+            why: "Session affinity sends every step back to its task's replica, which already holds the history. kv alone reaches the hit rate but its load term moves some steps away, so its p99 stays too high; 4 replicas under round robin still scatter the steps.",
+            verify: Verify::Goal {
+                runs: &[config(r#"{"instances": 4}"#), config(r#"{"routing": "kv", "session_affinity": 100.0}"#), config(r#"{"routing": "kv"}"#)],
+            },
         },
         Quiz {
             question: "In the broken setup, what share of requests have at least one cached block?",

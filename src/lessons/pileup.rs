@@ -118,10 +118,10 @@ const QUIZ: &[Quiz] = {
         },
         Quiz {
             question: "Which change meets the goal?",
-            choices: &["Send misses to the least-loaded replica", "Round robin", "A fifth replica"],
+            choices: &["Dynamo's router", "Round robin", "A fifth replica"],
             correct: 0,
-            why: "Round robin loses the document hits (87.5%); a fifth replica breaks the budget, and the pile-up still costs 2.9 s at p99 there.",
-            verify: Verify::Goal { runs: &[load(), config(r#"{ "routing": "round_robin" }"#), config(r#"{ "instances": 5 }"#)] },
+            why: "Dynamo weighs each replica's load beside its overlap, so misses do not pile up; round robin loses the document hits (87.5%); a fifth replica breaks the budget, and the pile-up still costs 2.9 s at p99 there.",
+            verify: Verify::Goal { runs: &[config(r#"{ "routing": "dynamo" }"#), config(r#"{ "routing": "round_robin" }"#), config(r#"{ "instances": 5 }"#)] },
         },
         Quiz {
             question: "With 3 replicas instead of 4, all holding a document, is p99 TTFT under the smallest-tree rule above or below 500 ms?",

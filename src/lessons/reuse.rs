@@ -118,11 +118,11 @@ const QUIZ: &[Quiz] = {
     let hit = "summary.hit_rate_tokens";
     &[
         Quiz {
-            question: "With the 833 blocks one H100 holds, what share of prompt tokens hits?",
-            choices: &["Under 10%", "Between 10% and 50%", "Over 50%, as the request hit rate suggests"],
-            correct: 0,
-            why: "Every request hits its first block, so the request hit rate is near 100%, but almost nothing else stays in 833 blocks.",
-            verify: Verify::Range { metric: hit, changes: config(r#"{}"#), bounds: &[(0.0, 0.1), (0.1, 0.5), (0.5, 1.01)] },
+            question: "With the 833 blocks one H100 holds, what share of requests hit at least one cached block?",
+            choices: &["Under 10%, like the share of prompt tokens", "Between 10% and 90%", "Over 90%"],
+            correct: 2,
+            why: "Every conversation opens with the same first block, so nearly every request hits something, while almost nothing else stays in 833 blocks: the request hit rate says nothing about how much is reused.",
+            verify: Verify::Range { metric: "summary.hit_rate_requests", changes: config(r#"{}"#), bounds: &[(0.0, 0.1), (0.1, 0.9), (0.9, 1.000_001)] },
         },
         Quiz {
             question: "Which cache meets the goal?",

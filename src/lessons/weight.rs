@@ -109,28 +109,28 @@ const INTERVIEW: &[Interview] = {
 };
 
 const QUIZ: &[Quiz] = {
-    let p99 = "summary.ttft_ms_p99";
+    let hit = "summary.hit_rate_tokens";
     &[
         Quiz {
-            question: "Raising the weight from 0.25 to 1 makes p99 TTFT...",
-            choices: &["Lower: fewer hot-prefix requests go cold", "Higher: the load is less even"],
+            question: "Raising the weight from 0.25 to 1 makes the token hit rate...",
+            choices: &["Higher: fewer hot-prefix requests go to a replica without the prefix", "Lower: the load is less even"],
             correct: 0,
             why: "At 0.25 the load term sends many hot-prefix requests to replicas that must compute the 12,000-token prefix; at 1 fewer of them go cold.",
-            verify: Verify::Compare { metric: p99, a: weight!(1.0), b: config(r#"{}"#), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: hit, a: weight!(1.0), b: config(r#"{}"#), if_less: 1, if_greater: 0 },
         },
         Quiz {
-            question: "Which weight meets the goal?",
-            choices: &["1", "3", "8"],
-            correct: 1,
-            why: "The basin that meets 300 ms is narrow, from about 2.5 to 4; 1 is too low and 8 is past it.",
-            verify: Verify::Goal { runs: &[weight!(1.0), weight!(3.0), weight!(8.0)] },
+            question: "At weight 3, in the basin, what share of prompt tokens comes from cache?",
+            choices: &["Under 50%", "50% to 85%", "85% or more"],
+            correct: 2,
+            why: "85% of requests share the hot prefix; in the basin they go to replicas that hold it, so the hit rate is near its ceiling.",
+            verify: Verify::Range { metric: hit, changes: weight!(3.0), bounds: &[(0.0, 0.5), (0.5, 0.85), (0.85, 1.000_001)] },
         },
         Quiz {
-            question: "Is the highest weight allowed (20) the best here?",
-            choices: &["Yes: more cache hits are always better", "No: past the basin p99 rises again"],
-            correct: 1,
-            why: "The hit rate stops rising once the hot prefix stays put; after that, a higher weight only ignores load.",
-            verify: Verify::Compare { metric: p99, a: weight!(20.0), b: weight!(4.0), if_less: 0, if_greater: 1 },
+            question: "From weight 3 to 20, how does the gap between the busiest and the quietest replica's requests change?",
+            choices: &["It widens: past the basin the weight outvotes the load term", "It narrows: more weight, more balance"],
+            correct: 0,
+            why: "The hit rate stops rising once the hot prefix stays put; after that, a higher weight only ignores load, and the replicas that hold the prefix take more of it.",
+            verify: Verify::Compare { metric: "summary.load_spread", a: weight!(20.0), b: weight!(3.0), if_less: 1, if_greater: 0 },
         },
         Quiz {
             question: "Why retune the weight in a simulator before production?",

@@ -99,14 +99,14 @@ for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout
       assert.equal(await details.first().locator('p').isVisible(), false);
       await details.first().locator('summary').click();
       assert.equal(await details.first().locator('p').textContent(), want.interview[0].answer);
-      // A wrong pick, then the right one for every question.
+      // A wrong pick (it counts: the question locks), then the right one for every other question.
       const wrong = (want.quiz[0].correct + 1) % want.quiz[0].choices.length;
       await page.check(`[data-testid=quiz-0-${wrong}]`);
       assert.match(await page.textContent('[data-testid=quiz-0] .quiz-feedback'), /^✗ Not quite\./);
-      assert.match(await page.textContent('[data-testid=quiz-score]'), /^0 of 4 right \(3 to go\)\./);
-      for (const [i, q] of want.quiz.entries()) await page.check(`[data-testid=quiz-${i}-${q.correct}]`);
-      assert.match(await page.textContent('[data-testid=quiz-0] .quiz-feedback'), /^✓ Right\./);
-      assert.equal(await page.textContent('[data-testid=quiz-score]'), '4 of 4 right.');
+      assert.equal(await page.textContent('[data-testid=quiz-score]'), '0 of 4 on the first try; 1 to answer again (3 to go).');
+      for (const [i, q] of want.quiz.entries()) if (i > 0) await page.check(`[data-testid=quiz-${i}-${q.correct}]`);
+      assert.match(await page.textContent('[data-testid=quiz-1] .quiz-feedback'), /^✓ Right\./);
+      assert.equal(await page.textContent('[data-testid=quiz-score]'), '3 of 4 on the first try; 1 to answer again.');
       await screenshot(page, `course-${id}`);
       assert.deepEqual(errors, []);
     } finally { await context.close(); }
@@ -129,9 +129,9 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.locator(`[data-testid=course-${id}] button`).click();
     await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
     assert.ok(await page.locator('[data-testid="lesson-checks"] li.unmet').count() > 0, 'the broken setup misses the goal');
-    // "Change it" takes the reader to the control, opening its group.
+    // "Change it" takes the reader to the control in the lesson's workbench, beside the checks.
     await page.click('[data-testid=lesson-go-router_refresh_ms]');
-    await page.waitForFunction(() => document.activeElement?.closest('[data-testid=field-router_refresh_ms]'), null, { timeout: 5000 });
+    await page.waitForFunction(() => document.activeElement?.closest('[data-testid=lesson-controls] [data-testid=lesson-field-router_refresh_ms]'), null, { timeout: 5000 });
     // The fix through the settings: round robin, dealt by each router.
     n = await page.evaluate(() => window.kvfleet.runCount);
     await page.click('[data-testid=input-routing-round_robin]');
@@ -142,7 +142,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     // The short check, all right.
     await page.waitForFunction((i) => window.kvfleet?.lessonMaterial?.id === i, id, { timeout: 60000 });
     for (const [i, q] of want.quiz.entries()) await page.check(`[data-testid=quiz-${i}-${q.correct}]`);
-    assert.match(await page.textContent('[data-testid=quiz-score]'), /4 of 4 right\. Lesson complete/);
+    assert.match(await page.textContent('[data-testid=quiz-score]'), /^4 of 4 on the first try\. Lesson complete/);
     await page.reload();
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
@@ -240,7 +240,7 @@ test('a run that changes the lesson\'s calls is not judged, and one that cuts ca
     assert.equal(lesson.workload.num_requests, 1000);
     // Smoother arrivals through the lesson's own burstiness control: other calls, not judged.
     await page.click('[data-testid=lesson-go-burstiness]');
-    await page.waitForFunction(() => document.activeElement?.closest('[data-testid=field-burstiness]'), null, { timeout: 5000 });
+    await page.waitForFunction(() => document.activeElement?.closest('[data-testid=lesson-controls] [data-testid=lesson-field-burstiness]'), null, { timeout: 5000 });
     let n = await page.evaluate(() => window.kvfleet.runCount);
     await page.keyboard.press('End');
     await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });

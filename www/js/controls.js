@@ -244,6 +244,8 @@ export class Controls {
 
   buildFlat(names) {
     for (const name of names) {
+      // The fleet layout is not a simulator parameter (a lesson on a disaggregated fleet asks for it).
+      if (name === 'fleet_layout' && this.byName.has('prefill_instances') && !this.layout) { this.form.append(this.layoutField()); continue; }
       const p = this.byName.get(name);
       if (p && !this.fields.has(name)) this.form.append(this.field(p));
     }

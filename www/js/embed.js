@@ -1,6 +1,8 @@
 // www/js/embed.js: ?embed=1 builds a figure for documentation, not the app in a box: one figure
 // (show=), a few controls (controls=), a caption (caption=, plus a sentence computed from the run)
-// and a link to the full playground, laid out to fit a 600x500 frame (or smaller) without scrolling.
+// and a link to the full playground, laid out to fit a 600x500 frame (or smaller) without scrolling. A
+// lesson's exercise (?lesson=ID) scrolls what does not fit inside its own region, its controls and the
+// link kept in view under it.
 
 import { Controls } from './controls.js';
 import { Charts, fmtMs } from './charts.js';
@@ -9,6 +11,7 @@ import { heroTakeaway } from './story.js';
 import { pct, num, policyColor, orderPolicies, themeInk, countPct } from './format.js';
 import { Lessons } from './lessons.js';
 import { el } from './page-bits.js';
+import { controlNames } from './lesson-settings.js';
 
 /** The figures an embed can show, with the controls each gets when controls= is absent. */
 export const SHOWS = {
@@ -28,8 +31,8 @@ export function embedOptions(search, params, lesson = null) {
   const q = new URLSearchParams(search);
   const notes = [];
   if (lesson) {
-    const known = new Set(params.map((p) => p.name));
-    const controls = (lesson.settings || []).map((s) => s.key).filter((k) => known.has(k)).slice(0, MAX_CONTROLS);
+    const known = new Set([...params.map((p) => p.name), 'fleet_layout']);
+    const controls = controlNames(lesson).filter((k) => known.has(k)).slice(0, MAX_CONTROLS);
     return { show: 'lesson', controls, caption: '', controlsGiven: false, notes, lesson: lesson.id };
   }
   let show = q.get('show') || 'replicas-sweep';

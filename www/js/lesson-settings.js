@@ -1,7 +1,8 @@
 // www/js/lesson-settings.js: a lesson's "Its settings" list: each setting it uses, what it does, its
 // value on the run on screen, its rule of thumb (shown once: a rule that says the same as the
 // lesson's own is left to the box shown when the goal is met, see rulePlaces) and the rule checked
-// on the run (liveRule); "Change it ↓" scrolls to the setting's control.
+// on the run (liveRule); "Change it ↓" takes the reader to the setting's control in the lesson's
+// workbench, beside the goal's checks.
 
 import { num, countPct } from './format.js';
 import { formatValue } from './controls.js';
@@ -9,6 +10,15 @@ import { el } from './page-bits.js';
 
 /** The settings of a disaggregated fleet: hidden while the fleet is colocated. */
 const DISAGG_KEYS = ['prefill_instances', 'decode_instances', 'decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us', 'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
+
+/**
+ * The controls a lesson's exercise needs: its settings', with the fleet layout first when one of
+ * them is a disaggregated fleet's (their controls are shown only once the layout is prefill + decode).
+ */
+export function controlNames(lesson) {
+  const keys = (lesson?.settings || []).map((s) => s.key);
+  return keys.some((k) => DISAGG_KEYS.includes(k)) ? ['fleet_layout', ...keys] : keys;
+}
 
 /**
  * A rule of thumb checked on the run on screen (the lesson's setting says which):
@@ -113,22 +123,24 @@ export function renderSettingsList(box, l, { params, places, exerciseOnly }, con
   box.replaceChildren(el('h3', 'sub-h', 'Its settings'), dl);
 }
 
-/** Scrolls to a setting's control and focuses it; says so when the current settings hide it. */
+/** The lesson workbench's element with test id `lesson-ID` (lessons.js builds its controls with that prefix). */
+const benchPart = (id) => document.querySelector(`[data-testid=lesson-controls] [data-testid="lesson-${id}"]`);
+
+/**
+ * Scrolls to a setting's control in the lesson's workbench (beside the goal's checks) and focuses
+ * it; says so when the current settings hide it.
+ */
 function goTo(key, dd) {
-  const input = document.querySelector(`#controls [data-testid="input-${key}"], #controls [data-testid^="input-${key}-"]`);
-  const field = document.querySelector(`#controls [data-testid="field-${key}"]`) || input?.closest('.field');
-  // A control inside a collapsed group: open the group first.
-  for (let d = field?.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
+  const input = benchPart(`input-${key}`) || document.querySelector(`[data-testid=lesson-controls] [data-testid^="lesson-input-${key}-"]`);
+  const field = benchPart(`field-${key}`) || input?.closest('.field');
   const hidden = !field || field.hidden || field.offsetParent === null;
   // A disaggregated fleet's setting, in a colocated fleet: the way there is the layout control.
-  const layout = document.querySelector('#controls [data-testid="field-fleet_layout"]');
+  const layout = benchPart('field-fleet_layout');
   if (hidden && layout && DISAGG_KEYS.includes(key)) {
     let note = dd.querySelector('.setting-hidden');
     if (!note) { note = el('span', 'setting-hidden'); dd.append(note); }
     note.textContent = ' Shown once the fleet layout is prefill + decode: switch it there.';
-    layout.scrollIntoView({ block: 'center', behavior: 'smooth' });
-    layout.classList.add('flash');
-    setTimeout(() => layout.classList.remove('flash'), 1600);
+    flash(layout);
     layout.querySelector('input')?.focus({ preventScroll: true });
     return;
   }
@@ -138,8 +150,17 @@ function goTo(key, dd) {
     note.textContent = ' This control is shown only for some settings (for example, the overlap weight once the routing is kv).';
     return;
   }
-  field.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  flash(field);
+  // The first control shown (a phone shows the policies as one drop-down, not as buttons).
+  const shown = [input, ...field.querySelectorAll('input, select')].find((x) => x && x.getClientRects().length > 0);
+  shown?.focus({ preventScroll: true });
+}
+
+/** Brings a workbench control into view (the workbench, checks included, when it fits) and outlines it a moment. */
+function flash(field) {
+  const bench = field.closest('[data-testid=lesson-bench]');
+  const fits = bench && bench.getBoundingClientRect().height < window.innerHeight * 0.8;
+  (fits ? bench : field).scrollIntoView({ block: fits ? 'nearest' : 'center', behavior: 'smooth' });
   field.classList.add('flash');
   setTimeout(() => field.classList.remove('flash'), 1600);
-  (input || field.querySelector('input, select'))?.focus({ preventScroll: true });
 }

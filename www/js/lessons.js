@@ -1,22 +1,23 @@
 // www/js/lessons.js: the break-and-fix lessons from the simulator (lessons_json): load the broken
-// setup, watch the goal's checks turn green on every run, reveal hints one at a time (the button says
+// setup, watch the goal's checks turn green on every run (in a workbench beside the controls of the
+// lesson's own settings, so a change and its check share one screen), reveal hints one at a time (the button says
 // what its next click shows: "Show another hint (2 of 3)", then the last hint with the fixes; it is
 // withdrawn while the goal is met), try the fixes, read why (the rule of thumb shown once: see
 // rulePlaces, in lesson-settings.js with the "Its settings" list); then three interview questions
 // (model answers behind a disclosure, their numbers measured by runs in a worker of its own:
-// lesson_material_json) and a four-question check with immediate feedback.
+// lesson_material_json) and a four-question check whose first answers count (lesson-quiz.js).
 // Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
 
 import { num, msText, countPct } from './format.js';
 import { drawLessonFigure, markRun, runSeries } from './lesson-figure.js';
 import { builtin, BUILTIN } from './traces.js';
-import { rulePlaces, renderSettingsList } from './lesson-settings.js';
+import { rulePlaces, renderSettingsList, controlNames } from './lesson-settings.js';
 import { el } from './page-bits.js';
-import { formatValue } from './controls.js';
+import { buildQuiz, scoreText, allPassed, readCompleted, writeCompleted } from './lesson-quiz.js';
+import { formatValue, Controls } from './controls.js';
 
 export { liveRule, sameRule, rulePlaces } from './lesson-settings.js';
 
-const DONE_KEY = 'kvfleet.lessons.done';
 
 function firstSentence(text) {
   const i = text.indexOf('. ');
@@ -57,11 +58,6 @@ export function changedWorkload(lesson, config) {
     .map(([k]) => k);
 }
 
-/** The completed lessons' ids kept in this browser. */
-function readDone() {
-  try { return new Set(JSON.parse(localStorage.getItem(DONE_KEY) || '[]')); } catch { return new Set(); }
-}
-
 export class Lessons {
   /**
    * els: {picks, panel}; hooks: {start(broken), fix(changes), stop()} change the page's config;
@@ -95,11 +91,11 @@ export class Lessons {
     this.renderIndex();
   }
 
-  /** Lessons completed in this browser (goal met and every check question right), by id. */
+  /** Lessons completed in this browser (goal met and every check question passed): id -> {first_right, questions}. */
   done() {
-    if (this.doneIds) return new Set(this.doneIds);
-    if (this.progressLater) return new Set(); // not read yet (loadProgress)
-    return readDone();
+    if (this.doneIds) return new Map(this.doneIds);
+    if (this.progressLater) return new Map(); // not read yet (loadProgress)
+    return readCompleted();
   }
 
   /**
@@ -109,18 +105,20 @@ export class Lessons {
    */
   loadProgress() {
     if (this.doneIds) return;
-    const d = readDone();
+    const d = readCompleted();
     this.doneIds = [...d];
     if (d.size) this.renderIndex();
   }
 
-  markDone(id) {
+  /** Marks lesson `id` complete with its first answers' score (the better of this and a kept one). */
+  markDone(id, score) {
     if (this.progressLater) this.loadProgress();
     const d = this.done();
-    if (d.has(id)) return;
-    d.add(id);
+    const kept = d.get(id);
+    if (kept && kept.first_right >= score.first_right) return;
+    d.set(id, score);
     if (this.doneIds) this.doneIds = [...d];
-    try { localStorage.setItem(DONE_KEY, JSON.stringify([...d])); } catch { /* storage off: progress is not kept */ }
+    writeCompleted(d); // storage off: progress is not kept
     this.renderIndex();
   }
 
@@ -130,18 +128,19 @@ export class Lessons {
     if (!index) return;
     const done = this.done();
     index.replaceChildren(...this.list.map((l) => {
-      const li = el('li', done.has(l.id) ? 'done' : '');
+      const d = done.get(l.id);
+      const li = el('li', d ? 'done' : '');
       li.dataset.testid = `course-${l.id}`;
-      const b = el('button', 'btn small', done.has(l.id) ? 'Again' : 'Start');
+      const b = el('button', 'btn small', d ? 'Again' : 'Start');
       b.type = 'button';
       b.addEventListener('click', () => this.start(l.id));
       const head = el('div', 'course-head');
       head.append(el('strong', null, l.title), el('span', 'course-meta', ` · ${l.difficulty} · about ${l.minutes} min`),
-        el('span', 'course-done', done.has(l.id) ? ' · ✓ completed' : ''));
+        el('span', 'course-done', d ? ` · ✓ completed, ${d.first_right} of ${d.questions} on the first try` : ''));
       li.append(head, el('p', 'hint', firstSentence(l.story)), b);
       return li;
     }));
-    if (indexSummary) indexSummary.textContent = `${this.list.length} lessons, ${[...done].filter((id) => this.has(id)).length} completed in this browser`;
+    if (indexSummary) indexSummary.textContent = `${this.list.length} lessons, ${[...done.keys()].filter((id) => this.has(id)).length} completed in this browser`;
   }
 
   has(id) { return this.list.some((l) => l.id === id); }
@@ -235,65 +234,34 @@ export class Lessons {
       d.append(el('summary', null, q.question), el('p', null, q.answer));
       iv.append(d);
     }
-    const quiz = el('section', 'lesson-quiz');
-    quiz.dataset.testid = 'lesson-quiz';
-    quiz.append(el('h3', 'sub-h', 'Short check'));
-    m.quiz.forEach((q, i) => quiz.append(this.question(q, i)));
+    const quiz = buildQuiz(m.quiz, `quiz-${this.active.id}`, (answers) => this.updateScore(answers));
     this.scoreEl = el('p', 'quiz-score');
     this.scoreEl.dataset.testid = 'quiz-score';
     this.scoreEl.setAttribute('aria-live', 'polite');
-    quiz.append(this.scoreEl);
-    this.answers = new Array(m.quiz.length).fill(null);
-    this.materialEl.replaceChildren(iv, quiz);
+    quiz.section.append(this.scoreEl);
+    this.answers = quiz.answers();
+    this.materialEl.replaceChildren(iv, quiz.section);
   }
 
-  /** One multiple-choice question; a pick says at once whether it is right, and why. */
-  question(q, i) {
-    const fs = el('fieldset', 'quiz-q');
-    fs.dataset.testid = `quiz-${i}`;
-    fs.append(el('legend', null, `${i + 1}. ${q.question}`));
-    const feedback = el('p', 'quiz-feedback');
-    feedback.setAttribute('aria-live', 'polite');
-    q.choices.forEach((c, j) => {
-      const label = el('label', 'quiz-choice');
-      const input = document.createElement('input');
-      input.type = 'radio';
-      input.name = `quiz-${this.active.id}-${i}`;
-      input.value = String(j);
-      input.dataset.testid = `quiz-${i}-${j}`;
-      input.addEventListener('change', () => {
-        const right = j === q.correct;
-        this.answers[i] = right;
-        feedback.className = `quiz-feedback ${right ? 'right' : 'wrong'}`;
-        const checked = q.verified ? ` Checked by the simulator just now: ${q.evidence}.` : '';
-        feedback.textContent = `${right ? '✓ Right.' : '✗ Not quite.'} ${q.why}${right ? checked : ''}`;
-        this.updateScore();
-      });
-      label.append(input, document.createTextNode(` ${c}`));
-      fs.append(label);
-    });
-    fs.append(feedback);
-    return fs;
-  }
-
-  updateScore() {
-    const done = this.answers.filter((a) => a !== null).length;
-    const right = this.answers.filter((a) => a === true).length;
-    this.scoreEl.textContent = `${right} of ${this.answers.length} right${done < this.answers.length ? ` (${this.answers.length - done} to go)` : ''}.`;
+  /** The score line; the lesson is complete once its goal was met and every question passed (lesson-quiz.js). */
+  updateScore(answers) {
+    this.answers = answers;
+    this.scoreEl.textContent = scoreText(answers);
     this.maybeComplete();
   }
 
-  /** A lesson is complete once its goal has been met and every check question answered right. */
+  /** A lesson is complete once its goal has been met and every check question passed. */
   maybeComplete() {
     const l = this.active;
-    if (!l || !this.goalMet || !this.answers || !this.answers.every((a) => a === true)) return;
-    this.markDone(l.id);
-    if (this.scoreEl) this.scoreEl.textContent += ' Lesson complete: it is marked in the course index.';
+    if (!l || !this.goalMet || !this.answers || !allPassed(this.answers)) return;
+    this.markDone(l.id, { first_right: this.answers.filter((a) => a.first === true).length, questions: this.answers.length });
+    if (this.scoreEl && !/Lesson complete/.test(this.scoreEl.textContent)) this.scoreEl.textContent += ' Lesson complete: it is marked in the course index.';
   }
 
   /** Hides the lesson without touching the settings. */
   close() {
     this.active = null;
+    this.controls = null;
     this.els.panel.hidden = true;
     this.els.panel.replaceChildren();
     this.checksEl = null;
@@ -369,7 +337,36 @@ export class Lessons {
       p.replaceChildren(head, el('p', 'lesson-story', firstSentence(l.story)), goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl);
       return;
     }
-    p.replaceChildren(head, story, how, this.settingsEl, exercise, symptom, goal, this.checksEl, this.doneEl, this.hintsEl, actions, this.fixesEl, this.materialEl);
+    p.replaceChildren(head, story, how, this.settingsEl, exercise, symptom, goal, this.bench(l), this.hintsEl, actions, this.fixesEl, this.materialEl);
+  }
+
+  /**
+   * The workbench: the goal's live checks beside the controls of the lesson's own settings (side by
+   * side on a wide screen, the checks held at the top while the controls scroll on a narrow one), so a
+   * change and the check it turns green are on one screen.
+   */
+  bench(l) {
+    const bench = el('div', 'lesson-bench');
+    bench.dataset.testid = 'lesson-bench';
+    const form = el('form', 'lesson-controls');
+    form.dataset.testid = 'lesson-controls';
+    form.setAttribute('aria-label', 'The lesson’s settings');
+    this.controls = new Controls(form, this.params || [], (name, value) => this.hooks.control?.(name, value), { names: controlNames(l), prefix: 'lesson-' });
+    if (this.config) this.controls.setAll(this.config, this.traceMode);
+    const checks = el('div', 'bench-checks');
+    checks.append(el('p', 'bench-title', 'The goal, checked on every run'), this.checksEl);
+    const controls = el('div', 'bench-controls');
+    controls.append(el('p', 'bench-title', 'Change it here'), form);
+    // The explanation once the goal is met: under the checks on a wide screen, under the controls on a phone.
+    bench.append(checks, controls, this.doneEl);
+    return bench;
+  }
+
+  /** Puts the workbench's controls at the page's settings (called on every change of them). */
+  syncControls(config, traceMode) {
+    this.config = config;
+    this.traceMode = traceMode;
+    this.controls?.setAll(config, traceMode);
   }
 
   /** The hint button: each click shows the next hint; the last one comes with the fixes. */
@@ -460,5 +457,13 @@ export class Lessons {
     this.syncHint();
     this.doneEl.hidden = !all;
     this.els.panel.classList.toggle('solved', all);
+    if (this.exerciseOnly) this.keepChecksInView();
+  }
+
+  /** An embed's lesson scrolls in a region of its own: after a run, its checks are brought into it. */
+  keepChecksInView() {
+    const region = this.els.panel, box = region.getBoundingClientRect(), c = this.checksEl.getBoundingClientRect();
+    if (region.scrollHeight <= region.clientHeight) return;
+    if (c.top < box.top || c.bottom > box.bottom) region.scrollTop += c.top - box.top - 4;
   }
 }

@@ -193,6 +193,7 @@ function initFull(msg, lesson) {
     start: (broken, trace) => { applyScenario(broken, trace, lessonFix(lessons.active)); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
+    control: onControl, // the lesson's own controls, beside its goal's checks
   }, new URL('./worker.js', import.meta.url), { progressLater: true });
   lessons.setParams(st.params);
   lessons.setDefaults(st.defaults);
@@ -276,6 +277,7 @@ function refresh({ run = true } = {}) {
   controls?.clearErrors(); // (the dashboard's controls exist once the late panels started)
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
   controls?.setAll(st.config, traceLabel());
+  lessons?.syncControls(st.config, traceLabel());
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) {
     writeUrl(st.config, st.params, { embed: true, trace: traceKey, extra: embedView.urlExtra() });
