@@ -142,3 +142,22 @@ test('a lesson\'s link carries what differs from the lesson\'s setup, and opens 
     assert.deepEqual(again.errors, []);
   } finally { await again.context.close(); }
 });
+
+test('a scenario on the simulator\'s defaults (the seed\'s example) links to ?routing=kv, and the link reopens it', async () => {
+  const first = await open('/');
+  let original, href;
+  try {
+    const { page } = first;
+    await changed(page, () => page.click('[data-testid=scenario-default]'));
+    original = await settings(page);
+    assert.equal(original.routing, 'kv', 'the seed\'s example runs kv');
+    const u = new URL(await settledUrl(page));
+    assert.equal(u.search, '?routing=kv', 'only the routing differs from the page\'s defaults');
+    href = u.pathname + u.search;
+  } finally { await first.context.close(); }
+  const again = await open(href);
+  try {
+    assert.deepEqual(await settings(again.page), original);
+    assert.deepEqual(again.errors, []);
+  } finally { await again.context.close(); }
+});

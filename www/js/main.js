@@ -191,7 +191,7 @@ function initFull(msg, lesson) {
   traces = new Traces({ root: document.querySelector('.traces'), file: $('trace-file'), drop: $('drop'), error: $('trace-error') }, onTrace);
   renderScenarios($('scenarios'), $('scenario-note'), (set) => { lessons.close(); applyScenario(set); bringIntoView($('hero')); });
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
-    start: (broken, trace) => { applyScenario(broken, trace, lessonFix(lessons.active), st.simDefaults); bringIntoView($('lesson')); },
+    start: (broken, trace) => { applyScenario(broken, trace, lessonFix(lessons.active)); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
     stop: () => refresh(),
   }, new URL('./worker.js', import.meta.url), { progressLater: true });
@@ -314,11 +314,12 @@ function configOf(config) {
   return out;
 }
 
-// A scenario's setup (on the page's defaults) or a lesson's (on the simulator's: `base`); a lesson on
-// a built-in trace (file name) replays it. The hero starts afresh, drawing `keep` (a lesson's fix)
-// beside the setup's policy.
-function applyScenario(set, trace = null, keep = null, base = st.defaults) {
-  st.config = { ...base, ...set };
+// A scenario's or a lesson's setup, on the simulator's defaults (the seed's example is the empty
+// one); a lesson on a built-in trace (file name) replays it. The hero starts afresh, drawing `keep`
+// (a lesson's fix) beside the setup's policy. (A link then names the routing where it is not the
+// page's: linkBase.)
+function applyScenario(set, trace = null, keep = null) {
+  st.config = { ...st.simDefaults, ...set };
   st.fromUrl.clear();
   st.source = trace ? builtin(trace) : null;
   hero?.startAfresh(keep);

@@ -65,11 +65,11 @@ export function parseValue(p, raw) {
 }
 
 /**
- * Reads the query string. Returns {config, notes, fromUrl, named, rejected, embed, trace, lesson}:
+ * Reads the query string over `defaults` (the page's: pageDefaults). Returns {config, notes, fromUrl, named, rejected, embed, trace, lesson}:
  * `fromUrl` lists the parameters the URL set (so a later simulator error on one of them can fall back
  * too), `named` every parameter it named, valid or not, and `rejected` the dropped values as {p, error}.
  * `notes` holds only the notes that name no fallback value: the caller settles the config (a lesson's
- * setup, the page's opening policy) and then adds fallbackNote() for each rejected value.
+ * setup) and then adds fallbackNote() for each rejected value.
  */
 export function readUrl(search, params, defaults) {
   const q = new URLSearchParams(search);
