@@ -1023,13 +1023,16 @@ fn a_compared_number_says_which_run_it_is_of() {
         let cfg = apply(&broken_config(&l), &serde_json::from_str(changes).unwrap()).unwrap();
         run_lesson(&l, &cfg).summary.rejected
     };
-    let (twelve, spill) = (rejected(r#"{"instances": 12}"#), rejected(r#"{"spill_queue": 2}"#));
+    let (twelve, spill) = (
+        rejected(r#"{"instances": 12}"#),
+        rejected(r#"{"spill_queue": 2}"#),
+    );
     assert!(twelve > spill, "{twelve} against {spill}");
     let thousands = |n: u64| {
         let s = n.to_string();
         let mut out = String::new();
         for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);
