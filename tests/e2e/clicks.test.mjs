@@ -105,6 +105,13 @@ test('the help shown on keyboard focus is laid over what follows: no control bel
     assert.notEqual(style.bg, 'rgba(0, 0, 0, 0)', 'the help has a background of its own');
     assert.equal(style.events, 'none');
     await screenshot(page, 'clicks-help-on-focus', { fullPage: false });
+    // The panel's last field (the seed) opens its card upwards, inside the panel (its scrolling box
+    // would hide a card below it).
+    await page.focus('[data-testid="input-seed"]');
+    await page.keyboard.press('ArrowUp');
+    await page.waitForSelector('#help-seed', { state: 'visible' });
+    const [card, panel] = await Promise.all(['#help-seed', '.controls'].map((sel) => page.locator(sel).first().boundingBox()));
+    assert.ok(card.y >= panel.y && card.y + card.height <= panel.y + panel.height, `the seed's help (${card.y}-${card.y + card.height}) inside the panel (${panel.y}-${panel.y + panel.height})`);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
