@@ -160,7 +160,7 @@ test('a bad URL value falls back to its default with a visible note', async () =
   try {
     const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
     assert.equal(cfg.instances, 4);
-    assert.equal(cfg.routing, 'kv');
+    assert.equal(cfg.routing, 'round_robin', 'the page\'s default routing');
     assert.equal(cfg.prefix_popularity, 'uniform', 'a value the simulator rejects also falls back');
     assert.equal(cfg.num_prefixes, 12, 'good values are kept');
     const notes = await page.textContent('[data-testid="url-notes"]');

@@ -165,7 +165,10 @@ function initEmbed(msg, lesson) {
   embedView = new EmbedView(document.body, st.params, opts, {
     onControl, onPick: (n) => onControl('instances', n),
     workerUrl: new URL('./worker.js', import.meta.url),
-    fullUrl: () => `./?${queryFor(st.config, st.params, { base: linkBase(), trace: st.source?.builtin ? st.source.name : null, lesson: lesson?.id ?? null })}`,
+    fullUrl: () => {
+      const q = queryFor(st.config, st.params, { base: linkBase(), trace: st.source?.builtin ? st.source.name : null, lesson: lesson?.id ?? null });
+      return q ? `./?${q}` : './';
+    },
     compare: (configs) => { st.compareId = st.nextId++; worker.postMessage({ type: 'compare', id: st.compareId, configs, trace: st.source }); },
     lesson: lesson ? { lesson, params: st.params, fix: (changes) => { Object.assign(st.config, changes); refresh(); },
       restart: () => { st.config = lessonBase(lesson); st.source = lesson.trace ? builtin(lesson.trace) : null; refresh(); } } : null,
