@@ -1082,3 +1082,53 @@ fn the_figure_test_catches_a_question_the_figure_answers() {
         &serde_json::json!({"spill_queue": 2, "routing": "kv"})
     ));
 }
+
+#[test]
+fn a_compared_number_says_which_run_it_is_of() {
+    // "rejected calls 1,838 against 0" left the 0 unexplained: each number names its run.
+    let l = lessons::lessons()
+        .into_iter()
+        .find(|l| l.id == "hot-prefix")
+        .unwrap();
+    let m = material_of(&l);
+    let q = m
+        .quiz
+        .iter()
+        .find(|q| q.quiz.question.starts_with("Would doubling the fleet"))
+        .unwrap();
+    let rejected = |changes: &str| {
+        let cfg = apply(&broken_config(&l), &serde_json::from_str(changes).unwrap()).unwrap();
+        run_lesson(&l, &cfg).summary.rejected
+    };
+    let (twelve, spill) = (
+        rejected(r#"{"instances": 12}"#),
+        rejected(r#"{"spill_queue": 2}"#),
+    );
+    assert!(twelve > spill, "{twelve} against {spill}");
+    let thousands = |n: u64| {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    assert_eq!(
+        q.evidence,
+        format!(
+            "rejected calls {} with instances=12 against {} with spill_queue=2",
+            thousands(twelve),
+            thousands(spill)
+        )
+    );
+    // A comparison with the setup itself says so.
+    let setup = lessons::material::run_words(&lessons::Changes("{}"));
+    assert_eq!(setup, "the lesson's setup");
+    let both = lessons::material::run_words(&lessons::Changes(
+        r#"{"routing": "kv", "kv_blocks": null, "timeout_ms": null}"#,
+    ));
+    assert_eq!(both, "kv_blocks=unbounded, routing=kv, timeout_ms=none");
+}

@@ -257,6 +257,30 @@ fn words_of(metric: &str) -> (&str, Format) {
     (words, format)
 }
 
+/// Which run a number is of, in words: "the lesson's setup" (no changes), else its changes
+/// ("instances=12", "kv_blocks=unbounded, routing=kv"; "timeout_ms=none"), so a comparison
+/// says what each number is.
+pub fn run_words(changes: &Changes) -> String {
+    let value = changes.value();
+    let Some(keys) = value.as_object().filter(|m| !m.is_empty()) else {
+        return "the lesson's setup".to_string();
+    };
+    let mut out: Vec<String> = keys
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Value::Null if k.starts_with("timeout") => "none".to_string(),
+                Value::Null => "unbounded".to_string(),
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            format!("{k}={v}")
+        })
+        .collect();
+    out.sort();
+    out.join(", ")
+}
+
 fn render(q: &Interview, runs: &mut Runs) -> Result<RenderedInterview, String> {
     let mut answer = q.answer.to_string();
     for f in q.figures {
@@ -316,7 +340,13 @@ fn check(q: &Quiz, runs: &mut Runs) -> Result<CheckedQuiz, String> {
             let (words, f) = words_of(metric);
             (
                 Some(pick == Some(q.correct)),
-                format!("{words} {} against {}", write(x, f), write(y, f)),
+                format!(
+                    "{words} {} with {} against {} with {}",
+                    write(x, f),
+                    run_words(a),
+                    write(y, f),
+                    run_words(b)
+                ),
             )
         }
         Verify::Range {

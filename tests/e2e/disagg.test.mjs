@@ -136,7 +136,7 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
     assert.equal(r.config.instances, 5);
     assert.equal(r.pools, undefined);
     assert.equal(await page.isVisible('[data-testid=transfers]'), false);
-    assert.equal(new URL(await settledUrl(page)).searchParams.get('prefill_instances'), 'unbounded', 'unset in the URL');
+    assert.equal(new URL(await settledUrl(page)).searchParams.has('prefill_instances'), false, 'unset (the default): left out of the URL');
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

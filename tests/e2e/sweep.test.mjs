@@ -180,7 +180,9 @@ test('the replicas preset draws round_robin next to kv (hit rate and p99 TTFT), 
     await page.click('[aria-label="Load instances = 32 with round_robin"]');
     await page.waitForFunction((n) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.routing === 'round_robin', runs2, { timeout: 20000 });
     assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport.summary), rr32.summary);
-    assert.equal(new URL(await settledUrl(page)).searchParams.get('routing'), 'round_robin');
+    const loaded = new URL(await settledUrl(page)).searchParams;
+    assert.equal(loaded.has('routing'), false, 'round robin, the page\'s default, is left out of the link');
+    assert.equal(loaded.get('instances'), '32');
     await screenshot(page, 'sweep-loaded-point', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await close(); }

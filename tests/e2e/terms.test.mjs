@@ -31,7 +31,7 @@ const glossary = (page) => page.evaluate(() => {
 /** The term links under `sel`: their words, entry and hover text. */
 const links = (page, sel) => page.$$eval(`${sel} a.term`, (as) => as.map((a) => ({ word: a.textContent, term: a.dataset.term, title: a.title, href: a.getAttribute('href') })));
 
-test('on the trace under kv, the detail links its first "p99", "R2", "overlap weight" and "best-placed replica" to the glossary, with the entries\' words', async () => {
+test('on the trace under kv, the detail links its first "p99", "R2", "overlap weight" and the routing capture\'s words to the glossary, with the entries\' words', async () => {
   const { page, errors } = await openHero('/?trace=conversation_trace.jsonl&routing=kv');
   const g = await glossary(page);
   const detail = await page.textContent('[data-testid=takeaway-detail]');
@@ -42,7 +42,7 @@ test('on the trace under kv, the detail links its first "p99", "R2", "overlap we
   const l = await links(page, '[data-testid=takeaway-detail]');
   // kv's own sentences open the detail (its share of the gain, its dip), then the comparisons.
   assert.ok(detail.startsWith('kv weighs a replica\'s missed blocks against its load (overlap weight 1)'), detail);
-  assert.deepEqual(l.map((x) => [x.word, x.term]), [['overlap weight', 'term-overlap'], ['best-placed replica', 'term-capture'], ['p99', 'term-ttft'], ['R2', 'term-replicas']]);
+  assert.deepEqual(l.map((x) => [x.word, x.term]), [['overlap weight', 'term-overlap'], ['replica that held most of its prompt', 'term-capture'], ['p99', 'term-ttft'], ['R2', 'term-replicas']]);
   for (const x of l) {
     assert.equal(x.title, g[x.term], `"${x.word}": the glossary's own words on hover`);
     assert.equal(x.href, `#${x.term}`);

@@ -4,7 +4,7 @@
 
 import { fitPools } from './layout.js';
 import { Controls } from './controls.js';
-import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote } from './url-state.js';
+import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote, pageDefaults } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { resetTheme } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
@@ -27,7 +27,6 @@ import { watchStatusHeight } from './status-bar.js';
 import { watchTermClicks } from './terms.js';
 
 const $ = (id) => document.getElementById(id);
-const OPENING_ROUTING = 'round_robin';
 const LATE_PANELS_AFTER_MS = 2000; // build the panels below the first screen by then even without a first chart
 
 let resolveReady, rejectReady;
@@ -42,7 +41,10 @@ hook.ready.catch(() => {});
 window.kvfleet = hook;
 
 const st = {
-  params: [], defaults: {}, config: {}, fromUrl: new Set(), embed: false,
+  params: [], config: {}, fromUrl: new Set(), embed: false,
+  simDefaults: {},   // the simulator's defaults (a lesson's setup is on top of them)
+  defaults: {},      // the page's: the simulator's with the page's routing (url-state.js PAGE_ROUTING)
+  lesson: null,      // the embed's lesson (the full page's is lessons.active)
   linkBase: {},      // what a setting the link gives is otherwise: the default, or the lesson's setup
   source: null,      // null = synthetic, else a trace {name, url|file}
   goodSource: null,  // the source of the result on screen
@@ -118,17 +120,17 @@ function onReady(msg) {
   $('version').textContent = msg.version;
   st.params = msg.params;
   hook.params = msg.params;
-  st.defaults = { ...msg.defaults };
-  for (const p of st.params) if (!(p.name in st.defaults)) st.defaults[p.name] = p.default;
+  st.simDefaults = { ...msg.defaults };
+  for (const p of st.params) if (!(p.name in st.simDefaults)) st.simDefaults[p.name] = p.default;
+  // A link is the page's defaults plus its own values: a bare link opens on the experiment the page
+  // is about (round robin losing hits as replicas grow), and so does any link or embed that names no
+  // routing; ?routing=kv is the simulator's default, the seed's example.
+  st.defaults = pageDefaults(st.simDefaults);
   const fromUrl = readUrl(location.search, st.params, st.defaults);
   st.config = fromUrl.config;
   st.fromUrl = fromUrl.fromUrl;
   st.linkBase = { ...st.defaults };
   if (fromUrl.trace) st.source = builtin(fromUrl.trace);
-  // A bare link opens on the experiment the page is about: round robin losing hits as replicas grow.
-  // (Every other value is the simulator's default, the seed's example; ?routing=kv reproduces it.)
-  // A link that names any setting, even one dropped below, is the defaults plus its own values.
-  if (!st.embed && fromUrl.named.size === 0 && !fromUrl.trace && !fromUrl.lesson) st.config.routing = OPENING_ROUTING;
   const lesson = openLesson(msg.lessons || [], fromUrl.lesson);
   // Each dropped value's note names what the page now runs with (settled above, a lesson's included).
   showNotes([...fromUrl.notes, ...fromUrl.rejected.map(({ p, error }) => fallbackNote(p, `was not valid: ${error}`, st.config[p.name], st.defaults))]);
@@ -151,7 +153,7 @@ function openLesson(list, id) {
   if (!lesson) { showNotes([`The link names a lesson the page does not have (“${id}”).`]); return null; }
   const own = {};
   for (const k of st.fromUrl) own[k] = st.config[k];
-  st.linkBase = { ...st.defaults, ...lesson.broken };
+  st.linkBase = lessonBase(lesson);
   st.config = { ...st.linkBase, ...own };
   if (lesson.trace) st.source = builtin(lesson.trace);
   // (st.fromUrl keeps the link's own values: one the simulator rejects falls back to the lesson's.)
@@ -159,15 +161,19 @@ function openLesson(list, id) {
 }
 
 function initEmbed(msg, lesson) {
+  st.lesson = lesson;
   const opts = embedOptions(location.search, st.params, lesson);
   showNotes(opts.notes);
   embedView = new EmbedView(document.body, st.params, opts, {
     onControl, onPick: (n) => onControl('instances', n),
     workerUrl: new URL('./worker.js', import.meta.url),
-    fullUrl: () => `./?${queryFor(st.config, st.params, { trace: st.source?.builtin ? st.source.name : null, lesson: lesson?.id ?? null })}`,
+    fullUrl: () => {
+      const q = queryFor(st.config, st.params, { base: linkBase(), trace: st.source?.builtin ? st.source.name : null, lesson: lesson?.id ?? null });
+      return q ? `./?${q}` : './';
+    },
     compare: (configs) => { st.compareId = st.nextId++; worker.postMessage({ type: 'compare', id: st.compareId, configs, trace: st.source }); },
     lesson: lesson ? { lesson, params: st.params, fix: (changes) => { Object.assign(st.config, changes); refresh(); },
-      restart: () => { st.config = { ...st.defaults, ...lesson.broken }; st.source = lesson.trace ? builtin(lesson.trace) : null; refresh(); } } : null,
+      restart: () => { st.config = lessonBase(lesson); st.source = lesson.trace ? builtin(lesson.trace) : null; refresh(); } } : null,
   });
   controls = embedView.controls;
   hook.panelsBuilt = true; // an embed has no panels to build later
@@ -196,7 +202,7 @@ function initFull(msg, lesson) {
     control: onControl, // the lesson's own controls, beside its goal's checks
   }, new URL('./worker.js', import.meta.url), { progressLater: true });
   lessons.setParams(st.params);
-  lessons.setDefaults(st.defaults);
+  lessons.setDefaults(st.simDefaults);
   lessons.setLessons(msg.lessons || []);
   hook.lessons = (msg.lessons || []).map((l) => l.id);
   hook.lessonsList = msg.lessons || [];
@@ -280,13 +286,13 @@ function refresh({ run = true } = {}) {
   lessons?.syncControls(st.config, traceLabel());
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) {
-    writeUrl(st.config, st.params, { embed: true, trace: traceKey, extra: embedView.urlExtra() });
+    writeUrl(st.config, st.params, { base: linkBase(), embed: true, trace: traceKey, extra: embedView.urlExtra() });
     embedView.sync(st.config, st.source);
   } else {
     const synthetic = st.config.workload === 'sessions' ? 'multi-turn sessions' : 'synthetic prefix pool';
     $('source-name').textContent = st.source ? `trace: ${traceLabel()}` : synthetic;
     $('source-reset').hidden = !st.source;
-    writeUrl(st.config, st.params, { trace: traceKey, lesson: lessons.active?.id });
+    writeUrl(st.config, st.params, { base: linkBase(), trace: traceKey, lesson: lessons.active?.id });
     compare?.markStale();
     hero.sync(st.config, st.source);
   }
@@ -311,18 +317,31 @@ function loadConfig(config) {
 // disaggregated fleet when they hold their defaults, so a missing key is its default.
 function configOf(config) {
   const out = { ...st.config };
-  for (const p of st.params) out[p.name] = p.name in config ? config[p.name] : st.defaults[p.name];
+  for (const p of st.params) out[p.name] = p.name in config ? config[p.name] : st.simDefaults[p.name];
   return out;
 }
 
-// A scenario's or a lesson's setup; a lesson on a built-in trace (file name) replays it. The hero
-// starts afresh, drawing `keep` (a lesson's fix) beside the setup's policy.
+// A scenario's or a lesson's setup, on the simulator's defaults (the seed's example is the empty
+// one); a lesson on a built-in trace (file name) replays it. The hero starts afresh, drawing `keep`
+// (a lesson's fix) beside the setup's policy. (A link then names the routing where it is not the
+// page's: linkBase.)
 function applyScenario(set, trace = null, keep = null) {
-  st.config = { ...st.defaults, ...set };
+  st.config = { ...st.simDefaults, ...set };
   st.fromUrl.clear();
   st.source = trace ? builtin(trace) : null;
   hero?.startAfresh(keep);
   refresh();
+}
+
+/** A lesson's setup: its broken settings on the simulator's defaults (what its checks run). */
+function lessonBase(lesson) {
+  return { ...st.simDefaults, ...lesson.broken };
+}
+
+/** What a setting the page's link leaves out stands for: the lesson's setup in a lesson, else the page's defaults. */
+function linkBase() {
+  const lesson = embedView ? st.lesson : lessons?.active;
+  return lesson ? lessonBase(lesson) : st.defaults;
 }
 
 /** The policy a lesson's fix routes by, where it changes the broken setup's (sticky for round robin). */

@@ -12,6 +12,7 @@ export const TERMS = [
   { id: 'term-prefill', re: /\bprefill\b/i },
   { id: 'term-replicas', re: /\bR\d+\b/ },
   { id: 'term-capture', re: /\bbest-placed replica\b/ },
+  { id: 'term-capture', re: /\breplica that held most of its prompt\b/ },
 ];
 
 /** The glossary's words for entry `id`: its dt's dd, or '' when the page has no such entry. */

@@ -1,6 +1,7 @@
-// www/js/url-state.js: the whole config (seed included) in the query string. Reading validates every
-// value against the parameter specs; a bad one is dropped, and the note (plain text only) names the
-// value the page then uses (fallbackNote), so the note and the run agree.
+// www/js/url-state.js: the config in the query string: only the settings that differ from what a link
+// leaves out stands for (the page's defaults, or a lesson's setup), so a link names what was changed.
+// Reading validates every value against the parameter specs; a bad one is dropped, and the note
+// (plain text only) names the value the page then uses (fallbackNote), so the note and the run agree.
 
 import { BUILTIN } from './traces.js';
 import { num } from './format.js';
@@ -9,6 +10,21 @@ const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'capt
 const BUILTIN_TRACES = Object.keys(BUILTIN);
 /** A limit or a value in a note, with thousands separators (100,000,000). */
 const big = (v) => (Number.isInteger(v) ? num(v) : String(v));
+
+/**
+ * The routing a link that names none runs, on the page and in every embed: round robin, the page's
+ * opening experiment (it loses hits as replicas grow). The simulator's own default is kv; a lesson's
+ * link starts from the lesson's setup instead.
+ */
+export const PAGE_ROUTING = 'round_robin';
+
+/** The page's defaults: the simulator's (`simDefaults`), with the page's routing. */
+export function pageDefaults(simDefaults) {
+  return { ...simDefaults, routing: PAGE_ROUTING };
+}
+
+/** Whether two values of a setting are the same (a missing value is no value: null). */
+const same = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 function checkNumber(p, raw) {
   const text = raw.trim();
@@ -49,11 +65,11 @@ export function parseValue(p, raw) {
 }
 
 /**
- * Reads the query string. Returns {config, notes, fromUrl, named, rejected, embed, trace, lesson}:
+ * Reads the query string over `defaults` (the page's: pageDefaults). Returns {config, notes, fromUrl, named, rejected, embed, trace, lesson}:
  * `fromUrl` lists the parameters the URL set (so a later simulator error on one of them can fall back
  * too), `named` every parameter it named, valid or not, and `rejected` the dropped values as {p, error}.
  * `notes` holds only the notes that name no fallback value: the caller settles the config (a lesson's
- * setup, the page's opening policy) and then adds fallbackNote() for each rejected value.
+ * setup) and then adds fallbackNote() for each rejected value.
  */
 export function readUrl(search, params, defaults) {
   const q = new URLSearchParams(search);
@@ -95,11 +111,16 @@ export function fallbackNote(p, why, used, defaults) {
   return `The link's value for ${p.label} (${p.name}) ${why}. Using ${isDefault ? 'the default, ' : ''}${fmtValue(used)}${isDefault ? '' : ' instead'}.`;
 }
 
-/** The query string for a config (every parameter, so a link reproduces the run exactly). */
-export function queryFor(config, params, { embed = false, trace = null, lesson = null, extra = null } = {}) {
+/**
+ * The query string for a config: the settings that differ from `base` (what the link's reader starts
+ * from: the page's defaults, or a lesson's setup), so reading it back over the same base gives the
+ * same config; every setting when no base is given.
+ */
+export function queryFor(config, params, { base = null, embed = false, trace = null, lesson = null, extra = null } = {}) {
   const q = new URLSearchParams();
   for (const p of params) {
     const v = config[p.name];
+    if (base && same(v, base[p.name])) continue;
     q.set(p.name, v === null || v === undefined ? 'unbounded' : String(v));
   }
   if (trace) q.set('trace', trace);
@@ -119,7 +140,8 @@ const url = { next: null, quiet: 0, idle: 0 };
  * ms a call in a Chrome trace), which in a slider step's frame held up the run's result.
  */
 export function writeUrl(config, params, opts) {
-  url.next = `${location.pathname}?${queryFor(config, params, opts)}`;
+  const query = queryFor(config, params, opts);
+  url.next = query ? `${location.pathname}?${query}` : location.pathname;
   clearTimeout(url.quiet);
   if (url.idle) { (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(url.idle); url.idle = 0; }
   url.quiet = setTimeout(() => {

@@ -1,0 +1,119 @@
+// tests/e2e/clicks.test.mjs: no dead clicks. In every panel with a slider above the routing buttons
+// (the settings panel, the hero's controls, a lesson's settings, an embed's), a reader clicks the
+// Replicas slider, presses ArrowRight (keyboard focus: the slider's help text shows), then clicks a
+// routing button with a real press and release at its centre. The button must not move between the
+// press and the release, and the click must take effect (the routing changes to it).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, ROOT } from './harness.mjs';
+
+let site;
+before(async () => {
+  assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
+  site = await startSite();
+});
+after(async () => { await site?.close(); });
+
+/** Opens `where` and waits for the first run (and, on the full page, the settings panel). */
+async function open(where, viewport = { width: 1280, height: 900 }) {
+  const { page, errors, context } = await site.open(where, { viewport });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+  return { page, errors, context };
+}
+
+/** The first routing button of the panel (test ids prefixed `pre`) that is not the routing in force. */
+async function otherPolicy(page, pre) {
+  const now = await page.evaluate(() => window.kvfleet.config.routing);
+  const ids = await page.$$eval(`[data-testid^="${pre}input-routing-"][type=radio]`, (rs) => rs.map((r) => r.value));
+  const pick = ['kv', 'prefix_aware', 'round_robin'].find((p) => p !== now && ids.includes(p));
+  assert.ok(pick, `no routing button other than ${now} in the ${pre || 'settings'} panel (${ids.join(', ')})`);
+  return pick;
+}
+
+/**
+ * The sequence: click the Replicas slider, ArrowRight, then press and release the mouse at the
+ * centre of `policy`'s button. Returns where the button was at the press and between press and
+ * release, and whether the slider's help showed before the press.
+ */
+async function slideThenClick(page, pre, policy) {
+  const slider = page.locator(`[data-testid="${pre}input-instances"]`);
+  await slider.scrollIntoViewIfNeeded();
+  await slider.click();
+  const runs = await page.evaluate(() => window.kvfleet.runCount);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((n) => window.kvfleet.runCount > n, runs, { timeout: 20000 });
+  const helpShown = await page.isVisible(`#${pre}help-instances`);
+  // The label is the button (the radio inside it is transparent, over the label).
+  const button = page.locator(`[data-testid="${pre}input-routing-${policy}"]`).locator('xpath=..');
+  await button.scrollIntoViewIfNeeded();
+  // Scrolling gives no focus: the slider keeps it, and its help (where shown) stays up.
+  const atPress = await button.boundingBox();
+  await page.mouse.move(atPress.x + atPress.width / 2, atPress.y + atPress.height / 2);
+  await page.mouse.down();
+  const held = await button.boundingBox();
+  await page.mouse.up();
+  return { atPress, held, helpShown };
+}
+
+const PANELS = [
+  { name: 'the settings panel', where: '/', pre: '', help: true },
+  { name: 'the hero\'s controls', where: '/', pre: 'hero-', help: false },
+  { name: 'a lesson\'s settings (lesson 1)', where: '/?lesson=reuse-at-all', pre: '', help: true },
+  { name: 'an embed\'s controls', where: '/?embed=1&show=hitrate', pre: 'embed-', help: false },
+];
+
+for (const { name, where, pre, help } of PANELS) {
+  test(`${name}: slider, ArrowRight, then a click on a routing button lands (the button stays put)`, async () => {
+    const { page, errors, context } = await open(where);
+    try {
+      const policy = await otherPolicy(page, pre);
+      const { atPress, held, helpShown } = await slideThenClick(page, pre, policy);
+      // The full panels show the slider's help on keyboard focus (the flat ones keep it in the tooltip).
+      assert.equal(helpShown, help, `the slider's help ${help ? 'shows' : 'stays hidden'} while it has keyboard focus`);
+      assert.deepEqual({ x: held.x, y: held.y }, { x: atPress.x, y: atPress.y },
+        `the ${policy} button moved between mousedown and mouseup (by ${(held.y - atPress.y).toFixed(1)} px)`);
+      assert.equal(await page.evaluate(() => window.kvfleet.config.routing), policy, `the click on ${policy} changed the routing`);
+      assert.equal(await page.isChecked(`[data-testid="${pre}input-routing-${policy}"]`), true);
+      // The help is still the slider's accessible description (aria-describedby), with its words.
+      const described = await page.getAttribute(`[data-testid="${pre}input-instances"]`, 'aria-describedby');
+      assert.ok(described.split(' ').includes(`${pre}help-instances`), described);
+      assert.ok((await page.textContent(`#${pre}help-instances`)).length > 20);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+test('the help shown on keyboard focus is laid over what follows: no control below moves as it comes and goes', async () => {
+  const { page, errors, context } = await open('/');
+  try {
+    const slider = page.locator('[data-testid="input-instances"]');
+    await slider.scrollIntoViewIfNeeded();
+    const below = page.locator('[data-testid="input-routing-kv"]').locator('xpath=..');
+    const before = await below.boundingBox();
+    await slider.focus();
+    await page.keyboard.press('ArrowRight'); // keyboard focus: the help shows
+    await page.waitForSelector('#help-instances', { state: 'visible' });
+    const during = await below.boundingBox();
+    assert.equal(during.y, before.y, 'the button under the slider stays where it was while the help shows');
+    // Readable: the help is drawn on an opaque card, and a press on it reaches the control under it.
+    const style = await page.$eval('#help-instances', (h) => { const s = getComputedStyle(h); return { bg: s.backgroundColor, events: s.pointerEvents }; });
+    assert.notEqual(style.bg, 'rgba(0, 0, 0, 0)', 'the help has a background of its own');
+    assert.equal(style.events, 'none');
+    await screenshot(page, 'clicks-help-on-focus', { fullPage: false });
+    // The panel's last field (the seed) opens its card upwards, inside the panel (its scrolling box
+    // would hide a card below it).
+    await page.focus('[data-testid="input-seed"]');
+    await page.keyboard.press('ArrowUp');
+    await page.waitForSelector('#help-seed', { state: 'visible' });
+    const [card, panel] = await Promise.all(['#help-seed', '.controls'].map((sel) => page.locator(sel).first().boundingBox()));
+    assert.ok(card.y >= panel.y && card.y + card.height <= panel.y + panel.height, `the seed's help (${card.y}-${card.y + card.height}) inside the panel (${panel.y}-${panel.y + panel.height})`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
