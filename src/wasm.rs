@@ -2,7 +2,7 @@
 //! Errors become `JsError`s carrying the core's message (which names the field).
 
 use crate::api;
-use config_in::config_of;
+use config_in::{config_arg, config_of};
 use wasm_bindgen::prelude::*;
 
 mod config_in;
@@ -102,23 +102,32 @@ pub struct Job {
 
 #[wasm_bindgen]
 impl Job {
-    /// Prepares a synthetic run from a JSON config.
-    pub fn synthetic(config_json: &str) -> Result<Job, JsError> {
-        api::Job::synthetic(config_json)
+    /// Prepares a synthetic run from a config: an object (read as `run` reads it) or JSON
+    /// text.
+    pub fn synthetic(
+        #[wasm_bindgen(unchecked_param_type = "Partial<Config> | string")] config: JsValue,
+    ) -> Result<Job, JsError> {
+        let cfg = config_arg(config)?;
+        api::Job::synthetic_config(&cfg)
             .map(|inner| Job { inner })
             .map_err(|m| JsError::new(&m))
     }
 
-    /// Prepares a Mooncake trace replay (trace given as JSONL text).
+    /// Prepares a Mooncake trace replay (trace given as JSONL text; config as JSON text).
     pub fn trace(config_json: &str, trace_text: &str, name: &str) -> Result<Job, JsError> {
         api::Job::trace(config_json, trace_text, name)
             .map(|inner| Job { inner })
             .map_err(|m| JsError::new(&m))
     }
 
-    /// Prepares a replay of a trace parsed earlier (`Trace.parse`), without parsing it.
-    pub fn from_trace(config_json: &str, trace: &Trace) -> Result<Job, JsError> {
-        api::Job::parsed_trace(config_json, &trace.inner)
+    /// Prepares a replay of a trace parsed earlier (`Trace.parse`), without parsing it; the
+    /// config as an object or JSON text.
+    pub fn from_trace(
+        #[wasm_bindgen(unchecked_param_type = "Partial<Config> | string")] config: JsValue,
+        trace: &Trace,
+    ) -> Result<Job, JsError> {
+        let cfg = config_arg(config)?;
+        api::Job::parsed_trace_config(&cfg, &trace.inner)
             .map(|inner| Job { inner })
             .map_err(|m| JsError::new(&m))
     }

@@ -99,3 +99,43 @@ fn an_undefined_key_takes_its_default() {
         "an undefined key changed the run"
     );
 }
+
+#[wasm_bindgen_test]
+fn a_job_takes_an_object_or_json_text_alike() {
+    let run_to_end = |mut job: wasm::Job| {
+        while !job.advance(10_000) {}
+        job.report_json()
+    };
+    let from_object =
+        wasm::Job::synthetic(object(CONFIG)).unwrap_or_else(|e| panic!("{}", js_message(e)));
+    let from_text =
+        wasm::Job::synthetic(CONFIG.into()).unwrap_or_else(|e| panic!("{}", js_message(e)));
+    let expected = wasm::run_json(CONFIG).unwrap();
+    assert!(
+        run_to_end(from_object) == expected,
+        "Job.synthetic(object) differs from run_json"
+    );
+    assert!(
+        run_to_end(from_text) == expected,
+        "Job.synthetic(text) differs from run_json"
+    );
+
+    let trace =
+        wasm::Trace::parse(TRACE, "t.jsonl", 512).unwrap_or_else(|e| panic!("{}", js_message(e)));
+    let job = wasm::Job::from_trace(object(r#"{"instances":2}"#), &trace)
+        .unwrap_or_else(|e| panic!("{}", js_message(e)));
+    let expected = wasm::run_trace_json(r#"{"instances":2}"#, TRACE, "t.jsonl").unwrap();
+    assert!(
+        run_to_end(job) == expected,
+        "Job.from_trace(object) differs from run_trace_json"
+    );
+
+    let err = wasm::Job::synthetic(object(r#"{"no_such_key":1}"#))
+        .err()
+        .expect("an unknown key is refused");
+    assert!(js_message(err).contains("unknown field `no_such_key`"));
+    let err = wasm::Job::from_trace(object(r#"{"instances":0}"#), &trace)
+        .err()
+        .expect("0 instances is refused");
+    assert!(js_message(err).contains("instances"));
+}

@@ -38,6 +38,14 @@ pub fn config_of(config: JsValue) -> Result<Config, JsError> {
     serde_wasm_bindgen::from_value(defined.into()).map_err(|e| invalid(&e.to_string()))
 }
 
+/// A config given as JSON text (parsed as `run_json` parses it) or as an object (`config_of`).
+pub fn config_arg(config: JsValue) -> Result<Config, JsError> {
+    match config.as_string() {
+        Some(text) => crate::api::parse_config(&text).map_err(|m| JsError::new(&m)),
+        None => config_of(config),
+    }
+}
+
 /// "invalid config: ...", cut to a readable size (serde echoes a bad value whole), as
 /// `api::parse_config` words the JSON path's errors.
 fn invalid(message: &str) -> JsError {
