@@ -139,3 +139,15 @@ fn a_job_takes_an_object_or_json_text_alike() {
         .expect("0 instances is refused");
     assert!(js_message(err).contains("instances"));
 }
+
+#[wasm_bindgen_test]
+fn a_number_json_cannot_carry_is_refused_by_name() {
+    // NaN and Infinity reach the reader as numbers (JSON text made them `null`): the range
+    // check still names the field.
+    for (key, value) in [("request_rate", f64::NAN), ("timeout_ms", f64::INFINITY)] {
+        let config = object("{}");
+        js_sys::Reflect::set(&config, &key.into(), &value.into()).unwrap();
+        let msg = js_message(wasm::run(config).expect_err(key));
+        assert!(msg.contains(key), "{key} = {value}: {msg:?}");
+    }
+}
