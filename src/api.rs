@@ -185,9 +185,13 @@ pub const MAX_JOB_DECISIONS: u32 = 10_000;
 impl Job {
     /// Prepares a synthetic run from a JSON config.
     pub fn synthetic(config_json: &str) -> Result<Job, String> {
-        let cfg = parse_config(config_json)?;
+        Job::synthetic_config(&parse_config(config_json)?)
+    }
+
+    /// Prepares a synthetic run from a config read already (the wasm edge reads JS objects).
+    pub fn synthetic_config(cfg: &Config) -> Result<Job, String> {
         Ok(Job {
-            sim: Some(synthetic_simulation(&cfg)?),
+            sim: Some(synthetic_simulation(cfg)?),
             report: None,
             decisions: None,
         })
@@ -206,10 +210,14 @@ impl Job {
 
     /// Prepares a replay of a trace parsed earlier (no parsing here).
     pub fn parsed_trace(config_json: &str, trace: &ParsedTrace) -> Result<Job, String> {
-        let cfg = parse_config(config_json)?;
-        let requests = trace.requests_for(&cfg)?;
+        Job::parsed_trace_config(&parse_config(config_json)?, trace)
+    }
+
+    /// `parsed_trace` with a config read already.
+    pub fn parsed_trace_config(cfg: &Config, trace: &ParsedTrace) -> Result<Job, String> {
+        let requests = trace.requests_for(cfg)?;
         Ok(Job {
-            sim: Some(replay_simulation(&cfg, requests, &trace.name)?),
+            sim: Some(replay_simulation(cfg, requests, &trace.name)?),
             report: None,
             decisions: None,
         })

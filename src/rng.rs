@@ -1,5 +1,7 @@
 //! Seeded randomness: one seed forks an independent xoshiro256++ stream per subsystem,
 //! and samplers built only on `libm`, so native and wasm draw bit-identical numbers.
+//! `Rng` implements `rand_core`'s `RngCore` and `SeedableRng`, so any sampler written
+//! against those traits can draw from the same streams.
 
 /// A xoshiro256++ generator seeded through SplitMix64.
 #[derive(Clone, Debug)]
@@ -35,7 +37,13 @@ pub enum Stream {
 impl Rng {
     /// The generator for one subsystem `stream` under the run's `seed`.
     pub fn fork(seed: u64, stream: Stream) -> Rng {
-        let mut x = splitmix64(seed ^ (stream as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+        Rng::expand(seed ^ (stream as u64).wrapping_mul(0xA076_1D64_78BD_642F))
+    }
+
+    /// The state from one 64-bit value: SplitMix64 applied again and again, from the
+    /// mixed value on (the expansion every stream and `seed_from_u64` use).
+    fn expand(value: u64) -> Rng {
+        let mut x = splitmix64(value);
         let mut state = [0u64; 4];
         for slot in &mut state {
             x = splitmix64(x);
@@ -124,6 +132,44 @@ impl Rng {
                 return d * v * scale;
             }
         }
+    }
+}
+
+impl rand_core::RngCore for Rng {
+    fn next_u32(&mut self) -> u32 {
+        (Rng::next_u64(self) >> 32) as u32
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        Rng::next_u64(self)
+    }
+
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        rand_core::impls::fill_bytes_via_next(self, dst)
+    }
+}
+
+impl rand_core::SeedableRng for Rng {
+    /// The four state words, little-endian (as `rand_xoshiro::Xoshiro256PlusPlus` reads
+    /// them). An all-zero state would draw only zeros: it becomes `seed_from_u64(0)`.
+    type Seed = [u8; 32];
+
+    fn from_seed(seed: [u8; 32]) -> Rng {
+        let mut state = [0u64; 4];
+        for (slot, bytes) in state.iter_mut().zip(seed.chunks_exact(8)) {
+            *slot = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+        }
+        if state == [0; 4] {
+            return Rng::expand(0);
+        }
+        Rng { state }
+    }
+
+    /// This crate's own expansion (not `rand_core`'s default PCG32 one): every stream of
+    /// `fork` is `seed_from_u64` of the seed mixed with the stream's number, so the draws
+    /// for a given `--seed` never change.
+    fn seed_from_u64(value: u64) -> Rng {
+        Rng::expand(value)
     }
 }
 

@@ -2,7 +2,10 @@
 //! Errors become `JsError`s carrying the core's message (which names the field).
 
 use crate::api;
+use config_in::{config_arg, config_of};
 use wasm_bindgen::prelude::*;
+
+mod config_in;
 
 // The TypeScript types of `run` and `runTrace` (Config, Report and their parts), written
 // into the generated kvfleet.d.ts.
@@ -60,22 +63,10 @@ pub fn run_trace_json(config_json: &str, trace_text: &str, name: &str) -> Result
     api::run_trace_json(config_json, trace_text, name).map_err(|m| JsError::new(&m))
 }
 
-/// A config object from JavaScript (missing keys take their defaults, unknown keys are errors).
-/// It goes through JSON text and the one Config parser that `run_json` uses (a second,
-/// JsValue-based deserializer would double the Config parsing code in the wasm).
-fn config_of(config: JsValue) -> Result<crate::Config, JsError> {
-    if config.is_undefined() || config.is_null() {
-        return Ok(crate::Config::default());
-    }
-    let text = js_sys::JSON::stringify(&config)
-        .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| JsError::new("invalid config: not representable as JSON"))?;
-    api::parse_config(&text).map_err(|m| JsError::new(&m))
-}
-
 /// A report as a plain JavaScript object, with `null` for statistics over nothing, exactly
-/// as in the JSON (`run_json`): it is that JSON, parsed by the browser.
+/// as in the JSON (`run_json`): it is that JSON, parsed by the browser. Measured against
+/// serde-wasm-bindgen's json-compatible serializer (tests/wasm_report_out.rs), this is the
+/// faster way out, and that serializer would write NaN, not `null`.
 fn object_of(report: &crate::Report) -> Result<JsValue, JsError> {
     js_sys::JSON::parse(&report.to_json())
         .map_err(|_| JsError::new("the report's JSON did not parse"))
@@ -111,23 +102,32 @@ pub struct Job {
 
 #[wasm_bindgen]
 impl Job {
-    /// Prepares a synthetic run from a JSON config.
-    pub fn synthetic(config_json: &str) -> Result<Job, JsError> {
-        api::Job::synthetic(config_json)
+    /// Prepares a synthetic run from a config: an object (read as `run` reads it) or JSON
+    /// text.
+    pub fn synthetic(
+        #[wasm_bindgen(unchecked_param_type = "Partial<Config> | string")] config: JsValue,
+    ) -> Result<Job, JsError> {
+        let cfg = config_arg(config)?;
+        api::Job::synthetic_config(&cfg)
             .map(|inner| Job { inner })
             .map_err(|m| JsError::new(&m))
     }
 
-    /// Prepares a Mooncake trace replay (trace given as JSONL text).
+    /// Prepares a Mooncake trace replay (trace given as JSONL text; config as JSON text).
     pub fn trace(config_json: &str, trace_text: &str, name: &str) -> Result<Job, JsError> {
         api::Job::trace(config_json, trace_text, name)
             .map(|inner| Job { inner })
             .map_err(|m| JsError::new(&m))
     }
 
-    /// Prepares a replay of a trace parsed earlier (`Trace.parse`), without parsing it.
-    pub fn from_trace(config_json: &str, trace: &Trace) -> Result<Job, JsError> {
-        api::Job::parsed_trace(config_json, &trace.inner)
+    /// Prepares a replay of a trace parsed earlier (`Trace.parse`), without parsing it; the
+    /// config as an object or JSON text.
+    pub fn from_trace(
+        #[wasm_bindgen(unchecked_param_type = "Partial<Config> | string")] config: JsValue,
+        trace: &Trace,
+    ) -> Result<Job, JsError> {
+        let cfg = config_arg(config)?;
+        api::Job::parsed_trace_config(&cfg, &trace.inner)
             .map(|inner| Job { inner })
             .map_err(|m| JsError::new(&m))
     }

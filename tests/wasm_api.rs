@@ -56,7 +56,7 @@ fn bad_config_is_a_js_error_naming_the_field() {
         "message does not name the field: {msg:?}"
     );
 
-    let err = wasm::Job::synthetic(r#"{"instances":0}"#)
+    let err = wasm::Job::synthetic(r#"{"instances":0}"#.into())
         .err()
         .expect("a Job with 0 instances must be rejected");
     let msg = js_message(err);
@@ -88,8 +88,8 @@ fn default_report_equals_native_golden() {
 #[wasm_bindgen_test]
 fn job_in_slices_equals_one_shot_run() {
     let one_shot = wasm::run_json("{}").unwrap_or_else(|e| panic!("run_json: {}", js_message(e)));
-    let mut job =
-        wasm::Job::synthetic("{}").unwrap_or_else(|e| panic!("Job::synthetic: {}", js_message(e)));
+    let mut job = wasm::Job::synthetic("{}".into())
+        .unwrap_or_else(|e| panic!("Job::synthetic: {}", js_message(e)));
     let mut last = job.progress();
     let mut slices = 0;
     while !job.advance(1000) {
@@ -154,7 +154,8 @@ fn every_router_mode_equals_its_native_golden() {
 #[wasm_bindgen_test]
 fn job_decisions_equal_the_native_golden() {
     let config = r#"{"router_view":"snapshot","routers":4,"router_refresh_ms":100,"arrival_model":"gamma","burstiness":0.3,"num_requests":400,"instances":8}"#;
-    let mut job = wasm::Job::synthetic(config).unwrap_or_else(|e| panic!("{}", js_message(e)));
+    let mut job =
+        wasm::Job::synthetic(config.into()).unwrap_or_else(|e| panic!("{}", js_message(e)));
     job.record_decisions(40, 20)
         .unwrap_or_else(|e| panic!("{}", js_message(e)));
     while !job.advance(1000) {}

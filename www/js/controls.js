@@ -78,6 +78,13 @@ const noneAt = (p, config) => (NONE_AT[p.name] ? NONE_AT[p.name](config || {}) :
 const traceWords = (trace) => (typeof trace === 'string' ? `trace: ${trace}` : 'trace');
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+// A seed below 2^53 (what the CLI's `--seed random` draws too) from the browser's random source.
+function randomSeed() {
+  const [high, low] = crypto.getRandomValues(new Uint32Array(2));
+  return (high % 2 ** 21) * 2 ** 32 + low;
+}
+
 const TRACE_OPTION = '(trace)'; // the workload picker's entry while a trace is replayed (no simulator value)
 
 function el(tag, attrs = {}, ...children) {
@@ -131,6 +138,7 @@ const SINGULAR = { replicas: 'replica', requests: 'request', prefixes: 'prefix',
 export function formatValue(p, v) {
   if (v === null || v === undefined) return p.kind.startsWith('optional') ? noneWords(p)[0] : '–';
   if (typeof v !== 'number') return String(v);
+  if (p.name === 'seed') return String(v); // a name for a run, not a quantity: every digit counts
   const u = v === 1 && SINGULAR[p.unit] ? SINGULAR[p.unit] : p.unit;
   const unit = u === 'x' ? '×' : u === '%' ? '%' : u ? ` ${u}` : '';
   return `${compact(v)}${unit}`;
@@ -293,14 +301,14 @@ export class Controls {
       ({ root, set, inputs } = this.choice(p, id, readout));
     } else if (p.name === 'seed') {
       const n = el('input', { type: 'number', id, name: p.name, min: p.min ?? 0, max: Math.min(p.max ?? MAX_SAFE, MAX_SAFE), step: 1, inputmode: 'numeric', 'data-testid': `${pre}input-${p.name}` });
-      const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': `${pre}reroll`, title: 'Pick a new random seed', text: '↻ Re-roll' });
+      const roll = el('button', { type: 'button', class: 'btn small', 'data-testid': `${pre}reroll`, title: 'Draw a new seed from the browser\'s random source (the link keeps it, so the run can be repeated)', text: '↻ New seed' });
       n.addEventListener('change', () => {
         const v = Number(n.value);
         if (n.value.trim() !== '' && Number.isSafeInteger(v) && v >= (p.min ?? 0)) this.emit(p.name, v);
         else this.showError(p.name, `Seed must be a whole number from ${p.min ?? 0} to ${MAX_SAFE}.`);
       });
       roll.addEventListener('click', () => {
-        const v = crypto.getRandomValues(new Uint32Array(1))[0];
+        const v = randomSeed();
         n.value = String(v);
         this.emit(p.name, v);
       });

@@ -104,12 +104,13 @@ async function parsedTrace(trace, blockSize) {
   return parsed;
 }
 
-// Runs one config to completion in slices. Returns the report text, or null if superseded/cancelled.
+// Runs one config (an object: the wasm reads it as it is, no JSON text) to completion in slices.
+// Returns the report text, or null if superseded/cancelled.
 // With `range` ({first, count}) it also logs those decisions and returns {report, decisions}.
-async function runJob(lane, id, configJson, trace, onProgress, range = null) {
-  const parsed = trace ? await parsedTrace(trace, JSON.parse(configJson).block_size ?? 512) : null;
+async function runJob(lane, id, config, trace, onProgress, range = null) {
+  const parsed = trace ? await parsedTrace(trace, config?.block_size ?? 512) : null;
   if (latest[lane] !== id || cancelled[lane] >= id) return null;
-  const job = trace ? wasm.Job.from_trace(configJson, parsed) : wasm.Job.synthetic(configJson);
+  const job = trace ? wasm.Job.from_trace(config, parsed) : wasm.Job.synthetic(config);
   let ok = false;
   try {
     if (range) job.record_decisions(range.first, range.count);
@@ -178,7 +179,7 @@ async function handleBatch(msg) {
   const t0 = performance.now();
   try {
     for (let i = 0; i < configs.length; i++) {
-      const report = await runJob(lane, id, JSON.stringify(configs[i]), msg.trace, () => {});
+      const report = await runJob(lane, id, configs[i], msg.trace, () => {});
       if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
       postMessage({ type: 'batch-part', id, index: i, point: pointOf(report) });
       await yieldToQueue();
@@ -194,7 +195,7 @@ async function handleRun(msg) {
   const { id, lane } = msg;
   const t0 = performance.now();
   try {
-    const report = await runJob(lane, id, JSON.stringify(msg.config), msg.trace, (p) =>
+    const report = await runJob(lane, id, msg.config, msg.trace, (p) =>
       postMessage({ type: 'progress', id, lane, p }));
     if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
     postMessage({ type: 'result', id, lane, report, ms: performance.now() - t0, parses });
@@ -208,7 +209,7 @@ async function handleDecisions(msg) {
   const { id } = msg;
   const lane = 'decisions';
   try {
-    const out = await runJob(lane, id, JSON.stringify(msg.config), msg.trace, () => {}, { first: msg.first, count: msg.count });
+    const out = await runJob(lane, id, msg.config, msg.trace, () => {}, { first: msg.first, count: msg.count });
     if (out === null) { postMessage({ type: 'cancelled', id, lane }); return; }
     postMessage({ type: 'decisions-result', id, decisions: out.decisions });
   } catch (err) {
@@ -225,7 +226,7 @@ async function handleCompare(msg) {
   const reports = [];
   try {
     for (let i = 0; i < configs.length; i++) {
-      const report = await runJob(lane, id, JSON.stringify(configs[i]), msg.trace, (p) =>
+      const report = await runJob(lane, id, configs[i], msg.trace, (p) =>
         postMessage({ type: 'progress', id, lane, p: (i + p) / configs.length }));
       if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
       reports.push(report);

@@ -94,6 +94,24 @@ fn whole(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX))
 }
 
+/// `--seed`: a whole number, or `random` (drawn from the operating system's source, below
+/// 2^53 so that the page can take it too). The range itself is checked with the config.
+fn seed(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("random") {
+        return getrandom::u64()
+            .map(|bits| bits % kvfleet::params::MAX_SEED)
+            .map_err(|e| format!("could not draw a random seed from the system: {e}"));
+    }
+    text.parse::<u64>().map_err(|_| {
+        format!(
+            "expected a whole number from 0 to {} (2^53), or `random` (a seed drawn from the \
+             system and printed in the report)",
+            kvfleet::params::MAX_SEED
+        )
+    })
+}
+
 fn whole32(text: &str) -> Result<u32, String> {
     text.trim()
         .parse::<u32>()
@@ -240,8 +258,9 @@ pub struct RunArgs {
     /// Custom engine: cost per KV token read by decode attention, nanoseconds.
     #[arg(long = "des-kv-read-token-ns", value_name = "NS", default_value = "49", value_parser = number)]
     pub kv_read_token_ns: f64,
-    /// The one seed behind every random draw (0 .. 2^53).
-    #[arg(long, value_name = "SEED", default_value = "42", value_parser = whole)]
+    /// The one seed behind every random draw (0 .. 2^53), or `random`: a seed drawn from
+    /// the system, printed in the report so that `--seed N` repeats the run.
+    #[arg(long, value_name = "SEED", default_value = "42", value_parser = seed)]
     pub seed: u64,
     /// Synthetic workload: pool (independent requests with a shared prefix from the pool)
     /// or sessions (multi-turn tasks, closed loop).
