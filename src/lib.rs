@@ -49,7 +49,6 @@ pub mod sweep;
 pub mod text;
 pub mod timing;
 pub mod trace;
-mod unit_enum;
 pub mod view;
 pub mod workload;
 
