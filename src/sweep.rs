@@ -116,7 +116,7 @@ fn param_of(name: &str) -> Result<ParamSpec, String> {
 }
 
 fn number(text: &str, spec: &str) -> Result<f64, String> {
-    text.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
+    crate::decimal::finite_f64(text.trim()).ok_or_else(|| {
         format!(
             "--des-sweep {}: \"{}\" is not a number",
             shown(spec),
