@@ -271,7 +271,7 @@ impl Popularity {
             return Ok(Popularity::Uniform);
         }
         let (kind, value) = text.split_once(':').ok_or_else(bad)?;
-        let number = value.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(bad)?;
+        let number = crate::decimal::finite_f64(value.trim()).ok_or_else(bad)?;
         match kind {
             "zipf" if number > 0.0 => Ok(Popularity::Zipf(number)),
             "hot" if (0.0..=1.0).contains(&number) => Ok(Popularity::Hot(number)),
@@ -311,7 +311,7 @@ pub fn parse_llmd_weights(text: &str) -> Result<[f64; 3], ConfigError> {
     }
     let mut w = [0.0; 3];
     for (slot, part) in w.iter_mut().zip(parts) {
-        let x = part.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(bad)?;
+        let x = crate::decimal::finite_f64(part.trim()).ok_or_else(bad)?;
         if !(0.0..=MAX_LLMD_WEIGHT).contains(&x) {
             return Err(bad());
         }
