@@ -226,8 +226,8 @@ impl Runs<'_> {
 pub fn write(x: f64, format: Format) -> String {
     match format {
         Format::Percent => format!("{:.1}%", 100.0 * x),
-        Format::Ms => crate::text::duration(x),
-        Format::Count => crate::text::thousands(libm::round(x) as i64),
+        Format::Ms => crate::numbers::duration(x),
+        Format::Count => crate::numbers::thousands(libm::round(x) as i64),
         Format::Fixed2 => format!("{x:.2}"),
     }
 }

@@ -75,10 +75,10 @@ fn measured(check: &lessons::Check, value: f64) -> String {
         return format!("{:.digits$}%", 100.0 * value);
     }
     if check.metric.contains("_ms") {
-        return kvfleet::text::duration(value);
+        return kvfleet::numbers::duration(value);
     }
     if value.fract() == 0.0 && value.abs() < 1e15 {
-        return kvfleet::text::thousands(value as i64);
+        return kvfleet::numbers::thousands(value as i64);
     }
     format!("{value:.4}")
 }

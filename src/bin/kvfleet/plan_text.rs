@@ -2,8 +2,8 @@
 //! dollars, the figures at that point, the check, the goodput), inversions, the headline
 //! and on the next line its details.
 
+use kvfleet::numbers::duration;
 use kvfleet::plan::{Point, PolicyPlan, Slo};
-use kvfleet::text::duration;
 use kvfleet::Config;
 
 use crate::plan::PlanReport;
