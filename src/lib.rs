@@ -43,6 +43,7 @@ pub mod plan;
 pub mod report;
 pub mod rng;
 pub mod router;
+pub mod run;
 pub mod series;
 pub mod sessions;
 pub mod sim;

@@ -269,7 +269,7 @@ impl Simulation<'_> {
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
         Report {
-            kvfleet_version: crate::api::version(),
+            kvfleet_version: env!("CARGO_PKG_VERSION"),
             seed: self.cfg.seed,
             config: self.cfg.clone(),
             source: self.source_name.clone(),
