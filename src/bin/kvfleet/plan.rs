@@ -132,7 +132,7 @@ const NO_TARGET: &str = "kvfleet plan: no target given; give at least one of \
 /// Plans every policy asked for and reports.
 pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     check_flags(&cmd.run)?;
-    let (cfg, lesson) = crate::cli::config(&cmd.run, matches)?;
+    let (cfg, lesson) = crate::inputs::config(&cmd.run, matches)?;
     let f = &cmd.plan;
     let given = [f.ttft_p99_ms, f.tpot_p99_ms, f.e2e_p99_ms, f.max_rejected];
     if given.iter().all(Option::is_none) {
@@ -155,10 +155,10 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     };
     limits.validate()?;
     plan::check_plan(&cfg, &limits)?;
-    let trace = crate::cli::read_trace(&cmd.run, &cfg, lesson.as_ref())?;
+    let trace = crate::inputs::read_trace(&cmd.run, &cfg, lesson.as_ref())?;
     let (runner, workload): (Box<dyn Runner + Sync>, String) = match trace {
         Some((requests, name)) => {
-            kvfleet::params::validate_fleet(&cfg).map_err(crate::cli::flag_error)?;
+            kvfleet::params::validate_fleet(&cfg).map_err(crate::inputs::flag_error)?;
             kvfleet::params::validate_replay(&cfg, &requests, &name)?;
             (
                 Box::new(TraceRunner {
@@ -169,7 +169,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
             )
         }
         None => {
-            kvfleet::params::validate(&cfg).map_err(crate::cli::flag_error)?;
+            kvfleet::params::validate(&cfg).map_err(crate::inputs::flag_error)?;
             (Box::new(SyntheticRunner), cfg.workload.name().to_string())
         }
     };
@@ -201,16 +201,16 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     if f.json.as_deref() == Some("-") {
         std::io::stderr()
             .write_all(text.as_bytes())
-            .map_err(crate::cli::write_error("-"))?;
+            .map_err(crate::output::write_error("-"))?;
     } else {
-        crate::cli::print(&text)?;
+        crate::output::print(&text)?;
     }
     if let Some(path) = &f.json {
-        let mut out = crate::cli::create(path)?;
+        let mut out = crate::output::create(path)?;
         let json = serde_json::to_string(&report).expect("plan serialises");
         writeln!(out, "{json}")
             .and_then(|_| out.flush())
-            .map_err(crate::cli::write_error(path))?;
+            .map_err(crate::output::write_error(path))?;
     }
     Ok(())
 }

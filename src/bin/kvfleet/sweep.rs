@@ -117,12 +117,12 @@ pub fn run(
     if a.csv == Some("-") || a.json == Some("-") {
         let mut err = std::io::stderr();
         err.write_all(text.as_bytes())
-            .map_err(crate::cli::write_error("-"))?;
+            .map_err(crate::output::write_error("-"))?;
     } else {
-        crate::cli::print(&text)?;
+        crate::output::print(&text)?;
     }
     if let Some(path) = a.csv {
-        let mut out = crate::cli::create(path)?;
+        let mut out = crate::output::create(path)?;
         let mut text = format!("{CSV_HEADER}\n");
         for r in &rows {
             text.push_str(&r.csv());
@@ -130,14 +130,14 @@ pub fn run(
         }
         out.write_all(text.as_bytes())
             .and_then(|_| out.flush())
-            .map_err(crate::cli::write_error(path))?;
+            .map_err(crate::output::write_error(path))?;
     }
     if let Some(path) = a.json {
-        let mut out = crate::cli::create(path)?;
+        let mut out = crate::output::create(path)?;
         let text = serde_json::to_string(&rows).expect("rows serialise");
         writeln!(out, "{text}")
             .and_then(|_| out.flush())
-            .map_err(crate::cli::write_error(path))?;
+            .map_err(crate::output::write_error(path))?;
     }
     Ok(())
 }
