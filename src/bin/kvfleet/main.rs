@@ -23,6 +23,8 @@ mod output;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan;
 #[cfg(not(target_arch = "wasm32"))]
+mod plan_flags;
+#[cfg(not(target_arch = "wasm32"))]
 mod plan_text;
 #[cfg(not(target_arch = "wasm32"))]
 mod progress;
