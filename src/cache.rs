@@ -16,12 +16,13 @@ mod flat;
 mod releases;
 mod table;
 mod window;
+mod zeroed;
 
 pub use flat::FlatTable;
 use releases::Releases;
-pub(crate) use table::zeroed_vec;
 pub use table::IdTable;
-use table::ZeroDefault;
+pub(crate) use zeroed::zeroed_vec;
+use zeroed::ZeroDefault;
 
 /// A fast, deterministic hasher for integer block ids (a multiplicative mix).
 #[derive(Default, Clone, Copy)]

@@ -13,7 +13,7 @@ pub use disagg::{
 };
 
 /// How arrival times are drawn for a synthetic workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ArrivalModel {
     /// Exponential inter-arrival times (a Poisson process).
@@ -24,18 +24,8 @@ pub enum ArrivalModel {
     Gamma,
 }
 
-crate::unit_enum::deserialize_unit_enum!(
-    ArrivalModel,
-    "ArrivalModel",
-    [
-        Poisson = "poisson",
-        Deterministic = "deterministic",
-        Gamma = "gamma"
-    ]
-);
-
 /// Routing policy of the fleet's router.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// The deployed KV router's cost: overlap weight x missed blocks + load.
@@ -64,24 +54,6 @@ pub enum Policy {
     /// AIBrix's prefix-cache router (see `router::zoo::aibrix`).
     Aibrix,
 }
-
-crate::unit_enum::deserialize_unit_enum!(
-    Policy,
-    "Policy",
-    [
-        Kv = "kv",
-        PrefixAware = "prefix_aware",
-        RoundRobin = "round_robin",
-        Random = "random",
-        Sticky = "sticky",
-        LeastLoaded = "least_loaded",
-        P2c = "p2c",
-        Dynamo = "dynamo",
-        Sglang = "sglang",
-        LlmD = "llm_d",
-        Aibrix = "aibrix"
-    ]
-);
 
 impl Config {
     /// The effective session affinity as a share 0..=1 (the policy default when unset).
@@ -176,7 +148,7 @@ impl ArrivalModel {
 
 /// Where SGLang's cache-aware router sends a request whose match rate is at or below the
 /// cache threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SglangMiss {
     /// The current rule (sgl-model-gateway since PR #14650, December 2025): the replica
@@ -186,8 +158,6 @@ pub enum SglangMiss {
     /// approximate tree, whatever its load.
     Tree,
 }
-
-crate::unit_enum::deserialize_unit_enum!(SglangMiss, "SglangMiss", [Load = "load", Tree = "tree"]);
 
 impl SglangMiss {
     /// The name used on the command line.
@@ -213,7 +183,7 @@ impl SglangMiss {
 }
 
 /// What the router knows of the fleet when it picks a replica.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RouterView {
     /// Live state: every replica's cache and load as they are at the instant of the pick.
@@ -225,12 +195,6 @@ pub enum RouterView {
     /// `kv_event_lag_ms` after the engine stores or evicts them.
     Snapshot,
 }
-
-crate::unit_enum::deserialize_unit_enum!(
-    RouterView,
-    "RouterView",
-    [Exact = "exact", Offline = "offline", Snapshot = "snapshot"]
-);
 
 impl RouterView {
     /// The name used on the command line and in the report.
@@ -258,7 +222,7 @@ impl RouterView {
 }
 
 /// Which synthetic workload to generate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadKind {
     /// Independent requests: a shared prefix from the pool plus a unique suffix.
@@ -267,12 +231,6 @@ pub enum WorkloadKind {
     /// the next turn is sent a think time after the previous answer (closed loop).
     Sessions,
 }
-
-crate::unit_enum::deserialize_unit_enum!(
-    WorkloadKind,
-    "WorkloadKind",
-    [Pool = "pool", Sessions = "sessions"]
-);
 
 impl WorkloadKind {
     /// The name used on the command line.

@@ -232,7 +232,9 @@ pub fn hit_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
 /// A count in words, rounded to whole as `{:.0}` rounds, and grouped: "1,585".
 fn count(x: f64) -> String {
     let whole = format!("{x:.0}");
-    whole.parse::<i64>().map_or(whole, crate::text::thousands)
+    whole
+        .parse::<i64>()
+        .map_or(whole, crate::numbers::thousands)
 }
 
 /// Mean backlog (waiting + running) of replica `r` over the two halves of the window, or

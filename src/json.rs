@@ -1,9 +1,11 @@
 //! JSON values through text: a type's `Value` is its JSON text parsed, and a `Config`
 //! from a `Value` is read from the value's text. Each type then keeps one serializer (to
 //! text) and `Config` one deserializer (from text), instead of a second copy of each for
-//! `serde_json::Value` (README, "Wasm size"). The results are the same: `Value`'s maps are
-//! sorted either way, numbers read back exactly (`float_roundtrip`), and errors keep
-//! serde's message without the text's position (a `Value` has none).
+//! `serde_json::Value`: `to_value` and `from_value` instead would add 13,518 bytes to the
+//! gzipped wasm (the book's "Performance" chapter, "Plain code and its cost"). The results
+//! are the same: `Value`'s maps are sorted either way, numbers read back exactly
+//! (`float_roundtrip`), and errors keep serde's message without the text's position (a
+//! `Value` has none).
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -108,18 +108,43 @@ pub struct Lesson {
     pub quiz: &'static [Quiz],
 }
 
-/// Config keys a lesson sets, kept as JSON text and parsed when used (`value`), so that a
-/// lesson is constant data: a `json!` literal compiles to code that builds the map (over
-/// a hundred of them weighed ~60 KB of the wasm), and so did building the lessons' vectors
-/// and values. It serialises as the value its text parses to. Every literal is parsed by
+/// Config keys a lesson sets and their values, in the order written. It serialises as
+/// the JSON object of those keys (`value`). Every lesson's changes are read as a config by
 /// the tests (every lesson's material and fixes are run by them).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Changes(pub &'static str);
+pub struct Changes(pub &'static [(&'static str, Set)]);
+
+/// The value a lesson sets a config key to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Set {
+    /// A whole number (a count, a size in blocks).
+    Int(i64),
+    /// A real number (a rate, a weight, a time in ms).
+    Float(f64),
+    /// A name (a policy, a preset).
+    Text(&'static str),
+    /// No value: the setting off or unbounded (`null` in JSON).
+    Null,
+}
+
+impl Set {
+    /// The value as JSON: an integer stays an integer, a float a float (the report echoes
+    /// it, `2000` against `2000.0`).
+    fn value(self) -> Value {
+        match self {
+            Set::Int(n) => Value::from(n),
+            Set::Float(x) => Value::from(x),
+            Set::Text(t) => Value::from(t),
+            Set::Null => Value::Null,
+        }
+    }
+}
 
 impl Changes {
-    /// The config keys as a JSON value.
+    /// The config keys as a JSON object.
     pub fn value(&self) -> Value {
-        serde_json::from_str(self.0).expect("a lesson's config literal is valid JSON")
+        let keys = self.0.iter().map(|&(k, v)| (k.to_string(), v.value()));
+        Value::Object(keys.collect())
     }
 }
 
@@ -129,9 +154,9 @@ impl Serialize for Changes {
     }
 }
 
-/// A lesson's config keys, written as JSON text (see `Changes`).
-const fn config(json_text: &'static str) -> Changes {
-    Changes(json_text)
+/// A lesson's config keys and values (see `Changes`).
+const fn config(keys: &'static [(&'static str, Set)]) -> Changes {
+    Changes(keys)
 }
 
 /// Every lesson, in course order.
@@ -261,8 +286,7 @@ mod tests {
         all
     }
 
-    /// Each lesson's config text (some built by `concat!` in a macro) is an object of
-    /// config keys whose numbers have the default's kind: an integer where the default
+    /// Each lesson's changes (some built by a macro) are an object of config keys whose numbers have the default's kind: an integer where the default
     /// config has an integer, a float where it has a float (the report echoes the value,
     /// so `4` for `4.0` would change the page's output though the run is the same).
     #[test]
@@ -272,12 +296,12 @@ mod tests {
         assert!(all.len() > 150, "{} config texts", all.len());
         for (id, c) in all {
             let v = c.value();
-            let keys = v.as_object().unwrap_or_else(|| panic!("{id}: {}", c.0));
+            let keys = v.as_object().unwrap_or_else(|| panic!("{id}: {:?}", c.0));
             for (k, x) in keys {
                 // (The disaggregated keys are absent from the default's JSON.)
                 let d = &defaults[k.as_str()];
                 if x.is_number() && d.is_number() {
-                    assert_eq!(x.is_f64(), d.is_f64(), "{id}: {k} = {x} in {}", c.0);
+                    assert_eq!(x.is_f64(), d.is_f64(), "{id}: {k} = {x} in {:?}", c.0);
                 }
             }
             // A split fleet's size is the sum of its pools.
@@ -285,22 +309,27 @@ mod tests {
                 v["prefill_instances"].as_u64(),
                 v["decode_instances"].as_u64(),
             ) {
-                assert_eq!(v["instances"].as_u64(), Some(p + d), "{id}: {}", c.0);
+                assert_eq!(v["instances"].as_u64(), Some(p + d), "{id}: {:?}", c.0);
             }
         }
     }
 
-    /// A config literal read from text is the value the `json!` macro builds: integers stay
-    /// integers and floats floats (the report echoes them, `2000` against `2000.0`).
+    /// Changes are the object the `json!` macro builds: integers stay integers and floats
+    /// floats (the report echoes them, `2000` against `2000.0`).
     #[test]
-    fn a_config_literal_equals_its_json_macro() {
-        let text = config(
-            r#"{"num_requests": 2000, "request_rate": 30.0, "kv_blocks": null, "routing": "kv", "w": -1}"#,
-        )
-        .value();
+    fn changes_equal_their_json_macro() {
+        use super::Set::{Float, Int, Null, Text};
+        let c = config(&[
+            ("num_requests", Int(2000)),
+            ("request_rate", Float(30.0)),
+            ("kv_blocks", Null),
+            ("routing", Text("kv")),
+            ("w", Int(-1)),
+        ]);
         let built = json!({"num_requests": 2000, "request_rate": 30.0, "kv_blocks": null, "routing": "kv", "w": -1});
-        assert_eq!(text, built);
-        assert_eq!(text.to_string(), built.to_string());
-        assert!(text["num_requests"].is_u64() && text["request_rate"].is_f64());
+        assert_eq!(c.value(), built);
+        assert_eq!(c.value().to_string(), built.to_string());
+        assert_eq!(serde_json::to_value(c).unwrap(), built);
+        assert!(c.value()["num_requests"].is_u64() && c.value()["request_rate"].is_f64());
     }
 }

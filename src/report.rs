@@ -13,6 +13,7 @@ use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
 mod pools;
+pub mod text;
 
 pub use pools::{PoolReport, PoolsReport, TransfersReport};
 
@@ -169,7 +170,7 @@ impl Report {
 
     /// Human text report.
     pub fn to_text(&self) -> String {
-        crate::text::render(self)
+        text::render(self)
     }
 }
 
@@ -268,7 +269,7 @@ impl Simulation<'_> {
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
         Report {
-            kvfleet_version: crate::api::version(),
+            kvfleet_version: env!("CARGO_PKG_VERSION"),
             seed: self.cfg.seed,
             config: self.cfg.clone(),
             source: self.source_name.clone(),
@@ -289,14 +290,14 @@ impl Simulation<'_> {
     /// pool (its replicas and its cache).
     fn fleet_lines(&self, summary: &Summary, rows: &[InstanceReport]) -> Vec<String> {
         let Some(d) = self.disagg.as_ref() else {
-            return crate::text::fleet_lines(&self.cfg, &self.source_name, summary);
+            return text::fleet_lines(&self.cfg, &self.source_name, summary);
         };
         let cfg = Config {
             instances: d.pools.prefill,
             ..self.cfg.clone()
         };
         let s = self.prefill_pool_summary(summary, rows);
-        crate::text::fleet_lines(&cfg, &self.source_name, &s)
+        text::fleet_lines(&cfg, &self.source_name, &s)
     }
 
     fn findings(&self, rows: &[InstanceReport], series: &Series, makespan_us: u64) -> Vec<Finding> {

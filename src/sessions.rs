@@ -6,32 +6,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use serde::Serialize;
-
 use crate::config::Config;
 use crate::histogram::{LogHistogram, Quantiles};
 use crate::workload::{Arrivals, EndedRequest, Lengths, Request, SessionTag, Source};
 
-/// Task-level results of a sessions run.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct SessionReport {
-    /// Tasks started.
-    pub tasks: u32,
-    /// Tasks whose every turn completed.
-    pub completed_tasks: u32,
-    /// Tasks cut short because a turn was rejected or timed out.
-    pub failed_tasks: u32,
-    /// Task completion time (first turn's arrival to last turn's answer), seconds.
-    pub task_s: Quantiles,
-    /// Per turn (index = turn): share of requests with a cache hit.
-    pub hit_rate_by_turn: Vec<f64>,
-    /// Per turn: cached tokens / prompt tokens.
-    pub token_hit_rate_by_turn: Vec<f64>,
-    /// Per turn: mean TTFT, ms.
-    pub ttft_ms_by_turn: Vec<f64>,
-    /// Per turn: mean prompt length, tokens.
-    pub prompt_tokens_by_turn: Vec<f64>,
-}
+/// Task-level results of a sessions run (defined with `Source`, which reports them).
+pub use crate::workload::SessionReport;
 
 struct State {
     start_us: u64,

@@ -49,7 +49,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A named engine (model x GPU) timing preset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EnginePreset {
     /// Llama-3-8B on one H100.
     #[serde(rename = "llama3-8b-h100")]
@@ -85,24 +85,6 @@ pub enum EnginePreset {
     #[serde(rename = "custom")]
     Custom,
 }
-
-crate::unit_enum::deserialize_unit_enum!(
-    EnginePreset,
-    "EnginePreset",
-    [
-        Llama3_8bH100 = "llama3-8b-h100",
-        Llama3_70b4xH100 = "llama3-70b-4xh100",
-        Llama3_8bH200 = "llama3-8b-h200",
-        Llama3_8bMi300x = "llama3-8b-mi300x",
-        Llama3_8bB200 = "llama3-8b-b200",
-        Llama3_70b2xH200 = "llama3-70b-2xh200",
-        Llama3_70bMi300x = "llama3-70b-mi300x",
-        Llama3_70b2xB200 = "llama3-70b-2xb200",
-        Mixtral8x7bH200 = "mixtral-8x7b-h200",
-        Mixtral8x7bMi300x = "mixtral-8x7b-mi300x",
-        Custom = "custom",
-    ]
-);
 
 /// Step-time coefficients.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::histogram::Quantiles;
+
 /// One request as the simulator sees it. Block ids chain: an equal id at position i
 /// means an equal prompt prefix up to and including block i. The last block may be
 /// partial (`prompt_tokens` need not be a multiple of the block size).
@@ -87,7 +89,7 @@ pub trait Source {
     /// How many requests the source expects to produce in all (for progress).
     fn total_hint(&self) -> u64;
     /// Per-session results, for sources that have sessions.
-    fn session_report(&self) -> Option<crate::sessions::SessionReport> {
+    fn session_report(&self) -> Option<SessionReport> {
         None
     }
 }
@@ -339,6 +341,27 @@ fn prefix_cdf(num_prefixes: u32, popularity: Popularity) -> Vec<f64> {
             acc
         })
         .collect()
+}
+
+/// Task-level results of a sessions run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SessionReport {
+    /// Tasks started.
+    pub tasks: u32,
+    /// Tasks whose every turn completed.
+    pub completed_tasks: u32,
+    /// Tasks cut short because a turn was rejected or timed out.
+    pub failed_tasks: u32,
+    /// Task completion time (first turn's arrival to last turn's answer), seconds.
+    pub task_s: Quantiles,
+    /// Per turn (index = turn): share of requests with a cache hit.
+    pub hit_rate_by_turn: Vec<f64>,
+    /// Per turn: cached tokens / prompt tokens.
+    pub token_hit_rate_by_turn: Vec<f64>,
+    /// Per turn: mean TTFT, ms.
+    pub ttft_ms_by_turn: Vec<f64>,
+    /// Per turn: mean prompt length, tokens.
+    pub prompt_tokens_by_turn: Vec<f64>,
 }
 
 #[cfg(test)]

@@ -1125,10 +1125,12 @@ fn a_compared_number_says_which_run_it_is_of() {
         )
     );
     // A comparison with the setup itself says so.
-    let setup = lessons::material::run_words(&lessons::Changes("{}"));
+    let setup = lessons::material::run_words(&lessons::Changes(&[]));
     assert_eq!(setup, "the lesson's setup");
-    let both = lessons::material::run_words(&lessons::Changes(
-        r#"{"routing": "kv", "kv_blocks": null, "timeout_ms": null}"#,
-    ));
+    let both = lessons::material::run_words(&lessons::Changes(&[
+        ("routing", lessons::Set::Text("kv")),
+        ("kv_blocks", lessons::Set::Null),
+        ("timeout_ms", lessons::Set::Null),
+    ]));
     assert_eq!(both, "kv_blocks=unbounded, routing=kv, timeout_ms=none");
 }

@@ -12,7 +12,7 @@
 //! section gives the measurement). Chunks are never freed; a removed id's slot goes back
 //! to `V::default()`.
 
-use super::table::{zeroed_vec, ZeroDefault};
+use super::zeroed::{zeroed_vec, ZeroDefault};
 
 /// Ids per chunk: 16 eight-byte values fill two cache lines.
 pub const CHUNK: u64 = 16;

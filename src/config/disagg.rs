@@ -2,7 +2,7 @@
 //! picked, the KV transfer link between the pools, and when a request skips the prefill
 //! pool. A fleet is colocated unless both pool sizes are set.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Config, ConfigError};
 
@@ -12,7 +12,7 @@ pub const DEFAULT_TRANSFER_GBPS: f64 = 50.0;
 pub const DEFAULT_TRANSFER_BASE_US: f64 = 50.0;
 
 /// How the router picks a decode replica for a request whose prefill is done.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecodeRouting {
     /// The decode replica with the fewest KV blocks held or wanted by its requests
@@ -24,16 +24,6 @@ pub enum DecodeRouting {
     /// A seeded uniform pick.
     Random,
 }
-
-crate::unit_enum::deserialize_unit_enum!(
-    DecodeRouting,
-    "DecodeRouting",
-    [
-        LeastKv = "least_kv",
-        RoundRobin = "round_robin",
-        Random = "random"
-    ]
-);
 
 impl DecodeRouting {
     /// Every decode policy, in the order the page lists them.

@@ -2,6 +2,7 @@
 //! the others' picks only at the next refresh, and a burst lands on one replica.
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::Set::{Float, Int, Text};
 use super::{config, Changes, Check, Fix, Lesson, Setting};
 
 pub(super) const LESSON: Lesson = Lesson {
@@ -9,11 +10,7 @@ pub(super) const LESSON: Lesson = Lesson {
     title: "Routers that herd",
     story: "For high availability the gateway runs four router replicas in front of 8 model replicas. Traffic is bursty: 30 requests a second on average, arriving in clumps, over 32 shared prefixes. To keep the load signals cheap, the routers share one snapshot of the replicas' queues, refreshed every 100 ms. One router on the same snapshot was fine.",
     symptom: "p99 time to first token more than doubles against one router on the same snapshot, although the run's load spread looks even: within a burst, all four routers find the same replica least loaded and send it their requests.",
-    broken: config(r#"{
-        "arrival_model": "gamma", "burstiness": 0.1, "request_rate": 30.0, "num_requests": 2000,
-        "instances": 8, "num_prefixes": 32, "router_view": "snapshot", "routers": 4,
-        "router_refresh_ms": 100.0
-    }"#),
+    broken: config(&[("arrival_model", Text("gamma")), ("burstiness", Float(0.1)), ("request_rate", Float(30.0)), ("num_requests", Int(2000)), ("instances", Int(8)), ("num_prefixes", Int(32)), ("router_view", Text("snapshot")), ("routers", Int(4)), ("router_refresh_ms", Float(100.0))]),
     goal: "p99 TTFT under 600 ms, still with at least 4 routers, every call served.",
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
@@ -26,8 +23,8 @@ pub(super) const LESSON: Lesson = Lesson {
         "Make the load signals live (refresh 0 ms), or let each router spread its own picks without looking at load (round robin).",
     ],
     fixes: &[
-        Fix { name: "live load signals", config: config(r#"{ "router_refresh_ms": 0.0 }"#) },
-        Fix { name: "round robin per router", config: config(r#"{ "routing": "round_robin" }"#) },
+        Fix { name: "live load signals", config: config(&[("router_refresh_ms", Float(0.0))]) },
+        Fix { name: "round robin per router", config: config(&[("routing", Text("round_robin"))]) },
     ],
     explanation: "Each router spreads its own picks through its recent term, but it sees the other routers' picks only when the shared snapshot refreshes. In a burst, all four find the same replica least loaded and send it their share of the burst, so it queues while others idle, and p99 TTFT rises far above one router's. The run's load spread stays low, because over the whole run the herding moves from replica to replica. With live signals (refresh 0) every router sees every dispatch in the in-flight term and the herd is gone; round robin dealt by each router on its own never herds, and on this fleet it loses almost no hit rate, because with unbounded caches every replica soon holds all 32 prefixes. A 10 ms refresh is not enough: a burst arrives within it.",
     rule_of_thumb: "Routers that share a stale view herd: keep the signals fresh, or spread the picks without them.",
@@ -44,7 +41,7 @@ pub(super) const LESSON: Lesson = Lesson {
         y_label: "p99 TTFT",
         format: Format::Ms,
         log_y: false,
-        series: &[("1 router", config(r#"{"routers": 1}"#)), ("4 routers", config(r#"{}"#))],
+        series: &[("1 router", config(&[("routers", Int(1))])), ("4 routers", config(&[]))],
         second: None,
     },
     settings: &[
@@ -73,29 +70,29 @@ const INTERVIEW: &[Interview] = {
             question: "Why do several routers that share a load snapshot send a burst to one replica?",
             answer: "Between refreshes each router sees its own picks but not the others'. In a burst they all compute the same least-loaded replica and all send to it. Here, on a 100 ms snapshot, p99 TTFT is {p99_1} with one router and {p99_4} with four; with live signals, four routers get {p99_live}.",
             figures: &[
-                fig("p99_1", config(r#"{"routers": 1}"#), p99, Format::Ms),
-                fig("p99_4", config(r#"{}"#), p99, Format::Ms),
-                fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
+                fig("p99_1", config(&[("routers", Int(1))]), p99, Format::Ms),
+                fig("p99_4", config(&[]), p99, Format::Ms),
+                fig("p99_live", config(&[("router_refresh_ms", Float(0.0))]), p99, Format::Ms),
             ],
         },
         Interview {
             question: "How would you stop herding without going back to a single router?",
             answer: "Make the signals fresh enough that a burst is seen (refresh 0 gives {p99_live}; a 10 ms refresh still gives {p99_10}), or take load out of the pick: round robin dealt by each router gives {p99_rr}. Randomising the pick also helps: Dynamo's cost with a softmax temperature of 0.5 gives {p99_temp}.",
             figures: &[
-                fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
-                fig("p99_10", config(r#"{"router_refresh_ms": 10.0}"#), p99, Format::Ms),
-                fig("p99_rr", config(r#"{"routing": "round_robin"}"#), p99, Format::Ms),
-                fig("p99_temp", config(r#"{"routing": "dynamo", "dynamo_temperature": 0.5}"#), p99, Format::Ms),
+                fig("p99_live", config(&[("router_refresh_ms", Float(0.0))]), p99, Format::Ms),
+                fig("p99_10", config(&[("router_refresh_ms", Float(10.0))]), p99, Format::Ms),
+                fig("p99_rr", config(&[("routing", Text("round_robin"))]), p99, Format::Ms),
+                fig("p99_temp", config(&[("routing", Text("dynamo")), ("dynamo_temperature", Float(0.5))]), p99, Format::Ms),
             ],
         },
         Interview {
             question: "Why might a dashboard of load balance miss the herding?",
             answer: "Over the whole run each replica gets its share: the herd moves from replica to replica with each burst. The load spread is {spread_4} with four herding routers and {spread_live} with live signals, nearly the same, while p99 TTFT is {p99_4} against {p99_live}. Look at the tail latency, or at who got each burst, not at the run's totals.",
             figures: &[
-                fig("spread_4", config(r#"{}"#), spread, Format::Fixed2),
-                fig("spread_live", config(r#"{"router_refresh_ms": 0.0}"#), spread, Format::Fixed2),
-                fig("p99_4", config(r#"{}"#), p99, Format::Ms),
-                fig("p99_live", config(r#"{"router_refresh_ms": 0.0}"#), p99, Format::Ms),
+                fig("spread_4", config(&[]), spread, Format::Fixed2),
+                fig("spread_live", config(&[("router_refresh_ms", Float(0.0))]), spread, Format::Fixed2),
+                fig("p99_4", config(&[]), p99, Format::Ms),
+                fig("p99_live", config(&[("router_refresh_ms", Float(0.0))]), p99, Format::Ms),
             ],
         },
     ]
@@ -108,7 +105,7 @@ const QUIZ: &[Quiz] = {
             choices: &["Within a tenth of the mean: over the run the load looks even", "More than a tenth of the mean: one replica takes the herd"],
             correct: 0,
             why: "The herd lasts a burst and lands on a different replica each time, so the totals even out: the run's load spread cannot show it, the tail of first-token times does.",
-            verify: Verify::Range { metric: "summary.load_spread", changes: config(r#"{}"#), bounds: &[(0.0, 0.1), (0.1, f64::INFINITY)] },
+            verify: Verify::Range { metric: "summary.load_spread", changes: config(&[]), bounds: &[(0.0, 0.1), (0.1, f64::INFINITY)] },
         },
         Quiz {
             question: "Which change meets the goal?",
@@ -116,7 +113,7 @@ const QUIZ: &[Quiz] = {
             correct: 2,
             why: "Least loaded reads the same stale loads, so all four routers still pick the same replica in a burst; a ninth replica gives the herd one more place to land. Round robin never looks at the stale signals.",
             verify: Verify::Goal {
-                runs: &[config(r#"{"routing": "least_loaded"}"#), config(r#"{"instances": 9}"#), config(r#"{"routing": "round_robin"}"#)],
+                runs: &[config(&[("routing", Text("least_loaded"))]), config(&[("instances", Int(9))]), config(&[("routing", Text("round_robin"))])],
             },
         },
         Quiz {
@@ -124,7 +121,7 @@ const QUIZ: &[Quiz] = {
             choices: &["Below: it looks at load alone", "Above: every router sends the burst to the same least loaded replica"],
             correct: 1,
             why: "Least loaded reads nothing but the stale loads, so every router sees the same replica as the least loaded until the next refresh; kv's cache term at least spreads requests by prefix.",
-            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: config(r#"{"routing": "least_loaded"}"#), b: config(r#"{}"#), if_less: 0, if_greater: 1 },
+            verify: Verify::Compare { metric: "summary.ttft_ms_p99", a: config(&[("routing", Text("least_loaded"))]), b: config(&[]), if_less: 0, if_greater: 1 },
         },
         Quiz {
             question: "What does a router on a shared snapshot not see between refreshes?",

@@ -2,21 +2,18 @@
 //! eviction pressure a policy that looked best on an unbounded cache can lose.
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::Set::{Float, Int, Null, Text};
 use super::{config, Changes, Check, Fix, Lesson, Setting};
 
 /// Unbounded caches under `ROUTING`.
 macro_rules! unbounded {
     ($routing:literal) => {
-        config(concat!(
-            r#"{ "kv_blocks": null, "routing": ""#,
-            $routing,
-            r#"" }"#
-        ))
+        config(&[("kv_blocks", Null), ("routing", Text($routing))])
     };
 }
 
 const fn kv4() -> Changes {
-    config(r#"{ "routing": "kv", "overlap_weight": 4.0 }"#)
+    config(&[("routing", Text("kv")), ("overlap_weight", Float(4.0))])
 }
 
 pub(super) const LESSON: Lesson = Lesson {
@@ -24,10 +21,7 @@ pub(super) const LESSON: Lesson = Lesson {
     title: "The policy that won on an infinite cache",
     story: "A team benchmarked routing policies on a staging fleet with far more KV memory than production: 4 replicas, 10 requests a second, 32 prompt templates of 2,048 tokens. Round robin had the best p99 time to first token there, so it shipped. Each production replica holds 80 blocks of 512 tokens: room for a few templates besides the requests it is running.",
     symptom: "In production p99 TTFT is about seven times what staging showed and the caches evict thousands of blocks: every replica tries to keep all 32 templates and keeps few of them.",
-    broken: config(r#"{
-        "num_prefixes": 32, "num_requests": 1000, "request_rate": 10.0,
-        "routing": "round_robin", "kv_blocks": 80
-    }"#),
+    broken: config(&[("num_prefixes", Int(32)), ("num_requests", Int(1000)), ("request_rate", Float(10.0)), ("routing", Text("round_robin")), ("kv_blocks", Int(80))]),
     goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica), every call served.",
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
@@ -41,7 +35,7 @@ pub(super) const LESSON: Lesson = Lesson {
     ],
     fixes: &[
         Fix { name: "kv, weight 4", config: kv4() },
-        Fix { name: "dynamo", config: config(r#"{ "routing": "dynamo" }"#) },
+        Fix { name: "dynamo", config: config(&[("routing", Text("dynamo"))]) },
     ],
     explanation: "On unbounded caches every replica soon holds all 32 templates, so the best policy is the one that balances load best: round robin's p99 was a little lower than kv's. With 80 blocks a replica holds only a few templates besides its running requests. Round robin sends each template everywhere, so every replica keeps evicting what its next request needs: about 13% of prompt tokens come from cache and p99 is about 1.06 s. A cache-aware router sends a request where its template is, so each replica keeps a subset and the fleet's caches add up: kv at weight 4 serves about 31% from cache with p99 about 320 ms. The benchmark ranked policies on a cache that production does not have.",
     rule_of_thumb: "Rank routing policies under the cache size you will run, not on an unbounded one.",
@@ -58,7 +52,7 @@ pub(super) const LESSON: Lesson = Lesson {
         y_label: "p99 TTFT",
         format: Format::Ms,
         log_y: true,
-        series: &[("round_robin", config(r#"{"routing": "round_robin"}"#)), ("kv, weight 4", kv4())],
+        series: &[("round_robin", config(&[("routing", Text("round_robin"))])), ("kv, weight 4", kv4())],
         second: None,
     },
     settings: &[
@@ -89,7 +83,7 @@ const INTERVIEW: &[Interview] = {
             figures: &[
                 fig("rr_inf", unbounded!("round_robin"), p99, Format::Ms),
                 fig("kv_inf", unbounded!("kv"), p99, Format::Ms),
-                fig("rr_80", config(r#"{}"#), p99, Format::Ms),
+                fig("rr_80", config(&[]), p99, Format::Ms),
                 fig("kv_80", kv4(), p99, Format::Ms),
             ],
         },
@@ -98,8 +92,8 @@ const INTERVIEW: &[Interview] = {
             answer: "It makes every replica hold every template, so each replica's cache churns: round robin's token hit rate falls from {tok_inf} on unbounded caches to {tok_80} with 80 blocks, with {evict} blocks evicted in the run.",
             figures: &[
                 fig("tok_inf", unbounded!("round_robin"), tok, Format::Percent),
-                fig("tok_80", config(r#"{}"#), tok, Format::Percent),
-                fig("evict", config(r#"{}"#), "summary.evictions", Format::Count),
+                fig("tok_80", config(&[]), tok, Format::Percent),
+                fig("evict", config(&[]), "summary.evictions", Format::Count),
             ],
         },
         Interview {
@@ -107,9 +101,9 @@ const INTERVIEW: &[Interview] = {
             answer: "By keeping each template on a few replicas, so the fleet holds more distinct templates in the same memory: kv at weight 4 serves {tok_kv} of prompt tokens from cache against round robin's {tok_rr}, and evicts {ev_kv} blocks against {ev_rr}.",
             figures: &[
                 fig("tok_kv", kv4(), tok, Format::Percent),
-                fig("tok_rr", config(r#"{}"#), tok, Format::Percent),
+                fig("tok_rr", config(&[]), tok, Format::Percent),
                 fig("ev_kv", kv4(), "summary.evictions", Format::Count),
-                fig("ev_rr", config(r#"{}"#), "summary.evictions", Format::Count),
+                fig("ev_rr", config(&[]), "summary.evictions", Format::Count),
             ],
         },
     ]
@@ -130,7 +124,7 @@ const QUIZ: &[Quiz] = {
             correct: 0,
             why: "A cache-aware router that weighs the cache strongly enough keeps each template on a few replicas; least loaded copies every template everywhere, and kv at weight 1 still gives too much to load.",
             verify: Verify::Goal {
-                runs: &[config(r#"{"routing": "dynamo"}"#), config(r#"{"routing": "least_loaded"}"#), config(r#"{"routing": "kv", "overlap_weight": 1.0}"#)],
+                runs: &[config(&[("routing", Text("dynamo"))]), config(&[("routing", Text("least_loaded"))]), config(&[("routing", Text("kv")), ("overlap_weight", Float(1.0))])],
             },
         },
         Quiz {
@@ -138,7 +132,7 @@ const QUIZ: &[Quiz] = {
             choices: &["Under 20%", "20% to 40%", "Over 40%"],
             correct: 0,
             why: "Each replica evicts the templates its next requests need; on unbounded caches the same traffic got over 40%.",
-            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(r#"{}"#), bounds: &[(0.0, 0.2), (0.2, 0.4), (0.4, 1.000_001)] },
+            verify: Verify::Range { metric: "summary.hit_rate_tokens", changes: config(&[]), bounds: &[(0.0, 0.2), (0.2, 0.4), (0.4, 1.000_001)] },
         },
         Quiz {
             question: "Why does partitioning the templates across replicas help under eviction pressure?",

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{apply, broken_config, evaluate_json, metric_of, Changes, Lesson};
-use crate::api::ParsedTrace;
+use crate::run::ParsedTrace;
 
 /// How a measured number is written into an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -203,7 +203,7 @@ impl Runs<'_> {
         let key = crate::json::text(changes);
         if !self.done.contains_key(&key) {
             let cfg = apply(&broken_config(self.lesson), changes)?;
-            let report = crate::api::report_of(&cfg, self.trace)?;
+            let report = crate::run::report_of(&cfg, self.trace)?;
             let v = crate::json::value_of(&report);
             self.done.insert(key.clone(), v);
         }
@@ -226,8 +226,8 @@ impl Runs<'_> {
 pub fn write(x: f64, format: Format) -> String {
     match format {
         Format::Percent => format!("{:.1}%", 100.0 * x),
-        Format::Ms => crate::text::duration(x),
-        Format::Count => crate::text::thousands(libm::round(x) as i64),
+        Format::Ms => crate::numbers::duration(x),
+        Format::Count => crate::numbers::thousands(libm::round(x) as i64),
         Format::Fixed2 => format!("{x:.2}"),
     }
 }

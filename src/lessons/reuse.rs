@@ -3,6 +3,7 @@
 //! the cache size is the reuse the traffic itself has, the ceiling any fleet works under.
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::Set::{Int, Null, Text};
 use super::{config, Changes, Check, Fix, Lesson, Setting};
 
 /// The built-in trace the lesson replays.
@@ -13,7 +14,7 @@ pub(super) const LESSON: Lesson = Lesson {
     title: "Does my traffic reuse anything at all?",
     story: "Your team is about to buy a KV-aware router. Ask the question that comes before any routing question first: does the traffic reuse anything at all? Replay a real sample of conversation traffic (Mooncake's conversation trace, 12,031 requests) on one engine, where no routing decision can lose a hit: every hit is reuse in time. The engine keeps what one H100 holds after the model's weights, 833 blocks of 512 tokens.",
     symptom: "Only 4.5% of prompt tokens hit, although the request hit rate reads 100%: every conversation in this trace opens with the same first block, so every request but the very first hits something, and little else stays in 833 blocks. (Ignore the latencies: one engine cannot keep up with this traffic; the hit rate is a property of the content, not of the speed.)",
-    broken: config(r#"{ "instances": 1, "kv_blocks": 833 }"#),
+    broken: config(&[("instances", Int(1)), ("kv_blocks", Int(833))]),
     goal: "Find a cache that keeps nine tenths of the reuse an unbounded cache finds: a token hit rate of 33.6% or more, on one engine, with at most 32,000 blocks, every call served.",
     checks: &[
         Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.336, label: "token hit rate at least 33.6%" },
@@ -27,8 +28,8 @@ pub(super) const LESSON: Lesson = Lesson {
         "The curve climbs steeply up to about 30,000 blocks and flattens after: it crosses 33.6% between 28,000 and 30,000 blocks. On the cache slider, 25,000 blocks fall short and 30,000 make it (its next stop, 32,768, is over the budget).",
     ],
     fixes: &[
-        Fix { name: "30,000 blocks", config: config(r#"{ "kv_blocks": 30000 }"#) },
-        Fix { name: "32,000 blocks", config: config(r#"{ "kv_blocks": 32000 }"#) },
+        Fix { name: "30,000 blocks", config: config(&[("kv_blocks", Int(30000))]) },
+        Fix { name: "32,000 blocks", config: config(&[("kv_blocks", Int(32000))]) },
     ],
     explanation: "With an unbounded cache one engine hits 37.3% of the prompt tokens: that is the reuse this traffic has, and a router over several replicas can at best match it (sticky routing on 8 replicas does, to a tenth of a point), because a replica hits only blocks that it has computed itself. Most of it needs a large cache: 30,000 blocks keep 33.8%, 16,000 keep 27.6%, and the 833 blocks of one H100 keep 4.5%. So the first answer for this traffic is a bigger cache tier (host memory or SSD), and only then a router that keeps each conversation's blocks together.",
     rule_of_thumb: "Measure reuse on one engine first: its unbounded-cache hit rate is the most any router can win back.",
@@ -45,7 +46,7 @@ pub(super) const LESSON: Lesson = Lesson {
         y_label: "Token hit rate",
         format: Format::Percent,
         log_y: false,
-        series: &[("one engine", config(r#"{}"#))],
+        series: &[("one engine", config(&[]))],
         second: None,
     },
     settings: &[
@@ -66,17 +67,17 @@ const fn fig(name: &'static str, changes: Changes, metric: &'static str, format:
 }
 
 const fn unbounded() -> Changes {
-    config(r#"{ "kv_blocks": null }"#)
+    config(&[("kv_blocks", Null)])
 }
 
 /// 8 replicas with unbounded caches under `ROUTING`.
 macro_rules! fleet {
     ($routing:literal) => {
-        config(concat!(
-            r#"{ "kv_blocks": null, "instances": 8, "routing": ""#,
-            $routing,
-            r#"" }"#
-        ))
+        config(&[
+            ("kv_blocks", Null),
+            ("instances", Int(8)),
+            ("routing", Text($routing)),
+        ])
     };
 }
 
@@ -97,17 +98,17 @@ const INTERVIEW: &[Interview] = {
             question: "Almost every request of this trace hits the cache. Why is the request hit rate the wrong number to read?",
             answer: "A request counts as a hit when any of its blocks hits, and every conversation in this trace opens with the same first block, so every request but the trace's very first hits something: {req} when rounded. The token hit rate says how much prefill was saved: {tok} on one H100's 833 blocks. Read the token hit rate.",
             figures: &[
-                fig("req", config(r#"{}"#), "summary.hit_rate_requests", Format::Percent),
-                fig("tok", config(r#"{}"#), hit, Format::Percent),
+                fig("req", config(&[]), "summary.hit_rate_requests", Format::Percent),
+                fig("tok", config(&[]), hit, Format::Percent),
             ],
         },
         Interview {
             question: "How big a cache does this traffic need?",
             answer: "Read the knee of the curve: {h4k} at 4,000 blocks, {h16k} at 16,000, {h32k} at 32,000 and {ceiling} unbounded. Past about 30,000 blocks (15 million tokens) more cache buys little. At Llama-3-8B's 128 KiB of KV per token that is nearly 2 TiB, far beyond a GPU's memory: a host-memory or SSD tier shared by the engines, which is what Mooncake's own store is for.",
             figures: &[
-                fig("h4k", config(r#"{ "kv_blocks": 4000 }"#), hit, Format::Percent),
-                fig("h16k", config(r#"{ "kv_blocks": 16000 }"#), hit, Format::Percent),
-                fig("h32k", config(r#"{ "kv_blocks": 32000 }"#), hit, Format::Percent),
+                fig("h4k", config(&[("kv_blocks", Int(4000))]), hit, Format::Percent),
+                fig("h16k", config(&[("kv_blocks", Int(16000))]), hit, Format::Percent),
+                fig("h32k", config(&[("kv_blocks", Int(32000))]), hit, Format::Percent),
                 fig("ceiling", unbounded(), hit, Format::Percent),
             ],
         },
@@ -122,14 +123,14 @@ const QUIZ: &[Quiz] = {
             choices: &["Under 10%, like the share of prompt tokens", "Between 10% and 90%", "Over 90%"],
             correct: 2,
             why: "Every conversation opens with the same first block, so nearly every request hits something, while almost nothing else stays in 833 blocks: the request hit rate says nothing about how much is reused.",
-            verify: Verify::Range { metric: "summary.hit_rate_requests", changes: config(r#"{}"#), bounds: &[(0.0, 0.1), (0.1, 0.9), (0.9, 1.000_001)] },
+            verify: Verify::Range { metric: "summary.hit_rate_requests", changes: config(&[]), bounds: &[(0.0, 0.1), (0.1, 0.9), (0.9, 1.000_001)] },
         },
         Quiz {
             question: "Which cache meets the goal?",
             choices: &["30,000 blocks", "16,000 blocks", "An unbounded cache"],
             correct: 0,
             why: "16,000 blocks keep 27.6%, short of 33.6%; an unbounded cache reaches the hit rate but breaks the 32,000-block budget.",
-            verify: Verify::Goal { runs: &[config(r#"{ "kv_blocks": 30000 }"#), config(r#"{ "kv_blocks": 16000 }"#), unbounded()] },
+            verify: Verify::Goal { runs: &[config(&[("kv_blocks", Int(30000))]), config(&[("kv_blocks", Int(16000))]), unbounded()] },
         },
         Quiz {
             question: "With unbounded caches, does the kv router on 8 replicas hit more or less than one engine?",

@@ -2,12 +2,13 @@
 //! a stated SLO. The seed names this as why the `kv` policy scores the deployed cost.
 
 use super::material::{Diagram, Figure, Format, Interview, Quiz, Verify};
+use super::Set::{Float, Int, Text};
 use super::{config, Changes, Check, Fix, Lesson, Setting};
 
 /// The kv router's overlap weight `W` (a float literal: it stays a float in the JSON).
 macro_rules! weight {
     ($w:literal) => {
-        config(concat!(r#"{ "overlap_weight": "#, $w, " }"))
+        config(&[("overlap_weight", Float($w))])
     };
 }
 
@@ -16,11 +17,7 @@ pub(super) const LESSON: Lesson = Lesson {
     title: "Retune the weight before production does",
     story: "The support-agent fleet of the hot-prefix lesson (30 requests a second, 6 replicas, 85% of prompts opening with the same 12,000-token system prompt) now runs the kv router. Someone set its overlap weight to 0.25 to favour balance over cache hits. The product team asks for p99 time to first token under 300 ms. Before anyone changes the production router, find the weight here.",
     symptom: "No replica is overloaded and nothing is rejected, yet p99 TTFT is well above 300 ms: the load term wins too often, and requests with the hot prefix land on replicas that must compute 12,000 tokens first.",
-    broken: config(r#"{
-        "request_rate": 30.0, "num_requests": 3000, "instances": 6, "routing": "kv",
-        "num_prefixes": 16, "prefix_len": 12000, "input_len": 13000, "output_len": 200,
-        "prefix_popularity": "hot:0.85", "queue_capacity": 32, "overlap_weight": 0.25
-    }"#),
+    broken: config(&[("request_rate", Float(30.0)), ("num_requests", Int(3000)), ("instances", Int(6)), ("routing", Text("kv")), ("num_prefixes", Int(16)), ("prefix_len", Int(12000)), ("input_len", Int(13000)), ("output_len", Int(200)), ("prefix_popularity", Text("hot:0.85")), ("queue_capacity", Int(32)), ("overlap_weight", Float(0.25))]),
     goal: "p99 TTFT under 300 ms with every call served (none rejected or timed out), by retuning the overlap weight alone.",
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 300.0, label: "p99 TTFT under 300 ms" },
@@ -50,7 +47,7 @@ pub(super) const LESSON: Lesson = Lesson {
         y_label: "p99 TTFT",
         format: Format::Ms,
         log_y: false,
-        series: &[("kv", config(r#"{}"#))],
+        series: &[("kv", config(&[]))],
         second: None,
     },
     settings: &[
@@ -116,7 +113,7 @@ const QUIZ: &[Quiz] = {
             choices: &["Higher: fewer hot-prefix requests go to a replica without the prefix", "Lower: the load is less even"],
             correct: 0,
             why: "At 0.25 the load term sends many hot-prefix requests to replicas that must compute the 12,000-token prefix; at 1 fewer of them go cold.",
-            verify: Verify::Compare { metric: hit, a: weight!(1.0), b: config(r#"{}"#), if_less: 1, if_greater: 0 },
+            verify: Verify::Compare { metric: hit, a: weight!(1.0), b: config(&[]), if_less: 1, if_greater: 0 },
         },
         Quiz {
             question: "At weight 3, in the basin, what share of prompt tokens comes from cache?",

@@ -2,9 +2,9 @@
 //! (its arrival times divided by the scale). Both are pure, for the CLI and the page.
 
 use super::Runner;
-use crate::api;
 use crate::config::{Config, WorkloadKind};
 use crate::report::Summary;
+use crate::run;
 use crate::workload::Request;
 
 /// A synthetic pool or sessions workload: the scale multiplies `request_rate` (pool) or
@@ -18,7 +18,7 @@ impl Runner for SyntheticRunner {
             WorkloadKind::Pool => cfg.request_rate *= rate_scale,
             WorkloadKind::Sessions => cfg.session_rate *= rate_scale,
         }
-        Ok(api::synthetic_simulation(&cfg)?.into_report().summary)
+        Ok(run::synthetic_simulation(&cfg)?.into_report().summary)
     }
 
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str) {
@@ -66,7 +66,7 @@ impl TraceRunner {
 impl Runner for TraceRunner {
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
         let requests = self.scaled(rate_scale);
-        Ok(api::replay_simulation(cfg, requests, &self.name)?
+        Ok(run::replay_simulation(cfg, requests, &self.name)?
             .into_report()
             .summary)
     }

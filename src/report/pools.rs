@@ -173,7 +173,7 @@ impl Simulation<'_> {
             min_uncached_tokens: self.cfg.disagg_min_uncached_tokens,
             line: String::new(),
         };
-        report.line = crate::text::pools_line(&report);
+        report.line = super::text::pools_line(&report);
         Some(report)
     }
 

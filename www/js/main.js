@@ -22,7 +22,7 @@ import { marks, mark, markEpochs } from './timeline.js';
 import { bringIntoView, showNotes, share } from './page-bits.js';
 import { lazyDraw } from './lazy-draw.js';
 import { buildLatePanels } from './late-panels.js';
-import { onWorker, sendRun, scheduleRun, cancelRun, requestDecisions, runCompare } from './runs.js';
+import { onWorker, sendRun, scheduleRun, cancelRun, requestDecisions, runCompare, connect } from './runs.js';
 import { watchStatusHeight } from './status-bar.js';
 import { watchTermClicks } from './terms.js';
 
@@ -57,9 +57,17 @@ let comparePlan = null; // compare.js's planner, once the late panels are loaded
 let late = null;        // the late panels' build (a promise), once started
 const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
-// Shared with runs.js, which sends the runs and handles the worker's replies.
-export { st, hook, worker, planWaiters, resolveReady, host, controls, charts, compare, comparePlan, traces, lessons,
-  tasks, transfers, replicaTable, hero, embedView, decisions, fail, onReady, refresh, configOf, errBox, startLatePanels };
+// Shared with runs.js, which sends the runs and handles the worker's replies (getters: the
+// panels are made at boot).
+connect({ st, hook, worker, planWaiters, fail, onReady, refresh, configOf, errBox, startLatePanels,
+  get resolveReady() { return resolveReady; }, get host() { return host; },
+  get controls() { return controls; }, get charts() { return charts; },
+  get compare() { return compare; }, get comparePlan() { return comparePlan; },
+  get traces() { return traces; }, get lessons() { return lessons; },
+  get tasks() { return tasks; }, get transfers() { return transfers; },
+  get replicaTable() { return replicaTable; }, get hero() { return hero; },
+  get embedView() { return embedView; }, get decisions() { return decisions; } });
+
 
 // ---------------------------------------------------------------- boot
 

@@ -35,7 +35,7 @@ pub enum Command {
     },
     /// Plan capacity: per routing policy, the fewest replicas (GPUs, dollars) that meet
     /// the --slo-* targets on the workload the run flags describe, and its goodput.
-    Plan(Box<crate::plan::PlanCmd>),
+    Plan(Box<PlanCmd>),
     /// The lessons: with no ID, list them; with an ID, run its broken setup and print the
     /// goal checks (exit 0 when met, 1 when not); with --check FLAGS..., run the setup with
     /// those run flags changed (e.g. `kvfleet lesson hot-prefix --check --des-spill-queue 2`).
@@ -486,4 +486,13 @@ impl RunArgs {
             disagg_min_uncached_tokens: self.disagg_min_uncached_tokens,
         }
     }
+}
+
+/// `kvfleet plan` as parsed: the workload's run flags and the plan's flags.
+#[derive(Args, Debug)]
+pub struct PlanCmd {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub plan: crate::plan_flags::PlanFlags,
 }

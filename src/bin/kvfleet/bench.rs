@@ -11,7 +11,7 @@ use kvfleet::trace::TraceOptions;
 use kvfleet::{api, Config, Policy};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::print;
+use crate::output::print;
 
 const CONVERSATION: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -220,7 +220,7 @@ fn once(s: &Scenario, requests: u32, quick: bool) -> Result<(u64, u64, f64), Str
             max_requests: Some(requests),
             ..TraceOptions::default()
         };
-        let reqs = crate::cli::parse_mooncake_file(CONVERSATION, &opts)?;
+        let reqs = crate::inputs::parse_mooncake_file(CONVERSATION, &opts)?;
         let cfg = Config {
             instances: s.instances,
             routing: s.routing,

@@ -1,55 +1,30 @@
 //! The native CLI: parse flags, read traces from files, call the pure core, print the
 //! text report and write the JSON, export and decision-log files. Nothing else.
 
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::parser::ValueSource;
-use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use clap::{CommandFactory, FromArgMatches};
 use kvfleet::api;
 use kvfleet::lessons::{self, Lesson};
 use kvfleet::limits;
 use kvfleet::params;
 use kvfleet::sim::Simulation;
-use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
+use kvfleet::trace::{self, TraceOptions};
 use kvfleet::workload::{IdHint, Synthetic};
-use kvfleet::{Config, ConfigError, Request};
+use kvfleet::{Config, Request};
 
-use crate::args::{Cli, Command, KvBlocks, RunArgs};
+use crate::args::{Cli, Command, RunArgs};
+use crate::inputs::{config, flag_error, parse_mooncake_file, read_trace};
+use crate::output::{create, print, write_error, CLOSED_PIPE};
 use crate::progress::{Progress, SLICE_EVENTS};
 use crate::summary::{PendingSummary, SharedRequests};
 use crate::{bench, sweep};
 
-/// What a write to standard output that was closed (`kvfleet ... | head`) fails with:
-/// the CLI then stops quietly.
-pub(crate) const CLOSED_PIPE: &str = "standard output was closed";
-
 /// The longest line of an error message; longer ones (a huge argument echoed by the
 /// flag parser) are cut in their middle.
 const MAX_ERROR_LINE_CHARS: usize = 300;
-
-/// Maps a write error on `path` ("-" is standard output) to its message.
-pub(crate) fn write_error(path: &str) -> impl Fn(std::io::Error) -> String + '_ {
-    move |e| {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            CLOSED_PIPE.to_string()
-        } else if path == "-" {
-            format!("cannot write to standard output: {e}")
-        } else {
-            format!("cannot write {path}: {e}")
-        }
-    }
-}
-
-/// Writes `text` to standard output.
-pub(crate) fn print(text: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|_| out.flush())
-        .map_err(write_error("-"))
-}
 
 /// Exits on a flag parser error, its message cut to readable lines.
 fn parse_error(e: clap::Error) -> ! {
@@ -125,45 +100,6 @@ pub fn main() -> ExitCode {
 }
 
 /// Names the flag behind a config error: "--des-instances: invalid instances: got 0; ...".
-pub(crate) fn flag_error(e: ConfigError) -> String {
-    let flag = params::specs()
-        .into_iter()
-        .find(|s| s.name == e.field)
-        .map_or(e.field.clone(), |s| s.flag.to_string());
-    format!("{flag}: {e}")
-}
-
-fn open(path: &str) -> Result<BufReader<File>, String> {
-    File::open(path)
-        .map(BufReader::new)
-        .map_err(|e| format!("cannot read {path}: {e}"))
-}
-
-pub(crate) fn create(path: &str) -> Result<Box<dyn Write>, String> {
-    if path == "-" {
-        return Ok(Box::new(std::io::stdout()));
-    }
-    let file = File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
-    Ok(Box::new(BufWriter::new(file)))
-}
-
-/// The largest Mooncake trace read whole and on several threads; a larger one, or one
-/// that is not a plain file, streams through one buffer.
-const WHOLE_READ_MAX_BYTES: u64 = 64 << 20;
-
-/// Reads the Mooncake trace at `path`: a plain file of at most `WHOLE_READ_MAX_BYTES`
-/// whole (mapped, `mapped.rs`), its lines parsed on up to 4 threads (the same requests and errors as the
-/// stream, see `trace::parse_mooncake_text`); anything else as a stream.
-pub(crate) fn parse_mooncake_file(path: &str, opts: &TraceOptions) -> Result<Vec<Request>, String> {
-    let whole =
-        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= WHOLE_READ_MAX_BYTES);
-    if let Some(text) = whole.then(|| crate::mapped::file_bytes(path)).flatten() {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-        return trace::parse_mooncake_text(&text, path, opts, threads).map_err(|e| e.to_string());
-    }
-    trace::parse_mooncake(open(path)?, path, opts).map_err(|e| e.to_string())
-}
-
 fn analyze(path: &str, block_size: u32) -> Result<(), String> {
     let opts = TraceOptions {
         block_size,
@@ -171,94 +107,6 @@ fn analyze(path: &str, block_size: u32) -> Result<(), String> {
     };
     let requests = parse_mooncake_file(path, &opts)?;
     print(&trace::analyze(&requests, block_size).render_text())
-}
-
-fn trace_options(a: &RunArgs, cfg: &Config) -> TraceOptions {
-    TraceOptions {
-        // The run's block size: the flag's, or a lesson's (`--preset`) when the flag is not given.
-        block_size: cfg.block_size,
-        arrival_speedup: a.arrival_speedup,
-        max_requests: a.max_requests,
-        sort_arrivals: a.sort_arrivals,
-    }
-}
-
-/// Reads the trace or workload file, if one was given.
-pub(crate) fn read_trace(
-    a: &RunArgs,
-    cfg: &Config,
-    lesson: Option<&Lesson>,
-) -> Result<Option<(Vec<Request>, String)>, String> {
-    let opts = trace_options(a, cfg);
-    if let Some(path) = &a.mooncake_trace {
-        let reqs = parse_mooncake_file(path, &opts)?;
-        return Ok(Some((reqs, base_name(path))));
-    }
-    if let Some(path) = &a.workload_file {
-        let format = WorkloadFormat::from_path(path).ok_or_else(|| {
-            format!("--des-workload-file: cannot tell the format of {path}: name it .csv or .jsonl")
-        })?;
-        let reqs = trace::parse_workload_file(open(path)?, path, format, &opts)
-            .map_err(|e| e.to_string())?;
-        return Ok(Some((reqs, base_name(path))));
-    }
-    // A lesson on a built-in trace replays it (embedded in the binary).
-    if let Some(l) = lesson.filter(|l| !l.trace.is_empty()) {
-        let text = crate::builtin::text(l.trace)
-            .ok_or_else(|| format!("--preset {}: no built-in trace {}", l.id, l.trace))?;
-        let reqs =
-            trace::parse_mooncake(text.as_bytes(), l.trace, &opts).map_err(|e| e.to_string())?;
-        return Ok(Some((reqs, l.trace.to_string())));
-    }
-    Ok(None)
-}
-
-fn base_name(path: &str) -> String {
-    std::path::Path::new(path)
-        .file_name()
-        .map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
-}
-
-/// The config of the flags; with `--preset`, the lesson's broken state with the flags
-/// given explicitly on the command line applied on top.
-pub(crate) fn config(
-    a: &RunArgs,
-    matches: &ArgMatches,
-) -> Result<(Config, Option<Lesson>), String> {
-    if a.kv_blocks == Some(KvBlocks::Auto) && a.engine.hardware().is_none() {
-        return Err(format!(
-            "--des-kv-blocks auto: the {} engine has no hardware to derive KV capacity from; \
-             give a number of blocks, or pick a hardware preset ({})",
-            a.engine.name(),
-            kvfleet::timing::EnginePreset::names()
-        ));
-    }
-    let Some(id) = &a.preset else {
-        return Ok((a.config(), None));
-    };
-    let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
-    let lesson = lessons::lesson(id).ok_or_else(|| {
-        format!(
-            "--preset: unknown lesson \"{}\"; allowed: {}",
-            kvfleet::echo::shown(id),
-            names.join(", ")
-        )
-    })?;
-    let given = serde_json::to_value(a.config()).expect("config serialises");
-    let explicit: serde_json::Map<String, serde_json::Value> = given
-        .as_object()
-        .expect("an object")
-        .iter()
-        .filter(|(key, _)| {
-            matches.ids().any(|id| {
-                id.as_str() == key.as_str()
-                    && matches.value_source(key) == Some(ValueSource::CommandLine)
-            })
-        })
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let cfg = lessons::apply(&lessons::broken_config(&lesson), &explicit.into())?;
-    Ok((cfg, Some(lesson)))
 }
 
 fn goal_text(lesson: &Lesson, report: &kvfleet::Report, cfg: &Config, a: &RunArgs) -> String {

@@ -34,7 +34,7 @@ fn list() -> Result<(), String> {
             first_sentence(l.story)
         ));
     }
-    crate::cli::print(&out)
+    crate::output::print(&out)
 }
 
 /// One goal check as the CLI prints it, the measured value in the label's units: a share
@@ -75,10 +75,10 @@ fn measured(check: &lessons::Check, value: f64) -> String {
         return format!("{:.digits$}%", 100.0 * value);
     }
     if check.metric.contains("_ms") {
-        return kvfleet::text::duration(value);
+        return kvfleet::numbers::duration(value);
     }
     if value.fract() == 0.0 && value.abs() < 1e15 {
-        return kvfleet::text::thousands(value as i64);
+        return kvfleet::numbers::thousands(value as i64);
     }
     format!("{value:.4}")
 }
@@ -104,7 +104,7 @@ pub fn material(id: &str, json: bool) -> Result<(), String> {
     let trace = crate::builtin::lesson_trace(&lesson, block_size)?;
     let m = lessons::material::material(&lesson, trace.as_ref())?;
     if json {
-        return crate::cli::print(&format!(
+        return crate::output::print(&format!(
             "{}\n",
             serde_json::to_string(&m).expect("material serialises")
         ));
@@ -130,7 +130,7 @@ pub fn material(id: &str, json: bool) -> Result<(), String> {
         };
         out.push_str(&format!("   {}{check}\n", q.quiz.why));
     }
-    crate::cli::print(&out)
+    crate::output::print(&out)
 }
 
 /// Prints why the check does not judge the goal, and returns `NOT_JUDGED`.
@@ -154,7 +154,7 @@ pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
         .try_get_matches_from(&argv)
         .map_err(|e| format!("--check: {}", e.render().to_string().trim_end()))?;
     let cli = Cli::from_arg_matches(&matches).map_err(|e| format!("--check: {e}"))?;
-    let (cfg, _) = crate::cli::config(&cli.run, &matches)?;
+    let (cfg, _) = crate::inputs::config(&cli.run, &matches)?;
     if let Some(why) = crate::lesson_flags::refusal(&lesson, &cfg, &matches) {
         return Err(refuse(id, &why));
     }
@@ -183,7 +183,7 @@ pub fn run(id: Option<&str>, check: &[String]) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
-        .map_err(crate::cli::write_error("-"))?;
+        .map_err(crate::output::write_error("-"))?;
     if met {
         Ok(())
     } else {

@@ -11,13 +11,19 @@ mod builtin;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]
+mod inputs;
+#[cfg(not(target_arch = "wasm32"))]
 mod lesson;
 #[cfg(not(target_arch = "wasm32"))]
 mod lesson_flags;
 #[cfg(not(target_arch = "wasm32"))]
 mod mapped;
 #[cfg(not(target_arch = "wasm32"))]
+mod output;
+#[cfg(not(target_arch = "wasm32"))]
 mod plan;
+#[cfg(not(target_arch = "wasm32"))]
+mod plan_flags;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan_text;
 #[cfg(not(target_arch = "wasm32"))]

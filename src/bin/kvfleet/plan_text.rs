@@ -2,11 +2,24 @@
 //! dollars, the figures at that point, the check, the goodput), inversions, the headline
 //! and on the next line its details.
 
-use kvfleet::plan::{Point, PolicyPlan, Slo};
-use kvfleet::text::duration;
+use kvfleet::numbers::duration;
+use kvfleet::plan::{PlanLimits, Point, PolicyPlan, Slo};
 use kvfleet::Config;
+use serde::Serialize;
 
-use crate::plan::PlanReport;
+/// The whole plan, as `--plan-json` writes it.
+#[derive(Serialize)]
+pub struct PlanReport<'a> {
+    pub kvfleet_version: &'static str,
+    pub seed: u64,
+    pub workload: &'a str,
+    pub engine: &'static str,
+    pub slo: Slo,
+    pub limits: PlanLimits,
+    pub config: &'a Config,
+    pub headline: String,
+    pub policies: Vec<PolicyPlan>,
+}
 
 fn targets(slo: &Slo) -> String {
     let mut parts = Vec::new();

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use crate::bench::{header, run_child, scenario_index, scenario_requests};
-use crate::cli::print;
+use crate::output::print;
 
 const E6_16: &str = "synthetic 1e6 req, 16 replicas";
 const E6_64: &str = "synthetic 1e6 req, 64 replicas";

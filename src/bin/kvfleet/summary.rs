@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 
 use kvfleet::{trace, Request};
 
-use crate::cli::write_error;
+use crate::output::write_error;
 
 /// The summary still to write: none (a synthetic run), being computed, or ready.
 pub enum PendingSummary {

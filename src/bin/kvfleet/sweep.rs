@@ -82,9 +82,9 @@ fn table(rows: &[SweepRow]) -> String {
             "  {value:>18}  {:>6.1}%  {:>6.1}%  {:>8}  {:>8}  {:>8}  {:>7.1} s  {:>11.2}  {:>8}{}\n",
             100.0 * r.hit_rate_requests,
             100.0 * r.hit_rate_tokens,
-            kvfleet::text::duration(r.ttft_ms_p50),
-            kvfleet::text::duration(r.ttft_ms_p99),
-            kvfleet::text::duration(r.tpot_ms_p99),
+            kvfleet::numbers::duration(r.ttft_ms_p50),
+            kvfleet::numbers::duration(r.ttft_ms_p99),
+            kvfleet::numbers::duration(r.tpot_ms_p99),
             r.makespan_s,
             r.load_spread,
             r.rejected,
@@ -117,12 +117,12 @@ pub fn run(
     if a.csv == Some("-") || a.json == Some("-") {
         let mut err = std::io::stderr();
         err.write_all(text.as_bytes())
-            .map_err(crate::cli::write_error("-"))?;
+            .map_err(crate::output::write_error("-"))?;
     } else {
-        crate::cli::print(&text)?;
+        crate::output::print(&text)?;
     }
     if let Some(path) = a.csv {
-        let mut out = crate::cli::create(path)?;
+        let mut out = crate::output::create(path)?;
         let mut text = format!("{CSV_HEADER}\n");
         for r in &rows {
             text.push_str(&r.csv());
@@ -130,14 +130,14 @@ pub fn run(
         }
         out.write_all(text.as_bytes())
             .and_then(|_| out.flush())
-            .map_err(crate::cli::write_error(path))?;
+            .map_err(crate::output::write_error(path))?;
     }
     if let Some(path) = a.json {
-        let mut out = crate::cli::create(path)?;
+        let mut out = crate::output::create(path)?;
         let text = serde_json::to_string(&rows).expect("rows serialise");
         writeln!(out, "{text}")
             .and_then(|_| out.flush())
-            .map_err(crate::cli::write_error(path))?;
+            .map_err(crate::output::write_error(path))?;
     }
     Ok(())
 }

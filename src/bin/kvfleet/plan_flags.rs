@@ -1,0 +1,79 @@
+//! `kvfleet plan`'s own flags: the SLO targets, the search's limits, the prices and the
+//! policies to plan.
+
+use clap::Args;
+use kvfleet::{plan, Policy};
+
+/// `kvfleet plan`'s own flags (the run flags describe the workload and the engine).
+#[derive(Args, Debug)]
+pub struct PlanFlags {
+    /// Target: p99 time to first token, ms.
+    #[arg(long = "slo-ttft-p99-ms", value_name = "MS", value_parser = positive)]
+    pub ttft_p99_ms: Option<f64>,
+    /// Target: p99 time per output token, ms.
+    #[arg(long = "slo-tpot-p99-ms", value_name = "MS", value_parser = positive)]
+    pub tpot_p99_ms: Option<f64>,
+    /// Target: p99 end-to-end latency, ms.
+    #[arg(long = "slo-e2e-p99-ms", value_name = "MS", value_parser = positive)]
+    pub e2e_p99_ms: Option<f64>,
+    /// Target: most requests not served (rejected or timed out), a share 0..1
+    /// [default: 0 once any target is given].
+    #[arg(long = "slo-max-rejected", value_name = "SHARE", value_parser = share)]
+    pub max_rejected: Option<f64>,
+    /// Let a run whose backlog grows through it (the report's "overloaded" finding) meet
+    /// the targets; by default it misses, since it meets them only because the run ends.
+    #[arg(long = "plan-allow-overload")]
+    pub allow_overload: bool,
+    /// Policies to plan, comma separated [default: all eleven].
+    #[arg(long = "plan-routing", value_name = "LIST", value_parser = policies)]
+    pub plan_routing: Option<PolicyList>,
+    /// Each point must meet the targets on K seeds (seed, seed + 1, ...).
+    #[arg(long = "plan-seeds", value_name = "K", default_value = "1")]
+    pub seeds: u32,
+    /// The largest fleet tried.
+    #[arg(long = "plan-max-replicas", value_name = "N", default_value_t = plan::DEFAULT_MAX_REPLICAS)]
+    pub max_replicas: u32,
+    /// Try every fleet size from 1 to --plan-max-replicas instead of bracketing (finds
+    /// a smaller answer that a non-monotone result hides from the bracketing search).
+    #[arg(long = "plan-exhaustive")]
+    pub exhaustive: bool,
+    /// Price of one GPU-hour, US dollars, 0 to 10000 (assumed: a round on-demand price
+    /// for one H100-class GPU; set your own).
+    #[arg(long = "gpu-hour-usd", value_name = "USD", default_value_t = plan::DEFAULT_GPU_HOUR_USD)]
+    pub gpu_hour_usd: f64,
+    /// GPUs per replica, 1 to 1024 [default: the engine preset's, 1 for custom].
+    #[arg(long = "plan-gpus-per-replica", value_name = "G")]
+    pub gpus_per_replica: Option<u32>,
+    /// Write the whole plan as JSON to FILE ("-" for standard output).
+    #[arg(long = "plan-json", value_name = "FILE")]
+    pub json: Option<String>,
+}
+
+fn positive(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err("expected a number of ms > 0".to_string()),
+    }
+}
+
+fn share(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err("expected a share from 0 to 1 (0.01 is 1 %)".to_string()),
+    }
+}
+
+/// `--plan-routing`'s list, in the order given, without repeats.
+#[derive(Clone, Debug)]
+pub struct PolicyList(pub Vec<Policy>);
+
+fn policies(text: &str) -> Result<PolicyList, String> {
+    let mut out: Vec<Policy> = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let p = Policy::parse(name).map_err(|e| format!("{name}: {}", e.allowed))?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    Ok(PolicyList(out))
+}
