@@ -47,7 +47,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
             Step::Cmd(cmd("cargo", &["test", "--locked"])),
         ),
         (
-            "wasm test runner build (wasm-bindgen-cli, first time 2-4 min)",
+            "wasm test runner build (wasm-bindgen-cli without TLS: it only talks to a local ChromeDriver; first time 1-3 min)",
             Step::Cmd(cmd(
                 "cargo",
                 &["build", "--locked", "-p", "wasm-test-runner"],
