@@ -47,7 +47,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
             Step::Cmd(cmd("cargo", &["test", "--locked"])),
         ),
         (
-            "wasm test runner build (wasm-bindgen-cli without TLS: it only talks to a local ChromeDriver; first time 1-3 min)",
+            "wasm test runner build (wasm-bindgen-cli without TLS, on the xtask's build of wasm-bindgen's crates; first time 1-2 min)",
             Step::Cmd(cmd(
                 "cargo",
                 &["build", "--locked", "-p", "wasm-test-runner"],
