@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT, nativeBin } from './harness.mjs';
+import { startSite, screenshot, ROOT, nativeBin, nextFrames } from './harness.mjs';
 
 const BIN = nativeBin();
 let site;
@@ -308,7 +308,7 @@ async function tryFix(page, fix, ready) {
   while (await page.isVisible('[data-testid=lesson-hint]')) await page.click('[data-testid=lesson-hint]');
   await page.click(`[data-testid=lesson-fix-${fix}]`);
   await page.waitForFunction(ready, null, { timeout: 60000 });
-  await page.waitForTimeout(200); // the lesson panel follows the report
+  await nextFrames(page); // the lesson panel follows the report (written with it; drawn by the next frame)
 }
 
 test('lesson settings read as the sidebar: "now 1 replica", "now 0.25×", then "now 4×" after the fix', async () => {

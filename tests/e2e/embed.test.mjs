@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT, settledUrl } from './harness.mjs';
+import { startSite, screenshot, ROOT, settledUrl, nextFrames } from './harness.mjs';
 
 let site;
 before(async () => {
@@ -55,7 +55,7 @@ for (const show of SHOWS) {
       try {
         if (show === 'compare') await page.waitForFunction(() => document.querySelector('[data-testid="embed-sentence"]').textContent.startsWith('Most tokens'), null, { timeout: 30000 });
         if (show === 'replicas-sweep') await page.waitForFunction(() => window.kvfleet.hero && !window.kvfleet.hero.pending && (window.kvfleet.hero.sweeps.round_robin || []).length >= 12, null, { timeout: 60000 });
-        await page.waitForTimeout(150); // one more frame for the charts' resize
+        await nextFrames(page); // the charts' resize, a frame after the layout
         const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollHeight, inner: window.innerHeight }));
         assert.ok(scroll <= inner, `document scroll height ${scroll} <= frame ${inner}`);
         assert.deepEqual(await page.evaluate(overflowing), []);
@@ -126,7 +126,7 @@ test('the embed demo\'s three frames on a phone (358x460) and in its 640 px colu
     const { page, errors, close } = await openEmbed(src, w, h);
     try {
       if (src.includes('show=compare')) await page.waitForFunction(() => document.querySelector('[data-testid="embed-sentence"]').textContent.startsWith('Most tokens'), null, { timeout: 30000 });
-      await page.waitForTimeout(200);
+      await nextFrames(page); // the charts' resize, a frame after the layout
       const b = await page.evaluate(embedBoxes);
       assert.ok(b.canvas.height >= 120, `${w}x${h} frame ${i}: the chart is ${b.canvas.height.toFixed(0)} px tall`);
       assert.ok(b.canvas.bottom <= b.caption.top + 1, `frame ${i}: the chart (to ${b.canvas.bottom}) ends above the caption (${b.caption.top})`);

@@ -1,5 +1,6 @@
-// Shared helpers for the page tests (node --test tests/e2e/): a static server for www/,
-// headless Debian Chromium through playwright-core, console-error capture, screenshots.
+// Shared helpers for the page tests (node tests/e2e/run.mjs, or node --test on one file): a static
+// server for www/, headless Debian Chromium through playwright-core, console-error capture,
+// screenshots. Under run.mjs the server and the browser are the runner's, shared by every file.
 //
 //   import { startSite, screenshot } from './harness.mjs';
 //   const site = await startSite();            // in before()
@@ -59,50 +60,62 @@ export function freePort() {
   });
 }
 
-/** Starts `python3 -m http.server` for www/ on 127.0.0.1 and waits until it answers. */
+/**
+ * A static server for `dir` (www/ by default) on 127.0.0.1: tests/e2e/serve.mjs in a process of its
+ * own (so a test blocked in a synchronous child process never stalls the page's requests), started
+ * and answering. Under the parallel runner (tests/e2e/run.mjs) www/ is already served once for
+ * every test file: its address comes in KVFLEET_E2E_SITE and `close()` leaves it running.
+ */
 export async function startServer({ dir = WWW, timeoutMs = 10_000 } = {}) {
-  const port = await freePort();
-  const proc = spawn(
-    'python3',
-    ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const shared = process.env.KVFLEET_E2E_SITE;
+  if (shared && dir === WWW) {
+    return { url: shared, port: Number(new URL(shared).port), log: () => '', close: async () => {} };
+  }
+  const proc = spawn(process.execPath, [join(ROOT, 'tests', 'e2e', 'serve.mjs'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (d) => {
     stderr = (stderr + d).slice(-4000);
   });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc.exitCode !== null) {
-      throw new Error(`http.server exited (${proc.exitCode}): ${stderr}`);
-    }
-    try {
-      await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
-      break;
-    } catch (e) {
-      if (Date.now() > deadline) {
-        proc.kill();
-        throw new Error(`http.server on ${url} not ready after ${timeoutMs} ms: ${e}\n${stderr}`);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      proc.kill();
+      reject(new Error(`serve.mjs for ${dir} not ready after ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/^(http:\/\/127\.0\.0\.1:\d+)\n/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
       }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve.mjs exited (${code}): ${stderr}`));
+    });
+  });
   return {
     url,
-    port,
+    port: Number(new URL(url).port),
     log: () => stderr,
     close: () =>
       new Promise((resolve) => {
-        if (proc.exitCode !== null) return resolve();
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
         proc.once('exit', () => resolve());
         proc.kill('SIGTERM');
       }),
   };
 }
 
-/** Launches headless Debian Chromium (never a downloaded browser). */
+/**
+ * Headless Debian Chromium (never a downloaded browser). Under the parallel runner every test
+ * file connects to the one browser it started (KVFLEET_E2E_BROWSER, a playwright endpoint), and
+ * `close()` then disconnects, closing only this file's contexts; run by hand, a file launches its own.
+ */
 export function launchBrowser() {
+  const shared = process.env.KVFLEET_E2E_BROWSER;
+  if (shared) return chromium.connect(shared);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
@@ -136,6 +149,17 @@ export function collectErrors(page) {
 export async function settledUrl(page) {
   await page.waitForFunction(() => !window.kvfleet?.urlPending?.(), null, { timeout: 10000 });
   return page.url();
+}
+
+/**
+ * Waits until the page has painted `n` more frames: what it queued for the next frame (a chart's
+ * draw or resize, a panel that follows the run) is then done. A wait on the page, not on a clock.
+ */
+export async function nextFrames(page, n = 2) {
+  await page.evaluate((k) => new Promise((resolve) => {
+    const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
+    step(k);
+  }), n);
 }
 
 /** Writes a full-page PNG to test-results/NAME.png and returns its path. */

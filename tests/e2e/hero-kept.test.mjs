@@ -70,6 +70,7 @@ test('a lesson draws its fix\'s policy beside the broken setup\'s: sticky beside
   const curvesNow = async (page) => { await settled(page); await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); return curves(page); };
   // By link: the lesson's broken setup is round robin; its first fix routes by sticky.
   const { page, errors } = await site.open('/?lesson=more-replicas-slower', { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.lessonsList, null, { timeout: PAGE_TIMEOUT }); // the course is loaded
   const fixes = await page.evaluate(() => window.kvfleet.lessonsList.find((l) => l.id === 'more-replicas-slower').fixes.map((f) => f.config.routing));
   assert.deepEqual(fixes, ['sticky', 'kv']);
   await page.waitForFunction(() => window.kvfleet.lastReport?.config.workload === 'sessions', null, { timeout: PAGE_TIMEOUT });

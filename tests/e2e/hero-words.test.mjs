@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, nextFrames } from './harness.mjs';
 
 let site;
 const PAGE_TIMEOUT = 60000;
@@ -115,7 +115,7 @@ test('the trade-off: at 4 replicas the most hits come with the slower p99 and th
   // The CLI (--des-instances 16): p50 75.3 ms (prefix_aware) against 137 ms (round robin), 10% lower or more.
   assert.ok(at16.prefix_aware.hit_rate_tokens > at16.round_robin.hit_rate_tokens, 'prefix_aware has the most hits at 16');
   assert.ok(at16.prefix_aware.ttft_ms_p50 <= 0.9 * at16.round_robin.ttft_ms_p50, 'a median 10% lower or more at 16');
-  await page.waitForTimeout(200); // the words follow the last point
+  await nextFrames(page); // the words follow the last point (written with it)
   const lead16 = await page.textContent('[data-testid=takeaway]');
   assert.match(lead16, /^On 16 replicas, round robin serves/);
   const detail16 = await page.textContent('[data-testid=takeaway-detail]');
@@ -317,7 +317,7 @@ test('conversation trace under prefix_aware: the TTFT figure and the detail writ
   const top = r.per_instance.reduce((b, x) => (x.requests > b.requests ? x : b));
   assert.equal(top.requests, s.requests, 'one replica took every request');
   await page.waitForFunction(() => !window.kvfleet.hero.pending, null, { timeout: 180000 });
-  await page.waitForTimeout(200); // the words follow the last point
+  await nextFrames(page); // the words follow the last point (written with it)
   const detail = await page.textContent('[data-testid=takeaway-detail]');
   assert.ok(detail.includes(`every prompt's first block hashes to R${top.index}.`), detail);
   assert.ok(detail.includes(`prefix_aware's first-token time is ${ms(s.ttft_ms_p50)} median and ${ms(s.ttft_ms_p99)} p99, round robin's `), detail);
@@ -351,7 +351,7 @@ test('sglang at 4 replicas has prefix_aware\'s hits at round robin\'s speed, and
   await page.click('[data-testid=hero-marks-instances] span[data-value="16"]');
   await shownAt(page, 16);
   await page.waitForFunction(() => !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(200); // the words follow the last point
+  await nextFrames(page); // the words follow the last point (written with it)
   const q = await got(16);
   const fast16 = Math.min(...Object.values(q).map((x) => x.ttft_ms_p99));
   const top16 = Math.max(...Object.values(q).map((x) => tenths(x.hit_rate_tokens)));
@@ -446,7 +446,7 @@ test('a scenario has no "was": its numbers stand alone, and the next step compar
   const n = await page.evaluate(() => window.kvfleet.runCount);
   await page.click('[data-testid=scenario-hot]');
   await page.waitForFunction((k) => window.kvfleet.runCount > k && window.kvfleet.lastReport.config.routing === 'prefix_aware', n, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(200);
+  await nextFrames(page);
   const hot = await page.evaluate(() => window.kvfleet.lastReport);
   for (const id of ['hero-token-hit', 'hero-any-hit', 'hero-ttft']) assert.doesNotMatch(await sub(page, id), /\bwas\b|settings different/, id);
   // Read for a second, then one more replica: "was" is the scenario's run.
@@ -454,7 +454,7 @@ test('a scenario has no "was": its numbers stand alone, and the next step compar
   await page.focus(SLIDER);
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction((k) => window.kvfleet.lastReport.config.instances > k, hot.config.instances, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(200);
+  await nextFrames(page);
   const next = await page.evaluate(() => window.kvfleet.lastReport);
   const [a, b] = [hot, next].map((r) => `${ms(r.summary.ttft_ms_p50)} · ${ms(r.summary.ttft_ms_p99)}`);
   assert.equal(await sub(page, 'hero-ttft'), `median · p99 was ${a} at ${hot.config.instances} replicas → now ${b}`);

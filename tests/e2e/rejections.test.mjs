@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, ROOT, nativeBin } from './harness.mjs';
+import { startSite, ROOT, nativeBin, nextFrames } from './harness.mjs';
 
 const BIN = nativeBin();
 const PAGE_TIMEOUT = 60000;
@@ -29,7 +29,7 @@ async function lessonAtNineBlocks() {
   await page.keyboard.press('Home'); // 1 block, then eight steps: 9
   for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => window.kvfleet.lastReport.config.kv_blocks === 9, null, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(300);
+  await nextFrames(page);
   return { page, errors, context };
 }
 

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, nextFrames } from './harness.mjs';
 
 const TRACE_SGLANG = '/?trace=conversation_trace.jsonl&routing=sglang';
 const PAGE_TIMEOUT = 90000;
@@ -33,7 +33,7 @@ async function openHero(url, width, height) {
   const opened = await site.open(url, { viewport: { width, height } });
   await opened.page.waitForFunction(() => window.kvfleet?.runCount > 0 && (window.kvfleet.heroDone || 0) > 0 && !window.kvfleet.hero.pending,
     null, { timeout: PAGE_TIMEOUT });
-  await opened.page.waitForTimeout(300); // the words follow the last point
+  await nextFrames(opened.page); // the words follow the last point (written with it)
   return opened;
 }
 

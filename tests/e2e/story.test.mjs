@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, ROOT, nextFrames } from './harness.mjs';
 import { trendWords, heroTakeaway, busiestWords, whyRatesDiffer, wasNow, changeWords, tradeoffWords, heroCaption, durationText,
   crowdedWords, bothWords } from '../../www/js/story.js';
 import { medianJump } from '../../www/js/story-speed.js';
@@ -485,7 +485,7 @@ test('hero: after a visit to 256 replicas and back to 4, the figure keeps the cu
   await page.keyboard.press('Home'); // 1, then three steps: 2, 3, 4
   for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 4 && !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(300); // any draw still queued
+  await nextFrames(page); // any draw still queued
   const check = async (what) => {
     const shown = await heroOnScreen(page);
     const rr = shown.round_robin, pa = shown.prefix_aware;
@@ -500,7 +500,7 @@ test('hero: after a visit to 256 replicas and back to 4, the figure keeps the cu
   await page.click('label[for="hero-in-routing-kv"]');
   await page.waitForFunction(() => window.kvfleet.lastReport.config.routing === 'kv' && !window.kvfleet.hero.pending
     && (window.kvfleet.hero.onScreen().kv || []).some((q) => q.instances === 256), null, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(300);
+  await nextFrames(page);
   await check('kv at 4');
   assert.deepEqual(errors, []);
 });
@@ -509,7 +509,7 @@ test('hero at 256 replicas: the "256 replicas" label covers no point of the figu
   const { page, errors } = await openHero('/?instances=256');
   await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 256 && !window.kvfleet.hero.pending, null, { timeout: PAGE_TIMEOUT });
   await page.locator('[data-testid=chart-hero]').scrollIntoViewIfNeeded();
-  await page.waitForTimeout(300);
+  await nextFrames(page);
   const { box, points } = await page.evaluate(() => {
     const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
     c.draw();
@@ -528,7 +528,7 @@ test('on a phone at 64 replicas the "64 replicas" label crosses no point and no 
   const { page, errors } = await openHero('/?instances=64', { width: 390, height: 844 });
   await page.waitForFunction(() => window.kvfleet.lastReport.config.instances === 64 && !window.kvfleet.hero.pending
     && Object.values(window.kvfleet.hero.onScreen()).every((c) => c.some((q) => q.instances === 64)), null, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(300);
+  await nextFrames(page);
   const { box, marks } = await page.evaluate(() => {
     const c = window.Chart.getChart(document.querySelector('[data-testid=chart-hero]'));
     c.draw();
@@ -599,7 +599,7 @@ test('lesson reuse-at-all at 9 blocks: the one-replica lead counts only the admi
   await page.keyboard.press('Home'); // 1 block, then eight steps: 9
   for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => window.kvfleet.lastReport.config.kv_blocks === 9, null, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(300);
+  await nextFrames(page);
   const s = await page.evaluate(() => window.kvfleet.lastReport.summary);
   assert.equal(await page.evaluate(() => window.kvfleet.lastReport.config.instances), 1);
   assert.ok(s.rejected + s.timed_out > s.requests / 2, `most requests refused (${s.rejected} rejected, ${s.timed_out} timed out of ${s.requests})`);
@@ -680,7 +680,7 @@ test('lesson "More replicas, slower answers", fix kv with session affinity: the 
     const c = window.kvfleet.lastReport.config;
     return c.routing === 'kv' && c.session_affinity === 100 && window.kvfleet.heroDone > k && !window.kvfleet.hero.pending;
   }, done, { timeout: PAGE_TIMEOUT });
-  await page.waitForTimeout(300); // the sentences follow the last point
+  await nextFrames(page); // the sentences follow the last point (written with it)
   const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
   const shown = await heroOnScreen(page);
   const y = (p) => shown[p].find((q) => q.x === cfg.instances).y.toFixed(1);

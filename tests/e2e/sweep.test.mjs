@@ -275,7 +275,7 @@ test('a bad spec is named next to the input and the last curve stays; a newer sw
     await page.fill('[data-testid="sweep-spec"]', '1,3');
     await page.click('[data-testid="sweep-run"]');
     await page.waitForFunction((n) => window.kvfleet.lastSweep.seq > n, good.seq, { timeout: 60000 });
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(300); // not a wait for a result: room for a stale sweep to be drawn, were it drawn
     const last = await page.evaluate(() => window.kvfleet.lastSweep);
     assert.equal(last.seq, good.seq + 1, 'only the newer sweep was drawn');
     assert.equal(last.param, 'instances');
@@ -289,7 +289,7 @@ test('a bad spec is named next to the input and the last curve stays; a newer sw
     await page.waitForSelector('[data-testid="sweep-cancel"]:not([hidden])');
     await page.click('[data-testid="sweep-cancel"]');
     assert.match(await page.textContent('[data-testid="sweep-status"]'), /cancelled/i);
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(300); // not a wait for a result: room for the cancelled sweep to be drawn, were it drawn
     assert.equal(await seqOf(page), last.seq);
     assert.equal(await page.isVisible('[data-testid="sweep-progress"]'), false);
     assert.deepEqual(errors, []);

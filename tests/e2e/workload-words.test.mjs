@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, ROOT } from './harness.mjs';
+import { startSite, ROOT, nextFrames } from './harness.mjs';
 import { workloadWords } from '../../www/js/workload-words.js';
 
 const DEFAULTS = {
@@ -56,7 +56,7 @@ async function workloadOf(url) {
   try {
     await page.waitForFunction(() => window.kvfleet?.runCount > 0 && (window.kvfleet.heroDone || 0) > 0 && !window.kvfleet.hero.pending,
       null, { timeout: 120000 });
-    await page.waitForTimeout(300);
+    await nextFrames(page);
     const r = await page.evaluate(() => window.kvfleet.lastReport);
     const sweeps = await page.evaluate(() => window.kvfleet.hero.sweeps);
     const words = await page.textContent('[data-testid=workload]');

@@ -27,7 +27,8 @@ commands:
   serve [--port N]      build and book, then serve www/ on http://127.0.0.1:N/ (default
                         8000, or a free port when 8000 is busy); the book is at /book/
   test                  the one check: fmt, clippy, native tests, xtask build, wasm tests
-                        in Chromium, build, book, dist, page tests (node --test tests/e2e/)
+                        in Chromium, build, book, dist, page tests (node tests/e2e/run.mjs:
+                        the files in parallel, sharing one Chromium and one server)
   mutants [--smoke] [--jobs N] [--iterate] [--list] [MODULE ...]
                         mutation testing (cargo-mutants, installed if missing) of the core
                         modules one by one against their tests, then a score table

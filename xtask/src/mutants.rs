@@ -224,7 +224,13 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
     let iterate = args.iter().any(|a| a == "--iterate");
     ensure_cargo_mutants()?;
     let t0 = Instant::now();
-    let tree = crate::mutants_tree::prepare()?;
+    let mut tests: Vec<&str> = modules
+        .iter()
+        .flat_map(|m| m.tests.iter().copied())
+        .collect();
+    tests.sort_unstable();
+    tests.dedup();
+    let tree = crate::mutants_tree::prepare(&tests)?;
     let mut scores = Vec::new();
     for (i, m) in modules.iter().enumerate() {
         println!(
@@ -299,13 +305,17 @@ fn ensure_cargo_mutants() -> Result<(), String> {
     if present {
         return Ok(());
     }
-    println!("xtask: cargo-mutants is missing, installing {CARGO_MUTANTS_VERSION}");
+    println!(
+        "xtask: cargo-mutants is missing, installing {CARGO_MUTANTS_VERSION} (a debug build: \
+         its own speed is nothing beside the builds and tests it runs)"
+    );
     run(cmd(
         "cargo",
         &[
             "install",
             "cargo-mutants",
             "--locked",
+            "--debug",
             "--version",
             CARGO_MUTANTS_VERSION,
         ],

@@ -2,6 +2,7 @@
 //! untracked files, not the ignored ones) in `target/mutants-tree/`, with its own target
 //! directory holding only the `mutants` profile, so cargo-mutants can copy it to each job
 //! (`--copy-target true`) instead of building the dependencies again per module and job.
+//! Only the test targets the chosen modules run are built (the smoke check's one, not 35).
 
 use crate::util::{cmd, root, run};
 use std::collections::HashSet;
@@ -9,8 +10,9 @@ use std::path::{Path, PathBuf};
 
 /// Copies the working tree's files into `target/mutants-tree/` (only those whose bytes
 /// changed, so the incremental build there stays valid), removes files that are gone,
-/// and builds the library and its tests with the `mutants` profile.
-pub fn prepare() -> Result<PathBuf, String> {
+/// and builds the library's tests and the integration tests `tests` (those the chosen
+/// modules run, not all of them) with the `mutants` profile.
+pub fn prepare(tests: &[&str]) -> Result<PathBuf, String> {
     let tree = root().join("target/mutants-tree");
     let files = source_files()?;
     let mut copied = 0;
@@ -26,10 +28,13 @@ pub fn prepare() -> Result<PathBuf, String> {
         tree.display(),
         files.len()
     );
-    let mut build = cmd(
-        "cargo",
-        &["build", "--profile", "mutants", "--lib", "--tests", "-q"],
-    );
+    // `cargo test --no-run` with cargo-mutants' own selection (`--lib --test ...`): what its
+    // baseline builds, so the baseline finds it fresh.
+    let mut args = vec!["test", "--no-run", "--profile", "mutants", "--lib", "-q"];
+    for t in tests {
+        args.extend(["--test", t]);
+    }
+    let mut build = cmd("cargo", &args);
     build
         .current_dir(&tree)
         .env_remove("CARGO_TARGET_DIR")

@@ -47,7 +47,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
             Step::Cmd(cmd("cargo", &["test", "--locked"])),
         ),
         (
-            "wasm test runner build (wasm-bindgen-cli, first time 2-4 min)",
+            "wasm test runner build (wasm-bindgen-cli without TLS, on the xtask's build of wasm-bindgen's crates; first time 1-2 min)",
             Step::Cmd(cmd(
                 "cargo",
                 &["build", "--locked", "-p", "wasm-test-runner"],
@@ -64,8 +64,8 @@ pub fn test(args: &[String]) -> Result<(), String> {
         ("book build", Step::Book),
         ("static folder (dist/)", Step::Dist),
         (
-            "page tests",
-            Step::Cmd(cmd("node", &["--test", "tests/e2e/"])),
+            "page tests (parallel files, one shared Chromium and server)",
+            Step::Cmd(cmd("node", &["tests/e2e/run.mjs"])),
         ),
     ];
     let total = steps.len();
@@ -82,7 +82,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
         println!("\n==> xtask test [{}/{total}] {name}: {shown}", i + 1);
         let result = match step {
             Step::Cmd(c) => {
-                if name == "page tests" {
+                if name.starts_with("page tests") {
                     ensure_node_modules()?;
                 }
                 run(c)

@@ -1,0 +1,84 @@
+// The page tests' runner (`cargo xtask test` calls it): ONE static server for www/ and ONE headless
+// Chromium for every test file, then `node --test --test-concurrency=JOBS` over the files, each file
+// a process of its own that opens its pages as contexts of the shared browser (harness.mjs reads
+// KVFLEET_E2E_SITE and KVFLEET_E2E_BROWSER). The slowest files start first, so the parallel run
+// ends when they do. Exits with node --test's status.
+//
+//   node tests/e2e/run.mjs                         every tests/e2e/*.test.mjs, JOBS at a time
+//   node tests/e2e/run.mjs --jobs 1 page sweep     those two files, one after the other
+//   KVFLEET_E2E_JOBS=3 node tests/e2e/run.mjs      (default: 3)
+// One file by hand needs no runner: node --test tests/e2e/page.test.mjs (it starts its own).
+
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, ROOT, WWW } from './harness.mjs';
+import { serveDir } from './serve.mjs';
+
+const E2E = join(ROOT, 'tests', 'e2e');
+const DEFAULT_JOBS = 3;
+// The files that take longest (a minute or more each on a 2-core machine), longest first: started
+// first so that no long file begins when the others are done.
+const SLOW_FIRST = ['story', 'hero-words', 'capacity', 'page', 'course', 'sweep', 'book', 'explainer', 'zoo'];
+
+function parseArgs(argv) {
+  let jobs = Number(process.env.KVFLEET_E2E_JOBS || DEFAULT_JOBS);
+  const names = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--jobs') jobs = Number(argv[++i]);
+    else if (argv[i].startsWith('--jobs=')) jobs = Number(argv[i].slice(7));
+    else names.push(argv[i]);
+  }
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs (or KVFLEET_E2E_JOBS) must be a whole number >= 1, got ${jobs}`);
+  return { jobs, names };
+}
+
+/** The test files to run: the named ones (`page`, `page.test.mjs` or a path), else all, slow ones first. */
+function testFiles(names) {
+  const all = readdirSync(E2E).filter((f) => f.endsWith('.test.mjs')).sort();
+  const picked = names.length === 0 ? all : names.map((n) => {
+    const f = n.replace(/^.*\//, '').replace(/(\.test)?\.mjs$/, '') + '.test.mjs';
+    if (!all.includes(f)) throw new Error(`no page test file ${f} in tests/e2e/`);
+    return f;
+  });
+  const rank = (f) => {
+    const i = SLOW_FIRST.indexOf(f.replace('.test.mjs', ''));
+    return i < 0 ? SLOW_FIRST.length : i;
+  };
+  return [...picked].sort((a, b) => rank(a) - rank(b)).map((f) => join(E2E, f));
+}
+
+function runNodeTest(files, jobs, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--test', `--test-concurrency=${jobs}`, ...files], { cwd: ROOT, env, stdio: 'inherit' });
+    const stop = (sig) => child.kill(sig);
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function main() {
+  const { jobs, names } = parseArgs(process.argv.slice(2));
+  const files = testFiles(names);
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
+  const t0 = Date.now();
+  const site = await serveDir(WWW);
+  let browser;
+  try {
+    browser = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    console.log(`run.mjs: ${files.length} page test file(s), ${jobs} at a time, one Chromium and one server (${site.url}) shared`);
+    const env = { ...process.env, KVFLEET_E2E_SITE: site.url, KVFLEET_E2E_BROWSER: browser.wsEndpoint() };
+    const code = await runNodeTest(files, jobs, env);
+    console.log(`run.mjs: ${code === 0 ? 'all passed' : `FAILED (node --test exit ${code})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return code;
+  } finally {
+    await browser?.close().catch(() => {});
+    await site.close();
+  }
+}
+
+main().then((code) => process.exit(code), (e) => {
+  console.error(`run.mjs: ${e.message}`);
+  process.exit(1);
+});
