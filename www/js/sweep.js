@@ -192,8 +192,11 @@ export class Sweep {
     this.els.series.value = 'current';
   }
 
-  preset(id) {
-    const p = PRESETS.find((x) => x.id === id);
+  /** Sets the form to preset `id` and runs it (run: false only sets it; keepBase: false leaves the
+   * preset's workload to the page's settings, as an embed that put it there does). */
+  preset(id, { run = true, keepBase = true } = {}) {
+    const found = PRESETS.find((x) => x.id === id);
+    const p = keepBase ? found : { ...found, base: {} };
     this.dropOwn();
     this.els.param.value = p.param;
     this.els.spec.value = p.spec;
@@ -209,7 +212,7 @@ export class Sweep {
       this.presetPlain = p;
     }
     this.syncSeries();
-    return this.run();
+    return run ? this.run() : null;
   }
 
   ensurePool() {
