@@ -28,6 +28,7 @@ export function sweepOptions(q, params, notes) {
     else if (m && usable.has(name)) out = { preset: null, param: name, spec: m[2], series: 'current' };
     else notes.push(`Unknown sweep=“${raw.slice(0, 40)}”; allowed: ${ALLOWED}. Showing the ${DEFAULT_SWEEP} sweep.`);
   }
+  const given = { sweep: out ? raw : null, routing: null };
   if (!out) {
     const p = PRESETS.find((x) => x.id === DEFAULT_SWEEP);
     out = { preset: p.id, param: p.param, spec: p.spec, series: p.series };
@@ -36,10 +37,15 @@ export function sweepOptions(q, params, notes) {
   if (r !== null && !Array.isArray(out.series)) {
     const names = r.split(',').map((n) => n.trim()).filter(Boolean);
     const ok = names.length && (names.join() === 'all' || names.join() === 'current' || names.every((n) => routingChoices.includes(n)));
-    if (ok) out.series = names.join(',');
-    else notes.push(`Unknown sweep_routing=“${r.slice(0, 40)}”; allowed: current, all, or policies from ${routingChoices.join(', ')} (comma-separated). Showing ${out.series === 'current' ? 'the current routing' : out.series}.`);
+    if (ok) {
+      out.series = names.join(',');
+      given.routing = out.series;
+    } else {
+      const showing = out.series === 'current' ? 'the current routing' : out.series;
+      notes.push(`Unknown sweep_routing=“${r.slice(0, 40)}”; allowed: current, all, or policies from ${routingChoices.join(', ')} (comma-separated). Showing ${showing}.`);
+    }
   }
-  out.given = { sweep: raw || null, routing: r };
+  out.given = given;
   return out;
 }
 

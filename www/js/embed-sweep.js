@@ -80,9 +80,9 @@ export class EmbedSweep {
     if (this.firstDone || !this.sw.given.sweep) { this.hooks.error(err.textContent); return; }
     // The address's sweep cannot be planned: said once, then the default sweep.
     this.firstDone = true;
-    this.hooks.note(`${err.textContent} (sweep=“${this.sw.given.sweep.slice(0, 40)}”); allowed: ${ALLOWED}. Showing the ${DEFAULT_SWEEP} sweep.`);
+    this.hooks.note(`The link's sweep: ${err.textContent.replace(/\.$/, '')}; allowed: ${ALLOWED}. Showing the ${DEFAULT_SWEEP} sweep.`);
     const p = PRESETS.find((x) => x.id === DEFAULT_SWEEP);
-    this.sw = { preset: p.id, param: p.param, spec: p.spec, series: p.series, given: this.sw.given };
+    this.sw = { preset: p.id, param: p.param, spec: p.spec, series: p.series, given: { sweep: null, routing: null } };
     const { params, config } = this.hooks.state();
     this.setup(params, config);
     this.hooks.fallback(presetBase(p.id));

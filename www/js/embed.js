@@ -205,7 +205,7 @@ export class EmbedView {
 
   urlExtra() {
     if (this.lessons) return {};
-    const sw = this.opts.sweep?.given;
+    const sw = (this.sweepFig?.sw ?? this.opts.sweep)?.given;
     return { show: this.opts.show, controls: this.opts.controlsGiven ? this.opts.controls.join(',') : null, caption: this.opts.caption || null,
       sweep: sw?.sweep ?? null, sweep_routing: sw?.routing ?? null };
   }

@@ -303,7 +303,8 @@ export class Sweep {
     const jobs = series.flatMap((se, s) => se.plan.points.map((pt, i) => ({ s, i, config: pt.config })));
     // A preset's reference run (the P:D split's colocated fleet), drawn as a flat line on both charts.
     let reference = null;
-    if (preset?.reference) jobs.push({ s: 'ref', config: { ...base, ...preset.reference.set } });
+    // It routes as the first line does (the P:D preset's kv), not by the page's own routing.
+    if (preset?.reference) jobs.push({ s: 'ref', config: { ...base, ...lines[0].set, ...preset.reference.set } });
     const workers = this.pool.length;
     const t0 = performance.now();
     let next = 0, done = 0;
