@@ -6,6 +6,7 @@
 // (Light: the page loads it up front; the figure itself, with the sweep panel's code, on demand.)
 
 import { fmtMs } from './charts.js';
+import { countPct } from './format.js';
 import { PRESETS, valueLabel } from './sweep-presets.js';
 
 export const DEFAULT_SWEEP = 'pd';
@@ -54,7 +55,8 @@ export function presetBase(id) {
   return { ...(PRESETS.find((p) => p.id === id)?.base || {}) };
 }
 
-/** The computed sentence: each line's lowest p99 TTFT (ties named together), TPOT where charted, the reference. */
+/** The computed sentence: each line's token hit rate at both ends (when the hit rate is charted), its lowest
+ * p99 TTFT (ties named together), its lowest p99 TPOT (when charted), and the reference run. */
 export function sweepSentence(last) {
   if (!last?.series) return '';
   const param = last.param;
@@ -66,9 +68,15 @@ export function sweepSentence(last) {
     return `${param} = ${where} (${fmtMs(low)})`;
   };
   const tpot = (last.metrics || []).includes('tpot');
+  const hit = (last.metrics || ['hit'])[0] === 'hit';
+  // The hit chart: prompt tokens from cache at the sweep's first and last value.
+  const ends = (se) => {
+    const S = se.summaries, P = se.plan.points;
+    return `prompt tokens from cache ${countPct(S[0].hit_rate_tokens)} at ${valueLabel(P[0].value)}, ${countPct(S[S.length - 1].hit_rate_tokens)} at ${valueLabel(P[P.length - 1].value)}; `;
+  };
   const parts = last.series.map((se) => {
     const who = last.series.length > 1 || se.style ? `${se.label}: ` : `${se.routing}: `;
-    return `${who}lowest p99 TTFT at ${lowest(se, 'ttft_ms_p99')}${tpot ? `; lowest p99 TPOT at ${lowest(se, 'tpot_ms_p99')}` : ''}`;
+    return `${who}${hit ? ends(se) : ''}lowest p99 TTFT at ${lowest(se, 'ttft_ms_p99')}${tpot ? `; lowest p99 TPOT at ${lowest(se, 'tpot_ms_p99')}` : ''}`;
   });
   const ref = last.reference ? ` ${last.reference.label}: p99 TTFT ${fmtMs(last.reference.summary.ttft_ms_p99)}${tpot ? `, p99 TPOT ${fmtMs(last.reference.summary.tpot_ms_p99)}` : ''}.` : '';
   return `${parts.join('. ')}.${ref}`;
