@@ -129,13 +129,15 @@ test('show=sweep with a CLI-style spec and sweep_routing= draws one line per pol
   try {
     const sw = await last();
     assert.deepEqual(sw.series.map((s) => s.routing), ['round_robin', 'kv']);
+    const sentence = await page.textContent('[data-testid=embed-sentence]');
     for (const se of sw.series) {
       const cli = cliSweep('instances=1,2,4', ['--des-routing', se.routing]);
       assert.deepEqual(se.points.map((p) => String(p.value)), cli.map((r) => r.value));
       for (const [i, r] of cli.entries()) assert.ok(close(se.points[i].summary.ttft_ms_p99, r.ttft_ms_p99), `${se.routing} ${r.value}`);
+      // The sentence gives each line's token hit rate at the first and last value, as the CLI measures it.
+      const at = (r) => `${(r.hit_rate_tokens * 100).toFixed(1)}% at ${r.value}`;
+      assert.ok(sentence.includes(`${se.routing}: prompt tokens from cache ${at(cli[0])}, ${at(cli[2])}; lowest p99 TTFT at instances = `), sentence);
     }
-    const sentence = await page.textContent('[data-testid=embed-sentence]');
-    assert.match(sentence, /^round_robin: lowest p99 TTFT at instances = .*\. kv: lowest p99 TTFT at instances = /);
     assert.equal(await page.textContent('[data-testid="url-notes"]').then((t) => t.trim()), '');
     assert.deepEqual(errors, []);
   } finally { await done(); }
