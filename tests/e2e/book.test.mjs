@@ -131,6 +131,7 @@ function figureDone(frame) {
   if (d.querySelector('[data-testid=embed-lesson]')) return d.querySelectorAll('[data-testid=lesson-checks] li').length > 0;
   const show = d.querySelector('#embed').dataset.show;
   if (show === 'replicas-sweep' && !(k.heroDone > 0)) return false;
+  if (show === 'sweep' && !(k.lastSweep?.seq > 0)) return false; // the sweep's charts are drawn
   if (show === 'compare' && !d.querySelector('[data-testid=embed-sentence]').textContent.startsWith('Most tokens')) return false;
   return d.querySelector('[data-testid=embed-sentence]').textContent.trim().length > 0;
 }

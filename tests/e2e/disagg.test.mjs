@@ -144,7 +144,8 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
 test('the P:D split preset equals the CLI sweep at 8 replicas, point by point', async () => {
   const base = ['--des-instances', '8', '--request-rate', '24', '--des-num-requests', '2000', '--des-routing', 'kv'];
   const rows = cli([...base, '--des-sweep', 'prefill-instances=1:7', '--des-sweep-json']);
-  const { page, errors, close } = await openPage('/?routing=kv');
+  // On the page's own routing (round robin): the preset's kv line and its colocated reference route by kv.
+  const { page, errors, close } = await openPage('/');
   try {
     const before = await page.evaluate(() => window.kvfleet.lastSweep?.seq ?? 0);
     await page.click('[data-testid="sweep-preset-pd"]');

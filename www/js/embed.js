@@ -12,6 +12,7 @@ import { pct, num, policyColor, orderPolicies, themeInk, countPct } from './form
 import { Lessons } from './lessons.js';
 import { el } from './page-bits.js';
 import { controlNames } from './lesson-settings.js';
+import { sweepOptions, sweepSentence } from './embed-sweep-opts.js';
 
 /** The figures an embed can show, with the controls each gets when controls= is absent. */
 export const SHOWS = {
@@ -21,6 +22,7 @@ export const SHOWS = {
   latency: { controls: ['routing', 'request_rate'], title: 'Latency distribution' },
   timeline: { controls: ['routing', 'request_rate'], title: 'Queues and cache over time' },
   compare: { controls: ['instances', 'num_prefixes'], title: 'Every policy on the same workload' },
+  sweep: { controls: ['request_rate', 'output_len'], title: 'A setting swept, per routing policy' },
 };
 const MAX_CONTROLS = 4;
 const MAX_CAPTION = 280;
@@ -54,11 +56,13 @@ export function embedOptions(search, params, lesson = null) {
     }
   }
   const caption = (q.get('caption') || '').slice(0, MAX_CAPTION);
-  return { show, controls, caption, controlsGiven: given !== null, notes };
+  const sweep = show === 'sweep' ? sweepOptions(q, params, notes) : null;
+  return { show, controls, caption, controlsGiven: given !== null, notes, sweep };
 }
 
-/** The computed sentence under an embedded figure. */
+/** The computed sentence under an embedded figure (`sweeps`: the hero's, or show=sweep's drawn sweep). */
 export function embedSentence(show, report, config, sweeps) {
+  if (show === 'sweep') return sweepSentence(sweeps);
   const s = report.summary || {};
   const per = report.per_instance || [];
   switch (show) {
@@ -88,7 +92,7 @@ export function embedSentence(show, report, config, sweeps) {
 }
 
 export class EmbedView {
-  /** hooks: {onControl, onPick, workerUrl, fullUrl(), compare(configs)}. */
+  /** hooks: {onControl, onPick, workerUrl, fullUrl(), compare(configs), and for show=sweep: plan, state, note, fallback}. */
   constructor(body, params, opts, hooks) {
     this.params = params;
     this.opts = opts;
@@ -178,6 +182,17 @@ export class EmbedView {
       this.hero = new HeroPanel({ canvas: c, controls: null, ...sink }, this.params, { onControl: this.hooks.onControl, onPick: this.hooks.onPick },
         { workerUrl: this.hooks.workerUrl });
       document.addEventListener('kvfleet:hero-done', () => this.words());
+    } else if (show === 'sweep') {
+      // The sweep panel's code, loaded on demand (the first run computes meanwhile).
+      const h = this.hooks;
+      import('./embed-sweep.js').then(({ EmbedSweep }) => {
+        this.sweepFig = new EmbedSweep(this.box, this.opts.sweep, {
+          plan: h.plan, workerUrl: h.workerUrl, state: h.state, note: h.note, fallback: h.fallback,
+          error: (text) => { this.errorEl.textContent = text; this.errorEl.hidden = !text; },
+          done: () => this.words(),
+        });
+        if (this.config) this.sync(this.config, this.source);
+      }).catch((err) => { this.errorEl.textContent = `The sweep could not load: ${err.message}`; this.errorEl.hidden = false; });
     } else if (show === 'compare') {
       this.cmpCanvas = this.canvas('embed-compare', title);
     } else {
@@ -190,13 +205,20 @@ export class EmbedView {
 
   urlExtra() {
     if (this.lessons) return {};
-    return { show: this.opts.show, controls: this.opts.controlsGiven ? this.opts.controls.join(',') : null, caption: this.opts.caption || null };
+    const sw = (this.sweepFig?.sw ?? this.opts.sweep)?.given;
+    return { show: this.opts.show, controls: this.opts.controlsGiven ? this.opts.controls.join(',') : null, caption: this.opts.caption || null,
+      sweep: sw?.sweep ?? null, sweep_routing: sw?.routing ?? null };
   }
 
   sync(config, source) {
     this.config = { ...config };
+    this.source = source;
     this.link.href = this.hooks.fullUrl();
     if (this.hero) this.hero.sync(config, source);
+    if (this.sweepFig) {
+      if (!this.sweepFig.ready) this.sweepFig.setup(this.params, config);
+      this.sweepFig.run();
+    }
     if (this.cmpCanvas) {
       const policies = orderPolicies(this.params.find((p) => p.name === 'routing')?.choices || []);
       this.policies = policies;
@@ -214,6 +236,7 @@ export class EmbedView {
 
   words() {
     if (!this.report || this.cmpCanvas || this.lessons) return;
+    if (this.opts.show === 'sweep') { this.sentence.textContent = sweepSentence(this.sweepFig?.last); return; }
     this.sentence.textContent = embedSentence(this.opts.show, this.report, this.config || this.report.config, this.hero?.sweeps || {});
   }
 
@@ -266,6 +289,7 @@ export class EmbedView {
     if (this.lessons) return;
     if (this.charts) { this.charts.destroy(); this.charts.create(); if (this.report) this.charts.update(this.report); }
     if (this.hero) this.hero.retheme();
+    if (this.sweepFig) this.sweepFig.retheme();
     if (this.cmp) { this.cmp.destroy(); this.cmp = null; }
   }
 }

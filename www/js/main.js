@@ -18,6 +18,7 @@ import { HeroMini, SHARE_METRIC, TTFT_METRIC } from './hero-share.js';
 import { HeroReplicas } from './hero-replicas.js';
 import { WorkerHost } from './worker-host.js';
 import { EmbedView, embedOptions } from './embed.js';
+import { presetBase } from './embed-sweep-opts.js';
 import { marks, mark, markEpochs } from './timeline.js';
 import { bringIntoView, showNotes, share } from './page-bits.js';
 import { lazyDraw } from './lazy-draw.js';
@@ -172,6 +173,9 @@ function initEmbed(msg, lesson) {
   st.lesson = lesson;
   const opts = embedOptions(location.search, st.params, lesson);
   showNotes(opts.notes);
+  // A sweep preset's workload (the P:D split's 8 replicas at 24 req/s), under the address's own values.
+  const fill = (base) => { for (const [k, v] of Object.entries(base)) if (!st.fromUrl.has(k)) st.config[k] = v; };
+  if (opts.sweep?.preset) fill(presetBase(opts.sweep.preset));
   embedView = new EmbedView(document.body, st.params, opts, {
     onControl, onPick: (n) => onControl('instances', n),
     workerUrl: new URL('./worker.js', import.meta.url),
@@ -180,6 +184,10 @@ function initEmbed(msg, lesson) {
       return q ? `./?${q}` : './';
     },
     compare: (configs) => { st.compareId = st.nextId++; worker.postMessage({ type: 'compare', id: st.compareId, configs, trace: st.source }); },
+    plan: planSweep,
+    state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
+    note: (text) => showNotes([text]),
+    fallback: (base) => { fill(base); refresh(); },
     lesson: lesson ? { lesson, params: st.params, fix: (changes) => { Object.assign(st.config, changes); refresh(); },
       restart: () => { st.config = lessonBase(lesson); st.source = lesson.trace ? builtin(lesson.trace) : null; refresh(); } } : null,
   });
@@ -239,11 +247,7 @@ function startLatePanels() {
   if (hook.lastReport) charts.update(hook.lastReport);
   late = buildLatePanels({
     before: replicaTable.el, runCompare, loadConfig, requestDecisions,
-    plan: (config, spec) => new Promise((resolve, reject) => {
-      const id = st.nextId++;
-      planWaiters.set(id, { resolve, reject });
-      worker.postMessage({ type: 'plan', id, config, spec });
-    }),
+    plan: planSweep,
     state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
     capacityState: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
       policies: st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv'] }),
@@ -263,6 +267,15 @@ function startLatePanels() {
     hook.panelsBuilt = true;
     mark('panelsBuilt');
   }).catch((err) => { hook.errors.push(`late panels: ${err.message}`); console.error(err); });
+}
+
+/** The simulator's plan of a sweep spec at `config` (the main worker): {param, points}. */
+function planSweep(config, spec) {
+  return new Promise((resolve, reject) => {
+    const id = st.nextId++;
+    planWaiters.set(id, { resolve, reject });
+    worker.postMessage({ type: 'plan', id, config, spec });
+  });
 }
 
 /** Where run errors are shown: beside the hero's controls, or in the embed's frame. */

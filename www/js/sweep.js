@@ -192,8 +192,11 @@ export class Sweep {
     this.els.series.value = 'current';
   }
 
-  preset(id) {
-    const p = PRESETS.find((x) => x.id === id);
+  /** Sets the form to preset `id` and runs it (run: false only sets it; keepBase: false leaves the
+   * preset's workload to the page's settings, as an embed that put it there does). */
+  preset(id, { run = true, keepBase = true } = {}) {
+    const found = PRESETS.find((x) => x.id === id);
+    const p = keepBase ? found : { ...found, base: {} };
     this.dropOwn();
     this.els.param.value = p.param;
     this.els.spec.value = p.spec;
@@ -209,7 +212,7 @@ export class Sweep {
       this.presetPlain = p;
     }
     this.syncSeries();
-    return this.run();
+    return run ? this.run() : null;
   }
 
   ensurePool() {
@@ -300,7 +303,8 @@ export class Sweep {
     const jobs = series.flatMap((se, s) => se.plan.points.map((pt, i) => ({ s, i, config: pt.config })));
     // A preset's reference run (the P:D split's colocated fleet), drawn as a flat line on both charts.
     let reference = null;
-    if (preset?.reference) jobs.push({ s: 'ref', config: { ...base, ...preset.reference.set } });
+    // It routes as the first line does (the P:D preset's kv), not by the page's own routing.
+    if (preset?.reference) jobs.push({ s: 'ref', config: { ...base, ...lines[0].set, ...preset.reference.set } });
     const workers = this.pool.length;
     const t0 = performance.now();
     let next = 0, done = 0;

@@ -6,7 +6,7 @@
 import { BUILTIN } from './traces.js';
 import { num } from './format.js';
 
-const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption']);
+const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption', 'sweep', 'sweep_routing']);
 const BUILTIN_TRACES = Object.keys(BUILTIN);
 /** A limit or a value in a note, with thousands separators (100,000,000). */
 const big = (v) => (Number.isInteger(v) ? num(v) : String(v));
