@@ -41,7 +41,8 @@ export function cacheStops(min = 1, max = CACHE_TOP_BLOCKS) {
 }
 /** Labelled under the cache slider; null is its last stop, the unbounded cache. */
 const CACHE_MARKS = [1, 16, 256, 2048, null]; // (4,096 touched "unbounded" on a phone)
-const PREFIX_MARKS = [1, 10, 100, 1000, 10000, 100000];
+/** Labelled under the prefixes slider past its first stop, which is labelled with its own value (0). */
+const PREFIX_MARKS = [10, 100, 1000, 10000, 100000];
 
 /**
  * One scale per setting, wherever its slider is (the hero, the settings panel, an embed): the values
@@ -55,5 +56,5 @@ export const SCALES = {
   prefill_instances: (p) => ({ stops: poolStops(p.min ?? 1, p.max ?? 255), marks: REPLICA_MARKS }),
   decode_instances: (p) => ({ stops: poolStops(p.min ?? 1, p.max ?? 255), marks: REPLICA_MARKS }),
   kv_blocks: (p) => ({ stops: [...cacheStops(p.min ?? 1, Math.min(p.max ?? CACHE_TOP_BLOCKS, CACHE_TOP_BLOCKS)), null], marks: CACHE_MARKS }),
-  num_prefixes: () => ({ stops: null, marks: PREFIX_MARKS }),
+  num_prefixes: (p) => ({ stops: null, marks: [p.min ?? 0, ...PREFIX_MARKS] }),
 };
