@@ -143,10 +143,11 @@ test('the prefixes and cache sliders change the per-replica chart, whose numbers
     const fewer = await repsData(page);
     assert.notDeepEqual(fewer, first, 'the chart moved with the prefixes');
     assertMatches(fewer, nativeReport(await page.evaluate(() => window.kvfleet.lastReport.config), params), '5 prefixes');
-    // The cache from unbounded (the last stop) down to 16 blocks per replica: the stops run
-    // 1 2 3 ... 16, so 16 is fifteen presses up from the first.
+    // The cache from unbounded (the last stop) down to 16 blocks per replica: the stops start at
+    // the smallest cache a 4,096 + 256-token request fits in, 9 blocks of 512, then run 10 11 ...
+    // 16, so 16 is seven presses up from the first.
     await press(page, '[data-testid=hero-input-kv_blocks]', 'Home');
-    await press(page, '[data-testid=hero-input-kv_blocks]', 'ArrowRight', 15);
+    await press(page, '[data-testid=hero-input-kv_blocks]', 'ArrowRight', 7);
     await runOf(page, { num_prefixes: 5, kv_blocks: 16 });
     const small = await repsData(page);
     assert.notDeepEqual(small.hit, fewer.hit, 'the hit rates moved with the cache');

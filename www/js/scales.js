@@ -39,6 +39,27 @@ export function cacheStops(min = 1, max = CACHE_TOP_BLOCKS) {
   for (let v = 1; v <= max; v *= 2) out.add(v);
   return [...out].filter((v) => v >= min && v <= max).sort((a, b) => a - b);
 }
+/**
+ * The smallest cache the simulator accepts for these settings, blocks: the longest request (prompt +
+ * output at their means x (1 + range_ratio)) must fit in one replica, as src/params/validate.rs
+ * checks (max_lengths; a sessions config's last turn, session_max_lengths). A trace's requests that
+ * do not fit are turned away, not refused: 1.
+ */
+export function cacheFloor(config, traced) {
+  if (traced || !config) return 1;
+  const hi = (mean) => Math.floor(mean * (1 + (config.range_ratio ?? 0)));
+  const block = config.block_size;
+  let tokens;
+  if (config.workload === 'sessions') {
+    const k = (config.turns ?? 1) - 1;
+    tokens = (config.system_prompt_len ?? 0) + (k + 1) * hi(config.turn_input_len) + k * hi(config.turn_output_len) + hi(config.turn_output_len);
+  } else {
+    tokens = hi(config.input_len) + hi(config.output_len);
+  }
+  const need = Math.ceil(tokens / block);
+  return Number.isFinite(need) && need >= 1 ? need : 1;
+}
+
 /** Labelled under the cache slider; null is its last stop, the unbounded cache. */
 const CACHE_MARKS = [1, 16, 256, 2048, null]; // (4,096 touched "unbounded" on a phone)
 /** Labelled under the prefixes slider past its first stop, which is labelled with its own value (0). */
