@@ -1,7 +1,7 @@
-// tests/e2e/lesson-stops.test.mjs: every value a lesson's fixes set is a stop of the slider the
-// lesson's workbench shows for that setting (the stops read from the slider itself, position by
-// position), and the reuse lesson's goal is met with its own cache slider by keyboard alone (→ until
-// every check of the goal is green, inside the 32,000-block budget).
+// tests/e2e/lesson-stops.test.mjs: every value a lesson's fixes set (and every cache size its hints
+// name) is a stop of the slider the lesson's workbench shows for that setting (the stops read from
+// the slider itself, position by position), and the reuse lesson's goal is met with its own cache
+// slider by keyboard alone (→ until every check of the goal is green, inside the 32,000-block budget).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,9 +41,17 @@ test('every value a lesson\'s fixes set is a stop of the lesson\'s own slider fo
       await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.lessonsList?.length, null, { timeout: 60000 });
       const lesson = await page.evaluate((i) => window.kvfleet.lessonsList.find((l) => l.id === i), id);
       assert.ok(lesson, id);
+      // The cache sizes its hints name ("25,000 blocks fall short and 30,000 make it"): stops too.
+      const hinted = lesson.hints.flatMap((h) => [...h.matchAll(/(\d[\d,]*) blocks|(\d[\d,]*) make it/g)].map((m) => Number((m[1] || m[2]).replace(/,/g, ''))));
       const keys = [...new Set(lesson.fixes.flatMap((f) => Object.keys(f.config).filter((k) => typeof f.config[k] === 'number')))];
       const before = {};
       for (const k of keys) before[k] = await sliderList(page, k);
+      if (hinted.length) {
+        const cache = await sliderList(page, 'kv_blocks');
+        assert.ok(cache, `${id}: its hints name cache sizes, and it shows the cache slider`);
+        for (const v of hinted) assert.ok(cache.includes(v), `${id}: ${v} blocks (a hint) is a stop of the cache slider (${cache.join(', ')})`);
+        checked.push(...hinted.map((v) => `${id}:hint=${v}`));
+      }
       // Each fix applied (its button, hidden until the hints run out, clicked through the DOM): every
       // number it sets is a stop of the slider the workbench shows for that setting.
       for (const f of lesson.fixes) {
@@ -60,7 +68,7 @@ test('every value a lesson\'s fixes set is a stop of the lesson\'s own slider fo
       assert.deepEqual(errors, []);
     } finally { await context.close(); }
   }
-  assert.ok(checked.includes('reuse-at-all:kv_blocks=30000'), `the reuse lesson's cache fix was checked (${checked.join(' ')})`);
+  for (const c of ['reuse-at-all:kv_blocks=30000', 'reuse-at-all:hint=25000', 'reuse-at-all:hint=30000']) assert.ok(checked.includes(c), `${c} was checked (${checked.join(' ')})`);
 });
 
 test('the reuse lesson is passed with its own cache slider by keyboard', async () => {
