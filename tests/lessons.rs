@@ -231,7 +231,10 @@ fn lessons_serialise_for_the_page() {
         let broken: Config = serde_json::from_value(l["broken"].clone()).unwrap();
         assert!(l["hints"].as_array().unwrap().len() >= 3);
         let fixes = l["fixes"].as_array().unwrap();
-        assert!(fixes.len() >= 2);
+        // Two ways to meet the goal, except where only one stop of the slider does (the reuse
+        // lesson: 30,000 blocks, the cache slider's one stop inside its budget that meets it).
+        let least = if l["id"] == "reuse-at-all" { 1 } else { 2 };
+        assert!(fixes.len() >= least, "{}: {} fixes", l["id"], fixes.len());
         for fix in fixes {
             assert!(!fix["name"].as_str().unwrap().is_empty());
             apply(&broken, &fix["config"]).unwrap();

@@ -143,10 +143,11 @@ test('the prefixes and cache sliders change the per-replica chart, whose numbers
     const fewer = await repsData(page);
     assert.notDeepEqual(fewer, first, 'the chart moved with the prefixes');
     assertMatches(fewer, nativeReport(await page.evaluate(() => window.kvfleet.lastReport.config), params), '5 prefixes');
-    // The cache from unbounded (the last stop) down to 16 blocks per replica: the stops run
-    // 1 2 3 ... 16, so 16 is fifteen presses up from the first.
+    // The cache from unbounded (the last stop) down to 16 blocks per replica: the stops start at
+    // the smallest cache a 4,096 + 256-token request fits in, 9 blocks of 512, then run 10 11 ...
+    // 16, so 16 is seven presses up from the first.
     await press(page, '[data-testid=hero-input-kv_blocks]', 'Home');
-    await press(page, '[data-testid=hero-input-kv_blocks]', 'ArrowRight', 15);
+    await press(page, '[data-testid=hero-input-kv_blocks]', 'ArrowRight', 7);
     await runOf(page, { num_prefixes: 5, kv_blocks: 16 });
     const small = await repsData(page);
     assert.notDeepEqual(small.hit, fewer.hit, 'the hit rates moved with the cache');
@@ -187,13 +188,13 @@ test('the cache slider\'s last stop is unbounded, with no checkbox in the hero o
       assert.equal(s.disabled, false, `${pre || 'panel '}: the slider is live`);
       assert.equal(s.text, 'unbounded');
     }
-    // One step down from the end is a bounded cache, and End goes back to unbounded, in the URL too
-    // (unbounded is the page's default, so the address carries no kv_blocks then).
+    // One step down from the end is a bounded cache, and End goes back to unbounded, in the URL too.
     await press(page, '[data-testid=hero-input-kv_blocks]', 'ArrowLeft');
     await runOf(page, { kv_blocks: 65536 });
     assert.equal(new URL(await settledUrl(page)).searchParams.get('kv_blocks'), '65536');
     await press(page, '[data-testid=input-kv_blocks]', 'End');
     await runOf(page, { kv_blocks: null });
+    // Unbounded is the page's default: a short link leaves it out (a link that names it still loads, below).
     assert.equal(new URL(await settledUrl(page)).searchParams.get('kv_blocks'), null);
     assert.equal(await page.getAttribute('[data-testid=hero-input-kv_blocks]', 'aria-valuetext'), 'unbounded', 'the hero followed the panel');
     assert.deepEqual(errors, []);
@@ -235,9 +236,10 @@ test('the hero\'s and the panel\'s sliders for one setting step through the same
       } finally { await context.close(); }
     }
     assert.deepEqual(seqs[1], seqs[0], `${name}: the panel's slider steps as the hero's`);
-    // The replica counts step along the figure's log axis (two stops a doubling), the cache likewise past 16.
+    // The replica counts step along the figure's log axis (two stops a doubling); the cache past 16
+    // through round values (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 a decade) and the powers of two.
     if (name === 'instances') assert.deepEqual(seqs[0], [6, 8, 12, 16, 24, 32]);
-    if (name === 'kv_blocks') assert.deepEqual(seqs[0], [24, 32, 48, 64, 96, 128]);
+    if (name === 'kv_blocks') assert.deepEqual(seqs[0], [20, 25, 30, 32, 40, 50]);
   }
 });
 

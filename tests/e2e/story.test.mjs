@@ -418,7 +418,13 @@ test('the hero caption: under 40 words, and the model\'s assumption named where 
   // A trace: no prefix count to predict from, said without the word "model line" a first-time reader could not place.
   const traced = heroCaption({ config: base, traced: true, xs, sweeps: {} });
   assert.match(traced, /No prediction line: the simple model \(misses ≈ prefixes × replicas\) draws none here, as it counts the pool's shared prefixes, and a trace has no pool\.$/);
-  for (const c of [above, on, evicting, traced]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);
+  // No trace, no pool to predict from: 0 prefixes, and multi-turn sessions, each say their own reason.
+  const none = heroCaption({ config: { ...base, num_prefixes: 0 }, traced: false, xs, sweeps: {} });
+  assert.match(none, /draws none here, as with 0 prefixes no prompt shares one: there is nothing to predict\.$/);
+  const sessions = heroCaption({ config: { ...base, workload: 'sessions' }, traced: false, xs, sweeps: {} });
+  assert.match(sessions, /draws none here, as sessions have no prefix pool: each reuses its own earlier turns\.$/);
+  for (const c of [none, sessions]) assert.doesNotMatch(c, /trace/, c);
+  for (const c of [above, on, evicting, traced, none, sessions]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);
 });
 
 test('one replica, one prefix: singular words in the model sentence', () => {

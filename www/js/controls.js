@@ -5,7 +5,7 @@ import { compact } from './format.js';
 import { groupPolicies, describePolicy, followsNote, policyInfo } from './policies.js';
 import { linkTerms } from './terms.js';
 import { isDisagg } from './layout.js';
-import { SCALES } from './scales.js';
+import { SCALES, cacheFloor } from './scales.js';
 
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
@@ -200,6 +200,24 @@ class Slider {
       return s;
     }));
   }
+  /**
+   * The lowest stop becomes `floor` (the smallest value the settings allow): the stops below it go, it
+   * joins them, and it is labelled in place of the marks too near it to read. The value set, if
+   * below it (a link's), joins them again at set().
+   */
+  setFloor(floor) {
+    if (this.floor === floor || !this.list) return;
+    if (this.allStops === undefined) { this.allStops = this.stops; this.allMarks = this.marks; }
+    this.floor = floor;
+    this.stops = [floor, ...this.allStops.filter((v) => v === null || v > floor)];
+    const near = this.stops.filter((v) => v !== null).slice(0, 6);
+    this.marks = this.allMarks && [floor, ...this.allMarks.filter((v) => v === null || (v > floor && !near.includes(v)))];
+    const v = this.list[Number(this.input.value)];
+    this.list = this.stops;
+    this.input.max = String(this.list.length - 1);
+    this.set(v);
+    this.placeMarks();
+  }
   value() {
     const raw = Number(this.input.value);
     return this.list ? this.list[raw] : snap(raw, this.p);
@@ -321,8 +339,12 @@ export class Controls {
         this.marks[p.name] ?? scale.marks ?? null, this.stops[p.name] ?? scale.stops ?? null);
       inputs = [sl.input];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), sl.input, sl.scale);
-      // An unset pool size sits at the slider's start; an unset cache at its end (the ceiling).
-      set = (v) => sl.set(v ?? (CEILING.has(p.name) ? null : p.min));
+      // An unset pool size sits at the slider's start; an unset cache at its end (the ceiling). The
+      // cache slider starts at the smallest cache the simulator accepts for the settings (cacheFloor).
+      set = (v, config, trace) => {
+        if (p.name === 'kv_blocks' && config) sl.setFloor(cacheFloor(config, !!trace));
+        sl.set(v ?? (CEILING.has(p.name) ? null : p.min));
+      };
     } else if (p.kind === 'optional_int' || p.kind === 'optional_float') {
       const sl = new Slider(p, (v) => { setAttr(sl.input, 'aria-valuetext', formatValue(p, v)); this.emit(p.name, v); }, pre);
       const box = el('input', { type: 'checkbox', id: `${id}-unbounded`, 'data-testid': `${pre}input-${p.name}-unbounded` });

@@ -183,6 +183,7 @@ export class HeroPanel {
       this.words();
     } else if (msg.type === 'batch-done') {
       this.pending = null;
+      this.good = { key: this.key, sweeps: this.sweeps, config: { ...this.config }, source: this.source };
       this.draw();
       window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
       window.kvfleet.heroTraceParses = msg.parses; // traces this worker has parsed (each one once)
@@ -192,6 +193,22 @@ export class HeroPanel {
       if (msg.trap) this.host.replace();
       this.els.caption.textContent = `The replica sweep could not run: ${msg.message}`;
     }
+  }
+
+  /**
+   * The page's run of the current settings was rejected: the figure, its caption and the sentences go
+   * back to the last settings whose sweep finished (those of the result on screen), not an empty
+   * figure beside a "this run" ring; the rejected settings' sweep is dropped.
+   */
+  rejected() {
+    if (!this.good) return;
+    this.pending = null;
+    this.key = this.good.key;
+    this.sweeps = this.good.sweeps;
+    this.config = { ...this.good.config };
+    this.source = this.good.source;
+    this.draw();
+    this.words();
   }
 
   /** The swept policies' requests per replica at the current count: {policy: [{index, requests}]}. */

@@ -102,5 +102,14 @@ export function headWords(all, s) {
   const share = (top.requests ?? 0) / s.requests;
   const even = 1 / n;
   const who = share >= HOT_TIMES * even ? `${replicaLabel(top.index ?? 0)} is hot,` : `busiest ${per === all ? '' : 'prefill '}replica`;
-  return `This run: ${who} ${countPct(share, 0)} of requests (even ${pct(even, 0)})`;
+  const digits = shareDigits(share, even);
+  return `This run: ${who} ${countPct(share, digits)} of requests (even ${countPct(even, digits)})`;
+}
+
+/**
+ * Decimals for the busiest and the even share, the same for both: whole percents, one decimal once
+ * either is under 10% (256 replicas: "1.2% of requests (even 0.4%)", never "even 0%").
+ */
+export function shareDigits(share, even) {
+  return Math.min(share, even) < 0.1 ? 1 : 0;
 }

@@ -60,7 +60,7 @@ const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
 // Shared with runs.js, which sends the runs and handles the worker's replies (getters: the
 // panels are made at boot).
-connect({ st, hook, worker, planWaiters, fail, onReady, refresh, configOf, errBox, startLatePanels,
+connect({ st, hook, worker, planWaiters, fail, onReady, refresh, configOf, errBox, startLatePanels, keepGoodLink,
   get resolveReady() { return resolveReady; }, get host() { return host; },
   get controls() { return controls; }, get charts() { return charts; },
   get compare() { return compare; }, get comparePlan() { return comparePlan; },
@@ -307,19 +307,31 @@ function refresh({ run = true } = {}) {
   lessons?.syncControls(st.config, traceLabel());
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) {
-    writeUrl(st.config, st.params, { base: linkBase(), embed: true, trace: traceKey, extra: embedView.urlExtra() });
+    writeLink(st.config);
     embedView.sync(st.config, st.source);
   } else {
     const synthetic = st.config.workload === 'sessions' ? 'multi-turn sessions' : 'synthetic prefix pool';
     $('source-name').textContent = st.source ? `trace: ${traceLabel()}` : synthetic;
     $('source-reset').hidden = !st.source;
-    writeUrl(st.config, st.params, { base: linkBase(), trace: traceKey, lesson: lessons.active?.id });
+    writeLink(st.config);
     compare?.markStale();
     hero.sync(st.config, st.source);
   }
   lazyDraw.postpone(); // a redraw is on its way: the charts off the screen wait for it
   st.refreshMs = performance.now() - t0;
   if (run) scheduleRun();
+}
+
+/** The address bar (and so Copy link) for these settings, once they are still. */
+function writeLink(config) {
+  const traceKey = st.source && st.source.builtin ? st.source.name : null;
+  if (embedView) writeUrl(config, st.params, { base: linkBase(), embed: true, trace: traceKey, extra: embedView.urlExtra() });
+  else writeUrl(config, st.params, { base: linkBase(), trace: traceKey, lesson: lessons.active?.id });
+}
+
+/** A rejected setting: the address keeps the last accepted settings (those of the result on screen). */
+function keepGoodLink() {
+  if (hook.lastReport) writeLink(configOf(hook.lastReport.config));
 }
 
 /** The trace being replayed, in words (false for the synthetic workload): the controls show it. */

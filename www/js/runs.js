@@ -11,6 +11,7 @@ import { orderPolicies } from './format.js';
 import { mark } from './timeline.js';
 import { showNotes, fieldOf } from './page-bits.js';
 import { statusLine } from './status-bar.js';
+import { formatValue } from './controls.js';
 
 // What main.js shares (`connect`, called once as main.js loads, before any run): its state,
 // its panels (getters: they are made at boot) and the callbacks the replies need.
@@ -187,6 +188,32 @@ function showUnended(report) {
   app.errBox().hidden = false;
 }
 
+/**
+ * A rejected setting in plain words, from the simulator's message ("invalid kv_blocks: got 1;
+ * allowed: at least 9 blocks: ..."): the setting by its label, its value, what it must be, and that
+ * what is shown is still the last accepted run's, with that run's value.
+ */
+export function rejectedWords(message, p, lastReport) {
+  const m = /^invalid [a-z0-9_]+: got (.*?); allowed: (.*)$/s.exec(message);
+  const said = p && m
+    ? `${p.label} ${formatValue(p, parseGot(m[1]))} was rejected: it must be ${plainRule(m[2])}.`
+    : `That setting was rejected: ${message.replace(/\.$/, '')}.`;
+  if (!lastReport) return said;
+  const was = p && p.name in (lastReport.config || {}) ? ` (${p.label.toLowerCase()} ${formatValue(p, lastReport.config[p.name])})` : '';
+  return `${said} The figure, numbers and sentences still show the last accepted settings${was}.`;
+}
+
+/** A rule as the simulator states it, for reading: 1,000,000 not 1000000, "block size" not block_size. */
+function plainRule(text) {
+  return text.replace(/\.$/, '').replace(/\b\d{4,}\b/g, (d) => Number(d).toLocaleString('en-US')).replace(/\b([a-z]+)_([a-z]+)\b/g, '$1 $2');
+}
+
+/** The value a message quotes: a number where it reads as one. */
+function parseGot(text) {
+  const n = Number(text);
+  return text.trim() !== '' && Number.isFinite(n) ? n : text;
+}
+
 function onError(msg) {
   if (msg.trap) return onTrap(msg);
   if (msg.lane === 'compare') { if (msg.id === app.st.compareId) app.compare?.error(msg.message); return; }
@@ -220,10 +247,13 @@ function onError(msg) {
     app.refresh();
     return;
   }
-  if (!(field && app.controls?.showError(field, msg.message))) {
-    app.errBox().textContent = msg.message;
-    app.errBox().hidden = false;
-  }
+  // Said at the field (the settings panel's, when built) and beside the hero's controls, on the
+  // first screen; the result on screen, its figure and the address stay the last accepted run's.
+  if (field) app.controls?.showError(field, msg.message);
+  app.errBox().textContent = rejectedWords(msg.message, app.st.params.find((x) => x.name === field), app.hook.lastReport);
+  app.errBox().hidden = false;
+  app.keepGoodLink();
+  app.hero?.rejected();
   $('status-text').textContent = app.hook.lastReport ? 'That setting was rejected; the previous result is still shown.' : 'That setting was rejected.';
 }
 

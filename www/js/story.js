@@ -400,6 +400,15 @@ export function changeWords(before, after, params, fmt) {
   return `${counts ? 'at' : 'with'} ${items.join(', ')}`;
 }
 
+/** Why the simple model draws no line for these settings (modelApplies is false), true of each case. */
+export function noModelWhy(config, traced) {
+  if (traced) return 'it counts the pool\'s shared prefixes, and a trace has no pool';
+  if (config.workload === 'sessions') return 'sessions have no prefix pool: each reuses its own earlier turns';
+  if (!(config.num_prefixes > 0)) return 'with 0 prefixes no prompt shares one: there is nothing to predict';
+  if (!(config.prefix_len > 0)) return 'with 0-token prefixes no prompt shares anything: there is nothing to predict';
+  return 'it assumes caches that never evict';
+}
+
 /**
  * The hero's caption: how to read the figure, and what the model line assumes. Where round robin
  * sits 2 points or more above its model line (fewer misses than prefixes x replicas), it says so.
@@ -407,9 +416,7 @@ export function changeWords(before, after, params, fmt) {
 export function heroCaption({ config, traced, sweeps = {}, xs = [] }) {
   const head = 'Points: your settings simulated at each replica count; click one to load it.';
   if (!modelApplies(config, traced)) {
-    const why = config.kv_blocks !== null && config.kv_blocks !== undefined
-      ? 'it assumes caches that never evict' : 'it counts the pool\'s shared prefixes, and a trace has no pool';
-    return `${head} No prediction line: the simple model (misses ≈ prefixes × replicas) draws none here, as ${why}.`;
+    return `${head} No prediction line: the simple model (misses ≈ prefixes × replicas) draws none here, as ${noModelWhy(config, traced)}.`;
   }
   const model = predictionCurves(config, traced, xs).round_robin;
   const above = (sweeps.round_robin || []).some((q) => {
