@@ -441,6 +441,7 @@ export class Controls {
       setText(about, describePolicy(v));
       linkTerms(about);
     };
+    reserveTallest(about, p.choices.map((c) => describePolicy(c)));
     return { root, set, inputs };
   }
 
@@ -561,4 +562,34 @@ export class Controls {
   clearErrors() {
     for (const f of this.fields.values()) { setProp(f.error, 'hidden', true); setText(f.error, ''); }
   }
+}
+
+/**
+ * Keeps `box` as tall as the tallest of `texts` at its current width (measured on a hidden copy,
+ * terms linked as on screen), so what sits under it does not move when its text changes. Measured
+ * again whenever the box's width changes.
+ */
+function reserveTallest(box, texts) {
+  let widthPx = -1;
+  const measure = () => {
+    const w = box.clientWidth;
+    if (!w || w === widthPx || !box.isConnected) return;
+    widthPx = w;
+    const probe = box.cloneNode(false);
+    probe.removeAttribute('id');
+    probe.removeAttribute('data-testid');
+    probe.removeAttribute('aria-live');
+    probe.setAttribute('aria-hidden', 'true');
+    Object.assign(probe.style, { position: 'absolute', visibility: 'hidden', minHeight: '0', height: 'auto', width: `${w}px`, left: '-9999px', top: '0' });
+    box.parentNode.append(probe);
+    let tallestPx = 0;
+    for (const t of texts) {
+      probe.textContent = t || '';
+      linkTerms(probe);
+      tallestPx = Math.max(tallestPx, probe.getBoundingClientRect().height);
+    }
+    probe.remove();
+    box.style.minHeight = `${Math.ceil(tallestPx)}px`;
+  };
+  if (typeof ResizeObserver === 'function') new ResizeObserver(measure).observe(box);
 }
