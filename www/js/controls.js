@@ -358,6 +358,7 @@ export class Controls {
     }
     root.id = `${pre}field-${p.name}`;
     root.dataset.testid = `${pre}field-${p.name}`;
+    nameByLabel(root, `${pre}label-${p.name}`, id);
     if (p.help) root.title = p.help;
     for (const i of inputs) i.setAttribute('aria-describedby', [i.getAttribute('aria-describedby'), `${pre}help-${p.name}`, `${pre}err-${p.name}`].filter(Boolean).join(' '));
     root.append(help, error);
@@ -399,6 +400,7 @@ export class Controls {
     });
     const about = el('p', { class: 'help', 'data-testid': `${pre}layout-about` });
     root.append(el('div', { class: 'field-top' }, el('legend', { text: 'Fleet layout' })), seg, about);
+    nameByLabel(root, `${pre}label-fleet_layout`, null);
     root.title = 'Colocated: every replica prefills and decodes. Prefill + decode: the router picks a prefill replica (prefix caches live there); the prompt\'s KV then crosses a link to a decode replica.';
     this.layout = (config) => {
       const on = isDisagg(config);
@@ -448,7 +450,7 @@ export class Controls {
   // The policies as a <select> in their groups: the narrow embed's compact routing control.
   policySelect(p, id) {
     const pick = el('select', { class: 'policy-select', id: `${id}-select`, 'data-testid': `${this.pre}input-${p.name}-select`,
-      'aria-label': p.label, 'aria-describedby': `${this.pre}about-routing` });
+      'aria-labelledby': `${this.pre}label-${p.name}`, 'aria-describedby': `${this.pre}about-routing` });
     for (const g of groupPolicies(p.choices)) {
       pick.append(el('optgroup', { label: g.title }, ...g.names.map((c) => el('option', { value: c, text: c }))));
     }
@@ -479,7 +481,7 @@ export class Controls {
     for (const [v, t] of [['uniform', 'uniform: every prefix equally likely'], ['zipf', 'zipf: a few prefixes dominate'], ['hot', 'hot: one prefix takes a share']]) {
       kind.append(el('option', { value: v, text: t }));
     }
-    const amount = el('input', { type: 'range', id: `${id}-amount`, 'data-testid': `${pre}input-${p.name}-amount`, 'aria-label': 'Popularity parameter' });
+    const amount = el('input', { type: 'range', id: `${id}-amount`, 'data-testid': `${pre}input-${p.name}-amount` });
     const amountLabel = el('label', { for: `${id}-amount`, class: 'help' });
     const remembered = { zipf: 1.1, hot: 0.85 };
     const compose = () => kind.value === 'uniform' ? 'uniform' : `${kind.value}:${+Number(amount.value).toFixed(2)}`;
@@ -592,4 +594,18 @@ function reserveTallest(box, texts) {
     box.style.minHeight = `${Math.ceil(tallestPx)}px`;
   };
   if (typeof ResizeObserver === 'function') new ResizeObserver(measure).observe(box);
+}
+
+/**
+ * Names a field's controls by its visible label (the label or legend in its top line): the control
+ * whose id is `inputId` by aria-labelledby, and a fieldset (a group of buttons) too, whose legend
+ * sits in a div and so would not name it.
+ */
+function nameByLabel(root, labelId, inputId) {
+  const label = root.querySelector(':scope > .field-top > label, :scope > .field-top > legend');
+  if (!label) return;
+  label.id = labelId;
+  if (root.tagName === 'FIELDSET') root.setAttribute('aria-labelledby', labelId);
+  const input = inputId ? root.querySelector(`[id="${inputId}"]`) : null;
+  if (input && input.type !== 'radio' && input.type !== 'checkbox') input.setAttribute('aria-labelledby', labelId);
 }
