@@ -314,6 +314,12 @@ function traceLabel() {
   return st.source ? BUILTIN[st.source.name] || st.source.name : false;
 }
 
+/** A scenario's note is about that scenario only: gone once the settings leave it (a control, a lesson, another scenario). */
+function hideScenarioNote() {
+  const note = embedView ? null : $('scenario-note');
+  if (note) { note.hidden = true; note.textContent = ''; }
+}
+
 // A clicked sweep point: its whole configuration into the controls and URL, then run it.
 function loadConfig(config) {
   hideScenarioNote();
@@ -334,12 +340,6 @@ function configOf(config) {
 // one); a lesson on a built-in trace (file name) replays it. The hero starts afresh, drawing `keep`
 // (a lesson's fix) beside the setup's policy. (A link then names the routing where it is not the
 // page's: linkBase.)
-/** A scenario's note is about that scenario only: gone once the settings leave it (a control, a lesson, another scenario). */
-function hideScenarioNote() {
-  const note = embedView ? null : $('scenario-note');
-  if (note) { note.hidden = true; note.textContent = ''; }
-}
-
 function applyScenario(set, trace = null, keep = null) {
   hideScenarioNote(); // (a scenario's click shows its own note after this)
   st.config = { ...st.simDefaults, ...set };
