@@ -29,7 +29,7 @@ pub(super) const LESSON: Lesson = Lesson {
         Check { metric: "summary.completed", op: ">=", value: 1000.0, label: "all 1,000 calls served, none rejected or timed out" },
     ],
     hints: &[
-        "Compare the token hit rate here with an unbounded cache: clear the KV capacity limit for a moment, then set it back to 80.",
+        "Compare the token hit rate here with an unbounded cache: slide Cache per replica to its last stop, unbounded, for a moment, then back to 80.",
         "Round robin asks every replica to hold every template. A router that sends each template to the replicas that already hold it lets each replica keep a share.",
         "Try kv, then raise its overlap weight.",
     ],

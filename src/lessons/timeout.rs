@@ -23,7 +23,7 @@ pub(super) const LESSON: Lesson = Lesson {
         Check { metric: "config.timeout_ms", op: "<=", value: 1000.0, label: "a caller timeout of at most 1 s is set" },
     ],
     hints: &[
-        "Clear the timeout for a moment and read the TTFT percentiles: where is p99?",
+        "Tick 'No timeout' under Caller timeout for a moment and read the TTFT percentiles: where is p99?",
         "The card's rule: set the timeout above p99. At p99 itself, 1% of healthy calls are still cut.",
         "Try a timeout of about one and a half times the p99 TTFT.",
     ],

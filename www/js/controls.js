@@ -380,6 +380,7 @@ export class Controls {
     }
     root.id = `${pre}field-${p.name}`;
     root.dataset.testid = `${pre}field-${p.name}`;
+    nameByLabel(root, `${pre}label-${p.name}`, id);
     if (p.help) root.title = p.help;
     for (const i of inputs) i.setAttribute('aria-describedby', [i.getAttribute('aria-describedby'), `${pre}help-${p.name}`, `${pre}err-${p.name}`].filter(Boolean).join(' '));
     root.append(help, error);
@@ -421,6 +422,7 @@ export class Controls {
     });
     const about = el('p', { class: 'help', 'data-testid': `${pre}layout-about` });
     root.append(el('div', { class: 'field-top' }, el('legend', { text: 'Fleet layout' })), seg, about);
+    nameByLabel(root, `${pre}label-fleet_layout`, null);
     root.title = 'Colocated: every replica prefills and decodes. Prefill + decode: the router picks a prefill replica (prefix caches live there); the prompt\'s KV then crosses a link to a decode replica.';
     this.layout = (config) => {
       const on = isDisagg(config);
@@ -463,13 +465,14 @@ export class Controls {
       setText(about, describePolicy(v));
       linkTerms(about);
     };
+    reserveTallest(about, p.choices.map((c) => describePolicy(c)));
     return { root, set, inputs };
   }
 
   // The policies as a <select> in their groups: the narrow embed's compact routing control.
   policySelect(p, id) {
     const pick = el('select', { class: 'policy-select', id: `${id}-select`, 'data-testid': `${this.pre}input-${p.name}-select`,
-      'aria-label': p.label, 'aria-describedby': `${this.pre}about-routing` });
+      'aria-labelledby': `${this.pre}label-${p.name}`, 'aria-describedby': `${this.pre}about-routing` });
     for (const g of groupPolicies(p.choices)) {
       pick.append(el('optgroup', { label: g.title }, ...g.names.map((c) => el('option', { value: c, text: c }))));
     }
@@ -500,7 +503,7 @@ export class Controls {
     for (const [v, t] of [['uniform', 'uniform: every prefix equally likely'], ['zipf', 'zipf: a few prefixes dominate'], ['hot', 'hot: one prefix takes a share']]) {
       kind.append(el('option', { value: v, text: t }));
     }
-    const amount = el('input', { type: 'range', id: `${id}-amount`, 'data-testid': `${pre}input-${p.name}-amount`, 'aria-label': 'Popularity parameter' });
+    const amount = el('input', { type: 'range', id: `${id}-amount`, 'data-testid': `${pre}input-${p.name}-amount` });
     const amountLabel = el('label', { for: `${id}-amount`, class: 'help' });
     const remembered = { zipf: 1.1, hot: 0.85 };
     const compose = () => kind.value === 'uniform' ? 'uniform' : `${kind.value}:${+Number(amount.value).toFixed(2)}`;
@@ -583,4 +586,48 @@ export class Controls {
   clearErrors() {
     for (const f of this.fields.values()) { setProp(f.error, 'hidden', true); setText(f.error, ''); }
   }
+}
+
+/**
+ * Keeps `box` as tall as the tallest of `texts` at its current width (measured on a hidden copy,
+ * terms linked as on screen), so what sits under it does not move when its text changes. Measured
+ * again whenever the box's width changes.
+ */
+function reserveTallest(box, texts) {
+  let widthPx = -1;
+  const measure = () => {
+    const w = box.clientWidth;
+    if (!w || w === widthPx || !box.isConnected) return;
+    widthPx = w;
+    const probe = box.cloneNode(false);
+    probe.removeAttribute('id');
+    probe.removeAttribute('data-testid');
+    probe.removeAttribute('aria-live');
+    probe.setAttribute('aria-hidden', 'true');
+    Object.assign(probe.style, { position: 'absolute', visibility: 'hidden', minHeight: '0', height: 'auto', width: `${w}px`, left: '-9999px', top: '0' });
+    box.parentNode.append(probe);
+    let tallestPx = 0;
+    for (const t of texts) {
+      probe.textContent = t || '';
+      linkTerms(probe);
+      tallestPx = Math.max(tallestPx, probe.getBoundingClientRect().height);
+    }
+    probe.remove();
+    box.style.minHeight = `${Math.ceil(tallestPx)}px`;
+  };
+  if (typeof ResizeObserver === 'function') new ResizeObserver(measure).observe(box);
+}
+
+/**
+ * Names a field's controls by its visible label (the label or legend in its top line): the control
+ * whose id is `inputId` by aria-labelledby, and a fieldset (a group of buttons) too, whose legend
+ * sits in a div and so would not name it.
+ */
+function nameByLabel(root, labelId, inputId) {
+  const label = root.querySelector(':scope > .field-top > label, :scope > .field-top > legend');
+  if (!label) return;
+  label.id = labelId;
+  if (root.tagName === 'FIELDSET') root.setAttribute('aria-labelledby', labelId);
+  const input = inputId ? root.querySelector(`[id="${inputId}"]`) : null;
+  if (input && input.type !== 'radio' && input.type !== 'checkbox') input.setAttribute('aria-labelledby', labelId);
 }

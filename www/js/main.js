@@ -214,7 +214,7 @@ function initFull(msg, lesson) {
   lessons = new Lessons({ picks: $('lesson-picks'), picksWrap: $('lesson-picks-wrap'), panel: $('lesson'), index: $('course-index'), indexSummary: $('course-summary') }, {
     start: (broken, trace) => { applyScenario(broken, trace, lessonFix(lessons.active)); bringIntoView($('lesson')); },
     fix: (changes) => { Object.assign(st.config, changes); for (const k of Object.keys(changes)) st.fromUrl.delete(k); refresh(); },
-    stop: () => refresh(),
+    stop: () => { hideScenarioNote(); refresh(); },
     control: onControl, // the lesson's own controls, beside its goal's checks
   }, new URL('./worker.js', import.meta.url), { progressLater: true });
   lessons.setParams(st.params);
@@ -291,7 +291,7 @@ function onReplaced() {
 // ---------------------------------------------------------------- state changes
 
 function onControl(name, value) {
-  if (!embedView) $('scenario-note').hidden = true; // a scenario's note is about the scenario only
+  hideScenarioNote();
   const before = st.config;
   st.config = fitPools(st.config, name, value);
   for (const k of Object.keys(st.config)) if (st.config[k] !== before[k]) st.fromUrl.delete(k);
@@ -339,8 +339,15 @@ function traceLabel() {
   return st.source ? BUILTIN[st.source.name] || st.source.name : false;
 }
 
+/** A scenario's note is about that scenario only: gone once the settings leave it (a control, a lesson, another scenario). */
+function hideScenarioNote() {
+  const note = embedView ? null : $('scenario-note');
+  if (note) { note.hidden = true; note.textContent = ''; }
+}
+
 // A clicked sweep point: its whole configuration into the controls and URL, then run it.
 function loadConfig(config) {
+  hideScenarioNote();
   st.config = configOf(config);
   for (const p of st.params) st.fromUrl.delete(p.name);
   refresh();
@@ -359,6 +366,7 @@ function configOf(config) {
 // (a lesson's fix) beside the setup's policy. (A link then names the routing where it is not the
 // page's: linkBase.)
 function applyScenario(set, trace = null, keep = null) {
+  hideScenarioNote(); // (a scenario's click shows its own note after this)
   st.config = { ...st.simDefaults, ...set };
   st.fromUrl.clear();
   st.source = trace ? builtin(trace) : null;
@@ -383,6 +391,7 @@ function lessonFix(lesson) {
 }
 
 function onTrace(trace) {
+  hideScenarioNote();
   st.source = trace;
   refresh();
 }

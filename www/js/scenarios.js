@@ -16,11 +16,11 @@ export const SCENARIOS = [
   {
     id: 'hot', label: 'prefix_aware with a hot prefix',
     set: { routing: 'prefix_aware', instances: 6, prefix_popularity: 'hot:0.85', request_rate: 30, num_requests: 600 },
-    look: '85% of requests share one prefix: read the ⚠ findings and the busiest replica\'s share (the small chart), then switch Routing to kv.',
+    look: '85% of requests share one prefix: read the ⚠ findings and the busiest replica\'s share (the small chart), then switch Routing policy to kv.',
   },
   {
     id: 'tight', label: 'A small cache (evictions)', set: { kv_blocks: 40, num_prefixes: 32 },
-    look: '32 prefixes, and room for only 40 blocks a replica: watch Evictions in the dashboard below, then tick “Unbounded” under KV cache.',
+    look: '32 prefixes, and room for only 40 blocks a replica: watch Evictions in the dashboard below, then slide Cache per replica to unbounded.',
   },
   {
     id: 'single', label: 'One engine, no routing', set: { instances: 1 },
