@@ -57,6 +57,9 @@ for (const id of ['more-replicas-slower', 'hot-prefix']) {
       try {
         await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
         await page.waitForSelector('[data-testid=lesson-checks] li');
+        // The first screen's sweep done, so its last sentences do not resize what is above the lesson
+        // while the control is measured (on a busy machine they can land after the scroll).
+        await page.waitForFunction(() => (window.kvfleet.heroDone || 0) > 0 && !window.kvfleet.hero?.pending, null, { timeout: 60000 });
         const lesson = await page.evaluate((i) => window.kvfleet.lessonsList.find((l) => l.id === i), id);
         const before = await page.evaluate(() => window.kvfleet.lastReport);
         assert.equal(lesson.checks.every((c) => checkMet(c, before)), false, 'the broken setup misses the goal');
