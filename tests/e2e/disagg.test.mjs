@@ -186,7 +186,7 @@ test('the P:D split preset equals the CLI sweep at 8 replicas, point by point', 
 test('a link with one pool only names the missing field and draws nothing wrong', async () => {
   const { page, errors, context } = await site.open('/?prefill_instances=3', { viewport: { width: 1280, height: 900 } });
   try {
-    await page.waitForFunction(() => /decode_instances/.test(document.body.textContent), null, { timeout: 30000 });
+    await page.waitForFunction(() => /invalid decode_instances/.test(document.body.textContent), null, { timeout: 30000 });
     const text = await page.textContent('body');
     assert.match(text, /invalid decode_instances: got unset/);
     assert.deepEqual(errors, []);
