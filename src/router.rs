@@ -154,6 +154,8 @@ impl Router {
                 dynamo: zoo::dynamo::Params {
                     temperature: cfg.dynamo_temperature,
                     overlap_credit: cfg.dynamo_overlap_credit,
+                    // A split fleet's router picks among prefill replicas only.
+                    track_active_blocks: cfg.pools().is_none(),
                 },
                 llmd_weights: parse_llmd_weights(&cfg.llmd_weights).unwrap_or([3.0, 2.0, 2.0]),
                 block_size: cfg.block_size,
@@ -285,7 +287,7 @@ impl Router {
 
     /// Whether this router's policy needs `Ask::new_blocks`.
     pub fn wants_new_blocks(&self) -> bool {
-        self.policy == Policy::Dynamo
+        self.policy == Policy::Dynamo && self.zoo.dynamo.track_active_blocks
     }
 
     /// The branch of the zoo policy's rule behind the last pick, if it has branches.

@@ -408,3 +408,53 @@ fn uneven_load_is_judged_within_the_prefill_pool() {
     );
     assert!(f.text.contains(&want), "{} lacks {want}", f.text);
 }
+
+#[test]
+fn dynamo_routes_a_split_fleets_prefill_pool_on_its_prefill_cost_alone() {
+    // Dynamo 1.4.2's disaggregated replay turns active-block tracking off on its prefill
+    // router: each candidate's cost is max(0, (active_prefill_tokens + prompt) / block
+    // size - cached blocks), recomputed here from the logged terms and hits; on the
+    // colocated fleet of the same workload the decode term is there (some candidate
+    // carries active or new blocks).
+    let base = Config {
+        routing: Policy::Dynamo,
+        num_requests: 120,
+        request_rate: 30.0,
+        input_len: 3000,
+        output_len: 64,
+        ..Config::default()
+    };
+    let split = Config {
+        instances: 5,
+        prefill_instances: Some(3),
+        decode_instances: Some(2),
+        ..base.clone()
+    };
+    let term = |c: &kvfleet::router::Candidate, name: &str| {
+        c.terms.iter().find(|t| t.name == name).unwrap().value
+    };
+    let (log, _) = run_logged(&split);
+    assert_eq!(log.len(), 120);
+    for d in &log {
+        let mut costs = Vec::new();
+        for c in &d.candidates {
+            let raw = (term(c, "active_prefill_tokens") + 3000.0) / 512.0;
+            let want = (raw - c.hit_blocks as f64).max(0.0);
+            assert!((c.cost - want).abs() < 1e-9, "request {}: {c:?}", d.id);
+            assert_eq!(term(c, "decode_blocks"), 0.0);
+            costs.push(want);
+        }
+        // The pick has the lowest cost (whichever way a tie is broken).
+        let lowest = costs.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(costs[d.chosen as usize], lowest, "request {}", d.id);
+    }
+    let (colocated, _) = run_logged(&Config {
+        instances: 3,
+        ..base
+    });
+    let decode_seen = colocated
+        .iter()
+        .flat_map(|d| &d.candidates)
+        .any(|c| term(c, "decode_blocks") > 0.0);
+    assert!(decode_seen);
+}

@@ -83,6 +83,33 @@ fn p2c_draws_two_distinct_replicas_and_one_replica_needs_no_draw() {
 }
 
 #[test]
+fn dynamo_on_a_split_fleets_prefill_pool_leaves_out_the_decode_term() {
+    // Dynamo 1.4.2's disaggregated replay routes prefill with router_track_active_blocks
+    // = false: cost = max(0, (active_prefill_tokens + prompt) / block_size - cached).
+    // The fleet of `dynamo_worked_example` (block size 4, prompt 16 tokens):
+    // r0: (8 + 16) / 4 = 6 - 3 cached = 3; r1: 16 / 4 = 4 - 0 = 4; r2: (4 + 16) / 4 = 5 - 4
+    // = 1. Lowest: r2 (the colocated cost, 14, 10, 13, picks r1).
+    let mut views = [view(0, 1), view(0, 1), view(0, 1)];
+    for (v, (tokens, active)) in views.iter_mut().zip([(8, 10), (0, 2), (4, 12)]) {
+        v.prefill_tokens = tokens;
+        v.active_blocks = active;
+    }
+    let ids = [1, 2, 3, 4];
+    let a = ask(&ids, &[3, 0, 4], &[1, 4, 0], 16);
+    let f = fleet(&a, &views, 4, None);
+    let mut rng = kvfleet::rng::Rng::fork(1, kvfleet::rng::Stream::Router);
+    let p = dynamo::Params {
+        temperature: 0.0,
+        overlap_credit: 1.0,
+        track_active_blocks: false,
+    };
+    let j = dynamo::judge(&f, p, &mut rng);
+    let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
+    assert_eq!(costs, [3.0, 4.0, 1.0]);
+    assert_eq!(j.chosen, 2);
+}
+
+#[test]
 fn dynamo_worked_example() {
     // block size 4, prompt 16 tokens = 4 full blocks; overlap credit 1, scale 1.
     // r0: prefill tokens 8, 3 cached, 10 active blocks, 1 new:
@@ -101,6 +128,7 @@ fn dynamo_worked_example() {
     let p = dynamo::Params {
         temperature: 0.0,
         overlap_credit: 1.0,
+        track_active_blocks: true,
     };
     let j = dynamo::judge(&f, p, &mut rng);
     let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();

@@ -12,6 +12,16 @@
 //!         + decode_active_request_weight × active_requests(w)
 //! ```
 //!
+//! On the prefill pool of a split fleet the decode term is left out: Dynamo's
+//! disaggregated replay builds its prefill router with `router_track_active_blocks =
+//! false` (ai-dynamo 1.4.2, `lib/mocker/src/replay/offline/disagg.rs`,
+//! `derive_prefill_router_config`), so no request's blocks are tracked there and the
+//! pick rests on `prefill_load_scale × max(0, (active_prefill_tokens + prompt_tokens) /
+//! block_size − overlap_credit × cached_blocks)` alone. (Its decode router,
+//! `derive_decode_router_config`, sets `overlap_score_credit = 0` and stops tracking
+//! prefill tokens and assuming reuse: it picks the fewest active blocks, which is
+//! kvfleet's `least_kv` decode routing.)
+//!
 //! At temperature 0 the lowest cost wins (the source breaks ties uniformly at random; here
 //! the lower index wins). At T > 0 it samples with p ∝ exp(−(cost − min) / ((max − min) × T)),
 //! uniformly when every cost is equal, from the router's seeded stream.
@@ -31,6 +41,9 @@ pub struct Params {
     pub temperature: f64,
     /// Blocks of prefill one cached block takes off.
     pub overlap_credit: f64,
+    /// Whether the cost counts the replicas' active blocks and the request's new ones
+    /// (Dynamo's `router_track_active_blocks`): off on a split fleet's prefill pool.
+    pub track_active_blocks: bool,
 }
 
 /// One replica's row: the cost and its terms.
@@ -41,12 +54,14 @@ fn row(fleet: &Fleet, params: Params, r: usize) -> Row {
     let cached = ask.hits[r] as f64;
     let raw_prefill = (view.prefill_tokens as f64 + ask.prompt_tokens as f64) / bs;
     let prefill = PREFILL_LOAD_SCALE * (raw_prefill - params.overlap_credit * cached).max(0.0);
-    let new_blocks = ask
-        .new_blocks
-        .get(r)
-        .copied()
-        .unwrap_or(ask.full_blocks as u32);
-    let decode = view.active_blocks as f64 + new_blocks as f64;
+    // Untracked, no request's blocks count: the decode term is 0 on every replica.
+    let (active, new_blocks) = if params.track_active_blocks {
+        let new = ask.new_blocks.get(r).copied();
+        (view.active_blocks, new.unwrap_or(ask.full_blocks as u32))
+    } else {
+        (0, 0)
+    };
+    let decode = active as f64 + new_blocks as f64;
     let requests = ACTIVE_REQUEST_WEIGHT * in_flight(view) as f64;
     Row {
         cost: prefill + decode + requests,
