@@ -409,6 +409,14 @@ pub struct Config {
     pub decode_seq_us: f64,
     /// Custom timing: cost per KV token read by decode attention, nanoseconds.
     pub kv_read_token_ns: f64,
+    /// Custom timing: the prefill phase, c0 + c1·T + c2·T² ms in a step that computes
+    /// T > 0 prompt tokens ([ms, ms/token, ms/token²]; all 0: none).
+    #[serde(skip_serializing_if = "is_no_poly")]
+    pub prefill_poly_ms: [f64; 3],
+    /// Custom timing: the decode phase, d0 + d1·u + d2·u² ms in a step in which a
+    /// sequence emits a token, u the KV utilisation ([ms, ms, ms]; all 0: none).
+    #[serde(skip_serializing_if = "is_no_poly")]
+    pub decode_poly_ms: [f64; 3],
     /// `pool` (independent requests) or `sessions` (multi-turn, closed loop).
     pub workload: WorkloadKind,
     /// Sessions: tasks started per second.
@@ -491,6 +499,11 @@ pub struct Config {
     pub disagg_min_uncached_tokens: u32,
 }
 
+/// Whether a polynomial phase is absent (all coefficients 0), left out of the JSON.
+fn is_no_poly(poly: &[f64; 3]) -> bool {
+    *poly == crate::timing::NO_POLY
+}
+
 impl Default for Config {
     fn default() -> Self {
         let custom = EnginePreset::Llama3_8bH100.timing();
@@ -518,6 +531,8 @@ impl Default for Config {
             prefill_token_us: custom.prefill_token_us,
             decode_seq_us: custom.decode_seq_us,
             kv_read_token_ns: custom.kv_read_token_ns,
+            prefill_poly_ms: custom.prefill_poly_ms,
+            decode_poly_ms: custom.decode_poly_ms,
             workload: WorkloadKind::Pool,
             session_rate: 1.0,
             num_sessions: 100,

@@ -291,12 +291,10 @@ impl Replica {
             } => {
                 self.count_step(start_us, now_us, saturated, kv_wait_from_us);
                 self.apply_decode_run(steps, now_us, out);
-                let t = &self.spec.timing;
+                let (first_us, delta_us) = self.spec.timing.itl_line_us(steps, seqs, kv_tokens);
                 out.itl_runs.push(ItlRun {
-                    first_us: t.step_fixed_us
-                        + t.decode_seq_us * seqs as f64
-                        + t.kv_read_token_ns * kv_tokens as f64 / 1000.0,
-                    delta_us: t.kv_read_token_ns * seqs as f64 / 1000.0,
+                    first_us,
+                    delta_us,
                     count: steps,
                     tokens: seqs,
                 });
@@ -411,7 +409,17 @@ impl Replica {
         let t = self.spec.timing;
         if !chunks.is_empty() {
             let prefill: u64 = chunks.iter().map(|&(_, c)| c as u64).sum();
-            let end_us = now_us + t.step_us(prefill, decode_seqs, kv_tokens);
+            // Sequences that emit a token: the decoding ones, and each prompt whose last
+            // chunk this step computes (its first token comes at the step's end).
+            let completing = chunks
+                .iter()
+                .filter(|&&(i, c)| {
+                    let a = &self.running[i];
+                    a.prefilled_tokens + c == a.req.prompt_tokens
+                })
+                .count() as u64;
+            let emitting = decode_seqs + completing;
+            let end_us = now_us + t.pass_us(prefill, decode_seqs, kv_tokens, emitting);
             self.plan = Plan::Step {
                 start_us: now_us,
                 end_us,

@@ -39,7 +39,26 @@
 //!   141.2 GFLOP / (4 x 494.5) = 71.4 -> 71 µs; 327,680 B / 10.72 TB/s = 30.6 -> 31 ns.
 //!   Its decode charge, 50 µs, predates the 5/8 rule (which gives 45) and is kept, so
 //!   every earlier result stays comparable.
-//! - `custom`: the four coefficients given in the config (no hardware).
+//! - `custom`: the coefficients given in the config (no hardware).
+//!
+//! The polynomial phases (the form Dynamo's mocker times its steps with, and the form a
+//! user's own measurements can be fitted to): a step that computes T > 0 prompt tokens
+//! adds `prefill_poly_ms` = [c0, c1, c2] as c0 + c1·T + c2·T² ms (units ms, ms per
+//! token, ms per token²); a step in which at least one sequence emits a token (a decoding
+//! sequence, or a prompt whose last chunk the step computes) adds `decode_poly_ms` =
+//! [d0, d1, d2] as d0 + d1·u + d2·u² ms, with u the KV utilisation: the decoding
+//! sequences' context tokens over the replica's KV capacity in tokens (0 when the cache
+//! is unbounded). The roofline presets leave both at 0.
+//! - `dynamo-mocker`: the default timing of NVIDIA Dynamo's mocker, `PerfModel::Polynomial`
+//!   in ai-dynamo 1.4.2's `lib/mocker/src/common/perf_model.rs`
+//!   (`predict_prefill_aggregates`, `predict_decode_aggregates`): prefill
+//!   4.209989e-7·T² + 1.518344e-2·T + 16.50142 ms over the step's new tokens, decode
+//!   −25.74·u² + 54.01·u + 5.74 ms over the active KV blocks over the KV capacity
+//!   (`max(1, ·)`, which never binds for u in [0, 1]); every linear coefficient 0. So a
+//!   chunk of 8,192 new tokens takes 169.137 ms, and decode 5.74 ms a step whatever the
+//!   batch when the cache is much larger than the batch's KV. Checked against Dynamo's
+//!   replay: its first synthetic request (40,160 tokens, no cache, alone) has TTFT
+//!   4 × 169.137 + 151.741 (7,392 tokens) + 5.740 = 834.03 ms, as Dynamo reports.
 //!
 //! KV capacity (`--des-kv-blocks auto`): vLLM's default `gpu_memory_utilization` of 0.9
 //! leaves 10 % of HBM for activations and the runtime, so a replica holds
@@ -81,6 +100,9 @@ pub enum EnginePreset {
     /// Mixtral-8x7B on one MI300X.
     #[serde(rename = "mixtral-8x7b-mi300x")]
     Mixtral8x7bMi300x,
+    /// Dynamo's mocker engine (its default polynomial timing; no hardware).
+    #[serde(rename = "dynamo-mocker")]
+    DynamoMocker,
     /// The coefficients given in the config.
     #[serde(rename = "custom")]
     Custom,
@@ -97,7 +119,25 @@ pub struct Timing {
     pub decode_seq_us: f64,
     /// Cost of reading one token of KV in decode attention, nanoseconds.
     pub kv_read_token_ns: f64,
+    /// The prefill phase, charged in a step that computes T > 0 prompt tokens:
+    /// c0 + c1·T + c2·T² milliseconds ([ms, ms/token, ms/token²]).
+    pub prefill_poly_ms: [f64; 3],
+    /// The decode phase, charged in a step in which a sequence emits a token:
+    /// d0 + d1·u + d2·u² milliseconds over the KV utilisation u ([ms, ms, ms]).
+    pub decode_poly_ms: [f64; 3],
+    /// The KV capacity u is taken over, tokens (0: unbounded, u = 0). The engine sets it
+    /// from the cache; not a coefficient.
+    #[serde(skip)]
+    pub kv_capacity_tokens: f64,
 }
+
+/// No polynomial phase.
+pub const NO_POLY: [f64; 3] = [0.0; 3];
+
+/// Dynamo's mocker's prefill polynomial, [ms, ms/token, ms/token²].
+pub const DYNAMO_PREFILL_POLY_MS: [f64; 3] = [16.50142, 1.518344e-2, 4.209989e-7];
+/// Dynamo's mocker's decode polynomial over the KV utilisation, [ms, ms, ms].
+pub const DYNAMO_DECODE_POLY_MS: [f64; 3] = [5.74, 54.01, -25.74];
 
 /// What one replica of a preset runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -131,6 +171,9 @@ const fn t(step_fixed_us: f64, prefill_token_us: f64, decode_seq_us: f64, kv: f6
         prefill_token_us,
         decode_seq_us,
         kv_read_token_ns: kv,
+        prefill_poly_ms: NO_POLY,
+        decode_poly_ms: NO_POLY,
+        kv_capacity_tokens: 0.0,
     }
 }
 
@@ -159,7 +202,7 @@ const W_MIXTRAL: f64 = 93.4;
 
 use EnginePreset as P;
 
-const SPECS: [Spec; 11] = [
+const SPECS: [Spec; 12] = [
     Spec {
         preset: P::Llama3_8bH100,
         name: "llama3-8b-h100",
@@ -221,6 +264,16 @@ const SPECS: [Spec; 11] = [
         hardware: hw("MI300X", 1, 192.0, W_MIXTRAL, KV_MIXTRAL),
     },
     Spec {
+        preset: P::DynamoMocker,
+        name: "dynamo-mocker",
+        timing: Timing {
+            prefill_poly_ms: DYNAMO_PREFILL_POLY_MS,
+            decode_poly_ms: DYNAMO_DECODE_POLY_MS,
+            ..t(0.0, 0.0, 0.0, 0.0)
+        },
+        hardware: None,
+    },
+    Spec {
         preset: P::Custom,
         name: "custom",
         timing: t(6000.0, 32.0, 20.0, 49.0),
@@ -230,7 +283,7 @@ const SPECS: [Spec; 11] = [
 
 impl EnginePreset {
     /// Every preset, as listed in `--help` and the page.
-    pub const ALL: [EnginePreset; 11] = [
+    pub const ALL: [EnginePreset; 12] = [
         P::Llama3_8bH100,
         P::Llama3_70b4xH100,
         P::Llama3_8bH200,
@@ -241,6 +294,7 @@ impl EnginePreset {
         P::Llama3_70b2xB200,
         P::Mixtral8x7bH200,
         P::Mixtral8x7bMi300x,
+        P::DynamoMocker,
         P::Custom,
     ];
 
@@ -272,7 +326,7 @@ impl EnginePreset {
         self.spec().timing
     }
 
-    /// What one replica runs on (`None` for `custom`).
+    /// What one replica runs on (`None` for `custom` and `dynamo-mocker`).
     pub fn hardware(self) -> Option<Hardware> {
         self.spec().hardware
     }
@@ -292,19 +346,133 @@ impl EnginePreset {
     }
 }
 
+/// Largest magnitude of a polynomial coefficient.
+pub const MAX_POLY_COEFFICIENT: f64 = 1e6;
+
+/// Parses a polynomial's three coefficients, `C0,C1,C2`.
+pub fn parse_poly(text: &str) -> Result<[f64; 3], String> {
+    let bad = || format!("three numbers C0,C1,C2 (got `{text}`)");
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() != 3 {
+        return Err(bad());
+    }
+    let mut out = NO_POLY;
+    for (slot, part) in out.iter_mut().zip(&parts) {
+        *slot = part.parse::<f64>().map_err(|_| bad())?;
+    }
+    Ok(out)
+}
+
+/// Why a polynomial phase is not allowed, if it is not: each coefficient finite and at
+/// most `MAX_POLY_COEFFICIENT` in magnitude; the decode phase also at least 0 over every
+/// utilisation from 0 to 1 (checked at both ends and at the parabola's vertex).
+pub fn poly_problem(poly: [f64; 3], over_utilisation: bool) -> Option<String> {
+    if poly.iter().any(|c| !c.is_finite() || c.abs() > MAX_POLY_COEFFICIENT) {
+        return Some(format!(
+            "three finite coefficients, each at most {MAX_POLY_COEFFICIENT:e} in magnitude"
+        ));
+    }
+    if !over_utilisation {
+        return None;
+    }
+    let [d0, d1, d2] = poly;
+    let at = |u: f64| d0 + d1 * u + d2 * u * u;
+    let mut points = vec![0.0, 1.0];
+    if d2 != 0.0 {
+        let vertex = -d1 / (2.0 * d2);
+        if (0.0..=1.0).contains(&vertex) {
+            points.push(vertex);
+        }
+    }
+    let low = points.into_iter().map(at).fold(f64::INFINITY, f64::min);
+    (low < 0.0).then(|| {
+        format!("d0 + d1·u + d2·u² >= 0 ms for every utilisation u from 0 to 1 (it reaches {low:.4})")
+    })
+}
+
 impl Timing {
-    /// Duration of one step, microseconds (rounded up, at least 1).
+    /// Duration of one step in which every decoding sequence emits a token, microseconds
+    /// (rounded up, at least 1).
     pub fn step_us(&self, prefill_tokens: u64, decode_seqs: u64, kv_tokens_read: u64) -> u64 {
-        let us = self.step_fixed_us
+        self.pass_us(prefill_tokens, decode_seqs, kv_tokens_read, decode_seqs)
+    }
+
+    /// Duration of one step in which `emitting` sequences emit a token (the decoding
+    /// ones and the prompts whose last chunk the step computes), microseconds (rounded
+    /// up, at least 1).
+    pub fn pass_us(
+        &self,
+        prefill_tokens: u64,
+        decode_seqs: u64,
+        kv_tokens_read: u64,
+        emitting: u64,
+    ) -> u64 {
+        let mut us = self.step_fixed_us
             + self.prefill_token_us * prefill_tokens as f64
             + self.decode_seq_us * decode_seqs as f64
             + self.kv_read_token_ns * kv_tokens_read as f64 / 1000.0;
+        us += self.prefill_phase_us(prefill_tokens);
+        if emitting > 0 {
+            us += self.decode_phase_us(kv_tokens_read as f64);
+        }
         (libm::ceil(us) as u64).max(1)
+    }
+
+    /// The prefill phase of a step that computes `tokens` prompt tokens, microseconds (0
+    /// for none; never negative).
+    pub fn prefill_phase_us(&self, tokens: u64) -> f64 {
+        if tokens == 0 || self.prefill_poly_ms == NO_POLY {
+            return 0.0;
+        }
+        let t = tokens as f64;
+        let [c0, c1, c2] = self.prefill_poly_ms;
+        ((c0 + c1 * t + c2 * t * t) * 1000.0).max(0.0)
+    }
+
+    /// The KV utilisation of `kv_tokens` context tokens (0 when the cache is unbounded).
+    pub fn utilisation(&self, kv_tokens: f64) -> f64 {
+        if self.kv_capacity_tokens > 0.0 {
+            kv_tokens / self.kv_capacity_tokens
+        } else {
+            0.0
+        }
+    }
+
+    /// The decode phase of a step whose decoding sequences hold `kv_tokens` of context,
+    /// microseconds (validation keeps it non-negative for u in [0, 1]).
+    pub fn decode_phase_us(&self, kv_tokens: f64) -> f64 {
+        if self.decode_poly_ms == NO_POLY {
+            return 0.0;
+        }
+        let u = self.utilisation(kv_tokens);
+        let [d0, d1, d2] = self.decode_poly_ms;
+        (d0 + d1 * u + d2 * u * u) * 1000.0
+    }
+
+    /// The decode phases of `steps` pure-decode steps whose KV starts at `kv_tokens` and
+    /// grows by `seqs` a step, summed in closed form: with u_k = a + b·k (a = kv / C,
+    /// b = seqs / C), Σu_k = n·a + b·n(n-1)/2 and Σu_k² = n·a² + 2ab·n(n-1)/2 +
+    /// b²·(n-1)n(2n-1)/6, microseconds.
+    fn decode_phases_us(&self, steps: u64, seqs: u64, kv_tokens: u64) -> f64 {
+        if self.decode_poly_ms == NO_POLY {
+            return 0.0;
+        }
+        let n = steps as f64;
+        let (a, b) = (
+            self.utilisation(kv_tokens as f64),
+            self.utilisation(seqs as f64),
+        );
+        let k1 = n * (n - 1.0) / 2.0;
+        let k2 = (n - 1.0) * n * (2.0 * n - 1.0) / 6.0;
+        let sum_u = n * a + b * k1;
+        let sum_u2 = n * a * a + 2.0 * a * b * k1 + b * b * k2;
+        let [d0, d1, d2] = self.decode_poly_ms;
+        (d0 * n + d1 * sum_u + d2 * sum_u2) * 1000.0
     }
 
     /// Total duration of `steps` pure-decode steps of `seqs` sequences whose KV starts at
     /// `kv_tokens` and grows by `seqs` tokens per step, in closed form:
-    /// `steps x base + c x (steps x kv + seqs x steps(steps-1)/2)`.
+    /// `steps x base + c x (steps x kv + seqs x steps(steps-1)/2)` plus the decode phases.
     pub fn decode_run_us(&self, steps: u64, seqs: u64, kv_tokens: u64) -> u64 {
         if steps == 0 {
             return 0;
@@ -312,8 +480,30 @@ impl Timing {
         let per_step_us = self.step_fixed_us + self.decode_seq_us * seqs as f64;
         let kv_sum = steps as f64 * kv_tokens as f64
             + seqs as f64 * (steps as f64 * (steps as f64 - 1.0) / 2.0);
-        let us = per_step_us * steps as f64 + self.kv_read_token_ns * kv_sum / 1000.0;
+        let mut us = per_step_us * steps as f64 + self.kv_read_token_ns * kv_sum / 1000.0;
+        us += self.decode_phases_us(steps, seqs, kv_tokens);
         (libm::ceil(us) as u64).max(steps)
+    }
+
+    /// The inter-token latencies of a decode run as a line: the first step's duration and
+    /// the growth per step, microseconds (the utilisation's square bends the line a
+    /// little: the growth is its secant over the run).
+    pub fn itl_line_us(&self, steps: u64, seqs: u64, kv_tokens: u64) -> (f64, f64) {
+        let first_us = self.step_fixed_us
+            + self.decode_seq_us * seqs as f64
+            + self.kv_read_token_ns * kv_tokens as f64 / 1000.0;
+        let delta_us = self.kv_read_token_ns * seqs as f64 / 1000.0;
+        if self.decode_poly_ms == NO_POLY {
+            return (first_us, delta_us);
+        }
+        let phase0 = self.decode_phase_us(kv_tokens as f64);
+        let growth = if steps > 1 {
+            let last = kv_tokens as f64 + (steps - 1) as f64 * seqs as f64;
+            (self.decode_phase_us(last) - phase0) / (steps - 1) as f64
+        } else {
+            0.0
+        };
+        (first_us + phase0, delta_us + growth)
     }
 
     /// The number of whole decode steps of a run that have finished by `elapsed_us`

@@ -61,14 +61,22 @@ fn check_whole_us(name: &str, ms: f64) -> Result<(), ConfigError> {
 
 /// The step-time coefficients of a config (the preset's, or the custom ones).
 pub fn timing_of(cfg: &Config) -> Timing {
-    match cfg.engine {
+    let timing = match cfg.engine {
         EnginePreset::Custom => Timing {
             step_fixed_us: cfg.step_fixed_us,
             prefill_token_us: cfg.prefill_token_us,
             decode_seq_us: cfg.decode_seq_us,
             kv_read_token_ns: cfg.kv_read_token_ns,
+            prefill_poly_ms: cfg.prefill_poly_ms,
+            decode_poly_ms: cfg.decode_poly_ms,
+            kv_capacity_tokens: 0.0,
         },
         preset => preset.timing(),
+    };
+    let capacity_blocks = cfg.kv_blocks.unwrap_or(0) as f64;
+    Timing {
+        kv_capacity_tokens: capacity_blocks * cfg.block_size as f64,
+        ..timing
     }
 }
 
@@ -209,6 +217,15 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     }
     if let Some(capacity) = cfg.kv_blocks {
         check_range("kv_blocks", capacity as f64)?;
+    }
+    for (name, poly, over_utilisation) in [
+        ("prefill_poly_ms", cfg.prefill_poly_ms, false),
+        ("decode_poly_ms", cfg.decode_poly_ms, true),
+    ] {
+        if let Some(allowed) = crate::timing::poly_problem(poly, over_utilisation) {
+            let shown = format!("[{}, {}, {}]", poly[0], poly[1], poly[2]);
+            return Err(ConfigError::new(name, shown, allowed));
+        }
     }
     for (name, value) in [
         ("router_refresh_ms", cfg.router_refresh_ms),

@@ -149,6 +149,10 @@ fn number(text: &str) -> Result<f64, String> {
         .map_err(|_| "expected a number".to_string())
 }
 
+fn poly(text: &str) -> Result<[f64; 3], String> {
+    kvfleet::timing::parse_poly(text)
+}
+
 fn routing(text: &str) -> Result<Policy, String> {
     Policy::parse(text).map_err(|e| e.allowed)
 }
@@ -242,8 +246,9 @@ pub struct RunArgs {
     /// Engine timing preset (model x GPUs, from a roofline): llama3-8b-h100,
     /// llama3-70b-4xh100, llama3-8b-h200, llama3-8b-mi300x, llama3-8b-b200,
     /// llama3-70b-2xh200, llama3-70b-mi300x, llama3-70b-2xb200, mixtral-8x7b-h200,
-    /// mixtral-8x7b-mi300x, or custom (then the four --des-step-fixed-us ..
-    /// --des-kv-read-token-ns flags apply).
+    /// mixtral-8x7b-mi300x, dynamo-mocker (Dynamo's mocker: its polynomial timing), or
+    /// custom (then the --des-step-fixed-us .. --des-kv-read-token-ns flags and the two
+    /// polynomial phases apply).
     #[arg(long = "des-engine", value_name = "PRESET", default_value = "llama3-8b-h100", value_parser = engine)]
     pub engine: EnginePreset,
     /// Custom engine: fixed cost of every step, microseconds.
@@ -258,6 +263,16 @@ pub struct RunArgs {
     /// Custom engine: cost per KV token read by decode attention, nanoseconds.
     #[arg(long = "des-kv-read-token-ns", value_name = "NS", default_value = "49", value_parser = number)]
     pub kv_read_token_ns: f64,
+    /// Custom engine: the prefill phase of a step that computes T > 0 prompt tokens,
+    /// C0 + C1·T + C2·T² milliseconds (C0 ms, C1 ms per token, C2 ms per token²);
+    /// dynamo-mocker's is 16.50142,1.518344e-2,4.209989e-7.
+    #[arg(long = "des-prefill-poly-ms", value_name = "C0,C1,C2", default_value = "0,0,0", value_parser = poly)]
+    pub prefill_poly_ms: [f64; 3],
+    /// Custom engine: the decode phase of a step in which a sequence emits a token,
+    /// D0 + D1·u + D2·u² milliseconds, u the KV utilisation (decoding sequences' context
+    /// over the KV capacity; 0 when unbounded); dynamo-mocker's is 5.74,54.01,-25.74.
+    #[arg(long = "des-decode-poly-ms", value_name = "D0,D1,D2", default_value = "0,0,0", value_parser = poly)]
+    pub decode_poly_ms: [f64; 3],
     /// The one seed behind every random draw (0 .. 2^53), or `random`: a seed drawn from
     /// the system, printed in the report so that `--seed N` repeats the run.
     #[arg(long, value_name = "SEED", default_value = "42", value_parser = seed)]
@@ -456,6 +471,8 @@ impl RunArgs {
             prefill_token_us: self.prefill_token_us,
             decode_seq_us: self.decode_seq_us,
             kv_read_token_ns: self.kv_read_token_ns,
+            prefill_poly_ms: self.prefill_poly_ms,
+            decode_poly_ms: self.decode_poly_ms,
             workload: self.workload,
             session_rate: self.session_rate,
             num_sessions: self.num_sessions,
