@@ -346,6 +346,13 @@ impl EnginePreset {
     }
 }
 
+/// A duration rounded up to whole microseconds, forgiving the last bits of floating-point
+/// error (5.74 ms × 5 is 28,700.000000000004 µs in binary: 28,700 µs, not 28,701). The
+/// coefficients' products are whole nanoseconds or coarser, far from the 1 ps forgiven.
+fn whole_us(us: f64) -> u64 {
+    libm::ceil(us - 1e-6) as u64
+}
+
 /// Largest magnitude of a polynomial coefficient.
 pub const MAX_POLY_COEFFICIENT: f64 = 1e6;
 
@@ -415,7 +422,7 @@ impl Timing {
         if emitting > 0 {
             us += self.decode_phase_us(kv_tokens_read as f64);
         }
-        (libm::ceil(us) as u64).max(1)
+        whole_us(us).max(1)
     }
 
     /// The prefill phase of a step that computes `tokens` prompt tokens, microseconds (0
@@ -482,7 +489,7 @@ impl Timing {
             + seqs as f64 * (steps as f64 * (steps as f64 - 1.0) / 2.0);
         let mut us = per_step_us * steps as f64 + self.kv_read_token_ns * kv_sum / 1000.0;
         us += self.decode_phases_us(steps, seqs, kv_tokens);
-        (libm::ceil(us) as u64).max(steps)
+        whole_us(us).max(steps)
     }
 
     /// The inter-token latencies of a decode run as a line: the first step's duration and
@@ -530,3 +537,6 @@ impl Timing {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod poly_tests;

@@ -42,7 +42,7 @@ fn presets_carry_the_roofline_coefficients_and_parse_by_name() {
     assert_eq!(EnginePreset::parse("llama3-8b"), None);
     assert_eq!(EnginePreset::parse(""), None);
     let names: Vec<&str> = EnginePreset::ALL.iter().map(|p| p.name()).collect();
-    assert_eq!(names.len(), 11);
+    assert_eq!(names.len(), 12);
     assert_eq!(names[..2], ["llama3-8b-h100", "llama3-70b-4xh100"]);
     assert_eq!(names.last(), Some(&"custom"));
     for p in EnginePreset::ALL {
@@ -76,6 +76,9 @@ fn a_mixed_step_adds_every_term() {
         prefill_token_us: 0.0,
         decode_seq_us: 0.0,
         kv_read_token_ns: 0.0,
+        prefill_poly_ms: NO_POLY,
+        decode_poly_ms: NO_POLY,
+        kv_capacity_tokens: 0.0,
     };
     assert_eq!(free.step_us(5, 5, 5), 1);
     assert_eq!(free.decode_run_us(7, 2, 100), 7);
@@ -176,6 +179,9 @@ fn presets_follow_from_the_hardware() {
             prefill_token_us: prefill_exact_us.round(),
             decode_seq_us: decode_us,
             kv_read_token_ns: kv_ns,
+            prefill_poly_ms: NO_POLY,
+            decode_poly_ms: NO_POLY,
+            kv_capacity_tokens: 0.0,
         };
         assert_eq!(p.timing(), want, "{name}");
         let h = p.hardware().unwrap();
@@ -218,6 +224,6 @@ fn the_preset_names_are_listed_in_table_order_for_error_messages() {
         EnginePreset::names(),
         "llama3-8b-h100, llama3-70b-4xh100, llama3-8b-h200, llama3-8b-mi300x, llama3-8b-b200, \
          llama3-70b-2xh200, llama3-70b-mi300x, llama3-70b-2xb200, mixtral-8x7b-h200, \
-         mixtral-8x7b-mi300x, custom"
+         mixtral-8x7b-mi300x, dynamo-mocker, custom"
     );
 }

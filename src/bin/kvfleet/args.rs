@@ -266,12 +266,12 @@ pub struct RunArgs {
     /// Custom engine: the prefill phase of a step that computes T > 0 prompt tokens,
     /// C0 + C1·T + C2·T² milliseconds (C0 ms, C1 ms per token, C2 ms per token²);
     /// dynamo-mocker's is 16.50142,1.518344e-2,4.209989e-7.
-    #[arg(long = "des-prefill-poly-ms", value_name = "C0,C1,C2", default_value = "0,0,0", value_parser = poly)]
+    #[arg(long = "des-prefill-poly-ms", value_name = "C0,C1,C2", default_value = "0,0,0", value_parser = poly, allow_hyphen_values = true)]
     pub prefill_poly_ms: [f64; 3],
     /// Custom engine: the decode phase of a step in which a sequence emits a token,
     /// D0 + D1·u + D2·u² milliseconds, u the KV utilisation (decoding sequences' context
     /// over the KV capacity; 0 when unbounded); dynamo-mocker's is 5.74,54.01,-25.74.
-    #[arg(long = "des-decode-poly-ms", value_name = "D0,D1,D2", default_value = "0,0,0", value_parser = poly)]
+    #[arg(long = "des-decode-poly-ms", value_name = "D0,D1,D2", default_value = "0,0,0", value_parser = poly, allow_hyphen_values = true)]
     pub decode_poly_ms: [f64; 3],
     /// The one seed behind every random draw (0 .. 2^53), or `random`: a seed drawn from
     /// the system, printed in the report so that `--seed N` repeats the run.
