@@ -70,13 +70,21 @@ impl Work {
     }
 
     /// An upper bound on the engine time all of it takes on one replica, µs.
+    /// The polynomial phases count at their largest magnitude: a prefill step's at the
+    /// full budget, a decode step's at utilisation 1.
     pub fn busy_bound_us(&self, timing: &Timing, prefill_budget_tokens: u32) -> f64 {
-        let steps =
-            self.prompt_tokens / prefill_budget_tokens as f64 + self.requests + self.output_tokens;
+        let budget = prefill_budget_tokens as f64;
+        let prefill_steps = self.prompt_tokens / budget + self.requests;
+        let steps = prefill_steps + self.output_tokens;
+        let bound = |[c0, c1, c2]: [f64; 3], x: f64| {
+            1000.0 * (c0.abs() + c1.abs() * x + c2.abs() * x * x)
+        };
         steps * (timing.step_fixed_us + 1.0)
             + self.prompt_tokens * timing.prefill_token_us
             + self.output_tokens * timing.decode_seq_us
             + self.kv_reads * timing.kv_read_token_ns / 1000.0
+            + prefill_steps * bound(timing.prefill_poly_ms, budget)
+            + steps * bound(timing.decode_poly_ms, 1.0)
     }
 
     /// An upper bound on the link time of moving every prompt's KV once over `link`, µs:
@@ -211,6 +219,24 @@ mod tests {
         let bound = w.busy_bound_us(&t, 8192);
         assert!((bound - 647_126.725).abs() < 0.01, "{bound}");
         let real = t.step_us(1024, 0, 0) + t.decode_run_us(99, 1, 1025);
+        assert!(real as f64 <= bound, "{real} > {bound}");
+    }
+
+    #[test]
+    fn the_busy_bound_covers_the_polynomial_phases() {
+        // The same request on dynamo-mocker (unbounded: u = 0): one prefill step of
+        // 1024 tokens with the first token, 0.44145 + 15.54784 + 16.50142 + 5.74 =
+        // 38.23071 ms, then 99 decode steps of 5.74 ms: 606,491 µs in all. The bound:
+        // 101.125 steps at 1 µs; 1.125 prefill steps at the full budget (28.25276 +
+        // 124.38274 + 16.50142 = 169.13692 ms) = 190,279.03 µs; 101.125 decode steps at
+        // 5.74 + 54.01 + 25.74 = 85.49 ms = 8,645,176.25 µs; 8,835,556.4 µs in all.
+        let t = EnginePreset::DynamoMocker.timing();
+        let mut w = Work::default();
+        w.add(1.0, 1024.0, 100.0);
+        let bound = w.busy_bound_us(&t, 8192);
+        assert!((bound - 8_835_556.4).abs() < 0.1, "{bound}");
+        let real = t.pass_us(1024, 0, 0, 1) + t.decode_run_us(99, 1, 1025);
+        assert_eq!(real, 38_231 + 568_260);
         assert!(real as f64 <= bound, "{real} > {bound}");
     }
 

@@ -28,11 +28,15 @@ export interface Config {
   kv_blocks: number | null;
   max_batch: number;
   max_batched_tokens: number;
-  engine: "llama3-8b-h100" | "llama3-70b-4xh100" | "custom";
+  engine: "llama3-8b-h100" | "llama3-70b-4xh100" | "dynamo-mocker" | "custom";
   step_fixed_us: number;
   prefill_token_us: number;
   decode_seq_us: number;
   kv_read_token_ns: number;
+  /** Custom engine: prefill phase c0 + c1·T + c2·T² ms over a step's T new tokens; omitted = none. */
+  prefill_poly_ms?: [number, number, number];
+  /** Custom engine: decode phase d0 + d1·u + d2·u² ms over the KV utilisation u; omitted = none. */
+  decode_poly_ms?: [number, number, number];
   workload: "pool" | "sessions";
   session_rate: number;
   num_sessions: number;
