@@ -76,9 +76,8 @@ impl Work {
         let budget = prefill_budget_tokens as f64;
         let prefill_steps = self.prompt_tokens / budget + self.requests;
         let steps = prefill_steps + self.output_tokens;
-        let bound = |[c0, c1, c2]: [f64; 3], x: f64| {
-            1000.0 * (c0.abs() + c1.abs() * x + c2.abs() * x * x)
-        };
+        let bound =
+            |[c0, c1, c2]: [f64; 3], x: f64| 1000.0 * (c0.abs() + c1.abs() * x + c2.abs() * x * x);
         steps * (timing.step_fixed_us + 1.0)
             + self.prompt_tokens * timing.prefill_token_us
             + self.output_tokens * timing.decode_seq_us

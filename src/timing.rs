@@ -374,7 +374,10 @@ pub fn parse_poly(text: &str) -> Result<[f64; 3], String> {
 /// most `MAX_POLY_COEFFICIENT` in magnitude; the decode phase also at least 0 over every
 /// utilisation from 0 to 1 (checked at both ends and at the parabola's vertex).
 pub fn poly_problem(poly: [f64; 3], over_utilisation: bool) -> Option<String> {
-    if poly.iter().any(|c| !c.is_finite() || c.abs() > MAX_POLY_COEFFICIENT) {
+    if poly
+        .iter()
+        .any(|c| !c.is_finite() || c.abs() > MAX_POLY_COEFFICIENT)
+    {
         return Some(format!(
             "three finite coefficients, each at most {MAX_POLY_COEFFICIENT:e} in magnitude"
         ));
@@ -393,7 +396,9 @@ pub fn poly_problem(poly: [f64; 3], over_utilisation: bool) -> Option<String> {
     }
     let low = points.into_iter().map(at).fold(f64::INFINITY, f64::min);
     (low < 0.0).then(|| {
-        format!("d0 + d1·u + d2·u² >= 0 ms for every utilisation u from 0 to 1 (it reaches {low:.4})")
+        format!(
+            "d0 + d1·u + d2·u² >= 0 ms for every utilisation u from 0 to 1 (it reaches {low:.4})"
+        )
     })
 }
 

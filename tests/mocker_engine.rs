@@ -20,7 +20,12 @@ fn one(input: u32, output: u32) -> Vec<kvfleet::Request> {
         r#"{{"timestamp": 0, "input_length": {input}, "output_length": {output}, "hash_ids": [{}]}}"#,
         ids.join(", ")
     );
-    parse_mooncake(BufReader::new(line.as_bytes()), "one", &TraceOptions::default()).unwrap()
+    parse_mooncake(
+        BufReader::new(line.as_bytes()),
+        "one",
+        &TraceOptions::default(),
+    )
+    .unwrap()
 }
 
 fn run_one(cfg: &Config, input: u32, output: u32) -> kvfleet::Report {
@@ -46,13 +51,25 @@ fn one_request_on_the_mocker_takes_what_dynamos_replay_reports() {
     // first token's decode phase, 5.74 ms: 4 × 169,137 + 157,482 = 834,030 µs.
     // Then 5 decode steps of 5.74 ms: end to end 834.03 + 28.70 = 862.73 ms.
     let r = run_one(&mocker(), 40_160, 6);
-    assert!((r.summary.ttft_ms_mean - 834.03).abs() < 1e-9, "{}", r.summary.ttft_ms_mean);
-    assert!((r.summary.e2e_ms_mean - 862.73).abs() < 1e-9, "{}", r.summary.e2e_ms_mean);
+    assert!(
+        (r.summary.ttft_ms_mean - 834.03).abs() < 1e-9,
+        "{}",
+        r.summary.ttft_ms_mean
+    );
+    assert!(
+        (r.summary.e2e_ms_mean - 862.73).abs() < 1e-9,
+        "{}",
+        r.summary.e2e_ms_mean
+    );
     // 10,000 tokens: 169,137 µs, then 1,808 tokens (45.32927 ms) + 5.74 ms = 51,070 µs:
     // TTFT 220.207 ms (Dynamo: 220.2073, its u counts the request's 20 blocks of a
     // million: + 0.001 ms).
     let r = run_one(&mocker(), 10_000, 5);
-    assert!((r.summary.ttft_ms_mean - 220.207).abs() < 1e-9, "{}", r.summary.ttft_ms_mean);
+    assert!(
+        (r.summary.ttft_ms_mean - 220.207).abs() < 1e-9,
+        "{}",
+        r.summary.ttft_ms_mean
+    );
 }
 
 #[test]
@@ -113,12 +130,18 @@ fn bad_polynomials_fail_with_the_field_named() {
         ..Config::default()
     };
     let e = api::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap_err();
-    assert!(e.contains("decode_poly_ms") && e.contains("reaches -3.0000"), "{e}");
+    assert!(
+        e.contains("decode_poly_ms") && e.contains("reaches -3.0000"),
+        "{e}"
+    );
     let e = api::run_json(r#"{"engine":"custom","prefill_poly_ms":[1,2]}"#).unwrap_err();
     assert!(e.contains("expected an array of length 3"), "{e}");
     let (code, _, err) = kvfleet(&["--des-engine", "custom", "--des-prefill-poly-ms", "1,2"]);
     assert_ne!(code, 0);
-    assert!(err.contains("--des-prefill-poly-ms") && err.contains("three numbers C0,C1,C2"), "{err}");
+    assert!(
+        err.contains("--des-prefill-poly-ms") && err.contains("three numbers C0,C1,C2"),
+        "{err}"
+    );
     let (code, _, err) = kvfleet(&["--des-engine", "custom", "--des-decode-poly-ms", "-1,0,0"]);
     assert_ne!(code, 0);
     assert!(err.contains("decode_poly_ms"), "{err}");

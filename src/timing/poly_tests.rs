@@ -18,10 +18,18 @@ fn dynamo_mocker_is_the_sources_polynomial() {
     assert_eq!(t.prefill_poly_ms, [16.50142, 1.518344e-2, 4.209989e-7]);
     assert_eq!(t.decode_poly_ms, [5.74, 54.01, -25.74]);
     assert_eq!(
-        (t.step_fixed_us, t.prefill_token_us, t.decode_seq_us, t.kv_read_token_ns),
+        (
+            t.step_fixed_us,
+            t.prefill_token_us,
+            t.decode_seq_us,
+            t.kv_read_token_ns
+        ),
         (0.0, 0.0, 0.0, 0.0)
     );
-    assert_eq!(EnginePreset::parse("dynamo-mocker"), Some(EnginePreset::DynamoMocker));
+    assert_eq!(
+        EnginePreset::parse("dynamo-mocker"),
+        Some(EnginePreset::DynamoMocker)
+    );
     assert_eq!(EnginePreset::DynamoMocker.hardware(), None);
     assert_eq!(EnginePreset::DynamoMocker.kv_blocks(512), None);
 }
