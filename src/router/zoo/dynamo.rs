@@ -19,8 +19,8 @@
 //! pick rests on `prefill_load_scale × max(0, (active_prefill_tokens + prompt_tokens) /
 //! block_size − overlap_credit × cached_blocks)` alone. (Its decode router,
 //! `derive_decode_router_config`, sets `overlap_score_credit = 0` and stops tracking
-//! prefill tokens and assuming reuse: it picks the fewest active blocks, which is
-//! kvfleet's `least_kv` decode routing.)
+//! prefill tokens and assuming reuse: it picks the fewest active prompt blocks, each
+//! request's counted apart; kvfleet's `least_kv` decode routing is the nearest.)
 //!
 //! At temperature 0 the lowest cost wins (the source breaks ties uniformly at random; here
 //! the lower index wins). At T > 0 it samples with p ∝ exp(−(cost − min) / ((max − min) × T)),
