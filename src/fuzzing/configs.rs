@@ -7,7 +7,7 @@
 use crate::config::{
     ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
 };
-use crate::timing::EnginePreset;
+use crate::timing::{EnginePreset, DYNAMO_DECODE_POLY_MS, DYNAMO_PREFILL_POLY_MS, NO_POLY};
 
 /// Reads choices from a byte string (zeros once it runs out).
 pub struct Draws<'a> {
@@ -124,6 +124,8 @@ fn timing(cfg: &mut Config, draws: &mut Draws) {
         cfg.prefill_token_us = draws.pick(&[0.0, 1.0, 32.0]);
         cfg.decode_seq_us = draws.pick(&[0.0, 20.0]);
         cfg.kv_read_token_ns = draws.pick(&[0.0, 49.0]);
+        cfg.prefill_poly_ms = draws.pick(&[NO_POLY, DYNAMO_PREFILL_POLY_MS]);
+        cfg.decode_poly_ms = draws.pick(&[NO_POLY, DYNAMO_DECODE_POLY_MS]);
     }
 }
 
