@@ -143,7 +143,29 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
 /// then the run's worst-case duration and memory against the limits.
 pub fn validate_replay(cfg: &Config, requests: &[Request], name: &str) -> Result<(), String> {
     validate_fleet(cfg).map_err(|e| e.to_string())?;
+    check_block_ids(cfg.block_size, requests, name)?;
     limits::check_replay(cfg, &timing_of(cfg), requests, name)
+}
+
+/// Each request's block ids are one per `block_size`-token block of its prompt (the last
+/// one partial), or none: requests read at another block size would be matched on ids
+/// that do not cover their prompts.
+fn check_block_ids(block_size: u32, requests: &[Request], name: &str) -> Result<(), String> {
+    let wrong = requests.iter().enumerate().find(|(_, r)| {
+        !r.block_ids.is_empty()
+            && r.block_ids.len() != r.prompt_tokens.div_ceil(block_size) as usize
+    });
+    let Some((index, request)) = wrong else {
+        return Ok(());
+    };
+    let (got, tokens) = (request.block_ids.len(), request.prompt_tokens);
+    let expected = tokens.div_ceil(block_size);
+    Err(format!(
+        "{name}: request {} has {got} block ids for {tokens} prompt tokens, but a block size of \
+         {block_size} tokens needs {expected}: its ids were made at another block size; replay \
+         it at the block size it was read with (a trace's block size cannot be swept)",
+        index + 1
+    ))
 }
 
 fn popularity_or_uniform(cfg: &Config) -> Popularity {
