@@ -380,6 +380,16 @@ fn lesson_check(id: &str, flags: &[&str]) -> (i32, String, String) {
     kvfleet(&args)
 }
 
+#[test]
+fn an_unknown_lesson_is_an_error_not_a_goal_not_met() {
+    // Exit 1 means "not met" to a teacher's script; an id that is no lesson is exit 2.
+    let (code, out, err) = kvfleet(&["lesson", "nope"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("unknown lesson \"nope\"; allowed: "), "{err}");
+    // The broken setup of a real lesson is still exit 1.
+    assert_eq!(kvfleet(&["lesson", "hot-prefix"]).0, 1);
+}
+
 /// Asserts that a check was refused: exit 2, nothing judged, the flag named on stderr.
 fn assert_not_judged(id: &str, flags: &[&str], named: &str) {
     let (code, out, err) = lesson_check(id, flags);

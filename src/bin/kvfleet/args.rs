@@ -37,8 +37,8 @@ pub enum Command {
     /// the --slo-* targets on the workload the run flags describe, and its goodput.
     Plan(Box<PlanCmd>),
     /// The lessons: with no ID, list them; with an ID, run its broken setup and print the
-    /// goal checks (exit 0 when met, 1 when not); with --check FLAGS..., run the setup with
-    /// those run flags changed (e.g. `kvfleet lesson hot-prefix --check --des-spill-queue 2`).
+    /// goal checks (exit 0 when met, 1 when not, 2 when not judged or on an error); with
+    /// --check FLAGS..., run the setup with those run flags changed (e.g. `kvfleet lesson hot-prefix --check --des-spill-queue 2`).
     Lesson {
         /// The lesson (see `kvfleet lesson`).
         id: Option<String>,

@@ -49,6 +49,11 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => parse_error(e),
     };
+    // The lesson command keeps exit 1 for "goal not met", so its errors exit 2.
+    let error_code = match cli.command {
+        Some(Command::Lesson { .. }) => ExitCode::from(2),
+        _ => ExitCode::FAILURE,
+    };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
         Some(Command::Lesson {
@@ -94,7 +99,7 @@ pub fn main() -> ExitCode {
         Err(message) => {
             let message = kvfleet::echo::cut_long_lines(&message, 4 * MAX_ERROR_LINE_CHARS);
             eprintln!("error: {message}");
-            ExitCode::FAILURE
+            error_code
         }
     }
 }

@@ -2,7 +2,8 @@
 //! with an id it runs the lesson's broken setup (or, with `--check FLAGS...`, the setup
 //! with those flags changed) and prints the goal checks. The exit code is 0 when the goal
 //! is met, 1 when it is not, and 2 when `--check` changes the lesson's workload or gives a
-//! flag the check does not take (the goal is not judged), so a teacher can script it.
+//! flag the check does not take (the goal is not judged) or the call is an error (an
+//! unknown lesson), so a teacher can script it.
 
 use std::io::Write;
 
