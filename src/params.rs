@@ -11,7 +11,7 @@ use crate::config::Config;
 mod inert;
 mod validate;
 
-pub use inert::{inert, Inert};
+pub use inert::{inert, inert_on_replay, Inert};
 
 pub use validate::{
     max_lengths, session_max_lengths, session_turn_lengths, timing_of, validate, validate_fleet,

@@ -346,6 +346,58 @@ fn flags_of_a_feature_that_is_off_are_warned_about_by_name() {
 }
 
 #[test]
+fn a_replays_workload_flags_and_other_policies_settings_are_warned_about() {
+    // The trace gives the requests, so the synthetic workload's rate and gamma shape do
+    // nothing (one warning each, the replay the reason); the kv policy's weight and a spill
+    // queue do nothing under round robin without affinity.
+    let (code, out, err) = kvfleet(&[
+        "--des-mooncake-trace",
+        "tests/data/mooncake_small.jsonl",
+        "--request-rate",
+        "5",
+        "--des-burstiness",
+        "2",
+        "--des-routing",
+        "round_robin",
+        "--des-overlap-weight",
+        "2",
+        "--des-spill-queue",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Simulated: "), "{out}");
+    let warned: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    let replay = "on a replay (its requests come from --des-mooncake-trace)";
+    assert_eq!(
+        warned,
+        [
+            "warning: --des-overlap-weight does nothing with --des-routing round_robin (it weighs the kv policy's missed blocks)".to_string(),
+            "warning: --des-spill-queue does nothing with --des-routing round_robin and no session affinity (only a sticky or prefix home spills)".to_string(),
+            format!("warning: --request-rate does nothing {replay}"),
+            format!("warning: --des-burstiness does nothing {replay}"),
+        ]
+    );
+    // The same flags where they count: a synthetic run under prefix_aware with gamma
+    // arrivals, and kv, warn about nothing.
+    let (code, _, err) = kvfleet(&[
+        "--des-num-requests",
+        "10",
+        "--request-rate",
+        "5",
+        "--arrival-model",
+        "gamma",
+        "--des-burstiness",
+        "2",
+        "--des-routing",
+        "prefix_aware",
+        "--des-spill-queue",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
 fn a_sweep_over_a_parameter_that_does_nothing_is_warned_about() {
     let (code, out, err) = kvfleet(&[
         "--des-num-requests",

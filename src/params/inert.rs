@@ -1,7 +1,8 @@
 //! Parameters that do nothing under the rest of a config: a split fleet's link on a
 //! colocated fleet, the snapshot view's refresh and lag under another view, one routing
-//! policy's settings under another, a gamma shape without gamma arrivals. A caller that
-//! knows which ones the user set (the CLI's typed flags, a sweep's parameter) warns.
+//! policy's settings under another, a gamma shape without gamma arrivals, the synthetic
+//! workload's settings on a replay. A caller that knows which ones the user set (the
+//! CLI's typed flags, a sweep's parameter) warns.
 
 use crate::config::{ArrivalModel, Config, Policy, RouterView};
 
@@ -73,6 +74,22 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             add(field, why);
         }
     }
+    if cfg.routing != Policy::Kv {
+        let why = format!(
+            "with {} {} (it weighs the kv policy's missed blocks)",
+            flag("routing"),
+            cfg.routing.name()
+        );
+        add("overlap_weight", why);
+    }
+    if cfg.routing != Policy::PrefixAware && cfg.affinity_share() <= 0.0 {
+        let why = format!(
+            "with {} {} and no session affinity (only a sticky or prefix home spills)",
+            flag("routing"),
+            cfg.routing.name()
+        );
+        add("spill_queue", why);
+    }
     if cfg.arrival_model != ArrivalModel::Gamma {
         let why = format!(
             "with {} {} (it is the gamma model's shape)",
@@ -82,6 +99,41 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
         add("burstiness", why);
     }
     out
+}
+
+/// The synthetic workload's parameters: a replay's requests come from its trace or file.
+const WORKLOAD_FIELDS: [&str; 18] = [
+    "workload",
+    "num_prefixes",
+    "prefix_len",
+    "prefix_popularity",
+    "request_rate",
+    "num_requests",
+    "input_len",
+    "output_len",
+    "range_ratio",
+    "arrival_model",
+    "burstiness",
+    "session_rate",
+    "num_sessions",
+    "turns",
+    "turn_input_len",
+    "turn_output_len",
+    "think_time_ms",
+    "system_prompt_len",
+];
+
+/// The parameters that do nothing on a replay, whose requests `source` (e.g. the flag
+/// that read them) gives: every setting of the synthetic workload.
+pub fn inert_on_replay(source: &str) -> Vec<Inert> {
+    let why = format!("on a replay (its requests come from {source})");
+    WORKLOAD_FIELDS
+        .iter()
+        .map(|&field| Inert {
+            field,
+            why: why.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -108,6 +160,7 @@ mod tests {
             "dynamo_overlap_credit",
             "sglang_miss",
             "llmd_weights",
+            "spill_queue",
             "burstiness",
         ];
         assert_eq!(got, want);
@@ -127,7 +180,13 @@ mod tests {
         let got = fields(&cfg);
         assert_eq!(
             got,
-            ["dynamo_temperature", "dynamo_overlap_credit", "sglang_miss"]
+            [
+                "dynamo_temperature",
+                "dynamo_overlap_credit",
+                "sglang_miss",
+                "overlap_weight",
+                "spill_queue"
+            ]
         );
         let offline = Config {
             router_view: RouterView::Offline,
@@ -136,5 +195,41 @@ mod tests {
         let why = inert(&offline, |f| format!("--{f}"));
         let ttl = why.iter().find(|i| i.field == "router_predict_ttl_ms");
         assert!(ttl.is_some_and(|i| i.why.contains("--router_view offline")));
+    }
+
+    #[test]
+    fn a_spill_queue_counts_only_where_a_home_can_fill() {
+        let under = |routing, session_affinity| {
+            let cfg = Config {
+                routing,
+                session_affinity,
+                ..Config::default()
+            };
+            fields(&cfg).contains(&"spill_queue")
+        };
+        // prefix_aware has a home per prefix; sticky a home per session (affinity 100 %).
+        assert!(!under(Policy::PrefixAware, None));
+        assert!(!under(Policy::Sticky, None));
+        // Any policy with some affinity sends part of its requests home.
+        assert!(!under(Policy::RoundRobin, Some(50.0)));
+        assert!(under(Policy::RoundRobin, None));
+        assert!(under(Policy::Sticky, Some(0.0)));
+    }
+
+    #[test]
+    fn a_replay_leaves_every_synthetic_workload_setting_inert() {
+        let got = inert_on_replay("--des-mooncake-trace");
+        assert_eq!(got.len(), 18);
+        for field in ["request_rate", "num_requests", "turns", "arrival_model"] {
+            assert!(got.iter().any(|i| i.field == field), "{field}");
+        }
+        // The fleet's settings still count on a replay.
+        for field in ["instances", "kv_blocks", "block_size", "routing", "seed"] {
+            assert!(got.iter().all(|i| i.field != field), "{field}");
+        }
+        assert_eq!(
+            got[0].why,
+            "on a replay (its requests come from --des-mooncake-trace)"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Warnings on standard error for flags the user typed that do nothing under the rest of
-//! the run (for a sweep, under every point), and for a sweep over such a parameter,
-//! whose rows would all be the same.
+//! the run (for a sweep, under every point; on a replay, the synthetic workload's), and
+//! for a sweep over such a parameter, whose rows would all be the same.
 
 use clap::parser::ValueSource;
 use clap::ArgMatches;
@@ -37,8 +37,15 @@ pub(crate) fn inert_flags(cfg: &Config, sweep: Option<&str>, matches: &ArgMatche
             .all(|c| params::inert(c, flag).iter().any(|i| i.field == field))
     };
     let mut out = Vec::new();
-    for i in params::inert(&runs[0], flag) {
-        if !inert_everywhere(i.field) {
+    let mut inert = params::inert(&runs[0], flag);
+    // On a replay the synthetic workload's settings do nothing at every point, for that
+    // reason alone (a gamma shape is inert on a replay whatever the arrival model).
+    let replay = replay_source(matches).map_or_else(Vec::new, params::inert_on_replay);
+    inert.retain(|i| replay.iter().all(|r| r.field != i.field));
+    let on_replay = |field: &str| replay.iter().any(|r| r.field == field);
+    inert.extend(replay.iter().cloned());
+    for i in &inert {
+        if !on_replay(i.field) && !inert_everywhere(i.field) {
             continue;
         }
         if swept.as_deref() == Some(i.field) {
@@ -53,6 +60,17 @@ pub(crate) fn inert_flags(cfg: &Config, sweep: Option<&str>, matches: &ArgMatche
         }
     }
     out
+}
+
+/// The flag that read a replay's requests, when the run replays some.
+fn replay_source(matches: &ArgMatches) -> Option<&'static str> {
+    [
+        ("mooncake_trace", "--des-mooncake-trace"),
+        ("workload_file", "--des-workload-file"),
+    ]
+    .into_iter()
+    .find(|(id, _)| typed(matches, id))
+    .map(|(_, flag)| flag)
 }
 
 /// Prints `inert_flags` on standard error.
