@@ -5,6 +5,7 @@
 //! CLI's typed flags, a sweep's parameter) warns.
 
 use crate::config::{ArrivalModel, Config, Policy, RouterView};
+use crate::timing::EnginePreset;
 
 /// A parameter that has no effect, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +23,16 @@ const SPLIT_FLEET: [&str; 5] = [
     "kv_transfer_base_us",
     "kv_bytes_per_token",
     "disagg_min_uncached_tokens",
+];
+
+/// A custom engine's coefficients: a preset brings its own timing.
+const CUSTOM_ENGINE: [&str; 6] = [
+    "step_fixed_us",
+    "prefill_token_us",
+    "decode_seq_us",
+    "kv_read_token_ns",
+    "prefill_poly_ms",
+    "decode_poly_ms",
 ];
 
 /// Each routing policy's own parameters.
@@ -72,6 +83,17 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
                 policy.name()
             );
             add(field, why);
+        }
+    }
+    if cfg.engine != EnginePreset::Custom {
+        let why = format!(
+            "with {} {} (a preset brings its own timing; the coefficients are the custom \
+             engine's)",
+            flag("engine"),
+            cfg.engine.name()
+        );
+        for field in CUSTOM_ENGINE {
+            add(field, why.clone());
         }
     }
     if cfg.routing != Policy::Kv {
@@ -146,7 +168,7 @@ mod tests {
 
     #[test]
     fn the_default_config_leaves_the_other_features_settings_inert() {
-        // Default: colocated, exact view, kv routing, Poisson arrivals.
+        // Default: colocated, exact view, kv routing, a preset engine, Poisson arrivals.
         let got = fields(&Config::default());
         let want = [
             "decode_routing",
@@ -160,6 +182,12 @@ mod tests {
             "dynamo_overlap_credit",
             "sglang_miss",
             "llmd_weights",
+            "step_fixed_us",
+            "prefill_token_us",
+            "decode_seq_us",
+            "kv_read_token_ns",
+            "prefill_poly_ms",
+            "decode_poly_ms",
             "spill_queue",
             "burstiness",
         ];
@@ -168,6 +196,12 @@ mod tests {
 
     #[test]
     fn turning_a_feature_on_makes_its_settings_count() {
+        let custom = Config {
+            engine: EnginePreset::Custom,
+            ..Config::default()
+        };
+        assert!(!fields(&custom).contains(&"step_fixed_us"));
+        assert!(!fields(&custom).contains(&"decode_poly_ms"));
         let cfg = Config {
             prefill_instances: Some(1),
             decode_instances: Some(1),
@@ -184,6 +218,12 @@ mod tests {
                 "dynamo_temperature",
                 "dynamo_overlap_credit",
                 "sglang_miss",
+                "step_fixed_us",
+                "prefill_token_us",
+                "decode_seq_us",
+                "kv_read_token_ns",
+                "prefill_poly_ms",
+                "decode_poly_ms",
                 "overlap_weight",
                 "spill_queue"
             ]
