@@ -19,7 +19,7 @@ pub fn value_of<T: Serialize + ?Sized>(x: &T) -> Value {
 
 /// `v`'s compact JSON text, as its `Display` writes it (`{v}`, `v.to_string()`), through
 /// the one compact serializer of `Value`: `Display` also carries a pretty printer for
-/// `{v:#}`, which the wasm then need not (README, "Wasm size").
+/// `{v:#}`, which the wasm then need not carry.
 pub fn text(v: &Value) -> String {
     serde_json::to_string(v).expect("a value serialises")
 }

@@ -70,7 +70,7 @@ pub struct PlanSpec {
 }
 
 /// Default price of one GPU-hour: an assumed round on-demand cloud price for one
-/// H100-class GPU (the README states it); every dollar figure scales with it.
+/// H100-class GPU (the book's planner chapter states it); every dollar figure scales with it.
 pub const DEFAULT_GPU_HOUR_USD: f64 = 2.5;
 
 /// Default largest fleet a plan tries.

@@ -8,8 +8,7 @@
 //! directory and that one shared chunk. Chunks are handed out in the order groups are
 //! first written, so the memory a table touches grows with the groups it uses, not with
 //! the ids it covers: a replica that sees an eighth of a trace's blocks touches about a
-//! quarter of the memory a full array over the trace's ids would (the README's "Speed"
-//! section gives the measurement). Chunks are never freed; a removed id's slot goes back
+//! quarter of the memory a full array over the trace's ids would. Chunks are never freed; a removed id's slot goes back
 //! to `V::default()`.
 
 use super::zeroed::{zeroed_vec, ZeroDefault};

@@ -17,7 +17,7 @@ fn decode_run_matches_step_by_step_sum() {
 
 #[test]
 fn presets_carry_the_roofline_coefficients_and_parse_by_name() {
-    // The README's table (derived in this module's notes).
+    // The book's engine table (docs/src/model.md; derived in this module's notes).
     let eight = EnginePreset::parse("llama3-8b-h100").unwrap().timing();
     assert_eq!(
         (eight.step_fixed_us, eight.prefill_token_us),
@@ -218,7 +218,7 @@ fn kv_capacity_worked_by_hand() {
 
 #[test]
 fn the_preset_names_are_listed_in_table_order_for_error_messages() {
-    // The flag's error message ("one of ...") lists every preset as the README's table
+    // The flag's error message ("one of ...") lists every preset as the book's engine table (docs/src/model.md)
     // does, custom last.
     assert_eq!(
         EnginePreset::names(),
