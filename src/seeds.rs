@@ -36,7 +36,11 @@ pub fn synthetic_seeds(cfg: &Config, seeds: u32) -> Result<Report, String> {
     let first = run::synthetic_simulation(cfg)?.into_report();
     let mut rest = Vec::new();
     for k in 1..seeds {
-        rest.push(run::synthetic_simulation(&on_seed(cfg, k))?.into_report().summary);
+        rest.push(
+            run::synthetic_simulation(&on_seed(cfg, k))?
+                .into_report()
+                .summary,
+        );
     }
     Ok(with_seeds(first, &rest, false))
 }
@@ -84,7 +88,12 @@ pub fn with_seeds(mut first: Report, rest: &[Summary], traced: bool) -> Report {
     let k = all.len() as u32;
     first.seeds = Some(SeedsReport {
         seeds: (0..k).map(|i| noise::nth_seed(first.seed, i)).collect(),
-        varies: if traced { VARIES_TRACE } else { VARIES_SYNTHETIC }.to_string(),
+        varies: if traced {
+            VARIES_TRACE
+        } else {
+            VARIES_SYNTHETIC
+        }
+        .to_string(),
         summary: figures(&all),
     });
     first
@@ -95,10 +104,12 @@ pub fn with_seeds(mut first: Report, rest: &[Summary], traced: bool) -> Report {
 fn figures(all: &[&Summary]) -> BTreeMap<String, Spread> {
     let rows: Vec<serde_json::Map<String, serde_json::Value>> = all
         .iter()
-        .map(|s| match serde_json::to_value(s).expect("summary serialises") {
-            serde_json::Value::Object(m) => m,
-            _ => unreachable!("a summary is an object"),
-        })
+        .map(
+            |s| match serde_json::to_value(s).expect("summary serialises") {
+                serde_json::Value::Object(m) => m,
+                _ => unreachable!("a summary is an object"),
+            },
+        )
         .collect();
     let mut out = BTreeMap::new();
     for (name, v) in &rows[0] {

@@ -90,7 +90,10 @@ fn the_t_table_matches_the_textbook() {
 /// Seeds run from the one seed up; counts and ranges are checked with the flag named.
 #[test]
 fn seeds_derive_from_the_one_seed_and_are_checked() {
-    assert_eq!((0..3).map(|k| nth_seed(42, k)).collect::<Vec<_>>(), [42, 43, 44]);
+    assert_eq!(
+        (0..3).map(|k| nth_seed(42, k)).collect::<Vec<_>>(),
+        [42, 43, 44]
+    );
     assert!(check_seeds("--des-seeds", 5, 42).is_ok());
     let e = check_seeds("--des-seeds", 0, 42).unwrap_err();
     assert!(e.starts_with("--des-seeds: invalid count: got 0"), "{e}");
@@ -99,5 +102,8 @@ fn seeds_derive_from_the_one_seed_and_are_checked() {
     let max = crate::params::MAX_SEED;
     assert!(check_seeds("--des-seeds", 3, max - 2).is_ok());
     let e = check_seeds("--des-seeds", 3, max - 1).unwrap_err();
-    assert!(e.starts_with("--seed: invalid seed with --des-seeds 3"), "{e}");
+    assert!(
+        e.starts_with("--seed: invalid seed with --des-seeds 3"),
+        "{e}"
+    );
 }

@@ -26,7 +26,11 @@ const SHOWN: [(&str, &str, Unit); 12] = [
     ("TTFT p99", "ttft_ms_p99", Unit::Ms),
     ("TPOT p99", "tpot_ms_p99", Unit::Ms),
     ("end-to-end p99", "e2e_ms_p99", Unit::Ms),
-    ("output throughput", "throughput_tok_s", Unit::Plain(0, " tok/s")),
+    (
+        "output throughput",
+        "throughput_tok_s",
+        Unit::Plain(0, " tok/s"),
+    ),
     ("makespan", "makespan_s", Unit::Plain(1, " s")),
     ("rejected", "rejected", Unit::Plain(1, "")),
     ("timed out", "timed_out", Unit::Plain(1, "")),
@@ -49,22 +53,32 @@ fn figure_text(s: &Spread, unit: Unit) -> String {
     format!(
         "{} ± {}{suffix} ({}–{}{suffix})",
         f(s.mean),
-        f(s.half_width()),
+        half_text(s.half_width() * scale, d),
         f(s.min),
         f(s.max)
     )
+}
+
+/// The half-width to `d` decimals, or to as many more (up to 3) as it takes not to print
+/// a width that is not zero as 0 ("144 ± 0.4 ms", not "144 ± 0 ms").
+fn half_text(half: f64, d: usize) -> String {
+    let zero = |t: &str| t.chars().all(|c| c == '0' || c == '.');
+    (d..=d + 3)
+        .map(|d| format!("{half:.d$}"))
+        .find(|t| half == 0.0 || !zero(t))
+        .unwrap_or_else(|| format!("{half:.d$}"))
 }
 
 /// The text report's section on the seeds.
 pub fn render(s: &SeedsReport) -> String {
     let k = s.seeds.len();
     let mut out = format!(
-        "  Over {k} seeds ({} to {}): mean ± half-width of the 95% interval (Student t, {} \
-         degrees of freedom), then min–max; the figures above are seed {}'s\n",
+        "  Over {k} seeds ({} to {}; the figures above are seed {}'s): mean ± half-width of \
+         the\n  95% interval (Student t, {} degrees of freedom), then min–max\n",
         s.seeds[0],
         s.seeds[k - 1],
+        s.seeds[0],
         k - 1,
-        s.seeds[0]
     );
     for (label, name, unit) in SHOWN {
         if let Some(sp) = s.summary.get(name) {
@@ -73,8 +87,12 @@ pub fn render(s: &SeedsReport) -> String {
     }
     let _ = writeln!(out, "  The seeds vary {}.", s.varies);
     if s.summary.values().all(Spread::constant) {
-        out.push_str("  Every seed gave the same figures: nothing in this run draws on the seed.\n");
+        out.push_str(
+            "  Every seed gave the same figures: nothing in this run draws on the seed.\n",
+        );
     }
-    out.push_str("  Every summary figure over the seeds is in the JSON report's `seeds` section.\n");
+    out.push_str(
+        "  Every summary figure over the seeds is in the JSON report's `seeds` section.\n",
+    );
     out
 }
