@@ -7,7 +7,7 @@ use super::{SeedsReport, Spread};
 
 /// How a figure is printed.
 #[derive(Clone, Copy)]
-enum Unit {
+pub enum Unit {
     /// A share, as a percentage to 0.1.
     Share,
     /// Milliseconds, at the latency table's precision.
@@ -37,7 +37,7 @@ const SHOWN: [(&str, &str, Unit); 12] = [
 ];
 
 /// "41.2 ± 0.8% (40.1–42.0%)": mean ± the 95 % interval's half-width (min–max).
-fn figure_text(s: &Spread, unit: Unit) -> String {
+pub fn figure_text(s: &Spread, unit: Unit) -> String {
     if !s.mean.is_finite() {
         return "– (not measured on every seed)".to_string();
     }
