@@ -130,10 +130,15 @@ mod tests {
         let v: serde_json::Value =
             serde_json::from_str(&super::spread_json(&[0.40, 0.41, 0.42]).unwrap()).unwrap();
         assert!((v["mean"].as_f64().unwrap() - 0.41).abs() < 1e-12);
-        assert!((v["ci95_high"].as_f64().unwrap() - 0.4348414).abs() < 1e-7, "{v}");
+        assert!(
+            (v["ci95_high"].as_f64().unwrap() - 0.4348414).abs() < 1e-7,
+            "{v}"
+        );
         let one = super::spread_json(&[0.5]).unwrap();
         assert!(one.contains("\"ci95_low\":null"), "{one}");
-        assert!(super::spread_json(&[]).unwrap_err().starts_with("spread: invalid count"));
+        assert!(super::spread_json(&[])
+            .unwrap_err()
+            .starts_with("spread: invalid count"));
         assert!(super::spread_json(&[0.0; 17]).is_err());
     }
     use crate::timing::EnginePreset;

@@ -69,6 +69,25 @@ fn half_text(half: f64, d: usize) -> String {
         .unwrap_or_else(|| format!("{half:.d$}"))
 }
 
+/// `text` in lines of at most `WIDTH` characters, each indented two spaces.
+fn wrapped(text: &str) -> String {
+    const WIDTH: usize = 88;
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            out.push_str(&format!("  {line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&format!("  {line}\n"));
+    out
+}
+
 /// The text report's section on the seeds.
 pub fn render(s: &SeedsReport) -> String {
     let k = s.seeds.len();
@@ -85,7 +104,7 @@ pub fn render(s: &SeedsReport) -> String {
             let _ = writeln!(out, "    {label:<19}{}", figure_text(sp, unit));
         }
     }
-    let _ = writeln!(out, "  The seeds vary {}.", s.varies);
+    out.push_str(&wrapped(&format!("The seeds vary {}.", s.varies)));
     if s.summary.values().all(Spread::constant) {
         out.push_str(
             "  Every seed gave the same figures: nothing in this run draws on the seed.\n",
