@@ -4,7 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { noiseWords, beyondNoise, apartAsShown } from '../../www/js/hero-band.js';
+import { noiseWords } from '../../www/js/hero-band.js';
+import { beyondNoise, apartAsShown, seedsApart } from '../../www/js/noise.js';
 
 // Three seeds: mean ± 4.30265273 × s / √3; values x − 0.01, x, x + 0.01 give s = 0.01, ± 0.0248414.
 const three = (x) => ({ mean: x, ci95_low: x - 0.0248414, ci95_high: x + 0.0248414 });
@@ -25,4 +26,24 @@ test('intervals that touch as printed are within noise; one seed (no interval) s
   assert.match(noiseWords(5, { policy: 'kv', spread: kv }, [{ policy: 'round_robin', spread: rr }]), /within noise of round robin's 42.0% \(the same on every seed\)\.$/);
   assert.equal(beyondNoise({ mean: 0.4, ci95_low: null, ci95_high: null }, rr), null);
   assert.equal(noiseWords(1, { policy: 'kv', spread: { mean: 0.4, ci95_low: null, ci95_high: null } }, []), '');
+});
+
+test('with the seeds known, "more hits than round robin" needs the hit rates apart beyond noise', async () => {
+  const { tradeoffWords } = await import('../../www/js/story-speed.js');
+  // kv: 45.0% of tokens, 60 ms median, 100 ms p99; round robin: 42.0%, 100 ms, 200 ms (3 points apart: over the 2-point threshold).
+  const pt = (p, hit, p50, p99, seeds) => ({ instances: 4, routing: p, hit_rate_tokens: hit, ttft_ms_p50: p50, ttft_ms_p99: p99, ...(seeds ? { seeds } : {}) });
+  const one = { kv: [pt('kv', 0.45, 60, 100)], round_robin: [pt('round_robin', 0.42, 100, 200)] };
+  assert.match(tradeoffWords(one, ['round_robin', 'kv'], 4, 'kv'), /^More hits than round robin, faster answers: /);
+  // Over seeds: kv 40.0–50.0%, round robin 40.0–44.0%: the intervals overlap, so no "more hits".
+  const spread = (lo, hi) => ({ mean: (lo + hi) / 2, ci95_low: lo, ci95_high: hi });
+  const p99 = (x) => spread(x, x);
+  const noisy = {
+    kv: [pt('kv', 0.45, 60, 100, { hit_rate_tokens: spread(0.40, 0.50), ttft_ms_p99: p99(100) })],
+    round_robin: [pt('round_robin', 0.42, 100, 200, { hit_rate_tokens: spread(0.40, 0.44), ttft_ms_p99: p99(200) })],
+  };
+  assert.equal(tradeoffWords(noisy, ['round_robin', 'kv'], 4, 'kv'), '');
+  assert.equal(seedsApart({ q: noisy.kv[0] }, { q: noisy.round_robin[0] }, 'hit_rate_tokens'), false);
+  // Apart (kv 44.5–45.5%): the sentence is back.
+  noisy.kv[0].seeds.hit_rate_tokens = spread(0.445, 0.455);
+  assert.match(tradeoffWords(noisy, ['round_robin', 'kv'], 4, 'kv'), /^More hits than round robin, faster answers: /);
 });

@@ -8,35 +8,15 @@
 import { WorkerHost } from './worker-host.js';
 import { cacheReplicas, withCacheReplicas } from './layout.js';
 import { pct1, policyName } from './story-words.js';
+import { apartAsShown } from './noise.js';
 
 /** Seeds the band runs unless the reader picks another count (2 to 16). */
 export const DEFAULT_SEEDS = 5;
 const MAX_SEEDS = 16;
 
-/**
- * Whether two spreads ({ci95_low, ci95_high}) differ beyond noise: true when their 95 % intervals do
- * not overlap, false when they do, null when either has none (src/noise.rs beyond_noise).
- */
-export function beyondNoise(a, b) {
-  const known = (s) => Number.isFinite(s?.ci95_low) && Number.isFinite(s?.ci95_high);
-  if (!known(a) || !known(b)) return null;
-  return a.ci95_low > b.ci95_high || b.ci95_low > a.ci95_high;
-}
-
 const range = (s) => `${pct1(s.ci95_low)}–${pct1(s.ci95_high)}`;
 /** "(95% interval 44.0%–46.4%)", or "(the same on every seed)" for an interval of no width. */
 const interval = (s, head = false) => (s.ci95_low === s.ci95_high ? '(the same on every seed)' : `(${head ? '95% interval ' : ''}${range(s)})`);
-/** A share in the tenths of a percent the words print. */
-const tenths = (x) => Math.round(1000 * x);
-
-/**
- * Apart as the words print them: beyond noise (beyondNoise), and the intervals apart at the 0.1% the
- * sentence gives too, so "42.4% (42.0%–42.8%)" is never called apart from "42.0% (42.0%–42.0%)".
- */
-export function apartAsShown(a, b) {
-  return !!beyondNoise(a, b) && (tenths(a.ci95_low) > tenths(b.ci95_high) || tenths(b.ci95_low) > tenths(a.ci95_high));
-}
-
 /**
  * The sentence on the seeds at one count: `mine` and `others` ({policy, spread} of the token hit
  * rate). "Over 5 seeds, kv serves 45.2% of prompt tokens from cache (95% interval 44.0–46.4%): more
@@ -224,6 +204,22 @@ export class HeroBand {
   at(policy, x) {
     const s = this.spreads.get(`${policy}|${x}`)?.hit_rate_tokens;
     return s ? { policy, spread: s } : null;
+  }
+
+  /**
+   * `sweeps` ({policy: points}) with each point that has its spread over the seeds carrying it as
+   * `seeds` ({hit_rate_tokens, ttft_ms_p99}): the comparison sentences then say "more" only beyond noise.
+   */
+  annotate(sweeps, key) {
+    if (!this.bands(key)) return sweeps;
+    const out = {};
+    for (const [p, pts] of Object.entries(sweeps)) {
+      out[p] = pts.map((q) => {
+        const s = this.spreads.get(`${p}|${q.instances}`);
+        return s ? { ...q, seeds: { hit_rate_tokens: s.hit_rate_tokens, ttft_ms_p99: s.ttft_ms_p99 } } : q;
+      });
+    }
+    return out;
   }
 
   /** The bands to draw for `key`'s figure: {policy: [{x, lo, hi}]} (token hit rate, 0 to 1), or null. */

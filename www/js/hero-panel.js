@@ -88,7 +88,7 @@ export class HeroPanel {
     this.held = null;    // the newest request made while held
     // The "spread over K seeds" option under the figure's charts (off until asked for: the first screen stays one seed).
     const fig = band ? this.chart.canvas?.closest('.hero-fig') : null;
-    this.band = fig ? new HeroBand(fig, { workerUrl, onChange: () => this.drawSoon() }) : null;
+    this.band = fig ? new HeroBand(fig, { workerUrl, onChange: () => { this.drawSoon(); this.words(); } }) : null;
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
 
@@ -258,7 +258,7 @@ export class HeroPanel {
   words() {
     if (!this.report || !this.config) return;
     renderTakeaway({ lead: this.els.lead, detail: this.els.detail, why: this.els.why },
-      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen(), routed: this.routedHere(),
+      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.band ? this.band.annotate(this.onScreen(), this.key) : this.onScreen(), routed: this.routedHere(),
         drawn: heroPolicies(this.config.routing, this.choices, this.kept) });
     if (this.els.workload) setText(this.els.workload, workloadWords(this.config, this.source, this.report.summary));
   }
