@@ -178,7 +178,9 @@ export class HeroBand {
     const total = this.ctx ? this.ctx.policies.length * this.ctx.xs.length : 0;
     const done = this.ctx ? this.ctx.policies.reduce((n, p) => n + this.ctx.xs.filter((x) => this.spreads.has(`${p}|${x}`)).length, 0) : 0;
     const k = this.seeds();
-    const what = `the shaded bands are 95% intervals of the token hit rate over ${k} seeds (seed ${this.ctx?.config.seed} up)`;
+    // A trace fixes arrivals, lengths and content: its seeds vary only the router's random draws.
+    const trace = this.ctx?.source ? '; a trace\'s seeds vary only the router\'s random draws' : '';
+    const what = `the shaded bands are 95% intervals of the token hit rate over ${k} seeds (seed ${this.ctx?.config.seed} up${trace})`;
     if (this.pending) this.say(`Running seeds: ${done} of ${total} points; ${what}.`);
     else if (this.stopped) this.say(`Cancelled at ${done} of ${total} points; ${what}.`);
     else this.say(done ? `${done} of ${total} points; ${what}.` : '');
