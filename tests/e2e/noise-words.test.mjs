@@ -47,3 +47,21 @@ test('with the seeds known, "more hits than round robin" needs the hit rates apa
   noisy.kv[0].seeds.hit_rate_tokens = spread(0.445, 0.455);
   assert.match(tradeoffWords(noisy, ['round_robin', 'kv'], 4, 'kv'), /^More hits than round robin, faster answers: /);
 });
+
+test('with the seeds known, kv\'s share of prefix_aware\'s gain is said only when that gain is beyond noise', async () => {
+  const { heroTakeaway } = await import('../../www/js/story.js');
+  const base = { workload: 'pool', num_requests: 200, num_prefixes: 8, prefix_len: 2048, input_len: 4096, block_size: 512, kv_blocks: null, overlap_weight: 1, prefix_popularity: 'uniform', instances: 8, routing: 'kv' };
+  const report = { summary: { admitted: 200, hit_requests: 180, hit_rate_tokens: 0.45, requests: 200 }, per_instance: Array.from({ length: 8 }, (_, index) => ({ index, requests: 25 })), findings: [] };
+  const spread = (lo, hi) => ({ mean: (lo + hi) / 2, ci95_low: lo, ci95_high: hi });
+  // Round robin 36.0%, prefix_aware 48.0%: a 12-point gain; kv at 45.0% keeps 9.0 of it.
+  const sweeps = (rr, pa) => ({
+    round_robin: [{ instances: 8, hit_rate_tokens: 0.36, ...(rr ? { seeds: { hit_rate_tokens: rr } } : {}) }],
+    prefix_aware: [{ instances: 8, hit_rate_tokens: 0.48, ...(pa ? { seeds: { hit_rate_tokens: pa } } : {}) }],
+  });
+  const detail = (s) => heroTakeaway({ config: base, traced: false, report, sweeps: s }).detail;
+  assert.match(detail(sweeps()), /so it keeps 9\.0 of the 12\.0 percentage points prefix_aware gains over round robin\./);
+  // Over seeds the two intervals (30–42%, 40–56%) overlap: the gain is within noise, and not said.
+  assert.doesNotMatch(detail(sweeps(spread(0.30, 0.42), spread(0.40, 0.56))), /keeps/);
+  // Apart (34–38%, 46–50%): said again.
+  assert.match(detail(sweeps(spread(0.34, 0.38), spread(0.46, 0.50))), /so it keeps 9\.0 of the 12\.0 percentage points/);
+});
