@@ -104,6 +104,14 @@ pub fn plan_headline(plans_json: &str) -> Result<String, String> {
     Ok(crate::plan::headline_rows(&rows))
 }
 
+/// Runs a synthetic workload described by a JSON config on `seeds` seeds (`--des-seeds`:
+/// `seed` up) and returns the report as JSON: the first seed's, with the `seeds` section
+/// when there are several; byte for byte what the CLI writes.
+pub fn run_seeds_json(config_json: &str, seeds: u32) -> Result<String, String> {
+    let cfg = parse_config(config_json)?;
+    Ok(crate::seeds::synthetic_seeds(&cfg, seeds)?.to_json())
+}
+
 /// The spread of one figure over K seeds (one value per seed, in seed order; 1 to
 /// `noise::MAX_SEEDS` of them) as JSON: `mean`, `min`, `max`, `ci95_low`, `ci95_high`
 /// (`null` for one seed) and `values` (`noise::spread`: the page's band uses it, so the

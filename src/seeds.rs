@@ -105,7 +105,8 @@ fn figures(all: &[&Summary]) -> BTreeMap<String, Spread> {
     let rows: Vec<serde_json::Map<String, serde_json::Value>> = all
         .iter()
         .map(
-            |s| match serde_json::to_value(s).expect("summary serialises") {
+            // Through text (`json::value_of`): no second serializer in the page's wasm.
+            |s| match crate::json::value_of(*s) {
                 serde_json::Value::Object(m) => m,
                 _ => unreachable!("a summary is an object"),
             },
