@@ -238,7 +238,13 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     }
     let mut report = sim.into_report();
     if a.des_seeds > 1 {
-        let rest = crate::seeds::rest(&cfg, a.des_seeds, replay.as_ref(), a.threads as usize)?;
+        let rest = crate::seeds::rest(
+            &cfg,
+            a.des_seeds,
+            replay.as_ref(),
+            a.threads as usize,
+            a.quiet,
+        )?;
         report = kvfleet::seeds::with_seeds(report, &rest, replay.is_some());
     }
     let goal = lesson

@@ -2,6 +2,7 @@
 //! `--seed + K - 1` (on threads, in seed order) whose summaries join the first run's
 //! report (`kvfleet::seeds::with_seeds`).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use kvfleet::report::Summary;
@@ -10,6 +11,7 @@ use kvfleet::{api, Config, Request};
 use rayon::prelude::*;
 
 use crate::args::RunArgs;
+use crate::progress::Progress;
 use crate::summary::SharedRequests;
 
 /// A parsed trace kept for the seeds after the first.
@@ -48,18 +50,21 @@ pub fn check(a: &RunArgs, cfg: &Config) -> Result<(), String> {
 }
 
 /// The summaries of `cfg` on seeds + 1 .. + (seeds - 1), in order, on `threads` threads
-/// (0: one per core).
+/// (0: one per core), with a progress bar unless `quiet`.
 pub fn rest(
     cfg: &Config,
     seeds: u32,
     replay: Option<&Replay>,
     threads: usize,
+    quiet: bool,
 ) -> Result<Vec<Summary>, String> {
+    let progress = Progress::new("other seeds", quiet);
+    let done = AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| format!("--des-threads: {e}"))?;
-    pool.install(|| {
+    let out = pool.install(|| {
         (1..seeds)
             .into_par_iter()
             .map(|k| {
@@ -75,8 +80,13 @@ pub fn rest(
                     }
                     None => api::synthetic_simulation(&c)?,
                 };
-                Ok(sim.into_report().summary)
+                let summary = sim.into_report().summary;
+                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress.update(finished as f64 / f64::from(seeds - 1));
+                Ok(summary)
             })
-            .collect()
-    })
+            .collect::<Result<Vec<_>, String>>()
+    });
+    progress.finish();
+    out
 }
