@@ -65,3 +65,21 @@ test('with the seeds known, kv\'s share of prefix_aware\'s gain is said only whe
   // Apart (34–38%, 46–50%): said again.
   assert.match(detail(sweeps(spread(0.34, 0.38), spread(0.46, 0.50))), /so it keeps 9\.0 of the 12\.0 percentage points/);
 });
+
+test('with the seeds known, kv keeps none of the gain when its hit rate is within noise of round robin\'s', async () => {
+  const { heroTakeaway } = await import('../../www/js/story.js');
+  const base = { workload: 'pool', num_requests: 200, num_prefixes: 8, prefix_len: 2048, input_len: 4096, block_size: 512, kv_blocks: null, overlap_weight: 1, prefix_popularity: 'uniform', instances: 4, routing: 'kv' };
+  const report = { summary: { admitted: 200, hit_requests: 170, hit_rate_tokens: 0.425, requests: 200 }, per_instance: Array.from({ length: 4 }, (_, index) => ({ index, requests: 50 })), findings: [] };
+  const spread = (lo, hi) => ({ mean: (lo + hi) / 2, ci95_low: lo, ci95_high: hi });
+  // Round robin 42.0% (42.0% every seed), prefix_aware 48.0% (every seed), kv 42.5% (42.0%–42.8%): kv's 0.5 points are noise.
+  const sweeps = {
+    round_robin: [{ instances: 4, hit_rate_tokens: 0.42, seeds: { hit_rate_tokens: spread(0.42, 0.42) } }],
+    prefix_aware: [{ instances: 4, hit_rate_tokens: 0.48, seeds: { hit_rate_tokens: spread(0.48, 0.48) } }],
+    kv: [{ instances: 4, hit_rate_tokens: 0.425, seeds: { hit_rate_tokens: spread(0.4200001, 0.428) } }],
+  };
+  const detail = heroTakeaway({ config: base, traced: false, report, sweeps }).detail;
+  assert.ok(detail.includes("so it keeps none of the 6.0 percentage points prefix_aware gains over round robin beyond noise: over the seeds its hit rate is within noise of round robin's."), detail);
+  // Without the seeds: the one-seed words, 0.5 of 6.0.
+  const one = Object.fromEntries(Object.entries(sweeps).map(([p, pts]) => [p, pts.map(({ seeds, ...q }) => q)]));
+  assert.ok(heroTakeaway({ config: base, traced: false, report, sweeps: one }).detail.includes('so it keeps 0.5 of the 6.0 percentage points prefix_aware gains over round robin.'));
+});

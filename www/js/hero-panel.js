@@ -86,9 +86,9 @@ export class HeroPanel {
     this.host = null;    // the sweep's worker, started with the first request once not held
     this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
     this.held = null;    // the newest request made while held
-    // The "spread over K seeds" option under the figure's charts (off until asked for: the first screen stays one seed).
-    const fig = band ? this.chart.canvas?.closest('.hero-fig') : null;
-    this.band = fig ? new HeroBand(fig, { workerUrl, onChange: () => { this.drawSoon(); this.words(); } }) : null;
+    // The "spread over K seeds" option, last in the hero (off until asked for: the first screen stays one seed).
+    const root = band ? this.chart.canvas?.closest('.hero') : null;
+    this.band = root ? new HeroBand(root, { workerUrl, onChange: () => { this.drawSoon(); this.words(); } }) : null;
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
 
