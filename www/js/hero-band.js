@@ -55,8 +55,8 @@ export class HeroBand {
     const box = document.createElement('div');
     box.className = 'hero-band';
     box.dataset.testid = 'hero-band';
-    box.innerHTML = `<label class="hero-band-on"><input type="checkbox" data-testid="hero-band-on"> Spread over
-      <input type="number" class="hero-band-k" data-testid="hero-band-k" min="2" max="${MAX_SEEDS}" step="1" value="${DEFAULT_SEEDS}" aria-label="Seeds"> seeds</label>
+    box.innerHTML = `<label class="hero-band-on"><input type="checkbox" data-testid="hero-band-on"> Spread over seeds</label>
+      <label class="hero-band-on">Seeds <input type="number" class="hero-band-k" data-testid="hero-band-k" min="2" max="${MAX_SEEDS}" step="1" value="${DEFAULT_SEEDS}"></label>
       <button type="button" class="hero-band-stop" data-testid="hero-band-stop" hidden>Cancel</button>
       <span class="hero-band-status" data-testid="hero-band-status" role="status"></span>
       <p class="hero-noise" data-testid="hero-noise" hidden></p>`;
