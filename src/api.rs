@@ -104,9 +104,51 @@ pub fn plan_headline(plans_json: &str) -> Result<String, String> {
     Ok(crate::plan::headline_rows(&rows))
 }
 
+/// Runs a synthetic workload described by a JSON config on `seeds` seeds (`--des-seeds`:
+/// `seed` up) and returns the report as JSON: the first seed's, with the `seeds` section
+/// when there are several; byte for byte what the CLI writes.
+pub fn run_seeds_json(config_json: &str, seeds: u32) -> Result<String, String> {
+    let cfg = parse_config(config_json)?;
+    Ok(crate::seeds::synthetic_seeds(&cfg, seeds)?.to_json())
+}
+
+/// The spread of one figure over K seeds (one value per seed, in seed order; 1 to
+/// `noise::MAX_SEEDS` of them) as JSON: `mean`, `min`, `max`, `ci95_low`, `ci95_high`
+/// (`null` for one seed) and `values` (`noise::spread`: the page's band uses it, so the
+/// page and `--des-seeds` share one definition).
+pub fn spread_json(values: &[f64]) -> Result<String, String> {
+    let most = crate::noise::MAX_SEEDS as usize;
+    if !(1..=most).contains(&values.len()) {
+        return Err(format!(
+            "spread: invalid count of values: got {}; allowed: 1 to {most} (one per seed)",
+            values.len()
+        ));
+    }
+    Ok(serde_json::to_string(&crate::noise::spread(values)).expect("a spread serialises"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::presets_json;
+
+    /// 0.40, 0.41, 0.42: mean 0.41 and ± 4.30265273 × 0.01 / √3 = ± 0.0248414; one value
+    /// has `null` bounds; none, or 17, is an error.
+    #[test]
+    fn spread_json_is_the_noise_spread() {
+        let v: serde_json::Value =
+            serde_json::from_str(&super::spread_json(&[0.40, 0.41, 0.42]).unwrap()).unwrap();
+        assert!((v["mean"].as_f64().unwrap() - 0.41).abs() < 1e-12);
+        assert!(
+            (v["ci95_high"].as_f64().unwrap() - 0.4348414).abs() < 1e-7,
+            "{v}"
+        );
+        let one = super::spread_json(&[0.5]).unwrap();
+        assert!(one.contains("\"ci95_low\":null"), "{one}");
+        assert!(super::spread_json(&[])
+            .unwrap_err()
+            .starts_with("spread: invalid count"));
+        assert!(super::spread_json(&[0.0; 17]).is_err());
+    }
     use crate::timing::EnginePreset;
 
     /// Each preset's row is the object `json!` builds from its parts (keys sorted,

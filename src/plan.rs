@@ -19,7 +19,7 @@ mod search;
 
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
 pub use runners::{SyntheticRunner, TraceRunner};
-pub use search::{plan_policy, smallest_fleet, Goodput, Point, PolicyPlan};
+pub use search::{plan_policy, smallest_fleet, Goodput, Point, PolicyPlan, SeedSpread};
 
 /// Latency and rejection targets; any subset of the latency ones may be set.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,7 +49,7 @@ fn yes() -> bool {
 pub struct PlanLimits {
     /// The largest fleet tried.
     pub max_replicas: u32,
-    /// Seeds each point must meet the targets on (seed, seed + 1, ...).
+    /// Seeds each point must meet the targets on (seed, seed + 1, ...: `noise::nth_seed`).
     pub seeds: u32,
     /// Evaluate every fleet size from 1 to `max_replicas` instead of bracketing.
     pub exhaustive: bool,
@@ -77,7 +77,7 @@ pub const DEFAULT_GPU_HOUR_USD: f64 = 2.5;
 pub const DEFAULT_MAX_REPLICAS: u32 = 64;
 
 /// Most seeds a point can be checked on.
-pub const MAX_SEEDS: u32 = 16;
+pub const MAX_SEEDS: u32 = crate::noise::MAX_SEEDS;
 
 /// Most GPUs one replica may take: a replica of a few nodes, and small enough that the
 /// largest fleet's GPU count (256 x 1024) and its price stay exact.
@@ -349,5 +349,7 @@ pub(crate) fn sort_small<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp
 
 #[cfg(test)]
 mod bounds_tests;
+#[cfg(test)]
+mod seeds_tests;
 #[cfg(test)]
 mod tests;

@@ -160,6 +160,10 @@ pub struct Report {
     /// The two pools, for a disaggregated fleet.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pools: Option<PoolsReport>,
+    /// The summary over K seeds, for a run of several (`--des-seeds K`, K > 1); absent
+    /// for one seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<crate::noise::SeedsReport>,
 }
 
 impl Report {
@@ -283,6 +287,7 @@ impl Simulation<'_> {
             unended,
             sessions,
             pools,
+            seeds: None,
         }
     }
 

@@ -258,3 +258,16 @@ pub fn presets_json(block_size: u32) -> String {
 pub fn plan_headline(plans_json: &str) -> Result<String, JsError> {
     api::plan_headline(plans_json).map_err(|m| JsError::new(&m))
 }
+
+/// Runs a synthetic workload (JSON config) on `seeds` seeds (`--des-seeds`); the report
+/// as JSON, with its `seeds` section when there are several.
+#[wasm_bindgen]
+pub fn run_seeds_json(config_json: &str, seeds: u32) -> Result<String, JsError> {
+    api::run_seeds_json(config_json, seeds).map_err(|m| JsError::new(&m))
+}
+
+/// The spread of one figure over K seeds (`noise::spread`) as JSON.
+#[wasm_bindgen]
+pub fn spread_json(values: &[f64]) -> Result<String, JsError> {
+    api::spread_json(values).map_err(|m| JsError::new(&m))
+}

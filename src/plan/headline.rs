@@ -1,12 +1,15 @@
 //! The planner's headline: a short line naming the cheapest policy that meets the targets,
 //! then details: what broke a tie on $/h (a lower $/M output tokens by more than
 //! `LEVEL_PRICE_SHARE`, else the higher goodput, and only at the same goodput, as a last
-//! resort, the $/M tokens lower by a hair) and how it compares with round robin.
+//! resort, the $/M tokens lower by a hair) and how it compares with round robin. Over
+//! several seeds, two prices are level when they are within noise (`noise::beyond_noise`:
+//! their 95 % intervals over the seeds overlap) instead of within `LEVEL_PRICE_SHARE`.
 
 use std::cmp::Ordering;
 
 use super::{sort_small, PolicyPlan};
 use crate::config::Policy;
+use crate::noise::{beyond_noise, spread, Spread};
 
 /// Two $/M-token figures at the same $/h are level when the higher is within this share of
 /// the lower (0.5%). At the same $/h and with every request served they differ only in
@@ -29,6 +32,9 @@ pub struct HeadlineRow {
     pub goodput_rate: f64,
     /// At the answer of a disaggregated fleet: its (prefill, decode) replicas.
     pub split: Option<(u32, u32)>,
+    /// At the answer, over several seeds: each seed's $/M tokens and their spread (`None`
+    /// with one seed).
+    pub price_spread: Option<Spread>,
 }
 
 impl HeadlineRow {
@@ -55,6 +61,11 @@ impl HeadlineRow {
                 .at_min
                 .as_ref()
                 .and_then(|a| a.prefill_instances.zip(a.decode_instances)),
+            price_spread: p
+                .at_min
+                .as_ref()
+                .and_then(|a| a.seeds.as_ref())
+                .map(|s| s.usd_per_m_tokens.clone()),
         }
     }
 
@@ -83,8 +94,25 @@ impl HeadlineRow {
                 rate
             },
             split,
+            price_spread: price_spread_of_json(v),
         }
     }
+}
+
+/// The spread of the answer's per-seed $/M tokens in a plan's JSON (`at_min.seeds`),
+/// recomputed from its values (`null` is NaN); `None` without one.
+fn price_spread_of_json(v: &serde_json::Value) -> Option<Spread> {
+    let values = v
+        .get("at_min")?
+        .get("seeds")?
+        .get("usd_per_m_tokens")?
+        .get("values")?
+        .as_array()?;
+    let xs: Vec<f64> = values
+        .iter()
+        .map(|x| x.as_f64().unwrap_or(f64::NAN))
+        .collect();
+    (!xs.is_empty()).then(|| spread(&xs))
 }
 
 /// The headline of plans, then its details (`headline_rows` over their rows).
@@ -99,6 +127,8 @@ struct Ranked<'a> {
     row: &'a HeadlineRow,
     answer: Answer,
     lowest_usd_per_m: f64,
+    /// The spread of the lowest $/M tokens at its $/h, over several seeds.
+    lowest_spread: Option<&'a Spread>,
 }
 
 impl Ranked<'_> {
@@ -118,10 +148,42 @@ impl Ranked<'_> {
         self.row.goodput_rate
     }
 
-    /// Within `LEVEL_PRICE_SHARE` of the lowest $/M tokens at its $/h.
+    /// Level with the lowest $/M tokens at its $/h: within noise of it over several seeds
+    /// (their 95 % intervals overlap), else within `LEVEL_PRICE_SHARE` of it.
     fn level(&self) -> bool {
+        let noise = self
+            .row
+            .price_spread
+            .as_ref()
+            .zip(self.lowest_spread)
+            .and_then(|(a, b)| beyond_noise(a, b));
+        if let Some(apart) = noise {
+            return !apart;
+        }
         let (m, lowest) = (self.usd_per_m(), self.lowest_usd_per_m);
         m <= lowest * (1.0 + LEVEL_PRICE_SHARE) || (m.is_nan() && lowest.is_nan())
+    }
+
+    /// The seeds its price is measured over, when more than one.
+    fn seeds(&self) -> Option<usize> {
+        self.row.price_spread.as_ref().map(|s| s.values.len())
+    }
+
+    /// How close "level" is: "within noise over 3 seeds" or "to within 0.5%".
+    fn level_words(&self) -> String {
+        match self.seeds() {
+            Some(k) => format!("within noise over {k} seeds"),
+            None => format!("to within {}%", LEVEL_PRICE_SHARE * 100.0),
+        }
+    }
+
+    /// "Not level" with `how` ("below the rest"): "below the rest beyond noise over 3
+    /// seeds" or "more than 0.5% below the rest".
+    fn apart_words(&self, how: &str) -> String {
+        match self.seeds() {
+            Some(k) => format!("{how} beyond noise over {k} seeds"),
+            None => format!("more than {}% {how}", LEVEL_PRICE_SHARE * 100.0),
+        }
     }
 }
 
@@ -150,16 +212,20 @@ fn rank(rows: &[HeadlineRow]) -> Vec<Ranked<'_>> {
         answered
             .iter()
             .filter(|(_, a)| a.2 == usd_h)
-            .map(|(_, a)| a.3)
-            .min_by(f64::total_cmp)
-            .unwrap_or(f64::NAN)
+            .min_by(|(_, a), (_, b)| a.3.total_cmp(&b.3))
+            .map(|&(row, a)| (a.3, row.price_spread.as_ref()))
+            .unwrap_or((f64::NAN, None))
     };
     let mut ranked: Vec<Ranked> = answered
         .iter()
-        .map(|&(row, answer)| Ranked {
-            row,
-            answer,
-            lowest_usd_per_m: lowest(answer.2),
+        .map(|&(row, answer)| {
+            let (lowest_usd_per_m, lowest_spread) = lowest(answer.2);
+            Ranked {
+                row,
+                answer,
+                lowest_usd_per_m,
+                lowest_spread,
+            }
         })
         .collect();
     sort_small(&mut ranked, rank_order);
@@ -212,10 +278,9 @@ fn tie_sentences(best: &Ranked, tied: &[Ranked]) -> Vec<String> {
     if level.is_empty() {
         let (mine, theirs) = two_prices(best.usd_per_m(), above[0].usd_per_m());
         out.push(format!(
-            "{} costs the least per million output tokens, more than {}% below the rest: \
-             {mine} against {theirs}.",
+            "{} costs the least per million output tokens, {}: {mine} against {theirs}.",
             best.name(),
-            LEVEL_PRICE_SHARE * 100.0
+            best.apart_words("below the rest")
         ));
     } else {
         out.push(format!(
@@ -233,9 +298,9 @@ fn tie_sentences(best: &Ranked, tied: &[Ranked]) -> Vec<String> {
         let verb = if higher.len() == 1 { "has" } else { "have" };
         out.push(format!(
             "{} {verb} the higher goodput on the fleet as configured, but a price per million \
-             output tokens more than {}% above the lowest.",
+             output tokens {}.",
             and_list(higher),
-            LEVEL_PRICE_SHARE * 100.0
+            best.apart_words("above the lowest")
         ));
     }
     out
@@ -267,8 +332,8 @@ fn level_price_words(best: &Ranked, level: &[Ranked], above: &[Ranked]) -> Strin
         (None, _) => String::new(),
     };
     format!(
-        "{subject} cost the same per million output tokens to within {}% ({range}{against})",
-        LEVEL_PRICE_SHARE * 100.0
+        "{subject} cost the same per million output tokens {} ({range}{against})",
+        best.level_words()
     )
 }
 

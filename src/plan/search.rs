@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::{cost, Cost, Measured, PlanLimits, Runner, Slo};
 use crate::config::{Config, Policy};
+use crate::noise::{spread, Spread};
 
 /// Largest and smallest rate scales the goodput search tries.
 const MAX_RATE_SCALE: f64 = 1024.0;
@@ -39,6 +40,10 @@ pub struct Point {
     pub measured: Measured,
     /// What the fleet costs.
     pub cost: Cost,
+    /// Over several seeds (`--plan-seeds` above 1): each figure's spread over them (absent
+    /// for one seed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<SeedSpread>,
 }
 
 /// The highest rate a fleet sustains within the targets.
@@ -111,8 +116,9 @@ impl Fleet {
     }
 }
 
-/// Evaluates one point on every seed (seed, seed + 1, ...; `check_plan` keeps them in
-/// range).
+/// Evaluates one point on every seed (`noise::nth_seed`: seed, seed + 1, ...; `check_plan`
+/// keeps them in range): the worse of each target over the seeds, and with several seeds
+/// each figure's spread.
 fn evaluate(
     base: &Config,
     fleet: Fleet,
@@ -121,18 +127,21 @@ fn evaluate(
     limits: &PlanLimits,
     runner: &dyn Runner,
 ) -> Result<Point, String> {
-    let mut measured: Option<Measured> = None;
     let sized = fleet.apply(base);
+    let mut each = Vec::new();
     for k in 0..limits.seeds {
         let mut cfg = sized.clone();
-        cfg.seed = base.seed.saturating_add(k as u64);
-        let m = Measured::of(&runner.run(&cfg, rate_scale)?);
-        measured = Some(match measured {
-            Some(prev) => prev.worst(&m),
-            None => m,
-        });
+        cfg.seed = crate::noise::nth_seed(base.seed, k);
+        each.push(Measured::of(&runner.run(&cfg, rate_scale)?));
     }
-    let measured = measured.expect("at least one seed");
+    let seeds = (each.len() > 1).then(|| SeedSpread::of(&each, fleet.instances, limits));
+    let mut measured = each[1..]
+        .iter()
+        .fold(each[0].clone(), |worst, m| worst.worst(m));
+    if let Some(s) = &seeds {
+        // The mean over all the seeds, each weighted alike (`worst` pairs them up).
+        measured.hit_rate_tokens = s.hit_rate_tokens.mean;
+    }
     let misses = slo.misses(&measured);
     Ok(Point {
         instances: fleet.instances,
@@ -143,7 +152,45 @@ fn evaluate(
         misses,
         cost: cost(fleet.instances, &measured, limits),
         measured,
+        seeds,
     })
+}
+
+/// A point's figures over its seeds, each with `noise::spread` (the definition
+/// `--des-seeds` reports with).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeedSpread {
+    /// p99 TTFT, ms.
+    pub ttft_ms_p99: Spread,
+    /// p99 TPOT, ms.
+    pub tpot_ms_p99: Spread,
+    /// p99 end-to-end, ms.
+    pub e2e_ms_p99: Spread,
+    /// (rejected + timed out) / requests.
+    pub rejected_share: Spread,
+    /// Share of prompt tokens served from cache.
+    pub hit_rate_tokens: Spread,
+    /// Each seed's price per million output tokens (its own makespan and tokens).
+    pub usd_per_m_tokens: Spread,
+}
+
+impl SeedSpread {
+    /// The spread of `each` seed's figures on a fleet of `replicas`.
+    fn of(each: &[Measured], replicas: u32, limits: &PlanLimits) -> SeedSpread {
+        let over = |f: fn(&Measured) -> f64| spread(&each.iter().map(f).collect::<Vec<_>>());
+        let prices: Vec<f64> = each
+            .iter()
+            .map(|m| cost(replicas, m, limits).usd_per_m_tokens)
+            .collect();
+        SeedSpread {
+            ttft_ms_p99: over(|m| m.ttft_ms_p99),
+            tpot_ms_p99: over(|m| m.tpot_ms_p99),
+            e2e_ms_p99: over(|m| m.e2e_ms_p99),
+            rejected_share: over(|m| m.rejected_share),
+            hit_rate_tokens: over(|m| m.hit_rate_tokens),
+            usd_per_m_tokens: spread(&prices),
+        }
+    }
 }
 
 /// The smallest fleet `cfg`'s kind allows: 2 when disaggregated (a prefill and a decode

@@ -257,6 +257,9 @@ pub fn render(r: &Report) -> String {
     for f in &r.findings {
         let _ = writeln!(out, "  WARNING: {}", f.text);
     }
+    if let Some(seeds) = &r.seeds {
+        out.push_str(&crate::noise::text::render(seeds));
+    }
     out
 }
 

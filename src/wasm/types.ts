@@ -255,4 +255,24 @@ export interface Report {
   sessions?: SessionReport;
   /** Disaggregated fleet only. */
   pools?: PoolsReport;
+  /** A run over several seeds only (`--des-seeds K`, K > 1): every summary figure over them. */
+  seeds?: SeedsReport;
+}
+
+/** One figure over K seeds: mean, min, max and the 95 % interval (Student t; `null` for one seed). */
+export interface Spread {
+  mean: number | null;
+  min: number | null;
+  max: number | null;
+  ci95_low: number | null;
+  ci95_high: number | null;
+  /** Each seed's value, in seed order. */
+  values: (number | null)[];
+}
+
+/** The `seeds` section: the seeds run, what they vary, and every numeric summary figure over them. */
+export interface SeedsReport {
+  seeds: number[];
+  varies: string;
+  summary: Record<string, Spread>;
 }

@@ -41,7 +41,7 @@ export const hereLine = {
 function drawnMarks(chart) {
   const marks = [];
   chart.data.datasets.forEach((d, i) => {
-    if (!chart.isDatasetVisible(i)) return;
+    if (!chart.isDatasetVisible(i) || d.band) return; // a seeds band (hero-band.js) is a faint area, not a line to keep clear of
     const pts = chart.getDatasetMeta(i).data.map((e) => ({ x: e.x, y: e.y, r: (e.options?.radius ?? 0) + (e.options?.borderWidth ?? 0) }));
     for (const p of pts) marks.push(p);
     if (d.showLine === false) return;

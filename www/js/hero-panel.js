@@ -17,6 +17,7 @@ import { linkTerms } from './terms.js';
 import { changeWords, heroCaption } from './story.js';
 import { workloadWords } from './workload-words.js';
 import { mark } from './timeline.js';
+import { HeroBand } from './hero-band.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
 export function sweepKey(config, source) {
@@ -52,7 +53,7 @@ export class HeroPanel {
    * run's per-replica chart), controls, numbers, lead, detail, why, findings, caption};
    * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
    */
-  constructor(els, params, hooks, { names = HERO_CONTROLS, workerUrl, hold = false } = {}) {
+  constructor(els, params, hooks, { names = HERO_CONTROLS, workerUrl, hold = false, band = false } = {}) {
     this.els = els;
     this.params = params;
     this.hooks = hooks;
@@ -85,6 +86,9 @@ export class HeroPanel {
     this.host = null;    // the sweep's worker, started with the first request once not held
     this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
     this.held = null;    // the newest request made while held
+    // The "spread over K seeds" option, last in the hero (off until asked for: the first screen stays one seed).
+    const root = band ? this.chart.canvas?.closest('.hero') : null;
+    this.band = root ? new HeroBand(root, { workerUrl, onChange: () => { this.drawSoon(); this.words(); } }) : null;
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
 
@@ -254,7 +258,7 @@ export class HeroPanel {
   words() {
     if (!this.report || !this.config) return;
     renderTakeaway({ lead: this.els.lead, detail: this.els.detail, why: this.els.why },
-      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.onScreen(), routed: this.routedHere(),
+      { config: this.config, traced: !!this.source, report: this.report, sweeps: this.band ? this.band.annotate(this.onScreen(), this.key) : this.onScreen(), routed: this.routedHere(),
         drawn: heroPolicies(this.config.routing, this.choices, this.kept) });
     if (this.els.workload) setText(this.els.workload, workloadWords(this.config, this.source, this.report.summary));
   }
@@ -321,7 +325,9 @@ export class HeroPanel {
       ? { x, y: 100 * r.summary?.hit_rate_tokens } : null;
     const sweeps = this.onScreen();
     const max = this.maxX(this.config);
-    this.chart.update({ sweeps, policies, xs, max, config: this.config, traced: !!this.source, current: here });
+    this.band?.want({ key: this.key, config: this.config, source: this.source, policies, xs, sweeps });
+    const bands = this.band?.bands(this.key);
+    this.chart.update({ sweeps, policies, xs, max, config: this.config, traced: !!this.source, current: here, bands });
     for (const mini of this.minis) mini.update({ sweeps, policies, xs, max, config: this.config, padRight: this.chart.padRight });
     setText(this.els.caption, heroCaption({ config: this.config, traced: !!this.source, sweeps, xs }));
   }

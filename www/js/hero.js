@@ -52,6 +52,18 @@ function modelSet(p, curve, narrow, t) {
 }
 
 /**
+ * A policy's band (hero-band.js): its 95 % interval over the seeds at each count ({x, lo, hi}, 0 to 1),
+ * the upper edge filled down to the lower, in the policy's colour, faint and under every line.
+ */
+function bandSets(p, pts) {
+  const edge = { borderWidth: 0, pointRadius: 0, pointHoverRadius: 0, band: p, order: 5 };
+  return [
+    { ...edge, label: `${p} band low`, data: pts.map((q) => ({ x: q.x, y: 100 * q.lo })), fill: false, backgroundColor: 'transparent' },
+    { ...edge, label: `${p} band`, data: pts.map((q) => ({ x: q.x, y: 100 * q.hi })), fill: '-1', backgroundColor: hexAlpha(policyColor(p), 0.22) },
+  ];
+}
+
+/**
  * The legend's order: this run, the policies, the models (Chart.js would list them in drawing order,
  * the models, drawn over the policies, before them).
  */
@@ -150,7 +162,7 @@ export class HeroChart {
         plugins: {
           hereLine: { color: t.ink, panel: t.panel },
           legend: { position: 'bottom', labels: { usePointStyle: true, boxWidth: 28, boxHeight: 10, padding: 10, font: { size: 12 } } },
-          tooltip: { callbacks: {
+          tooltip: { filter: (item) => !item.dataset.band, callbacks: {
             title: (items) => (items.length ? `${items[0].parsed.x} replica${items[0].parsed.x === 1 ? '' : 's'}` : ''),
             label: (c) => ` ${c.dataset.label}: ${c.parsed.y.toFixed(1)}% of prompt tokens cached`,
           } },
@@ -170,7 +182,7 @@ export class HeroChart {
    * Redraws from the sweeps ({policy: [{instances, hit_rate_tokens, ...}]}), the current run's point
    * and the model curves (null when the model does not apply).
    */
-  update({ sweeps, policies, xs, max = Math.max(...xs), config, traced, current }) {
+  update({ sweeps, policies, xs, max = Math.max(...xs), config, traced, current, bands = null }) {
     const t = themeInk();
     // Chart.js's own record of the canvas's width: reading clientWidth here, after the run's numbers
     // were written, made the browser lay the page out at once.
@@ -188,6 +200,7 @@ export class HeroChart {
       sets.push({ label: p, data: pts, ...policyLine(p), borderWidth: p === config.routing ? 3 : 2, pointRadius: radius, pointHoverRadius: 7, order: p === config.routing ? 1 : 2 });
     }
     if (curves) for (const p of ['round_robin', 'prefix_aware']) if (policies.includes(p)) sets.push(modelSet(p, curves[p], narrow, t));
+    for (const p of policies) if (bands?.[p]?.length) sets.push(...bandSets(p, bands[p]));
     if (current && Number.isFinite(current.y)) {
       sets.push({ label: 'this run', data: [current], borderColor: t.ink, backgroundColor: 'transparent', borderWidth: 2.5,
         pointRadius: 9, pointHoverRadius: 10, pointStyle: 'circle', showLine: false, order: -1 });
@@ -203,6 +216,7 @@ export class HeroChart {
     c.options.plugins.legend.labels.generateLabels = lineLegend(narrow ? 16 : 28, 12);
     c.options.plugins.legend.labels.padding = narrow ? 6 : 10;
     c.options.plugins.legend.labels.sort = legendOrder(sets);
+    c.options.plugins.legend.labels.filter = (item) => !sets[item.datasetIndex]?.band;
     c.options.scales.y.title.text = narrow ? 'Tokens from cache' : 'Prompt tokens from cache';
     c.options.scales.y.max = top;
     // Written whole (as in create()), never read back from c.options: between two updates that is a stale resolver.

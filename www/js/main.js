@@ -200,7 +200,7 @@ function initFull(msg, lesson) {
   hero = new HeroPanel({
     chart: early.hero, minis: early.minis, replicas: early.replicas, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), workload: $('workload'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
-  }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true });
+  }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true, band: true });
   if (lesson) hero.startAfresh(lessonFix(lesson)); // a lesson's link: its fix drawn beside the setup
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
   // per-replica table under the charts.

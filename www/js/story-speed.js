@@ -4,6 +4,14 @@
 // Pure, no DOM; story.js puts them in the hero's detail.
 
 import { at, countText, durationText, pct1, policyName, requestShare, smallPct, UNEVEN } from './story-words.js';
+import { seedsApart } from './noise.js';
+
+/**
+ * False when the two points ({q}) carry spreads over seeds (the hero's band) and `key` is within
+ * noise between them; true otherwise. Every comparison below needs it on top of its own threshold,
+ * so with the band on no sentence calls one policy ahead where the seeds cannot tell them apart.
+ */
+const notNoise = (a, b, key) => seedsApart(a, b, key) !== false;
 
 /** A p99 first-token time this many times another's is slower in a sentence (p99 of a few hundred requests is noisy). */
 const SLOWER = 1.1;
@@ -54,6 +62,7 @@ function fasterThanRoundRobin(sweeps, names, r) {
   const rr = p50At(sweeps, 'round_robin', r);
   if (!rr) return [];
   return [...new Set(names)].filter((p) => p && p !== 'round_robin').map((p) => ({ p, q: p50At(sweeps, p, r) }))
+    .filter((x) => x.q && notNoise(x, { q: rr }, 'hit_rate_tokens'))
     .filter(({ q }) => q && shownTenths(q.hit_rate_tokens) >= shownTenths(rr.hit_rate_tokens) + GAIN_TENTHS
       && q.ttft_ms_p50 <= FASTER * rr.ttft_ms_p50 && durationText(q.ttft_ms_p50) !== durationText(rr.ttft_ms_p50));
 }
@@ -111,7 +120,9 @@ export function tradeoff(sweeps, policies, r, mine = null) {
   const gains = gainers.length > 0 && gainers[0].p === w.p;
   const fast = pts.filter((x) => x !== w).reduce((b, x) => (x.q.ttft_ms_p99 < b.q.ttft_ms_p99 ? x : b));
   const slow = w.q.ttft_ms_p99, quick = fast.q.ttft_ms_p99;
-  if (slow < SLOWER * quick || durationText(slow) === durationText(quick)) {
+  // A cost needs the most hits and the slower p99 both beyond noise of the fastest's, when the seeds are known.
+  const costs = notNoise(w, fast, 'hit_rate_tokens') && notNoise(w, fast, 'ttft_ms_p99');
+  if (slow < SLOWER * quick || durationText(slow) === durationText(quick) || !costs) {
     return gainers.length ? { words: gainWords(gainers, sweeps, r), slow: null } : none;
   }
   const ratio = slow / quick, b = `${policyName(fast.p)}'s ${durationText(quick)}`;
@@ -134,7 +145,7 @@ function gainWords(gainers, sweeps, r) {
   // FASTER times round robin's); a p99 barely under it (139 against 141 ms at 16 replicas, a
   // reader found "faster" overclaimed) or equal ("137 ms and 137 ms" at 256) leaves the median's
   // claim alone: "faster typical answers".
-  const all = gainers.every(({ q }) => q.ttft_ms_p99 <= FASTER * rr.q.ttft_ms_p99);
+  const all = gainers.every((g) => g.q.ttft_ms_p99 <= FASTER * rr.q.ttft_ms_p99 && notNoise(g, rr, 'ttft_ms_p99'));
   return `More hits than round robin, ${all ? 'faster' : 'faster typical'} answers: ${bothStatsWords([...gainers, rr])}.`;
 }
 
@@ -234,6 +245,8 @@ export function bothLesson(sweeps, policies, r, said = null, load = {}, warned =
   const hitter = rest.reduce((b, x) => (hits(x) > hits(b) || (hits(x) === hits(b) && p99(x) < p99(b)) ? x : b));
   const runner = rest.reduce((b, x) => (p99(x) < p99(b) || (p99(x) === p99(b) && hits(x) > hits(b)) ? x : b));
   if (!hasHits(hitter) || !isFast(runner)) return none;
+  // The trade-off it escapes must be beyond noise when the seeds are known: the hitter slower, the runner fewer hits.
+  if (!notNoise(w, hitter, 'ttft_ms_p99') || !notNoise(w, runner, 'hit_rate_tokens')) return none;
   const who = LOAD_AND_CACHE.has(w.p) ? `${policyName(w.p)}, which weighs each replica's load as well as its cache,` : policyName(w.p);
   const told = new Set([].concat(said || []));
   const paren = told.has(hitter.p) ? '' : ` (${policyName(hitter.p)}'s is ${durationText(p99(hitter))})`;

@@ -6,6 +6,9 @@
 //      {type:'cancel', lane}
 //      {type:'plan', id, config, spec}  -> {type:'plan-result', id, plan} | {type:'plan-error', id, message}
 //      {type:'batch', id, configs, trace?}  lane 'batch': each config's summary point as it finishes
+//      {type:'seeds', id, jobs: [{config, base?}], k, trace?}  lane 'seeds': each config on seeds config.seed ..
+//          config.seed + k - 1 (base: seed config.seed's {hit_rate_tokens, ttft_ms_p99}, known already), each
+//          figure's spread by the wasm's spread_json -> {type:'seeds-part', id, index, point} | {type:'seeds-done', id}
 //      {type:'decisions', id, config, trace?, first, count}  lane 'decisions': the decision records of requests
 //          first .. first + count - 1 -> {type:'decisions-result', id, decisions} (a JSON array, as the CLI writes them)
 //      {type:'capacity', id, config, policy, spec, trace?}  one policy's capacity plan (blocking; the page
@@ -30,8 +33,8 @@ const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
-const latest = { main: 0, compare: 0, batch: 0, decisions: 0 };
-const cancelled = { main: 0, compare: 0, batch: 0, decisions: 0 };
+const latest = { main: 0, compare: 0, batch: 0, decisions: 0, seeds: 0 };
+const cancelled = { main: 0, compare: 0, batch: 0, decisions: 0, seeds: 0 };
 const traceCache = new Map(); // trace key | block size -> parsed wasm Trace (only the most recent few)
 const SLICE_BUDGET_MS = 12;   // work between checks of the message queue
 const PROGRESS_EVERY_MS = 60;
@@ -191,6 +194,35 @@ async function handleBatch(msg) {
   }
 }
 
+/** The figures a seed's run gives the band: {hit_rate_tokens, ttft_ms_p99} (NaN for a statistic over nothing). */
+const SEED_FIGURES = ['hit_rate_tokens', 'ttft_ms_p99'];
+
+// Runs each job's config on its K seeds (the first from `base` when given), posting each point's spread as it is done.
+async function handleSeeds(msg) {
+  const { id, jobs, k } = msg;
+  const lane = 'seeds';
+  try {
+    for (let i = 0; i < jobs.length; i++) {
+      const { config, base } = jobs[i];
+      const rows = base ? [base] : [];
+      for (let j = rows.length; j < k; j++) {
+        const report = await runJob(lane, id, { ...config, seed: config.seed + j }, msg.trace, () => {});
+        if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
+        const s = JSON.parse(report).summary || {};
+        rows.push(Object.fromEntries(SEED_FIGURES.map((f) => [f, s[f] ?? NaN])));
+      }
+      const point = { instances: config.prefill_instances ?? config.instances, routing: config.routing };
+      for (const f of SEED_FIGURES) point[f] = JSON.parse(wasm.spread_json(Float64Array.from(rows, (r) => r[f] ?? NaN)));
+      postMessage({ type: 'seeds-part', id, index: i, point });
+      await yieldToQueue();
+      if (latest[lane] !== id || cancelled[lane] >= id) { postMessage({ type: 'cancelled', id, lane }); return; }
+    }
+    postMessage({ type: 'seeds-done', id });
+  } catch (err) {
+    postError(id, lane, err);
+  }
+}
+
 async function handleRun(msg) {
   const { id, lane } = msg;
   const t0 = performance.now();
@@ -325,7 +357,7 @@ function debugTrap() {
   }
 }
 
-const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'decisions' };
+const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'decisions', seeds: 'seeds' };
 
 self.onmessage = async (e) => {
   const msg = e.data;
@@ -349,6 +381,7 @@ self.onmessage = async (e) => {
     if (msg.type === 'run') await handleRun(msg);
     else if (msg.type === 'compare') await handleCompare(msg);
     else if (msg.type === 'decisions') await handleDecisions(msg);
+    else if (msg.type === 'seeds') await handleSeeds(msg);
     else await handleBatch(msg);
   }
 };

@@ -277,6 +277,12 @@ pub struct RunArgs {
     /// the system, printed in the report so that `--seed N` repeats the run.
     #[arg(long, value_name = "SEED", default_value = "42", value_parser = seed)]
     pub seed: u64,
+    /// Run K seeds (--seed, --seed + 1, ..., --seed + K - 1, 1 to 16) and report every
+    /// summary figure over them: mean ± half-width of the 95% interval (Student t on the
+    /// K values), min and max. The rest of the report is --seed's run. A trace replay's
+    /// seeds vary only the router's random draws.
+    #[arg(id = "des_seeds", long = "des-seeds", value_name = "K", default_value = "1", value_parser = whole32)]
+    pub des_seeds: u32,
     /// Synthetic workload: pool (independent requests with a shared prefix from the pool)
     /// or sessions (multi-turn tasks, closed loop).
     #[arg(long = "des-workload", value_name = "KIND", default_value = "pool", value_parser = workload)]

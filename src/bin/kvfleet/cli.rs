@@ -19,6 +19,7 @@ use crate::args::{Cli, Command, RunArgs};
 use crate::inputs::{config, flag_error, parse_mooncake_file, read_trace};
 use crate::output::{create, print, write_error, CLOSED_PIPE};
 use crate::progress::{Progress, SLICE_EVENTS};
+use crate::seeds::Replay;
 use crate::summary::{PendingSummary, SharedRequests};
 use crate::{bench, sweep};
 
@@ -139,18 +140,19 @@ fn human(a: &RunArgs) -> Box<dyn Write> {
     }
 }
 
-/// The simulation the flags describe, and for a replay the trace summary to print first.
+/// The simulation the flags describe, for a replay the trace summary to print first, and
+/// with `--des-seeds` above 1 the parsed trace kept for the other seeds.
 fn simulation(
     a: &RunArgs,
     cfg: &Config,
     trace: Option<(Vec<Request>, String)>,
-) -> Result<(Simulation<'static>, PendingSummary), String> {
+) -> Result<(Simulation<'static>, PendingSummary, Option<Replay>), String> {
     let Some((requests, name)) = trace else {
         let popularity = params::validate(cfg).map_err(flag_error)?;
         if let Some(path) = &a.export_trace {
             export(path, Synthetic::new(cfg, popularity), cfg.block_size)?;
         }
-        return Ok((api::synthetic_simulation(cfg)?, PendingSummary::None));
+        return Ok((api::synthetic_simulation(cfg)?, PendingSummary::None, None));
     };
     params::validate_fleet(cfg).map_err(flag_error)?;
     params::validate_replay(cfg, &requests, &name)?;
@@ -160,9 +162,14 @@ fn simulation(
     if let Some(path) = &a.export_trace {
         export(path, requests.iter(), cfg.block_size)?;
     }
+    let replay = (a.des_seeds > 1).then(|| Replay {
+        requests: Arc::clone(&requests),
+        name: name.clone(),
+        hint,
+    });
     let source = SharedRequests::new(requests);
     let sim = api::validated_replay_simulation(cfg, source, total, hint, &name);
-    Ok((sim, summary))
+    Ok((sim, summary, replay))
 }
 
 /// Refuses output flags that would be silently ignored or would mix on standard output.
@@ -201,6 +208,7 @@ fn check_outputs(a: &RunArgs) -> Result<(), String> {
 
 fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     check_outputs(a)?;
+    crate::seeds::check(a, &cfg)?;
     let trace = read_trace(a, &cfg, lesson.as_ref())?;
     if let Some(spec) = &a.sweep {
         let args = sweep::SweepArgs {
@@ -213,7 +221,7 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
         return sweep::run(&cfg, args, trace.as_ref());
     }
     let mut text = human(a);
-    let (mut sim, mut summary) = simulation(a, &cfg, trace)?;
+    let (mut sim, mut summary, replay) = simulation(a, &cfg, trace)?;
     if a.decisions.is_some() {
         let record = std::mem::size_of::<kvfleet::sim::Decision>();
         let candidate = std::mem::size_of::<kvfleet::router::Candidate>();
@@ -233,7 +241,17 @@ fn run(a: &RunArgs, cfg: Config, lesson: Option<Lesson>) -> Result<(), String> {
     if let Some(path) = &a.decisions {
         write_decisions(path, sim.take_decisions())?;
     }
-    let report = sim.into_report();
+    let mut report = sim.into_report();
+    if a.des_seeds > 1 {
+        let rest = crate::seeds::rest(
+            &cfg,
+            a.des_seeds,
+            replay.as_ref(),
+            a.threads as usize,
+            a.quiet,
+        )?;
+        report = kvfleet::seeds::with_seeds(report, &rest, replay.is_some());
+    }
     let goal = lesson
         .as_ref()
         .map(|l| goal_text(l, &report, &cfg, a))

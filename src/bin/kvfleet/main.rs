@@ -31,6 +31,8 @@ mod progress;
 #[cfg(not(target_arch = "wasm32"))]
 mod ratios;
 #[cfg(not(target_arch = "wasm32"))]
+mod seeds;
+#[cfg(not(target_arch = "wasm32"))]
 mod summary;
 #[cfg(not(target_arch = "wasm32"))]
 mod sweep;

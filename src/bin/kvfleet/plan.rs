@@ -15,6 +15,13 @@ use crate::progress::Progress;
 
 /// Refuses run flags that a plan would silently ignore.
 fn check_flags(a: &RunArgs) -> Result<(), String> {
+    if a.des_seeds != 1 {
+        return Err(
+            "--des-seeds belongs to a single run; kvfleet plan checks each point on \
+                    several seeds with --plan-seeds K"
+                .to_string(),
+        );
+    }
     let ignored = [
         ("--des-sweep", a.sweep.is_some()),
         ("--des-report-json", a.report_json.is_some()),

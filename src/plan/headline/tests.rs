@@ -11,6 +11,7 @@ fn row(policy: &str, usd_h: f64, usd_m: f64, goodput_rate: f64) -> HeadlineRow {
         answer: Some((4, 4, usd_h, usd_m)),
         goodput_rate,
         split: None,
+        price_spread: None,
     }
 }
 
@@ -154,6 +155,7 @@ fn a_worked_tie_within_half_a_percent_goes_to_the_goodput() {
             answer: Some((n, c.gpus, c.usd_per_hour, c.usd_per_m_tokens)),
             goodput_rate,
             split: None,
+            price_spread: None,
         }
     };
     let rows = [
@@ -192,12 +194,14 @@ fn one_replica_and_one_gpu_read_in_the_singular() {
         answer: Some((1, 1, 2.5, 1.0)),
         goodput_rate: 1.0,
         split: None,
+        price_spread: None,
     };
     let rr = HeadlineRow {
         policy: "round_robin".into(),
         answer: Some((2, 2, 5.0, 2.0)),
         goodput_rate: 1.0,
         split: None,
+        price_spread: None,
     };
     assert_eq!(
         headline_rows(&[rr.clone(), one.clone()]),
@@ -225,6 +229,7 @@ fn sized(policy: &str, n: Option<u32>, goodput_rate: f64) -> HeadlineRow {
         answer: n.map(|n| (n, n, 2.5 * n as f64, 1.0)),
         goodput_rate,
         split: None,
+        price_spread: None,
     }
 }
 
@@ -323,5 +328,53 @@ fn the_headline_stays_short() {
     assert_eq!(
         headline_parts(&nan).0,
         "Cheapest: kv on 4 replicas (4 GPUs) at $10.00/h, meeting the targets."
+    );
+}
+
+/// A row at $5/h whose three seeds cost `usd_m` per million tokens.
+fn seeded(policy: &str, usd_m: [f64; 3], goodput_rate: f64) -> HeadlineRow {
+    let s = crate::noise::spread(&usd_m);
+    HeadlineRow {
+        answer: Some((2, 2, 5.0, s.mean)),
+        price_spread: Some(s),
+        ..row(policy, 5.0, 0.0, goodput_rate)
+    }
+}
+
+/// Over three seeds, kv's $2.00, $2.10, $2.20 (mean $2.10, 95 % interval ± 4.30265273 ×
+/// 0.1 / √3 = ± $0.248: $1.85 to $2.35) and round robin's $2.30, $2.40, $2.50 ($2.15 to
+/// $2.65) overlap: the 14 % gap is within noise, so the higher goodput (round robin's)
+/// decides; by the one-seed rule (0.5 %) kv would have been cheaper.
+#[test]
+fn prices_within_noise_over_the_seeds_are_level() {
+    let rows = [
+        seeded("kv", [2.0, 2.1, 2.2], 1.0),
+        seeded("round_robin", [2.3, 2.4, 2.5], 2.0),
+    ];
+    let text = headline_rows(&rows);
+    assert!(text.starts_with("Cheapest: round_robin"), "{text}");
+    assert!(
+        text.contains("Both cost the same per million output tokens within noise over 3 seeds ($2.10 to $2.40)"),
+        "{text}"
+    );
+}
+
+/// Round robin's $3.00, $3.10, $3.20 ($2.85 to $3.35) is apart from kv's $1.85 to $2.35:
+/// beyond noise, kv is cheaper whatever the goodput.
+#[test]
+fn prices_apart_beyond_noise_decide() {
+    let rows = [
+        seeded("kv", [2.0, 2.1, 2.2], 1.0),
+        seeded("round_robin", [3.0, 3.1, 3.2], 2.0),
+    ];
+    let text = headline_rows(&rows);
+    assert!(text.starts_with("Cheapest: kv"), "{text}");
+    assert!(
+        text.contains("kv costs the least per million output tokens, below the rest beyond noise over 3 seeds: $2.10 against $3.10."),
+        "{text}"
+    );
+    assert!(
+        text.contains("round_robin has the higher goodput on the fleet as configured, but a price per million output tokens above the lowest beyond noise over 3 seeds."),
+        "{text}"
     );
 }
