@@ -1,7 +1,7 @@
-//! `cargo xtask book`: the book (docs/, mdBook) built into www/book/, served beside the
-//! playground so its live figures (`../?embed=1&...`) load from the same origin. mdBook
-//! is installed from crates.io at a pinned version, with the search feature only, when
-//! the machine has no such mdbook.
+//! `cargo xtask book`: the book's generated references (`cargo xtask docs`), then the book
+//! (docs/, mdBook) built into www/book/, served beside the playground so its live figures
+//! (`../?embed=1&...`) load from the same origin. mdBook is installed from crates.io at a
+//! pinned version, with the search feature only, when the machine has no such mdbook.
 
 use crate::util::{cmd, root, run, secs};
 use std::path::PathBuf;
@@ -62,8 +62,10 @@ fn mdbook() -> Result<PathBuf, String> {
     Ok(local)
 }
 
-/// Builds docs/ into www/book/.
+/// Regenerates the book's references (`cargo xtask docs`), then builds docs/ into
+/// www/book/.
 pub fn build_book() -> Result<(), String> {
+    crate::docs::docs()?;
     let mdbook = mdbook()?;
     let t = Instant::now();
     let dest = root().join("www/book");
