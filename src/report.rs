@@ -13,8 +13,6 @@ use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
 mod pools;
-#[cfg(feature = "schema")]
-pub mod schema;
 pub mod text;
 
 pub use pools::{PoolReport, PoolsReport, TransfersReport};

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kvfleet::report::schema::{fields, reference_markdown, report_schema, sweep_schema};
+use kvfleet::schema::{fields, reference_markdown, report_schema, sweep_schema};
 use serde_json::Value;
 
 /// The line after which the chapter is generated; everything above it is prose.

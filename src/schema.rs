@@ -6,7 +6,7 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use super::Report;
+use crate::report::Report;
 use crate::sweep::SweepRow;
 
 /// The schema (JSON Schema 2020-12) of `T` as it is serialised: a field skipped when empty
