@@ -49,28 +49,23 @@ pub fn reference_markdown() -> String {
 /// One schema's types, visited from a root, each once.
 struct Walk<'a> {
     root: &'a Value,
-    defs: &'a serde_json::Map<String, Value>,
+    defs: Option<&'a serde_json::Map<String, Value>>,
     /// Types in the order they are rendered, each with the paths it is found at.
     order: Vec<(String, Vec<String>)>,
 }
 
 impl<'a> Walk<'a> {
     fn new(root: &'a Value) -> Walk<'a> {
-        static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> =
-            std::sync::OnceLock::new();
-        let defs = root["$defs"]
-            .as_object()
-            .unwrap_or_else(|| EMPTY.get_or_init(serde_json::Map::new));
         Walk {
             root,
-            defs,
+            defs: root["$defs"].as_object(),
             order: Vec::new(),
         }
     }
 
     /// The schema of the type `name` (the root's own when it is not a definition).
     fn def(&self, name: &str) -> &'a Value {
-        self.defs.get(name).unwrap_or(self.root)
+        self.defs.and_then(|d| d.get(name)).unwrap_or(self.root)
     }
 
     /// Renders every type reached from `name`, the deferred ones last.
