@@ -26,7 +26,8 @@ commands:
                         files from the report's types (the tests that check them, run with
                         KVFLEET_BLESS=1 and the crate's `schema` feature)
   book                  docs, then the book (docs/, mdBook 0.5.4, installed into
-                        target/tools when missing) into www/book/
+                        target/tools when missing) into www/book/ (serve and dist build
+                        the book without docs: the native tests keep its references fresh)
   dist                  build and book, then copy www/ into dist/: one static folder (page,
                         wasm, Chart.js, built-in traces, book) to host at any path
   serve [--port N]      build and book, then serve www/ on http://127.0.0.1:N/ (default
@@ -51,7 +52,7 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     let result = match cmd.as_str() {
         "build" => build::build(false).map(|_| ()),
-        "book" => book::build_book(),
+        "book" => book::build_book(true),
         "docs" => docs::docs(),
         "dist" => dist::dist(false),
         "serve" => serve::serve(rest),

@@ -91,7 +91,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
                 run(c)
             }
             Step::Build => crate::build::build(true).map(|_| ()),
-            Step::Book => crate::book::build_book(),
+            Step::Book => crate::book::build_book(true),
             Step::Dist => crate::dist::copy_www(),
         };
         if let Err(e) = result {
