@@ -14,18 +14,23 @@ pub use disagg::{
 
 /// How arrival times are drawn for a synthetic workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ArrivalModel {
     /// Exponential inter-arrival times (a Poisson process).
     Poisson,
     /// Evenly spaced arrivals, exactly 1/rate apart.
     Deterministic,
-    /// Gamma inter-arrival times with shape = burstiness (1.0 is Poisson, lower is burstier).
+    /// Gamma inter-arrival times with shape = burstiness (1.0 is Poisson, lower is
+    /// burstier).
     Gamma,
 }
 
 /// Routing policy of the fleet's router.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// The deployed KV router's cost: overlap weight x missed blocks + load.
@@ -149,6 +154,8 @@ impl ArrivalModel {
 /// Where SGLang's cache-aware router sends a request whose match rate is at or below the
 /// cache threshold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SglangMiss {
     /// The current rule (sgl-model-gateway since PR #14650, December 2025): the replica
@@ -184,6 +191,8 @@ impl SglangMiss {
 
 /// What the router knows of the fleet when it picks a replica.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RouterView {
     /// Live state: every replica's cache and load as they are at the instant of the pick.
@@ -223,6 +232,8 @@ impl RouterView {
 
 /// Which synthetic workload to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadKind {
     /// Independent requests: a shared prefix from the pool plus a unique suffix.
@@ -361,6 +372,8 @@ impl std::error::Error for ConfigError {}
 /// One simulation run. Field names match the CLI flags (`--des-num-requests` is
 /// `num_requests`) and the page's URL keys. Units are at the end of names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The one seed that drives every random stream.
@@ -393,7 +406,7 @@ pub struct Config {
     pub overlap_weight: f64,
     /// Tokens per KV block (the unit of matching and eviction).
     pub block_size: u32,
-    /// KV capacity per replica in blocks; `None` means unbounded.
+    /// KV capacity per replica in blocks; `null` (unset) means unbounded.
     pub kv_blocks: Option<u64>,
     /// Concurrency slots: most requests running at once per replica.
     pub max_batch: u32,
@@ -431,19 +444,20 @@ pub struct Config {
     pub turn_output_len: u32,
     /// Sessions: think time between an answer and the next turn, ms.
     pub think_time_ms: f64,
-    /// Sessions: shared system prompt (tool schemas included) every task opens with, tokens.
+    /// Sessions: shared system prompt (tool schemas included) every task opens with,
+    /// tokens.
     pub system_prompt_len: u32,
     /// Share of requests (%) sent back to the replica that served the session or holds
-    /// the prefix; `None` = the policy's default (100 for `sticky`, 0 otherwise).
+    /// the prefix; `null` (unset) = the policy's default (100 for `sticky`, 0 otherwise).
     pub session_affinity: Option<f64>,
     /// Spill to the least busy replica when the sticky (or prefix home) replica has this
     /// many requests waiting; 0 never spills.
     pub spill_queue: u32,
     /// Requests allowed to wait for a free slot per replica; beyond it arrivals are
-    /// rejected (0 rejects whenever every slot is busy); `None` = unbounded.
+    /// rejected (0 rejects whenever every slot is busy); `null` (unset) = unbounded.
     pub queue_capacity: Option<u32>,
     /// Caller timeout: a request with no first token this long after arrival is dropped
-    /// (from the queue, or aborted at the next step); `None` = wait forever. ms.
+    /// (from the queue, or aborted at the next step); `null` (unset) = wait forever. ms.
     pub timeout_ms: Option<f64>,
     /// What the router knows: `exact`, `offline` or `snapshot`.
     pub router_view: RouterView,
@@ -470,9 +484,11 @@ pub struct Config {
     /// Disaggregated fleet: prefill replicas (with `decode_instances`; `instances` is
     /// then their sum). Unset: colocated.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     pub prefill_instances: Option<u32>,
     /// Disaggregated fleet: decode replicas (with `prefill_instances`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     pub decode_instances: Option<u32>,
     /// Disaggregated: how a decode replica is picked.
     #[serde(skip_serializing_if = "disagg::is_default_routing")]
@@ -491,6 +507,7 @@ pub struct Config {
     pub kv_transfer_base_us: f64,
     /// KV bytes per token moved by a transfer; unset: the engine preset's.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     pub kv_bytes_per_token: Option<u64>,
     /// Disaggregated: a request whose chosen prefill replica would compute fewer than
     /// this many uncached tokens prefills on its decode replica instead (0: always use

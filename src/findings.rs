@@ -44,6 +44,8 @@ pub const REJECT_SHARE: f64 = 0.05;
 
 /// The kind of a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Requests were not shared evenly.
@@ -56,8 +58,10 @@ pub enum Kind {
     KvBound,
 }
 
-/// One finding: its kind, the replicas it names and its words.
+/// One finding (`findings[]`): its kind, the replicas it names and its words.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     /// What was found.
     pub kind: Kind,

@@ -27,16 +27,27 @@ pub struct ItlRun {
     pub tokens: u64,
 }
 
-/// mean / p50 / p90 / p99 of one latency, milliseconds.
+/// mean / p50 / p90 / p99 of one latency, milliseconds (in the report's `sessions.task_s`,
+/// seconds); each NaN, `null` in the JSON, over no values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Quantiles {
-    /// Mean.
+    /// Mean; `null` over no values.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub mean: f64,
-    /// Median.
+    /// Median; `null` over no values.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub p50: f64,
-    /// 90th percentile.
+    /// 90th percentile; `null` over no values.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub p90: f64,
-    /// 99th percentile.
+    /// 99th percentile; `null` over no values.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub p99: f64,
 }
 

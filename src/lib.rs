@@ -20,7 +20,9 @@
 //!
 //! Around it: `lessons` (the two break-and-fix exercises), `sweep` (one parameter across
 //! values), and `api`, the string-in, string-out surface shared by the CLI, the wasm
-//! bindings (`wasm`, only on wasm32) and the tests.
+//! bindings (`wasm`, only on wasm32) and the tests; `schema` (only with the `schema`
+//! feature), the JSON Schema of the report and of a sweep's rows, and the book's report
+//! reference rendered from it.
 
 pub mod api;
 pub mod cache;
@@ -45,6 +47,8 @@ pub mod report;
 pub mod rng;
 pub mod router;
 pub mod run;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod seeds;
 pub mod series;
 pub mod sessions;

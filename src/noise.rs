@@ -38,18 +38,33 @@ pub fn t975(df: usize) -> f64 {
 
 /// One figure over K seeds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Spread {
     /// Mean over the seeds (NaN, `null` in JSON, when any seed measured nothing).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub mean: f64,
-    /// Smallest value over the seeds.
+    /// Smallest value over the seeds (`null` when any seed measured nothing).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub min: f64,
-    /// Largest value over the seeds.
+    /// Largest value over the seeds (`null` when any seed measured nothing).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub max: f64,
     /// Low end of the 95 % interval: mean − t(0.975, K − 1) · s / √K (`null` for one seed).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ci95_low: f64,
     /// High end of the 95 % interval (`null` for one seed).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ci95_high: f64,
-    /// Each seed's value, in seed order (seed, seed + 1, ...).
+    /// Each seed's value, in seed order (seed, seed + 1, ...); `null` where a seed
+    /// measured nothing.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "(number | null)[]"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<Option<f64>>"))]
     pub values: Vec<f64>,
 }
 
@@ -106,6 +121,8 @@ pub fn spread(values: &[f64]) -> Spread {
 
 /// A run's figures over K seeds: the `seeds` section of the JSON report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeedsReport {
     /// The seeds run, in order: `--seed`, `--seed` + 1, ..., `--seed` + K - 1. The rest
     /// of the report is the first one's run.

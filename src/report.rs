@@ -17,104 +17,295 @@ pub mod text;
 
 pub use pools::{PoolReport, PoolsReport, TransfersReport};
 
-/// Fleet-wide figures. Rates are fractions in 0..=1; units are at the end of names.
+/// Fleet-wide figures (`summary`). Rates are fractions from 0 to 1; a unit ends each name
+/// that has one.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Summary {
+    /// Requests that arrived: `completed + rejected + timed_out`.
     pub requests: u64,
+    /// Requests that produced their last token.
     pub completed: u64,
     /// Requests refused, for either reason: `rejected_queue_full + rejected_too_large`.
     pub rejected: u64,
-    /// Of them, refused on arrival because the replica's queue was full.
+    /// Of them, refused on arrival because the replica's queue (`queue_capacity`) was full.
     pub rejected_queue_full: u64,
-    /// Of them, refused because they need more KV blocks than a replica's cache holds.
+    /// Of them, refused because they need more KV blocks (prompt plus output) than one
+    /// replica's cache holds, so they could never run.
     pub rejected_too_large: u64,
+    /// Requests whose first token did not come within the caller's timeout.
     pub timed_out: u64,
+    /// Requests that started on a replica.
     pub admitted: u64,
+    /// Admitted requests with at least one cached block (`admitted - hit_requests` are the
+    /// misses).
     pub hit_requests: u64,
+    /// Fraction of admitted requests with at least one cached block; `null` when none was
+    /// admitted.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_requests: f64,
+    /// Cached prompt tokens / prompt tokens, a fraction: the "prefix cache reused ratio",
+    /// the headline metric; `null` when none was admitted.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_tokens: f64,
+    /// Cached blocks / all prompt blocks, a fraction; `null` when none was admitted.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub block_reuse: f64,
+    /// Cached tokens per admitted request, tokens; `null` when none was admitted.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub cached_tokens_avg: f64,
+    /// Prompt blocks found in the cache at admission, all replicas, blocks.
     pub cached_blocks: u64,
+    /// Prompt blocks of the admitted requests, blocks.
     pub prompt_blocks: u64,
+    /// Prompt tokens of the admitted requests, tokens.
     pub prompt_tokens: u64,
+    /// Of them, tokens found in the cache, tokens.
     pub cached_tokens: u64,
     /// At each routing decision, the full prompt blocks the picked replica held in its
-    /// cache, summed over the decisions (before admission: blocks evicted or computed in
-    /// between make `cached_blocks` differ).
+    /// cache, summed over the decisions, blocks (counted at the pick, before admission:
+    /// blocks evicted or computed in between make `cached_blocks` differ).
     pub pick_hit_blocks: u64,
     /// At each routing decision, the most full prompt blocks any replica the router could
-    /// pick held, summed: the hits a router that always chose by cache would have found.
+    /// pick held, summed, blocks: the hits a router that always chose by cache would have
+    /// found.
     pub best_hit_blocks: u64,
-    /// Of `pick_hit_blocks` (at most the blocks admission may reuse), those the picked
-    /// replica had evicted by the time it admitted the request.
+    /// Of `pick_hit_blocks` (at most the blocks admission may reuse, the last prompt token
+    /// being always recomputed), those the picked replica no longer reached when it
+    /// admitted the request, blocks: a block evicted while the request waited ends its
+    /// leading run there. 0 with an unbounded cache.
     pub evicted_after_pick_blocks: u64,
-    /// `pick_hit_blocks / best_hit_blocks`: the share of the cache's reachable blocks the
-    /// router's picks found (1 when every pick went to the best-placed replica; `null`
-    /// when no replica held any block of any request).
+    /// `pick_hit_blocks / best_hit_blocks`, a fraction: 1 when every pick went to the
+    /// best-placed replica; below it, the router gave up cached blocks for load, or did not
+    /// see them. `null` when no replica ever held a block of a request being routed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub routing_capture: f64,
+    /// Blocks evicted, all replicas, blocks.
     pub evictions: u64,
+    /// Time to first token of the completed requests, from arrival: mean, ms; `null` when
+    /// no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_ms_mean: f64,
+    /// Time to first token of the completed requests, from arrival: median, ms; `null` when
+    /// no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_ms_p50: f64,
+    /// Time to first token of the completed requests, from arrival: 90th percentile, ms;
+    /// `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_ms_p90: f64,
+    /// Time to first token of the completed requests, from arrival: 99th percentile, ms;
+    /// `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_ms_p99: f64,
+    /// Time to first token of the completed requests, from admission (the queue wait left
+    /// out): mean, ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_admit_ms_mean: f64,
+    /// Time to first token of the completed requests, from admission (the queue wait left
+    /// out): median, ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_admit_ms_p50: f64,
+    /// Time to first token of the completed requests, from admission (the queue wait left
+    /// out): 90th percentile, ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_admit_ms_p90: f64,
+    /// Time to first token of the completed requests, from admission (the queue wait left
+    /// out): 99th percentile, ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_admit_ms_p99: f64,
+    /// Queue wait of the completed requests, from arrival to admission: mean, ms; `null`
+    /// when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub queue_ms_mean: f64,
+    /// Queue wait of the completed requests, from arrival to admission: median, ms; `null`
+    /// when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub queue_ms_p50: f64,
+    /// Queue wait of the completed requests, from arrival to admission: 90th percentile,
+    /// ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub queue_ms_p90: f64,
+    /// Queue wait of the completed requests, from arrival to admission: 99th percentile,
+    /// ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub queue_ms_p99: f64,
+    /// Time per output token after the first, per completed request: mean, ms; `null` when
+    /// no completed request had two output tokens or more.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub tpot_ms_mean: f64,
+    /// Time per output token after the first, per completed request: median, ms; `null`
+    /// when no completed request had two output tokens or more.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub tpot_ms_p50: f64,
+    /// Time per output token after the first, per completed request: 90th percentile, ms;
+    /// `null` when no completed request had two output tokens or more.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub tpot_ms_p90: f64,
+    /// Time per output token after the first, per completed request: 99th percentile, ms;
+    /// `null` when no completed request had two output tokens or more.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub tpot_ms_p99: f64,
+    /// Inter-token latency, every gap between two tokens: mean, ms; `null` when no gap was
+    /// recorded.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub itl_ms_mean: f64,
+    /// Inter-token latency, every gap between two tokens: median, ms; `null` when no gap
+    /// was recorded.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub itl_ms_p50: f64,
+    /// Inter-token latency, every gap between two tokens: 90th percentile, ms; `null` when
+    /// no gap was recorded.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub itl_ms_p90: f64,
+    /// Inter-token latency, every gap between two tokens: 99th percentile, ms; `null` when
+    /// no gap was recorded.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub itl_ms_p99: f64,
+    /// End-to-end latency of the completed requests, from arrival to the last token: mean,
+    /// ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub e2e_ms_mean: f64,
+    /// End-to-end latency of the completed requests, from arrival to the last token:
+    /// median, ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub e2e_ms_p50: f64,
+    /// End-to-end latency of the completed requests, from arrival to the last token: 90th
+    /// percentile, ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub e2e_ms_p90: f64,
+    /// End-to-end latency of the completed requests, from arrival to the last token: 99th
+    /// percentile, ms; `null` when no request completed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub e2e_ms_p99: f64,
+    /// Output tokens of every request, tokens.
     pub output_tokens: u64,
+    /// Output tokens / makespan, tokens/s (0 with no makespan).
     pub throughput_tok_s: f64,
+    /// Completions / makespan, req/s (0 with no makespan).
     pub throughput_req_s: f64,
+    /// Arrivals per second actually drawn: (arrivals - 1) over the arrival span, req/s.
     pub offered_rate: f64,
+    /// Completions / makespan, req/s.
     pub achieved_rate: f64,
+    /// First arrival to last completion, s.
     pub makespan_s: f64,
+    /// Lowest request hit rate over the replicas that admitted requests, a fraction;
+    /// `null` when none did.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_instance_min: f64,
+    /// Highest request hit rate over the replicas that admitted requests, a fraction;
+    /// `null` when none did.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_instance_max: f64,
+    /// (max - min) / mean requests per replica, a ratio; in a disaggregated fleet, over the
+    /// prefill pool. `null` when no request was routed.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub load_spread: f64,
-    /// Mean over replicas of `per_instance[].kv_wait_share`.
+    /// Mean over replicas of `per_instance[].kv_wait_share`, a fraction: the share of the
+    /// run a replica had a request waiting for KV room while a slot was free. `null` with
+    /// no makespan.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub kv_wait_share: f64,
-    /// Mean requests running at once on a busy replica: running requests × time over busy
-    /// time, summed over the fleet.
+    /// Mean requests running at once on a busy replica, requests: running requests x time
+    /// over busy time, summed over the fleet (against `max_batch`, how many of the slots
+    /// were used). `null` when no replica was ever busy.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub batch_mean: f64,
+    /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
+    /// An overload finding was raised.
     pub overloaded: bool,
+    /// Events processed: arrivals, step ends and, disaggregated, transfer ends.
     pub events: u64,
+    /// The seed of every random draw.
     pub seed: u64,
 }
 
-/// One replica's row.
+/// One replica's row (`per_instance[]`).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InstanceReport {
+    /// The replica's number, from 0.
     pub index: u32,
+    /// Requests routed to it.
     pub requests: u64,
+    /// Requests that started on it.
     pub admitted: u64,
+    /// Prompt tokens of its admitted requests, tokens.
     pub prompt_tokens: u64,
+    /// Of them, tokens found in its cache, tokens.
     pub cached_tokens: u64,
+    /// Fraction of its admitted requests with at least one cached block; `null` when it
+    /// admitted none.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_requests: f64,
+    /// Its cached prompt tokens / prompt tokens, a fraction; `null` when it admitted none.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_tokens: f64,
+    /// Time in engine steps / makespan, a fraction, light decode-only steps included;
+    /// `null` with no makespan.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub busy_share: f64,
+    /// Time in steps that began with a request waiting for a slot or KV room, or with
+    /// prefill beyond the step's budget / makespan, a fraction; `null` with no makespan.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub saturated_share: f64,
-    /// Share of the run a request waited for KV room while a slot was free.
+    /// Time a request waited for KV room while a slot was free / makespan, a fraction: from
+    /// the start of a step that began so, or from an arrival refused room during a decode
+    /// run, to that step's end. The time KV capacity, not the slots, held requests back.
+    /// `null` with no makespan.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub kv_wait_share: f64,
-    /// Mean requests running at once while busy.
+    /// Mean requests running at once while busy (running requests x time / busy time),
+    /// requests; `null` when never busy.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub batch_mean: f64,
+    /// The longest waiting queue, requests.
     pub peak_queue: u32,
+    /// Blocks evicted from its cache, blocks.
     pub evictions: u64,
     /// Requests refused: `rejected_queue_full + rejected_too_large`.
     pub rejected: u64,
@@ -122,47 +313,78 @@ pub struct InstanceReport {
     pub rejected_queue_full: u64,
     /// Of them, refused because they need more KV blocks than the cache holds.
     pub rejected_too_large: u64,
+    /// Requests whose first token did not come within the caller's timeout.
     pub timed_out: u64,
-    /// `prefill` or `decode` in a disaggregated fleet (absent when colocated).
+    /// `prefill` (replicas `0..P`) or `decode` (`P..P+D`) in a disaggregated fleet; absent
+    /// when colocated.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "\"prefill\" | \"decode\""))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "String", extend("enum" = ["prefill", "decode"]))
+    )]
     pub pool: Option<&'static str>,
 }
 
-/// Latency distributions at 100 evenly spaced quantiles (0.01 to 1.00), ms.
+/// Latency distributions at 100 evenly spaced quantiles (`latency_cdf`).
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LatencyCdf {
+    /// The quantiles, 0.01 to 1.00.
     pub q: Vec<f64>,
+    /// Time to first token at each quantile, ms; empty when no request completed.
     pub ttft_ms: Vec<f64>,
+    /// End-to-end latency at each quantile, ms; empty when no request completed.
     pub e2e_ms: Vec<f64>,
 }
 
-/// The whole result of one run.
+/// The whole result of one run: the JSON report.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Report {
+    /// The version of kvfleet that wrote the report.
     pub kvfleet_version: &'static str,
+    /// The seed of every random draw.
     pub seed: u64,
+    /// Every parameter, defaults included (the disaggregation keys only when set away from
+    /// their defaults).
     pub config: Config,
+    /// `synthetic`, `sessions`, or the trace's file name.
     pub source: String,
+    /// Fleet-wide figures.
     pub summary: Summary,
+    /// One entry per replica.
     pub per_instance: Vec<InstanceReport>,
+    /// Time series for charts.
     pub series: Series,
+    /// Latency distributions.
     pub latency_cdf: LatencyCdf,
+    /// The three fleet lines of the text report.
     pub fleet_lines: Vec<String>,
+    /// Plain-language findings, each raised only on evidence.
     pub findings: Vec<Finding>,
+    /// The `unended` sentence (when present) first, then each finding's text.
     pub warnings: Vec<String>,
-    /// Requests that did not end exactly once (absent when every one did: always, unless
-    /// the simulator has a bug).
+    /// Requests that did not end exactly once: absent when every one did, as it always
+    /// should (present only through a simulator bug). Its sentence leads `warnings`, and
+    /// the text report prints it as an `ERROR:` line.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::sim::Unended"))]
     pub unended: Option<crate::sim::Unended>,
-    /// Task-level results, for the `sessions` workload.
+    /// Task-level results; the `sessions` workload only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::sessions::SessionReport"))]
     pub sessions: Option<crate::sessions::SessionReport>,
-    /// The two pools, for a disaggregated fleet.
+    /// The two pools; a disaggregated fleet only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "PoolsReport"))]
     pub pools: Option<PoolsReport>,
     /// The summary over K seeds, for a run of several (`--des-seeds K`, K > 1); absent
     /// for one seed.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::noise::SeedsReport"))]
     pub seeds: Option<crate::noise::SeedsReport>,
 }
 

@@ -11,29 +11,34 @@ use crate::link::Link;
 pub const MAX_POINTS: usize = 240;
 const FIRST_INTERVAL_US: u64 = 10_000;
 
-/// The sampled series as the report carries them (one array per replica per metric).
+/// The sampled series as the report carries them (`series`): columnar, one array per
+/// replica per metric, on a time grid that coarsens to at most 240 points.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Series {
     /// Sample times, seconds.
     pub t_s: Vec<f64>,
-    /// Waiting requests per replica at each sample.
+    /// Waiting requests per replica at each sample, requests.
     pub queue: Vec<Vec<u32>>,
     /// The longest waiting queue per replica in the window ending at each sample, an
-    /// arrival admitted at once included: the series' highest point is the replica's
-    /// `peak_queue`, however coarse the grid, where `queue` can step over a short peak.
+    /// arrival admitted at once included, requests: the series' highest point is the
+    /// replica's `peak_queue`, however coarse the grid, where `queue` can step over a short
+    /// peak.
     pub queue_peak: Vec<Vec<u32>>,
-    /// Running requests per replica at each sample.
+    /// Running requests per replica at each sample, requests.
     pub running: Vec<Vec<u32>>,
-    /// KV blocks in use per replica at each sample.
+    /// KV blocks in use per replica at each sample, blocks.
     pub cache_blocks: Vec<Vec<u64>>,
-    /// Share of requests admitted in the window ending at each sample that hit the
+    /// Fraction of the requests admitted in the window ending at each sample that hit the
     /// cache, per replica (`null` when none was admitted).
     pub hit_rate: Vec<Vec<Option<f64>>>,
-    /// The same, over the whole fleet.
+    /// The same, over the whole fleet (`null` when none was admitted).
     pub hit_rate_fleet: Vec<Option<f64>>,
-    /// Disaggregated fleet: per decode replica, the share of the window ending at each
-    /// sample that its inbound KV link was busy (`null` for the first sample).
+    /// Disaggregated fleet only: per decode replica, the fraction of the window ending at
+    /// each sample that its inbound KV link was busy (`null` for the first sample).
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub link_busy: Vec<Vec<Option<f64>>>,
 }
 

@@ -22,26 +22,48 @@ pub struct SweepPoint {
     pub config: Config,
 }
 
-/// One row of a sweep's table (also a CSV line and a JSON record).
+/// One row of a sweep's table (also a CSV line and a JSON record): `--des-sweep-json`
+/// writes an array of them, one per point, each from that point's report `summary`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SweepRow {
-    /// The swept parameter (config key).
+    /// The swept parameter (its config key).
     pub param: String,
-    /// Its value at this point.
+    /// Its value at this point: a number, or a name (`routing=kv,round_robin`).
     pub value: Value,
+    /// `summary.hit_rate_requests`, a fraction; `null` when none was admitted.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_requests: f64,
+    /// `summary.hit_rate_tokens`, a fraction; `null` when none was admitted.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_tokens: f64,
+    /// `summary.ttft_ms_p50`, ms; `null` when no request completed.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_ms_p50: f64,
+    /// `summary.ttft_ms_p99`, ms; `null` when no request completed.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ttft_ms_p99: f64,
+    /// `summary.e2e_ms_p99`, ms; `null` when no request completed.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub e2e_ms_p99: f64,
+    /// `summary.tpot_ms_p99`, ms; `null` when no completed request had two output tokens
+    /// or more.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub tpot_ms_p99: f64,
+    /// `summary.makespan_s`, s.
     pub makespan_s: f64,
+    /// `summary.load_spread`, a ratio; `null` when no request was routed.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub load_spread: f64,
+    /// `summary.rejected`.
     pub rejected: u64,
+    /// `summary.timed_out`.
     pub timed_out: u64,
+    /// `summary.evictions`, blocks.
     pub evictions: u64,
-    /// Mean task completion time, seconds (sessions workload; NaN, null in the JSON,
-    /// otherwise or when no task completed).
+    /// Mean task completion time, s: `sessions.task_s.mean` (`null` for a workload
+    /// without sessions, or when no task completed).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub task_s_mean: f64,
 }
 

@@ -69,6 +69,8 @@ use serde::{Deserialize, Serialize};
 
 /// A named engine (model x GPU) timing preset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum EnginePreset {
     /// Llama-3-8B on one H100.
     #[serde(rename = "llama3-8b-h100")]

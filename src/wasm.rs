@@ -1,16 +1,14 @@
 //! The wasm32 edge: `wasm-bindgen` exports over `crate::api`, with the same names in JS.
 //! Errors become `JsError`s carrying the core's message (which names the field).
+//! The TypeScript types of `run` and `runTrace` (`Config`, `Report` and their parts) are
+//! derived from the Rust types (`tsify`, on wasm32 only): each derive writes its declaration,
+//! doc comments as JSDoc, into the kvfleet.d.ts wasm-bindgen generates.
 
 use crate::api;
 use config_in::{config_arg, config_of};
 use wasm_bindgen::prelude::*;
 
 mod config_in;
-
-// The TypeScript types of `run` and `runTrace` (Config, Report and their parts), written
-// into the generated kvfleet.d.ts.
-#[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = include_str!("wasm/types.ts");
 
 /// Runs once when the module is instantiated: a panic's message and location go to the
 /// browser console (console_error_panic_hook) and are kept for `last_panic`, so the worker

@@ -343,8 +343,10 @@ fn prefix_cdf(num_prefixes: u32, popularity: Popularity) -> Vec<f64> {
         .collect()
 }
 
-/// Task-level results of a sessions run.
+/// Task-level results of a sessions run (`sessions`).
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SessionReport {
     /// Tasks started.
     pub tasks: u32,
@@ -352,15 +354,26 @@ pub struct SessionReport {
     pub completed_tasks: u32,
     /// Tasks cut short because a turn was rejected or timed out.
     pub failed_tasks: u32,
-    /// Task completion time (first turn's arrival to last turn's answer), seconds.
+    /// Task completion time, from the first turn's arrival to the last turn's answer, s
+    /// (each statistic `null` when no task completed).
     pub task_s: Quantiles,
-    /// Per turn (index = turn): share of requests with a cache hit.
+    /// Per turn (index = turn): fraction of the admitted requests with a cache hit (`null`
+    /// when none of that turn was admitted).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "(number | null)[]"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<Option<f64>>"))]
     pub hit_rate_by_turn: Vec<f64>,
-    /// Per turn: cached tokens / prompt tokens.
+    /// Per turn: cached tokens / prompt tokens, a fraction (`null` when none of that turn
+    /// was admitted).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "(number | null)[]"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<Option<f64>>"))]
     pub token_hit_rate_by_turn: Vec<f64>,
-    /// Per turn: mean TTFT, ms.
+    /// Per turn: mean time to first token, ms (`null` when none of that turn completed).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "(number | null)[]"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<Option<f64>>"))]
     pub ttft_ms_by_turn: Vec<f64>,
-    /// Per turn: mean prompt length, tokens.
+    /// Per turn: mean prompt length, tokens (`null` when none of that turn was admitted).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "(number | null)[]"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<Option<f64>>"))]
     pub prompt_tokens_by_turn: Vec<f64>,
 }
 

@@ -13,6 +13,8 @@ pub const DEFAULT_TRANSFER_BASE_US: f64 = 50.0;
 
 /// How the router picks a decode replica for a request whose prefill is done.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DecodeRouting {
     /// The decode replica with the fewest KV blocks held or wanted by its requests

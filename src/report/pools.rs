@@ -9,26 +9,33 @@ use super::{share, InstanceReport, Summary};
 use crate::histogram::LogHistogram;
 use crate::sim::Simulation;
 
-/// One pool's figures.
+/// One pool's figures (`pools.prefill`, `pools.decode`).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PoolReport {
     /// Replicas in the pool.
     pub replicas: u32,
-    /// Requests routed to the pool (to a decode replica: transfers that arrived, and
-    /// requests that skipped the prefill pool).
+    /// Requests routed to the pool (to a decode replica: the transfers that arrived, and
+    /// the requests that skipped the prefill pool).
     pub requests: u64,
     /// Prefills computed in the pool (every admitted request in the prefill pool; the
     /// skipped ones in the decode pool).
     pub prefills: u64,
-    /// Prompt tokens of those prefills.
+    /// Prompt tokens of those prefills, tokens.
     pub prompt_tokens: u64,
-    /// Of those, tokens found in the cache.
+    /// Of those, tokens found in the cache, tokens.
     pub cached_tokens: u64,
-    /// cached_tokens / prompt_tokens (null with no prefills).
+    /// `cached_tokens / prompt_tokens`, a fraction; `null` with no prefills.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub hit_rate_tokens: f64,
-    /// Mean over the pool's replicas of the share of the makespan spent in steps.
+    /// Mean over the pool's replicas of the share of the makespan spent in steps, a
+    /// fraction; `null` with no makespan.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub busy_share: f64,
-    /// Longest waiting queue on any of the pool's replicas.
+    /// Longest waiting queue on any of the pool's replicas, requests.
     pub peak_queue: u32,
     /// Requests rejected by the pool (full queue, or too large for a replica): the sum of
     /// the two below.
@@ -42,46 +49,69 @@ pub struct PoolReport {
     pub timed_out: u64,
 }
 
-/// The KV transfers from the prefill pool to the decode pool.
+/// The KV transfers from the prefill pool to the decode pool (`pools.transfers`).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TransfersReport {
     /// Transfers completed.
     pub count: u64,
-    /// KV bytes moved.
+    /// KV moved, bytes.
     pub bytes: u64,
     /// Transfers that ended after the caller's timeout: those requests timed out in the
     /// decode pool.
     pub late: u64,
-    /// Handoff to arrival on the decode replica, link wait included: mean, ms (this and
-    /// the other time statistics are null with no transfers).
+    /// Transfer time, from the prefill's end to the KV landing on the decode replica, link
+    /// wait included: mean, ms; `null` with no transfers.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub time_ms_mean: f64,
-    /// Median transfer time, ms.
+    /// Transfer time: median, ms; `null` with no transfers.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub time_ms_p50: f64,
-    /// 99th percentile transfer time, ms.
+    /// Transfer time: 99th percentile, ms; `null` with no transfers.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub time_ms_p99: f64,
-    /// Time queued behind earlier transfers on the same link: mean, ms.
+    /// Time queued behind earlier transfers on the same link: mean, ms; `null` with no
+    /// transfers.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub wait_ms_mean: f64,
-    /// 99th percentile link wait, ms.
+    /// Link wait: 99th percentile, ms; `null` with no transfers.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub wait_ms_p99: f64,
-    /// Mean over decode replicas of the share of the makespan their link was busy.
+    /// Mean over decode replicas of their link's busy time / makespan, a fraction; `null`
+    /// with no makespan.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub link_utilisation: f64,
-    /// The busiest link's share.
+    /// The busiest link's share, a fraction; `null` with no makespan.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub link_utilisation_max: f64,
-    /// Link bandwidth, GB/s.
+    /// Bandwidth of each decode replica's inbound link, GB/s (10^9 bytes per second).
     pub bandwidth_gbps: f64,
     /// Fixed cost per transfer, µs.
     pub base_us: f64,
-    /// KV bytes per prompt token.
+    /// KV moved per prompt token, bytes.
     pub bytes_per_token: u64,
-    /// Per decode replica: the share of the makespan its link was busy.
+    /// Per decode replica, the share of the makespan its link was busy, a fraction
+    /// (`null` with no makespan).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "(number | null)[]"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<Option<f64>>"))]
     pub link_utilisation_by_replica: Vec<f64>,
     /// Transfer time at 100 evenly spaced quantiles (0.01 to 1.00), ms; empty with no
     /// transfers.
     pub time_ms_cdf: Vec<f64>,
 }
 
-/// The two pools of a disaggregated run.
+/// The two pools of a disaggregated run (`pools`).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PoolsReport {
     /// Replicas `0..P`: prefill only.
     pub prefill: PoolReport,
@@ -91,9 +121,13 @@ pub struct PoolsReport {
     pub transfers: TransfersReport,
     /// Requests that prefilled on their decode replica (conditional disaggregation).
     pub skipped_prefill: u64,
-    /// skipped_prefill over the requests that arrived.
+    /// `skipped_prefill` over the requests that arrived, a fraction; `null` when none
+    /// arrived.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub skipped_prefill_share: f64,
-    /// The threshold: fewer uncached tokens than this skip the prefill pool (0: never).
+    /// The threshold, tokens: a request whose prefill replica would compute fewer uncached
+    /// tokens than this skips the prefill pool (0: never).
     pub min_uncached_tokens: u32,
     /// The line the text report adds for the pools.
     pub line: String,

@@ -44,6 +44,8 @@ impl Ledger {
 
 /// A request that arrived and never ended, and where the run left it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InFlight {
     /// Request id.
     pub id: u32,
@@ -51,15 +53,31 @@ pub struct InFlight {
     pub replica: u32,
     /// `waiting` (or `waiting on an idle replica`), `running`, `held for transfer` or
     /// `on the link`.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(
+            type = "\"waiting\" | \"waiting on an idle replica\" | \"running\" | \"held for transfer\" | \"on the link\""
+        )
+    )]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "String",
+            extend("enum" = ["waiting", "waiting on an idle replica", "running", "held for transfer", "on the link"])
+        )
+    )]
     pub state: &'static str,
 }
 
-/// The broken law, for the report: absent when every request ended exactly once.
+/// The broken law, for the report (`unended`): absent when every request ended exactly
+/// once.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Unended {
     /// Requests that arrived and never ended.
     pub count: u64,
-    /// Requests reported ended twice.
+    /// Requests reported ended twice (their ids; the first few).
     pub ended_twice: Vec<u32>,
     /// The first of the requests that never ended, with where each was left.
     pub in_flight: Vec<InFlight>,

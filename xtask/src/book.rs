@@ -1,7 +1,8 @@
-//! `cargo xtask book`: the book (docs/, mdBook) built into www/book/, served beside the
-//! playground so its live figures (`../?embed=1&...`) load from the same origin. mdBook
-//! is installed from crates.io at a pinned version, with the search feature only, when
-//! the machine has no such mdbook.
+//! `cargo xtask book`: the book's generated references (`cargo xtask docs`), then the book
+//! (docs/, mdBook) built into www/book/ (`serve` and `dist` build it without the first
+//! step), served beside the playground so its live figures (`../?embed=1&...`) load from
+//! the same origin. mdBook is installed from crates.io at a pinned version, with the
+//! search feature only, when the machine has no such mdbook.
 
 use crate::util::{cmd, root, run, secs};
 use std::path::PathBuf;
@@ -62,8 +63,14 @@ fn mdbook() -> Result<PathBuf, String> {
     Ok(local)
 }
 
-/// Builds docs/ into www/book/.
-pub fn build_book() -> Result<(), String> {
+/// Builds docs/ into www/book/, first regenerating its references (`cargo xtask docs`)
+/// when `regenerate`: `cargo xtask book` and the one check do; `serve` and `dist` build the
+/// book as it is, whose references the native tests keep fresh (and spare a first serve
+/// the tests' build).
+pub fn build_book(regenerate: bool) -> Result<(), String> {
+    if regenerate {
+        crate::docs::docs()?;
+    }
     let mdbook = mdbook()?;
     let t = Instant::now();
     let dest = root().join("www/book");

@@ -11,7 +11,7 @@ use std::time::Instant;
 /// Builds the page and the book, then copies www/ into a fresh dist/.
 pub fn dist(locked: bool) -> Result<(), String> {
     crate::build::build(locked)?;
-    crate::book::build_book()?;
+    crate::book::build_book(false)?;
     copy_www()
 }
 

@@ -3,6 +3,7 @@
 mod book;
 mod build;
 mod dist;
+mod docs;
 mod mutants;
 mod mutants_tree;
 mod serve;
@@ -20,8 +21,13 @@ commands:
                         wasm-bindgen (--target web) -> wasm-opt -Oz (twice) into pkg/, then
                         copy pkg/ to www/pkg/, chart.js to www/vendor/ and the built-in
                         Mooncake traces to www/data/
-  book                  the book (docs/, mdBook 0.5.4, installed into target/tools when
-                        missing) into www/book/
+  docs                  the book's generated references rewritten from their sources: the
+                        CLI reference from --help, the JSON report's chapter and schema
+                        files from the report's types (the tests that check them, run with
+                        KVFLEET_BLESS=1 and the crate's `schema` feature)
+  book                  docs, then the book (docs/, mdBook 0.5.4, installed into
+                        target/tools when missing) into www/book/ (serve and dist build
+                        the book without docs: the native tests keep its references fresh)
   dist                  build and book, then copy www/ into dist/: one static folder (page,
                         wasm, Chart.js, built-in traces, book) to host at any path
   serve [--port N]      build and book, then serve www/ on http://127.0.0.1:N/ (default
@@ -46,7 +52,8 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     let result = match cmd.as_str() {
         "build" => build::build(false).map(|_| ()),
-        "book" => book::build_book(),
+        "book" => book::build_book(true),
+        "docs" => docs::docs(),
         "dist" => dist::dist(false),
         "serve" => serve::serve(rest),
         "test" => test::test(rest),

@@ -8,7 +8,7 @@ const DEFAULT_PORT: u16 = 8000;
 pub fn serve(args: &[String]) -> Result<(), String> {
     let wanted = parse_port(args)?;
     crate::build::build(false)?;
-    crate::book::build_book()?;
+    crate::book::build_book(false)?;
     let port = pick_port(wanted)?;
     if port != wanted {
         println!("xtask serve: port {wanted} is busy, using {port}");

@@ -36,6 +36,8 @@ pub fn test(args: &[String]) -> Result<(), String> {
                     "clippy",
                     "--locked",
                     "--all-targets",
+                    "--features",
+                    "schema",
                     "--",
                     "-D",
                     "warnings",
@@ -44,7 +46,8 @@ pub fn test(args: &[String]) -> Result<(), String> {
         ),
         (
             "native tests",
-            Step::Cmd(cmd("cargo", &["test", "--locked"])),
+            // The `schema` feature: the report reference's test needs it.
+            Step::Cmd(cmd("cargo", &["test", "--locked", "--features", "schema"])),
         ),
         (
             "wasm test runner build (wasm-bindgen-cli without TLS, on the xtask's build of wasm-bindgen's crates; first time 1-2 min)",
@@ -88,7 +91,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
                 run(c)
             }
             Step::Build => crate::build::build(true).map(|_| ()),
-            Step::Book => crate::book::build_book(),
+            Step::Book => crate::book::build_book(true),
             Step::Dist => crate::dist::copy_www(),
         };
         if let Err(e) = result {
