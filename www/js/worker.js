@@ -14,6 +14,7 @@
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
+//      {type:'wasm-module', module}  the compiled wasm, or null, from the page (to a worker named FROM_PAGE)
 // Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
 //      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
@@ -28,6 +29,16 @@
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
+// The wasm module. The page's first script starts its download with the page's first bytes, compiles
+// it and posts it here ({type:'wasm-module', module}, null if that failed) to the worker it starts
+// under this name; any other worker (or that one, given null) fetches the module itself.
+const FROM_PAGE = 'kvfleet-wasm-from-page';
+const WASM_URL = new URL('../pkg/kvfleet_bg.wasm', import.meta.url);
+let takeModule = () => {};
+const wasmSource = (self.name === FROM_PAGE
+  ? new Promise((resolve) => { takeModule = resolve; }).then((module) => module || fetch(WASM_URL))
+  : fetch(WASM_URL));
+wasmSource.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
 const latest = { main: 0, compare: 0, batch: 0, decisions: 0 };
@@ -251,7 +262,7 @@ async function boot() {
       throw new Error(`its JavaScript bindings (pkg/kvfleet.js) did not load (${messageOf(err)})`);
     }
     try {
-      await mod.default();
+      await mod.default({ module_or_path: await wasmSource });
     } catch (err) {
       throw new Error(`the WebAssembly module (pkg/kvfleet_bg.wasm) could not be downloaded or compiled; the browser said: ${messageOf(err)}`);
     }
@@ -329,6 +340,7 @@ const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'dec
 
 self.onmessage = async (e) => {
   const msg = e.data;
+  if (msg.type === 'wasm-module') { takeModule(msg.module || null); return; }
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
   if (trapped) {
     // A broken module answers nothing else; the page is replacing this worker.
