@@ -111,15 +111,16 @@ if (failure) {
 const fmt = (ms) => `${ms.toFixed(0)} ms`;
 console.log(`\nCold load to the first chart, median of ${runs} (each a fresh browser context; served gzipped; ms from the navigation's start)`);
 console.log('  the emulated link: 10 Mbit/s down and up, 40 ms round trips (Chromium network emulation)');
-console.log(`  ${'load'.padEnd(32)}${'local'.padStart(10)}${'(target)'.padStart(10)}${'emulated'.padStart(11)}${'(target)'.padStart(10)}${'requests'.padStart(10)}${'KiB'.padStart(7)}`);
+const labelOf = (load, dir) => `${load.name} ${load.path}${dirs.length > 1 ? ` [${dir}]` : ''}`;
+const width = Math.max(...LOADS.flatMap((load) => dirs.map((dir) => labelOf(load, dir).length))) + 2;
+console.log(`  ${'load'.padEnd(width)}${'local'.padStart(10)}${'(target)'.padStart(10)}${'emulated'.padStart(11)}${'(target)'.padStart(10)}${'requests'.padStart(10)}${'KiB'.padStart(7)}`);
 for (const load of LOADS) {
   for (const dir of dirs) {
     const local = results.get(`${dir}|${load.name}|local`);
     const emu = results.get(`${dir}|${load.name}|emulated`);
-    const label = `${load.name} ${load.path}${dirs.length > 1 ? ` [${dir}]` : ''}`;
     const mark = (ms, target) => `${ms <= target ? '' : '>'}${target}`;
     const [l, e] = [median(local.map((x) => x.first)), median(emu.map((x) => x.first))];
-    console.log(`  ${label.padEnd(32)}${fmt(l).padStart(10)}${mark(l, load.targets[0]).padStart(10)}${fmt(e).padStart(11)}${mark(e, load.targets[1]).padStart(10)}` +
+    console.log(`  ${labelOf(load, dir).padEnd(width)}${fmt(l).padStart(10)}${mark(l, load.targets[0]).padStart(10)}${fmt(e).padStart(11)}${mark(e, load.targets[1]).padStart(10)}` +
       `${String(median(emu.map((x) => x.requests))).padStart(10)}${(median(emu.map((x) => x.bytes)) / 1024).toFixed(0).padStart(7)}`);
   }
 }

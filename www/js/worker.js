@@ -14,7 +14,8 @@
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
-//      {type:'wasm-module', module}  the compiled wasm, or null, from the page (to a worker named FROM_PAGE)
+//      {type:'wasm-stream', body} | {type:'wasm-module', module}  the wasm's bytes as they arrive, or the
+//          compiled module or null, from the page (to the worker it names FROM_PAGE)
 // Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
 //      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
@@ -29,14 +30,15 @@
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
-// The wasm module. The page's first script starts its download with the page's first bytes, compiles
-// it and posts it here ({type:'wasm-module', module}, null if that failed) to the worker it starts
-// under this name; any other worker (or that one, given null) fetches the module itself.
+// The wasm module. The page's first script starts its download with the page's first bytes and, to
+// the worker it starts under this name, posts the response's body as it arrives ({type:'wasm-stream',
+// body}) or, where streams cannot be transferred, the compiled module ({type:'wasm-module', module},
+// null if that failed). Any other worker, or that one given null, fetches the module itself.
 const FROM_PAGE = 'kvfleet-wasm-from-page';
 const WASM_URL = new URL('../pkg/kvfleet_bg.wasm', import.meta.url);
-let takeModule = () => {};
+let takeWasm = () => {};
 const wasmSource = (self.name === FROM_PAGE
-  ? new Promise((resolve) => { takeModule = resolve; }).then((module) => module || fetch(WASM_URL))
+  ? new Promise((resolve) => { takeWasm = resolve; }).then((source) => source || fetch(WASM_URL))
   : fetch(WASM_URL));
 wasmSource.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
 let wasm = null;
@@ -340,7 +342,8 @@ const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'dec
 
 self.onmessage = async (e) => {
   const msg = e.data;
-  if (msg.type === 'wasm-module') { takeModule(msg.module || null); return; }
+  if (msg.type === 'wasm-module') { takeWasm(msg.module || null); return; }
+  if (msg.type === 'wasm-stream') { takeWasm(new Response(msg.body, { headers: { 'Content-Type': 'application/wasm' } })); return; }
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
   if (trapped) {
     // A broken module answers nothing else; the page is replacing this worker.
