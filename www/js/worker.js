@@ -17,7 +17,8 @@
 //      {type:'wasm-stream', body} | {type:'wasm-module', module}  the wasm's bytes as they arrive, or the
 //          compiled module or null, from the page (to the worker it names FROM_PAGE)
 // Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
-//      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
+//      (marks: when this script started, the page handed it the wasm, its bindings loaded and the
+//      wasm was compiled, epoch ms)
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
@@ -342,8 +343,11 @@ const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'dec
 
 self.onmessage = async (e) => {
   const msg = e.data;
-  if (msg.type === 'wasm-module') { takeWasm(msg.module || null); return; }
-  if (msg.type === 'wasm-stream') { takeWasm(new Response(msg.body, { headers: { 'Content-Type': 'application/wasm' } })); return; }
+  if (msg.type === 'wasm-module' || msg.type === 'wasm-stream') {
+    bootMarks.wasmHandedOver = epochNow();
+    takeWasm(msg.type === 'wasm-module' ? msg.module || null : new Response(msg.body, { headers: { 'Content-Type': 'application/wasm' } }));
+    return;
+  }
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
   if (trapped) {
     // A broken module answers nothing else; the page is replacing this worker.
