@@ -1,10 +1,9 @@
 // tests/e2e/cold-load.test.mjs: the page's and an embed's cold load, each in a fresh context (an empty
 // cache). What it asserts is how the load is made, not how long it takes: the scripts come as two
 // bundles (www/bundle/, made by scripts/bundle.mjs), not the modules of www/js/ one import level at a
-// time; the page itself starts the wasm's download while its scripts load and hands the bytes (or,
-// where a stream cannot be transferred, the compiled module) to the simulator's worker, which then
-// fetches it no second time, or fetches it itself if the page's download failed; the panels below
-// the first screen are built after the first chart. The time to the first chart is printed, never asserted
+// time; the simulator's worker starts the wasm's download in its first line, before its own script
+// is in, and downloads it once (again only if that download failed); the panels below the first
+// screen are built after the first chart. The time to the first chart is printed, never asserted
 // (tests/e2e/load-time.mjs measures it, also over an emulated slow link).
 
 import { test, before, after } from 'node:test';
@@ -24,10 +23,9 @@ const MAX_REQUESTS = 8;
  * Opens `path` in a fresh context, recording every request (the workers' too) with the ms since the
  * navigation's start at which it started and ended; resolves once the first chart is drawn.
  */
-async function coldOpen(path, { route, init } = {}) {
+async function coldOpen(path, { route } = {}) {
   const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
   if (route) await context.route('**/kvfleet_bg.wasm', route);
-  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
@@ -45,8 +43,8 @@ async function coldOpen(path, { route, init } = {}) {
 /** The requests made before the first chart, by path (a blob: URL as "blob"). */
 const paths = (before) => before.map((r) => (r.blob ? 'blob' : r.url)).sort();
 
-/** The assertions every cold load shares: bundles, few requests, the wasm fetched once, by the page, early. */
-async function assertBundledLoad({ page, before }, what) {
+/** The assertions every cold load shares: bundles, few requests, the wasm fetched once and early. */
+function assertBundledLoad({ before }, what) {
   const sources = before.filter((r) => /\/js\/[\w.-]+\.js$/.test(r.url));
   assert.deepEqual(sources.map((r) => r.url), [], `${what}: no module of www/js/ is fetched on its own`);
   for (const name of ['/bundle/main.js', '/bundle/worker.js']) {
@@ -55,10 +53,7 @@ async function assertBundledLoad({ page, before }, what) {
   assert.ok(before.length <= MAX_REQUESTS, `${what}: ${before.length} requests before the first chart (at most ${MAX_REQUESTS}): ${paths(before).join(', ')}`);
   const wasm = before.filter((r) => r.url.endsWith('/kvfleet_bg.wasm'));
   assert.equal(wasm.length, 1, `${what}: the wasm is downloaded once: ${paths(before).join(', ')}`);
-  // The page's own fetch (in its resource timing; a worker's fetches are in the worker's), started
-  // before the worker's script had even arrived: the download does not wait for the worker.
-  const byPage = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/kvfleet_bg.wasm')).length);
-  assert.equal(byPage, 1, `${what}: the page itself fetched the wasm`);
+  // Started before the worker's script had even arrived: the download does not wait for it.
   const workerScript = before.find((r) => r.url === '/bundle/worker.js');
   assert.ok(wasm[0].start <= workerScript.end, `${what}: the wasm's download started at ${wasm[0].start.toFixed(0)} ms, before the worker's script was in (${workerScript.end.toFixed(0)} ms)`);
 }
@@ -73,7 +68,7 @@ test('cold load to the first chart, each in a fresh context (median of 5): bundl
       const drawn = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid="chart-hero"]')).data.datasets
         .some((d) => d.label === 'this run' && d.data.length === 1));
       assert.ok(drawn, 'the hero figure holds the first run\'s point');
-      await assertBundledLoad(load, 'the page');
+      assertBundledLoad(load, 'the page');
       // The dashboard's controls (2,000 px down), the hero's sweep worker (the first run has the
       // cores to itself) and the panels below the first screen come after the first chart.
       await page.waitForFunction(() => window.kvfleet.panelsBuilt && window.kvfleet.heroDone > 0, null, { timeout: 30000 });
@@ -95,7 +90,7 @@ test('cold load to the first chart, each in a fresh context (median of 5): bundl
 test('an embed\'s cold load is made the same way', async () => {
   const load = await coldOpen('/?embed=1&show=hitrate');
   try {
-    await assertBundledLoad(load, 'the embed');
+    assertBundledLoad(load, 'the embed');
     const bars = await load.page.evaluate(() => [...document.querySelectorAll('#embed canvas')]
       .map((c) => window.Chart.getChart(c)?.data.datasets[0]?.data.length ?? 0));
     assert.ok(bars.some((n) => n >= 1), `the embed's chart has bars: ${bars}`);
@@ -104,42 +99,28 @@ test('an embed\'s cold load is made the same way', async () => {
   } finally { await load.context.close(); }
 });
 
-test('when the page\'s own download of the wasm fails, the worker fetches it itself and the chart is drawn', async () => {
-  // The page's download (the first) is refused, as a busy server might.
+test('when the early download of the wasm fails, the worker downloads it again and the chart is drawn', async () => {
+  // The first download is refused, as a busy server might.
   let n = 0;
   const load = await coldOpen('/', {
     route: (route) => (++n > 1 ? route.continue() : route.fulfill({ status: 503, contentType: 'text/plain', body: 'busy\n' })),
   });
   try {
     const wasm = load.before.filter((r) => r.url.endsWith('/kvfleet_bg.wasm'));
-    assert.equal(wasm.length, 2, `the page's download, then the worker's own: ${paths(load.before).join(', ')}`);
+    assert.equal(wasm.length, 2, `the early download, then the worker's own: ${paths(load.before).join(', ')}`);
     assert.ok(await load.page.evaluate(() => window.kvfleet.lastReport.summary.requests > 0), 'a run finished');
     // What the console says is the browser's own line about the refused download.
     assert.deepEqual(load.errors.filter((e) => !/503/.test(e)), []);
   } finally { await load.context.close(); }
 });
 
-test('a browser that cannot transfer a stream to a worker gets the module compiled by the page, downloaded once', async () => {
-  const load = await coldOpen('/', {
-    // Refuses to transfer streams, as such a browser does; records what the page posts to its workers.
-    init: () => {
-      const post = Worker.prototype.postMessage;
-      window.__posted = [];
-      Worker.prototype.postMessage = function (msg, transfer) {
-        if ((Array.isArray(transfer) ? transfer : transfer?.transfer ?? []).some((t) => t instanceof ReadableStream)) {
-          throw new DOMException('a ReadableStream could not be transferred', 'DataCloneError');
-        }
-        window.__posted.push(msg?.type === 'wasm-module' ? `wasm-module ${msg.module instanceof WebAssembly.Module ? 'compiled' : 'null'}` : msg?.type);
-        return post.call(this, msg, transfer);
-      };
-    },
-  });
+test('when the worker\'s script cannot be loaded, the page says so instead of loading forever', async () => {
+  const context = await site.browser.newContext({ viewport: { width: 1000, height: 700 } });
   try {
-    const posted = await load.page.evaluate(() => window.__posted.filter((t) => /^wasm/.test(t)));
-    assert.deepEqual(posted, ['wasm-module compiled'], 'the page compiled the module and posted it');
-    const wasm = load.before.filter((r) => r.url.endsWith('/kvfleet_bg.wasm'));
-    assert.equal(wasm.length, 1, `downloaded once: ${paths(load.before).join(', ')}`);
-    assert.ok(await load.page.evaluate(() => window.kvfleet.lastReport.summary.requests > 0), 'a run finished');
-    assert.deepEqual(load.errors, []);
-  } finally { await load.context.close(); }
+    await context.route('**/bundle/worker.js', (route) => route.abort());
+    const page = await context.newPage();
+    await page.goto(`${site.url}/`);
+    await page.waitForSelector('.boot.failed', { timeout: 30000 });
+    assert.match(await page.textContent('[data-testid="boot"]'), /could not start: the worker script failed to load/);
+  } finally { await context.close(); }
 });

@@ -86,7 +86,9 @@ try {
     for (const load of LOADS) {
       for (const net of NETS) {
         for (let d = 0; d < dirs.length; d++) {
-          const res = await coldLoad(browser, servers[d].url + load.path, net.link);
+          const res = await coldLoad(browser, servers[d].url + load.path, net.link).catch((e) => {
+            throw new Error(`${dirs[d]} ${load.path} (${net.name}), load ${r + 1}: ${e.message}`);
+          });
           const key = `${dirs[d]}|${load.name}|${net.name}`;
           (results.get(key) || results.set(key, []).get(key)).push(res);
           if (verbose) {

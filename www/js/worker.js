@@ -14,11 +14,8 @@
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
-//      {type:'wasm-stream', body} | {type:'wasm-module', module}  the wasm's bytes as they arrive, or the
-//          compiled module or null, from the page (to the worker it names FROM_PAGE)
 // Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
-//      (marks: when this script started, the page handed it the wasm, its bindings loaded and the
-//      wasm was compiled, epoch ms)
+//      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
@@ -31,16 +28,13 @@
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
-// The wasm module. The page's first script starts its download with the page's first bytes and, to
-// the worker it starts under this name, posts the response's body as it arrives ({type:'wasm-stream',
-// body}) or, where streams cannot be transferred, the compiled module ({type:'wasm-module', module},
-// null if that failed). Any other worker, or that one given null, fetches the module itself.
-const FROM_PAGE = 'kvfleet-wasm-from-page';
+// The wasm module: the download the page's first script started in this worker's first lines
+// (self.kvfleetWasm) or, in a worker started otherwise, or if that download failed, one of its own.
 const WASM_URL = new URL('../pkg/kvfleet_bg.wasm', import.meta.url);
-let takeWasm = () => {};
-const wasmSource = (self.name === FROM_PAGE
-  ? new Promise((resolve) => { takeWasm = resolve; }).then((source) => source || fetch(WASM_URL))
-  : fetch(WASM_URL));
+const early = self.kvfleetWasm;
+const wasmSource = early
+  ? early.then((res) => (res.ok ? res : fetch(WASM_URL)), () => fetch(WASM_URL))
+  : fetch(WASM_URL);
 wasmSource.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
@@ -343,11 +337,6 @@ const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'dec
 
 self.onmessage = async (e) => {
   const msg = e.data;
-  if (msg.type === 'wasm-module' || msg.type === 'wasm-stream') {
-    bootMarks.wasmHandedOver = epochNow();
-    takeWasm(msg.type === 'wasm-module' ? msg.module || null : new Response(msg.body, { headers: { 'Content-Type': 'application/wasm' } }));
-    return;
-  }
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
   if (trapped) {
     // A broken module answers nothing else; the page is replacing this worker.
