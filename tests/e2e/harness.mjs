@@ -12,7 +12,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { ensureBundle } from '../../scripts/bundle.mjs';
@@ -69,7 +69,7 @@ export function freePort() {
  * KVFLEET_E2E_SITE and `close()` leaves it running.
  */
 export async function startServer({ dir = WWW, timeoutMs = 10_000 } = {}) {
-  if (dir === WWW) await ensureBundle(); // the page runs bundle/, made from js/ (scripts/bundle.mjs)
+  if (resolvePath(dir) === WWW) await ensureBundle(); // the page runs bundle/, made from js/ (scripts/bundle.mjs)
   const shared = process.env.KVFLEET_E2E_SITE;
   if (shared && dir === WWW) {
     return { url: shared, port: Number(new URL(shared).port), log: () => '', close: async () => {} };

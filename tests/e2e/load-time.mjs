@@ -10,23 +10,27 @@
 //   node tests/e2e/load-time.mjs [DIR ...] [--runs=5] [--only=page|embed] [--verbose]
 // Several folders (say a copy of www/ from another commit, and www) are measured in turns, load by
 // load, so that a busy machine slows each of them alike.
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { launchBrowser, WWW } from './harness.mjs';
 import { serveDir } from './serve.mjs';
 import { ensureBundle } from '../../scripts/bundle.mjs';
 
+const die = (msg) => { console.error(`load-time: ${msg}`); process.exit(2); };
 const arg = (k, d) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3) ?? d;
 const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (dirs.length === 0) dirs.push(WWW);
 const runs = Number(arg('runs', '5'));
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1, got ${arg('runs')}`);
+if (!Number.isInteger(runs) || runs < 1) die(`--runs must be a whole number >= 1, got ${arg('runs')}`);
 const verbose = process.argv.includes('--verbose');
+for (const dir of dirs) if (!existsSync(join(dir, 'index.html'))) die(`${dir} has no index.html: name a built www/ folder (cargo xtask build)`);
+if (arg('only') && !['page', 'embed'].includes(arg('only'))) die(`--only must be page or embed, got ${arg('only')}`);
 const TIMEOUT_MS = 30_000;
 
 /** The link Chromium emulates: 10 Mbit/s down and up (in bytes/s), 40 ms from request to response. */
-export const LINK = { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8 };
+const LINK = { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8 };
 
-/** What is loaded, and the targets from the issue (ms: local, emulated). */
+/** What is loaded, and its targets (ms: local, emulated). */
 const LOADS = [
   { name: 'page', path: '/', targets: [600, 1500] },
   { name: 'embed', path: '/?embed=1&show=hitrate', targets: [400, 1000] },
