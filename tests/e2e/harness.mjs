@@ -12,9 +12,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { ensureBundle } from '../../scripts/bundle.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WWW = join(ROOT, 'www');
@@ -61,12 +62,14 @@ export function freePort() {
 }
 
 /**
- * A static server for `dir` (www/ by default) on 127.0.0.1: tests/e2e/serve.mjs in a process of its
- * own (so a test blocked in a synchronous child process never stalls the page's requests), started
- * and answering. Under the parallel runner (tests/e2e/run.mjs) www/ is already served once for
- * every test file: its address comes in KVFLEET_E2E_SITE and `close()` leaves it running.
+ * A static server for `dir` (www/ by default, its bundle/ made again first if www/js/ changed since)
+ * on 127.0.0.1: tests/e2e/serve.mjs in a process of its own (so a test blocked in a synchronous
+ * child process never stalls the page's requests), started and answering. Under the parallel
+ * runner (tests/e2e/run.mjs) www/ is already served once for every test file: its address comes in
+ * KVFLEET_E2E_SITE and `close()` leaves it running.
  */
 export async function startServer({ dir = WWW, timeoutMs = 10_000 } = {}) {
+  if (resolvePath(dir) === WWW) await ensureBundle(); // the page runs bundle/, made from js/ (scripts/bundle.mjs)
   const shared = process.env.KVFLEET_E2E_SITE;
   if (shared && dir === WWW) {
     return { url: shared, port: Number(new URL(shared).port), log: () => '', close: async () => {} };

@@ -1,7 +1,7 @@
 // tests/e2e/page.test.mjs: the playground page in real Chromium: loads clean, keyboard slider changes
 // charts and numbers (equal to the native CLI's), policy switch, URL round-trip and bad values, a
-// broken trace upload, compare, embed layout; screenshots of each state; cold-load and input->redraw
-// figures (printed, never asserted).
+// broken trace upload, compare, embed layout; screenshots of each state; the input->redraw figure
+// (printed, never asserted; the cold load is cold-load.test.mjs's).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -254,39 +254,6 @@ test('the full page has no horizontal scroll at 360 px', async () => {
 });
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
-
-test('cold load to the first chart, each in a fresh context (median of 5)', async () => {
-  const times = [];
-  const steps = {};
-  for (let i = 0; i < 5; i++) {
-    const { page, errors, close } = await openPage('/');
-    try {
-      // performance.now() counts from the navigation's start; a fresh context has no cache.
-      const { first, marks, drawn } = await page.evaluate(() => ({ first: window.kvfleet.firstRenderAt, marks: window.kvfleet.marks,
-        drawn: window.Chart.getChart(document.querySelector('[data-testid="chart-hero"]')).data.datasets.some((d) => d.label === 'this run' && d.data.length === 1) }));
-      assert.ok(drawn, 'the hero figure holds the first run\'s point');
-      // The panels below the first screen are requested only after the first chart is drawn.
-      const late = await page.evaluate(() => performance.getEntriesByType('resource')
-        .filter((r) => /\/js\/(compare|sweep|capacity|decisions|transfers)\.js$/.test(r.name)).map((r) => [r.name.replace(/.*\//, ''), r.startTime]));
-      assert.equal(late.length, 5, `the late panels' modules were all loaded: ${JSON.stringify(late)}`);
-      for (const [name, t] of late) assert.ok(t >= first, `${name} requested at ${t.toFixed(0)} ms, before the first chart at ${first.toFixed(0)} ms`);
-      // So are the dashboard's controls (2,000 px down) and the hero's sweep worker (the first run
-      // has the cores to itself); both are there once the page has settled.
-      for (const k of ['controlsBuilt', 'heroWorker']) assert.ok(marks[k] >= first, `${k} at ${marks[k]?.toFixed(0)} ms, the first chart at ${first.toFixed(0)} ms`);
-      assert.ok(await page.locator('[data-testid="input-instances"]').count() === 1, 'the dashboard\'s replicas slider was built');
-      await page.waitForFunction(() => window.kvfleet.heroDone > 0, null, { timeout: 30000 });
-      times.push(first);
-      for (const [k, t] of Object.entries(marks)) (steps[k] ||= []).push(t);
-      assert.deepEqual(errors, []);
-    } finally { await close(); }
-  }
-  console.log(`# cold load to first chart (fresh context, local server): median ${median(times).toFixed(0)} ms; all: ${times.map((t) => t.toFixed(0)).join(', ')}`);
-  // Where the time went (medians, ms since the navigation's start; worker marks on the page's clock).
-  const order = Object.keys(steps).sort((a, b) => median(steps[a]) - median(steps[b]));
-  console.log(`#   steps: ${order.map((k) => `${k} ${median(steps[k]).toFixed(0)}`).join(', ')}`);
-  // A figure to read, not a bound: only that the first chart was drawn, after the navigation.
-  assert.ok(times.every((t) => t > 0), `first render times ${times}`);
-});
 
 test('input to redrawn charts, default scenario (median of 10)', async () => {
   const { page, errors, close } = await openPage('/');

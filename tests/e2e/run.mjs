@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, WWW } from './harness.mjs';
 import { serveDir } from './serve.mjs';
+import { ensureBundle } from '../../scripts/bundle.mjs';
 
 const E2E = join(ROOT, 'tests', 'e2e');
 const DEFAULT_JOBS = 3;
@@ -63,6 +64,7 @@ async function main() {
   const files = testFiles(names);
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
   const t0 = Date.now();
+  await ensureBundle(); // the page runs bundle/, made from www/js/ (scripts/bundle.mjs)
   const site = await serveDir(WWW);
   let browser;
   try {

@@ -2,15 +2,18 @@
 // files under one folder on 127.0.0.1, `index.html` for a folder (a folder named without its
 // trailing slash is redirected to it, as browsers resolve relative links from there), the
 // content types the page and the book use, Last-Modified and 304, no path outside the folder.
+// With `{ gzip: true }` it compresses text and wasm as a static host does (Content-Encoding: gzip),
+// for measuring what a reader downloads (tests/e2e/load-time.mjs).
 //
 //   node tests/e2e/serve.mjs DIR     prints `http://127.0.0.1:PORT` once listening, serves until killed
-//   import { serveDir } from './serve.mjs'; const s = await serveDir(dir); ... await s.close();
+//   import { serveDir } from './serve.mjs'; const s = await serveDir(dir, { gzip }); ... await s.close();
 
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -45,7 +48,19 @@ export function fileFor(root, urlPath) {
   return file === root || file.startsWith(root + sep) ? file : null;
 }
 
-async function answer(root, req, res) {
+// What a static host compresses: text and wasm, not images or fonts (already compressed).
+const COMPRESSED = new Set(['.html', '.js', '.mjs', '.css', '.json', '.map', '.wasm', '.svg', '.txt', '.md', '.jsonl', '.csv', '.ts']);
+const gzipCache = new Map(); // file -> { mtimeMs, body }: each file compressed once per change
+
+async function gzipped(file, mtimeMs) {
+  const hit = gzipCache.get(file);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.body;
+  const body = gzipSync(await readFile(file), { level: 6 });
+  gzipCache.set(file, { mtimeMs, body });
+  return body;
+}
+
+async function answer(root, req, res, { gzip = false } = {}) {
   const send = (status, body, headers = {}) => {
     res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body), ...headers });
     res.end(req.method === 'HEAD' ? undefined : body);
@@ -67,8 +82,14 @@ async function answer(root, req, res) {
     res.writeHead(304, { 'Last-Modified': modified.toUTCString() });
     return res.end();
   }
+  const type = TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+  if (gzip && COMPRESSED.has(extname(file).toLowerCase()) && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+    const body = await gzipped(file, info.mtimeMs);
+    res.writeHead(200, { 'Content-Type': type, 'Content-Encoding': 'gzip', 'Vary': 'Accept-Encoding', 'Content-Length': body.length, 'Last-Modified': modified.toUTCString() });
+    return res.end(req.method === 'HEAD' ? undefined : body);
+  }
   res.writeHead(200, {
-    'Content-Type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Type': type,
     'Content-Length': info.size,
     'Last-Modified': modified.toUTCString(),
   });
@@ -76,11 +97,11 @@ async function answer(root, req, res) {
   createReadStream(file).on('error', () => res.destroy()).pipe(res);
 }
 
-/** Serves `dir` on a free port of 127.0.0.1: `{ url, port, close() }`. */
-export function serveDir(dir) {
+/** Serves `dir` on a free port of 127.0.0.1 (`gzip`: compressed as a static host does): `{ url, port, close() }`. */
+export function serveDir(dir, { gzip = false } = {}) {
   const root = resolve(dir);
   const server = createServer((req, res) => {
-    answer(root, req, res).catch(() => res.destroy());
+    answer(root, req, res, { gzip }).catch(() => res.destroy());
   });
   server.keepAliveTimeout = 1000;
   return new Promise((ready, fail) => {

@@ -1,6 +1,6 @@
-// How the page starts its simulator workers (www/js/boot.js, www/js/worker-host.js): from a one-line
-// module in memory that imports js/worker.js, so the worker's script is not fetched last on a cold
-// load; and, on a page whose content security policy refuses blob: workers, from the script itself.
+// How the page starts its simulator workers (www/index.html's first script, www/js/worker-host.js):
+// from a one-line module in memory that imports its script, so the worker's script is not fetched
+// last on a cold load; and, on a page whose content security policy refuses blob: workers, from the script itself.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -43,8 +43,8 @@ test('the simulator and the hero start their workers from an in-memory module, w
     await page.goto(`${site.url}/`);
     await ready(page);
     const how = await page.evaluate(() => window.kvfleet.workerStart());
-    assert.deepEqual(how, { viaBlob: true, fallbacks: 0 }, 'the main worker came from boot.js\'s in-memory module');
-    // Both the main worker (boot.js) and the hero's (WorkerHost) run from blob: URLs.
+    assert.deepEqual(how, { viaBlob: true, fallbacks: 0 }, 'the main worker came from the page\'s in-memory module');
+    // Both the main worker (index.html) and the hero's (WorkerHost) run from blob: URLs.
     assert.ok(starts.filter((s) => s === 'started blob').length >= 2, `workers started: ${starts.join(', ')}`);
     assert.ok(!starts.includes('started http'), `no worker was started from its script's own URL: ${starts.join(', ')}`);
     assert.ok(await page.locator('#hero').isVisible(), 'the first screen is drawn');

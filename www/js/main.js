@@ -105,8 +105,9 @@ function boot() {
   hook.workerStart = () => ({ viaBlob: host.viaBlob, fallbacks: host.fallbacks }); // how the worker was started (worker-host.js)
   hook.drawAllCharts = () => lazyDraw.flush(); // the charts off the screen too (a full-page screenshot)
   hook.urlPending = urlPending; // the address bar catches up once the settings are still (url-state.js)
-  // The hero's two charts in a task of their own: the main thread must also start boot.js's worker
-  // (a task of its own once the worker's script is in), which should not wait behind Chart.js.
+  // The hero's two charts in a task of their own: the main thread must also start the worker that
+  // index.html's first script created (a task of its own once the worker's script is in), which
+  // should not wait behind Chart.js.
   if (!st.embed) setTimeout(() => { early ||= earlyCharts(); }, 0);
   if (!st.embed) document.addEventListener('kvfleet:hero-done', () => mark('heroDone'), { once: true });
   const slow = setTimeout(() => { $('boot-text').textContent = 'Still loading the simulator (WebAssembly)… a slow connection, or a very old browser.'; }, 8000);

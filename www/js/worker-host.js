@@ -29,7 +29,7 @@ export class WorkerHost {
    */
   constructor(url, { onMessage, onReady = () => {}, onFatal = () => {}, adopt = false }) {
     this.url = url;
-    this.adopt = adopt; // take over the worker boot.js started for this url, if there is one
+    this.adopt = adopt; // take over the worker index.html's first script started for this url, if there is one
     this.onMessage = onMessage;
     this.onReady = onReady;
     this.onFatal = onFatal;
@@ -40,7 +40,7 @@ export class WorkerHost {
   }
 
   /**
-   * Starts a worker (boot.js's, if this host adopts it). `direct` starts the script itself rather
+   * Starts a worker (index.html's first script's, if this host adopts it). `direct` starts the script itself rather
    * than through an in-memory module; `keepReady` keeps the pending `ready` (a fallback's restart).
    */
   start(direct = false, keepReady = false) {
@@ -89,7 +89,7 @@ export class WorkerHost {
     }
   }
 
-  /** boot.js's worker, once, if this host adopts and it runs the same script. */
+  /** The worker index.html's first script started, once, if this host adopts and it runs the same script. */
   adopted() {
     const boot = window.__kvfleetBoot;
     if (!this.adopt || !boot || boot.url !== new URL(this.url, location.href).href) return null;

@@ -31,6 +31,14 @@
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
+// The wasm module: the download the page's first script started in this worker's first lines
+// (self.kvfleetWasm) or, in a worker started otherwise, or if that download failed, one of its own.
+const WASM_URL = new URL('../pkg/kvfleet_bg.wasm', import.meta.url);
+const early = self.kvfleetWasm;
+const wasmSource = early
+  ? early.then((res) => (res.ok ? res : fetch(WASM_URL)), () => fetch(WASM_URL))
+  : fetch(WASM_URL);
+wasmSource.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
 const latest = { main: 0, compare: 0, batch: 0, decisions: 0, seeds: 0 };
@@ -283,7 +291,7 @@ async function boot() {
       throw new Error(`its JavaScript bindings (pkg/kvfleet.js) did not load (${messageOf(err)})`);
     }
     try {
-      await mod.default();
+      await mod.default({ module_or_path: await wasmSource });
     } catch (err) {
       throw new Error(`the WebAssembly module (pkg/kvfleet_bg.wasm) could not be downloaded or compiled; the browser said: ${messageOf(err)}`);
     }

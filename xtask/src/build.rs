@@ -1,4 +1,5 @@
-//! `cargo xtask build`: the optimised wasm package in pkg/, copied with chart.js into www/.
+//! `cargo xtask build`: the optimised wasm package in pkg/, copied with chart.js into www/,
+//! and the page's scripts bundled into www/bundle/ (esbuild, `scripts/bundle.mjs`).
 
 use crate::util::{cmd, ensure_node_modules, ensure_wasm_target, root, run, secs};
 use std::fs;
@@ -82,6 +83,7 @@ pub fn build(locked: bool) -> Result<u64, String> {
     ] {
         copy(&chart.join(from), &vendor.join(to))?;
     }
+    bundle_scripts()?;
     // The built-in traces the page offers (fetched by its worker from www/data/).
     let data = www.join("data");
     fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
@@ -107,6 +109,16 @@ pub fn build(locked: bool) -> Result<u64, String> {
         size_line(gz, gzip_size(&pkg.join(format!("{WASM_NAME}.js")))?)
     );
     Ok(raw)
+}
+
+/// Bundles the page's ES modules (www/js/) and its worker, with the wasm's bindings, into
+/// www/bundle/ (what www/index.html loads: one request for the page's scripts, one for the
+/// worker's, rather than some forty modules fetched an import level at a time).
+fn bundle_scripts() -> Result<(), String> {
+    let t = Instant::now();
+    run(cmd("node", &["scripts/bundle.mjs"]))?;
+    println!("  bundled in {}", secs(t));
+    Ok(())
 }
 
 /// The page's download budget: wasm plus JS glue, gzip -9, in bytes. What readers wait

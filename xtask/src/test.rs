@@ -8,6 +8,8 @@ use std::time::Instant;
 
 enum Step {
     Cmd(Command),
+    /// A command that prints figures: its failure is reported, and the steps go on.
+    Figures(Command),
     Build,
     Book,
     Dist,
@@ -70,6 +72,10 @@ pub fn test(args: &[String]) -> Result<(), String> {
             "page tests (parallel files, one shared Chromium and server)",
             Step::Cmd(cmd("node", &["tests/e2e/run.mjs"])),
         ),
+        (
+            "load times (the page's and an embed's cold loads, local and over an emulated 10 Mbit/s link; printed, never failing)",
+            Step::Figures(cmd("node", &["tests/e2e/load-time.mjs"])),
+        ),
     ];
     let total = steps.len();
     let t0 = Instant::now();
@@ -77,7 +83,7 @@ pub fn test(args: &[String]) -> Result<(), String> {
     for (i, (name, step)) in steps.into_iter().enumerate() {
         let t = Instant::now();
         let shown = match &step {
-            Step::Cmd(c) => crate::util::show(c),
+            Step::Cmd(c) | Step::Figures(c) => crate::util::show(c),
             Step::Build => "cargo xtask build (with --locked)".to_string(),
             Step::Book => "cargo xtask book".to_string(),
             Step::Dist => "copy www/ (page and book) into dist/".to_string(),
@@ -89,6 +95,12 @@ pub fn test(args: &[String]) -> Result<(), String> {
                     ensure_node_modules()?;
                 }
                 run(c)
+            }
+            Step::Figures(c) => {
+                if let Err(e) = run(c) {
+                    println!("xtask test: WARNING: {name} printed no figures ({e}); not a failure");
+                }
+                Ok(())
             }
             Step::Build => crate::build::build(true).map(|_| ()),
             Step::Book => crate::book::build_book(true),

@@ -60,16 +60,48 @@ pub fn secs(t: Instant) -> String {
     format!("{:.1} s", t.elapsed().as_secs_f64())
 }
 
-/// Runs `npm ci` if `node_modules/` is missing (the npm tools are pinned in
+/// Runs `npm ci` if `node_modules/` is missing or lacks one of package.json's
+/// devDependencies (one added since the last install: the npm tools are pinned in
 /// package-lock.json).
 pub fn ensure_node_modules() -> Result<(), String> {
-    if root().join("node_modules").is_dir() {
+    let modules = root().join("node_modules");
+    let manifest = std::fs::read_to_string(root().join("package.json"))
+        .map_err(|e| format!("cannot read package.json: {e}"))?;
+    let missing: Vec<String> = dev_dependencies(&manifest)
+        .into_iter()
+        .filter(|name| !modules.join(name).join("package.json").is_file())
+        .collect();
+    if modules.is_dir() && missing.is_empty() {
         return Ok(());
     }
-    println!("xtask: node_modules/ is missing, running `npm ci`");
+    if modules.is_dir() {
+        println!(
+            "xtask: node_modules/ lacks {}, running `npm ci`",
+            missing.join(", ")
+        );
+    } else {
+        println!("xtask: node_modules/ is missing, running `npm ci`");
+    }
     run(cmd("npm", &["ci", "--no-audit", "--no-fund"])).map_err(|e| {
-        format!("{e}\n  the page tools (binaryen, chart.js, playwright-core) come from npm: run `npm ci` in the repository root")
+        format!("{e}\n  the page tools (binaryen, chart.js, esbuild, playwright-core) come from npm: run `npm ci` in the repository root")
     })
+}
+
+/// The package names in package.json's `devDependencies` block (one `"name": "version"`
+/// a line, as npm writes it).
+fn dev_dependencies(manifest: &str) -> Vec<String> {
+    manifest
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("\"devDependencies\""))
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with('}'))
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix('"')?
+                .split_once('"')
+                .map(|(n, _)| n.to_string())
+        })
+        .collect()
 }
 
 /// Whether a command runs and exits 0 (output discarded).
@@ -144,4 +176,26 @@ pub fn ensure_browser() -> Result<(), String> {
     .map_err(|e| {
         format!("{e}\n  the browser tests need /usr/bin/chromium and /usr/bin/chromedriver")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dev_dependencies;
+
+    #[test]
+    fn dev_dependencies_are_read_from_package_json() {
+        let manifest = r#"{
+  "name": "kvfleet-web",
+  "scripts": {
+    "test": "node --test tests/e2e/"
+  },
+  "devDependencies": {
+    "@scope/pkg": "1.0.0",
+    "esbuild": "0.28.2"
+  },
+  "other": {}
+}"#;
+        assert_eq!(dev_dependencies(manifest), ["@scope/pkg", "esbuild"]);
+        assert!(dev_dependencies("{}").is_empty());
+    }
 }
