@@ -57,7 +57,7 @@ pub mod workload;
 pub mod wasm;
 
 pub use config::{
-    ArrivalModel, Config, ConfigError, DecodeRouting, Policy, Popularity, RouterView, SglangMiss,
+    ArrivalModel, Config, ConfigError, DecodeRouting, Policy, Popularity, RouterView, SglangMiss, TieBreak,
     WorkloadKind,
 };
 pub use report::Report;
