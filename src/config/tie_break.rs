@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
 
-/// The tie rule of every routing policy.
+/// The tie rule of every routing policy. Read through `parse`, so a bad value in a JSON
+/// config names the field and what is allowed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", try_from = "String")]
 pub enum TieBreak {
     /// Each policy as its source breaks ties: uniformly at random among the equals, from
     /// the run's tie stream (`dynamo`, `llm_d`, `aibrix`, and `kv`, `least_loaded`,
@@ -43,6 +44,14 @@ impl TieBreak {
                     "one of random (each policy as its source breaks ties), lowest (the lower index)",
                 )
             })
+    }
+}
+
+impl TryFrom<String> for TieBreak {
+    type Error = ConfigError;
+
+    fn try_from(text: String) -> Result<TieBreak, ConfigError> {
+        TieBreak::parse(&text)
     }
 }
 

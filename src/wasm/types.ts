@@ -66,6 +66,8 @@ export interface Config {
   sglang_miss: "load" | "tree";
   /** llm_d: weights of the prefix, queue and kv-cache scorers, "P,Q,K". */
   llmd_weights: string;
+  /** How every policy breaks an exact tie between its best replicas: random (as each policy's source does; seeded; the default, left out of a report's config) or lowest (the lower index). */
+  tie_break?: "random" | "lowest";
   /** Disaggregated fleet: prefill replicas (with decode_instances; instances is their sum). Absent or null: colocated. */
   prefill_instances?: number | null;
   /** Disaggregated fleet: decode replicas. */
