@@ -321,9 +321,11 @@ impl Router {
                 let trees = self.zoo.sglang.as_mut().expect("sglang trees");
                 zoo::sglang::judge(&fleet, trees, ask.now_us)
             }
-            Policy::Aibrix => {
-                zoo::aibrix::judge(&fleet, self.zoo.aibrix.as_ref().expect("aibrix table"), ties)
-            }
+            Policy::Aibrix => zoo::aibrix::judge(
+                &fleet,
+                self.zoo.aibrix.as_ref().expect("aibrix table"),
+                ties,
+            ),
             other => unreachable!("{other:?} is not a zoo policy"),
         };
         let chosen = judged.chosen;

@@ -192,7 +192,10 @@ fn every_decision_picks_a_lowest_cost_candidate_as_the_router_saw_it() {
     ] {
         not_lowest += check_lowest_cost(&cfg);
     }
-    assert!(not_lowest > 0, "the seeded draw never passed over a lower index");
+    assert!(
+        not_lowest > 0,
+        "the seeded draw never passed over a lower index"
+    );
 }
 
 fn summary_of(path: &str) -> serde_json::Value {

@@ -199,7 +199,10 @@ fn offline_seed_example(seed: u64) -> (f64, f64, f64) {
         tie_break: TieBreak::Random,
         ..cfg.clone()
     };
-    let d = api::synthetic_simulation(&drawn).unwrap().into_report().summary;
+    let d = api::synthetic_simulation(&drawn)
+        .unwrap()
+        .into_report()
+        .summary;
     assert_eq!(d.hit_requests, pass_hits as u64, "seed {seed}, ties drawn");
     (
         s.hit_rate_requests,

@@ -79,7 +79,9 @@ fn least_loaded_draws_among_the_fewest_in_flight() {
     // In flight 3, 1, 1, 4: replicas 1 and 2 tie at 1.
     let views = [view(2, 1), view(0, 1), view(1, 0), view(4, 0)];
     let a = ask(&[], &[0; 4], &[], 10);
-    check_pairs(1, 2, |t| simple::least_loaded(&fleet(&a, &views, None), t).chosen);
+    check_pairs(1, 2, |t| {
+        simple::least_loaded(&fleet(&a, &views, None), t).chosen
+    });
 }
 
 #[test]
@@ -110,7 +112,8 @@ fn p2c_draws_between_its_two_when_they_tie() {
         }
         n.map(|k| k as f64 / 6000.0)
     };
-    let close = |got: [f64; 4], want: [f64; 4]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 0.025);
+    let close =
+        |got: [f64; 4], want: [f64; 4]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 0.025);
     let old = shares(TieBreak::Lowest);
     assert!(close(old, [0.5, 1.0 / 3.0, 1.0 / 6.0, 0.0]), "{old:?}");
     let new = shares(TieBreak::Random);
@@ -149,7 +152,11 @@ fn llm_d_draws_among_equal_highest_scores() {
     let ids = [1, 2];
     let a = ask(&ids, &[2, 2, 0], &[], 32);
     let judge = |t: &mut Ties| llmd::judge(&fleet(&a, &views, None), [3.0, 2.0, 2.0], t);
-    let scores: Vec<f64> = judge(&mut lowest()).rows.iter().map(|r| r.score.unwrap()).collect();
+    let scores: Vec<f64> = judge(&mut lowest())
+        .rows
+        .iter()
+        .map(|r| r.score.unwrap())
+        .collect();
     assert_eq!(scores, [7.0, 7.0, 4.0]);
     check_pairs(0, 1, |t| judge(t).chosen);
 }
@@ -201,18 +208,27 @@ fn the_tie_rule_parses_and_a_bad_one_names_what_is_allowed() {
     assert_eq!(TieBreak::parse("random").unwrap(), TieBreak::Random);
     assert_eq!(TieBreak::parse("lowest").unwrap(), TieBreak::Lowest);
     let e = TieBreak::parse("first").unwrap_err().to_string();
-    assert!(e.contains("tie_break") && e.contains("random") && e.contains("lowest"), "{e}");
+    assert!(
+        e.contains("tie_break") && e.contains("random") && e.contains("lowest"),
+        "{e}"
+    );
     assert_eq!(Config::default().tie_break, TieBreak::Random);
     // In a JSON config: the default is left out of the echo, `lowest` is kept, and a bad
     // value is refused naming the field's allowed values.
     let echo = |json: &str| {
         let cfg = api::parse_config(json).unwrap();
-        serde_json::to_value(&cfg).unwrap().get("tie_break").cloned()
+        serde_json::to_value(&cfg)
+            .unwrap()
+            .get("tie_break")
+            .cloned()
     };
     assert_eq!(echo("{}"), None);
     assert_eq!(echo(r#"{"tie_break": "lowest"}"#), Some("lowest".into()));
     let e = api::parse_config(r#"{"tie_break": "first"}"#).unwrap_err();
-    assert!(e.contains("tie_break: got first") && e.contains("lowest (the lower index)"), "{e}");
+    assert!(
+        e.contains("tie_break: got first") && e.contains("lowest (the lower index)"),
+        "{e}"
+    );
     params::validate(&Config {
         tie_break: TieBreak::Lowest,
         ..Config::default()
@@ -221,7 +237,10 @@ fn the_tie_rule_parses_and_a_bad_one_names_what_is_allowed() {
 }
 
 fn trace() -> Vec<kvfleet::Request> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/mooncake/synthetic_trace.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/mooncake/synthetic_trace.jsonl"
+    );
     let reader = BufReader::new(File::open(path).unwrap());
     parse_mooncake(reader, path, &TraceOptions::default()).unwrap()
 }

@@ -108,10 +108,18 @@ fn least_loaded_and_p2c_agree_with_their_rules() {
         let mut drawn = 0;
         for x in &d {
             let loads: Vec<f64> = x.candidates.iter().map(|c| load(c) as f64).collect();
-            assert_eq!(x.chosen as usize, drawn_min(&loads, &mut ties), "{name} {}", x.id);
+            assert_eq!(
+                x.chosen as usize,
+                drawn_min(&loads, &mut ties),
+                "{name} {}",
+                x.id
+            );
             drawn += usize::from(passed_over(&loads, x.chosen as usize));
         }
-        assert!(drawn > 0, "{name}: least_loaded never passed over a lower index");
+        assert!(
+            drawn > 0,
+            "{name}: least_loaded never passed over a lower index"
+        );
         let (cfg, d) = decisions(Policy::P2c, &requests);
         let mut rng = Rng::fork(cfg.seed, Stream::Router);
         let mut ties = tie_stream(&cfg);
@@ -169,7 +177,12 @@ fn dynamo_costs_are_the_formula_and_the_lowest_wins() {
                 );
                 costs.push(want);
             }
-            assert_eq!(x.chosen as usize, drawn_min(&costs, &mut ties), "{name} {}", x.id);
+            assert_eq!(
+                x.chosen as usize,
+                drawn_min(&costs, &mut ties),
+                "{name} {}",
+                x.id
+            );
             drawn += usize::from(passed_over(&costs, x.chosen as usize));
         }
         assert!(prefilling > 0, "{name}: the prefill term is exercised");
@@ -257,7 +270,12 @@ fn llm_d_picks_are_the_highest_weighted_sum() {
                 assert!((cand.score.unwrap() - s).abs() < 1e-9, "{name} {}", x.id);
             }
             let neg: Vec<f64> = scores.iter().map(|s| -s).collect();
-            assert_eq!(x.chosen as usize, drawn_min(&neg, &mut ties), "{name} {}", x.id);
+            assert_eq!(
+                x.chosen as usize,
+                drawn_min(&neg, &mut ties),
+                "{name} {}",
+                x.id
+            );
         }
     }
 }

@@ -5,8 +5,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use kvfleet::config::parse_llmd_weights;
-use kvfleet::router::zoo::{aibrix, dynamo, llmd, sglang, simple, Fleet};
 use kvfleet::rng::{Rng, Stream};
+use kvfleet::router::zoo::{aibrix, dynamo, llmd, sglang, simple, Fleet};
 use kvfleet::router::{Ask, ReplicaView, Ties};
 use kvfleet::{api, params, Config, Policy, SglangMiss, TieBreak};
 

@@ -507,7 +507,10 @@ fn kv_pick_is_the_least_cost_then_load_then_by_the_tie_rule() {
         match rule {
             TieBreak::Lowest => assert_eq!(got, expected, "round {round}: {hits:?} {views:?}"),
             TieBreak::Random => {
-                assert_eq!(keys[got], keys[expected], "round {round}: {hits:?} {views:?}")
+                assert_eq!(
+                    keys[got], keys[expected],
+                    "round {round}: {hits:?} {views:?}"
+                )
             }
         }
     }
