@@ -7,10 +7,12 @@ use std::fmt;
 use crate::timing::EnginePreset;
 
 mod disagg;
+mod tie_break;
 
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
+pub use tie_break::TieBreak;
 
 /// How arrival times are drawn for a synthetic workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,7 +47,7 @@ pub enum Policy {
     /// prefix) for `session_affinity` % of requests, round robin otherwise; spills to the
     /// least busy replica when the sticky one has `spill_queue` requests waiting.
     Sticky,
-    /// Fewest requests in flight (waiting + running); ties to the lower index.
+    /// Fewest requests in flight (waiting + running); ties as `tie_break` says.
     LeastLoaded,
     /// Power of two choices: two distinct replicas drawn (seeded), the one with fewer in
     /// flight wins.
@@ -481,6 +483,10 @@ pub struct Config {
     pub sglang_miss: SglangMiss,
     /// `llm_d`: the weights of the prefix, queue and kv-cache scorers, `P,Q,K`.
     pub llmd_weights: String,
+    /// How every policy breaks an exact tie between its best replicas: `random` (each as
+    /// its source does; seeded) or `lowest` (the lower index).
+    #[serde(skip_serializing_if = "tie_break::is_default")]
+    pub tie_break: TieBreak,
     /// Disaggregated fleet: prefill replicas (with `decode_instances`; `instances` is
     /// then their sum). Unset: colocated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -571,6 +577,7 @@ impl Default for Config {
             dynamo_overlap_credit: 1.0,
             sglang_miss: SglangMiss::Load,
             llmd_weights: "3,2,2".to_string(),
+            tie_break: TieBreak::Random,
             prefill_instances: None,
             decode_instances: None,
             decode_routing: DecodeRouting::LeastKv,

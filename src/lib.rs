@@ -64,7 +64,7 @@ pub mod wasm;
 
 pub use config::{
     ArrivalModel, Config, ConfigError, DecodeRouting, Policy, Popularity, RouterView, SglangMiss,
-    WorkloadKind,
+    TieBreak, WorkloadKind,
 };
 pub use report::Report;
 pub use workload::Request;

@@ -32,6 +32,8 @@ pub enum Stream {
     Affinity = 5,
     /// The `random` decode-replica pick of a disaggregated fleet.
     DecodeRouter = 6,
+    /// Ties between equally good replicas (drawn only when there is a tie).
+    Ties = 7,
 }
 
 impl Rng {

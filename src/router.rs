@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 mod predict;
+mod ties;
 pub mod zoo;
 
 use crate::cache::IdMap;
@@ -16,6 +17,7 @@ use crate::view::ms_to_us;
 
 pub use crate::view::ReplicaView;
 pub use predict::Predictions;
+pub use ties::Ties;
 
 /// Decay of the `recent` load term per pick.
 pub const RECENT_DECAY: f64 = 0.97;
@@ -112,6 +114,7 @@ pub struct Router {
     next_rr: usize,
     rng: Rng,
     affinity_rng: Rng,
+    ties: Ties,
     ring: Vec<(u64, u32)>,
     recent: Vec<f64>,
     session_home: IdMap<u32>,
@@ -171,6 +174,7 @@ impl Router {
             next_rr: 0,
             rng: Rng::fork_nth(cfg.seed, Stream::Router, nth),
             affinity_rng: Rng::fork_nth(cfg.seed, Stream::Affinity, nth),
+            ties: Ties::new(cfg.tie_break, cfg.seed, nth),
             ring: build_ring(replicas),
             recent: vec![0.0; replicas],
             session_home: IdMap::default(),
@@ -227,7 +231,7 @@ impl Router {
             self.zoo.last = None;
         }
         if local && self.spill_queue > 0 && views[chosen].waiting >= self.spill_queue {
-            chosen = least_busy(views);
+            chosen = least_busy(views, &mut self.ties);
             reason = Reason::Spill;
         }
         if let Some(log) = log {
@@ -271,6 +275,7 @@ impl Router {
                 .map(|&r| r as usize);
         }
         let mut best: Option<(usize, u32, usize)> = None;
+        let mut equals = 0;
         for (r, view) in views.iter().enumerate() {
             let hits = ask.hits[r] as usize;
             let busy = view.waiting + view.running;
@@ -280,6 +285,12 @@ impl Router {
             };
             if better {
                 best = Some((hits, busy, r));
+                equals = 1;
+            } else if best.is_some_and(|(h, b, _)| (h, b) == (hits, busy)) {
+                equals += 1;
+                if self.ties.takes(equals) {
+                    best = Some((hits, busy, r));
+                }
             }
         }
         best.map(|(_, _, r)| r)
@@ -302,18 +313,21 @@ impl Router {
             block_size: self.zoo.block_size,
             capacity_blocks: self.zoo.capacity_blocks,
         };
+        let ties = &mut self.ties;
         let judged = match self.policy {
-            Policy::LeastLoaded => zoo::simple::least_loaded(&fleet),
-            Policy::P2c => zoo::simple::p2c(&fleet, &mut self.rng),
-            Policy::Dynamo => zoo::dynamo::judge(&fleet, self.zoo.dynamo, &mut self.rng),
-            Policy::LlmD => zoo::llmd::judge(&fleet, self.zoo.llmd_weights),
+            Policy::LeastLoaded => zoo::simple::least_loaded(&fleet, ties),
+            Policy::P2c => zoo::simple::p2c(&fleet, &mut self.rng, ties),
+            Policy::Dynamo => zoo::dynamo::judge(&fleet, self.zoo.dynamo, &mut self.rng, ties),
+            Policy::LlmD => zoo::llmd::judge(&fleet, self.zoo.llmd_weights, ties),
             Policy::Sglang => {
                 let trees = self.zoo.sglang.as_mut().expect("sglang trees");
                 zoo::sglang::judge(&fleet, trees, ask.now_us)
             }
-            Policy::Aibrix => {
-                zoo::aibrix::judge(&fleet, self.zoo.aibrix.as_ref().expect("aibrix table"))
-            }
+            Policy::Aibrix => zoo::aibrix::judge(
+                &fleet,
+                self.zoo.aibrix.as_ref().expect("aibrix table"),
+                ties,
+            ),
             other => unreachable!("{other:?} is not a zoo policy"),
         };
         let chosen = judged.chosen;
@@ -331,10 +345,11 @@ impl Router {
         }
     }
 
-    /// The replica of least `kv` cost; ties to the less loaded, then the lower index.
-    /// The same arithmetic as `kv_cost`, with the cost of a replica holding none of the
-    /// prompt's blocks (most of them in a large fleet) taken from one product.
-    fn pick_kv(&self, ask: &Ask, views: &[ReplicaView]) -> usize {
+    /// The replica of least `kv` cost; ties to the less loaded, then by the tie rule
+    /// (seeded random among the equals, or the lower index). The same arithmetic as
+    /// `kv_cost`, with the cost of a replica holding none of the prompt's blocks (most of
+    /// them in a large fleet) taken from one product.
+    fn pick_kv(&mut self, ask: &Ask, views: &[ReplicaView]) -> usize {
         let n = views.len();
         if n == 0 {
             return 0;
@@ -344,6 +359,7 @@ impl Router {
         let full = ask.full_blocks;
         let cold = w * count_f64(full as u64);
         let (mut best_cost, mut best_load, mut best) = (0.0, 0.0, usize::MAX);
+        let mut equals = 0;
         for r in 0..n {
             let load = count_f64(views[r].active_blocks) + recent[r];
             let cost = match hits[r] {
@@ -352,6 +368,12 @@ impl Router {
             };
             if best == usize::MAX || cost < best_cost || (cost == best_cost && load < best_load) {
                 (best_cost, best_load, best) = (cost, load, r);
+                equals = 1;
+            } else if cost == best_cost && load == best_load {
+                equals += 1;
+                if self.ties.takes(equals) {
+                    best = r;
+                }
             }
         }
         best
@@ -425,13 +447,9 @@ fn count_f64(n: u64) -> f64 {
     n as i64 as f64
 }
 
-/// The replica with the fewest waiting + running requests (lowest index on ties).
-pub fn least_busy(views: &[ReplicaView]) -> usize {
-    views
-        .iter()
-        .enumerate()
-        .min_by_key(|(r, v)| (v.waiting + v.running, *r))
-        .map_or(0, |(r, _)| r)
+/// The replica with the fewest waiting + running requests (equals by the tie rule).
+pub fn least_busy(views: &[ReplicaView], ties: &mut Ties) -> usize {
+    ties.argmin(views.iter().map(|v| (v.waiting + v.running) as f64))
 }
 
 fn build_ring(replicas: usize) -> Vec<(u64, u32)> {

@@ -529,8 +529,11 @@ fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
 #[test]
 fn herd_lesson_numbers_hold() {
     // "Routers that herd": four routers on a 100 ms snapshot more than double one router's
-    // p99 TTFT while the load spread stays as low as with live signals; a 10 ms refresh is
-    // not enough; round robin per router loses almost no hit rate against kv.
+    // p99 TTFT while the load spread stays within a tenth of the mean, as with live
+    // signals; a 10 ms refresh is not enough; round robin per router loses almost no hit
+    // rate against kv. (Measured 0.05 and 0.02. The lesson said "nearly the same" while
+    // ties went to the lower index, 0.04 and 0.03; with ties drawn among equals live
+    // signals spread more evenly, so it now says what both have in common.)
     let l = lessons::lesson("routers-that-herd").unwrap();
     let at =
         |changes: serde_json::Value| run(&apply(&broken_config(&l), &changes).unwrap()).summary;
@@ -546,12 +549,11 @@ fn herd_lesson_numbers_hold() {
         one.ttft_ms_p99
     );
     assert!(
-        (four.load_spread - live.load_spread).abs() < 0.02,
+        four.load_spread < 0.1 && live.load_spread < 0.1,
         "{} vs {}",
         four.load_spread,
         live.load_spread
     );
-    assert!(four.load_spread < 0.1);
     assert!(ten.ttft_ms_p99 > 600.0 && live.ttft_ms_p99 < 600.0);
     assert!((rr.hit_rate_tokens - four.hit_rate_tokens).abs() < 0.01);
     assert!(!met(&l, &run(&broken_config(&l))));
@@ -891,13 +893,18 @@ fn pileup_lesson_numbers_hold() {
     assert_eq!(r3.cached_tokens, 0);
     assert!(broken.per_instance[..3].iter().all(|r| r.peak_queue <= 2));
     // The explanation: the least-loaded rule gives 15 ms and 94.8 % (from 90.0 %); Dynamo
-    // 15 ms and 94.0 %.
+    // 137 ms and 92.4 %. (Dynamo gave 15 ms and 94.0 % while its ties went to the lower
+    // index; it draws among equal costs, as its source does, and it still meets the
+    // goal's 500 ms and 92 %.)
     assert!((broken.summary.hit_rate_tokens - 0.900).abs() < 0.0005);
     let load = at(serde_json::json!({ "sglang_miss": "load" })).summary;
     assert!((load.ttft_ms_p99 - 15.0).abs() < 1.0 && (load.hit_rate_tokens - 0.948).abs() < 0.0005);
     let dynamo = at(serde_json::json!({ "routing": "dynamo" })).summary;
     assert!(
-        (dynamo.ttft_ms_p99 - 15.0).abs() < 1.0 && (dynamo.hit_rate_tokens - 0.940).abs() < 0.0005
+        (dynamo.ttft_ms_p99 - 137.1).abs() < 1.0 && (dynamo.hit_rate_tokens - 0.924).abs() < 0.0005,
+        "dynamo {} ms {}",
+        dynamo.ttft_ms_p99,
+        dynamo.hit_rate_tokens
     );
     // The check's why: round robin 87.5 %; a fifth replica still 2.9 s; three replicas 14 ms.
     let rr = at(serde_json::json!({ "routing": "round_robin" })).summary;

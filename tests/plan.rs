@@ -123,13 +123,16 @@ fn the_answer_worked_out_by_hand() {
 #[test]
 fn more_replicas_can_do_worse_and_the_plan_says_so() {
     // The seed's example at 24 req/s under aibrix, a growing backlog allowed: 4 replicas
-    // meet a 300 ms p99 TTFT, 5 miss it (the prefix table spreads the 8 prefixes over more
-    // cold caches).
+    // meet a 360 ms p99 TTFT (357 ms), 5 miss it (365 ms; the prefix table spreads the 8
+    // prefixes over more cold caches); 3 miss it too (480 ms). (The target was 300 ms
+    // while ties went to the lower index: 4 replicas had 284 ms, 5 had 313 ms. With ties
+    // drawn among equals, as AIBrix draws them, 4 replicas have 357 ms and the inversion
+    // sits at 360 ms.)
     let args = [
         "--request-rate",
         "24",
         "--slo-ttft-p99-ms",
-        "300",
+        "360",
         "--plan-routing",
         "aibrix",
         "--plan-allow-overload",
@@ -156,7 +159,7 @@ fn more_replicas_can_do_worse_and_the_plan_says_so() {
             &format!("inversion-{n}.json"),
         );
         let p99 = r["summary"]["ttft_ms_p99"].as_f64().unwrap();
-        assert_eq!(p99 <= 300.0, meets, "{n} replicas: p99 {p99} ms");
+        assert_eq!(p99 <= 360.0, meets, "{n} replicas: p99 {p99} ms");
     }
     let (_, out, _) = kvfleet(&[&["plan", "-q"][..], &args[..]].concat());
     assert!(
@@ -393,7 +396,9 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     // dynamo both need 2 replicas ($5.00/h), and their $/M output tokens differ by 0.009%
     // (the makespans end 3 ms apart), which once named dynamo "the least per million output
     // tokens, $0.9050 against $0.9051". That is level, so round robin's higher goodput
-    // decides, and the words say so.
+    // decides, and the words say so. The case needs dynamo's ties given to the lower
+    // index (`--des-tie-break lowest`): with its ties drawn, as Dynamo draws them, its
+    // price is the higher one too ($0.9089 against $0.9051) and nothing is left to decide.
     let (plan, text) = plan_json_and_text(
         &[
             "--slo-ttft-p99-ms",
@@ -402,6 +407,8 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
             "32",
             "--plan-routing",
             "round_robin,dynamo",
+            "--des-tie-break",
+            "lowest",
         ],
         "seed-tie.json",
     );

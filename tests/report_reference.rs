@@ -331,8 +331,10 @@ fn real_reports_fit_the_schema_and_write_every_field() {
         ("nothing completed", with(&["--des-timeout-ms", "1"])),
         ("three seeds", with(&["--des-seeds", "3"])),
         (
-            "polynomial engine",
+            "polynomial engine, lowest ties",
             with(&[
+                "--des-tie-break",
+                "lowest",
                 "--des-engine",
                 "custom",
                 "--des-prefill-poly-ms",

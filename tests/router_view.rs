@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use kvfleet::sim::Decision;
 use kvfleet::workload::Synthetic;
-use kvfleet::{api, params, Config, Request, RouterView};
+use kvfleet::{api, params, Config, Request, RouterView, TieBreak};
 
 /// Four requests at t = 0 on 2 replicas, 5,120-token prompts (10 full blocks of 512) and 4
 /// output tokens: A, B and C with their own content, D with A's.
@@ -170,9 +170,14 @@ fn seed_pass(requests: &[Request], replicas: usize, weight: f64, bs: u32) -> (Ve
 }
 
 fn offline_seed_example(seed: u64) -> (f64, f64, f64) {
+    // The pass above breaks ties by index, as `tie_break: lowest` does; pick for pick
+    // they agree under it. The default draws among equals instead: offline, the equals
+    // are replicas that are alike (none holds the prefix, equal recent terms), so the
+    // draw relabels replicas but hits exactly as often (checked below).
     let cfg = Config {
         seed,
         router_view: RouterView::Offline,
+        tie_break: TieBreak::Lowest,
         ..Config::default()
     };
     let popularity = params::validate(&cfg).unwrap();
@@ -190,6 +195,15 @@ fn offline_seed_example(seed: u64) -> (f64, f64, f64) {
     // At 6 req/s no request reaches a replica while its prefix is still being computed
     // there, so the timed run hits exactly where the pass does.
     assert_eq!(s.hit_requests, pass_hits as u64, "seed {seed}");
+    let drawn = Config {
+        tie_break: TieBreak::Random,
+        ..cfg.clone()
+    };
+    let d = api::synthetic_simulation(&drawn)
+        .unwrap()
+        .into_report()
+        .summary;
+    assert_eq!(d.hit_requests, pass_hits as u64, "seed {seed}, ties drawn");
     (
         s.hit_rate_requests,
         s.hit_rate_instance_min,

@@ -1,7 +1,9 @@
 //! Over every decision of a replay of each real trace, the zoo policy's pick agrees with
 //! its rule, recomputed here from the logged terms and the request list alone: each
 //! formula written out again, SGLang's trees and AIBrix's table rebuilt from the picks,
-//! p2c's draws redrawn from the router's stream.
+//! p2c's draws redrawn from the router's stream, and every tie redrawn from the run's tie
+//! stream by Dynamo's reservoir rule (the k-th equal of the best so far, scanning by
+//! index, takes its place when a draw below k is 0).
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::HashSet;
@@ -55,6 +57,44 @@ fn first_min(xs: &[f64]) -> usize {
     best
 }
 
+/// The tie stream of the run's one router.
+fn tie_stream(cfg: &Config) -> Rng {
+    Rng::fork_nth(cfg.seed, Stream::Ties, 0)
+}
+
+/// The lowest value's index, equals by the reservoir draw from `ties`.
+fn drawn_min(xs: &[f64], ties: &mut Rng) -> usize {
+    let (mut best, mut equals) = (0, 1);
+    for (i, &x) in xs.iter().enumerate().skip(1) {
+        if x < xs[best] {
+            (best, equals) = (i, 1);
+        } else if x == xs[best] {
+            equals += 1;
+            if ties.below(equals) == 0 {
+                best = i;
+            }
+        }
+    }
+    best
+}
+
+/// One of `equals` (ascending) by the reservoir draw from `ties`.
+fn drawn_among(equals: &[usize], ties: &mut Rng) -> usize {
+    let mut chosen = equals[0];
+    for (k, &r) in equals.iter().enumerate().skip(1) {
+        if ties.below(k as u64 + 1) == 0 {
+            chosen = r;
+        }
+    }
+    chosen
+}
+
+/// Decisions whose pick was not the lowest index of its equals, to see that the draw is
+/// exercised: a pick and a lower-indexed candidate of the same value.
+fn passed_over(xs: &[f64], chosen: usize) -> bool {
+    xs[..chosen].contains(&xs[chosen])
+}
+
 fn leading(set: &HashSet<u64>, ids: &[u64]) -> u32 {
     ids.iter().take_while(|id| set.contains(id)).count() as u32
 }
@@ -63,13 +103,26 @@ fn leading(set: &HashSet<u64>, ids: &[u64]) -> u32 {
 fn least_loaded_and_p2c_agree_with_their_rules() {
     for name in TRACES {
         let requests = trace(name);
-        let (_, d) = decisions(Policy::LeastLoaded, &requests);
+        let (cfg, d) = decisions(Policy::LeastLoaded, &requests);
+        let mut ties = tie_stream(&cfg);
+        let mut drawn = 0;
         for x in &d {
             let loads: Vec<f64> = x.candidates.iter().map(|c| load(c) as f64).collect();
-            assert_eq!(x.chosen as usize, first_min(&loads), "{name} {}", x.id);
+            assert_eq!(
+                x.chosen as usize,
+                drawn_min(&loads, &mut ties),
+                "{name} {}",
+                x.id
+            );
+            drawn += usize::from(passed_over(&loads, x.chosen as usize));
         }
+        assert!(
+            drawn > 0,
+            "{name}: least_loaded never passed over a lower index"
+        );
         let (cfg, d) = decisions(Policy::P2c, &requests);
         let mut rng = Rng::fork(cfg.seed, Stream::Router);
+        let mut ties = tie_stream(&cfg);
         for x in &d {
             let a = rng.below(REPLICAS as u64) as usize;
             let mut b = rng.below(REPLICAS as u64 - 1) as usize;
@@ -78,7 +131,11 @@ fn least_loaded_and_p2c_agree_with_their_rules() {
             }
             let (lo, hi) = (a.min(b), a.max(b));
             let c = &x.candidates;
-            let want = if load(&c[hi]) < load(&c[lo]) { hi } else { lo };
+            let want = match load(&c[hi]).cmp(&load(&c[lo])) {
+                std::cmp::Ordering::Less => hi,
+                std::cmp::Ordering::Greater => lo,
+                std::cmp::Ordering::Equal => drawn_among(&[lo, hi], &mut ties),
+            };
             assert_eq!(x.chosen as usize, want, "{name} {}", x.id);
             for (r, cand) in c.iter().enumerate() {
                 assert_eq!(cand.excluded, r != a && r != b);
@@ -91,7 +148,9 @@ fn least_loaded_and_p2c_agree_with_their_rules() {
 fn dynamo_costs_are_the_formula_and_the_lowest_wins() {
     for name in TRACES {
         let requests = trace(name);
-        let (_, d) = decisions(Policy::Dynamo, &requests);
+        let (cfg, d) = decisions(Policy::Dynamo, &requests);
+        let mut ties = tie_stream(&cfg);
+        let mut drawn = 0;
         let mut prefilling = 0;
         for x in &d {
             let prompt = requests[x.id as usize].prompt_tokens as f64;
@@ -118,9 +177,16 @@ fn dynamo_costs_are_the_formula_and_the_lowest_wins() {
                 );
                 costs.push(want);
             }
-            assert_eq!(x.chosen as usize, first_min(&costs), "{name} {}", x.id);
+            assert_eq!(
+                x.chosen as usize,
+                drawn_min(&costs, &mut ties),
+                "{name} {}",
+                x.id
+            );
+            drawn += usize::from(passed_over(&costs, x.chosen as usize));
         }
         assert!(prefilling > 0, "{name}: the prefill term is exercised");
+        assert!(drawn > 0, "{name}: dynamo never passed over a lower index");
     }
 }
 
@@ -168,7 +234,8 @@ fn sglang_picks_follow_the_tree_rule_rebuilt_from_the_picks() {
 fn llm_d_picks_are_the_highest_weighted_sum() {
     for name in TRACES {
         let requests = trace(name);
-        let (_, d) = decisions(Policy::LlmD, &requests);
+        let (cfg, d) = decisions(Policy::LlmD, &requests);
+        let mut ties = tie_stream(&cfg);
         for x in &d {
             let c = &x.candidates;
             let held: Vec<u32> = c.iter().map(|c| c.hit_blocks).filter(|&h| h > 0).collect();
@@ -203,7 +270,12 @@ fn llm_d_picks_are_the_highest_weighted_sum() {
                 assert!((cand.score.unwrap() - s).abs() < 1e-9, "{name} {}", x.id);
             }
             let neg: Vec<f64> = scores.iter().map(|s| -s).collect();
-            assert_eq!(x.chosen as usize, first_min(&neg), "{name} {}", x.id);
+            assert_eq!(
+                x.chosen as usize,
+                drawn_min(&neg, &mut ties),
+                "{name} {}",
+                x.id
+            );
         }
     }
 }
@@ -212,7 +284,8 @@ fn llm_d_picks_are_the_highest_weighted_sum() {
 fn aibrix_picks_follow_its_rule_with_the_table_rebuilt_from_the_picks() {
     for name in TRACES {
         let requests = trace(name);
-        let (_, d) = decisions(Policy::Aibrix, &requests);
+        let (cfg, d) = decisions(Policy::Aibrix, &requests);
+        let mut ties = tie_stream(&cfg);
         let mut table: Vec<HashSet<u64>> = vec![HashSet::new(); REPLICAS];
         let mut rules = [0usize; 3];
         for x in &d {
@@ -239,7 +312,8 @@ fn aibrix_picks_follow_its_rule_with_the_table_rebuilt_from_the_picks() {
             let rule = if hi - lo > 8.0 {
                 0
             } else {
-                // Highest percent, then lowest load, then lowest index, within mean + sigma.
+                // Highest percent, then lowest load, within mean + sigma; then one of the
+                // replicas of that percent and load, drawn.
                 for r in 0..REPLICAS {
                     if pct[r] == 0 || loads[r] > mean + sigma {
                         continue;
@@ -252,13 +326,17 @@ fn aibrix_picks_follow_its_rule_with_the_table_rebuilt_from_the_picks() {
                         want = Some(r);
                     }
                 }
-                if want.is_some() {
+                if let Some(w) = want {
+                    let equals: Vec<usize> = (0..REPLICAS)
+                        .filter(|&r| pct[r] == pct[w] && loads[r] == loads[w])
+                        .collect();
+                    want = Some(drawn_among(&equals, &mut ties));
                     1
                 } else {
                     2
                 }
             };
-            let want = want.unwrap_or_else(|| first_min(&loads));
+            let want = want.unwrap_or_else(|| drawn_min(&loads, &mut ties));
             rules[rule] += 1;
             assert_eq!(x.chosen as usize, want, "{name} {}", x.id);
             assert_eq!(x.rule, Some(["imbalanced", "match", "fallback"][rule]));
@@ -270,7 +348,8 @@ fn aibrix_picks_follow_its_rule_with_the_table_rebuilt_from_the_picks() {
 
 #[test]
 fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
-    // A: 8 blocks (4,096 tokens) with a 2,000-token answer, at 0: a tie, so replica 0.
+    // A: 8 blocks (4,096 tokens) with a 2,000-token answer, at 0: a tie, so replica 0
+    // (the lower index, under `tie_break: lowest`).
     // B at 2 s, while A still decodes: A's 8 blocks and 1 more. On replica 0, 8 of B's 9
     // blocks are in flight (A's), so new_blocks is 1; on replica 1 it is 9. Costs: replica 0,
     // max(0, 4,608 / 512 - 8 cached) + A's active blocks + 1; replica 1, 9 + 0 + 9 = 18.
@@ -292,6 +371,7 @@ fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
     let cfg = Config {
         instances: 2,
         routing: Policy::Dynamo,
+        tie_break: kvfleet::TieBreak::Lowest,
         ..Config::default()
     };
     let mut sim = api::replay_simulation(&cfg, requests, "two").unwrap();

@@ -5,9 +5,16 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use kvfleet::config::parse_llmd_weights;
+use kvfleet::rng::{Rng, Stream};
 use kvfleet::router::zoo::{aibrix, dynamo, llmd, sglang, simple, Fleet};
-use kvfleet::router::{Ask, ReplicaView};
-use kvfleet::{api, params, Config, Policy, SglangMiss};
+use kvfleet::router::{Ask, ReplicaView, Ties};
+use kvfleet::{api, params, Config, Policy, SglangMiss, TieBreak};
+
+/// The old rule, the lower index: the worked examples below without a tie hold under
+/// either rule, the ones with a tie name the rule they use.
+fn lowest() -> Ties {
+    Ties::new(TieBreak::Lowest, 0, 0)
+}
 
 fn view(waiting: u32, running: u32) -> ReplicaView {
     ReplicaView {
@@ -39,11 +46,11 @@ fn fleet<'a>(ask: &'a Ask<'a>, views: &'a [ReplicaView], bs: u32, cap: Option<u6
 }
 
 #[test]
-fn least_loaded_takes_the_fewest_in_flight_and_the_lower_index_on_ties() {
+fn least_loaded_takes_the_fewest_in_flight_and_the_lower_index_on_ties_under_lowest() {
     // In flight: 2+1 = 3, 0+1 = 1, 1+0 = 1, 4+0 = 4 -> replicas 1 and 2 tie at 1 -> 1.
     let views = [view(2, 1), view(0, 1), view(1, 0), view(4, 0)];
     let a = ask(&[], &[0; 4], &[], 10);
-    let j = simple::least_loaded(&fleet(&a, &views, 16, None));
+    let j = simple::least_loaded(&fleet(&a, &views, 16, None), &mut lowest());
     assert_eq!(j.chosen, 1);
     let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
     assert_eq!(costs, [3.0, 1.0, 1.0, 4.0]);
@@ -65,7 +72,6 @@ fn least_loaded_takes_the_fewest_in_flight_and_the_lower_index_on_ties() {
 
 #[test]
 fn p2c_draws_two_distinct_replicas_and_one_replica_needs_no_draw() {
-    use kvfleet::rng::{Rng, Stream};
     // One replica: (0, 0), and the stream is left untouched for the next pick.
     let mut rng = Rng::fork(7, Stream::Router);
     let mut fresh = Rng::fork(7, Stream::Router);
@@ -130,7 +136,7 @@ fn dynamo_worked_example() {
         overlap_credit: 1.0,
         track_active_blocks: true,
     };
-    let j = dynamo::judge(&f, p, &mut rng);
+    let j = dynamo::judge(&f, p, &mut rng, &mut lowest());
     let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
     assert_eq!(costs, [14.0, 10.0, 13.0]);
     assert_eq!(j.chosen, 1);
@@ -139,7 +145,7 @@ fn dynamo_worked_example() {
         overlap_credit: 0.5,
         ..p
     };
-    let costs: Vec<f64> = dynamo::judge(&f, half, &mut rng)
+    let costs: Vec<f64> = dynamo::judge(&f, half, &mut rng, &mut lowest())
         .rows
         .iter()
         .map(|r| r.cost)
@@ -155,7 +161,7 @@ fn dynamo_worked_example() {
     };
     let mut picks = [0u32; 3];
     for _ in 0..3000 {
-        let j = dynamo::judge(&f, warm, &mut rng);
+        let j = dynamo::judge(&f, warm, &mut rng, &mut lowest());
         assert_eq!(j.rule, Some("sampled"));
         picks[j.chosen] += 1;
     }
@@ -301,7 +307,7 @@ fn llm_d_worked_example() {
     let ids = [1, 2, 3, 4];
     let a = ask(&ids, &[4, 2, 0], &[], 64);
     let f = fleet(&a, &views, 16, Some(100));
-    let j = llmd::judge(&f, [3.0, 2.0, 2.0]);
+    let j = llmd::judge(&f, [3.0, 2.0, 2.0], &mut lowest());
     let s: Vec<f64> = j.rows.iter().map(|r| r.score.unwrap()).collect();
     assert!((s[0] - 16.0 / 3.0).abs() < 1e-12 && (s[1] - 3.6).abs() < 1e-12);
     assert!((s[2] - 0.2).abs() < 1e-12);
@@ -311,7 +317,7 @@ fn llm_d_worked_example() {
     assert_eq!((terms[1].0, terms[2]), ("queue", ("kv_cache", 0.5)));
     assert!((terms[1].1 - 4.0 / 6.0).abs() < 1e-12, "{terms:?}");
     // 1/2/2: r0 = 1 + 1.3333 + 1 = 3.3333 < r1 = 3.6 -> r1.
-    assert_eq!(llmd::judge(&f, [1.0, 2.0, 2.0]).chosen, 1);
+    assert_eq!(llmd::judge(&f, [1.0, 2.0, 2.0], &mut lowest()).chosen, 1);
     // Only one replica holding any prefix, or all holding the same: 1.0 each.
     assert_eq!(llmd::prefix_scores(&[0, 3, 0]), [0.0, 1.0, 0.0]);
     assert_eq!(llmd::prefix_scores(&[2, 2, 0]), [1.0, 1.0, 0.0]);
@@ -333,19 +339,19 @@ fn aibrix_worked_example() {
     let ids = [1, 2, 3, 4];
     let a = ask(&ids, &[0; 4], &[], 64);
     let views = [view(0, 1), view(2, 4), view(0, 2), view(1, 2)];
-    let j = aibrix::judge(&fleet(&a, &views, 16, None), &table);
+    let j = aibrix::judge(&fleet(&a, &views, 16, None), &table, &mut lowest());
     assert_eq!((j.chosen, j.rule), (0, Some("match")));
     let pct: Vec<f64> = j.rows.iter().map(|r| r.score.unwrap()).collect();
     assert_eq!(pct, [75.0, 100.0, 25.0, 0.0]);
     assert!(j.rows[1].excluded && j.rows[3].excluded && !j.rows[2].excluded);
     // Loads 5, 14, 6, 4: 14 - 4 = 10 > 8 -> the least loaded, r3.
     let busy = [view(0, 5), view(4, 10), view(0, 6), view(0, 4)];
-    let j = aibrix::judge(&fleet(&a, &busy, 16, None), &table);
+    let j = aibrix::judge(&fleet(&a, &busy, 16, None), &table, &mut lowest());
     assert_eq!((j.chosen, j.rule), (3, Some("imbalanced")));
     // No replica holds [7, 8]: the least loaded (loads 1, 6, 2, 3 -> r0).
     let miss = [7, 8];
     let a = ask(&miss, &[0; 4], &[], 32);
-    let j = aibrix::judge(&fleet(&a, &views, 16, None), &table);
+    let j = aibrix::judge(&fleet(&a, &views, 16, None), &table, &mut lowest());
     assert_eq!((j.chosen, j.rule), (0, Some("fallback")));
 }
 
@@ -361,7 +367,7 @@ fn aibrix_logs_its_terms_and_holds_its_boundaries() {
     // the table's matches are 3, 4, 1 and 0 blocks; mean 7.25, variance
     // (5.0625 + 45.5625 + 1.5625 + 10.5625) / 4 = 15.6875, sigma 3.9608, limit 11.2108.
     let busy = [view(0, 5), view(4, 10), view(0, 6), view(0, 4)];
-    let j = aibrix::judge(&fleet(&a, &busy, 16, None), &table);
+    let j = aibrix::judge(&fleet(&a, &busy, 16, None), &table, &mut lowest());
     let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
     assert_eq!(costs, [5.0, 14.0, 6.0, 4.0]);
     let hits: Vec<Option<u32>> = j.rows.iter().map(|r| r.hit_blocks).collect();
@@ -374,12 +380,12 @@ fn aibrix_logs_its_terms_and_holds_its_boundaries() {
     // (7.5625 + 27.5625 + 3.0625 + 0.5625) / 4 = 9.6875, limit 3.75 + 3.1125 = 6.8625;
     // r1 (100 %) has 9 > 6.86, r0 (75 %) has 1 -> r0 by match.
     let edge = [view(0, 1), view(3, 6), view(0, 2), view(1, 2)];
-    let j = aibrix::judge(&fleet(&a, &edge, 16, None), &table);
+    let j = aibrix::judge(&fleet(&a, &edge, 16, None), &table, &mut lowest());
     assert_eq!((j.chosen, j.rule), (0, Some("match")));
     // Equal loads (2 each): sigma 0, limit 2; a load equal to the limit is a candidate, so
     // only r3 (no match) is excluded; r1 has the best match.
     let level = [view(0, 2), view(1, 1), view(2, 0), view(0, 2)];
-    let j = aibrix::judge(&fleet(&a, &level, 16, None), &table);
+    let j = aibrix::judge(&fleet(&a, &level, 16, None), &table, &mut lowest());
     assert_eq!((j.chosen, j.rule), (1, Some("match")));
     let excluded: Vec<bool> = j.rows.iter().map(|r| r.excluded).collect();
     assert_eq!(excluded, [false, false, false, true]);

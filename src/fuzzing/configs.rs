@@ -5,7 +5,7 @@
 //! milliseconds.
 
 use crate::config::{
-    ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
+    ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak, WorkloadKind,
 };
 use crate::timing::{EnginePreset, DYNAMO_DECODE_POLY_MS, DYNAMO_PREFILL_POLY_MS, NO_POLY};
 
@@ -100,6 +100,8 @@ pub fn config(draws: &mut Draws) -> Config {
     view(&mut cfg, draws);
     zoo(&mut cfg, draws);
     split(&mut cfg, draws);
+    // Drawn last, so older inputs keep their configs.
+    cfg.tie_break = draws.pick(&TieBreak::ALL);
     cfg
 }
 

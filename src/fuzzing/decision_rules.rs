@@ -3,7 +3,7 @@
 //! against the truth in each view mode; sticky and spill rules per router.
 
 use super::ensure::ensure;
-use crate::config::{Config, Policy, RouterView};
+use crate::config::{Config, Policy, RouterView, TieBreak};
 use crate::report::Report;
 use crate::router::Reason;
 use crate::sim::Decision;
@@ -128,10 +128,16 @@ fn queue_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
     })
 }
 
-/// The replica with the fewest waiting + running requests, lowest index on ties.
-fn least_busy(x: &Decision) -> u32 {
+/// Whether the chosen replica has the fewest waiting + running requests, and under
+/// `tie_break: lowest` the lowest index of those.
+fn least_busy(cfg: &Config, x: &Decision) -> bool {
     let busy = |c: &crate::router::Candidate| (c.waiting + c.running, c.replica);
-    x.candidates.iter().map(busy).min().map_or(0, |(_, r)| r)
+    let least = x.candidates.iter().map(busy).min().unwrap_or((0, 0));
+    let chosen = busy(&x.candidates[x.chosen as usize]);
+    match cfg.tie_break {
+        TieBreak::Lowest => chosen == least,
+        TieBreak::Random => chosen.0 == least.0,
+    }
 }
 
 /// Sessions under affinity: a sticky pick returns to the session's last replica, which
@@ -144,7 +150,7 @@ fn affinity_rules(cfg: &Config, d: &[Decision]) -> Result<(), String> {
     let mut home = std::collections::BTreeMap::new();
     for x in d {
         if x.reason == Reason::Spill {
-            ensure(x.chosen == least_busy(x), || {
+            ensure(least_busy(cfg, x), || {
                 format!(
                     "request {}: spilled to {}, not the least busy",
                     x.id, x.chosen

@@ -87,7 +87,7 @@ const INTERVIEW: &[Interview] = {
         },
         Interview {
             question: "Why might a dashboard of load balance miss the herding?",
-            answer: "Over the whole run each replica gets its share: the herd moves from replica to replica with each burst. The load spread is {spread_4} with four herding routers and {spread_live} with live signals, nearly the same, while p99 TTFT is {p99_4} against {p99_live}. Look at the tail latency, or at who got each burst, not at the run's totals.",
+            answer: "Over the whole run each replica gets its share: the herd moves from replica to replica with each burst. The load spread is {spread_4} with four herding routers and {spread_live} with live signals: in both the busiest and the quietest replica's totals lie within a tenth of the mean, while p99 TTFT is {p99_4} against {p99_live}. Look at the tail latency, or at who got each burst, not at the run's totals.",
             figures: &[
                 fig("spread_4", config(&[]), spread, Format::Fixed2),
                 fig("spread_live", config(&[("router_refresh_ms", Float(0.0))]), spread, Format::Fixed2),

@@ -3,6 +3,7 @@
 //! ring, session affinity, sticky and spill.
 
 use super::*;
+use crate::config::TieBreak;
 
 fn ask<'a>(block_ids: &'a [u64], full_blocks: usize, hits: &'a [u32]) -> Ask<'a> {
     Ask {
@@ -24,14 +25,24 @@ fn view(active_blocks: u64) -> ReplicaView {
 }
 
 fn kv_router(replicas: u32, weight: f64) -> Router {
+    kv_router_ties(replicas, weight, TieBreak::Random, 42)
+}
+
+fn kv_router_ties(replicas: u32, weight: f64, tie_break: TieBreak, seed: u64) -> Router {
     Router::new(
         &Config {
             instances: replicas,
             overlap_weight: weight,
+            tie_break,
+            seed,
             ..Config::default()
         },
         0,
     )
+}
+
+fn lowest() -> Ties {
+    Ties::new(TieBreak::Lowest, 0, 0)
 }
 
 #[test]
@@ -54,24 +65,43 @@ fn deployed_routers_worked_example() {
 }
 
 #[test]
-fn ties_go_to_less_load_then_lower_index() {
+fn ties_go_to_less_load_then_by_the_tie_rule() {
     let prompt: Vec<u64> = (0..4).collect();
     // Cost 2 + 3 = 5 on the warm replica, 4 + 1 = 5 on the cold one: equal cost, the
-    // cold one carries less load.
+    // cold one carries less load, under either rule.
     let views = [view(3), view(1)];
-    assert_eq!(
-        kv_router(2, 1.0)
-            .pick(ask(&prompt, 4, &[2, 0]), &views, None)
-            .0,
-        1
-    );
+    for rule in TieBreak::ALL {
+        let mut router = kv_router_ties(2, 1.0, rule, 42);
+        assert_eq!(router.pick(ask(&prompt, 4, &[2, 0]), &views, None).0, 1);
+    }
+    // Three replicas of equal cost (4 + 1) and equal load: `lowest` takes W0.
     let same = [view(1); 3];
-    assert_eq!(
-        kv_router(3, 1.0)
+    let first_pick = |rule, seed| {
+        kv_router_ties(3, 1.0, rule, seed)
             .pick(ask(&prompt, 4, &[0, 0, 0]), &same, None)
-            .0,
-        0
-    );
+            .0
+    };
+    assert_eq!(first_pick(TieBreak::Lowest, 42), 0);
+    // `random`, worked by hand from the tie stream's own draws: W1 takes W0's place when
+    // a draw below 2 is 0, then W2 takes the place of the one held when a draw below 3
+    // is 0.
+    for seed in 0..20 {
+        let mut stream = crate::rng::Rng::fork_nth(seed, Stream::Ties, 0);
+        let mut expected = 0;
+        if stream.below(2) == 0 {
+            expected = 1;
+        }
+        if stream.below(3) == 0 {
+            expected = 2;
+        }
+        assert_eq!(first_pick(TieBreak::Random, seed), expected, "seed {seed}");
+    }
+    // Over 600 seeds each replica wins about a third (200 ± 45), not W0 every time.
+    let mut wins = [0u32; 3];
+    for seed in 0..600 {
+        wins[first_pick(TieBreak::Random, seed)] += 1;
+    }
+    assert!(wins.iter().all(|w| (155..=245).contains(w)), "{wins:?}");
 }
 
 #[test]
@@ -288,12 +318,19 @@ fn round_robin_cycles_and_least_busy_breaks_ties_low() {
     views[1].waiting = 1;
     views[2].running = 1;
     assert_eq!(
-        least_busy(&views),
+        least_busy(&views, &mut lowest()),
         1,
-        "1 busy on W1 and W2: the lower index"
+        "1 busy on W1 and W2: the lower index under `lowest`"
     );
+    // Under `random` W1 and W2 share the spills (W0, busier, never gets one).
+    let mut ties = Ties::new(TieBreak::Random, 42, 0);
+    let mut wins = [0u32; 3];
+    for _ in 0..400 {
+        wins[least_busy(&views, &mut ties)] += 1;
+    }
+    assert!(wins[0] == 0 && (160..=240).contains(&wins[1]), "{wins:?}");
     views[1].waiting = 3;
-    assert_eq!(least_busy(&views), 2);
+    assert_eq!(least_busy(&views, &mut lowest()), 2);
 }
 
 #[test]
@@ -305,6 +342,7 @@ fn prefix_affinity_prefers_the_longest_hit_then_the_least_busy() {
         &Config {
             instances: 3,
             routing: Policy::Sticky,
+            tie_break: TieBreak::Lowest,
             ..Config::default()
         },
         0,
@@ -342,12 +380,26 @@ fn prefix_affinity_prefers_the_longest_hit_then_the_least_busy() {
         router.pick(prefix(&[0, 2, 2]), &views, None),
         (1, Reason::Sticky)
     );
-    // Equal hits and equal load: the lower index.
+    // Equal hits and equal load: the lower index under `lowest`; under `random` W0 or
+    // W1, each about half the time, never W2 (which holds none).
     let idle = [view(0); 3];
     assert_eq!(
         router.pick(prefix(&[1, 1, 0]), &idle, None),
         (0, Reason::Sticky)
     );
+    let mut random = Router::new(
+        &Config {
+            instances: 3,
+            routing: Policy::Sticky,
+            ..Config::default()
+        },
+        0,
+    );
+    let mut wins = [0u32; 3];
+    for _ in 0..400 {
+        wins[random.pick(prefix(&[1, 1, 0]), &idle, None).0] += 1;
+    }
+    assert!(wins[2] == 0 && (160..=240).contains(&wins[0]), "{wins:?}");
     // Nobody holds the prefix: no affinity target, the policy (round robin) decides.
     let (first, reason) = router.pick(prefix(&[0, 0, 0]), &views, None);
     assert_eq!(reason, Reason::Policy);
@@ -394,6 +446,7 @@ fn the_log_scores_kv_picks_by_cost_and_other_picks_zero_for_the_chosen() {
         &Config {
             instances: 3,
             session_affinity: Some(100.0),
+            tie_break: TieBreak::Lowest,
             ..Config::default()
         },
         0,
@@ -411,10 +464,11 @@ fn the_log_scores_kv_picks_by_cost_and_other_picks_zero_for_the_chosen() {
 }
 
 /// The `kv` pick is the least (cost, load, index) of the candidates' own costs
-/// (`kv_cost`), on random fleets crowded with ties: loads from a few values, recent terms
-/// that are small fractions, weights that round a cold cost's sum (1e16) or zero it.
+/// (`kv_cost`) under `lowest`, and one of the least (cost, load) under `random`, on
+/// random fleets crowded with ties: loads from a few values, recent terms that are small
+/// fractions, weights that round a cold cost's sum (1e16) or zero it.
 #[test]
-fn kv_pick_is_the_least_cost_then_load_then_index() {
+fn kv_pick_is_the_least_cost_then_load_then_by_the_tie_rule() {
     let mut state = 7u64;
     let mut next = |m: u64| {
         state += 1;
@@ -423,7 +477,8 @@ fn kv_pick_is_the_least_cost_then_load_then_index() {
     for round in 0..1_000 {
         let replicas = 1 + next(70) as usize;
         let weight = [0.0, 0.5, 1.0, 3.0, 1e16][round % 5];
-        let mut router = kv_router(replicas as u32, weight);
+        let rule = TieBreak::ALL[round % 2];
+        let mut router = kv_router_ties(replicas as u32, weight, rule, round as u64);
         let full = next(6) as usize;
         let views: Vec<ReplicaView> = (0..replicas).map(|_| view(next(4) * 2)).collect();
         let hits: Vec<u32> = (0..replicas)
@@ -441,13 +496,22 @@ fn kv_pick_is_the_least_cost_then_load_then_index() {
             let cost = router.kv_cost(full, hits[r] as usize, &views[r], r);
             (cost, router.load(&views[r], r))
         };
+        let keys: Vec<(f64, f64)> = (0..replicas).map(key).collect();
         for r in 1..replicas {
-            let ((c, l), (bc, bl)) = (key(r), key(expected));
+            let ((c, l), (bc, bl)) = (keys[r], keys[expected]);
             if c < bc || (c == bc && l < bl) {
                 expected = r;
             }
         }
         let got = router.pick(ask(&prompt, full, &hits), &views, None).0;
-        assert_eq!(got, expected, "round {round}: {hits:?} {views:?}");
+        match rule {
+            TieBreak::Lowest => assert_eq!(got, expected, "round {round}: {hits:?} {views:?}"),
+            TieBreak::Random => {
+                assert_eq!(
+                    keys[got], keys[expected],
+                    "round {round}: {hits:?} {views:?}"
+                )
+            }
+        }
     }
 }

@@ -138,7 +138,8 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.waitForFunction((k) => window.kvfleet.runCount > k, n, { timeout: 60000 });
     await page.waitForSelector('[data-testid=lesson-done]:visible');
     assert.equal(await page.locator('[data-testid="lesson-checks"] li.unmet').count(), 0);
-    assert.match(await page.textContent('[data-testid="lesson-checks"]'), /was 1\.29 s → now 523 ms/);
+    // The broken setup's p99 (1.284 s; 1.287 s while kv's ties went to the lowest index).
+    assert.match(await page.textContent('[data-testid="lesson-checks"]'), /was 1\.28 s → now 523 ms/);
     // The short check, all right.
     await page.waitForFunction((i) => window.kvfleet?.lessonMaterial?.id === i, id, { timeout: 60000 });
     for (const [i, q] of want.quiz.entries()) await page.check(`[data-testid=quiz-${i}-${q.correct}]`);

@@ -3,7 +3,9 @@
 
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
-use kvfleet::{ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind};
+use kvfleet::{
+    ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak, WorkloadKind,
+};
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
 /// and its router. Hit rate, balance and latency emerge from content, capacity and routing.
@@ -171,6 +173,10 @@ fn decode_routing(text: &str) -> Result<DecodeRouting, String> {
 
 fn sglang_miss(text: &str) -> Result<SglangMiss, String> {
     SglangMiss::parse(text).map_err(|e| e.allowed)
+}
+
+fn tie_break(text: &str) -> Result<TieBreak, String> {
+    TieBreak::parse(text).map_err(|e| e.allowed)
 }
 
 fn workload(text: &str) -> Result<WorkloadKind, String> {
@@ -364,6 +370,11 @@ pub struct RunArgs {
         default_value = "3,2,2"
     )]
     pub llmd_weights: String,
+    /// How every policy breaks an exact tie between its best replicas: random (as each
+    /// policy's source does: dynamo, llm_d and aibrix draw among the equals, sglang takes
+    /// the first; kv and the simple policies draw too; seeded) or lowest (the lower index).
+    #[arg(long = "des-tie-break", value_name = "RULE", default_value = "random", value_parser = tie_break)]
+    pub tie_break: TieBreak,
     /// Disaggregated fleet: replicas that only prefill (with --des-decode-instances; the
     /// routing policy picks among them) [default: colocated].
     #[arg(long = "des-prefill-instances", value_name = "P", value_parser = whole32)]
@@ -500,6 +511,7 @@ impl RunArgs {
             dynamo_overlap_credit: self.dynamo_overlap_credit,
             sglang_miss: self.sglang_miss,
             llmd_weights: self.llmd_weights.clone(),
+            tie_break: self.tie_break,
             prefill_instances: self.prefill_instances,
             decode_instances: self.decode_instances,
             decode_routing: self.decode_routing,

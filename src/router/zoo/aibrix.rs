@@ -12,11 +12,15 @@
 //! whose load is ≤ mean + 1 × σ of every replica's load (σ the population deviation)
 //! takes it; with none, the least loaded. The prefix table records each routed request on
 //! its replica, from routing decisions, not from the engines' caches. The source breaks
-//! ties at random (a shuffle before a stable sort); here the lower index wins. It ages
-//! table entries out after a while; here they stay for the run.
+//! every tie at random: `getTargetPodFromMatchedPods` shuffles the matched pods
+//! (`rand.Shuffle`) before its stable sort, and `getTargetPodOnLoadImbalance` and the
+//! least-request fallback draw among the least loaded (`rand.Intn`); here each draw comes
+//! from the run's tie stream (the lower index under `tie_break: lowest`). It ages table
+//! entries out after a while; here they stay for the run.
 
 use super::sglang::Tree;
-use super::{argmin, in_flight, marked, term, Fleet, Judged, Row};
+use super::{in_flight, marked, term, Fleet, Judged, Row};
+use crate::router::Ties;
 
 /// `defaultPodRunningRequestImbalanceAbsCount`.
 pub const IMBALANCE_ABS: u32 = 8;
@@ -52,7 +56,7 @@ pub fn mean_and_sigma(xs: &[f64]) -> (f64, f64) {
 }
 
 /// AIBrix's pick (the caller records the request in the table afterwards).
-pub fn judge(fleet: &Fleet, table: &Table) -> Judged {
+pub fn judge(fleet: &Fleet, table: &Table, ties: &mut Ties) -> Judged {
     let ids = &fleet.ask.block_ids[..fleet.ask.full_blocks];
     let loads: Vec<f64> = fleet.views.iter().map(|v| in_flight(v) as f64).collect();
     let percent: Vec<u32> = table
@@ -82,7 +86,7 @@ pub fn judge(fleet: &Fleet, table: &Table) -> Judged {
     let hi = loads.iter().copied().fold(0.0, f64::max);
     if hi - lo > IMBALANCE_ABS as f64 {
         return Judged {
-            chosen: argmin(loads.iter().copied()),
+            chosen: ties.argmin(loads.iter().copied()),
             rule: Some("imbalanced"),
             rows,
         };
@@ -94,7 +98,12 @@ pub fn judge(fleet: &Fleet, table: &Table) -> Judged {
             .then(loads[a].total_cmp(&loads[b]))
             .then(a.cmp(&b))
     });
-    let pick = matched.iter().copied().find(|&r| loads[r] <= limit);
+    // The first within the limit, and every replica of its match and load (equals in
+    // the sort, all within the limit too), one of them by the tie rule.
+    let first = matched.iter().copied().find(|&r| loads[r] <= limit);
+    let pick = first.and_then(|p| {
+        ties.among((0..loads.len()).filter(|&r| percent[r] == percent[p] && loads[r] == loads[p]))
+    });
     match pick {
         Some(chosen) => {
             for (r, row) in rows.iter_mut().enumerate() {
@@ -108,7 +117,7 @@ pub fn judge(fleet: &Fleet, table: &Table) -> Judged {
             }
         }
         None => Judged {
-            chosen: argmin(loads.iter().copied()),
+            chosen: ties.argmin(loads.iter().copied()),
             rule: Some("fallback"),
             rows,
         },

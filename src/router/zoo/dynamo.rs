@@ -22,12 +22,15 @@
 //! prefill tokens and assuming reuse: it picks the fewest active prompt blocks, each
 //! request's counted apart; kvfleet's `least_kv` decode routing is the nearest.)
 //!
-//! At temperature 0 the lowest cost wins (the source breaks ties uniformly at random; here
-//! the lower index wins). At T > 0 it samples with p ∝ exp(−(cost − min) / ((max − min) × T)),
+//! At temperature 0 the lowest cost wins, equal lowest costs uniformly at random
+//! (`minimum_cost_index`: the k-th equal takes the place with probability 1/k, from
+//! `fastrand`; here from the run's tie stream, or the lower index under
+//! `tie_break: lowest`). At T > 0 it samples with p ∝ exp(−(cost − min) / ((max − min) × T)),
 //! uniformly when every cost is equal, from the router's seeded stream.
 
-use super::{argmin, in_flight, term, Fleet, Judged, Row};
+use super::{in_flight, term, Fleet, Judged, Row};
 use crate::rng::Rng;
+use crate::router::Ties;
 
 /// Dynamo's `prefill_load_scale` default.
 pub const PREFILL_LOAD_SCALE: f64 = 1.0;
@@ -98,7 +101,7 @@ pub fn softmax_index(costs: &[f64], temperature: f64, sample: f64) -> usize {
 }
 
 /// Dynamo's pick.
-pub fn judge(fleet: &Fleet, params: Params, rng: &mut Rng) -> Judged {
+pub fn judge(fleet: &Fleet, params: Params, rng: &mut Rng, ties: &mut Ties) -> Judged {
     let rows: Vec<Row> = (0..fleet.views.len())
         .map(|r| row(fleet, params, r))
         .collect();
@@ -109,7 +112,7 @@ pub fn judge(fleet: &Fleet, params: Params, rng: &mut Rng) -> Judged {
             Some("sampled"),
         )
     } else {
-        (argmin(costs.iter().copied()), None)
+        (ties.argmin(costs.iter().copied()), None)
     };
     Judged { chosen, rule, rows }
 }

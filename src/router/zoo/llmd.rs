@@ -6,9 +6,13 @@
 //! `scorer/queuedepth/README.md` ((max q − q) / (max q − min q) over waiting requests,
 //! 1.0 when equal) and `scorer/kvcacheutilization/README.md` (1 − KV cache usage). The
 //! weights 3 / 2 / 2 are the precise-prefix-cache guide's profile. The max-score picker
-//! breaks ties at random in the source; here the lower index wins.
+//! (`pkg/epp/framework/plugins/scheduling/picker/maxscore`, README at the same commit)
+//! shuffles the candidates before a stable sort by score, so equal highest scores win
+//! uniformly at random; here from the run's tie stream (the lower index under
+//! `tie_break: lowest`).
 
-use super::{argmax, marked, term, Fleet, Judged, Row};
+use super::{marked, term, Fleet, Judged, Row};
+use crate::router::Ties;
 
 /// The precise-prefix scores: min–max over the replicas holding at least one block.
 pub fn prefix_scores(hits: &[u32]) -> Vec<f64> {
@@ -40,7 +44,7 @@ pub fn queue_scores(waiting: &[u32]) -> Vec<f64> {
 }
 
 /// llm-d's pick under weights `[prefix, queue, kv]`.
-pub fn judge(fleet: &Fleet, weights: [f64; 3]) -> Judged {
+pub fn judge(fleet: &Fleet, weights: [f64; 3], ties: &mut Ties) -> Judged {
     let n = fleet.views.len();
     let prefix = prefix_scores(&fleet.ask.hits[..n]);
     let waiting: Vec<u32> = fleet.views.iter().map(|v| v.waiting).collect();
@@ -64,7 +68,7 @@ pub fn judge(fleet: &Fleet, weights: [f64; 3]) -> Judged {
             }
         })
         .collect();
-    let chosen = argmax(rows.iter().map(|r| r.score.unwrap_or(0.0)));
+    let chosen = ties.argmax(rows.iter().map(|r| r.score.unwrap_or(0.0)));
     marked(chosen, &mut rows);
     Judged {
         chosen,

@@ -1,9 +1,12 @@
-//! The simple load balancers: `least_loaded` (fewest requests in flight, the lower index
-//! on ties) and `p2c` (power of two choices: two distinct replicas drawn from the router's
-//! seeded stream, the one with fewer in flight wins, the lower index on ties).
+//! The simple load balancers: `least_loaded` (fewest requests in flight) and `p2c` (power
+//! of two choices: two distinct replicas drawn from the router's seeded stream, the one
+//! with fewer in flight wins). Neither has a source that states a tie rule; equals are
+//! broken by the run's tie rule (seeded random among them by default, so that a tie does
+//! not always favour the low indices; or the lower index).
 
-use super::{argmin, in_flight, term, Fleet, Judged, Row};
+use super::{in_flight, term, Fleet, Judged, Row};
 use crate::rng::Rng;
+use crate::router::Ties;
 
 fn load_rows(fleet: &Fleet) -> Vec<Row> {
     fleet
@@ -18,10 +21,10 @@ fn load_rows(fleet: &Fleet) -> Vec<Row> {
 }
 
 /// The replica with the fewest requests in flight.
-pub fn least_loaded(fleet: &Fleet) -> Judged {
+pub fn least_loaded(fleet: &Fleet, ties: &mut Ties) -> Judged {
     let rows = load_rows(fleet);
     Judged {
-        chosen: argmin(rows.iter().map(|r| r.cost)),
+        chosen: ties.argmin(rows.iter().map(|r| r.cost)),
         rule: None,
         rows,
     }
@@ -41,18 +44,18 @@ pub fn two_distinct(rng: &mut Rng, n: usize) -> (usize, usize) {
     (a, b)
 }
 
-/// Power of two choices.
-pub fn p2c(fleet: &Fleet, rng: &mut Rng) -> Judged {
+/// Power of two choices (a tie between the two goes by the tie rule).
+pub fn p2c(fleet: &Fleet, rng: &mut Rng, ties: &mut Ties) -> Judged {
     let mut rows = load_rows(fleet);
     let (a, b) = two_distinct(rng, rows.len());
     for (r, row) in rows.iter_mut().enumerate() {
         row.excluded = r != a && r != b;
     }
     let (lo, hi) = (a.min(b), a.max(b));
-    let chosen = if rows[hi].cost < rows[lo].cost {
-        hi
-    } else {
-        lo
+    let chosen = match rows[hi].cost.total_cmp(&rows[lo].cost) {
+        std::cmp::Ordering::Less => hi,
+        std::cmp::Ordering::Greater => lo,
+        std::cmp::Ordering::Equal => ties.among([lo, hi]).unwrap_or(lo),
     };
     Judged {
         chosen,
