@@ -302,8 +302,9 @@ fn the_lesson_command_lists_runs_and_checks() {
             assert!(out.contains("  Why: "), "{out}");
         }
     }
+    // An error, not a goal not met (exit 1): exit 2.
     let (code, _, err) = kvfleet(&["lesson", "nope"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         err.contains(
             "unknown lesson \"nope\"; allowed: reuse-at-all, more-replicas-slower, hot-prefix"

@@ -134,6 +134,7 @@ fn dynamo_draws_among_equal_lowest_costs() {
     let p = dynamo::Params {
         temperature: 0.0,
         overlap_credit: 1.0,
+        track_active_blocks: true,
     };
     let judge = |t: &mut Ties| {
         let mut rng = Rng::fork(1, Stream::Router);

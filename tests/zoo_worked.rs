@@ -109,7 +109,7 @@ fn dynamo_on_a_split_fleets_prefill_pool_leaves_out_the_decode_term() {
         overlap_credit: 1.0,
         track_active_blocks: false,
     };
-    let j = dynamo::judge(&f, p, &mut rng);
+    let j = dynamo::judge(&f, p, &mut rng, &mut lowest());
     let costs: Vec<f64> = j.rows.iter().map(|r| r.cost).collect();
     assert_eq!(costs, [3.0, 4.0, 1.0]);
     assert_eq!(j.chosen, 2);
