@@ -312,7 +312,7 @@ fn the_lesson_command_lists_runs_and_checks() {
         "{err}"
     );
     let (code, _, err) = kvfleet(&["lesson", "hot-prefix", "--check", "--des-spill-queue", "x"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         err.contains("--check: ") && err.contains("--des-spill-queue"),
         "{err}"
