@@ -28,6 +28,12 @@ export function sweepKey(config, source) {
   return `${src}|${JSON.stringify(rest, Object.keys(rest).sort())}`;
 }
 
+/** The sweep's workers at most (each holds the simulator and the parsed trace). */
+const MAX_WORKERS = 4;
+
+/** How long a changed setting's sweep waits for the setting's run to be drawn before it starts anyway. */
+const RUN_FIRST_MS = 1000;
+
 /** How long a changed setting waits for its run's result to draw the figure before drawing it alone. */
 const RESULT_WAIT_MS = 120;
 
@@ -67,8 +73,10 @@ export class HeroPanel {
     // The small multiples under it: the busiest replica's share, the p99 time to first token.
     this.minis = els.minis || [[els.share, SHARE_METRIC], [els.ttft, TTFT_METRIC]].filter(([c]) => c).map(([c, m]) => new HeroMini(c, m));
     this.key = null;
+    this.syncedRouting = null; // the policy of the last settings synced
     this.sweeps = {};      // policy -> points, for this.key
-    this.pending = null;   // {id, policies, xs}
+    this.timing = null;    // the last sweep's {requested, started, done} times
+    this.pending = null;   // {id, key, jobs (the points not yet handed out), busy (those running), source, after}
     this.nextId = 1;
     this.config = null;
     this.source = null;
@@ -82,9 +90,9 @@ export class HeroPanel {
     this.frame = 0;      // a draw waiting for the next animation frame
     this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.workerUrl = workerUrl;
-    this.host = null;    // the sweep's worker, started with the first request once not held
+    this.hosts = [];     // the sweep's workers ({host, busy}), started with the first request once not held
     this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
-    this.held = null;    // the newest request made while held
+    this.held = null;    // a request was made while held
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
   }
 
@@ -113,6 +121,9 @@ export class HeroPanel {
     this.source = source;
     if (this.controls) this.controls.setAll(config, !!source);
     const key = sweepKey(config, source);
+    // New settings or a new policy: this run's result comes before their sweep (request).
+    const runFirst = key !== this.key || config.routing !== this.syncedRouting;
+    this.syncedRouting = config.routing;
     if (key !== this.key) {
       this.key = key;
       this.sweeps = {};
@@ -120,7 +131,7 @@ export class HeroPanel {
     const policies = heroPolicies(config.routing, this.choices, this.kept);
     const xs = this.span();
     const missing = policies.filter((p) => !this.complete(p, xs));
-    if (missing.length) this.request(missing, xs);
+    if (missing.length) this.request(missing, xs, runFirst);
     this.drawLater(); // the run's result, due within a few ms for most settings, draws it sooner
   }
 
@@ -134,7 +145,7 @@ export class HeroPanel {
     return !!pts && xs.every((x) => pts.some((q) => q.instances === x));
   }
 
-  request(policies, xs) {
+  request(policies, xs, runFirst = false) {
     const id = this.nextId++;
     const jobs = [];
     // Interleave the policies so the curves grow together, the current replica count first.
@@ -143,37 +154,73 @@ export class HeroPanel {
     for (const x of order) for (const routing of policies) {
       if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...withCacheReplicas(this.config, x), routing });
     }
-    this.pending = { id, key: this.key };
-    this.post({ type: 'batch', id, configs: jobs, trace: this.source });
+    if (this.pending) clearTimeout(this.pending.after);
+    this.pending = { id, key: this.key, jobs, busy: 0, source: this.source };
+    // When this sweep was asked for, its first point handed out, its last one in (performance.now()).
+    this.timing = { requested: performance.now(), started: null, done: null };
+    // A changed setting's sweep waits for its run's result (the run on screen is drawn first),
+    // or RUN_FIRST_MS at most; the page's first sweep is held until its first run is drawn.
+    if (runFirst && this.report && !this.hold) this.pending.after = setTimeout(() => this.feed(), RUN_FIRST_MS);
+    else this.feed();
   }
 
-  post(msg) {
-    if (this.hold) { this.held = msg; return; }
-    if (!this.host) {
-      this.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m), onFatal: (m) => this.onFatal(m) });
-      mark('heroWorker'); // (the page's cold-load test checks it comes after the first chart)
+  /**
+   * Hands each idle worker the next point of the pending sweep: one point at a time, so the
+   * points spread over the workers as each finishes (a point at 256 replicas costs several at 4).
+   */
+  feed() {
+    const p = this.pending;
+    if (!p) return;
+    clearTimeout(p.after);
+    p.after = 0;
+    if (this.hold) { this.held = true; return; }
+    this.startHosts();
+    this.timing.started ??= performance.now();
+    for (const h of this.hosts) {
+      // A worker still on an earlier sweep's point takes this one's: it drops the other at once.
+      if (h.busy === p.id || !p.jobs.length) continue;
+      h.busy = p.id;
+      p.busy += 1;
+      h.host.post({ type: 'batch', id: p.id, configs: [p.jobs.shift()], trace: p.source });
     }
-    this.host.post(msg);
   }
 
-  /** Starts the sweep's worker with the request made while held, if any. */
+  /** The sweep's workers: as many as the machine has cores to spare, from 2 to MAX_WORKERS. */
+  startHosts() {
+    if (this.hosts.length) return;
+    const n = Math.min(MAX_WORKERS, Math.max(2, (navigator.hardwareConcurrency || 2) - 1));
+    for (let i = 0; i < n; i++) {
+      const h = { busy: 0 };
+      h.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m, h), onFatal: (m) => this.onFatal(m) });
+      this.hosts.push(h);
+    }
+    mark('heroWorker'); // (the page's cold-load test checks it comes after the first chart)
+  }
+
+  /** Starts the sweep's workers with the request made while held, if any. */
   release() {
     if (!this.hold) return;
     this.hold = false;
-    if (this.held) this.post(this.held);
+    if (this.held) this.feed();
     this.held = null;
   }
 
-  /** The sweep's worker could not load the simulator: say so; the next request starts a new one. */
+  /** The sweep's workers could not load the simulator: say so; the next request starts new ones. */
   onFatal(message) {
     this.pending = null;
-    this.host.terminate();
-    this.host = null;
+    for (const h of this.hosts) h.host.terminate();
+    this.hosts = [];
     this.els.caption.textContent = `The replica sweep could not run: its worker could not start (${message}).`;
   }
 
-  onWorker(msg) {
-    if (!this.pending || msg.id !== this.pending.id) return;
+  onWorker(msg, h) {
+    if (msg.type === 'batch-done' || msg.type === 'error' || msg.type === 'cancelled') {
+      if (h.busy === msg.id) h.busy = 0;
+      if (msg.parses !== undefined) h.parses = msg.parses;
+      if (msg.type === 'error' && msg.trap) h.host.replace();
+    }
+    const p = this.pending;
+    if (!p || msg.id !== p.id) { this.feed(); return; }
     if (msg.type === 'batch-part') {
       const pt = msg.point;
       const list = (this.sweeps[pt.routing] ||= []);
@@ -182,15 +229,18 @@ export class HeroPanel {
       this.drawSoon();
       this.words();
     } else if (msg.type === 'batch-done') {
+      p.busy -= 1;
+      if (p.jobs.length || p.busy) { this.feed(); return; }
       this.pending = null;
+      this.timing.done = performance.now();
       this.good = { key: this.key, sweeps: this.sweeps, config: { ...this.config }, source: this.source };
       this.draw();
       window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
-      window.kvfleet.heroTraceParses = msg.parses; // traces this worker has parsed (each one once)
+      // The traces a sweep worker has parsed, the most of any (each worker parses each one once).
+      window.kvfleet.heroTraceParses = Math.max(...this.hosts.map((x) => x.parses || 0));
       document.dispatchEvent(new CustomEvent('kvfleet:hero-done'));
     } else if (msg.type === 'error') {
       this.pending = null;
-      if (msg.trap) this.host.replace();
       this.els.caption.textContent = `The replica sweep could not run: ${msg.message}`;
     }
   }
@@ -202,6 +252,7 @@ export class HeroPanel {
    */
   rejected() {
     if (!this.good) return;
+    if (this.pending) clearTimeout(this.pending.after);
     this.pending = null;
     this.key = this.good.key;
     this.sweeps = this.good.sweeps;
@@ -240,6 +291,8 @@ export class HeroPanel {
     this.shownAt = Infinity;
     requestAnimationFrame(() => { if (this.report === report) this.shownAt = performance.now(); });
     this.report = report;
+    // A changed setting's sweep waited for this run: it starts once the run is painted.
+    if (this.pending?.after) requestAnimationFrame(() => setTimeout(() => this.feed(), 0));
     const prev = this.baseline();
     const where = prev ? changeWords(prev, report, this.params, formatValue) : '';
     renderHeroNumbers(this.els.numbers, report, prev, where);

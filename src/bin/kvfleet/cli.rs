@@ -63,6 +63,9 @@ pub fn main() -> ExitCode {
             crate::plan::run(cmd, sub)
         }
         Some(Command::Bench {
+            hero: Some(rounds), ..
+        }) => crate::hero_bench::run(usize::from(*rounds)),
+        Some(Command::Bench {
             quick,
             scenario: Some(i),
             ..
@@ -74,6 +77,7 @@ pub fn main() -> ExitCode {
             pairs,
             around,
             scenario: None,
+            ..
         }) => crate::ratios::run(*quick, *large, usize::from(*pairs), usize::from(*around)),
         Some(Command::Bench {
             quick,

@@ -1,0 +1,118 @@
+//! `kvfleet bench --hero`: the page's first-screen sweep over the Mooncake conversation
+//! trace, as the hero's worker runs it: the trace parsed once, then 1 to 256 replicas
+//! for round robin, prefix_aware and `kv` (60 runs, the default settings otherwise), each
+//! point's report written as JSON, one after another on one thread. Prints each round's
+//! whole time and where it went (preparing the runs, simulating, the reports).
+
+use std::time::Instant;
+
+use kvfleet::api;
+use kvfleet::trace::TraceOptions;
+use kvfleet::{Config, Policy, Request};
+
+use crate::output::print;
+
+const CONVERSATION: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/mooncake/conversation_trace.jsonl"
+);
+
+/// The hero's replica counts (`heroReplicaCounts` in www/js/hero.js, up to 256).
+pub const COUNTS: [u32; 20] = [
+    1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 24, 32, 48, 64, 96, 128, 192, 256,
+];
+
+/// The policies the hero draws under `?routing=kv`.
+const POLICIES: [Policy; 3] = [Policy::RoundRobin, Policy::PrefixAware, Policy::Kv];
+
+/// One round's time, ms, split: preparing the runs, simulating, the reports and their JSON.
+#[derive(Default, Clone, Copy)]
+struct Split {
+    prepare_ms: f64,
+    simulate_ms: f64,
+    report_ms: f64,
+}
+
+impl Split {
+    fn total_ms(&self) -> f64 {
+        self.prepare_ms + self.simulate_ms + self.report_ms
+    }
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// This thread's CPU time so far, ms (0 where the platform does not say).
+fn cpu_now() -> f64 {
+    crate::bench::thread_cpu_ms().unwrap_or(0.0)
+}
+
+/// One round: every point once, in the page's order (its count of 4 first).
+fn round(requests: &[Request], json_bytes: &mut usize) -> Result<Split, String> {
+    let mut split = Split::default();
+    let order = std::iter::once(4).chain(COUNTS.into_iter().filter(|&x| x != 4));
+    for instances in order {
+        for routing in POLICIES {
+            let cfg = Config {
+                instances,
+                routing,
+                ..Config::default()
+            };
+            let t = cpu_now();
+            let sim = api::replay_simulation(&cfg, requests.to_vec(), "conversation_trace.jsonl")?;
+            split.prepare_ms += cpu_now() - t;
+            let t = cpu_now();
+            let mut sim = sim;
+            sim.run_to_end();
+            split.simulate_ms += cpu_now() - t;
+            if std::env::var_os("HERO_POINTS").is_some() {
+                eprintln!("{instances} {routing:?} {:.1} ms ", cpu_now() - t);
+            }
+            let t = cpu_now();
+            *json_bytes += sim.into_report().to_json().len();
+            split.report_ms += cpu_now() - t;
+        }
+    }
+    Ok(split)
+}
+
+/// Runs `rounds` rounds (the first untimed) and prints each and their median.
+pub fn run(rounds: usize) -> Result<(), String> {
+    let t = Instant::now();
+    let requests = crate::inputs::parse_mooncake_file(CONVERSATION, &TraceOptions::default())?;
+    print(&format!(
+        "kvfleet bench --hero: {} requests parsed in {:.1} ms; {} runs a round ({} counts x {} policies)\n",
+        requests.len(),
+        ms_since(t),
+        COUNTS.len() * POLICIES.len(),
+        COUNTS.len(),
+        POLICIES.len()
+    ))?;
+    let mut bytes = 0;
+    round(&requests, &mut bytes)?;
+    let mut splits = Vec::new();
+    for i in 0..rounds {
+        bytes = 0;
+        let s = round(&requests, &mut bytes)?;
+        print(&format!(
+            "round {}: {:.1} ms (prepare {:.1}, simulate {:.1}, report {:.1}; {} B of JSON)\n",
+            i + 1,
+            s.total_ms(),
+            s.prepare_ms,
+            s.simulate_ms,
+            s.report_ms,
+            bytes
+        ))?;
+        splits.push(s);
+    }
+    splits.sort_by(|a, b| a.total_ms().total_cmp(&b.total_ms()));
+    let m = splits[splits.len() / 2];
+    print(&format!(
+        "median of {rounds}: {:.1} ms (prepare {:.1}, simulate {:.1}, report {:.1})\n",
+        m.total_ms(),
+        m.prepare_ms,
+        m.simulate_ms,
+        m.report_ms
+    ))
+}
