@@ -34,6 +34,9 @@ const MAX_WORKERS = 4;
 /** How long a changed setting's sweep waits for the setting's run to be drawn before it starts anyway. */
 const RUN_FIRST_MS = 1000;
 
+/** While a sweep runs, the figure is redrawn at most this often as its points come in. */
+const SWEEP_DRAW_MS = 200;
+
 /** How long a changed setting waits for its run's result to draw the figure before drawing it alone. */
 const RESULT_WAIT_MS = 120;
 
@@ -88,6 +91,7 @@ export class HeroPanel {
     const act = (e) => { if (e.type !== 'pointermove' || e.buttons) this.actAt = e.timeStamp; };
     for (const t of ['pointerdown', 'pointermove', 'keydown']) document.addEventListener(t, act, { capture: true, passive: true });
     this.frame = 0;      // a draw waiting for the next animation frame
+    this.drawnAt = -Infinity; // when the figure was last drawn
     this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.workerUrl = workerUrl;
     this.hosts = [];     // the sweep's workers ({host, busy}), started with the first request once not held
@@ -351,8 +355,15 @@ export class HeroPanel {
   /** Draws at the next frame, once for however many points and settings arrive before it. */
   drawSoon() {
     // Before the first run's result (the cold load) its draw comes first: none to spend before it.
-    if (!this.report) return;
-    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
+    if (!this.report || this.frame) return;
+    // While a sweep runs, its points are drawn every SWEEP_DRAW_MS at most: a draw of the three
+    // charts takes the main thread tens of ms, a core the sweep's workers could use.
+    const wait = this.pending ? this.drawnAt + SWEEP_DRAW_MS - performance.now() : 0;
+    if (wait > 0) {
+      if (!this.late) this.late = setTimeout(() => { this.late = 0; this.drawSoon(); }, wait);
+      return;
+    }
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
   }
 
   /** Draws in RESULT_WAIT_MS unless the run's result (or a sweep point) draws it before. */
@@ -365,6 +376,7 @@ export class HeroPanel {
     if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; }
     if (this.late) { clearTimeout(this.late); this.late = 0; }
     if (!this.config) return;
+    this.drawnAt = performance.now();
     const policies = heroPolicies(this.config.routing, this.choices, this.kept);
     const x = cacheReplicas(this.config);
     const xs = this.span();
