@@ -266,6 +266,22 @@ impl Job {
         self.report.clone().unwrap_or_default()
     }
 
+    /// The report as JSON without its time series and latency distributions (runs to the
+    /// end first): what a sweep's point reads (summary, config, findings, per replica), in
+    /// a fraction of the text at many replicas; every other field is the full report's.
+    /// Whichever of this and `report_json` is called first takes the run; later calls of
+    /// either return the same text.
+    pub fn point_json(&mut self) -> String {
+        if let Some(mut sim) = self.sim.take() {
+            sim.run_to_end();
+            let mut report = sim.into_report();
+            report.series = Default::default();
+            report.latency_cdf = Default::default();
+            self.report = Some(report.to_json());
+        }
+        self.report.clone().unwrap_or_default()
+    }
+
     /// The logged decisions as a JSON array, in request order (runs to the end first if
     /// needed; `[]` when none were asked for).
     pub fn decisions_json(&mut self) -> String {

@@ -63,8 +63,10 @@ pub fn main() -> ExitCode {
             crate::plan::run(cmd, sub)
         }
         Some(Command::Bench {
-            hero: Some(rounds), ..
-        }) => crate::hero_bench::run(usize::from(*rounds)),
+            hero: Some(rounds),
+            quick,
+            ..
+        }) => crate::hero_bench::run(usize::from(*rounds), *quick),
         Some(Command::Bench {
             quick,
             scenario: Some(i),

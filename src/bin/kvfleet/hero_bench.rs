@@ -1,14 +1,15 @@
 //! `kvfleet bench --hero`: the page's first-screen sweep over the Mooncake conversation
 //! trace, as the hero's worker runs it: the trace parsed once, then 1 to 256 replicas
 //! for round robin, prefix_aware and `kv` (60 runs, the default settings otherwise), each
-//! point's report written as JSON, one after another on one thread. Prints each round's
-//! whole time and where it went (preparing the runs, simulating, the reports).
+//! point's report written as JSON as the worker asks for it (`Job::point_json`), one after
+//! another on one thread. Prints each round's CPU time (this thread's, so other work on a
+//! shared machine does not count) and where it went: preparing the runs, simulating,
+//! the reports.
 
 use std::time::Instant;
 
 use kvfleet::api;
-use kvfleet::trace::TraceOptions;
-use kvfleet::{Config, Policy, Request};
+use kvfleet::{Config, Policy};
 
 use crate::output::print;
 
@@ -25,7 +26,7 @@ pub const COUNTS: [u32; 20] = [
 /// The policies the hero draws under `?routing=kv`.
 const POLICIES: [Policy; 3] = [Policy::RoundRobin, Policy::PrefixAware, Policy::Kv];
 
-/// One round's time, ms, split: preparing the runs, simulating, the reports and their JSON.
+/// One round's CPU time, ms, split: preparing the runs, simulating, the reports and their JSON.
 #[derive(Default, Clone, Copy)]
 struct Split {
     prepare_ms: f64,
@@ -49,7 +50,7 @@ fn cpu_now() -> f64 {
 }
 
 /// One round: every point once, in the page's order (its count of 4 first).
-fn round(requests: &[Request], json_bytes: &mut usize) -> Result<Split, String> {
+fn round(trace: &api::ParsedTrace, json_bytes: &mut usize) -> Result<Split, String> {
     let mut split = Split::default();
     let order = std::iter::once(4).chain(COUNTS.into_iter().filter(|&x| x != 4));
     for instances in order {
@@ -60,43 +61,47 @@ fn round(requests: &[Request], json_bytes: &mut usize) -> Result<Split, String> 
                 ..Config::default()
             };
             let t = cpu_now();
-            let sim = api::replay_simulation(&cfg, requests.to_vec(), "conversation_trace.jsonl")?;
+            let mut job = api::Job::parsed_trace_config(&cfg, trace)?;
             split.prepare_ms += cpu_now() - t;
             let t = cpu_now();
-            let mut sim = sim;
-            sim.run_to_end();
+            while !job.advance(u32::MAX) {}
             split.simulate_ms += cpu_now() - t;
-            if std::env::var_os("HERO_POINTS").is_some() {
-                eprintln!("{instances} {routing:?} {:.1} ms ", cpu_now() - t);
-            }
             let t = cpu_now();
-            *json_bytes += sim.into_report().to_json().len();
+            *json_bytes += job.point_json().len();
             split.report_ms += cpu_now() - t;
         }
     }
     Ok(split)
 }
 
-/// Runs `rounds` rounds (the first untimed) and prints each and their median.
-pub fn run(rounds: usize) -> Result<(), String> {
+/// Runs `rounds` rounds (the first untimed) and prints each and their median; `quick`:
+/// the trace's first 300 requests only (for CI: checks the bench runs). The trace is
+/// parsed once, as the page's worker parses it.
+pub fn run(rounds: usize, quick: bool) -> Result<(), String> {
     let t = Instant::now();
-    let requests = crate::inputs::parse_mooncake_file(CONVERSATION, &TraceOptions::default())?;
+    let text = std::fs::read_to_string(CONVERSATION).map_err(|e| format!("{CONVERSATION}: {e}"))?;
+    // The first 300 lines with --quick.
+    let text = match quick {
+        true => text.lines().take(300).map(|l| format!("{l}\n")).collect(),
+        false => text,
+    };
+    let trace = api::ParsedTrace::parse(&text, "conversation_trace.jsonl", 512)?;
     print(&format!(
         "kvfleet bench --hero: {} requests parsed in {:.1} ms; {} runs a round ({} counts x {} policies)\n",
-        requests.len(),
+        trace.len(),
         ms_since(t),
         COUNTS.len() * POLICIES.len(),
         COUNTS.len(),
         POLICIES.len()
     ))?;
     let mut bytes = 0;
-    round(&requests, &mut bytes)?;
+    round(&trace, &mut bytes)?;
     let mut splits = Vec::new();
     for i in 0..rounds {
         bytes = 0;
-        let s = round(&requests, &mut bytes)?;
+        let s = round(&trace, &mut bytes)?;
         print(&format!(
-            "round {}: {:.1} ms (prepare {:.1}, simulate {:.1}, report {:.1}; {} B of JSON)\n",
+            "round {}: {:.1} ms CPU (prepare {:.1}, simulate {:.1}, report {:.1}; {} B of JSON)\n",
             i + 1,
             s.total_ms(),
             s.prepare_ms,
@@ -109,7 +114,7 @@ pub fn run(rounds: usize) -> Result<(), String> {
     splits.sort_by(|a, b| a.total_ms().total_cmp(&b.total_ms()));
     let m = splits[splits.len() / 2];
     print(&format!(
-        "median of {rounds}: {:.1} ms (prepare {:.1}, simulate {:.1}, report {:.1})\n",
+        "median of {rounds}: {:.1} ms CPU (prepare {:.1}, simulate {:.1}, report {:.1})\n",
         m.total_ms(),
         m.prepare_ms,
         m.simulate_ms,
