@@ -226,6 +226,7 @@ export class HeroPanel {
     const p = this.pending;
     if (!p || msg.id !== p.id) { this.feed(); return; }
     if (msg.type === 'batch-part') {
+      h.points = (h.points || 0) + 1;
       const pt = msg.point;
       const list = (this.sweeps[pt.routing] ||= []);
       if (!list.some((q) => q.instances === pt.instances)) list.push(pt);
