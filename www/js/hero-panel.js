@@ -79,7 +79,7 @@ export class HeroPanel {
     this.syncedRouting = null; // the policy of the last settings synced
     this.sweeps = {};      // policy -> points, for this.key
     this.timing = null;    // the last sweep's {requested, started, done} times
-    this.pending = null;   // {id, key, jobs (the points not yet handed out), busy (those running), source, after}
+    this.pending = null;   // {id, key, jobs, dealt (to the workers), busy (batches running), source, after}
     this.nextId = 1;
     this.config = null;
     this.source = null;
@@ -94,7 +94,7 @@ export class HeroPanel {
     this.drawnAt = -Infinity; // when the figure was last drawn
     this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.workerUrl = workerUrl;
-    this.hosts = [];     // the sweep's workers ({host, busy}), started with the first request once not held
+    this.hosts = [];     // the sweep's workers ({host, points, parses}), started with the first request once not held
     this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
     this.held = null;    // a request was made while held
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
@@ -159,7 +159,7 @@ export class HeroPanel {
       if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...withCacheReplicas(this.config, x), routing });
     }
     if (this.pending) clearTimeout(this.pending.after);
-    this.pending = { id, key: this.key, jobs, busy: 0, source: this.source };
+    this.pending = { id, key: this.key, jobs, busy: 0, source: this.source, dealt: false };
     // When this sweep was asked for, its first point handed out, its last one in (performance.now()).
     this.timing = { requested: performance.now(), started: null, done: null };
     // A changed setting's sweep waits for its run's result (the run on screen is drawn first),
@@ -169,24 +169,33 @@ export class HeroPanel {
   }
 
   /**
-   * Hands each idle worker the next point of the pending sweep: one point at a time, so the
-   * points spread over the workers as each finishes (a point at 256 replicas costs several at 4).
+   * Deals the pending sweep's points out to the workers, one batch each, in turn and back (1 2 2 1
+   * 1 2 ...): the points come in order of replica count, and a point at 256 replicas costs several
+   * at 4, so each worker gets its share of the costly ones. A worker runs its batch without waiting
+   * on the page between points (on a busy machine that wait outlasted the points).
    */
   feed() {
     const p = this.pending;
-    if (!p) return;
+    if (!p || p.dealt) return;
     clearTimeout(p.after);
     p.after = 0;
     if (this.hold) { this.held = true; return; }
     this.startHosts();
-    this.timing.started ??= performance.now();
-    for (const h of this.hosts) {
-      // A worker still on an earlier sweep's point takes this one's: it drops the other at once.
-      if (h.busy === p.id || !p.jobs.length) continue;
-      h.busy = p.id;
+    this.timing.started = performance.now();
+    const n = this.hosts.length;
+    const batches = this.hosts.map(() => []);
+    p.jobs.forEach((job, i) => {
+      const k = i % (2 * n);
+      batches[k < n ? k : 2 * n - 1 - k].push(job);
+    });
+    p.dealt = true;
+    // A worker still on an earlier sweep drops it at once: for this one's batch (a newer batch
+    // supersedes), or, with no point of this one, by a cancel.
+    this.hosts.forEach((h, k) => {
+      if (!batches[k].length) { h.host.post({ type: 'cancel', lane: 'batch' }); return; }
       p.busy += 1;
-      h.host.post({ type: 'batch', id: p.id, configs: [p.jobs.shift()], trace: p.source });
-    }
+      h.host.post({ type: 'batch', id: p.id, configs: batches[k], trace: p.source });
+    });
   }
 
   /** The sweep's workers: as many as the machine has cores to spare, from 2 to MAX_WORKERS. */
@@ -194,7 +203,7 @@ export class HeroPanel {
     if (this.hosts.length) return;
     const n = Math.min(MAX_WORKERS, Math.max(2, (navigator.hardwareConcurrency || 2) - 1));
     for (let i = 0; i < n; i++) {
-      const h = { busy: 0 };
+      const h = { points: 0, parses: 0 };
       h.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m, h), onFatal: (m) => this.onFatal(m) });
       this.hosts.push(h);
     }
@@ -218,15 +227,12 @@ export class HeroPanel {
   }
 
   onWorker(msg, h) {
-    if (msg.type === 'batch-done' || msg.type === 'error' || msg.type === 'cancelled') {
-      if (h.busy === msg.id) h.busy = 0;
-      if (msg.parses !== undefined) h.parses = msg.parses;
-      if (msg.type === 'error' && msg.trap) h.host.replace();
-    }
+    if (msg.parses !== undefined) h.parses = msg.parses;
+    if (msg.type === 'error' && msg.trap) h.host.replace();
     const p = this.pending;
-    if (!p || msg.id !== p.id) { this.feed(); return; }
+    if (!p || msg.id !== p.id) return;
     if (msg.type === 'batch-part') {
-      h.points = (h.points || 0) + 1;
+      h.points += 1;
       const pt = msg.point;
       const list = (this.sweeps[pt.routing] ||= []);
       if (!list.some((q) => q.instances === pt.instances)) list.push(pt);
@@ -235,14 +241,14 @@ export class HeroPanel {
       this.words();
     } else if (msg.type === 'batch-done') {
       p.busy -= 1;
-      if (p.jobs.length || p.busy) { this.feed(); return; }
+      if (p.busy) return;
       this.pending = null;
       this.timing.done = performance.now();
       this.good = { key: this.key, sweeps: this.sweeps, config: { ...this.config }, source: this.source };
       this.draw();
       window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
       // The traces a sweep worker has parsed, the most of any (each worker parses each one once).
-      window.kvfleet.heroTraceParses = Math.max(...this.hosts.map((x) => x.parses || 0));
+      window.kvfleet.heroTraceParses = Math.max(...this.hosts.map((x) => x.parses));
       document.dispatchEvent(new CustomEvent('kvfleet:hero-done'));
     } else if (msg.type === 'error') {
       this.pending = null;
