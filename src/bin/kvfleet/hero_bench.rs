@@ -26,12 +26,14 @@ pub const COUNTS: [u32; 20] = [
 /// The policies the hero draws under `?routing=kv`.
 const POLICIES: [Policy; 3] = [Policy::RoundRobin, Policy::PrefixAware, Policy::Kv];
 
-/// One round's CPU time, ms, split: preparing the runs, simulating, the reports and their JSON.
+/// One round's CPU time, ms, split: preparing the runs, simulating, the reports and their JSON;
+/// and per replica count (in `COUNTS`' order), its three points' whole time.
 #[derive(Default, Clone, Copy)]
 struct Split {
     prepare_ms: f64,
     simulate_ms: f64,
     report_ms: f64,
+    per_count_ms: [f64; COUNTS.len()],
 }
 
 impl Split {
@@ -54,6 +56,11 @@ fn round(trace: &api::ParsedTrace, json_bytes: &mut usize) -> Result<Split, Stri
     let mut split = Split::default();
     let order = std::iter::once(4).chain(COUNTS.into_iter().filter(|&x| x != 4));
     for instances in order {
+        let at = COUNTS
+            .iter()
+            .position(|&x| x == instances)
+            .expect("a hero count");
+        let before = split.total_ms();
         for routing in POLICIES {
             let cfg = Config {
                 instances,
@@ -70,6 +77,7 @@ fn round(trace: &api::ParsedTrace, json_bytes: &mut usize) -> Result<Split, Stri
             *json_bytes += job.point_json().len();
             split.report_ms += cpu_now() - t;
         }
+        split.per_count_ms[at] = split.total_ms() - before;
     }
     Ok(split)
 }
@@ -119,5 +127,14 @@ pub fn run(rounds: usize, quick: bool) -> Result<(), String> {
         m.prepare_ms,
         m.simulate_ms,
         m.report_ms
+    ))?;
+    let counts: Vec<String> = COUNTS
+        .iter()
+        .zip(m.per_count_ms)
+        .map(|(x, ms)| format!("{x}: {ms:.1}"))
+        .collect();
+    print(&format!(
+        "its three points per replica count, ms CPU: {}\n",
+        counts.join(", ")
     ))
 }
