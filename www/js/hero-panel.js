@@ -1,6 +1,6 @@
-// www/js/hero-panel.js: runs the hero's experiment. Owns a worker of its own that sweeps the replica
-// count for round robin, prefix_aware and the chosen policy (points arrive one by one and the curves
-// fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
+// www/js/hero-panel.js: runs the hero's experiment. Owns workers of its own (two to four) that sweep
+// the replica count for round robin, prefix_aware and the chosen policy (points arrive one by one and
+// the curves fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
 // Keeps the run "was X → now Y" compares with: the last one the reader had time to read. Its sliders
 // (replicas, prefixes, cache size) step as the settings panel's do; beside them, the run's per-replica
 // chart (hero-replicas.js).
