@@ -22,7 +22,10 @@ const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const span = (xs) => `median of ${xs.length}; ${Math.min(...xs)}-${Math.max(...xs)}`;
 const cpu = process.argv.includes('--cpu');
 
-/** User + system CPU ms of this process and its descendants, from /proc (10 ms ticks). */
+/**
+ * User + system CPU ms of this process and its descendants, from /proc (10 ms ticks), the children
+ * they have reaped included (so a renderer that exits between two readings still counts).
+ */
 function cpuMs() {
   const stat = (pid) => { const t = readFileSync(`/proc/${pid}/stat`, 'utf8'); return t.slice(t.lastIndexOf(')') + 2).split(' '); };
   const kids = {};
@@ -33,7 +36,7 @@ function cpuMs() {
   for (const todo = [String(process.pid)]; todo.length;) {
     const pid = todo.pop();
     todo.push(...(kids[pid] || []));
-    try { const f = stat(pid); ms += (+f[11] + +f[12]) * 10; } catch { /* gone */ }
+    try { const f = stat(pid); ms += (+f[11] + +f[12] + +f[13] + +f[14]) * 10; } catch { /* gone */ }
   }
   return ms;
 }
