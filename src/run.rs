@@ -254,16 +254,7 @@ impl Job {
 
     /// The report as JSON (runs to the end first if needed).
     pub fn report_json(&mut self) -> String {
-        if let Some(mut sim) = self.sim.take() {
-            sim.run_to_end();
-            if sim.decisions().is_some() {
-                let records = sim.take_decisions();
-                self.decisions =
-                    Some(serde_json::to_string(&records).expect("decisions serialise"));
-            }
-            self.report = Some(sim.into_report().to_json());
-        }
-        self.report.clone().unwrap_or_default()
+        self.finish(false)
     }
 
     /// The report as JSON without its time series and latency distributions (runs to the
@@ -272,11 +263,24 @@ impl Job {
     /// Whichever of this and `report_json` is called first takes the run; later calls of
     /// either return the same text.
     pub fn point_json(&mut self) -> String {
+        self.finish(true)
+    }
+
+    /// Runs to the end, once, and keeps the report's text (without its series and latency
+    /// distributions for a `point`) and the decisions logged; returns the report's text.
+    fn finish(&mut self, point: bool) -> String {
         if let Some(mut sim) = self.sim.take() {
             sim.run_to_end();
+            if sim.decisions().is_some() {
+                let records = sim.take_decisions();
+                self.decisions =
+                    Some(serde_json::to_string(&records).expect("decisions serialise"));
+            }
             let mut report = sim.into_report();
-            report.series = Default::default();
-            report.latency_cdf = Default::default();
+            if point {
+                report.series = Default::default();
+                report.latency_cdf = Default::default();
+            }
             self.report = Some(report.to_json());
         }
         self.report.clone().unwrap_or_default()
