@@ -254,6 +254,21 @@ impl Job {
 
     /// The report as JSON (runs to the end first if needed).
     pub fn report_json(&mut self) -> String {
+        self.finish(false)
+    }
+
+    /// The report as JSON without its time series and latency distributions (runs to the
+    /// end first): what a sweep's point reads (summary, config, findings, per replica), in
+    /// a fraction of the text at many replicas; every other field is the full report's.
+    /// Whichever of this and `report_json` is called first takes the run; later calls of
+    /// either return the same text.
+    pub fn point_json(&mut self) -> String {
+        self.finish(true)
+    }
+
+    /// Runs to the end, once, and keeps the report's text (without its series and latency
+    /// distributions for a `point`) and the decisions logged; returns the report's text.
+    fn finish(&mut self, point: bool) -> String {
         if let Some(mut sim) = self.sim.take() {
             sim.run_to_end();
             if sim.decisions().is_some() {
@@ -261,7 +276,12 @@ impl Job {
                 self.decisions =
                     Some(serde_json::to_string(&records).expect("decisions serialise"));
             }
-            self.report = Some(sim.into_report().to_json());
+            let mut report = sim.into_report();
+            if point {
+                report.series = Default::default();
+                report.latency_cdf = Default::default();
+            }
+            self.report = Some(report.to_json());
         }
         self.report.clone().unwrap_or_default()
     }

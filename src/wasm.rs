@@ -145,6 +145,12 @@ impl Job {
         self.inner.report_json()
     }
 
+    /// The report as JSON without its time series and latency distributions (a sweep's
+    /// point: summary, config, findings, per replica).
+    pub fn point_json(&mut self) -> String {
+        self.inner.point_json()
+    }
+
     /// Keeps the decision records of requests `first .. first + count` (before the first
     /// `advance`; at most 10,000).
     pub fn record_decisions(&mut self, first: u32, count: u32) -> Result<(), JsError> {

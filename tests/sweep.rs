@@ -388,3 +388,75 @@ fn a_pool_sweep_has_no_task_mean() {
         assert!(row["task_s_mean"].is_null(), "{row}");
     }
 }
+
+/// A sweep's point (`Job::point_json`): the full report (`report_json`) field for field,
+/// but for its time series and latency distributions, which come empty; at 64 replicas it
+/// is a small part of the full text.
+#[test]
+fn a_points_json_is_the_report_without_its_series() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/mooncake/conversation_trace.jsonl"
+    ))
+    .unwrap();
+    let first: String = text.lines().take(400).map(|l| format!("{l}\n")).collect();
+    let trace = api::ParsedTrace::parse(&first, "conversation_trace.jsonl", 512).unwrap();
+    let cfg = Config {
+        instances: 64,
+        ..Config::default()
+    };
+    let full_text = api::Job::parsed_trace_config(&cfg, &trace)
+        .unwrap()
+        .report_json();
+    let point_text = api::Job::parsed_trace_config(&cfg, &trace)
+        .unwrap()
+        .point_json();
+    let full: serde_json::Value = serde_json::from_str(&full_text).unwrap();
+    let point: serde_json::Value = serde_json::from_str(&point_text).unwrap();
+    let (full, point) = (full.as_object().unwrap(), point.as_object().unwrap());
+    assert_eq!(
+        full.keys().collect::<Vec<_>>(),
+        point.keys().collect::<Vec<_>>()
+    );
+    for (k, v) in full {
+        if k == "series" || k == "latency_cdf" {
+            let arrays = point[k].as_object().unwrap();
+            assert!(!arrays.is_empty(), "{k}");
+            for (name, a) in arrays {
+                assert_eq!(a, &serde_json::json!([]), "{k}.{name} is empty");
+                assert_ne!(
+                    &v[name],
+                    &serde_json::json!([]),
+                    "the full {k}.{name} is not"
+                );
+            }
+        } else {
+            assert_eq!(&point[k], v, "{k}");
+        }
+    }
+    assert!(
+        point_text.len() * 5 < full_text.len(),
+        "{} bytes against {}",
+        point_text.len(),
+        full_text.len()
+    );
+    // Either call takes the run; a later call gives the same text.
+    let mut job = api::Job::parsed_trace_config(&cfg, &trace).unwrap();
+    assert_eq!(job.point_json(), point_text);
+    assert_eq!(job.report_json(), point_text);
+}
+
+#[test]
+fn bench_hero_quick_runs_every_point() {
+    let (code, out, err) = kvfleet(&["bench", "--hero", "1", "--quick"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("300 requests parsed")
+            && out.contains("60 runs a round (20 counts x 3 policies)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("round 1: ") && out.contains("median of 1: "),
+        "{out}"
+    );
+}

@@ -1,27 +1,101 @@
 // tests/e2e/hero-sweep-time.mjs: how long after the page is opened the hero's sweep is whole (every
-// drawn policy at every count to 256), per setup, the median of `--runs` cold loads. Not a test:
-// prints one line per setup (median, min and max ms, the points each policy got).
-//   node tests/e2e/hero-sweep-time.mjs [--runs=5]
+// drawn policy at every count to 256), per setup, the median of `--runs` cold loads; then, on the same
+// page, how long after a setting's change (the hero's cache slider one step down: a new sweep of every
+// point) the run on screen is drawn and the new sweep is whole, and whether the sweep's first point was
+// handed out only after that run was drawn. With `--www=DIR,DIR` it serves each directory (e.g. a copy
+// of www/ from another commit, and www) and interleaves them, run by run. Not a test: prints one line
+// per directory, setup and case (median, min and max ms, the points each policy got). With `--cpu`
+// (Linux), also the CPU time of this process and its children (Chromium, the servers) over each case,
+// which other work on a shared machine inflates far less than the wall time.
+//   node tests/e2e/hero-sweep-time.mjs [--runs=5] [--only=trace] [--www=/tmp/www-before,www] [--cpu]
+import { readFileSync, readdirSync } from 'node:fs';
 import { startServer, launchBrowser } from './harness.mjs';
-const runs = +(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? 5);
-const SETUPS = ['/', '/?routing=kv', '/?routing=sglang', '/?trace=conversation_trace.jsonl&routing=kv'];
-const server = await startServer();
+const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const runs = +(arg('runs') ?? 5);
+const only = arg('only');
+const dirs = arg('www')?.split(',') ?? [null];
+const ALL = ['/', '/?routing=kv', '/?routing=sglang', '/?trace=conversation_trace.jsonl&routing=kv'];
+const SETUPS = only ? ALL.filter((p) => p.includes(only)) : ALL;
+const servers = await Promise.all(dirs.map((dir) => (dir ? startServer({ dir }) : startServer())));
 const browser = await launchBrowser();
-for (const path of SETUPS) {
-  const ms = [];
-  let points = null;
-  for (let i = 0; i < runs; i++) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const t0 = Date.now();
-    await page.goto(server.url + path);
-    await page.waitForFunction(() => (window.kvfleet?.heroDone || 0) >= 1 && !window.kvfleet.hero.pending, null, { timeout: 120000 });
-    ms.push(Date.now() - t0);
-    points = await page.evaluate(() => Object.fromEntries(Object.entries(window.kvfleet.hero.sweeps).map(([k, v]) => [k, v.length])));
-    await context.close();
+const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const span = (xs) => `median of ${xs.length}; ${Math.min(...xs)}-${Math.max(...xs)}`;
+const cpu = process.argv.includes('--cpu');
+
+/**
+ * User + system CPU ms of this process and its descendants, from /proc (10 ms ticks), the children
+ * they have reaped included (so a renderer that exits between two readings still counts).
+ */
+function cpuMs() {
+  const stat = (pid) => { const t = readFileSync(`/proc/${pid}/stat`, 'utf8'); return t.slice(t.lastIndexOf(')') + 2).split(' '); };
+  const kids = {};
+  for (const pid of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try { (kids[stat(pid)[1]] ||= []).push(pid); } catch { /* gone */ }
   }
-  ms.sort((a, b) => a - b);
-  console.log(`${path}: sweep whole ${ms[ms.length >> 1]} ms after opening (median of ${runs}; ${ms[0]}-${ms.at(-1)}), points ${JSON.stringify(points)}`);
+  let ms = 0;
+  for (const todo = [String(process.pid)]; todo.length;) {
+    const pid = todo.pop();
+    todo.push(...(kids[pid] || []));
+    try { const f = stat(pid); ms += (+f[11] + +f[12] + +f[13] + +f[14]) * 10; } catch { /* gone */ }
+  }
+  return ms;
+}
+
+const whole = (page, n) => page.waitForFunction((k) => (window.kvfleet?.heroDone || 0) >= k && !window.kvfleet.hero.pending, n, { timeout: 120000 });
+
+/** The hero's cache slider one step down (a real key press); ms from it to the run drawn, to the sweep whole. */
+async function changeSetting(page) {
+  const before = await page.evaluate(() => ({ runs: window.kvfleet.runCount, done: window.kvfleet.heroDone }));
+  const slider = '[data-testid="hero-input-kv_blocks"]';
+  await page.focus(slider);
+  await page.evaluate((sel) => {
+    window.__changeAt = 0;
+    document.querySelector(sel).addEventListener('input', (e) => { window.__changeAt = e.timeStamp; }, { once: true });
+    document.addEventListener('kvfleet:hero-done', () => { window.__wholeAt = performance.now(); }, { once: true });
+  }, slider);
+  const c0 = cpu ? cpuMs() : 0;
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((n) => window.kvfleet.runCount > n, before.runs, { timeout: 120000 });
+  await whole(page, before.done + 1);
+  const cpuChange = cpu ? cpuMs() - c0 : 0;
+  return page.evaluate((c) => {
+    const t = window.kvfleet.hero.timing, at = window.__changeAt;
+    // (a page without the sweep's timing record cannot say when its sweep started)
+    return { cpu: c, drawn: window.kvfleet.lastRenderAt - at, whole: window.__wholeAt - at, runFirst: t ? t.started >= window.kvfleet.lastRenderAt : null };
+  }, cpuChange);
+}
+
+const results = dirs.map(() => SETUPS.map(() => ({ ms: [], drawn: [], changed: [], points: null, runFirst: [], cpuOpen: [], cpuChange: [] })));
+for (let i = 0; i < runs; i++) {
+  for (const [s, path] of SETUPS.entries()) {
+    for (const [d, server] of servers.entries()) {
+      const r = results[d][s];
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      const t0 = Date.now(), c0 = cpu ? cpuMs() : 0;
+      await page.goto(server.url + path);
+      await whole(page, 1);
+      r.ms.push(Date.now() - t0);
+      r.cpuOpen.push(cpu ? cpuMs() - c0 : 0);
+      r.points = await page.evaluate(() => Object.fromEntries(Object.entries(window.kvfleet.hero.sweeps).map(([k, v]) => [k, v.length])));
+      const c = await changeSetting(page);
+      r.drawn.push(Math.round(c.drawn));
+      r.changed.push(Math.round(c.whole));
+      r.runFirst.push(c.runFirst);
+      r.cpuChange.push(c.cpu);
+      await context.close();
+    }
+  }
+}
+for (const [d, dir] of dirs.entries()) {
+  for (const [s, path] of SETUPS.entries()) {
+    const r = results[d][s], at = dir ? `${dir} ${path}` : path;
+    const first = r.runFirst.includes(null) ? 'not recorded' : r.runFirst.every(Boolean) ? 'every time' : 'NOT every time';
+    console.log(`${at}: sweep whole ${med(r.ms)} ms after opening (${span(r.ms)}), points ${JSON.stringify(r.points)}`);
+    console.log(`${at}: a setting's change: its run drawn after ${med(r.drawn)} ms (${span(r.drawn)}), the new sweep whole after ${med(r.changed)} ms (${span(r.changed)}); ` +
+      `the sweep started after the run was drawn: ${first}`);
+    if (cpu) console.log(`${at}: CPU time, opening to the sweep whole ${med(r.cpuOpen)} ms (${span(r.cpuOpen)}), the change to the new sweep whole ${med(r.cpuChange)} ms (${span(r.cpuChange)})`);
+  }
 }
 await browser.close();
-await server.close();
+await Promise.all(servers.map((s) => s.close()));

@@ -1,6 +1,6 @@
-// www/js/hero-panel.js: runs the hero's experiment. Owns a worker of its own that sweeps the replica
-// count for round robin, prefix_aware and the chosen policy (points arrive one by one and the curves
-// fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
+// www/js/hero-panel.js: runs the hero's experiment. Owns workers of its own (two to four) that sweep
+// the replica count for round robin, prefix_aware and the chosen policy (points arrive one by one and
+// the curves fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
 // Keeps the run "was X → now Y" compares with: the last one the reader had time to read. Its sliders
 // (replicas, prefixes, cache size) step as the settings panel's do; beside them, the run's per-replica
 // chart (hero-replicas.js).
@@ -28,6 +28,15 @@ export function sweepKey(config, source) {
   const src = source ? `${source.name}:${source.file ? `${source.file.size}:${source.file.lastModified}` : source.url}` : '';
   return `${src}|${JSON.stringify(rest, Object.keys(rest).sort())}`;
 }
+
+/** The sweep's workers at most (each holds the simulator and the parsed trace). */
+const MAX_WORKERS = 4;
+
+/** How long a changed setting's sweep waits for the setting's run to be drawn before it starts anyway. */
+const RUN_FIRST_MS = 1000;
+
+/** While a sweep runs, the figure is redrawn at most this often as its points come in. */
+const SWEEP_DRAW_MS = 200;
 
 /** How long a changed setting waits for its run's result to draw the figure before drawing it alone. */
 const RESULT_WAIT_MS = 120;
@@ -68,8 +77,10 @@ export class HeroPanel {
     // The small multiples under it: the busiest replica's share, the p99 time to first token.
     this.minis = els.minis || [[els.share, SHARE_METRIC], [els.ttft, TTFT_METRIC]].filter(([c]) => c).map(([c, m]) => new HeroMini(c, m));
     this.key = null;
+    this.syncedRouting = null; // the policy of the last settings synced
     this.sweeps = {};      // policy -> points, for this.key
-    this.pending = null;   // {id, policies, xs}
+    this.timing = null;    // the last sweep's {requested, started, done} times
+    this.pending = null;   // {id, key, jobs, dealt (to the workers), busy (batches running), source, after}
     this.nextId = 1;
     this.config = null;
     this.source = null;
@@ -81,11 +92,12 @@ export class HeroPanel {
     const act = (e) => { if (e.type !== 'pointermove' || e.buttons) this.actAt = e.timeStamp; };
     for (const t of ['pointerdown', 'pointermove', 'keydown']) document.addEventListener(t, act, { capture: true, passive: true });
     this.frame = 0;      // a draw waiting for the next animation frame
+    this.drawnAt = -Infinity; // when the figure was last drawn
     this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.workerUrl = workerUrl;
-    this.host = null;    // the sweep's worker, started with the first request once not held
+    this.hosts = [];     // the sweep's workers ({host, points, parses}), started with the first request once not held
     this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
-    this.held = null;    // the newest request made while held
+    this.held = null;    // a request was made while held
     // The "spread over K seeds" option, last in the hero (off until asked for: the first screen stays one seed).
     const root = band ? this.chart.canvas?.closest('.hero') : null;
     this.band = root ? new HeroBand(root, { workerUrl, onChange: () => { this.drawSoon(); this.words(); } }) : null;
@@ -117,6 +129,9 @@ export class HeroPanel {
     this.source = source;
     if (this.controls) this.controls.setAll(config, !!source);
     const key = sweepKey(config, source);
+    // New settings or a new policy: this run's result comes before their sweep (request).
+    const runFirst = key !== this.key || config.routing !== this.syncedRouting;
+    this.syncedRouting = config.routing;
     if (key !== this.key) {
       this.key = key;
       this.sweeps = {};
@@ -124,7 +139,7 @@ export class HeroPanel {
     const policies = heroPolicies(config.routing, this.choices, this.kept);
     const xs = this.span();
     const missing = policies.filter((p) => !this.complete(p, xs));
-    if (missing.length) this.request(missing, xs);
+    if (missing.length) this.request(missing, xs, runFirst);
     this.drawLater(); // the run's result, due within a few ms for most settings, draws it sooner
   }
 
@@ -138,7 +153,7 @@ export class HeroPanel {
     return !!pts && xs.every((x) => pts.some((q) => q.instances === x));
   }
 
-  request(policies, xs) {
+  request(policies, xs, runFirst = false) {
     const id = this.nextId++;
     const jobs = [];
     // Interleave the policies so the curves grow together, the current replica count first.
@@ -147,38 +162,81 @@ export class HeroPanel {
     for (const x of order) for (const routing of policies) {
       if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...withCacheReplicas(this.config, x), routing });
     }
-    this.pending = { id, key: this.key };
-    this.post({ type: 'batch', id, configs: jobs, trace: this.source });
+    if (this.pending) clearTimeout(this.pending.after);
+    this.pending = { id, key: this.key, jobs, busy: 0, source: this.source, dealt: false };
+    // When this sweep was asked for, its first point handed out, its last one in (performance.now()).
+    this.timing = { requested: performance.now(), started: null, done: null };
+    // A changed setting's sweep waits for its run's result (the run on screen is drawn first),
+    // or RUN_FIRST_MS at most; the page's first sweep is held until its first run is drawn.
+    if (runFirst && this.report && !this.hold) this.pending.after = setTimeout(() => this.feed(), RUN_FIRST_MS);
+    else this.feed();
   }
 
-  post(msg) {
-    if (this.hold) { this.held = msg; return; }
-    if (!this.host) {
-      this.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m), onFatal: (m) => this.onFatal(m) });
-      mark('heroWorker'); // (the page's cold-load test checks it comes after the first chart)
+  /**
+   * Deals the pending sweep's points out to the workers, one batch each, in turn and back (1 2 2 1
+   * 1 2 ...): the points come in order of replica count, and a point at 256 replicas costs several
+   * at 4, so each worker gets its share of the costly ones. A worker runs its batch without waiting
+   * on the page between points (on a busy machine that wait outlasted the points).
+   */
+  feed() {
+    const p = this.pending;
+    if (!p || p.dealt) return;
+    clearTimeout(p.after);
+    p.after = 0;
+    if (this.hold) { this.held = true; return; }
+    this.startHosts();
+    this.timing.started = performance.now();
+    const n = this.hosts.length;
+    const batches = this.hosts.map(() => []);
+    p.jobs.forEach((job, i) => {
+      const k = i % (2 * n);
+      batches[k < n ? k : 2 * n - 1 - k].push(job);
+    });
+    p.dealt = true;
+    // A worker still on an earlier sweep drops it at once: for this one's batch (a newer batch
+    // supersedes), or, with no point of this one, by a cancel.
+    this.hosts.forEach((h, k) => {
+      if (!batches[k].length) { h.host.post({ type: 'cancel', lane: 'batch' }); return; }
+      p.busy += 1;
+      h.host.post({ type: 'batch', id: p.id, configs: batches[k], trace: p.source });
+    });
+  }
+
+  /** The sweep's workers: as many as the machine has cores to spare, from 2 to MAX_WORKERS. */
+  startHosts() {
+    if (this.hosts.length) return;
+    const n = Math.min(MAX_WORKERS, Math.max(2, (navigator.hardwareConcurrency || 2) - 1));
+    for (let i = 0; i < n; i++) {
+      const h = { points: 0, parses: 0 };
+      h.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m, h), onFatal: (m) => this.onFatal(m) });
+      this.hosts.push(h);
     }
-    this.host.post(msg);
+    mark('heroWorker'); // (the page's cold-load test checks it comes after the first chart)
   }
 
-  /** Starts the sweep's worker with the request made while held, if any. */
+  /** Starts the sweep's workers with the request made while held, if any. */
   release() {
     if (!this.hold) return;
     this.hold = false;
-    if (this.held) this.post(this.held);
+    if (this.held) this.feed();
     this.held = null;
   }
 
-  /** The sweep's worker could not load the simulator: say so; the next request starts a new one. */
+  /** The sweep's workers could not load the simulator: say so; the next request starts new ones. */
   onFatal(message) {
     this.pending = null;
-    this.host.terminate();
-    this.host = null;
+    for (const h of this.hosts) h.host.terminate();
+    this.hosts = [];
     this.els.caption.textContent = `The replica sweep could not run: its worker could not start (${message}).`;
   }
 
-  onWorker(msg) {
-    if (!this.pending || msg.id !== this.pending.id) return;
+  onWorker(msg, h) {
+    if (msg.parses !== undefined) h.parses = msg.parses;
+    if (msg.type === 'error' && msg.trap) h.host.replace();
+    const p = this.pending;
+    if (!p || msg.id !== p.id) return;
     if (msg.type === 'batch-part') {
+      h.points += 1;
       const pt = msg.point;
       const list = (this.sweeps[pt.routing] ||= []);
       if (!list.some((q) => q.instances === pt.instances)) list.push(pt);
@@ -186,15 +244,18 @@ export class HeroPanel {
       this.drawSoon();
       this.words();
     } else if (msg.type === 'batch-done') {
+      p.busy -= 1;
+      if (p.busy) return;
       this.pending = null;
+      this.timing.done = performance.now();
       this.good = { key: this.key, sweeps: this.sweeps, config: { ...this.config }, source: this.source };
       this.draw();
       window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
-      window.kvfleet.heroTraceParses = msg.parses; // traces this worker has parsed (each one once)
+      // The traces a sweep worker has parsed, the most of any (each worker parses each one once).
+      window.kvfleet.heroTraceParses = Math.max(...this.hosts.map((x) => x.parses));
       document.dispatchEvent(new CustomEvent('kvfleet:hero-done'));
     } else if (msg.type === 'error') {
       this.pending = null;
-      if (msg.trap) this.host.replace();
       this.els.caption.textContent = `The replica sweep could not run: ${msg.message}`;
     }
   }
@@ -206,6 +267,7 @@ export class HeroPanel {
    */
   rejected() {
     if (!this.good) return;
+    if (this.pending) clearTimeout(this.pending.after);
     this.pending = null;
     this.key = this.good.key;
     this.sweeps = this.good.sweeps;
@@ -244,6 +306,8 @@ export class HeroPanel {
     this.shownAt = Infinity;
     requestAnimationFrame(() => { if (this.report === report) this.shownAt = performance.now(); });
     this.report = report;
+    // A changed setting's sweep waited for this run: it starts once the run is painted.
+    if (this.pending?.after) requestAnimationFrame(() => setTimeout(() => this.feed(), 0));
     const prev = this.baseline();
     const where = prev ? changeWords(prev, report, this.params, formatValue) : '';
     renderHeroNumbers(this.els.numbers, report, prev, where);
@@ -302,8 +366,15 @@ export class HeroPanel {
   /** Draws at the next frame, once for however many points and settings arrive before it. */
   drawSoon() {
     // Before the first run's result (the cold load) its draw comes first: none to spend before it.
-    if (!this.report) return;
-    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
+    if (!this.report || this.frame) return;
+    // While a sweep runs, its points are drawn every SWEEP_DRAW_MS at most: a draw of the three
+    // charts takes the main thread tens of ms, a core the sweep's workers could use.
+    const wait = this.pending ? this.drawnAt + SWEEP_DRAW_MS - performance.now() : 0;
+    if (wait > 0) {
+      if (!this.late) this.late = setTimeout(() => { this.late = 0; this.drawSoon(); }, wait);
+      return;
+    }
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
   }
 
   /** Draws in RESULT_WAIT_MS unless the run's result (or a sweep point) draws it before. */
@@ -316,6 +387,7 @@ export class HeroPanel {
     if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; }
     if (this.late) { clearTimeout(this.late); this.late = 0; }
     if (!this.config) return;
+    this.drawnAt = performance.now();
     const policies = heroPolicies(this.config.routing, this.choices, this.kept);
     const x = cacheReplicas(this.config);
     const xs = this.span();

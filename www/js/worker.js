@@ -117,8 +117,9 @@ async function parsedTrace(trace, blockSize) {
 
 // Runs one config (an object: the wasm reads it as it is, no JSON text) to completion in slices.
 // Returns the report text, or null if superseded/cancelled.
-// With `range` ({first, count}) it also logs those decisions and returns {report, decisions}.
-async function runJob(lane, id, config, trace, onProgress, range = null) {
+// With `range` ({first, count}) it also logs those decisions and returns {report, decisions}; with
+// `point`, the report comes without its time series and latency distributions (a sweep's point).
+async function runJob(lane, id, config, trace, onProgress, range = null, point = false) {
   const parsed = trace ? await parsedTrace(trace, config?.block_size ?? 512) : null;
   if (latest[lane] !== id || cancelled[lane] >= id) return null;
   const job = trace ? wasm.Job.from_trace(config, parsed) : wasm.Job.synthetic(config);
@@ -146,7 +147,7 @@ async function runJob(lane, id, config, trace, onProgress, range = null) {
         if (latest[lane] !== id || cancelled[lane] >= id) return null;
       }
     }
-    const report = job.report_json();
+    const report = point ? job.point_json() : job.report_json();
     const decisions = range ? job.decisions_json() : null;
     ok = true;
     return range ? { report, decisions } : report;
@@ -190,7 +191,7 @@ async function handleBatch(msg) {
   const t0 = performance.now();
   try {
     for (let i = 0; i < configs.length; i++) {
-      const report = await runJob(lane, id, configs[i], msg.trace, () => {});
+      const report = await runJob(lane, id, configs[i], msg.trace, () => {}, null, true);
       if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
       postMessage({ type: 'batch-part', id, index: i, point: pointOf(report) });
       await yieldToQueue();

@@ -82,6 +82,11 @@ pub enum Command {
         #[arg(long, requires = "ratios", requires = "large", default_value_t = 1,
               value_parser = clap::value_parser!(u16).range(1..=20))]
         around: u16,
+        /// Instead of the table, the page's first-screen sweep over the conversation trace
+        /// (1 to 256 replicas, three policies, 60 runs on one thread), N timed rounds.
+        #[arg(long, value_name = "ROUNDS", conflicts_with = "ratios",
+              value_parser = clap::value_parser!(u16).range(1..=100))]
+        hero: Option<u16>,
         /// Run only scenario N in this process (used internally, one child per scenario).
         #[arg(long, hide = true)]
         scenario: Option<usize>,

@@ -158,7 +158,7 @@ pub(crate) fn run_child(
 
 /// CPU time this thread has run (user + system), from `/proc/thread-self/schedstat`
 /// (ns), `None` where there is no such file. The synthetic runs are single-threaded.
-fn thread_cpu_ms() -> Option<f64> {
+pub(crate) fn thread_cpu_ms() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns = stat.split_whitespace().next()?.parse::<u64>().ok()?;
     Some(ns as f64 / 1e6)

@@ -69,6 +69,11 @@ pub fn main() -> ExitCode {
             crate::plan::run(cmd, sub)
         }
         Some(Command::Bench {
+            hero: Some(rounds),
+            quick,
+            ..
+        }) => crate::hero_bench::run(usize::from(*rounds), *quick),
+        Some(Command::Bench {
             quick,
             scenario: Some(i),
             ..
@@ -80,6 +85,7 @@ pub fn main() -> ExitCode {
             pairs,
             around,
             scenario: None,
+            ..
         }) => crate::ratios::run(*quick, *large, usize::from(*pairs), usize::from(*around)),
         Some(Command::Bench {
             quick,

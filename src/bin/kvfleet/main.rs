@@ -11,6 +11,8 @@ mod builtin;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]
+mod hero_bench;
+#[cfg(not(target_arch = "wasm32"))]
 mod inputs;
 #[cfg(not(target_arch = "wasm32"))]
 mod lesson;

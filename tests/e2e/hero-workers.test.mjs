@@ -1,0 +1,47 @@
+// tests/e2e/hero-workers.test.mjs: the hero's sweep spreads its points over two or more workers (each
+// takes the next point when it finishes one), every point once; after a change of setting, the new
+// sweep starts only once that setting's run is drawn, and it is still whole and equal to single runs.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite } from './harness.mjs';
+
+let site;
+before(async () => { site = await startSite(); });
+after(async () => { await site?.close(); });
+
+const PAGE_TIMEOUT = 120000;
+const whole = (page, n) => page.waitForFunction((k) => (window.kvfleet?.heroDone || 0) >= k && !window.kvfleet.hero.pending, n, { timeout: PAGE_TIMEOUT });
+const perWorker = (page) => page.evaluate(() => window.kvfleet.hero.hosts.map((h) => h.points || 0));
+const counts = (page) => page.evaluate(() => Object.fromEntries(Object.entries(window.kvfleet.hero.sweeps).map(([p, v]) => [p, v.map((q) => q.instances)])));
+
+test('the sweep spreads over the workers; a changed setting\'s sweep starts after its run is drawn', async () => {
+  const { page, errors } = await site.open('/?routing=kv', { viewport: { width: 1280, height: 900 } });
+  await whole(page, 1);
+  const xs = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+  const first = await perWorker(page);
+  assert.ok(first.length >= 2, `${first.length} workers`);
+  assert.ok(first.every((n) => n > 0), `every worker ran points: ${first}`);
+  assert.equal(first.reduce((a, b) => a + b, 0), 3 * xs.length, 'each of the 60 points once');
+  for (const [p, got] of Object.entries(await counts(page))) assert.deepEqual(got, xs, p);
+
+  // The cache slider one step down: a new sweep of every point, after the new run is drawn.
+  const runs = await page.evaluate(() => window.kvfleet.runCount);
+  await page.focus('[data-testid="hero-input-kv_blocks"]');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((n) => window.kvfleet.runCount > n, runs, { timeout: PAGE_TIMEOUT });
+  await whole(page, 2);
+  const t = await page.evaluate(() => ({ ...window.kvfleet.hero.timing, drawn: window.kvfleet.lastRenderAt, blocks: window.kvfleet.lastReport.config.kv_blocks }));
+  assert.ok(Number.isFinite(t.blocks), 'the run is of a bounded cache');
+  assert.ok(t.started >= t.drawn, `the sweep started at ${t.started.toFixed(0)} ms, the run was drawn at ${t.drawn.toFixed(0)} ms`);
+  const second = await perWorker(page);
+  assert.equal(second.reduce((a, b) => a + b, 0) - 3 * xs.length, 3 * xs.length, 'the new sweep ran each point once');
+  for (const [p, got] of Object.entries(await counts(page))) assert.deepEqual(got, xs, p);
+  // Its point at the run's own count and policy is the run on screen.
+  const here = await page.evaluate(() => {
+    const r = window.kvfleet.lastReport;
+    return { run: r.summary.hit_rate_tokens, point: window.kvfleet.hero.sweeps.kv.find((q) => q.instances === r.config.instances).hit_rate_tokens };
+  });
+  assert.equal(here.point, here.run);
+  assert.deepEqual(errors, []);
+});
