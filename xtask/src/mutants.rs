@@ -328,14 +328,15 @@ fn run_module(m: &Module, jobs: u32, tree: &Path, iterate: bool) -> Result<Score
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let jobs = jobs.to_string();
     let out_arg = out.to_string_lossy().into_owned();
-    let mut args = vec!["mutants", "-j", &jobs, "--no-shuffle"];
+    let mut args = vec!["mutants", "--no-shuffle"];
     // One job mutates the tree itself (a copy of the working tree already): its baseline
-    // then finds `prepare`'s build fresh. A copy (several jobs) has new file times, so each
-    // job's first build recompiles the crate, on the copied dependencies.
+    // then finds `prepare`'s build fresh (cargo-mutants takes no `-j` with `--in-place`). A
+    // copy (several jobs) has new file times, so each job's first build recompiles the
+    // crate, on the copied dependencies.
     if jobs == "1" {
         args.push("--in-place");
     } else {
-        args.extend(["--copy-target", "true"]);
+        args.extend(["-j", &jobs, "--copy-target", "true"]);
     }
     args.extend(["--profile", "mutants", "-o", &out_arg]);
     for f in m.files {
