@@ -2,7 +2,8 @@
 // Chromium for every test file, then `node --test --test-concurrency=JOBS` over the files, each file
 // a process of its own that opens its pages as contexts of the shared browser (harness.mjs reads
 // KVFLEET_E2E_SITE and KVFLEET_E2E_BROWSER). The slowest files start first, so the parallel run
-// ends when they do. Exits with node --test's status.
+// ends when they do; at the end it prints each file's wall time (file-times.mjs). Exits with
+// node --test's status.
 //
 //   node tests/e2e/run.mjs                         every tests/e2e/*.test.mjs, JOBS at a time
 //   node tests/e2e/run.mjs --jobs 1 page sweep     those two files, one after the other
@@ -19,9 +20,10 @@ import { ensureBundle } from '../../scripts/bundle.mjs';
 
 const E2E = join(ROOT, 'tests', 'e2e');
 const DEFAULT_JOBS = 3;
-// The files that take longest (a minute or more each on a 2-core machine), longest first: started
+// The files that take longest, longest first (the wall times the runner prints at the end): started
 // first so that no long file begins when the others are done.
-const SLOW_FIRST = ['story', 'hero-words', 'capacity', 'page', 'course', 'sweep', 'book', 'explainer', 'zoo'];
+const SLOW_FIRST = ['course', 'page', 'lesson-embed', 'capacity', 'hero-polish', 'hero-words', 'first-screen', 'links',
+  'lesson-stops', 'explainer', 'book', 'phone', 'router-view', 'lesson-figure', 'story-headline', 'sweep', 'embed', 'story'];
 
 function parseArgs(argv) {
   let jobs = Number(process.env.KVFLEET_E2E_JOBS || DEFAULT_JOBS);
@@ -52,7 +54,13 @@ function testFiles(names) {
 
 function runNodeTest(files, jobs, env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', `--test-concurrency=${jobs}`, ...files], { cwd: ROOT, env, stdio: 'inherit' });
+    // The usual reporter (spec on a terminal, TAP otherwise), then each file's wall time at the end.
+    const reporters = [
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
+      `--test-reporter=${join(E2E, 'file-times.mjs')}`, '--test-reporter-destination=stdout',
+    ];
+    const args = ['--test', `--test-concurrency=${jobs}`, ...reporters, ...files];
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'inherit' });
     const stop = (sig) => child.kill(sig);
     process.once('SIGINT', stop).once('SIGTERM', stop);
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));

@@ -6,9 +6,10 @@
 //! caught), *missed* when every test still passes, *unviable* when it does not compile.
 //! The score of a module is (caught + timeouts) / (caught + timeouts + missed); the
 //! target is at least 90 % per module. Builds use Cargo.toml's `mutants` profile
-//! (opt-level 1, no debug info: a mutant builds and runs its tests in about 5 s), each
-//! job in its own copy of the tree with its own target directory, never in
-//! `target/debug/`, whose binary the tests run; reports go to
+//! (opt-level 1, no debug info: a mutant builds and runs its tests in about 5 s) in a
+//! copy of the tree with its own target directory (`mutants_tree`), never in
+//! `target/debug/`, whose binary the tests run: one job mutates that copy in place, several
+//! jobs each copy it again; reports go to
 //! `target/mutants-out/<module>/mutants.out/` (`missed.txt` lists the survivors).
 
 use crate::util::{cmd, root, run, secs};
@@ -327,18 +328,17 @@ fn run_module(m: &Module, jobs: u32, tree: &Path, iterate: bool) -> Result<Score
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let jobs = jobs.to_string();
     let out_arg = out.to_string_lossy().into_owned();
-    let mut args = vec![
-        "mutants",
-        "-j",
-        &jobs,
-        "--no-shuffle",
-        "--copy-target",
-        "true",
-        "--profile",
-        "mutants",
-        "-o",
-        &out_arg,
-    ];
+    let mut args = vec!["mutants", "--no-shuffle"];
+    // One job mutates the tree itself (a copy of the working tree already): its baseline
+    // then finds `prepare`'s build fresh (cargo-mutants takes no `-j` with `--in-place`). A
+    // copy (several jobs) has new file times, so each job's first build recompiles the
+    // crate, on the copied dependencies.
+    if jobs == "1" {
+        args.push("--in-place");
+    } else {
+        args.extend(["-j", &jobs, "--copy-target", "true"]);
+    }
+    args.extend(["--profile", "mutants", "-o", &out_arg]);
     for f in m.files {
         args.extend(["-f", f]);
     }

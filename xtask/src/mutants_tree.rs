@@ -1,7 +1,8 @@
 //! The tree `cargo xtask mutants` mutates: a copy of the working tree (tracked and
 //! untracked files, not the ignored ones) in `target/mutants-tree/`, with its own target
-//! directory holding only the `mutants` profile, so cargo-mutants can copy it to each job
-//! (`--copy-target true`) instead of building the dependencies again per module and job.
+//! directory holding only the `mutants` profile. One job (`--in-place`) mutates it there,
+//! and the build made here serves cargo-mutants' baseline; several jobs each get a copy of
+//! it (`--copy-target true`) instead of building the dependencies again per module and job.
 //! Only the test targets the chosen modules run are built (the smoke check's one, not 35).
 
 use crate::util::{cmd, root, run};
