@@ -47,78 +47,63 @@ const POLICY_FIELDS: [(Policy, &str); 4] = [
 /// config key the way the caller shows it (a CLI flag, or the key itself).
 pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
     let mut out = Vec::new();
-    let mut add = |field: &'static str, why: String| out.push(Inert { field, why });
+    let mut add = |fields: &[&'static str], why: String| {
+        for &field in fields {
+            out.push(Inert {
+                field,
+                why: why.clone(),
+            });
+        }
+    };
+    // "with --des-routing round_robin (NOTE)": the setting that turns the feature off.
+    let with = |key: &str, value: &str, note: &str| format!("with {} {value} ({note})", flag(key));
+    let (routing, view) = (cfg.routing.name(), cfg.router_view.name());
     if cfg.pools().is_none() {
-        let why = format!(
-            "on a colocated fleet (it needs {} and {})",
+        let needs = format!(
+            "it needs {} and {}",
             flag("prefill_instances"),
             flag("decode_instances")
         );
-        for field in SPLIT_FLEET {
-            add(field, why.clone());
-        }
+        add(&SPLIT_FLEET, format!("on a colocated fleet ({needs})"));
     }
     if cfg.router_view != RouterView::Snapshot {
-        let why = format!(
-            "with {} {} (only the snapshot view has a refresh interval and an event lag)",
-            flag("router_view"),
-            cfg.router_view.name()
+        let note = "only the snapshot view has a refresh interval and an event lag";
+        add(
+            &["router_refresh_ms", "kv_event_lag_ms"],
+            with("router_view", view, note),
         );
-        add("router_refresh_ms", why.clone());
-        add("kv_event_lag_ms", why);
     }
     if cfg.router_view == RouterView::Offline {
-        let why = format!(
-            "with {} offline (the offline pass caches each pick's blocks at once)",
-            flag("router_view")
-        );
-        add("router_predict_ttl_ms", why);
+        let note = "the offline pass caches each pick's blocks at once";
+        add(&["router_predict_ttl_ms"], with("router_view", view, note));
     }
     for (policy, field) in POLICY_FIELDS {
         if cfg.routing != policy {
-            let why = format!(
-                "with {} {} (it is a setting of {} only)",
-                flag("routing"),
-                cfg.routing.name(),
-                policy.name()
-            );
-            add(field, why);
+            let note = format!("it is a setting of {} only", policy.name());
+            add(&[field], with("routing", routing, &note));
         }
     }
     if cfg.engine != EnginePreset::Custom {
-        let why = format!(
-            "with {} {} (a preset brings its own timing; the coefficients are the custom \
-             engine's)",
-            flag("engine"),
-            cfg.engine.name()
-        );
-        for field in CUSTOM_ENGINE {
-            add(field, why.clone());
-        }
+        let note = "a preset brings its own timing; the coefficients are the custom engine's";
+        add(&CUSTOM_ENGINE, with("engine", cfg.engine.name(), note));
     }
     if cfg.routing != Policy::Kv {
-        let why = format!(
-            "with {} {} (it weighs the kv policy's missed blocks)",
-            flag("routing"),
-            cfg.routing.name()
-        );
-        add("overlap_weight", why);
+        let note = "it weighs the kv policy's missed blocks";
+        add(&["overlap_weight"], with("routing", routing, note));
     }
     if cfg.routing != Policy::PrefixAware && cfg.affinity_share() <= 0.0 {
         let why = format!(
-            "with {} {} and no session affinity (only a sticky or prefix home spills)",
-            flag("routing"),
-            cfg.routing.name()
+            "with {} {routing} and no session affinity (only a sticky or prefix home spills)",
+            flag("routing")
         );
-        add("spill_queue", why);
+        add(&["spill_queue"], why);
     }
     if cfg.arrival_model != ArrivalModel::Gamma {
-        let why = format!(
-            "with {} {} (it is the gamma model's shape)",
-            flag("arrival_model"),
-            cfg.arrival_model.name()
+        let note = "it is the gamma model's shape";
+        add(
+            &["burstiness"],
+            with("arrival_model", cfg.arrival_model.name(), note),
         );
-        add("burstiness", why);
     }
     out
 }
