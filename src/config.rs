@@ -52,13 +52,13 @@ pub enum Policy {
     /// Power of two choices: two distinct replicas drawn (seeded), the one with fewer in
     /// flight wins.
     P2c,
-    /// NVIDIA Dynamo's KV router cost (see `router::zoo::dynamo`).
+    /// NVIDIA Dynamo's KV router cost (the book's Routing chapter, "The router zoo").
     Dynamo,
-    /// SGLang's cache-aware router (see `router::zoo::sglang`).
+    /// SGLang's cache-aware router (the book's Routing chapter, "The router zoo").
     Sglang,
-    /// llm-d's weighted scorer pipeline (see `router::zoo::llmd`).
+    /// llm-d's weighted scorer pipeline (the book's Routing chapter, "The router zoo").
     LlmD,
-    /// AIBrix's prefix-cache router (see `router::zoo::aibrix`).
+    /// AIBrix's prefix-cache router (the book's Routing chapter, "The router zoo").
     Aibrix,
 }
 

@@ -46,7 +46,7 @@ pub const REJECT_SHARE: f64 = 0.05;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[serde(rename = "FindingKind", rename_all = "snake_case")]
 pub enum Kind {
     /// Requests were not shared evenly.
     LoadUneven,

@@ -78,6 +78,11 @@ test('embed controls= picks the controls; they move the figure; bad values get a
     assert.equal(await page.locator('[data-testid="embed-controls"] .field').count(), 2);
     assert.equal(await page.isVisible('[data-testid="embed-input-num_prefixes"]'), true);
     assert.match(await page.textContent('[data-testid="url-notes"]'), /Ignored unknown controls: nope/);
+    // The note takes its room from the figure: the frame still never scrolls and nothing leaves it.
+    await nextFrames(page);
+    const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollHeight, inner: window.innerHeight }));
+    assert.ok(scroll <= inner, `with the note, document scroll height ${scroll} <= frame ${inner}`);
+    assert.deepEqual(await page.evaluate(overflowing), []);
     const n = await page.evaluate(() => window.kvfleet.runCount);
     await page.focus('[data-testid="embed-input-instances"]');
     await page.keyboard.press('ArrowRight');
