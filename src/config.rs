@@ -52,13 +52,13 @@ pub enum Policy {
     /// Power of two choices: two distinct replicas drawn (seeded), the one with fewer in
     /// flight wins.
     P2c,
-    /// NVIDIA Dynamo's KV router cost (the book's Routing chapter, "The router zoo").
+    /// NVIDIA Dynamo's KV router cost (in the book: Routing policies, the router zoo).
     Dynamo,
-    /// SGLang's cache-aware router (the book's Routing chapter, "The router zoo").
+    /// SGLang's cache-aware router (in the book: Routing policies, the router zoo).
     Sglang,
-    /// llm-d's weighted scorer pipeline (the book's Routing chapter, "The router zoo").
+    /// llm-d's weighted scorer pipeline (in the book: Routing policies, the router zoo).
     LlmD,
-    /// AIBrix's prefix-cache router (the book's Routing chapter, "The router zoo").
+    /// AIBrix's prefix-cache router (in the book: Routing policies, the router zoo).
     Aibrix,
 }
 

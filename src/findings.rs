@@ -46,8 +46,8 @@ pub const REJECT_SHARE: f64 = 0.05;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename = "FindingKind", rename_all = "snake_case")]
-pub enum Kind {
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
     /// Requests were not shared evenly.
     LoadUneven,
     /// Some replicas reuse their cache far more than others.
@@ -64,7 +64,7 @@ pub enum Kind {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     /// What was found.
-    pub kind: Kind,
+    pub kind: FindingKind,
     /// The replicas it is about (the busiest, the idle ones, the overloaded ones...).
     pub replicas: Vec<u32>,
     /// Plain words, with the numbers behind them.
@@ -164,7 +164,7 @@ pub fn load_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
             100.0 / rows.len() as f64,
         );
         return Some(Finding {
-            kind: Kind::LoadUneven,
+            kind: FindingKind::LoadUneven,
             replicas: vec![busiest],
             text,
         });
@@ -191,7 +191,7 @@ pub fn load_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
         count(least as f64)
     );
     Some(Finding {
-        kind: Kind::LoadUneven,
+        kind: FindingKind::LoadUneven,
         replicas: idle,
         text,
     })
@@ -227,7 +227,7 @@ pub fn hit_finding(rows: &[ReplicaFacts]) -> Option<Finding> {
         100.0 * lo.1
     );
     Some(Finding {
-        kind: Kind::HitUneven,
+        kind: FindingKind::HitUneven,
         replicas: vec![hi.0, lo.0],
         text,
     })
@@ -308,7 +308,7 @@ pub fn overload_finding(rows: &[ReplicaFacts], series: &Series, window: Window) 
         )
     };
     Some(Finding {
-        kind: Kind::Overloaded,
+        kind: FindingKind::Overloaded,
         replicas: hit,
         text,
     })

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::findings::kv::{self, KvFacts, KvLimits};
-use crate::findings::{self, Finding, Kind, ReplicaFacts, Window};
+use crate::findings::{self, Finding, FindingKind, ReplicaFacts, Window};
 use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::{Simulation, Unended};
@@ -483,8 +483,8 @@ impl Simulation<'_> {
         let findings = self.findings(&per_instance, &series, makespan_us);
         summary.hot_spot = findings
             .iter()
-            .any(|f| matches!(f.kind, Kind::LoadUneven | Kind::HitUneven));
-        summary.overloaded = findings.iter().any(|f| f.kind == Kind::Overloaded);
+            .any(|f| matches!(f.kind, FindingKind::LoadUneven | FindingKind::HitUneven));
+        summary.overloaded = findings.iter().any(|f| f.kind == FindingKind::Overloaded);
         let unended = self.unended();
         let warnings = unended
             .iter()

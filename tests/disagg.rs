@@ -396,7 +396,7 @@ fn uneven_load_is_judged_within_the_prefill_pool() {
     let f = r
         .findings
         .iter()
-        .find(|f| f.kind == kvfleet::findings::Kind::LoadUneven)
+        .find(|f| f.kind == kvfleet::findings::FindingKind::LoadUneven)
         .expect("the hot prefix's home is flagged");
     let home = f.replicas[0] as usize;
     assert!(home < 3, "a prefill replica: {}", f.text);

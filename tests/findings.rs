@@ -2,14 +2,14 @@
 //! hot-prefix scenario and on a fleet offered more than it can serve.
 #![cfg(not(target_arch = "wasm32"))]
 
-use kvfleet::findings::Kind;
+use kvfleet::findings::FindingKind;
 use kvfleet::{api, Config, Policy, Report};
 
 fn run(cfg: &Config) -> Report {
     api::synthetic_simulation(cfg).unwrap().into_report()
 }
 
-fn kinds(r: &Report) -> Vec<Kind> {
+fn kinds(r: &Report) -> Vec<FindingKind> {
     r.findings.iter().map(|f| f.kind).collect()
 }
 
@@ -43,7 +43,7 @@ fn random_dealing_is_not_flagged_as_uneven_load() {
             ..Config::default()
         });
         assert!(
-            !kinds(&r).contains(&Kind::LoadUneven),
+            !kinds(&r).contains(&FindingKind::LoadUneven),
             "seed {seed}: {:?}",
             r.warnings
         );
@@ -65,7 +65,7 @@ fn the_hot_prefix_scenario_fires_under_prefix_aware_and_not_under_kv() {
     let f = r
         .findings
         .iter()
-        .find(|f| f.kind == Kind::LoadUneven)
+        .find(|f| f.kind == FindingKind::LoadUneven)
         .expect("uneven load");
     let busiest = r.per_instance.iter().max_by_key(|p| p.requests).unwrap();
     assert_eq!(f.replicas, vec![busiest.index]);
@@ -74,7 +74,11 @@ fn the_hot_prefix_scenario_fires_under_prefix_aware_and_not_under_kv() {
         routing: Policy::Kv,
         ..hot
     });
-    assert!(!kinds(&kv).contains(&Kind::LoadUneven), "{:?}", kv.warnings);
+    assert!(
+        !kinds(&kv).contains(&FindingKind::LoadUneven),
+        "{:?}",
+        kv.warnings
+    );
 }
 
 #[test]
@@ -89,7 +93,7 @@ fn a_fleet_offered_more_than_it_serves_is_overloaded() {
     let f = r
         .findings
         .iter()
-        .find(|f| f.kind == Kind::Overloaded)
+        .find(|f| f.kind == FindingKind::Overloaded)
         .expect("overloaded");
     assert_eq!(f.replicas, vec![0, 1, 2, 3]);
     assert!(

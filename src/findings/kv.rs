@@ -11,7 +11,7 @@
 //! the load findings need suffices. A run limited by its slots (the head waits for a
 //! slot) and a run where nothing waits never fire.
 
-use super::{count, Finding, Kind};
+use super::{count, Finding, FindingKind};
 
 /// Requests per replica below which the finding is not given.
 pub const MIN_REQUESTS_PER_REPLICA: f64 = 10.0;
@@ -108,7 +108,7 @@ pub fn kv_finding(rows: &[KvFacts], limits: KvLimits) -> Option<Finding> {
         100.0 * f.wait_share,
     );
     Some(Finding {
-        kind: Kind::KvBound,
+        kind: FindingKind::KvBound,
         replicas,
         text,
     })

@@ -61,7 +61,7 @@ fn below_the_minimum_sample_nothing_fires() {
 fn a_hot_replica_fires_with_its_share() {
     // Mean 50, chance 3 x sqrt(50) = 21.2; 86 >= 1.5 x 50 and 86 - 50 = 36 > 21.2.
     let f = load_finding(&rows(&[86, 38, 38, 38])).expect("hot replica");
-    assert_eq!(f.kind, Kind::LoadUneven);
+    assert_eq!(f.kind, FindingKind::LoadUneven);
     assert_eq!(f.replicas, vec![0]);
     assert!(
         f.text
@@ -97,7 +97,10 @@ fn uneven_hit_rates_fire_only_over_sampled_replicas() {
     r[0].hit_rate_tokens = 0.8;
     r[2].hit_rate_tokens = 0.2;
     let f = hit_finding(&r).expect("spread 0.6");
-    assert_eq!((f.kind, f.replicas.clone()), (Kind::HitUneven, vec![0, 2]));
+    assert_eq!(
+        (f.kind, f.replicas.clone()),
+        (FindingKind::HitUneven, vec![0, 2])
+    );
     assert!(
         f.text.contains("replica 0 serves 80%") && f.text.contains("replica 2 only 20%"),
         "{}",
@@ -119,7 +122,10 @@ fn a_growing_backlog_is_overload_and_a_flat_one_is_not() {
     let (s, w) = series(&[|t| (10.0 * t) as u32, |_| 3]);
     let r = rows(&[400, 100]);
     let f = overload_finding(&r, &s, w).expect("replica 0 grows");
-    assert_eq!((f.kind, f.replicas.clone()), (Kind::Overloaded, vec![0]));
+    assert_eq!(
+        (f.kind, f.replicas.clone()),
+        (FindingKind::Overloaded, vec![0])
+    );
     // First half t in [0, 5): mean of 0, 5, ..., 45 = 22.5; second half [5, 10]: 50..100 -> 75.
     assert!(
         f.text
@@ -274,7 +280,7 @@ fn a_pooled_fleet_judges_load_and_hits_in_its_prefill_pool_and_overload_anywhere
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(
         (f[0].kind, f[0].replicas.clone()),
-        (Kind::Overloaded, vec![5])
+        (FindingKind::Overloaded, vec![5])
     );
 }
 

@@ -52,7 +52,7 @@ fn a_fleet_waiting_for_kv_with_slots_free_is_kv_bound() {
     // A 20-block cache holds floor(20 / 9) = 2 requests of 9 blocks; only replica 0
     // waited a quarter of the run or more (4 s of 10; replica 1 2 s).
     let f = kv_finding(&fleet(4, 2), limits(Some(20))).unwrap();
-    assert_eq!(f.kind, Kind::KvBound);
+    assert_eq!(f.kind, FindingKind::KvBound);
     assert_eq!(f.replicas, vec![0]);
     assert_eq!(
         f.text,
