@@ -280,8 +280,10 @@ mod tests {
     fn every_parameter_is_a_config_key_with_the_configs_default() {
         let d = Config::default();
         let keys = serde_json::to_value(&d).unwrap();
-        // Left out of the config's JSON at their defaults (the disaggregation settings).
+        // Left out of the config's JSON at their defaults (the disaggregation settings and
+        // the admission rule).
         let omitted = [
+            "admission",
             "prefill_instances",
             "decode_instances",
             "kv_bytes_per_token",
@@ -296,6 +298,7 @@ mod tests {
         }
         let of = |name: &str| spec(name).default;
         assert_eq!(of("decode_routing"), Value::from("least_kv"));
+        assert_eq!(of("admission"), Value::from("reserve"));
         assert_eq!(of("kv_transfer_gbps"), Value::from(d.kv_transfer_gbps));
         assert_eq!(
             of("kv_transfer_base_us"),
