@@ -115,8 +115,8 @@ pub struct ReplicaStats {
     pub running_us: u64,
     /// Requests admitted (a decode replica's prefilled ones included).
     pub admissions: u64,
-    /// KV blocks those admissions reserved (prompt and output; under `preempt`, the
-    /// prompt's), summed.
+    /// KV blocks those admissions' requests hold at their largest (prompt and output; what
+    /// `reserve` takes at admission), summed.
     pub admitted_kv_blocks: u64,
     /// Running requests preempted for want of a KV block (`preempt` rule).
     pub preemptions: u64,

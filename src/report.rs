@@ -252,6 +252,7 @@ pub struct Summary {
     /// Preemptions for want of a KV block over the fleet, with the tokens recomputed and
     /// the time lost; present only under `admission: preempt`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "PreemptionReport"))]
     pub preemption: Option<PreemptionReport>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
@@ -324,6 +325,7 @@ pub struct InstanceReport {
     /// Its preemptions for want of a KV block, with the tokens recomputed and the time
     /// lost; present only under `admission: preempt`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "PreemptionReport"))]
     pub preemption: Option<PreemptionReport>,
     /// `prefill` (replicas `0..P`) or `decode` (`P..P+D`) in a disaggregated fleet; absent
     /// when colocated.

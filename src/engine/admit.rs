@@ -150,7 +150,8 @@ impl Replica {
                 continue;
             }
             self.stats.admissions += 1;
-            self.stats.admitted_kv_blocks += full as u64 + private;
+            // The whole request's blocks (under `reserve`, what it reserves now).
+            self.stats.admitted_kv_blocks += self.kv_whole(&req);
             if self.is_prefilled(&req) {
                 self.admit_received(req, (full, private, prompt_private));
                 continue;
