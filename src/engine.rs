@@ -160,7 +160,7 @@ pub struct Replica {
     /// The KV admission rule.
     admission: Admission,
     /// Preempted requests waiting to run again, by id.
-    resumes: IdMap<preempt::Resume>,
+    resumes: Vec<preempt::Resume>,
     /// Blocks the current decode run took at its start for its later steps.
     run_growth_blocks: u64,
 }
@@ -187,7 +187,7 @@ impl Replica {
             refused: None,
             admission_ids_walked: 0,
             admission: Admission::Reserve,
-            resumes: IdMap::default(),
+            resumes: Vec::new(),
             run_growth_blocks: 0,
         }
     }

@@ -145,7 +145,7 @@ impl Replica {
             let req = self.waiting.pop_front().expect("head exists");
             self.queued_blocks -= full as u64 + private;
             self.prompt_private_blocks += prompt_private;
-            if self.resumes.contains_key(&(req.id as u64)) {
+            if self.resume_of(req.id).is_some() {
                 self.admit_resumed(req, (full, private, prompt_private), hit, now_us, out);
                 continue;
             }

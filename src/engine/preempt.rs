@@ -25,6 +25,8 @@ use crate::workload::Request;
 /// What a preempted request keeps while it waits to run again.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Resume {
+    /// Request id.
+    pub id: u32,
     /// Tokens it had generated (its prefill on resume covers prompt + these).
     pub generated: u32,
     /// Its first admission, µs.
@@ -52,12 +54,8 @@ impl Replica {
 
     /// The tokens generated so far by a waiting request that was preempted (0 if none).
     pub(super) fn resumed_generated(&self, req: &Request) -> u32 {
-        if self.resumes.is_empty() {
-            return 0;
-        }
-        self.resumes
-            .get(&(req.id as u64))
-            .map_or(0, |r| r.generated)
+        self.resume_of(req.id)
+            .map_or(0, |i| self.resumes[i].generated)
     }
 
     /// Whether a waiting request's first token is already out (prefilled elsewhere, or
@@ -68,9 +66,15 @@ impl Replica {
 
     /// Forgets the resume state of a request that leaves without running again.
     pub(super) fn forget_resume(&mut self, id: u32) {
-        if !self.resumes.is_empty() {
-            self.resumes.remove(&(id as u64));
+        if let Some(i) = self.resume_of(id) {
+            self.resumes.swap_remove(i);
         }
+    }
+
+    /// Where request `id`'s resume state is, if it was preempted and waits (a short list:
+    /// the preempted requests waiting on this replica).
+    pub(super) fn resume_of(&self, id: u32) -> Option<usize> {
+        self.resumes.iter().position(|r| r.id == id)
     }
 
     /// Blocks a running request needs for its KV through `steps` more steps (0: what
@@ -178,13 +182,14 @@ impl Replica {
             generated: a.generated,
         });
         let resume = Resume {
+            id: a.req.id,
             generated: a.generated,
             admit_us: a.admit_us,
             first_token_us: a.first_token_us,
             computed_tokens,
             lost_from_us: a.lost_from_us.unwrap_or(now_us),
         };
-        self.resumes.insert(a.req.id as u64, resume);
+        self.resumes.push(resume);
         self.queued_blocks += self.kv_needs_total(&a.req);
         self.waiting.push_front(a.req);
         let depth = self.waiting.len() as u32;
@@ -202,10 +207,10 @@ impl Replica {
         now_us: u64,
         out: &mut Outbox,
     ) {
-        let r = self
-            .resumes
-            .remove(&(req.id as u64))
+        let i = self
+            .resume_of(req.id)
             .expect("a resumed request has its state");
+        let r = self.resumes.swap_remove(i);
         let bs = self.spec.block_size;
         let recomputed = r.computed_tokens.saturating_sub(hit as u32 * bs);
         self.stats.recomputed_tokens += recomputed as u64;
