@@ -1,7 +1,8 @@
 //! The `preempt` admission rule worked by hand on two requests: admission on the prompt
 //! with later growth, which request is preempted, the tokens it recomputes, the hit it
 //! finds when it resumes, and the time it loses; the `reserve` rule on the same requests
-//! for contrast, and the text report's line.
+//! for contrast; the text report's line; and a split fleet's decode replica, which
+//! preempts and recomputes locally.
 #![cfg(not(target_arch = "wasm32"))]
 
 use kvfleet::sim::Decision;
@@ -144,4 +145,65 @@ fn the_text_report_has_the_preemption_line() {
     );
     let (r, _) = run(Admission::Reserve);
     assert!(!kvfleet::report::text::render(&r).contains("Preemptions"));
+}
+
+// The same two requests in a split fleet, 1 prefill and 1 decode replica of 6 blocks
+// each, a transfer of 8 × 125 B over 1 GB/s with no base cost: 1 µs.
+//
+// Prefill replica: request 0 prefills 0 → 1008 µs (hand-off), request 1 1008 → 2016.
+// Transfers end at 1009 and 2017 (their first tokens).
+// Decode replica, by hand:
+// t=1009   request 0 (g=1) is admitted on its prompt and first step, ceil(9/4) = 3 blocks.
+//          12 steps left; the run takes what its steps fill while the 3 spare blocks last:
+//          all 12 (it ends in ceil(20/4) = 5 blocks).
+// t=2017   request 1 arrives (3 blocks needed, 1 free, 2 held ahead of need by the run):
+//          the run is cut at its next step boundary, 1009 + 2 × 1000 = 3009.
+// t=3009   request 0 (g=3) gives back the 2 blocks beyond ceil(10/4) = 3; request 1 is
+//          admitted (3 blocks, 6 used). Run: request 0 fits 3 blocks for k <= 2 more steps
+//          (ceil((10 + k) / 4)), request 1 for k <= 4: 2 steps, to 5009.
+// t=5009   request 0 (g=5) needs a 4th block: request 1 (g=3, 3 blocks, 10 KV tokens
+//          computed), the most recently admitted, is preempted and stays on the decode
+//          replica. Request 0's run (8 steps, to ceil(20/4) = 5 blocks) evicts block 21.
+// t=13009  request 0 ends. Request 1 resumes on the decode replica: block 20 still cached
+//          (1 block), it prefills 8 + 3 - 4 = 7 tokens there (6 of them recomputed):
+//          1007 µs, its 4th token at 14016: 9007 µs lost. Then 5 steps: done at 19016.
+#[test]
+fn a_decode_replica_preempts_and_recomputes_locally() {
+    let cfg = Config {
+        instances: 2,
+        prefill_instances: Some(1),
+        decode_instances: Some(1),
+        kv_bytes_per_token: Some(125),
+        kv_transfer_gbps: 1.0,
+        kv_transfer_base_us: 0.0,
+        ..config(Admission::Preempt)
+    };
+    let mut sim = api::replay_simulation(&cfg, requests(), "two").unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.take_decisions();
+    let r = sim.into_report();
+    assert!(close(d[0].ttft_ms.unwrap(), 1.009), "{:?}", d[0].ttft_ms);
+    assert!(close(d[1].ttft_ms.unwrap(), 2.017), "{:?}", d[1].ttft_ms);
+    assert!(d[0].preemptions.is_empty());
+    let p = &d[1].preemptions[0];
+    assert_eq!((p.replica, p.blocks_freed, p.generated), (1, 3, 3));
+    assert!(close(p.at_s, 0.005009) && close(p.resumed_s.unwrap(), 0.013009));
+    assert_eq!(p.resumed_cached_blocks, Some(1));
+    assert_eq!(p.recomputed_tokens, Some(6));
+    assert!(close(d[0].e2e_ms.unwrap(), 13.009), "{:?}", d[0].e2e_ms);
+    assert!(close(d[1].e2e_ms.unwrap(), 19.016), "{:?}", d[1].e2e_ms);
+    let per: Vec<u64> = r
+        .per_instance
+        .iter()
+        .map(|x| x.preemption.as_ref().unwrap().preemptions)
+        .collect();
+    assert_eq!(per, [0, 1], "the prefill replica never preempts");
+    let s = r.summary.preemption.as_ref().unwrap();
+    assert_eq!((s.preemptions, s.recomputed_tokens), (1, 6));
+    assert!(close(s.time_lost_ms, 9.007), "{}", s.time_lost_ms);
+    // Nothing was transferred twice, and both requests ended once.
+    assert_eq!(r.pools.as_ref().unwrap().transfers.count, 2);
+    assert_eq!(r.summary.completed, 2);
+    assert!(r.unended.is_none());
 }
