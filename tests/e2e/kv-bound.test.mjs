@@ -4,7 +4,7 @@
 // capture figure says why its picks found more blocks than admissions reused (evictions while requests
 // waited), with the CLI's counts. Ten times the cache: no finding and no such clause. The same small
 // cache under `admission=preempt` (the KV cache group's control reads it) preempts, with the CLI's
-// counts.
+// counts, and the fleet lines end with the CLI's preemption line.
 // Screenshots: test-results/kv-bound.png, test-results/kv-preempt.png (light, 1280 px).
 
 import { test, before, after } from 'node:test';
@@ -110,7 +110,10 @@ test('the small cache under admission=preempt: the control reads it, and the run
     assert.deepEqual(await control.locator('option').allTextContents(), ['reserve', 'preempt']);
     assert.deepEqual(report.summary.preemption, p);
     assert.deepEqual(report.per_instance.map((r) => r.preemption), native.report.per_instance.map((r) => r.preemption));
-    await control.scrollIntoViewIfNeeded();
+    // The fleet lines' box ends with the CLI's preemption line, word for word.
+    const box = await page.locator('[data-testid=fleet-lines]').textContent();
+    assert.ok(box.split('\n').includes(line), `${box}\n--- the CLI's: ${line}`);
+    await page.locator('[data-testid=fleet-lines]').scrollIntoViewIfNeeded();
     await screenshot(page, 'kv-preempt', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
