@@ -134,8 +134,13 @@ impl Replica {
                 })
                 .sum()
         };
-        // The largest k in 1..=steps whose extra blocks fit (extra(1) is 0).
-        let (mut lo, mut hi) = (1u64, steps);
+        // The largest k in 1..=steps whose extra blocks fit (extra(1) is 0): most often the
+        // whole run, checked first.
+        let (mut lo, mut hi) = if extra(steps) <= spare {
+            (steps, steps)
+        } else {
+            (1u64, steps - 1)
+        };
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
             if extra(mid) <= spare {
