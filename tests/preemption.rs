@@ -207,3 +207,41 @@ fn a_decode_replica_preempts_and_recomputes_locally() {
     assert_eq!(r.summary.completed, 2);
     assert!(r.unended.is_none());
 }
+
+/// With room for everything (an unbounded cache), admitting on the prompt changes no
+/// request's timing: every request's admission, first token and end are the same under
+/// both rules, for a pool and a sessions workload on a colocated fleet, and nothing is
+/// preempted.
+#[test]
+fn with_room_for_everything_the_two_rules_time_every_request_alike() {
+    use kvfleet::WorkloadKind;
+    for workload in [WorkloadKind::Pool, WorkloadKind::Sessions] {
+        let times = |admission: Admission| {
+            let cfg = Config {
+                workload,
+                num_requests: 120,
+                request_rate: 30.0,
+                num_sessions: 8,
+                turns: 4,
+                block_size: 16,
+                max_batch: 8,
+                admission,
+                ..Config::default()
+            };
+            let mut sim = api::synthetic_simulation(&cfg).unwrap();
+            sim.record_decisions();
+            sim.run_to_end();
+            let d = sim.take_decisions();
+            let r = sim.into_report();
+            let each: Vec<_> = d
+                .iter()
+                .map(|x| (x.chosen, x.admit_s, x.cached_blocks, x.ttft_ms, x.e2e_ms))
+                .collect();
+            (each, r)
+        };
+        let (reserve, _) = times(Admission::Reserve);
+        let (preempt, r) = times(Admission::Preempt);
+        assert_eq!(reserve, preempt, "{workload:?}");
+        assert_eq!(r.summary.preemption.unwrap().preemptions, 0);
+    }
+}
