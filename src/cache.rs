@@ -13,6 +13,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 mod chunked;
 mod flat;
+mod grow;
 mod releases;
 mod table;
 mod window;

@@ -6,9 +6,11 @@ use std::fmt;
 
 use crate::timing::EnginePreset;
 
+mod admission;
 mod disagg;
 mod tie_break;
 
+pub use admission::Admission;
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
@@ -487,6 +489,11 @@ pub struct Config {
     /// its source does; seeded) or `lowest` (the lower index).
     #[serde(skip_serializing_if = "tie_break::is_default")]
     pub tie_break: TieBreak,
+    /// How a replica admits into KV: `reserve` (prompt and output must fit at admission)
+    /// or `preempt` (admit on the prompt, grow while decoding, preempt the most recently
+    /// admitted request when a step finds no block; vLLM V1's rule).
+    #[serde(skip_serializing_if = "admission::is_default")]
+    pub admission: Admission,
     /// Disaggregated fleet: prefill replicas (with `decode_instances`; `instances` is
     /// then their sum). Unset: colocated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -578,6 +585,7 @@ impl Default for Config {
             sglang_miss: SglangMiss::Load,
             llmd_weights: "3,2,2".to_string(),
             tie_break: TieBreak::Random,
+            admission: Admission::Reserve,
             prefill_instances: None,
             decode_instances: None,
             decode_routing: DecodeRouting::LeastKv,

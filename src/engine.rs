@@ -8,11 +8,15 @@ mod admit;
 mod deadline;
 mod disagg;
 mod outbox;
+mod preempt;
 
 pub use disagg::{Prefilled, Role};
-pub use outbox::{Admitted, DropKind, Dropped, Finished, Handoff, ItlRun, Outbox, Released};
+pub use outbox::{
+    Admitted, DropKind, Dropped, Finished, Handoff, ItlRun, Outbox, Preempted, Released, Resumed,
+};
 
 use crate::cache::{BlockCache, IdMap};
+use crate::config::Admission;
 use crate::timing::Timing;
 use crate::workload::Request;
 
@@ -53,6 +57,19 @@ struct Active {
     generated: u32,
     admit_us: u64,
     first_token_us: u64,
+    /// Tokens it had generated when it was last preempted (its prefill covers the prompt
+    /// and these); 0 for a request never preempted.
+    resume_tokens: u32,
+    /// While a preempted request recomputes: when the time it lost began, µs.
+    lost_from_us: Option<u64>,
+}
+
+impl Active {
+    /// Where its prefill ends: the prompt, plus the tokens it recomputes after a
+    /// preemption.
+    fn prompt_end(&self) -> u32 {
+        self.req.prompt_tokens + self.resume_tokens
+    }
 }
 
 enum Plan {
@@ -98,8 +115,18 @@ pub struct ReplicaStats {
     pub running_us: u64,
     /// Requests admitted (a decode replica's prefilled ones included).
     pub admissions: u64,
-    /// KV blocks those admissions reserved (prompt and output), summed.
+    /// KV blocks those admissions' requests hold at their largest (prompt and output; what
+    /// `reserve` takes at admission), summed.
     pub admitted_kv_blocks: u64,
+    /// Running requests preempted for want of a KV block (`preempt` rule).
+    pub preemptions: u64,
+    /// Tokens the resumed requests prefilled again that they had computed before their
+    /// preemption (less what they found still cached), tokens.
+    pub recomputed_tokens: u64,
+    /// Time preempted requests lost: from each preemption to the end of the step that
+    /// finished its request's recomputation (its next token), µs; a request preempted
+    /// again before it recovered counts from its first preemption, once.
+    pub preempt_lost_us: u64,
 }
 
 /// One engine replica.
@@ -130,6 +157,12 @@ pub struct Replica {
     refused: Option<(u32, u64)>,
     /// Block ids the admission path has handed to the cache's walks (for tests).
     admission_ids_walked: u64,
+    /// The KV admission rule.
+    admission: Admission,
+    /// Preempted requests waiting to run again, by id.
+    resumes: Vec<preempt::Resume>,
+    /// Blocks the current decode run took at its start for its later steps.
+    run_growth_blocks: u64,
 }
 
 impl Replica {
@@ -153,6 +186,9 @@ impl Replica {
             spare_chunks: Vec::new(),
             refused: None,
             admission_ids_walked: 0,
+            admission: Admission::Reserve,
+            resumes: Vec::new(),
+            run_growth_blocks: 0,
         }
     }
 
@@ -378,7 +414,11 @@ impl Replica {
             self.expire_running(now_us, out);
             self.expire_waiting(now_us, out);
         }
-        self.admit_and_retire(now_us, out);
+        let preempted = self.grows() && self.grow_for_step(now_us, out);
+        // A step boundary that preempted admits no one (vLLM's rule), unless none runs.
+        if !preempted || self.running.is_empty() {
+            self.admit_and_retire(now_us, out);
+        }
         if self.running.is_empty() {
             self.plan = Plan::Idle;
             return None;
@@ -392,8 +432,8 @@ impl Replica {
         let kv_wait_from_us =
             (saturated && self.running.len() < self.spec.max_batch as usize).then_some(now_us);
         for (i, a) in self.running.iter().enumerate() {
-            if a.prefilled_tokens < a.req.prompt_tokens {
-                let left = a.req.prompt_tokens - a.prefilled_tokens;
+            if a.prefilled_tokens < a.prompt_end() {
+                let left = a.prompt_end() - a.prefilled_tokens;
                 let c = left.min(budget);
                 saturated |= c < left;
                 if c > 0 {
@@ -415,7 +455,7 @@ impl Replica {
                 .iter()
                 .filter(|&&(i, c)| {
                     let a = &self.running[i];
-                    a.prefilled_tokens + c == a.req.prompt_tokens
+                    a.prefilled_tokens + c == a.prompt_end()
                 })
                 .count() as u64;
             let emitting = decode_seqs + completing;
@@ -436,6 +476,11 @@ impl Replica {
             .map(|a| (a.req.output_tokens - a.generated) as u64)
             .min()
             .expect("running is not empty");
+        let steps = if self.grows() {
+            self.reserve_run(steps)
+        } else {
+            steps
+        };
         self.plan = Plan::DecodeRun {
             start_us: now_us,
             steps,
@@ -469,16 +514,13 @@ impl Replica {
         // The requests already decoding make a token; none of them has a chunk (a chunk
         // is prefill), so this may come before the chunks make their first tokens.
         for a in &mut self.running {
-            if a.prefilled_tokens >= a.req.prompt_tokens {
+            if a.prefilled_tokens >= a.prompt_end() {
                 a.generated += 1;
             }
         }
         for &(i, c) in chunks {
             let a = &mut self.running[i];
-            debug_assert!(
-                a.prefilled_tokens < a.req.prompt_tokens,
-                "a chunk of prefill"
-            );
+            debug_assert!(a.prefilled_tokens < a.prompt_end(), "a chunk of prefill");
             a.prefilled_tokens += c;
             let ready = ((a.prefilled_tokens / bs) as usize).min(a.full_blocks);
             if ready > a.ready_blocks {
@@ -486,10 +528,16 @@ impl Replica {
                     .mark_ready(&a.req.block_ids[a.ready_blocks..ready]);
                 a.ready_blocks = ready;
             }
-            if a.prefilled_tokens == a.req.prompt_tokens {
-                a.generated = 1;
-                a.first_token_us = now_us;
-                out.first_tokens.push(a.req.id);
+            if a.prefilled_tokens == a.prompt_end() {
+                if a.resume_tokens > 0 {
+                    // A resumed request's recomputation makes its next token.
+                    a.generated += 1;
+                } else {
+                    a.generated = 1;
+                    a.first_token_us = now_us;
+                    out.first_tokens.push(a.req.id);
+                }
+                self.recovered(i, now_us);
             }
         }
         self.drop_late_first_tokens(now_us, out);

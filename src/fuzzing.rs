@@ -22,6 +22,7 @@ mod decision_rules;
 mod ensure;
 mod invariants;
 mod pools;
+mod preemption;
 
 pub use configs::{config, Draws};
 pub use invariants::check_report;

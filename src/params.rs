@@ -130,6 +130,7 @@ pub fn specs() -> Vec<ParamSpec> {
 fn omitted_default(cfg: &Config, name: &str) -> Value {
     match name {
         "decode_routing" => crate::json::value_of(&cfg.decode_routing),
+        "admission" => crate::json::value_of(&cfg.admission),
         "kv_transfer_gbps" => Value::from(cfg.kv_transfer_gbps),
         "kv_transfer_base_us" => Value::from(cfg.kv_transfer_base_us),
         "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
@@ -158,6 +159,7 @@ fn table() -> Vec<ParamSpec> {
         num("prefix_len", "--des-prefix-len", "Prefix length", "int", (0.0, 1_000_000.0, 64.0), true, "tok", "Tokens in each shared prefix (at most the shortest prompt)."),
         choice("prefix_popularity", "--des-prefix-popularity", "Prefix popularity", "text", &["uniform", "zipf:1.1", "hot:0.85"], "How requests pick a prefix: uniform, zipf:S (S > 0, skewed), or hot:SHARE (one prefix takes SHARE of all requests)."),
         num("kv_blocks", "--des-kv-blocks", "Cache per replica", "optional_int", (1.0, 100_000_000.0, 1.0), true, "blocks", "KV capacity per replica in blocks, shared by cached prefixes and running requests; unbounded when unset."),
+        choice("admission", "--des-admission", "KV admission", "choice", &["reserve", "preempt"], "How a replica admits a request into KV. reserve: only when its prompt and whole output fit (nothing is preempted). preempt: vLLM V1's rule: when its prompt fits; running requests grow a block at a time as they decode, and a step that finds no block preempts the most recently admitted one, which recomputes its prompt and output so far when it runs again."),
         num("block_size", "--des-block-size", "Block size", "int", (1.0, 65_536.0, 16.0), true, "tok", "Tokens per KV block: the unit of matching and eviction. Mooncake traces need 512."),
         num("request_rate", "--request-rate", "Request rate", "float", (0.01, 100_000.0, 0.1), true, "req/s", "Offered arrival rate."),
         num("num_requests", "--des-num-requests", "Requests", "int", (1.0, 10_000_000.0, 1.0), true, "req", "Requests to simulate."),
@@ -278,8 +280,10 @@ mod tests {
     fn every_parameter_is_a_config_key_with_the_configs_default() {
         let d = Config::default();
         let keys = serde_json::to_value(&d).unwrap();
-        // Left out of the config's JSON at their defaults (the disaggregation settings).
+        // Left out of the config's JSON at their defaults (the disaggregation settings and
+        // the admission rule).
         let omitted = [
+            "admission",
             "prefill_instances",
             "decode_instances",
             "kv_bytes_per_token",
@@ -294,6 +298,7 @@ mod tests {
         }
         let of = |name: &str| spec(name).default;
         assert_eq!(of("decode_routing"), Value::from("least_kv"));
+        assert_eq!(of("admission"), Value::from("reserve"));
         assert_eq!(of("kv_transfer_gbps"), Value::from(d.kv_transfer_gbps));
         assert_eq!(
             of("kv_transfer_base_us"),

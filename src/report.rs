@@ -13,9 +13,11 @@ use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
 mod pools;
+mod preemption;
 pub mod text;
 
 pub use pools::{PoolReport, PoolsReport, TransfersReport};
+pub use preemption::PreemptionReport;
 
 /// Fleet-wide figures (`summary`). Rates are fractions from 0 to 1; a unit ends each name
 /// that has one.
@@ -247,6 +249,11 @@ pub struct Summary {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub batch_mean: f64,
+    /// Preemptions for want of a KV block over the fleet, with the tokens recomputed and
+    /// the time lost; present only under `admission: preempt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "PreemptionReport"))]
+    pub preemption: Option<PreemptionReport>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
     /// An overload finding was raised.
@@ -315,6 +322,11 @@ pub struct InstanceReport {
     pub rejected_too_large: u64,
     /// Requests whose first token did not come within the caller's timeout.
     pub timed_out: u64,
+    /// Its preemptions for want of a KV block, with the tokens recomputed and the time
+    /// lost; present only under `admission: preempt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "PreemptionReport"))]
+    pub preemption: Option<PreemptionReport>,
     /// `prefill` (replicas `0..P`) or `decode` (`P..P+D`) in a disaggregated fleet; absent
     /// when colocated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -624,6 +636,8 @@ impl Simulation<'_> {
                 rejected_queue_full: c.rejected_queue_full,
                 rejected_too_large: c.rejected_too_large,
                 timed_out: c.timed_out,
+                preemption: PreemptionReport::reported(self.cfg.admission)
+                    .then(|| PreemptionReport::of(rep.stats())),
                 pool: self.disagg.as_ref().map(|d| {
                     if i < d.pools.prefill as usize {
                         "prefill"
@@ -703,6 +717,8 @@ impl Simulation<'_> {
                     .sum::<u64>() as f64,
                 self.replicas.iter().map(|r| r.stats().busy_us).sum::<u64>() as f64,
             ),
+            preemption: PreemptionReport::reported(self.cfg.admission)
+                .then(|| PreemptionReport::sum(self.replicas.iter().map(|r| r.stats()))),
             events: self.events,
             seed: self.cfg.seed,
             ..Summary::default()

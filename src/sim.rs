@@ -19,7 +19,7 @@ mod route;
 
 pub use disagg::TransferStats;
 
-pub use decisions::{Decision, DecisionLog};
+pub use decisions::{Decision, DecisionLog, PreemptionRecord};
 pub use ledger::{InFlight, Unended};
 
 /// A caller timeout in whole µs: the largest `t` with `t / 1000 <= ms`, so that a
@@ -85,6 +85,9 @@ impl<'w> Simulation<'w> {
         let mut replicas: Vec<Replica> = (0..n as u32)
             .map(|i| Replica::new(i, spec, cfg.kv_blocks))
             .collect();
+        for r in &mut replicas {
+            r.set_admission(cfg.admission);
+        }
         let mut router_cfg = cfg.clone();
         if let Some(p) = pools {
             for (i, r) in replicas.iter_mut().enumerate() {
@@ -346,6 +349,9 @@ impl<'w> Simulation<'w> {
                 d.rejected = !timed_out;
                 d.timed_out = timed_out;
             }
+        }
+        if !self.outbox.preempted.is_empty() || !self.outbox.resumed.is_empty() {
+            decisions::note_preemptions(self.decisions.as_mut(), &mut self.outbox);
         }
         for run in self.outbox.itl_runs.drain(..) {
             self.recorder.itl.add_run(&run);

@@ -1,7 +1,9 @@
 //! The config's unit-only enums through serde: every name reads back to the variant that
 //! writes it, and a wrong name gets serde's message listing the choices.
 
-use kvfleet::config::{ArrivalModel, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind};
+use kvfleet::config::{
+    Admission, ArrivalModel, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
+};
 use kvfleet::timing::EnginePreset;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -35,6 +37,7 @@ fn every_name_reads_back_to_itself() {
     round_trip::<RouterView>(&["exact", "offline", "snapshot"]);
     round_trip::<WorkloadKind>(&["pool", "sessions"]);
     round_trip::<DecodeRouting>(&["least_kv", "round_robin", "random"]);
+    round_trip::<Admission>(&["reserve", "preempt"]);
     round_trip::<EnginePreset>(&[
         "llama3-8b-h100",
         "llama3-70b-4xh100",
@@ -63,4 +66,17 @@ fn a_wrong_variant_names_the_choices() {
         e.to_string(),
         "invalid type: integer `1`, expected unit at line 1 column 9"
     );
+}
+
+/// A wrong admission rule in a JSON config names the field, the value and both rules; a
+/// config without the key reads as `reserve`, and one at `reserve` writes no key.
+#[test]
+fn a_wrong_admission_rule_names_the_field_and_the_rules() {
+    let e = kvfleet::api::parse_config(r#"{"admission": "swap"}"#).unwrap_err();
+    for part in ["admission", "swap", "reserve", "preempt"] {
+        assert!(e.contains(part), "{e}");
+    }
+    let cfg = kvfleet::api::parse_config("{}").unwrap();
+    assert_eq!(cfg.admission, Admission::Reserve);
+    assert!(!serde_json::to_string(&cfg).unwrap().contains("admission"));
 }

@@ -3,7 +3,8 @@
 //! every engine, every router view with predict on route and several routers, all
 //! together, in colocated and split fleets (both pool sizes, every decode routing, the
 //! skip threshold, fast and slow links, and a decode-bound shape where prefilled requests
-//! queue for a decode replica). Each run is checked by `kvfleet::fuzzing::run`: every
+//! queue for a decode replica), under both admission rules (tight caches that preempt
+//! included). Each run is checked by `kvfleet::fuzzing::run`: every
 //! request ends exactly once (requests = completed + rejected + timed out, and the
 //! report's ledger is clean); completed requests have TTFT <= timeout; hit rates in
 //! [0, 1]; cached <= prompt tokens; per-replica sums equal fleet totals; a split fleet's
@@ -14,7 +15,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use kvfleet::config::{
-    ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
+    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
 };
 use kvfleet::sim::Unended;
 use kvfleet::timing::EnginePreset;
@@ -81,6 +82,42 @@ fn every_policy_workload_and_admission_setting_keeps_the_invariants() {
             }
         }
     }
+}
+
+/// The `preempt` admission rule in caches from the smallest the longest request fits in
+/// to a few blocks more, colocated and split (2 prefill, 1 decode replica), every policy,
+/// both workloads, with and without a timeout: requests preempt one another (checked:
+/// the runs do preempt), yet each ends exactly once and the counts add up.
+#[test]
+fn preemption_in_tight_caches_keeps_the_invariants() {
+    let mut preempted = 0;
+    for routing in Policy::ALL {
+        for workload in [WorkloadKind::Pool, WorkloadKind::Sessions] {
+            for timeout in [None, Some(150.0)] {
+                for (spare, split) in [(0, false), (5, false), (5, true)] {
+                    let mut cfg = Config {
+                        admission: Admission::Preempt,
+                        max_batch: 8,
+                        block_size: 64,
+                        output_len: 300,
+                        turn_output_len: 200,
+                        ..small(routing, workload, None, timeout, false)
+                    };
+                    if split {
+                        cfg.instances = 3;
+                        cfg.prefill_instances = Some(2);
+                        cfg.decode_instances = Some(1);
+                    }
+                    cfg.kv_blocks = Some(needed_blocks(&cfg) + spare);
+                    params::validate(&cfg).unwrap();
+                    fuzzing::run(&cfg);
+                    let r = api::synthetic_simulation(&cfg).unwrap().into_report();
+                    preempted += r.summary.preemption.unwrap().preemptions;
+                }
+            }
+        }
+    }
+    assert!(preempted > 20, "{preempted} preemptions in all");
 }
 
 /// Every view mode (a live snapshot and a stale one), with one router and with three.
@@ -219,6 +256,25 @@ fn a_completion_missing_from_the_summary_breaks_exactly_once() {
     check(&cfg, &r);
 }
 
+#[test]
+#[should_panic(expected = "per-replica preemptions")]
+fn a_preemption_missing_from_the_summary_breaks_its_sum() {
+    let mut cfg = Config {
+        admission: Admission::Preempt,
+        max_batch: 8,
+        block_size: 64,
+        output_len: 300,
+        instances: 1,
+        ..small(Policy::RoundRobin, WorkloadKind::Pool, None, None, false)
+    };
+    cfg.kv_blocks = Some(needed_blocks(&cfg) + 5);
+    let mut r = api::synthetic_simulation(&cfg).unwrap().into_report();
+    let p = r.summary.preemption.as_mut().unwrap();
+    assert!(p.preemptions > 0, "the run preempts");
+    p.preemptions -= 1;
+    check(&cfg, &r);
+}
+
 fn policy() -> impl Strategy<Value = Policy> {
     prop::sample::select(Policy::ALL.to_vec())
 }
@@ -314,6 +370,7 @@ prop_compose! {
         overlap_weight in prop::sample::select(vec![1.0, 0.0, 4.0]),
         session_rate in prop::sample::select(vec![1.0, 0.2, 20.0]),
         engine in prop::sample::select(EnginePreset::ALL.to_vec()),
+        admission in prop::sample::select(Admission::ALL.to_vec()),
     ) -> Config {
         Config {
             dynamo_temperature: temperature,
@@ -323,6 +380,7 @@ prop_compose! {
             overlap_weight,
             session_rate,
             engine,
+            admission,
             ..cfg
         }
     }

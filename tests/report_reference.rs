@@ -328,6 +328,10 @@ fn real_reports_fit_the_schema_and_write_every_field() {
             ]),
         ),
         ("trace replay", with(&["--des-mooncake-trace", &trace])),
+        (
+            "preemption",
+            with(&["--des-admission", "preempt", "--des-kv-blocks", "40"]),
+        ),
         ("nothing completed", with(&["--des-timeout-ms", "1"])),
         ("three seeds", with(&["--des-seeds", "3"])),
         (
@@ -354,7 +358,7 @@ fn real_reports_fit_the_schema_and_write_every_field() {
         .filter(|p| !seen.contains(p) && !p.starts_with("unended"))
         .collect();
     assert!(unwritten.is_empty(), "no real report writes {unwritten:?}");
-    let nulls = reports[5].1["summary"]["ttft_ms_p99"].clone();
+    let nulls = reports[6].1["summary"]["ttft_ms_p99"].clone();
     assert!(
         nulls.is_null(),
         "the run where nothing completes has null statistics"

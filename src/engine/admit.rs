@@ -27,12 +27,19 @@ impl Replica {
     }
 
     /// Blocks a request reserves on admission: its full prompt blocks, the private ones
-    /// (partial prompt block and the output's; a prefill replica reserves no output) and
-    /// of those the prompt's.
+    /// (partial prompt block and the output's; a prefill replica reserves no output, and
+    /// under `preempt` only the tokens a resumed request had generated) and of those the
+    /// prompt's.
     fn kv_needs(&self, req: &Request) -> (usize, u64, u64) {
         let bs = self.spec.block_size;
         let output = if self.role == Role::Prefill {
             0
+        } else if self.grows() && self.is_prefilled(req) {
+            // Prefilled elsewhere: it decodes from its first step here, whose block it
+            // takes on admission.
+            1
+        } else if self.grows() {
+            self.resumed_generated(req) as u64
         } else {
             req.output_tokens as u64
         };
@@ -52,6 +59,18 @@ impl Replica {
         full as u64 + private
     }
 
+    /// The most blocks a request holds at once on this replica: its prompt and whole
+    /// output (its prompt on a prefill replica), under either rule. A request needing
+    /// more than the cache holds is refused: it could never finish.
+    fn kv_whole(&self, req: &Request) -> u64 {
+        let output = if self.role == Role::Prefill {
+            0
+        } else {
+            req.output_tokens as u64
+        };
+        (req.prompt_tokens as u64 + output).div_ceil(self.spec.block_size as u64)
+    }
+
     /// Whether the waiting head can be admitted now: a free slot and KV room.
     pub(super) fn head_admissible(&mut self) -> bool {
         let Some(req) = self.waiting.front() else {
@@ -61,7 +80,14 @@ impl Replica {
             return false;
         }
         let (full, private, _) = self.kv_needs(req);
-        let room = self.cache.room_for(&req.block_ids[..full], private).is_ok();
+        let ids = &req.block_ids[..full];
+        let room = if self.run_growth_blocks > 0 {
+            // Blocks a decode run took ahead of need come back at its next boundary.
+            self.cache
+                .room_with_slack(ids, private, self.run_growth_blocks)
+        } else {
+            self.cache.room_for(ids, private).is_ok()
+        };
         self.admission_ids_walked += full as u64;
         if !room {
             self.note_refusal(req.id);
@@ -94,7 +120,7 @@ impl Replica {
             };
             let (full, private, prompt_private) = self.kv_needs(req);
             if let Some(capacity) = self.cache.capacity_blocks() {
-                if full as u64 + private > capacity {
+                if self.kv_whole(req) > capacity {
                     let req = self.waiting.pop_front().expect("head exists");
                     self.queued_blocks -= full as u64 + private;
                     self.forget_prefilled(req.id);
@@ -106,7 +132,10 @@ impl Replica {
                 break;
             }
             let bs = self.spec.block_size;
-            let reusable = (req.prompt_tokens.saturating_sub(1) / bs) as usize;
+            // The last token is always recomputed: of a resumed request, its prompt and
+            // generated tokens' last.
+            let end = req.prompt_tokens + self.resumed_generated(req);
+            let reusable = (end.saturating_sub(1) / bs) as usize;
             self.admission_ids_walked += (reusable.min(full) + full) as u64;
             let hit = self.cache.hit_blocks(&req.block_ids, reusable.min(full));
             if self.cache.acquire(&req.block_ids[..full], private).is_err() {
@@ -116,8 +145,13 @@ impl Replica {
             let req = self.waiting.pop_front().expect("head exists");
             self.queued_blocks -= full as u64 + private;
             self.prompt_private_blocks += prompt_private;
+            if self.resume_of(req.id).is_some() {
+                self.admit_resumed(req, (full, private, prompt_private), hit, now_us, out);
+                continue;
+            }
             self.stats.admissions += 1;
-            self.stats.admitted_kv_blocks += full as u64 + private;
+            // The whole request's blocks (under `reserve`, what it reserves now).
+            self.stats.admitted_kv_blocks += self.kv_whole(&req);
             if self.is_prefilled(&req) {
                 self.admit_received(req, (full, private, prompt_private));
                 continue;
@@ -140,6 +174,8 @@ impl Replica {
                 generated: 0,
                 admit_us: now_us,
                 first_token_us: 0,
+                resume_tokens: 0,
+                lost_from_us: None,
                 req,
             });
         }
@@ -158,6 +194,8 @@ impl Replica {
             generated: 0,
             admit_us: 0,
             first_token_us: 0,
+            resume_tokens: 0,
+            lost_from_us: None,
             req,
         };
         self.admit_prefilled(&mut a);

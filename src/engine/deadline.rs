@@ -23,7 +23,7 @@ impl Replica {
     /// Drops waiting requests whose caller gave up (the queue is in arrival order per
     /// replica, so expired ones are at the front).
     pub(super) fn expire_waiting(&mut self, now_us: u64, out: &mut Outbox) {
-        if self.role == super::Role::Decode {
+        if self.role == super::Role::Decode || !self.resumes.is_empty() {
             return self.expire_waiting_mixed(now_us, out);
         }
         while let Some(req) = self.waiting.front() {

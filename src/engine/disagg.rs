@@ -149,12 +149,13 @@ impl Replica {
         let mut i = 0;
         while i < self.waiting.len() {
             let req = &self.waiting[i];
-            if self.is_prefilled(req) || !self.expired(req, now_us) {
+            if self.first_token_out(req) || !self.expired(req, now_us) {
                 i += 1;
                 continue;
             }
             let req = self.waiting.remove(i).expect("index in range");
             self.queued_blocks -= self.kv_needs_total(&req);
+            self.forget_resume(req.id);
             self.drop_request(req, DropKind::TimedOut, out);
         }
     }

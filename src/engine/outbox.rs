@@ -78,6 +78,10 @@ pub struct Outbox {
     pub first_tokens: Vec<u32>,
     /// Prefill replicas: requests whose prompt is done, to transfer to a decode replica.
     pub handoffs: Vec<Handoff>,
+    /// Running requests preempted for want of a KV block (`preempt` rule).
+    pub preempted: Vec<Preempted>,
+    /// Preempted requests admitted again.
+    pub resumed: Vec<Resumed>,
     /// (step duration µs, tokens) for inter-token latency: `count` steps whose
     /// durations start at `first_us` and grow by `delta_us`, each emitting `tokens`.
     pub itl_runs: Vec<ItlRun>,
@@ -117,4 +121,36 @@ pub struct Handoff {
     pub arrival_us: u64,
     /// Admission on the prefill replica, µs.
     pub admit_us: u64,
+}
+
+/// A running request preempted for want of a KV block: its blocks are freed and it waits
+/// at the front of the queue to run again.
+#[derive(Clone, Copy, Debug)]
+pub struct Preempted {
+    /// Request id.
+    pub id: u32,
+    /// Replica.
+    pub replica: u32,
+    /// When, µs.
+    pub at_us: u64,
+    /// KV blocks it held (shared prompt blocks and private ones), given back.
+    pub blocks_freed: u64,
+    /// Tokens it had generated.
+    pub generated: u32,
+}
+
+/// A preempted request admitted again: it prefills its prompt and generated tokens from
+/// its cache hit on.
+#[derive(Clone, Copy, Debug)]
+pub struct Resumed {
+    /// Request id.
+    pub id: u32,
+    /// Replica.
+    pub replica: u32,
+    /// When, µs.
+    pub at_us: u64,
+    /// Leading prompt blocks still cached.
+    pub hit_blocks: u32,
+    /// Tokens it computed before and computes again.
+    pub recomputed_tokens: u32,
 }

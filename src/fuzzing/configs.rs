@@ -5,7 +5,8 @@
 //! milliseconds.
 
 use crate::config::{
-    ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak, WorkloadKind,
+    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak,
+    WorkloadKind,
 };
 use crate::timing::{EnginePreset, DYNAMO_DECODE_POLY_MS, DYNAMO_PREFILL_POLY_MS, NO_POLY};
 
@@ -102,6 +103,7 @@ pub fn config(draws: &mut Draws) -> Config {
     split(&mut cfg, draws);
     // Drawn last, so older inputs keep their configs.
     cfg.tie_break = draws.pick(&TieBreak::ALL);
+    cfg.admission = draws.pick(&Admission::ALL);
     cfg
 }
 

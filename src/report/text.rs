@@ -211,6 +211,9 @@ pub fn render(r: &Report) -> String {
         s.pick_hit_blocks,
         s.best_hit_blocks
     );
+    if let Some(line) = preemption_line(r) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(t) = &r.sessions {
         let _ = writeln!(
             out,
@@ -261,6 +264,29 @@ pub fn render(r: &Report) -> String {
         out.push_str(&crate::noise::text::render(seeds));
     }
     out
+}
+
+/// The line a `preempt` run adds: preemptions in the fleet and per replica, the tokens
+/// recomputed and the time lost.
+pub fn preemption_line(r: &Report) -> Option<String> {
+    let p = r.summary.preemption.as_ref()?;
+    let per: Vec<String> = r
+        .per_instance
+        .iter()
+        .map(|i| {
+            i.preemption
+                .as_ref()
+                .map_or(0, |x| x.preemptions)
+                .to_string()
+        })
+        .collect();
+    Some(format!(
+        "  Preemptions (admission=preempt): {} (per replica {}), recomputed {} tok, time lost {}",
+        p.preemptions,
+        per.join("/"),
+        p.recomputed_tokens,
+        duration(p.time_lost_ms)
+    ))
 }
 
 /// ` (why)` after the rejected count: the reasons the report recorded, or nothing.

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::engine::Outbox;
 use crate::router::{Candidate, Reason};
 
 /// One routing decision, as written to the decision log.
@@ -41,6 +42,60 @@ pub struct Decision {
     pub rejected: bool,
     /// Whether the caller's timeout dropped it.
     pub timed_out: bool,
+    /// Each time the request was preempted for want of a KV block (`preempt` admission),
+    /// in order; absent when never.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preemptions: Vec<PreemptionRecord>,
+}
+
+/// One preemption of a request, in the decision log.
+#[derive(Clone, Debug, Serialize)]
+pub struct PreemptionRecord {
+    /// The replica that preempted it.
+    pub replica: u32,
+    /// When, seconds.
+    pub at_s: f64,
+    /// KV blocks it held and gave back (shared prompt blocks and private ones).
+    pub blocks_freed: u64,
+    /// Tokens it had generated.
+    pub generated: u32,
+    /// When it was admitted again, seconds (null if never).
+    pub resumed_s: Option<f64>,
+    /// Leading prompt blocks still cached when it was admitted again.
+    pub resumed_cached_blocks: Option<u32>,
+    /// Tokens it had computed before and computed again on resuming.
+    pub recomputed_tokens: Option<u32>,
+}
+
+/// Moves the outbox's preemptions and resumptions into the log's records (and drops
+/// them when there is no log).
+pub(super) fn note_preemptions(log: Option<&mut DecisionLog>, out: &mut Outbox) {
+    let Some(log) = log else {
+        out.preempted.clear();
+        out.resumed.clear();
+        return;
+    };
+    for p in out.preempted.drain(..) {
+        if let Some(d) = log.get_mut(p.id) {
+            d.preemptions.push(PreemptionRecord {
+                replica: p.replica,
+                at_s: p.at_us as f64 / 1e6,
+                blocks_freed: p.blocks_freed,
+                generated: p.generated,
+                resumed_s: None,
+                resumed_cached_blocks: None,
+                recomputed_tokens: None,
+            });
+        }
+    }
+    for r in out.resumed.drain(..) {
+        let last = log.get_mut(r.id).and_then(|d| d.preemptions.last_mut());
+        if let Some(p) = last {
+            p.resumed_s = Some(r.at_us as f64 / 1e6);
+            p.resumed_cached_blocks = Some(r.hit_blocks);
+            p.recomputed_tokens = Some(r.recomputed_tokens);
+        }
+    }
 }
 
 /// The records of requests `first .. first + count` (ids are arrival positions).

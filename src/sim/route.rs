@@ -126,6 +126,7 @@ impl Simulation<'_> {
                 e2e_ms: None,
                 rejected: false,
                 timed_out: false,
+                preemptions: Vec::new(),
             };
             self.log_decision(record);
         }

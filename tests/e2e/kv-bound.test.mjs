@@ -2,8 +2,10 @@
 // per replica) set through the URL, in real Chromium: the hero and the results both show the KV-bound
 // finding, titled, with the words and numbers the native CLI prints for the same flags; the routing
 // capture figure says why its picks found more blocks than admissions reused (evictions while requests
-// waited), with the CLI's counts. Ten times the cache: no finding and no such clause.
-// Screenshot: test-results/kv-bound.png (light, 1280 px).
+// waited), with the CLI's counts. Ten times the cache: no finding and no such clause. The same small
+// cache under `admission=preempt` (the KV cache group's control reads it) preempts, with the CLI's
+// counts, and the fleet lines end with the CLI's preemption line.
+// Screenshots: test-results/kv-bound.png, test-results/kv-preempt.png (light, 1280 px).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -91,6 +93,28 @@ test('ten times the cache: no KV-bound finding, and picks and admissions agree w
     const capture = await page.textContent('[data-testid=fig-capture]');
     assert.ok(capture.includes(`picks found ${n(s.pick_hit_blocks)} of the ${n(s.best_hit_blocks)} blocks the best-placed replica held`), capture);
     assert.equal(capture.includes('evictions while requests waited'), false, capture);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('the small cache under admission=preempt: the control reads it, and the run preempts as the CLI\'s does', async () => {
+  const preempt = { ...SMALL, admission: 'preempt' };
+  const native = cli(preempt);
+  const line = native.lines.find((l) => l.startsWith('  Preemptions (admission=preempt): '));
+  const p = native.report.summary.preemption;
+  assert.ok(line && p.preemptions > 0, native.lines.join('\n'));
+  const { page, errors, context, report } = await open(preempt);
+  try {
+    const control = page.locator('[data-testid=input-admission]');
+    assert.equal(await control.inputValue(), 'preempt');
+    assert.deepEqual(await control.locator('option').allTextContents(), ['reserve', 'preempt']);
+    assert.deepEqual(report.summary.preemption, p);
+    assert.deepEqual(report.per_instance.map((r) => r.preemption), native.report.per_instance.map((r) => r.preemption));
+    // The fleet lines' box ends with the CLI's preemption line, word for word.
+    const box = await page.locator('[data-testid=fleet-lines]').textContent();
+    assert.ok(box.split('\n').includes(line), `${box}\n--- the CLI's: ${line}`);
+    await page.locator('[data-testid=fleet-lines]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'kv-preempt', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });

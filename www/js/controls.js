@@ -12,7 +12,7 @@ import { SCALES, cacheFloor } from './scales.js';
 const GROUPS = [
   { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'prefill_instances', 'decode_instances', 'routing', 'overlap_weight',
     'dynamo_temperature', 'dynamo_overlap_credit', 'sglang_miss', 'llmd_weights', 'session_affinity', 'spill_queue'] },
-  { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size'] },
+  { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size', 'admission'] },
   { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
     'system_prompt_len', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms'] },
   { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',

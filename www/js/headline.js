@@ -1,4 +1,5 @@
-// www/js/headline.js: the headline figures, the report's three fleet lines (verbatim) with a note on
+// www/js/headline.js: the headline figures, the report's three fleet lines (verbatim, and the CLI's
+// preemption line under admission=preempt) with a note on
 // what their "of requests" and block-reuse count, and the run's findings in plain words. Everything
 // is written with textContent. Shares of counts go through countPct (never "100.0%" unless all). Why
 // the two hit rates differ is said on the first screen (story.js whyRatesDiffer) and in the note under
@@ -106,9 +107,27 @@ export function lostWords(s) {
   return `; evictions while requests waited cost ${num(lost)} of them, and admissions reused ${num(s.cached_blocks)}`;
 }
 
+/** A duration in ms as the CLI's text report writes it (src/numbers.rs duration). */
+function cliDuration(x) {
+  if (!Number.isFinite(x)) return '–';
+  if (x >= 1000) return `${(x / 1000).toFixed(2)} s`;
+  return `${x.toFixed(x >= 100 ? 0 : x >= 10 ? 1 : 2)} ms`;
+}
+
+/** The CLI's preemption line (src/report/text.rs preemption_line), or null under `reserve`. */
+export function preemptionLine(report) {
+  const p = report.summary?.preemption;
+  if (!p) return null;
+  const per = (report.per_instance || []).map((r) => r.preemption?.preemptions ?? 0).join('/');
+  return `  Preemptions (admission=preempt): ${p.preemptions} (per replica ${per}), `
+    + `recomputed ${p.recomputed_tokens} tok, time lost ${cliDuration(p.time_lost_ms)}`;
+}
+
 export function renderFleetLines(pre, report) {
-  // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows.
-  const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : [])];
+  // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows,
+  // then, under admission=preempt, the preemptions.
+  const preempt = preemptionLine(report);
+  const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : []), ...(preempt ? [preempt] : [])];
   setText(pre, lines.join('\n'));
   const note = fleetNote(pre);
   const s = report.summary || {};

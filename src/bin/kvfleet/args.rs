@@ -4,7 +4,8 @@
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
 use kvfleet::{
-    ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak, WorkloadKind,
+    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak,
+    WorkloadKind,
 };
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
@@ -178,6 +179,10 @@ fn decode_routing(text: &str) -> Result<DecodeRouting, String> {
 
 fn sglang_miss(text: &str) -> Result<SglangMiss, String> {
     SglangMiss::parse(text).map_err(|e| e.allowed)
+}
+
+fn admission(text: &str) -> Result<Admission, String> {
+    Admission::parse(text).map_err(|e| e.allowed)
 }
 
 fn tie_break(text: &str) -> Result<TieBreak, String> {
@@ -380,6 +385,12 @@ pub struct RunArgs {
     /// the first; kv and the simple policies draw too; seeded) or lowest (the lower index).
     #[arg(long = "des-tie-break", value_name = "RULE", default_value = "random", value_parser = tie_break)]
     pub tie_break: TieBreak,
+    /// How a replica admits into KV: reserve (the prompt and the whole output must fit
+    /// at admission) or preempt (vLLM V1's rule: admit on the prompt's blocks, grow a
+    /// block at a time while decoding, and when a step finds no block preempt the most
+    /// recently admitted request, which recomputes when it runs again).
+    #[arg(long = "des-admission", value_name = "RULE", default_value = "reserve", value_parser = admission)]
+    pub admission: Admission,
     /// Disaggregated fleet: replicas that only prefill (with --des-decode-instances; the
     /// routing policy picks among them) [default: colocated].
     #[arg(long = "des-prefill-instances", value_name = "P", value_parser = whole32)]
@@ -517,6 +528,7 @@ impl RunArgs {
             sglang_miss: self.sglang_miss,
             llmd_weights: self.llmd_weights.clone(),
             tie_break: self.tie_break,
+            admission: self.admission,
             prefill_instances: self.prefill_instances,
             decode_instances: self.decode_instances,
             decode_routing: self.decode_routing,
