@@ -79,6 +79,7 @@ impl<'w> Simulation<'w> {
             block_size: cfg.block_size,
             queue_capacity: cfg.queue_capacity,
             timeout_us: cfg.timeout_ms.map(timeout_us),
+            admission: cfg.engine.admission(),
         };
         let n = cfg.instances as usize;
         let pools = cfg.pools();
