@@ -237,6 +237,38 @@ fn the_tie_rule_parses_and_a_bad_one_names_what_is_allowed() {
     .unwrap();
 }
 
+/// A split fleet's `least_kv` decode pick draws among equally loaded decode replicas
+/// from a tie stream of its own (`Ties` number `u32::MAX` of the run's seed). One
+/// request on 1 prefill + 2 decode replicas: both decode replicas hold nothing, so the
+/// second (replica 2) takes the first's place when that stream's first draw below 2 is
+/// 0. Under `lowest`, replica 1 always.
+#[test]
+fn least_kv_draws_its_decode_pick_among_the_equally_loaded() {
+    let served = |seed: u64, tie_break: TieBreak| {
+        let cfg = Config {
+            num_requests: 1,
+            instances: 3,
+            prefill_instances: Some(1),
+            decode_instances: Some(2),
+            seed,
+            tie_break,
+            ..Config::default()
+        };
+        let r = api::synthetic_simulation(&cfg).unwrap().into_report();
+        let decode: Vec<u64> = r.per_instance[1..].iter().map(|x| x.requests).collect();
+        decode.iter().position(|&n| n == 1).unwrap() + 1
+    };
+    let mut seen = [false; 2];
+    for seed in 0..20 {
+        let mut stream = Rng::fork_nth(seed, Stream::Ties, u32::MAX);
+        let want = if stream.below(2) == 0 { 2 } else { 1 };
+        assert_eq!(served(seed, TieBreak::Random), want, "seed {seed}");
+        seen[want - 1] = true;
+        assert_eq!(served(seed, TieBreak::Lowest), 1, "seed {seed}");
+    }
+    assert_eq!(seen, [true, true]);
+}
+
 fn trace() -> Vec<kvfleet::Request> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -377,7 +377,8 @@ pub struct RunArgs {
     pub llmd_weights: String,
     /// How every policy breaks an exact tie between its best replicas: random (as each
     /// policy's source does: dynamo, llm_d and aibrix draw among the equals, sglang takes
-    /// the first; kv and the simple policies draw too; seeded) or lowest (the lower index).
+    /// the first; kv, the simple policies and a split fleet's least_kv decode pick draw
+    /// too; seeded) or lowest (the lower index).
     #[arg(long = "des-tie-break", value_name = "RULE", default_value = "random", value_parser = tie_break)]
     pub tie_break: TieBreak,
     /// Disaggregated fleet: replicas that only prefill (with --des-decode-instances; the
