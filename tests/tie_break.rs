@@ -2,7 +2,9 @@
 //! expectation worked by hand from the raw draws of the run's tie stream (the k-th equal
 //! of the best so far takes its place when a draw below k is 0, Dynamo's reservoir), and
 //! under `tie_break: lowest` the old rule, the lower index. On a real trace the old rule
-//! piled requests onto the low replicas; the seeded draw spreads them as Dynamo does.
+//! piled requests onto the low replicas; the seeded draw spreads them as Dynamo does. A
+//! split fleet's `least_kv` decode pick draws too, and a typed tie rule that nothing uses
+//! is warned about.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::fs::File;
@@ -267,6 +269,43 @@ fn least_kv_draws_its_decode_pick_among_the_equally_loaded() {
         assert_eq!(served(seed, TieBreak::Lowest), 1, "seed {seed}");
     }
     assert_eq!(seen, [true, true]);
+}
+
+/// `kvfleet ARGS`: (stderr, exit code).
+fn cli(args: &[&str]) -> (String, Option<i32>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kvfleet"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// A typed `--des-tie-break` where no pick can tie is named on standard error with why;
+/// where picks can tie, nothing is said.
+#[test]
+fn a_tie_rule_that_nothing_uses_is_warned_about() {
+    let run = [
+        "-q",
+        "--des-num-requests",
+        "10",
+        "--des-tie-break",
+        "lowest",
+    ];
+    let (err, code) = cli(&[&run[..], &["--des-routing", "random"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(
+            "warning: --des-tie-break does nothing with --des-routing random (it draws a \
+             replica uniformly, with no ties to break)"
+        ),
+        "{err}"
+    );
+    let (err, code) = cli(&[&run[..], &["--des-routing", "kv"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
 }
 
 fn trace() -> Vec<kvfleet::Request> {
