@@ -257,7 +257,8 @@ pub struct RunArgs {
     /// Engine timing preset (model x GPUs, from a roofline): llama3-8b-h100,
     /// llama3-70b-4xh100, llama3-8b-h200, llama3-8b-mi300x, llama3-8b-b200,
     /// llama3-70b-2xh200, llama3-70b-mi300x, llama3-70b-2xb200, mixtral-8x7b-h200,
-    /// mixtral-8x7b-mi300x, dynamo-mocker (Dynamo's mocker: its polynomial timing), or
+    /// mixtral-8x7b-mi300x, dynamo-mocker (Dynamo's mocker: its polynomial timing, and its
+    /// admission inside the step's token budget), or
     /// custom (then the --des-step-fixed-us .. --des-kv-read-token-ns flags and the two
     /// polynomial phases apply).
     #[arg(long = "des-engine", value_name = "PRESET", default_value = "llama3-8b-h100", value_parser = engine)]
