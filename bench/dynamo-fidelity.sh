@@ -8,8 +8,11 @@
 #   hit rate    {conversation, synthetic} x {2, 4, 8, 16} workers, Dynamo's KV router
 #               against kvfleet --des-routing dynamo: Dynamo's
 #               `prefix_cache_reused_ratio` (mean of RUNS runs: its replay breaks ties at
-#               random) against kvfleet's `hit_rate_tokens` (mean over KV_SEEDS);
-#               goal |difference| <= 0.005
+#               random) against kvfleet's `hit_rate_tokens` (mean over KV_SEEDS), each
+#               with its min-max; goal |difference| <= 0.005. The noise column is twice
+#               the standard error of the difference of the two means (sample standard
+#               deviations over the runs and the seeds): a difference inside it is not
+#               told apart from the two sides' run-to-run spread
 #   TTFT        the same cells, round robin on both sides: TTFT p50 and p99, goal within
 #               10 % of Dynamo's mean
 #   P/D         2 prefill + 2 decode workers, conversation trace, Dynamo's KV router on
@@ -22,7 +25,8 @@
 # Environment:
 #   DYNAMO_VENV     the venv (default /work/dynamo-venv)
 #   DYNAMO_VERSION  default 1.4.2
-#   RUNS            Dynamo runs per cell (default 3)
+#   RUNS            Dynamo runs per KV-router cell (default 3)
+#   RR_RUNS         Dynamo runs per round-robin cell (default 3; they agree to 0.1 ms)
 #   KV_SEEDS        kvfleet seeds per cell, comma separated (default 42)
 #   WORKERS         worker counts (default "2 4 8 16")
 #   TRACES          default "conversation synthetic"
@@ -67,6 +71,7 @@ import datetime, importlib.metadata as md, json, os, shlex, statistics, subproce
 
 kvfleet, repo, venv, work = sys.argv[1:5]
 runs = int(os.environ.get("RUNS", "3"))
+rr_runs = int(os.environ.get("RR_RUNS", "3"))
 seeds = [s for s in os.environ.get("KV_SEEDS", "42").split(",") if s]
 workers = [int(w) for w in os.environ.get("WORKERS", "2 4 8 16").split()]
 traces = os.environ.get("TRACES", "conversation synthetic").split()
@@ -117,7 +122,8 @@ def run(cmd):
 def dynamo(trace, mode, n):
     key = f"{trace}/{mode}/{n}"
     got = cache.get(key, [])
-    while len(got) < runs:
+    want = rr_runs if mode == "round_robin" else runs
+    while len(got) < want:
         out = os.path.join(work, "dynamo.json")
         run(dynamo_cmd(trace, mode, n, out))
         with open(out) as f:
@@ -131,10 +137,14 @@ def dynamo(trace, mode, n):
         if cache_path:
             with open(cache_path, "w") as f:
                 json.dump(cache, f, indent=1)
-    got = got[:runs]
+    got = got[:want]
     return {k: statistics.mean(g[k] for g in got) for k in ("hit", "p50", "p99")}, got
 
 def kv(trace, policy, n):
+    rows = kv_rows(trace, policy, n)
+    return {k: statistics.mean(r[k] for r in rows) for k in ("hit", "p50", "p99")}
+
+def kv_rows(trace, policy, n):
     rows = []
     for seed in seeds:
         out = os.path.join(work, "kvfleet.json")
@@ -142,14 +152,23 @@ def kv(trace, policy, n):
         with open(out) as f:
             s = json.load(f)["summary"]
         rows.append({"hit": s["hit_rate_tokens"], "p50": s["ttft_ms_p50"], "p99": s["ttft_ms_p99"]})
-    return {k: statistics.mean(r[k] for r in rows) for k in ("hit", "p50", "p99")}
+    return rows
+
+def spread(values):
+    return f"{statistics.mean(values):.4f} ({min(values):.4f}-{max(values):.4f})"
+
+def noise(a, b):
+    """Twice the standard error of mean(a) - mean(b) (0 when a side has one value)."""
+    var = sum(statistics.variance(v) / len(v) for v in (a, b) if len(v) > 1)
+    return 2 * var ** 0.5
 
 def name(n):
     return f"{n[0]}P+{n[1]}D" if isinstance(n, tuple) else str(n)
 
 print(f"date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}")
 print(f"ai-dynamo {md.version('ai-dynamo')}, ai-dynamo-runtime {md.version('ai-dynamo-runtime')}, "
-      f"python {sys.version.split()[0]}; Dynamo runs per cell: {runs}; kvfleet seeds: {','.join(seeds)}")
+      f"python {sys.version.split()[0]}; Dynamo runs per cell: {runs} (round robin {rr_runs}); "
+      f"kvfleet seeds: {','.join(seeds)}")
 kv_ver = subprocess.run([kvfleet, "--version"], capture_output=True, text=True).stdout.strip()
 print(f"kvfleet: {kvfleet} ({kv_ver or 'version unknown'})")
 print("dynamo:  DYN_LOG=error " + shlex.join(dynamo_cmd("TRACE", "kv_router|round_robin", "N", "OUT.json")))
@@ -157,7 +176,8 @@ print("         (P/D: --num-prefill-workers P --num-decode-workers D --prefill-e
       "--decode-engine-args with worker_type prefill / decode)")
 print("kvfleet: " + shlex.join(kvfleet_cmd("TRACE", "dynamo|round_robin", "N", "SEED", "OUT.json")))
 print()
-print(f"{'trace':<13}{'workers':>8} | {'hit: dynamo (runs)':>32} {'kvfleet':>8} {'diff':>8} {'ok':>3} | "
+print(f"{'trace':<13}{'workers':>8} | {'hit: dynamo mean (min-max)':>27} {'kvfleet mean (min-max)':>27} "
+      f"{'diff':>8} {'noise':>7} {'ok':>3} | "
       f"{'rr TTFT p50 ms: dyn':>19} {'kvf':>7} {'ratio':>6} | {'p99 ms: dyn':>11} {'kvf':>7} {'ratio':>6} {'ok':>3}")
 
 def ok(flag):
@@ -175,11 +195,11 @@ if os.environ.get("DYNAMO_ONLY") == "1":
     sys.exit(0)
 for trace, n in cells:
     d, all_runs = dynamo(trace, "kv_router", n)
-    k = kv(trace, "dynamo", n)
-    diff = k["hit"] - d["hit"]
-    spread = "/".join(f"{r['hit']:.4f}" for r in all_runs)
-    line = (f"{trace:<13}{name(n):>8} | {d['hit']:.4f} ({spread}) {k['hit']:>8.4f} {diff:>+8.4f} "
-            f"{ok(abs(diff) <= 0.005):>3} |")
+    dh = [r["hit"] for r in all_runs]
+    kh = [r["hit"] for r in kv_rows(trace, "dynamo", n)]
+    diff = statistics.mean(kh) - d["hit"]
+    line = (f"{trace:<13}{name(n):>8} | {spread(dh):>27} {spread(kh):>27} {diff:>+8.4f} "
+            f"{noise(dh, kh):>7.4f} {ok(abs(diff) <= 0.005):>3} |")
     if not isinstance(n, tuple):
         dr, _ = dynamo(trace, "round_robin", n)
         kr = kv(trace, "round_robin", n)

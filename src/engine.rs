@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 mod admit;
+mod budget;
 mod deadline;
 mod disagg;
 mod outbox;
@@ -17,7 +18,7 @@ pub use outbox::{
 
 use crate::cache::{BlockCache, IdMap};
 use crate::config::Admission;
-use crate::timing::Timing;
+use crate::timing::{StepAdmission, Timing};
 use crate::workload::Request;
 
 /// A request a replica still holds, and in which state.
@@ -45,6 +46,8 @@ pub struct EngineSpec {
     pub queue_capacity: Option<u32>,
     /// Caller timeout on the first token, µs; `None` = none.
     pub timeout_us: Option<u64>,
+    /// When waiting requests are admitted and computed blocks become reusable.
+    pub step_admission: StepAdmission,
 }
 
 struct Active {
@@ -416,10 +419,12 @@ impl Replica {
         }
         let preempted = self.grows() && self.grow_for_step(now_us, out);
         // A step boundary that preempted admits no one (vLLM's rule), unless none runs.
-        if !preempted || self.running.is_empty() {
+        let admits = !preempted || self.running.is_empty();
+        let in_budget = self.admits_in_budget();
+        if admits && !in_budget {
             self.admit_and_retire(now_us, out);
         }
-        if self.running.is_empty() {
+        if self.running.is_empty() && (!in_budget || self.waiting.is_empty()) {
             self.plan = Plan::Idle;
             return None;
         }
@@ -427,10 +432,7 @@ impl Replica {
         let mut chunks = std::mem::take(&mut self.spare_chunks);
         chunks.clear();
         let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
-        let mut saturated = !self.waiting.is_empty();
-        // A request still waits after admission with a slot free: only KV room held it.
-        let kv_wait_from_us =
-            (saturated && self.running.len() < self.spec.max_batch as usize).then_some(now_us);
+        let mut saturated = false;
         for (i, a) in self.running.iter().enumerate() {
             if a.prefilled_tokens < a.prompt_end() {
                 let left = a.prompt_end() - a.prefilled_tokens;
@@ -445,6 +447,21 @@ impl Replica {
                 kv_tokens += a.req.prompt_tokens as u64 + a.generated as u64;
             }
         }
+        if in_budget {
+            self.admit_in_budget(now_us, admits, &mut budget, &mut chunks, out);
+            if self.running.is_empty() {
+                self.spare_chunks = chunks;
+                self.plan = Plan::Idle;
+                return None;
+            }
+        }
+        saturated |= !self.waiting.is_empty();
+        // A request still waits after admission with a slot free (and, admitting inside
+        // the budget, budget left): only KV room held it.
+        let kv_wait_from_us = (!self.waiting.is_empty()
+            && self.running.len() < self.spec.max_batch as usize
+            && (!in_budget || budget > 0))
+            .then_some(now_us);
         self.generation += 1;
         let t = self.spec.timing;
         if !chunks.is_empty() {

@@ -170,7 +170,7 @@ fn table() -> Vec<ParamSpec> {
         num("burstiness", "--des-burstiness", "Burstiness", "float", (0.01, 100.0, 0.01), true, "shape", "gamma only: the gamma shape. 1 is Poisson; below 1 arrivals come in bursts."),
         num("max_batch", "--des-max-batch", "Concurrency slots", "int", (1.0, 4096.0, 1.0), true, "req", "Most requests running at once on a replica; the rest wait."),
         num("max_batched_tokens", "--des-max-batched-tokens", "Prefill budget", "int", (1.0, 1_000_000.0, 1.0), true, "tok/step", "Prefill tokens per engine step (chunked prefill)."),
-        choice("engine", "--des-engine", "Engine", "choice", &EnginePreset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(), "Step-time preset (model x GPU, from a roofline; dynamo-mocker: the polynomial timing of Dynamo's mocker), or custom coefficients."),
+        choice("engine", "--des-engine", "Engine", "choice", &EnginePreset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(), "Step-time preset (model x GPU, from a roofline; dynamo-mocker: the polynomial timing and the scheduling of Dynamo's mocker), or custom coefficients."),
         num("step_fixed_us", "--des-step-fixed-us", "Fixed step cost", "float", (0.0, 1_000_000.0, 100.0), false, "µs", "custom engine: fixed cost of every step (weight streaming)."),
         num("prefill_token_us", "--des-prefill-token-us", "Prefill cost", "float", (0.0, 10_000.0, 1.0), false, "µs/tok", "custom engine: cost per prefill token."),
         num("decode_seq_us", "--des-decode-seq-us", "Decode cost", "float", (0.0, 100_000.0, 1.0), false, "µs/seq", "custom engine: marginal cost per decoding sequence per step."),

@@ -79,6 +79,7 @@ impl<'w> Simulation<'w> {
             block_size: cfg.block_size,
             queue_capacity: cfg.queue_capacity,
             timeout_us: cfg.timeout_ms.map(timeout_us),
+            step_admission: cfg.engine.step_admission(),
         };
         let n = cfg.instances as usize;
         let pools = cfg.pools();

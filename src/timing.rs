@@ -328,6 +328,16 @@ impl EnginePreset {
         self.spec().timing
     }
 
+    /// When a replica admits a waiting request and when a block it computes becomes
+    /// reusable: `dynamo-mocker` schedules as Dynamo's mocker does, every other preset as
+    /// kvfleet always has.
+    pub fn step_admission(self) -> StepAdmission {
+        match self {
+            P::DynamoMocker => StepAdmission::InBudget,
+            _ => StepAdmission::OnSlot,
+        }
+    }
+
     /// What one replica runs on (`None` for `custom` and `dynamo-mocker`).
     pub fn hardware(self) -> Option<Hardware> {
         self.spec().hardware
@@ -346,6 +356,23 @@ impl EnginePreset {
         let block_bytes = h.kv_bytes_per_token as f64 * block_size.max(1) as f64;
         Some(libm::floor(free_bytes / block_bytes).max(0.0) as u64)
     }
+}
+
+/// How a replica admits waiting requests and when the blocks a step computes can be
+/// reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepAdmission {
+    /// At each step boundary the waiting head takes a free slot (and its KV room) at
+    /// once, with the blocks already computed as its hit; a block becomes reusable (by a
+    /// later admission, and in the router's index) once the step that computes it has run.
+    OnSlot,
+    /// Dynamo's mocker (vLLM's scheduler): a step schedules the running requests' chunks
+    /// first, and a waiting request is admitted only while the step's token budget has
+    /// room left, taking its first chunk from it; a block becomes reusable when the step
+    /// that computes it is scheduled, so a request admitted behind another in the same
+    /// step counts the other's blocks of that step as hits (ai-dynamo 1.4.2: checked
+    /// against its replay, see `tests/mocker_engine.rs`).
+    InBudget,
 }
 
 /// A duration rounded up to whole microseconds, forgiving the last bits of floating-point

@@ -6,7 +6,7 @@
 
 use kvfleet::sim::Decision;
 use kvfleet::timing::EnginePreset;
-use kvfleet::{api, ArrivalModel, Config, DecodeRouting, Policy, Report};
+use kvfleet::{api, ArrivalModel, Config, DecodeRouting, Policy, Report, TieBreak};
 
 fn run_json(cfg: &Config) -> Result<String, String> {
     api::run_json(&serde_json::to_string(cfg).unwrap())
@@ -229,8 +229,11 @@ fn decode_round_robin_alternates_and_least_kv_avoids_the_loaded_replica() {
     // least_kv: each request reserves ceil(1400 / 16) = 88 blocks. The first prefill
     // ends alone (its step began before the others arrived) and goes to replica 1; the
     // other five end together, and each pick takes the lighter replica, ties to the
-    // lower index: 2 (88 against 0), 1, 2, 1, 2. Three each.
-    let (_, r) = run_logged(&many(DecodeRouting::LeastKv));
+    // lower index under `tie_break: lowest`: 2 (88 against 0), 1, 2, 1, 2. Three each.
+    let (_, r) = run_logged(&Config {
+        tie_break: TieBreak::Lowest,
+        ..many(DecodeRouting::LeastKv)
+    });
     let decode: Vec<u64> = r.per_instance[1..].iter().map(|x| x.requests).collect();
     assert_eq!(decode, vec![3, 3]);
 }

@@ -8,7 +8,7 @@
 use kvfleet::sim::{Decision, Simulation};
 use kvfleet::timing::EnginePreset;
 use kvfleet::workload::Request;
-use kvfleet::{api, ArrivalModel, Config, DecodeRouting, Policy, Report};
+use kvfleet::{api, ArrivalModel, Config, DecodeRouting, Policy, Report, TieBreak};
 
 /// A custom engine whose step is 1000 µs + 1 µs per prefill token + 10 µs per decoding
 /// sequence, and a link of 1 GB/s (1000 bytes per µs) after a 1000 µs setup, 1000 KV
@@ -109,12 +109,14 @@ fn a_transfer_that_lands_exactly_at_the_timeout_is_in_time() {
 #[test]
 fn least_kv_forgets_a_transfer_once_it_lands() {
     // Two decode replicas, requests 1 s apart that finish long before the next arrives.
-    // Each time both decode replicas hold nothing and expect nothing, so the tie goes to
-    // the lower index: replica 1 serves both. (A transfer still counted as incoming
-    // after it landed would send the second to replica 2.)
+    // Each time both decode replicas hold nothing and expect nothing, so under
+    // `tie_break: lowest` the tie goes to the lower index: replica 1 serves both. (A
+    // transfer still counted as incoming after it landed would send the second to
+    // replica 2.) How the default rule draws such ties: tests/tie_break.rs.
     let cfg = Config {
         num_requests: 2,
         decode_routing: DecodeRouting::LeastKv,
+        tie_break: TieBreak::Lowest,
         ..edge(2)
     };
     let (_, r) = run_logged(&cfg);

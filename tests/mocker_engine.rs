@@ -28,6 +28,30 @@ fn one(input: u32, output: u32) -> Vec<kvfleet::Request> {
     .unwrap()
 }
 
+/// Mooncake requests `(timestamp ms, input tokens, output tokens, first block id)`, each
+/// with consecutive block ids from its first.
+fn trace(rows: &[(u64, u32, u32, u32)]) -> Vec<kvfleet::Request> {
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|&(t, input, output, first)| {
+            let ids: Vec<String> = (first..first + input.div_ceil(512))
+                .map(|i| i.to_string())
+                .collect();
+            format!(
+                r#"{{"timestamp": {t}, "input_length": {input}, "output_length": {output}, "hash_ids": [{}]}}"#,
+                ids.join(", ")
+            )
+        })
+        .collect();
+    let text = lines.join("\n");
+    parse_mooncake(
+        BufReader::new(text.as_bytes()),
+        "rows",
+        &TraceOptions::default(),
+    )
+    .unwrap()
+}
+
 fn run_one(cfg: &Config, input: u32, output: u32) -> kvfleet::Report {
     api::replay_simulation(cfg, one(input, output), "one")
         .unwrap()
@@ -72,12 +96,81 @@ fn one_request_on_the_mocker_takes_what_dynamos_replay_reports() {
     );
 }
 
+/// Two identical prompts of 20,480 tokens (40 blocks) on one replica, the second 50 ms
+/// after the first, 4 tokens out each: Dynamo 1.4.2's replay (`python -m dynamo.replay`,
+/// one worker, round robin) admits the second at 338.27 ms with 19,968 tokens reused and
+/// gives both their first token at 439.42 ms (token hit rate 0.4875).
 #[test]
-fn custom_polynomials_are_the_same_engine_as_the_preset() {
-    // The preset is nothing but its coefficients: custom with the same ones gives the same
-    // report, and the linear terms add on top (1 ms fixed per step: the 5 steps of a
-    // 1,000-token request with 5 out take 5 ms more).
-    let custom = Config {
+fn the_mocker_admits_inside_the_budget_and_reuses_the_blocks_scheduled() {
+    let rows = [(0, 20_480, 4, 0), (50, 20_480, 4, 0)];
+    // By hand. A chunk of 8,192 tokens: 4.209989e-7 × 8,192² + 0.01518344 × 8,192 +
+    // 16.50142 = 169.13692 ms -> 169,137 µs. Steps 1 and 2 compute the first's blocks
+    // 0-15 and 16-31 with the whole budget: the second waits (0 to 338,274 µs). Step 3
+    // schedules the first's last 4,096 tokens (blocks 32-39), leaving 4,096 of budget:
+    // the second is admitted behind it, reuses 39 blocks (the last prompt token is
+    // recomputed; the 8 of this step count, being scheduled) and computes 512 tokens.
+    // 4,608 tokens: 95.40606 ms, plus the first tokens' decode phase 5.74 ms = 101,147 µs.
+    // Both first tokens at 439,421 µs: TTFT 439.421 and 389.421 ms, mean 414.421 ms.
+    // Hit rate 39 × 512 / 40,960 = 0.4875.
+    let r = api::replay_simulation(&mocker(), trace(&rows), "rows")
+        .unwrap()
+        .into_report()
+        .summary;
+    assert_eq!(r.hit_rate_tokens, 0.4875);
+    assert!(
+        (r.ttft_ms_mean - 414.421).abs() < 1e-9,
+        "{}",
+        r.ttft_ms_mean
+    );
+    // The same timing admitting at a free slot (a custom engine with the mocker's
+    // coefficients): the second joins at 169,137 µs with the 16 blocks computed by then
+    // and computes the other 24 again: 16 × 512 / 40,960 = 0.2.
+    let r = api::replay_simulation(&custom_mocker(), trace(&rows), "rows")
+        .unwrap()
+        .into_report()
+        .summary;
+    assert_eq!(r.hit_rate_tokens, 0.2);
+}
+
+/// The router's index holds a block from the start of the step that computes it, as
+/// Dynamo's mocker publishes its KV events when it schedules the step. Two replicas; a
+/// prompt of 40 blocks at 0 on one; at 50 ms, inside its first step (0 to 169.137 ms), a
+/// second with the same blocks sees that replica hold the 16 of that first chunk.
+#[test]
+fn the_router_sees_the_blocks_of_the_step_scheduled() {
+    let rows = [(0, 20_480, 4, 0), (50, 20_480, 4, 0)];
+    let cfg = Config {
+        instances: 2,
+        routing: Policy::Dynamo,
+        ..mocker()
+    };
+    let mut sim = api::replay_simulation(&cfg, trace(&rows), "rows").unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.decisions().unwrap();
+    let first = d[0].chosen as usize;
+    assert_eq!(d[1].candidates[first].hit_blocks, 16);
+    assert_eq!(d[1].candidates[1 - first].hit_blocks, 0);
+    let mut sim = api::replay_simulation(
+        &Config {
+            instances: 2,
+            routing: Policy::Dynamo,
+            ..custom_mocker()
+        },
+        trace(&rows),
+        "rows",
+    )
+    .unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.decisions().unwrap();
+    // Admitting at a free slot, a block counts once its step has run: none yet at 50 ms.
+    assert_eq!(d[1].candidates[d[0].chosen as usize].hit_blocks, 0);
+}
+
+/// A custom engine with the mocker's coefficients (its timing, kvfleet's admission).
+fn custom_mocker() -> Config {
+    Config {
         engine: EnginePreset::Custom,
         step_fixed_us: 0.0,
         prefill_token_us: 0.0,
@@ -86,7 +179,16 @@ fn custom_polynomials_are_the_same_engine_as_the_preset() {
         prefill_poly_ms: [16.50142, 1.518344e-2, 4.209989e-7],
         decode_poly_ms: [5.74, 54.01, -25.74],
         ..mocker()
-    };
+    }
+}
+
+#[test]
+fn custom_polynomials_are_the_same_engine_as_the_preset() {
+    // The preset's timing is nothing but its coefficients: custom with the same ones gives
+    // the same report for one request (the preset's admission differs only where requests
+    // share blocks: see above), and the linear terms add on top (1 ms fixed per step: the 5 steps of a
+    // 1,000-token request with 5 out take 5 ms more).
+    let custom = custom_mocker();
     let a = run_one(&mocker(), 1000, 5).summary;
     let b = run_one(&custom, 1000, 5).summary;
     assert_eq!(a.ttft_ms_mean, b.ttft_ms_mean);

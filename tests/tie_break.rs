@@ -2,7 +2,9 @@
 //! expectation worked by hand from the raw draws of the run's tie stream (the k-th equal
 //! of the best so far takes its place when a draw below k is 0, Dynamo's reservoir), and
 //! under `tie_break: lowest` the old rule, the lower index. On a real trace the old rule
-//! piled requests onto the low replicas; the seeded draw spreads them as Dynamo does.
+//! piled requests onto the low replicas; the seeded draw spreads them as Dynamo does. A
+//! split fleet's `least_kv` decode pick draws too, and a typed tie rule that nothing uses
+//! is warned about.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::fs::File;
@@ -235,6 +237,75 @@ fn the_tie_rule_parses_and_a_bad_one_names_what_is_allowed() {
         ..Config::default()
     })
     .unwrap();
+}
+
+/// A split fleet's `least_kv` decode pick draws among equally loaded decode replicas
+/// from a tie stream of its own (`Ties` number `u32::MAX` of the run's seed). One
+/// request on 1 prefill + 2 decode replicas: both decode replicas hold nothing, so the
+/// second (replica 2) takes the first's place when that stream's first draw below 2 is
+/// 0. Under `lowest`, replica 1 always.
+#[test]
+fn least_kv_draws_its_decode_pick_among_the_equally_loaded() {
+    let served = |seed: u64, tie_break: TieBreak| {
+        let cfg = Config {
+            num_requests: 1,
+            instances: 3,
+            prefill_instances: Some(1),
+            decode_instances: Some(2),
+            seed,
+            tie_break,
+            ..Config::default()
+        };
+        let r = api::synthetic_simulation(&cfg).unwrap().into_report();
+        let decode: Vec<u64> = r.per_instance[1..].iter().map(|x| x.requests).collect();
+        decode.iter().position(|&n| n == 1).unwrap() + 1
+    };
+    let mut seen = [false; 2];
+    for seed in 0..20 {
+        let mut stream = Rng::fork_nth(seed, Stream::Ties, u32::MAX);
+        let want = if stream.below(2) == 0 { 2 } else { 1 };
+        assert_eq!(served(seed, TieBreak::Random), want, "seed {seed}");
+        seen[want - 1] = true;
+        assert_eq!(served(seed, TieBreak::Lowest), 1, "seed {seed}");
+    }
+    assert_eq!(seen, [true, true]);
+}
+
+/// `kvfleet ARGS`: (stderr, exit code).
+fn cli(args: &[&str]) -> (String, Option<i32>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kvfleet"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// A typed `--des-tie-break` where no pick can tie is named on standard error with why;
+/// where picks can tie, nothing is said.
+#[test]
+fn a_tie_rule_that_nothing_uses_is_warned_about() {
+    let run = [
+        "-q",
+        "--des-num-requests",
+        "10",
+        "--des-tie-break",
+        "lowest",
+    ];
+    let (err, code) = cli(&[&run[..], &["--des-routing", "random"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(
+            "warning: --des-tie-break does nothing with --des-routing random (it draws a \
+             replica uniformly, with no ties to break)"
+        ),
+        "{err}"
+    );
+    let (err, code) = cli(&[&run[..], &["--des-routing", "kv"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
 }
 
 fn trace() -> Vec<kvfleet::Request> {

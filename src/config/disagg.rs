@@ -18,7 +18,8 @@ pub const DEFAULT_TRANSFER_BASE_US: f64 = 50.0;
 #[serde(rename_all = "snake_case")]
 pub enum DecodeRouting {
     /// The decode replica with the fewest KV blocks held or wanted by its requests
-    /// (running, waiting and arriving on its link); ties to the lower index.
+    /// (running, waiting and arriving on its link); ties by `tie_break` (drawn among the
+    /// equals, or the lower index under `lowest`).
     #[default]
     LeastKv,
     /// Decode replicas in turn.

@@ -1,6 +1,7 @@
 //! How a routing policy breaks an exact tie between its best replicas: as each policy's
 //! source does (seeded random among equals where the source draws at random, or where
-//! it states no rule), or the lower index for every policy (the rule before).
+//! it states no rule; a split fleet's `least_kv` decode pick too), or the lower index
+//! for every policy (the rule before).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,8 @@ use super::ConfigError;
 pub enum TieBreak {
     /// Each policy as its source breaks ties: uniformly at random among the equals, from
     /// the run's tie stream (`dynamo`, `llm_d`, `aibrix`, and `kv`, `least_loaded`,
-    /// `p2c`, `sticky` and spill, whose sources state no rule); SGLang's first.
+    /// `p2c`, `sticky`, spill and a split fleet's `least_kv` decode pick, whose sources
+    /// state no rule); SGLang's first.
     #[default]
     Random,
     /// The lowest replica index among the equals, for every policy.

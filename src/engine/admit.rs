@@ -114,7 +114,12 @@ impl Replica {
     }
 
     pub(super) fn admit_waiting(&mut self, now_us: u64, out: &mut Outbox) {
-        while self.running.len() < self.spec.max_batch as usize {
+        self.admit_waiting_upto(self.spec.max_batch as usize, now_us, out);
+    }
+
+    /// Admits waiting requests in order while fewer than `slots` run.
+    pub(super) fn admit_waiting_upto(&mut self, slots: usize, now_us: u64, out: &mut Outbox) {
+        while self.running.len() < slots.min(self.spec.max_batch as usize) {
             let Some(req) = self.waiting.front() else {
                 break;
             };

@@ -16,6 +16,7 @@ fn timed_spec(max_batch: u32, queue_capacity: Option<u32>, timeout_us: Option<u6
         block_size: 512,
         queue_capacity,
         timeout_us,
+        step_admission: crate::timing::StepAdmission::OnSlot,
     }
 }
 

@@ -1,10 +1,10 @@
 //! Parameters that do nothing under the rest of a config: a split fleet's link on a
 //! colocated fleet, the snapshot view's refresh and lag under another view, one routing
 //! policy's settings under another, a gamma shape without gamma arrivals, the synthetic
-//! workload's settings on a replay. A caller that knows which ones the user set (the
+//! workload's settings on a replay, the tie rule where no pick ever ties. A caller that knows which ones the user set (the
 //! CLI's typed flags, a sweep's parameter) warns.
 
-use crate::config::{ArrivalModel, Config, Policy, RouterView};
+use crate::config::{ArrivalModel, Config, DecodeRouting, Policy, RouterView};
 use crate::timing::EnginePreset;
 
 /// A parameter that has no effect, and why.
@@ -98,6 +98,9 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
         );
         add(&["spill_queue"], why);
     }
+    if let Some(note) = never_ties(cfg) {
+        add(&["tie_break"], with("routing", routing, note));
+    }
     if cfg.arrival_model != ArrivalModel::Gamma {
         let note = "it is the gamma model's shape";
         add(
@@ -106,6 +109,25 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
         );
     }
     out
+}
+
+/// Why no pick of `cfg` ever breaks a tie (so the tie rule does nothing), if none does:
+/// a routing policy without ties, no session affinity or spill (they draw among equals),
+/// and no split fleet's `least_kv` decode pick.
+fn never_ties(cfg: &Config) -> Option<&'static str> {
+    let note = match cfg.routing {
+        Policy::RoundRobin => "it takes the replicas in turn",
+        Policy::Random => "it draws a replica uniformly, with no ties to break",
+        Policy::PrefixAware => "a hash ring names each prefix's home",
+        Policy::Sglang => "it takes the first of equals under either rule, as its source does",
+        Policy::Dynamo if cfg.dynamo_temperature > 0.0 => {
+            "at a temperature above 0 it samples by cost"
+        }
+        _ => return None,
+    };
+    let spills = cfg.spill_queue > 0 && cfg.routing == Policy::PrefixAware;
+    let decode_ties = cfg.pools().is_some() && cfg.decode_routing == DecodeRouting::LeastKv;
+    (cfg.affinity_share() <= 0.0 && !spills && !decode_ties).then_some(note)
 }
 
 /// The synthetic workload's parameters: a replay's requests come from its trace or file.
@@ -239,6 +261,62 @@ mod tests {
         assert!(!under(Policy::RoundRobin, Some(50.0)));
         assert!(under(Policy::RoundRobin, None));
         assert!(under(Policy::Sticky, Some(0.0)));
+    }
+
+    #[test]
+    fn the_tie_rule_counts_only_where_a_pick_can_tie() {
+        let ties_inert = |cfg: Config| fields(&cfg).contains(&"tie_break");
+        let routed = |routing| Config {
+            routing,
+            ..Config::default()
+        };
+        for p in [
+            Policy::RoundRobin,
+            Policy::Random,
+            Policy::PrefixAware,
+            Policy::Sglang,
+        ] {
+            assert!(ties_inert(routed(p)), "{}", p.name());
+        }
+        for p in [
+            Policy::Kv,
+            Policy::LeastLoaded,
+            Policy::Sticky,
+            Policy::Dynamo,
+        ] {
+            assert!(!ties_inert(routed(p)), "{}", p.name());
+        }
+        // Dynamo samples above temperature 0; affinity and spill draw among equals; a
+        // split fleet's least_kv decode pick draws too.
+        assert!(ties_inert(Config {
+            dynamo_temperature: 0.5,
+            ..routed(Policy::Dynamo)
+        }));
+        assert!(!ties_inert(Config {
+            session_affinity: Some(50.0),
+            ..routed(Policy::Random)
+        }));
+        assert!(!ties_inert(Config {
+            spill_queue: 4,
+            ..routed(Policy::PrefixAware)
+        }));
+        let split = Config {
+            prefill_instances: Some(1),
+            decode_instances: Some(2),
+            instances: 3,
+            ..routed(Policy::RoundRobin)
+        };
+        assert!(!ties_inert(split.clone()));
+        assert!(ties_inert(Config {
+            decode_routing: DecodeRouting::Random,
+            ..split
+        }));
+        let why = inert(&routed(Policy::Random), |f| format!("--{f}"));
+        let tie = why.iter().find(|i| i.field == "tie_break").unwrap();
+        assert_eq!(
+            tie.why,
+            "with --routing random (it draws a replica uniformly, with no ties to break)"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::engine::{DropKind, Dropped, Handoff, Prefilled};
 use crate::histogram::LogHistogram;
 use crate::link::Link;
 use crate::rng::{Rng, Stream};
+use crate::router::Ties;
 use crate::view::router_blocks;
 use crate::workload::Request;
 
@@ -43,6 +44,10 @@ pub struct TransferStats {
     pub late: u64,
 }
 
+/// The tie stream of the decode pick: the router replicas' are 0, 1, ..., so the last
+/// one is the decode pick's.
+const DECODE_TIES: u32 = u32::MAX;
+
 /// The state of a disaggregated fleet beyond its replicas.
 pub(crate) struct Disagg {
     pub pools: Pools,
@@ -52,6 +57,8 @@ pub(crate) struct Disagg {
     min_uncached_tokens: u32,
     routing: DecodeRouting,
     rng: Rng,
+    /// `least_kv`'s ties, from a tie stream of its own (`DECODE_TIES`).
+    ties: Ties,
     next_rr: u32,
     /// Per decode replica: its inbound link.
     pub links: Vec<Link>,
@@ -73,6 +80,7 @@ impl Disagg {
             min_uncached_tokens: cfg.disagg_min_uncached_tokens,
             routing: cfg.decode_routing,
             rng: Rng::fork(cfg.seed, Stream::DecodeRouter),
+            ties: Ties::new(cfg.tie_break, cfg.seed, DECODE_TIES),
             next_rr: 0,
             links: vec![Link::default(); d],
             incoming_blocks: vec![0; d],
@@ -150,14 +158,16 @@ impl Simulation<'_> {
                 k as usize
             }
             DecodeRouting::Random => d.rng.below(n as u64) as usize,
-            DecodeRouting::LeastKv => (0..n as usize)
-                .min_by_key(|&k| {
-                    (
-                        self.replicas[first + k].kv_load_blocks() + d.incoming_blocks[k],
-                        k,
-                    )
-                })
-                .expect("a decode pool is not empty"),
+            DecodeRouting::LeastKv => {
+                let load =
+                    |k: usize| self.replicas[first + k].kv_load_blocks() + d.incoming_blocks[k];
+                let least = (0..n as usize)
+                    .map(load)
+                    .min()
+                    .expect("a decode pool is not empty");
+                let equals = (0..n as usize).filter(|&k| load(k) == least);
+                d.ties.among(equals).expect("the least loaded is one")
+            }
         };
         first + k
     }

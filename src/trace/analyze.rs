@@ -329,7 +329,8 @@ fn timing_hazard(a: &TraceAnalysis) -> Option<String> {
         return Some(format!(
             "{} of requests arrive at the same instant as the one before: they overlap \
              however the replay is scaled (--des-arrival-speedup cannot separate them), \
-             and a request admitted while its prefix is still being computed computes it again",
+             and a request admitted while its prefix is still being computed computes it again \
+             (dynamo-mocker admits it behind that step instead, and reuses it)",
             percent(a.same_instant_share)
         ));
     }

@@ -262,7 +262,8 @@ pub struct RunArgs {
     /// Engine timing preset (model x GPUs, from a roofline): llama3-8b-h100,
     /// llama3-70b-4xh100, llama3-8b-h200, llama3-8b-mi300x, llama3-8b-b200,
     /// llama3-70b-2xh200, llama3-70b-mi300x, llama3-70b-2xb200, mixtral-8x7b-h200,
-    /// mixtral-8x7b-mi300x, dynamo-mocker (Dynamo's mocker: its polynomial timing), or
+    /// mixtral-8x7b-mi300x, dynamo-mocker (Dynamo's mocker: its polynomial timing, and its
+    /// admission inside the step's token budget), or
     /// custom (then the --des-step-fixed-us .. --des-kv-read-token-ns flags and the two
     /// polynomial phases apply).
     #[arg(long = "des-engine", value_name = "PRESET", default_value = "llama3-8b-h100", value_parser = engine)]
@@ -382,7 +383,8 @@ pub struct RunArgs {
     pub llmd_weights: String,
     /// How every policy breaks an exact tie between its best replicas: random (as each
     /// policy's source does: dynamo, llm_d and aibrix draw among the equals, sglang takes
-    /// the first; kv and the simple policies draw too; seeded) or lowest (the lower index).
+    /// the first; kv, the simple policies and a split fleet's least_kv decode pick draw
+    /// too; seeded) or lowest (the lower index).
     #[arg(long = "des-tie-break", value_name = "RULE", default_value = "random", value_parser = tie_break)]
     pub tie_break: TieBreak,
     /// How a replica admits into KV: reserve (the prompt and the whole output must fit

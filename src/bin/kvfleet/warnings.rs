@@ -3,15 +3,30 @@
 //! for a sweep over such a parameter, whose rows would all be the same.
 
 use clap::parser::ValueSource;
-use clap::ArgMatches;
+use clap::{ArgMatches, CommandFactory};
 use kvfleet::{params, Config};
 
-/// The command-line flag of config key `field` (the key itself when it has none).
+/// The command-line flag of config key `field`: the page parameter's, else the typed
+/// flag's of the same id (`--des-tie-break`), else the key itself.
 fn flag(field: &str) -> String {
     params::specs()
         .into_iter()
         .find(|s| s.name == field)
-        .map_or(field.to_string(), |s| s.flag.to_string())
+        .map(|s| s.flag.to_string())
+        .or_else(|| long_flag(field))
+        .unwrap_or_else(|| field.to_string())
+}
+
+/// The long flag of the run's argument `id`, if it has one.
+fn long_flag(id: &str) -> Option<String> {
+    let cmd = crate::args::Cli::command();
+    let run = cmd.get_subcommands().chain([&cmd]);
+    let found = run
+        .flat_map(|c| c.get_arguments())
+        .find(|a| a.get_id() == id)
+        .and_then(|a| a.get_long())
+        .map(|long| format!("--{long}"));
+    found
 }
 
 /// Whether the user typed the flag of config key `field`.
