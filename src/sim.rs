@@ -260,6 +260,7 @@ impl<'w> Simulation<'w> {
     /// load signals for recomputation at the next pick.
     fn sync_index(&mut self, r: usize) {
         self.views.touch(r);
+        self.sampler.touch(r);
         let now = self.now_us;
         for (id, added) in self.replicas[r].cache_mut().drain_journal() {
             self.knowledge.cache_event(now, r, id, added);
