@@ -130,8 +130,9 @@ impl BlockCache {
     }
 
     /// Sizes the empty cache's id table once for ids `0 ..= max_id`, when that is within
-    /// its density bound for `most_entries` entries (at most its capacity); otherwise
-    /// it grows as it fills. Changes no result. Returns whether it did.
+    /// its density bound for `most_entries` entries (at most its capacity); for a sparse
+    /// share of the ids (a replica of many), its directory alone, within its own bound;
+    /// otherwise it grows as it fills. Changes no result. Returns whether it did either.
     pub fn presize_ids(&mut self, max_id: u64, most_entries: u64) -> bool {
         let holdable = self
             .capacity_blocks
@@ -142,7 +143,7 @@ impl BlockCache {
             // written, so room never used is never touched.
             self.releases.reserve(holdable.min(max_id + 1) as usize);
         }
-        presized
+        presized || self.index.presize_directory(max_id, holdable)
     }
 
     /// Capacity in blocks, `None` when unbounded.

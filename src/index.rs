@@ -2,11 +2,12 @@
 //! kept in step with every cache's store and evict events, so a routing decision costs
 //! O(blocks + replicas) instead of O(blocks x replicas).
 
-use crate::cache::{FlatTable, IdTable};
+use crate::cache::IdTable;
 
 /// Each block's replica set inside the table's entry when it fits one word (at most 64
 /// replicas): a lookup is one array index for dense ids, one probe (usually one cache
-/// line) for the rest. Wider sets live in a slab, reached through a slot.
+/// line) for the rest. Wider sets live in a slab, reached through a slot kept in the
+/// same kind of table (an array index for dense ids).
 #[derive(Clone, Debug)]
 pub struct BlockIndex {
     words: usize,
@@ -14,8 +15,9 @@ pub struct BlockIndex {
     /// Block id -> its replica set, for `words == 1`; with a sliding window past the
     /// array, for the ids a counter numbers (the synthetic workload's suffix blocks).
     narrow: IdTable<u64, 8, true>,
-    /// Block id -> its set's slot in `bits`, for `words > 1`.
-    wide: FlatTable<u32>,
+    /// Block id -> its set's slot in `bits` plus 1 (0 marks an absent id), for
+    /// `words > 1`.
+    wide: IdTable<u32>,
     bits: Vec<u64>,
     free: Vec<u32>,
     alive: Vec<u64>,
@@ -29,7 +31,7 @@ impl BlockIndex {
             words,
             replicas,
             narrow: IdTable::default(),
-            wide: FlatTable::default(),
+            wide: IdTable::default(),
             bits: Vec::new(),
             free: Vec::new(),
             alive: vec![0; words],
@@ -40,7 +42,10 @@ impl BlockIndex {
     /// its density bound for `most_entries` distinct blocks; otherwise it grows as it
     /// fills. Changes no result. Returns whether it did.
     pub fn presize_ids(&mut self, max_id: u64, most_entries: u64) -> bool {
-        self.words == 1 && self.narrow.presize(max_id, most_entries)
+        match self.words {
+            1 => self.narrow.presize(max_id, most_entries),
+            _ => self.wide.presize(max_id, most_entries),
+        }
     }
 
     /// Distinct blocks held by at least one replica.
@@ -66,10 +71,10 @@ impl BlockIndex {
             return;
         }
         let slot = match self.wide.get(id) {
-            Some(&s) => s as usize,
+            Some(&s) => s as usize - 1,
             None => {
                 let s = self.alloc();
-                self.wide.insert(id, s as u32);
+                self.wide.insert(id, s as u32 + 1);
                 s
             }
         };
@@ -94,6 +99,7 @@ impl BlockIndex {
         let Some(&s) = self.wide.get(id) else {
             return;
         };
+        let s = s - 1;
         let base = s as usize * self.words;
         self.bits[base + r / 64] &= !bit;
         if self.bits[base..base + self.words].iter().all(|&w| w == 0) {
@@ -114,7 +120,7 @@ impl BlockIndex {
         if self.words == 1 {
             return self.narrow.get(id).map(std::slice::from_ref);
         }
-        let base = *self.wide.get(id)? as usize * self.words;
+        let base = (*self.wide.get(id)? as usize - 1) * self.words;
         Some(&self.bits[base..base + self.words])
     }
 

@@ -1,6 +1,12 @@
 //! Columnar time series for charts: per-replica queue depth, running requests, cache
 //! occupancy and windowed hit rate, on a grid that coarsens (by decimation) so a run of
 //! any length keeps at most a few hundred points and sampling costs O(points).
+//!
+//! A sample reads only the replicas touched since their last one (`touch`, called after
+//! anything that changes a replica); an untouched replica's state is what it was then,
+//! so its columns are padded with those values when it is next read (or before a
+//! decimation, or at the end). A sample's cost grows with the replicas that changed, not
+//! with the fleet.
 
 use serde::Serialize;
 
@@ -60,6 +66,35 @@ pub struct Sampler {
     window_queue: Vec<u32>,
     /// Per link: busy µs up to each sample.
     link_busy_us: Vec<Vec<u64>>,
+    /// Per replica: the samples written in its columns so far.
+    filled: Vec<usize>,
+    /// Per replica: its state at its last sample written, which pads its columns while it
+    /// is untouched.
+    held: Vec<Held>,
+    /// Per replica: touched since its last sample written (then also in `touched`).
+    is_touched: Vec<bool>,
+    touched: Vec<u32>,
+    /// Reads every replica at every sample, as if each were touched (for tests: the
+    /// series must be the same).
+    read_all: bool,
+}
+
+/// A replica's sampled state: waiting and running requests, KV blocks in use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Held {
+    queue: u32,
+    running: u32,
+    cache_blocks: u64,
+}
+
+impl Held {
+    fn of(rep: &Replica) -> Held {
+        Held {
+            queue: rep.waiting(),
+            running: rep.running(),
+            cache_blocks: rep.cache().used_blocks(),
+        }
+    }
 }
 
 impl Default for Sampler {
@@ -85,6 +120,25 @@ impl Sampler {
             window_hits: vec![0; replicas],
             window_queue: vec![0; replicas],
             link_busy_us: Vec::new(),
+            filled: vec![0; replicas],
+            held: vec![Held::default(); replicas],
+            is_touched: vec![true; replicas],
+            touched: (0..replicas as u32).collect(),
+            read_all: false,
+        }
+    }
+
+    /// Reads every replica at every sample from now on (the series must not change).
+    #[cfg(test)]
+    pub(crate) fn read_every_replica(&mut self) {
+        self.read_all = true;
+    }
+
+    /// Replica `r` changed (or may have): the next sample reads it.
+    pub fn touch(&mut self, r: usize) {
+        if !self.is_touched[r] {
+            self.is_touched[r] = true;
+            self.touched.push(r as u32);
         }
     }
 
@@ -105,6 +159,7 @@ impl Sampler {
     pub fn admitted(&mut self, replica: u32, hit: bool) {
         self.window_admits[replica as usize] += 1;
         self.window_hits[replica as usize] += hit as u32;
+        self.touch(replica as usize);
     }
 
     /// Closes the series with one last sample at `end_us` and converts to columns.
@@ -112,6 +167,7 @@ impl Sampler {
         self.advance_to(end_us, replicas, links);
         self.next_us = end_us;
         self.push_sample(replicas, links);
+        self.pad_all();
         let rate = |h: u32, a: u32| (a > 0).then(|| h as f64 / a as f64);
         let points = self.times_us.len();
         let hit_rate_fleet = (0..points)
@@ -164,21 +220,74 @@ impl Sampler {
         for (busy, link) in self.link_busy_us.iter_mut().zip(links) {
             busy.push(link.busy_until(self.next_us));
         }
-        for (r, rep) in replicas.iter_mut().enumerate() {
-            let dropped = std::mem::take(&mut self.window_queue[r]);
-            self.queue[r].push(rep.waiting());
-            self.queue_peak[r].push(rep.take_window_peak().max(dropped));
-            self.running[r].push(rep.running());
-            self.cache_blocks[r].push(rep.cache().used_blocks());
-            self.admits[r].push(std::mem::take(&mut self.window_admits[r]));
-            self.hits[r].push(std::mem::take(&mut self.window_hits[r]));
+        #[cfg(debug_assertions)]
+        for (r, rep) in replicas.iter().enumerate() {
+            debug_assert!(
+                self.is_touched[r] || self.held[r] == Held::of(rep),
+                "replica {r} changed without a touch"
+            );
         }
+        if self.read_all {
+            (0..replicas.len()).for_each(|r| self.touch(r));
+        }
+        let mut touched = std::mem::take(&mut self.touched);
+        for r in touched.drain(..) {
+            let r = r as usize;
+            self.is_touched[r] = false;
+            self.pad(r, self.times_us.len() - 1);
+            self.record(r, &mut replicas[r]);
+        }
+        self.touched = touched;
         self.next_us = self.next_us.saturating_add(self.interval_us);
+    }
+
+    /// Writes replica `r`'s sample at the grid's last time from its state now.
+    fn record(&mut self, r: usize, rep: &mut Replica) {
+        let held = Held::of(rep);
+        let dropped = std::mem::take(&mut self.window_queue[r]);
+        self.queue[r].push(held.queue);
+        self.queue_peak[r].push(rep.take_window_peak().max(dropped));
+        self.running[r].push(held.running);
+        self.cache_blocks[r].push(held.cache_blocks);
+        self.admits[r].push(std::mem::take(&mut self.window_admits[r]));
+        self.hits[r].push(std::mem::take(&mut self.window_hits[r]));
+        self.held[r] = held;
+        self.filled[r] = self.times_us.len();
+    }
+
+    /// Fills replica `r`'s columns up to sample `upto` (not included) with its state at
+    /// its last sample: untouched since, its queue was also its window's longest, and
+    /// nothing was admitted.
+    fn pad(&mut self, r: usize, upto: usize) {
+        let missing = upto.saturating_sub(self.filled[r]);
+        if missing == 0 {
+            return;
+        }
+        let h = self.held[r];
+        let pad = |v: &mut Vec<u32>, x: u32| v.resize(v.len() + missing, x);
+        pad(&mut self.queue[r], h.queue);
+        pad(&mut self.queue_peak[r], h.queue);
+        pad(&mut self.running[r], h.running);
+        pad(&mut self.admits[r], 0);
+        pad(&mut self.hits[r], 0);
+        let c = &mut self.cache_blocks[r];
+        c.resize(c.len() + missing, h.cache_blocks);
+        self.filled[r] = upto;
+    }
+
+    /// Fills every replica's columns to the grid's whole length, as `pad` does: a
+    /// replica's samples not written yet were all taken while it was untouched.
+    fn pad_all(&mut self) {
+        let len = self.times_us.len();
+        for r in 0..self.filled.len() {
+            self.pad(r, len);
+        }
     }
 
     /// Keeps every other sample, merging window counts (and queue peaks), and doubles the
     /// interval.
     fn decimate(&mut self) {
+        self.pad_all();
         let n = self.times_us.len();
         self.interval_us = self.interval_us.saturating_mul(2);
         if n == 0 {
@@ -217,10 +326,20 @@ impl Sampler {
         }
         self.next_us =
             (self.times_us.last().copied().unwrap_or(0)).saturating_add(self.interval_us);
+        self.filled.fill(self.times_us.len());
+        // A replica whose next sample carries a merged window is read for it.
+        for r in 0..self.filled.len() {
+            if self.window_queue[r] > 0 || self.window_admits[r] > 0 || self.window_hits[r] > 0 {
+                self.touch(r);
+            }
+        }
     }
 }
 
 fn keep_even<T: Copy>(values: &mut Vec<T>) {
-    let kept: Vec<T> = values.iter().step_by(2).copied().collect();
-    *values = kept;
+    let kept = values.len().div_ceil(2);
+    for j in 1..kept {
+        values[j] = values[2 * j];
+    }
+    values.truncate(kept);
 }

@@ -136,9 +136,12 @@ impl<'w> Simulation<'w> {
     /// cache may take 16 slots per block reference of its even share of the trace (at
     /// most its capacity), the fleet's index 8 per reference (plus 1,024 each); with
     /// 8-byte slots, at most 192 bytes per block reference over the fleet (plus 8 kB
-    /// per table), whatever the number of replicas. Each replica's in-flight block counts
-    /// may take 16 one-byte slots per reference of its share (plus 1,024): 16 bytes
-    /// more per reference. Changes no result.
+    /// per table), whatever the number of replicas. A replica whose share is too sparse
+    /// for that (one of many) gets its cache's directory alone, within 256 ids per
+    /// reference of its share (plus 1,024): at most 64 bytes more per reference over
+    /// the fleet, its slots coming 16 at a time as written. Each replica's in-flight
+    /// block counts may take 16 one-byte slots per reference of its share (plus 1,024):
+    /// 16 bytes more per reference. Changes no result.
     pub fn presize_ids(&mut self, hint: IdHint) {
         let share = hint.refs / self.replicas.len().max(1) as u64;
         for r in &mut self.replicas {
@@ -264,6 +267,7 @@ impl<'w> Simulation<'w> {
     /// load signals for recomputation at the next pick.
     fn sync_index(&mut self, r: usize) {
         self.views.touch(r);
+        self.sampler.touch(r);
         let now = self.now_us;
         for (id, added) in self.replicas[r].cache_mut().drain_journal() {
             self.knowledge.cache_event(now, r, id, added);

@@ -111,14 +111,28 @@ impl<V: ZeroDefault> Chunked<V> {
         let Some(groups) = Self::groups(slots) else {
             return false;
         };
+        self.presize_chunks(slots, groups + 1)
+    }
+
+    /// Covers ids `0 .. slots` at once with the directory alone (in zeroed memory), for a
+    /// table that will hold a sparse share of them: its chunks are handed out as they
+    /// are written, the arena growing as a vector does. False, changing nothing, when
+    /// that does not fit.
+    pub fn presize_directory(&mut self, slots: u64) -> bool {
+        self.presize_chunks(slots, 1)
+    }
+
+    /// Covers ids `0 .. slots` with a zeroed directory and room for `chunks` chunks (the
+    /// shared empty one included) reserved.
+    fn presize_chunks(&mut self, slots: u64, chunks: usize) -> bool {
+        let Some(groups) = Self::groups(slots) else {
+            return false;
+        };
         let Some(dir) = zeroed_vec::<u32>(groups) else {
             return false;
         };
         let mut arena = Vec::new();
-        if arena
-            .try_reserve_exact((groups + 1) * CHUNK as usize)
-            .is_err()
-        {
+        if arena.try_reserve_exact(chunks * CHUNK as usize).is_err() {
             return false;
         }
         arena.resize(CHUNK as usize, V::default());
@@ -190,6 +204,15 @@ mod tests {
         *c.slot(1_007) = 3;
         assert_eq!((get(&c, 1_007), c.arena.len()), (Some(&3), 32));
         assert!(!c.presize(u64::MAX), "no directory for that many ids");
+        let mut d = Chunked::<u64>::default();
+        assert!(d.presize_directory(1_000));
+        assert_eq!((d.covered(), d.arena.len(), d.dir.len()), (1_008, 16, 63));
+        *d.slot(500) = 4;
+        assert_eq!(
+            (get(&d, 500), get(&d, 501), d.arena.len()),
+            (Some(&4), Some(&0), 32)
+        );
+        assert!(!d.presize_directory(u64::MAX));
         assert!(!Chunked::<u64>::default().cover(u64::MAX));
         // Offsets fit a u32: the largest coverage leaves room for every chunk's offset.
         let most = (u64::from(u32::MAX) / CHUNK - 2) * CHUNK;

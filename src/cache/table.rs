@@ -29,6 +29,9 @@ use super::FlatTable;
 
 /// Slots the array may always grow to, whatever the entries.
 const MIN_SLOTS: u64 = 1024;
+/// Ids a directory-only presized array may cover per entry the table can hold: with 4
+/// bytes of directory per `CHUNK` (16) ids, 64 bytes per entry.
+const DIRECTORY_SLOTS: u64 = 256;
 /// Cells of the smallest sliding window.
 const MIN_WINDOW: usize = 1024;
 
@@ -235,6 +238,24 @@ impl<V: ZeroDefault, const DENSITY: u64, const WINDOW: bool> IdTable<V, DENSITY,
             return false;
         }
         self.dense.presize(slots)
+    }
+
+    /// For ids too many for `presize`: covers ids `0 ..= max_id` with the array's
+    /// directory alone (4 bytes per `CHUNK` ids, zeroed), its chunks handed out as they
+    /// are first written, when that is within `DIRECTORY_SLOTS` ids per entry the table
+    /// can ever hold (plus `MIN_SLOTS`): at most 64 bytes of directory per entry. A table
+    /// that holds a sparse share of a trace's ids (one replica's of many) then finds each
+    /// id in two indexings, consecutive ids side by side, instead of hashing them.
+    /// Returns whether it did.
+    pub fn presize_directory(&mut self, max_id: u64, most_entries: u64) -> bool {
+        let slots = max_id.saturating_add(1);
+        let allowed = DIRECTORY_SLOTS
+            .saturating_mul(most_entries)
+            .saturating_add(MIN_SLOTS);
+        if !self.is_empty() || slots > allowed || slots <= self.dense.covered() {
+            return false;
+        }
+        self.dense.presize_directory(slots)
     }
 }
 

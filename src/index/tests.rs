@@ -42,13 +42,18 @@ fn model_hits(model: &BTreeMap<u64, BTreeSet<usize>>, ids: &[u64], max: usize, r
 /// blocks do) or on crowded ids, thousands of blocks entering and leaving the index so
 /// its table grows and removes by shifting; every few steps the index's `holds`, `hits`
 /// and `len` are checked against the model.
-fn against_the_model(replicas: usize, seed: u64, id_of: fn(u64, u64) -> u64) {
+fn against_the_model(replicas: usize, seed: u64, id_of: fn(u64, u64) -> u64, presize: bool) {
     let mut state = seed;
     let mut next = || {
         state += 1;
         splitmix64(state)
     };
     let mut index = BlockIndex::new(replicas);
+    if presize {
+        // An array over ids 0 ..= 2,000: the dense ones are found by index, the rest
+        // (above it) in the tables beside it.
+        assert!(index.presize_ids(2_000, 40_000), "{replicas} replicas");
+    }
     let mut model: BTreeMap<u64, BTreeSet<usize>> = BTreeMap::new();
     let mut hits = vec![u32::MAX; replicas];
     for step in 0..40_000u64 {
@@ -95,7 +100,8 @@ fn against_the_model(replicas: usize, seed: u64, id_of: fn(u64, u64) -> u64) {
 #[test]
 fn agrees_with_a_model_on_sliding_and_crowded_ids() {
     // A window of 600 ids sliding up by one every 8 steps; ids 4 apart and 2^32 apart
-    // (every one at the same offset of its table line); the top of the id range.
+    // (every one at the same offset of its table line); the top of the id range. Each
+    // with and without an array presized over ids 0 ..= 2,000, narrow sets and wide.
     let patterns: [fn(u64, u64) -> u64; 4] = [
         |step, x| step / 8 + x % 600,
         |_, x| 4 * (x % 900),
@@ -104,7 +110,9 @@ fn agrees_with_a_model_on_sliding_and_crowded_ids() {
     ];
     for (k, id_of) in patterns.into_iter().enumerate() {
         for replicas in [1usize, 16, 64, 65, 130] {
-            against_the_model(replicas, 10 * k as u64 + replicas as u64, id_of);
+            for presize in [false, true] {
+                against_the_model(replicas, 10 * k as u64 + replicas as u64, id_of, presize);
+            }
         }
     }
 }

@@ -85,9 +85,14 @@ fn the_array_grows_to_an_id_exactly_at_its_density_bound() {
 /// the presized end, far and huge ones, each checked against a `BTreeMap`.
 #[test]
 fn a_presized_table_behaves_as_a_map() {
-    for (seed, max_id) in [(5u64, 0u64), (6, 1), (7, 3_000), (8, 40_000)] {
+    let cases = [(5u64, 0u64), (6, 1), (7, 3_000), (8, 40_000)];
+    for ((seed, max_id), directory_only) in cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+    {
         let mut table = IdTable::<u64>::default();
-        assert!(table.presize(max_id, 1 << 20));
+        match directory_only {
+            false => assert!(table.presize(max_id, 1 << 20)),
+            true => assert!(table.presize_directory(max_id, 1 << 20)),
+        }
         assert_eq!(table.dense.covered(), (max_id + 1).next_multiple_of(16));
         assert!(table.is_empty() && table.get(max_id).is_none());
         let mut state = seed;
@@ -284,6 +289,12 @@ fn presizing_keeps_the_density_bound() {
     let before = used.dense.covered();
     assert!(!used.presize(5_000, 1_000_000));
     assert_eq!((used.dense.covered(), used.get(3)), (before, Some(&1)));
+    // The directory alone: 256 ids per entry, plus 1,024; only when empty.
+    let mut directory = fresh();
+    assert!(!directory.presize_directory(256 * 1_000 + 1_024, 1_000));
+    assert!(directory.presize_directory(256 * 1_000 + 1_023, 1_000));
+    assert_eq!(directory.dense.covered(), 257_024);
+    assert!(!used.presize_directory(5_000, 1_000_000));
     // The caches' 16 slots per entry: 16 * 100 + 1,024 = 2,624.
     let mut cache_table = IdTable::<u32, 16>::default();
     assert!(!cache_table.presize(2_624, 100) && cache_table.presize(2_623, 100));

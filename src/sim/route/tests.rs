@@ -1,6 +1,8 @@
 //! The live views kept incrementally against every replica's view recomputed from the
 //! live state, after every event, over configurations that change replicas in every way
-//! the simulator does (arrivals, steps, drops, timeouts, transfers, snapshots, sessions).
+//! the simulator does (arrivals, steps, drops, timeouts, transfers, snapshots, sessions);
+//! and the time series, whose samples read only the replicas touched since, against the
+//! same runs with every replica read at every sample.
 
 use super::view_of;
 use crate::api::synthetic_simulation;
@@ -91,5 +93,34 @@ fn the_incremental_views_equal_a_recomputation_after_every_event() {
             arrived >= 40 && events > arrived,
             "{name}: {arrived} arrivals, {events} events"
         );
+    }
+}
+
+/// The series of a run of `cfg`, as JSON; `read_all`: every replica read at every sample.
+fn series_json(name: &str, cfg: &Config, read_all: bool) -> String {
+    let mut sim = synthetic_simulation(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if read_all {
+        sim.sampler.read_every_replica();
+    }
+    sim.run_to_end();
+    serde_json::to_string(&sim.into_report().series).expect("series serialise")
+}
+
+#[test]
+fn the_series_sampling_touched_replicas_equal_every_replica_read_at_every_sample() {
+    let base = &configs()[0].1;
+    // Many replicas, most of them idle for long stretches between their requests, over
+    // a run long enough for the grid to coarsen several times.
+    let sparse = Config {
+        instances: 48,
+        num_requests: 400,
+        request_rate: 20.0,
+        ..base.clone()
+    };
+    for (name, cfg) in configs().into_iter().chain([("48 replicas", sparse)]) {
+        let lazy = series_json(name, &cfg, false);
+        let every = series_json(name, &cfg, true);
+        assert!(lazy.len() > 1_000, "{name}: a series of {} B", lazy.len());
+        assert!(lazy == every, "{name}: the series differ");
     }
 }
