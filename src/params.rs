@@ -160,6 +160,7 @@ fn table() -> Vec<ParamSpec> {
         num("kv_blocks", "--des-kv-blocks", "Cache per replica", "optional_int", (1.0, 100_000_000.0, 1.0), true, "blocks", "KV capacity per replica in blocks, shared by cached prefixes and running requests; unbounded when unset."),
         num("block_size", "--des-block-size", "Block size", "int", (1.0, 65_536.0, 16.0), true, "tok", "Tokens per KV block: the unit of matching and eviction. Mooncake traces need 512."),
         num("request_rate", "--request-rate", "Request rate", "float", (0.01, 100_000.0, 0.1), true, "req/s", "Offered arrival rate."),
+        choice("request_rate_schedule", "--request-rate-schedule", "Rate schedule", "text", &["0s:4,60s:16,120s:4", "0s:2~120s:20", "daily:16:600s"], "A rate that changes over time, per second (tasks started, for sessions): TIME:RATE points from 0s joined by ',' (a step) or '~' (a linear ramp), the last rate held; or daily:PEAK:PERIOD[:TROUGH], a day compressed into PERIOD (trough PEAK/10 by default). Empty: the constant rate."),
         num("num_requests", "--des-num-requests", "Requests", "int", (1.0, 10_000_000.0, 1.0), true, "req", "Requests to simulate."),
         num("input_len", "--des-input-len", "Input length", "int", (1.0, 1_000_000.0, 1.0), true, "tok", "Mean prompt length, prefix included."),
         num("output_len", "--des-output-len", "Output length", "int", (1.0, 100_000.0, 1.0), true, "tok", "Mean tokens generated per request."),

@@ -1,5 +1,6 @@
 //! Columnar time series for charts: per-replica queue depth, running requests, cache
-//! occupancy and windowed hit rate, on a grid that coarsens (by decimation) so a run of
+//! occupancy and windowed hit rate, and the fleet's offered and served rates and mean TTFT
+//! per window, on a grid that coarsens (by decimation) so a run of
 //! any length keeps at most a few hundred points and sampling costs O(points).
 
 use serde::Serialize;
@@ -35,6 +36,26 @@ pub struct Series {
     pub hit_rate: Vec<Vec<Option<f64>>>,
     /// The same, over the whole fleet (`null` when none was admitted).
     pub hit_rate_fleet: Vec<Option<f64>>,
+    /// The grid's interval at the end of the run, seconds: each window but the last (which
+    /// ends at the run's end) is this long; the first sample (at 0) closes no window.
+    pub interval_s: f64,
+    /// Arrivals in the window ending at each sample over its length, req/s (`null` for the
+    /// first sample).
+    pub offered_rate: Vec<Option<f64>>,
+    /// Requests completed in the window ending at each sample over its length, req/s
+    /// (`null` for the first sample).
+    pub served_rate: Vec<Option<f64>>,
+    /// Requests admitted fleet-wide in the window ending at each sample (the count behind
+    /// `hit_rate_fleet`), requests.
+    pub admitted: Vec<u32>,
+    /// Mean time to first token of the requests completed in the window ending at each
+    /// sample, ms (`null` when none completed).
+    pub ttft_ms_mean: Vec<Option<f64>>,
+    /// With a rate schedule only: the schedule's rate at each sample, per second (requests,
+    /// or tasks started for sessions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub schedule_rate: Vec<f64>,
     /// Disaggregated fleet only: per decode replica, the fraction of the window ending at
     /// each sample that its inbound KV link was busy (`null` for the first sample).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -60,6 +81,62 @@ pub struct Sampler {
     window_queue: Vec<u32>,
     /// Per link: busy µs up to each sample.
     link_busy_us: Vec<Vec<u64>>,
+    /// Fleet counts per window: arrivals, completions, and their TTFTs summed (µs); the
+    /// last entry of each is the open window.
+    fleet: FleetCounts,
+}
+
+/// The fleet's per-window counts, one entry per sample plus the open window's.
+#[derive(Clone, Debug, Default)]
+struct FleetCounts {
+    arrivals: Vec<u64>,
+    completions: Vec<u64>,
+    ttft_us: Vec<u64>,
+    open: [u64; 3],
+}
+
+impl FleetCounts {
+    fn close(&mut self) {
+        let [a, c, t] = std::mem::take(&mut self.open);
+        self.arrivals.push(a);
+        self.completions.push(c);
+        self.ttft_us.push(t);
+    }
+
+    /// Merges pairs as `decimate` does; a dropped trailing window reopens.
+    fn decimate(&mut self, trailing_odd: bool) {
+        for (k, counts) in [&mut self.arrivals, &mut self.completions, &mut self.ttft_us]
+            .into_iter()
+            .enumerate()
+        {
+            let n = counts.len();
+            if trailing_odd {
+                self.open[k] += counts[n - 1];
+            }
+            *counts = (0..n.div_ceil(2))
+                .map(|j| counts[2 * j] + if j > 0 { counts[2 * j - 1] } else { 0 })
+                .collect();
+        }
+    }
+
+    /// Per window: (offered req/s, served req/s, mean TTFT ms).
+    fn columns(&self, times_us: &[u64]) -> [Vec<Option<f64>>; 3] {
+        let per_s = |counts: &[u64], k: usize| {
+            let span = times_us[k].checked_sub(*times_us.get(k.wrapping_sub(1))?)?;
+            (span > 0).then(|| counts[k] as f64 * 1e6 / span as f64)
+        };
+        let n = times_us.len();
+        [
+            (0..n).map(|k| per_s(&self.arrivals, k)).collect(),
+            (0..n).map(|k| per_s(&self.completions, k)).collect(),
+            (0..n)
+                .map(|k| {
+                    let c = self.completions[k];
+                    (c > 0).then(|| self.ttft_us[k] as f64 / c as f64 / 1000.0)
+                })
+                .collect(),
+        ]
+    }
 }
 
 impl Default for Sampler {
@@ -85,6 +162,7 @@ impl Sampler {
             window_hits: vec![0; replicas],
             window_queue: vec![0; replicas],
             link_busy_us: Vec::new(),
+            fleet: FleetCounts::default(),
         }
     }
 
@@ -107,6 +185,17 @@ impl Sampler {
         self.window_hits[replica as usize] += hit as u32;
     }
 
+    /// Counts an arrival in the current window.
+    pub fn arrived(&mut self) {
+        self.fleet.open[0] += 1;
+    }
+
+    /// Counts a completion, and its time to first token, in the current window.
+    pub fn completed(&mut self, ttft_us: u64) {
+        self.fleet.open[1] += 1;
+        self.fleet.open[2] += ttft_us;
+    }
+
     /// Closes the series with one last sample at `end_us` and converts to columns.
     pub fn finish(mut self, end_us: u64, replicas: &mut [Replica], links: &[Link]) -> Series {
         self.advance_to(end_us, replicas, links);
@@ -114,6 +203,9 @@ impl Sampler {
         self.push_sample(replicas, links);
         let rate = |h: u32, a: u32| (a > 0).then(|| h as f64 / a as f64);
         let points = self.times_us.len();
+        let admitted = (0..points)
+            .map(|k| self.admits.iter().map(|v| v[k]).sum())
+            .collect();
         let hit_rate_fleet = (0..points)
             .map(|k| {
                 let a = self.admits.iter().map(|v| v[k]).sum();
@@ -128,7 +220,14 @@ impl Sampler {
             .map(|(a, h)| a.iter().zip(h).map(|(&a, &h)| rate(h, a)).collect())
             .collect();
         let link_busy = self.link_busy_shares();
+        let [offered_rate, served_rate, ttft_ms_mean] = self.fleet.columns(&self.times_us);
         Series {
+            interval_s: self.interval_us as f64 / 1e6,
+            offered_rate,
+            served_rate,
+            admitted,
+            ttft_ms_mean,
+            schedule_rate: Vec::new(),
             t_s: self.times_us.iter().map(|&t| t as f64 / 1e6).collect(),
             queue: self.queue,
             queue_peak: self.queue_peak,
@@ -158,6 +257,7 @@ impl Sampler {
 
     fn push_sample(&mut self, replicas: &mut [Replica], links: &[Link]) {
         self.times_us.push(self.next_us);
+        self.fleet.close();
         if self.link_busy_us.len() < links.len() {
             self.link_busy_us.resize(links.len(), Vec::new());
         }
@@ -187,6 +287,7 @@ impl Sampler {
         }
         let trailing_odd = n.is_multiple_of(2);
         keep_even(&mut self.times_us);
+        self.fleet.decimate(trailing_odd);
         for busy in &mut self.link_busy_us {
             keep_even(busy);
         }

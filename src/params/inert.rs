@@ -98,6 +98,14 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
         );
         add(&["spill_queue"], why);
     }
+    if !cfg.request_rate_schedule.trim().is_empty() {
+        let note = "the schedule sets the rate";
+        let schedule = &cfg.request_rate_schedule;
+        add(
+            &["request_rate", "session_rate"],
+            with("request_rate_schedule", schedule, note),
+        );
+    }
     if cfg.arrival_model != ArrivalModel::Gamma {
         let note = "it is the gamma model's shape";
         add(
@@ -109,12 +117,13 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
 }
 
 /// The synthetic workload's parameters: a replay's requests come from its trace or file.
-const WORKLOAD_FIELDS: [&str; 18] = [
+const WORKLOAD_FIELDS: [&str; 19] = [
     "workload",
     "num_prefixes",
     "prefix_len",
     "prefix_popularity",
     "request_rate",
+    "request_rate_schedule",
     "num_requests",
     "input_len",
     "output_len",
