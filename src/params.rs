@@ -133,6 +133,7 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "kv_transfer_gbps" => Value::from(cfg.kv_transfer_gbps),
         "kv_transfer_base_us" => Value::from(cfg.kv_transfer_base_us),
         "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
+        "request_rate_schedule" => Value::from(cfg.request_rate_schedule.clone()),
         _ => Value::Null,
     }
 }
@@ -288,6 +289,7 @@ mod tests {
             "kv_transfer_gbps",
             "kv_transfer_base_us",
             "disagg_min_uncached_tokens",
+            "request_rate_schedule",
         ];
         for s in specs() {
             let key = keys.get(s.name).is_some() || omitted.contains(&s.name);

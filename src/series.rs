@@ -37,7 +37,8 @@ pub struct Series {
     /// The same, over the whole fleet (`null` when none was admitted).
     pub hit_rate_fleet: Vec<Option<f64>>,
     /// The grid's interval at the end of the run, seconds: each window but the last (which
-    /// ends at the run's end) is this long; the first sample (at 0) closes no window.
+    /// ends at the run's end) is this long. The first sample, at 0, has no length to take a
+    /// rate over: an arrival at 0 s counts in no window's rate.
     pub interval_s: f64,
     /// Arrivals in the window ending at each sample over its length, req/s (`null` for the
     /// first sample).

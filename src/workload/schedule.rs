@@ -48,15 +48,19 @@ pub enum Schedule {
     },
 }
 
-fn bad(value: &str, why: &str) -> ConfigError {
-    ConfigError::new(FIELD, value, format!("{why}; a schedule is {GRAMMAR}"))
+/// The error for `value`: why, in parts (joined without the formatting machinery, which
+/// the wasm build would pay for at each call), then the grammar.
+fn bad(value: &str, why: &[&str]) -> ConfigError {
+    let mut allowed = why.concat();
+    allowed.push_str("; a schedule is ");
+    allowed.push_str(GRAMMAR);
+    ConfigError::new(FIELD, value, allowed)
 }
 
 fn number(text: &str, value: &str, what: &str) -> Result<f64, ConfigError> {
-    match text.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(bad(value, &format!("{what} '{text}' is not a number"))),
-    }
+    // Read as `str::parse` would, through the reader the wasm build already carries.
+    crate::decimal::finite_f64(text.trim())
+        .ok_or_else(|| bad(value, &[what, " '", text, "' is not a number"]))
 }
 
 /// A time with its unit (`ms`, `s`, `m`, `h`), in seconds.
@@ -65,10 +69,10 @@ fn time_s(text: &str, value: &str) -> Result<f64, ConfigError> {
     let (digits, scale) = [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)]
         .into_iter()
         .find_map(|(unit, scale)| t.strip_suffix(unit).map(|d| (d, scale)))
-        .ok_or_else(|| bad(value, &format!("time '{t}' needs a unit: ms, s, m or h")))?;
+        .ok_or_else(|| bad(value, &["time '", t, "' needs a unit: ms, s, m or h"]))?;
     let x = number(digits, value, "time")? * scale;
     if !(0.0..=MAX_TIME_S).contains(&x) {
-        return Err(bad(value, &format!("time '{t}' is outside 0 to 1000000 s")));
+        return Err(bad(value, &["time '", t, "' is outside 0 to 1000000 s"]));
     }
     Ok(x)
 }
@@ -78,7 +82,7 @@ fn rate(text: &str, value: &str) -> Result<f64, ConfigError> {
     if !(0.0..=MAX_RATE).contains(&x) {
         return Err(bad(
             value,
-            &format!("rate '{}' is outside 0 to 100000 per second", text.trim()),
+            &["rate '", text.trim(), "' is outside 0 to 100000 per second"],
         ));
     }
     Ok(x)
@@ -96,7 +100,10 @@ impl Schedule {
     fn parse_daily(rest: &str, value: &str) -> Result<Schedule, ConfigError> {
         let parts: Vec<&str> = rest.split(':').collect();
         if !(2..=3).contains(&parts.len()) {
-            return Err(bad(value, "daily takes PEAK:PERIOD or PEAK:PERIOD:TROUGH"));
+            return Err(bad(
+                value,
+                &["daily takes PEAK:PERIOD or PEAK:PERIOD:TROUGH"],
+            ));
         }
         let peak = rate(parts[0], value)?;
         let period_s = time_s(parts[1], value)?;
@@ -105,10 +112,13 @@ impl Schedule {
             None => peak / 10.0,
         };
         if peak <= 0.0 || trough > peak {
-            return Err(bad(value, "daily needs PEAK > 0 and TROUGH at most PEAK"));
+            return Err(bad(
+                value,
+                &["daily needs PEAK > 0 and TROUGH at most PEAK"],
+            ));
         }
         if period_s < 1.0 {
-            return Err(bad(value, "daily needs a PERIOD of at least 1s"));
+            return Err(bad(value, &["daily needs a PERIOD of at least 1s"]));
         }
         Ok(Schedule::Daily {
             peak,
@@ -121,36 +131,39 @@ impl Schedule {
         let (mut times_s, mut rates, mut ramp) = (Vec::new(), Vec::new(), Vec::new());
         let mut rest = value.trim();
         loop {
-            let end = rest.find([',', '~']).unwrap_or(rest.len());
+            let end = rest
+                .bytes()
+                .position(|b| b == b',' || b == b'~')
+                .unwrap_or(rest.len());
             let point = &rest[..end];
             let (t, r) = point
                 .split_once(':')
-                .ok_or_else(|| bad(value, &format!("point '{}' is not TIME:RATE", point.trim())))?;
+                .ok_or_else(|| bad(value, &["point '", point.trim(), "' is not TIME:RATE"]))?;
             let (t, r) = (time_s(t, value)?, rate(r, value)?);
             if times_s.is_empty() && t != 0.0 {
-                return Err(bad(value, "the first point must be at 0s"));
+                return Err(bad(value, &["the first point must be at 0s"]));
             }
             if times_s.last().is_some_and(|&last| t <= last) {
                 return Err(bad(
                     value,
-                    &format!("times must increase ('{}' does not)", point.trim()),
+                    &["times must increase ('", point.trim(), "' does not)"],
                 ));
             }
             times_s.push(t);
             rates.push(r);
             if times_s.len() > MAX_POINTS {
-                return Err(bad(value, "at most 1000 points"));
+                return Err(bad(value, &["at most 1000 points"]));
             }
-            let Some(sep) = rest[end..].chars().next() else {
+            let Some(&sep) = rest.as_bytes().get(end) else {
                 break;
             };
-            ramp.push(sep == '~');
+            ramp.push(sep == b'~');
             rest = &rest[end + 1..];
         }
         if rates.last().is_some_and(|&r| r <= 0.0) {
             return Err(bad(
                 value,
-                "the last rate must be above 0 (it holds for ever)",
+                &["the last rate must be above 0 (it holds for ever)"],
             ));
         }
         ramp.push(false);
