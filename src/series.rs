@@ -87,56 +87,47 @@ pub struct Sampler {
     fleet: FleetCounts,
 }
 
-/// The fleet's per-window counts, one entry per sample plus the open window's.
+/// The fleet's per-window counts (arrivals, completions, their TTFTs summed in µs), one
+/// entry per sample, plus the open window's.
 #[derive(Clone, Debug, Default)]
 struct FleetCounts {
-    arrivals: Vec<u64>,
-    completions: Vec<u64>,
-    ttft_us: Vec<u64>,
+    closed: Vec<[u64; 3]>,
     open: [u64; 3],
 }
 
 impl FleetCounts {
     fn close(&mut self) {
-        let [a, c, t] = std::mem::take(&mut self.open);
-        self.arrivals.push(a);
-        self.completions.push(c);
-        self.ttft_us.push(t);
+        self.closed.push(std::mem::take(&mut self.open));
     }
 
     /// Merges pairs as `decimate` does; a dropped trailing window reopens.
     fn decimate(&mut self, trailing_odd: bool) {
-        for (k, counts) in [&mut self.arrivals, &mut self.completions, &mut self.ttft_us]
-            .into_iter()
-            .enumerate()
-        {
-            let n = counts.len();
-            if trailing_odd {
-                self.open[k] += counts[n - 1];
-            }
-            *counts = (0..n.div_ceil(2))
-                .map(|j| counts[2 * j] + if j > 0 { counts[2 * j - 1] } else { 0 })
-                .collect();
+        let c = &self.closed;
+        let n = c.len();
+        let add = |a: [u64; 3], b: [u64; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+        if trailing_odd {
+            self.open = add(self.open, c[n - 1]);
         }
+        let merged = (0..n.div_ceil(2))
+            .map(|j| match j {
+                0 => c[0],
+                _ => add(c[2 * j], c[2 * j - 1]),
+            })
+            .collect();
+        self.closed = merged;
     }
 
-    /// Per window: (offered req/s, served req/s, mean TTFT ms).
+    /// Per window: (offered req/s, served req/s, mean TTFT ms); rates `null` for the first.
     fn columns(&self, times_us: &[u64]) -> [Vec<Option<f64>>; 3] {
-        let per_s = |counts: &[u64], k: usize| {
-            let span = times_us[k].checked_sub(*times_us.get(k.wrapping_sub(1))?)?;
-            (span > 0).then(|| counts[k] as f64 * 1e6 / span as f64)
-        };
-        let n = times_us.len();
-        [
-            (0..n).map(|k| per_s(&self.arrivals, k)).collect(),
-            (0..n).map(|k| per_s(&self.completions, k)).collect(),
-            (0..n)
-                .map(|k| {
-                    let c = self.completions[k];
-                    (c > 0).then(|| self.ttft_us[k] as f64 / c as f64 / 1000.0)
-                })
-                .collect(),
-        ]
+        let mut out: [Vec<Option<f64>>; 3] = Default::default();
+        for (k, &[arrivals, completions, ttft_us]) in self.closed.iter().enumerate() {
+            let span = k.checked_sub(1).map_or(0, |p| times_us[k] - times_us[p]);
+            let per_s = |n: u64| (span > 0).then(|| n as f64 * 1e6 / span as f64);
+            out[0].push(per_s(arrivals));
+            out[1].push(per_s(completions));
+            out[2].push((completions > 0).then(|| ttft_us as f64 / completions as f64 / 1000.0));
+        }
+        out
     }
 }
 

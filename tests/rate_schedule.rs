@@ -139,10 +139,20 @@ fn each_piece_draws_its_integral_worked_by_hand() {
 
 #[test]
 fn the_daily_shape_draws_its_integral_worked_by_hand() {
-    // daily:10:100s: rate 5.5 - 4.5 cos(2 pi t / 100); from 0 to 25 s the integral is
-    // 5.5 x 25 - 4.5 x 100 / (2 pi) x sin(pi / 2) = 137.5 - 71.62 = 65.88; 25 to 50 s:
-    // 275 - 65.88 = 209.12; a whole period: 550.
-    let quarter = 137.5 - 450.0 / (2.0 * std::f64::consts::PI);
+    // daily:10:100s: hour h (every 100 / 24 s) at 1 + 4.5 (1 - cos(2 pi h / 24)), ramps
+    // between. From 0 to 25 s (hours 0 to 6) the integral is the trapezoid sum
+    // 100 / 24 x [(r0 + r6) / 2 + r1 + ... + r5] = 66.29; 25 to 50 s: 275 - 66.29 (the
+    // half period is (10 + 1) / 2 x 50 = 275); a whole period: 550.
+    let r = |h: f64| 1.0 + 4.5 * (1.0 - (std::f64::consts::PI * h / 12.0).cos());
+    let quarter =
+        100.0 / 24.0 * ((r(0.0) + r(6.0)) / 2.0 + (1..6).map(|h| r(h as f64)).sum::<f64>());
+    assert!((quarter - 66.29).abs() < 0.01, "{quarter}");
+    let s = Schedule::parse("daily:10:100s").unwrap();
+    assert!((s.integral(25.0) - quarter).abs() < 1e-9);
+    assert!((s.integral(100.0) - 550.0).abs() < 1e-9);
+    // Two periods and a half: 2 x 550 + 275; the rate repeats.
+    assert!((s.integral(250.0) - 1375.0).abs() < 1e-9);
+    close(s.rate_at(225.0), s.rate_at(25.0), "a period later");
     let got = mean_counts(
         "daily:10:100s",
         600,

@@ -251,10 +251,34 @@ mod tests {
     }
 
     #[test]
+    fn a_rate_schedule_leaves_the_constant_rates_inert() {
+        let fields = |schedule: &str| -> Vec<&str> {
+            let cfg = Config {
+                request_rate_schedule: schedule.into(),
+                ..Config::default()
+            };
+            inert(&cfg, |k| k.to_string())
+                .iter()
+                .map(|i| i.field)
+                .collect()
+        };
+        let with = fields("0s:4,60s:8");
+        assert!(with.contains(&"request_rate") && with.contains(&"session_rate"));
+        assert!(!fields("").contains(&"request_rate"));
+    }
+
+    #[test]
     fn a_replay_leaves_every_synthetic_workload_setting_inert() {
         let got = inert_on_replay("--des-mooncake-trace");
-        assert_eq!(got.len(), 18);
-        for field in ["request_rate", "num_requests", "turns", "arrival_model"] {
+        assert_eq!(got.len(), 19);
+        // A trace keeps its own timestamps: a rate schedule does nothing on it.
+        for field in [
+            "request_rate",
+            "request_rate_schedule",
+            "num_requests",
+            "turns",
+            "arrival_model",
+        ] {
             assert!(got.iter().any(|i| i.field == field), "{field}");
         }
         // The fleet's settings still count on a replay.

@@ -7,9 +7,12 @@
 //! (a step: the rate holds until the next point) or `~` (a ramp: the rate moves linearly
 //! to the next point's). The last rate holds for ever. TIME is a number with a unit `ms`,
 //! `s`, `m` or `h`; RATE is per second, 0 to 100,000, the last one above 0.
-//! `daily:PEAK:PERIOD[:TROUGH]` is a day compressed into PERIOD:
-//! `rate(t) = TROUGH + (PEAK - TROUGH) × (1 - cos(2π t / PERIOD)) / 2`, TROUGH PEAK / 10
-//! by default: the trough at 0, the peak at PERIOD / 2.
+//! `daily:PEAK:PERIOD[:TROUGH]` is a day compressed into PERIOD and repeated: 24 hourly
+//! points, hour h at `h × PERIOD / 24` with rate
+//! `TROUGH + (PEAK - TROUGH) × (1 - cos(2π h / 24)) / 2` (TROUGH PEAK / 10 by default: the
+//! trough at hour 0, the peak at hour 12), joined by linear ramps. Its mean over a period
+//! is exactly (PEAK + TROUGH) / 2 (the cosines of 24 even hours sum to 0), and it inverts
+//! in closed form like any ramp.
 
 use crate::config::{Config, ConfigError};
 
@@ -23,56 +26,53 @@ pub const MAX_POINTS: usize = 1000;
 pub const MAX_TIME_S: f64 = 1e6;
 /// Highest rate, per second (the request rate's own limit).
 pub const MAX_RATE: f64 = 100_000.0;
-const TAU: f64 = 2.0 * std::f64::consts::PI;
+/// Points of the daily shape per period (hours of the day).
+const DAILY_POINTS: usize = 24;
 
-/// A parsed rate schedule.
+/// A parsed rate schedule: points joined by steps or ramps, the last rate held, or (a
+/// daily shape) repeated every period.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Schedule {
-    /// Points `(time_s, rate)`; `ramp[i]` joins point i to point i + 1 linearly.
-    Points {
-        /// Point times, seconds, increasing from 0.
-        times_s: Vec<f64>,
-        /// The rate at each point, per second.
-        rates: Vec<f64>,
-        /// Whether the piece after point i ramps (false: a step).
-        ramp: Vec<bool>,
-    },
-    /// A smooth day compressed into `period_s`.
-    Daily {
-        /// Highest rate, at half the period, per second.
-        peak: f64,
-        /// The period, seconds.
-        period_s: f64,
-        /// Lowest rate, at 0 and each whole period, per second.
-        trough: f64,
-    },
+pub struct Schedule {
+    /// Point times, seconds, increasing from 0.
+    times_s: Vec<f64>,
+    /// The rate at each point, per second.
+    rates: Vec<f64>,
+    /// Whether the piece after point i ramps (false: a step).
+    ramp: Vec<bool>,
+    /// The points repeat every this many seconds (the daily shape), or never (infinite).
+    period_s: f64,
 }
 
-/// The error for `value`: why, in parts (joined without the formatting machinery, which
-/// the wasm build would pay for at each call), then the grammar.
-fn bad(value: &str, why: &[&str]) -> ConfigError {
-    let mut allowed = why.concat();
-    allowed.push_str("; a schedule is ");
-    allowed.push_str(GRAMMAR);
-    ConfigError::new(FIELD, value, allowed)
+/// The error for `value`: what is wrong, then the grammar.
+fn bad(value: &str, why: &str) -> ConfigError {
+    ConfigError::new(FIELD, value, format!("{why}; a schedule is {GRAMMAR}"))
 }
 
 fn number(text: &str, value: &str, what: &str) -> Result<f64, ConfigError> {
     // Read as `str::parse` would, through the reader the wasm build already carries.
     crate::decimal::finite_f64(text.trim())
-        .ok_or_else(|| bad(value, &[what, " '", text, "' is not a number"]))
+        .ok_or_else(|| bad(value, &format!("{what} '{text}' is not a number")))
 }
 
 /// A time with its unit (`ms`, `s`, `m`, `h`), in seconds.
 fn time_s(text: &str, value: &str) -> Result<f64, ConfigError> {
     let t = text.trim();
-    let (digits, scale) = [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)]
-        .into_iter()
-        .find_map(|(unit, scale)| t.strip_suffix(unit).map(|d| (d, scale)))
-        .ok_or_else(|| bad(value, &["time '", t, "' needs a unit: ms, s, m or h"]))?;
+    let scale = match t.as_bytes().last() {
+        Some(b's') if t.ends_with("ms") => 1e-3,
+        Some(b's') => 1.0,
+        Some(b'm') => 60.0,
+        Some(b'h') => 3600.0,
+        _ => {
+            return Err(bad(
+                value,
+                &format!("time '{t}' needs a unit: ms, s, m or h"),
+            ))
+        }
+    };
+    let digits = &t[..t.len() - if scale == 1e-3 { 2 } else { 1 }];
     let x = number(digits, value, "time")? * scale;
     if !(0.0..=MAX_TIME_S).contains(&x) {
-        return Err(bad(value, &["time '", t, "' is outside 0 to 1000000 s"]));
+        return Err(bad(value, &format!("time '{t}' is outside 0 to 1000000 s")));
     }
     Ok(x)
 }
@@ -80,9 +80,10 @@ fn time_s(text: &str, value: &str) -> Result<f64, ConfigError> {
 fn rate(text: &str, value: &str) -> Result<f64, ConfigError> {
     let x = number(text, value, "rate")?;
     if !(0.0..=MAX_RATE).contains(&x) {
+        let t = text.trim();
         return Err(bad(
             value,
-            &["rate '", text.trim(), "' is outside 0 to 100000 per second"],
+            &format!("rate '{t}' is outside 0 to 100000 per second"),
         ));
     }
     Ok(x)
@@ -97,33 +98,40 @@ impl Schedule {
         }
     }
 
+    /// `PEAK:PERIOD[:TROUGH]`: the cosine's value at each of 24 hours of the period,
+    /// joined by ramps, repeated.
     fn parse_daily(rest: &str, value: &str) -> Result<Schedule, ConfigError> {
-        let parts: Vec<&str> = rest.split(':').collect();
-        if !(2..=3).contains(&parts.len()) {
-            return Err(bad(
-                value,
-                &["daily takes PEAK:PERIOD or PEAK:PERIOD:TROUGH"],
-            ));
-        }
-        let peak = rate(parts[0], value)?;
-        let period_s = time_s(parts[1], value)?;
-        let trough = match parts.get(2) {
+        let mut parts = rest.split(':');
+        let (Some(peak), Some(period), trough, None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad(value, "daily takes PEAK:PERIOD or PEAK:PERIOD:TROUGH"));
+        };
+        let peak = rate(peak, value)?;
+        let period_s = time_s(period, value)?;
+        let trough = match trough {
             Some(t) => rate(t, value)?,
             None => peak / 10.0,
         };
         if peak <= 0.0 || trough > peak {
-            return Err(bad(
-                value,
-                &["daily needs PEAK > 0 and TROUGH at most PEAK"],
-            ));
+            return Err(bad(value, "daily needs PEAK > 0 and TROUGH at most PEAK"));
         }
         if period_s < 1.0 {
-            return Err(bad(value, &["daily needs a PERIOD of at least 1s"]));
+            return Err(bad(value, "daily needs a PERIOD of at least 1s"));
         }
-        Ok(Schedule::Daily {
-            peak,
+        let hours = 0..=DAILY_POINTS;
+        let swing = |h: usize| (1.0 - cos_hour(h)) / 2.0;
+        Ok(Schedule {
+            times_s: hours
+                .clone()
+                .map(|h| period_s * h as f64 / DAILY_POINTS as f64)
+                .collect(),
+            rates: hours
+                .clone()
+                .map(|h| trough + (peak - trough) * swing(h))
+                .collect(),
+            ramp: hours.map(|_| true).collect(),
             period_s,
-            trough,
         })
     }
 
@@ -135,24 +143,24 @@ impl Schedule {
                 .bytes()
                 .position(|b| b == b',' || b == b'~')
                 .unwrap_or(rest.len());
-            let point = &rest[..end];
+            let point = rest[..end].trim();
             let (t, r) = point
                 .split_once(':')
-                .ok_or_else(|| bad(value, &["point '", point.trim(), "' is not TIME:RATE"]))?;
+                .ok_or_else(|| bad(value, &format!("point '{point}' is not TIME:RATE")))?;
             let (t, r) = (time_s(t, value)?, rate(r, value)?);
             if times_s.is_empty() && t != 0.0 {
-                return Err(bad(value, &["the first point must be at 0s"]));
+                return Err(bad(value, "the first point must be at 0s"));
             }
             if times_s.last().is_some_and(|&last| t <= last) {
                 return Err(bad(
                     value,
-                    &["times must increase ('", point.trim(), "' does not)"],
+                    &format!("times must increase ('{point}' does not)"),
                 ));
             }
             times_s.push(t);
             rates.push(r);
             if times_s.len() > MAX_POINTS {
-                return Err(bad(value, &["at most 1000 points"]));
+                return Err(bad(value, "at most 1000 points"));
             }
             let Some(&sep) = rest.as_bytes().get(end) else {
                 break;
@@ -163,109 +171,115 @@ impl Schedule {
         if rates.last().is_some_and(|&r| r <= 0.0) {
             return Err(bad(
                 value,
-                &["the last rate must be above 0 (it holds for ever)"],
+                "the last rate must be above 0 (it holds for ever)",
             ));
         }
         ramp.push(false);
-        Ok(Schedule::Points {
+        Ok(Schedule {
             times_s,
             rates,
             ramp,
+            period_s: f64::INFINITY,
         })
     }
 
     /// The rate of a schedule with one point, if that is what it is.
     pub fn constant(&self) -> Option<f64> {
-        match self {
-            Schedule::Points { rates, .. } if rates.len() == 1 => Some(rates[0]),
-            _ => None,
-        }
+        (self.rates.len() == 1).then(|| self.rates[0])
+    }
+
+    /// Whole periods before `t_s` (0 for a schedule that does not repeat).
+    fn periods(&self, t_s: f64) -> f64 {
+        libm::floor(t_s / self.period_s)
     }
 
     /// The rate at `t_s` seconds, per second.
     pub fn rate_at(&self, t_s: f64) -> f64 {
-        match self {
-            Schedule::Daily {
-                peak,
-                period_s,
-                trough,
-            } => trough + (peak - trough) * (1.0 - libm::cos(TAU * t_s / period_s)) / 2.0,
-            Schedule::Points { times_s, .. } => {
-                let i = times_s.partition_point(|&t| t <= t_s).max(1) - 1;
-                let (r, slope, _) = self.piece(i);
-                r + slope * (t_s - times_s[i])
-            }
-        }
+        let t_s = t_s - self.periods(t_s) * self.period_s.min(f64::MAX);
+        let i = self.times_s.partition_point(|&t| t <= t_s).max(1) - 1;
+        let (r, slope, _) = self.piece(i);
+        r + slope * (t_s - self.times_s[i])
     }
 
-    /// Piece i of a points schedule: its start rate, slope (per s²) and length (s;
-    /// infinite for the last).
+    /// Piece i: its start rate, slope (per s²) and length (s; infinite for the last).
     fn piece(&self, i: usize) -> (f64, f64, f64) {
-        let Schedule::Points {
-            times_s,
-            rates,
-            ramp,
-        } = self
-        else {
-            unreachable!("pieces are of a points schedule")
+        let Some(&next_s) = self.times_s.get(i + 1) else {
+            return (self.rates[i], 0.0, f64::INFINITY);
         };
-        let Some(&next_s) = times_s.get(i + 1) else {
-            return (rates[i], 0.0, f64::INFINITY);
-        };
-        let len = next_s - times_s[i];
-        let slope = if ramp[i] {
-            (rates[i + 1] - rates[i]) / len
+        let len = next_s - self.times_s[i];
+        let slope = if self.ramp[i] {
+            (self.rates[i + 1] - self.rates[i]) / len
         } else {
             0.0
         };
-        (rates[i], slope, len)
+        (self.rates[i], slope, len)
     }
 
     /// The expected arrivals from 0 to `t_s`: the integral of the rate.
     pub fn integral(&self, t_s: f64) -> f64 {
-        match *self {
-            Schedule::Daily {
-                peak,
-                period_s,
-                trough,
-            } => daily_integral(peak, trough, period_s, t_s),
-            Schedule::Points { ref times_s, .. } => {
-                let mut total = 0.0;
-                for (i, &start) in times_s.iter().enumerate() {
-                    if start >= t_s {
-                        break;
-                    }
-                    let (r, slope, len) = self.piece(i);
-                    let x = (t_s - start).min(len);
-                    total += r * x + slope * x * x / 2.0;
-                }
-                total
-            }
+        let whole = self.periods(t_s);
+        if whole > 0.0 {
+            let p = self.period_s;
+            return whole * self.integral_within(p) + self.integral_within(t_s - whole * p);
         }
+        self.integral_within(t_s)
+    }
+
+    fn integral_within(&self, t_s: f64) -> f64 {
+        let mut total = 0.0;
+        for (i, &start) in self.times_s.iter().enumerate() {
+            if start >= t_s {
+                break;
+            }
+            let (r, slope, len) = self.piece(i);
+            let x = (t_s - start).min(len);
+            total += r * x + slope * x * x / 2.0;
+        }
+        total
     }
 
     /// The earliest time, seconds, by which `u` arrivals are expected (the inverse of
     /// `integral`; a stretch at rate 0 is skipped).
     pub fn inverse(&self, u: f64) -> f64 {
-        match *self {
-            Schedule::Daily {
-                peak,
-                period_s,
-                trough,
-            } => daily_inverse(peak, trough, period_s, u),
-            Schedule::Points { ref times_s, .. } => {
-                let mut left = u.max(0.0);
-                for (i, &start) in times_s.iter().enumerate() {
-                    let (r, slope, len) = self.piece(i);
-                    let mass = r * len + slope * len * len / 2.0;
-                    if left < mass || len.is_infinite() {
-                        return start + within(r, slope, left).min(len);
-                    }
-                    left -= mass;
-                }
-                unreachable!("the last piece is unbounded")
-            }
+        let u = u.max(0.0);
+        if self.period_s.is_finite() {
+            let per_period = self.integral_within(self.period_s);
+            let whole = libm::floor(u / per_period);
+            return whole * self.period_s + self.inverse_within(u - whole * per_period);
         }
+        self.inverse_within(u)
+    }
+
+    fn inverse_within(&self, mut left: f64) -> f64 {
+        for (i, &start) in self.times_s.iter().enumerate() {
+            let (r, slope, len) = self.piece(i);
+            let mass = r * len + slope * len * len / 2.0;
+            if left < mass || len.is_infinite() {
+                return start + within(r, slope, left).min(len);
+            }
+            left -= mass;
+        }
+        unreachable!("the last piece is unbounded")
+    }
+}
+
+/// cos(2π h / 24), from the exact values of 0° to 90° in steps of 15° (a table: `libm::cos`
+/// here would stop the wasm build inlining it where the gamma draw needs it).
+fn cos_hour(h: usize) -> f64 {
+    const QUARTER: [f64; 7] = [
+        1.0,
+        0.965_925_826_289_068_3,
+        0.866_025_403_784_438_6,
+        std::f64::consts::FRAC_1_SQRT_2,
+        0.5,
+        0.258_819_045_102_520_76,
+        0.0,
+    ];
+    match h % 24 {
+        h @ 0..=6 => QUARTER[h],
+        h @ 7..=12 => -QUARTER[12 - h],
+        h @ 13..=18 => -QUARTER[h - 12],
+        h => QUARTER[24 - h],
     }
 }
 
@@ -277,42 +291,6 @@ fn within(r: f64, slope: f64, v: f64) -> f64 {
     }
     let root = libm::sqrt((r * r + 2.0 * slope * v).max(0.0));
     2.0 * v / (r + root)
-}
-
-fn daily_integral(peak: f64, trough: f64, period_s: f64, t_s: f64) -> f64 {
-    let mean = (peak + trough) / 2.0;
-    let swing = (peak - trough) / 2.0;
-    mean * t_s - swing * period_s / TAU * libm::sin(TAU * t_s / period_s)
-}
-
-/// Inverts the daily integral: whole periods first, then Newton's method kept inside a
-/// shrinking bracket (bisection when a step leaves it).
-fn daily_inverse(peak: f64, trough: f64, period_s: f64, u: f64) -> f64 {
-    let per_period = (peak + trough) / 2.0 * period_s;
-    let whole = libm::floor(u.max(0.0) / per_period);
-    let v = u.max(0.0) - whole * per_period;
-    let f = |t: f64| daily_integral(peak, trough, period_s, t) - v;
-    let (mut lo, mut hi) = (0.0, period_s);
-    let mut t = v / per_period * period_s;
-    for _ in 0..100 {
-        let y = f(t);
-        if hi - lo < 1e-9 || y.abs() < 1e-12 * per_period.max(1.0) {
-            break;
-        }
-        if y > 0.0 {
-            hi = t;
-        } else {
-            lo = t;
-        }
-        let rate = trough + (peak - trough) * (1.0 - libm::cos(TAU * t / period_s)) / 2.0;
-        let next = if rate > 0.0 { t - y / rate } else { f64::NAN };
-        t = if next > lo && next < hi {
-            next
-        } else {
-            (lo + hi) / 2.0
-        };
-    }
-    whole * period_s + t
 }
 
 /// The schedule a config runs under: `None` when it sets none, or a single constant
@@ -407,6 +385,14 @@ mod tests {
         let s = Schedule::parse("0s:0,10s:2").unwrap();
         assert_eq!(s.inverse(0.0), 10.0);
         assert_eq!(s.inverse(4.0), 12.0);
+    }
+
+    #[test]
+    fn the_hours_cosines_are_libms() {
+        for h in 0..=24 {
+            let want = libm::cos(2.0 * std::f64::consts::PI * h as f64 / 24.0);
+            assert!((cos_hour(h) - want).abs() < 1e-15, "{h}");
+        }
     }
 
     #[test]
