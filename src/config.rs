@@ -384,6 +384,12 @@ pub struct Config {
     pub seed: u64,
     /// Offered request rate, requests per second.
     pub request_rate: f64,
+    /// A rate that changes over time: `TIME:RATE` points from `0s` joined by `,` (a step)
+    /// or `~` (a linear ramp), or `daily:PEAK:PERIOD[:TROUGH]`; per second, requests (pool)
+    /// or tasks started (sessions). Empty: the constant `request_rate` (`session_rate`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub request_rate_schedule: String,
     /// Arrival process.
     pub arrival_model: ArrivalModel,
     /// Gamma shape for `gamma` arrivals (1.0 = Poisson, lower = burstier).
@@ -540,6 +546,7 @@ impl Default for Config {
         Config {
             seed: 42,
             request_rate: 6.0,
+            request_rate_schedule: String::new(),
             arrival_model: ArrivalModel::Poisson,
             burstiness: 1.0,
             num_requests: 200,

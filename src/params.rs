@@ -134,6 +134,7 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "kv_transfer_gbps" => Value::from(cfg.kv_transfer_gbps),
         "kv_transfer_base_us" => Value::from(cfg.kv_transfer_base_us),
         "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
+        "request_rate_schedule" => Value::from(cfg.request_rate_schedule.clone()),
         _ => Value::Null,
     }
 }
@@ -162,6 +163,7 @@ fn table() -> Vec<ParamSpec> {
         choice("admission", "--des-admission", "KV admission", "choice", &["reserve", "preempt"], "How a replica admits a request into KV. reserve: only when its prompt and whole output fit (nothing is preempted). preempt: vLLM V1's rule: when its prompt fits; running requests grow a block at a time as they decode, and a step that finds no block preempts the most recently admitted one, which recomputes its prompt and output so far when it runs again."),
         num("block_size", "--des-block-size", "Block size", "int", (1.0, 65_536.0, 16.0), true, "tok", "Tokens per KV block: the unit of matching and eviction. Mooncake traces need 512."),
         num("request_rate", "--request-rate", "Request rate", "float", (0.01, 100_000.0, 0.1), true, "req/s", "Offered arrival rate."),
+        choice("request_rate_schedule", "--request-rate-schedule", "Rate schedule", "text", &["0s:4,60s:16,120s:4", "0s:2~120s:20", "daily:16:600s"], "Rate over time, per second (tasks started, for sessions): TIME:RATE points from 0s joined by ',' (step) or '~' (ramp), the last held; or daily:PEAK:PERIOD[:TROUGH]. Empty: constant."),
         num("num_requests", "--des-num-requests", "Requests", "int", (1.0, 10_000_000.0, 1.0), true, "req", "Requests to simulate."),
         num("input_len", "--des-input-len", "Input length", "int", (1.0, 1_000_000.0, 1.0), true, "tok", "Mean prompt length, prefix included."),
         num("output_len", "--des-output-len", "Output length", "int", (1.0, 100_000.0, 1.0), true, "tok", "Mean tokens generated per request."),
@@ -291,6 +293,7 @@ mod tests {
             "kv_transfer_gbps",
             "kv_transfer_base_us",
             "disagg_min_uncached_tokens",
+            "request_rate_schedule",
         ];
         for s in specs() {
             let key = keys.get(s.name).is_some() || omitted.contains(&s.name);

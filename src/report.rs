@@ -12,6 +12,7 @@ use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
+mod over_time;
 mod pools;
 mod preemption;
 pub mod text;
@@ -489,7 +490,9 @@ impl Simulation<'_> {
         let per_instance = self.instance_rows(makespan_us);
         let mut summary = self.summary(makespan_us, &per_instance);
         let links = self.disagg.as_ref().map_or(&[][..], |d| &d.links[..]);
-        let series = std::mem::take(&mut self.sampler).finish(end_us, &mut self.replicas, links);
+        let mut series =
+            std::mem::take(&mut self.sampler).finish(end_us, &mut self.replicas, links);
+        self.fill_schedule_rate(&mut series);
         let latency_cdf = latency_cdf(&self.recorder.ttft, &self.recorder.e2e);
         self.fill_latencies(&mut summary);
         let findings = self.findings(&per_instance, &series, makespan_us);
@@ -522,6 +525,15 @@ impl Simulation<'_> {
             sessions,
             pools,
             seeds: None,
+        }
+    }
+
+    /// The schedule's rate at each sample (`series.schedule_rate`), for a synthetic run
+    /// under a rate schedule (a replay keeps its own timestamps).
+    fn fill_schedule_rate(&self, series: &mut Series) {
+        let synthetic = matches!(self.source_name.as_str(), "synthetic" | "sessions");
+        if let Some(s) = crate::workload::schedule::of(&self.cfg).filter(|_| synthetic) {
+            series.schedule_rate = series.t_s.iter().map(|&t| s.rate_at(t)).collect();
         }
     }
 

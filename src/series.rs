@@ -1,5 +1,6 @@
 //! Columnar time series for charts: per-replica queue depth, running requests, cache
-//! occupancy and windowed hit rate, on a grid that coarsens (by decimation) so a run of
+//! occupancy and windowed hit rate, and the fleet's offered and served rates and mean TTFT
+//! per window, on a grid that coarsens (by decimation) so a run of
 //! any length keeps at most a few hundred points and sampling costs O(points).
 //!
 //! A sample reads only the replicas touched since their last one (`touch`, called after
@@ -41,6 +42,27 @@ pub struct Series {
     pub hit_rate: Vec<Vec<Option<f64>>>,
     /// The same, over the whole fleet (`null` when none was admitted).
     pub hit_rate_fleet: Vec<Option<f64>>,
+    /// The grid's interval at the end of the run, seconds: each window but the last (which
+    /// ends at the run's end) is this long. The first sample, at 0, has no length to take a
+    /// rate over: an arrival at 0 s counts in no window's rate.
+    pub interval_s: f64,
+    /// Arrivals in the window ending at each sample over its length, req/s (`null` for the
+    /// first sample).
+    pub offered_rate: Vec<Option<f64>>,
+    /// Requests completed in the window ending at each sample over its length, req/s
+    /// (`null` for the first sample).
+    pub served_rate: Vec<Option<f64>>,
+    /// Requests admitted fleet-wide in the window ending at each sample (the count behind
+    /// `hit_rate_fleet`), requests.
+    pub admitted: Vec<u32>,
+    /// Mean time to first token of the requests completed in the window ending at each
+    /// sample, ms (`null` when none completed).
+    pub ttft_ms_mean: Vec<Option<f64>>,
+    /// With a rate schedule only: the schedule's rate at each sample, per second (requests,
+    /// or tasks started for sessions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub schedule_rate: Vec<f64>,
     /// Disaggregated fleet only: per decode replica, the fraction of the window ending at
     /// each sample that its inbound KV link was busy (`null` for the first sample).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -77,6 +99,9 @@ pub struct Sampler {
     /// Reads every replica at every sample, as if each were touched (for tests: the
     /// series must be the same).
     read_all: bool,
+    /// Fleet counts per window: arrivals, completions, and their TTFTs summed (µs); the
+    /// last entry of each is the open window.
+    fleet: FleetCounts,
 }
 
 /// A replica's sampled state: waiting and running requests, KV blocks in use.
@@ -94,6 +119,50 @@ impl Held {
             running: rep.running(),
             cache_blocks: rep.cache().used_blocks(),
         }
+    }
+}
+
+/// The fleet's per-window counts (arrivals, completions, their TTFTs summed in µs), one
+/// entry per sample, plus the open window's.
+#[derive(Clone, Debug, Default)]
+struct FleetCounts {
+    closed: Vec<[u64; 3]>,
+    open: [u64; 3],
+}
+
+impl FleetCounts {
+    fn close(&mut self) {
+        self.closed.push(std::mem::take(&mut self.open));
+    }
+
+    /// Merges pairs as `decimate` does; a dropped trailing window reopens.
+    fn decimate(&mut self, trailing_odd: bool) {
+        let c = &self.closed;
+        let n = c.len();
+        let add = |a: [u64; 3], b: [u64; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+        if trailing_odd {
+            self.open = add(self.open, c[n - 1]);
+        }
+        let merged = (0..n.div_ceil(2))
+            .map(|j| match j {
+                0 => c[0],
+                _ => add(c[2 * j], c[2 * j - 1]),
+            })
+            .collect();
+        self.closed = merged;
+    }
+
+    /// Per window: (offered req/s, served req/s, mean TTFT ms); rates `null` for the first.
+    fn columns(&self, times_us: &[u64]) -> [Vec<Option<f64>>; 3] {
+        let mut out: [Vec<Option<f64>>; 3] = Default::default();
+        for (k, &[arrivals, completions, ttft_us]) in self.closed.iter().enumerate() {
+            let span = k.checked_sub(1).map_or(0, |p| times_us[k] - times_us[p]);
+            let per_s = |n: u64| (span > 0).then(|| n as f64 * 1e6 / span as f64);
+            out[0].push(per_s(arrivals));
+            out[1].push(per_s(completions));
+            out[2].push((completions > 0).then(|| ttft_us as f64 / completions as f64 / 1000.0));
+        }
+        out
     }
 }
 
@@ -125,6 +194,7 @@ impl Sampler {
             is_touched: vec![true; replicas],
             touched: (0..replicas as u32).collect(),
             read_all: false,
+            fleet: FleetCounts::default(),
         }
     }
 
@@ -162,6 +232,17 @@ impl Sampler {
         self.touch(replica as usize);
     }
 
+    /// Counts an arrival in the current window.
+    pub fn arrived(&mut self) {
+        self.fleet.open[0] += 1;
+    }
+
+    /// Counts a completion, and its time to first token, in the current window.
+    pub fn completed(&mut self, ttft_us: u64) {
+        self.fleet.open[1] += 1;
+        self.fleet.open[2] += ttft_us;
+    }
+
     /// Closes the series with one last sample at `end_us` and converts to columns.
     pub fn finish(mut self, end_us: u64, replicas: &mut [Replica], links: &[Link]) -> Series {
         self.advance_to(end_us, replicas, links);
@@ -170,6 +251,9 @@ impl Sampler {
         self.pad_all();
         let rate = |h: u32, a: u32| (a > 0).then(|| h as f64 / a as f64);
         let points = self.times_us.len();
+        let admitted = (0..points)
+            .map(|k| self.admits.iter().map(|v| v[k]).sum())
+            .collect();
         let hit_rate_fleet = (0..points)
             .map(|k| {
                 let a = self.admits.iter().map(|v| v[k]).sum();
@@ -184,7 +268,14 @@ impl Sampler {
             .map(|(a, h)| a.iter().zip(h).map(|(&a, &h)| rate(h, a)).collect())
             .collect();
         let link_busy = self.link_busy_shares();
+        let [offered_rate, served_rate, ttft_ms_mean] = self.fleet.columns(&self.times_us);
         Series {
+            interval_s: self.interval_us as f64 / 1e6,
+            offered_rate,
+            served_rate,
+            admitted,
+            ttft_ms_mean,
+            schedule_rate: Vec::new(),
             t_s: self.times_us.iter().map(|&t| t as f64 / 1e6).collect(),
             queue: self.queue,
             queue_peak: self.queue_peak,
@@ -214,6 +305,7 @@ impl Sampler {
 
     fn push_sample(&mut self, replicas: &mut [Replica], links: &[Link]) {
         self.times_us.push(self.next_us);
+        self.fleet.close();
         if self.link_busy_us.len() < links.len() {
             self.link_busy_us.resize(links.len(), Vec::new());
         }
@@ -296,6 +388,7 @@ impl Sampler {
         }
         let trailing_odd = n.is_multiple_of(2);
         keep_even(&mut self.times_us);
+        self.fleet.decimate(trailing_odd);
         for busy in &mut self.link_busy_us {
             keep_even(busy);
         }

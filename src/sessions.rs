@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 
 use crate::config::Config;
 use crate::histogram::{LogHistogram, Quantiles};
-use crate::workload::{Arrivals, EndedRequest, Lengths, Request, SessionTag, Source};
+use crate::workload::{Clock, EndedRequest, Lengths, Request, SessionTag, Source};
 
 /// Task-level results of a sessions run (defined with `Source`, which reports them).
 pub use crate::workload::SessionReport;
@@ -26,7 +26,7 @@ struct State {
 pub struct Sessions {
     num_sessions: u32,
     started: u32,
-    next_start_us: f64,
+    next_start_us: u64,
     turns: u32,
     turn_input_len: u32,
     turn_output_len: u32,
@@ -38,7 +38,7 @@ pub struct Sessions {
     states: Vec<Option<State>>,
     next_unique_id: u64,
     next_request_id: u32,
-    arrivals: Arrivals,
+    starts: Clock,
     lengths: Lengths,
     task: LogHistogram,
     failed: u32,
@@ -48,10 +48,11 @@ impl Sessions {
     /// A sessions source for a validated config.
     pub fn new(cfg: &Config) -> Sessions {
         let system_blocks = (cfg.system_prompt_len / cfg.block_size) as u64;
+        let mut starts = Clock::new(cfg, cfg.session_rate);
         Sessions {
             num_sessions: cfg.num_sessions,
             started: 0,
-            next_start_us: 0.0,
+            next_start_us: starts.next_us(),
             turns: cfg.turns,
             turn_input_len: cfg.turn_input_len,
             turn_output_len: cfg.turn_output_len,
@@ -63,7 +64,7 @@ impl Sessions {
             states: Vec::new(),
             next_unique_id: system_blocks,
             next_request_id: 0,
-            arrivals: Arrivals::new(cfg, cfg.session_rate),
+            starts,
             lengths: Lengths::new(cfg),
             task: LogHistogram::fine(),
             failed: 0,
@@ -71,7 +72,7 @@ impl Sessions {
     }
 
     fn next_start(&self) -> Option<u64> {
-        (self.started < self.num_sessions).then(|| libm::round(self.next_start_us) as u64)
+        (self.started < self.num_sessions).then_some(self.next_start_us)
     }
 
     /// Ids for a prompt of `prompt_tokens` that keeps the first `kept` ids of `ids`.
@@ -87,7 +88,7 @@ impl Sessions {
     fn start_session(&mut self, now_us: u64) -> Request {
         let session = self.started;
         self.started += 1;
-        self.next_start_us += self.arrivals.gap_us();
+        self.next_start_us = self.starts.next_us();
         let prompt_tokens = self.system_len + self.lengths.draw(self.turn_input_len);
         let system_blocks = (self.system_len / self.block_size) as u64;
         let mut ids: Vec<u64> = (0..system_blocks).collect();

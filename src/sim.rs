@@ -237,6 +237,7 @@ impl<'w> Simulation<'w> {
         self.advance_clock(req.arrival_us);
         self.events += 1;
         self.arrived += 1;
+        self.sampler.arrived();
         self.first_arrival_us.get_or_insert(req.arrival_us);
         self.last_arrival_us = req.arrival_us;
         let chosen = self.route(&req);
@@ -322,6 +323,7 @@ impl<'w> Simulation<'w> {
         for f in self.outbox.finished.drain(..) {
             self.ledger.end(f.id);
             self.recorder.finished(&f);
+            self.sampler.completed(f.first_token_us - f.arrival_us);
             let ended = EndedRequest {
                 id: f.id,
                 session: f.session,

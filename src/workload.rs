@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::histogram::Quantiles;
 
+pub mod schedule;
+
+pub use schedule::{Clock, Schedule};
+
 /// One request as the simulator sees it. Block ids chain: an equal id at position i
 /// means an equal prompt prefix up to and including block i. The last block may be
 /// partial (`prompt_tokens` need not be a multiple of the block size).
@@ -222,7 +226,6 @@ impl Lengths {
 pub struct Synthetic {
     remaining: u32,
     next_id: u32,
-    clock_us: f64,
     input_len: u32,
     output_len: u32,
     block_size: u32,
@@ -230,7 +233,7 @@ pub struct Synthetic {
     prefix_blocks: u64,
     prefix_cdf: Vec<f64>,
     next_unique_id: u64,
-    arrivals: Arrivals,
+    clock: Clock,
     lengths: Lengths,
     prefixes: Rng,
 }
@@ -242,7 +245,6 @@ impl Synthetic {
         Synthetic {
             remaining: cfg.num_requests,
             next_id: 0,
-            clock_us: 0.0,
             input_len: cfg.input_len,
             output_len: cfg.output_len,
             block_size: cfg.block_size,
@@ -250,7 +252,7 @@ impl Synthetic {
             prefix_blocks,
             prefix_cdf: prefix_cdf(cfg.num_prefixes, popularity),
             next_unique_id: cfg.num_prefixes as u64 * prefix_blocks,
-            arrivals: Arrivals::new(cfg, cfg.request_rate),
+            clock: Clock::new(cfg, cfg.request_rate),
             lengths: Lengths::new(cfg),
             prefixes: Rng::fork(cfg.seed, Stream::Prefixes),
         }
@@ -296,9 +298,7 @@ impl Iterator for Synthetic {
             return None;
         }
         self.remaining -= 1;
-        if self.next_id > 0 {
-            self.clock_us += self.arrivals.gap_us();
-        }
+        let arrival_us = self.clock.next_us();
         let prompt_tokens = self.lengths.draw(self.input_len);
         let output_tokens = self.lengths.draw(self.output_len);
         let prefix = self.pick_prefix();
@@ -307,7 +307,7 @@ impl Iterator for Synthetic {
         self.next_id += 1;
         Some(Request {
             id,
-            arrival_us: libm::round(self.clock_us) as u64,
+            arrival_us,
             prompt_tokens,
             output_tokens,
             block_ids,

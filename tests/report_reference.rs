@@ -306,6 +306,8 @@ fn real_reports_fit_the_schema_and_write_every_field() {
                 "4",
                 "--des-turns",
                 "3",
+                "--request-rate-schedule",
+                "0s:1~2s:3",
             ]),
         ),
         (

@@ -5,7 +5,7 @@ use super::memory::{parsed_bytes, request_bytes, router_bytes, Footprint};
 use super::{check_transfer_bytes, Horizon, LinkCost, Work};
 use crate::config::{Config, ConfigError};
 use crate::timing::Timing;
-use crate::workload::{Arrivals, Request};
+use crate::workload::{Clock, Request};
 
 const TIME_ADVICE: &str = "use shorter requests, fewer of them, or a higher arrival rate";
 const LINK_ADVICE: &str = ", or a faster KV link, or fewer KV bytes per token";
@@ -57,7 +57,7 @@ pub fn check_pool(cfg: &Config, timing: &Timing, longest: (u64, u64)) -> Result<
     let transfer_us = transfer_bound_us(cfg, &work)
         .map_err(|why| blame("a run whose KV bytes can be counted", why, BYTES_ADVICE))?;
     let horizon = Horizon {
-        arrivals_us: (n - 1.0) * Arrivals::new(cfg, cfg.request_rate).max_gap_us(),
+        arrivals_us: Clock::new(cfg, cfg.request_rate).max_span_us(n),
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: 0.0,
         transfer_us,
@@ -133,7 +133,7 @@ pub fn check_sessions(
     let transfer_us = transfer_bound_us(cfg, &work)
         .map_err(|why| blame("a run whose KV bytes can be counted", why, BYTES_ADVICE))?;
     let horizon = Horizon {
-        arrivals_us: (tasks - 1.0) * Arrivals::new(cfg, cfg.session_rate).max_gap_us(),
+        arrivals_us: Clock::new(cfg, cfg.session_rate).max_span_us(tasks),
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: (cfg.turns - 1) as f64 * cfg.think_time_ms * 1000.0,
         transfer_us,

@@ -101,6 +101,14 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
     if let Some(note) = never_ties(cfg) {
         add(&["tie_break"], with("routing", routing, note));
     }
+    if !cfg.request_rate_schedule.trim().is_empty() {
+        let note = "the schedule sets the rate";
+        let schedule = &cfg.request_rate_schedule;
+        add(
+            &["request_rate", "session_rate"],
+            with("request_rate_schedule", schedule, note),
+        );
+    }
     if cfg.arrival_model != ArrivalModel::Gamma {
         let note = "it is the gamma model's shape";
         add(
@@ -131,12 +139,13 @@ fn never_ties(cfg: &Config) -> Option<&'static str> {
 }
 
 /// The synthetic workload's parameters: a replay's requests come from its trace or file.
-const WORKLOAD_FIELDS: [&str; 18] = [
+const WORKLOAD_FIELDS: [&str; 19] = [
     "workload",
     "num_prefixes",
     "prefix_len",
     "prefix_popularity",
     "request_rate",
+    "request_rate_schedule",
     "num_requests",
     "input_len",
     "output_len",
@@ -320,10 +329,34 @@ mod tests {
     }
 
     #[test]
+    fn a_rate_schedule_leaves_the_constant_rates_inert() {
+        let fields = |schedule: &str| -> Vec<&str> {
+            let cfg = Config {
+                request_rate_schedule: schedule.into(),
+                ..Config::default()
+            };
+            inert(&cfg, |k| k.to_string())
+                .iter()
+                .map(|i| i.field)
+                .collect()
+        };
+        let with = fields("0s:4,60s:8");
+        assert!(with.contains(&"request_rate") && with.contains(&"session_rate"));
+        assert!(!fields("").contains(&"request_rate"));
+    }
+
+    #[test]
     fn a_replay_leaves_every_synthetic_workload_setting_inert() {
         let got = inert_on_replay("--des-mooncake-trace");
-        assert_eq!(got.len(), 18);
-        for field in ["request_rate", "num_requests", "turns", "arrival_model"] {
+        assert_eq!(got.len(), 19);
+        // A trace keeps its own timestamps: a rate schedule does nothing on it.
+        for field in [
+            "request_rate",
+            "request_rate_schedule",
+            "num_requests",
+            "turns",
+            "arrival_model",
+        ] {
             assert!(got.iter().any(|i| i.field == field), "{field}");
         }
         // The fleet's settings still count on a replay.

@@ -109,6 +109,9 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
     ] {
         check_range(name, value)?;
     }
+    if !cfg.request_rate_schedule.trim().is_empty() {
+        crate::workload::Schedule::parse(&cfg.request_rate_schedule)?;
+    }
     if cfg.workload == crate::config::WorkloadKind::Sessions {
         return validate_sessions(cfg).map(|_| popularity_or_uniform(cfg));
     }

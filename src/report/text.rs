@@ -108,6 +108,28 @@ pub fn router_line(c: &Config) -> Option<String> {
     Some(line)
 }
 
+/// The rate schedule a synthetic run followed (none for a replay, or without one).
+fn schedule_of(r: &Report) -> Option<crate::workload::Schedule> {
+    let synthetic = matches!(r.source.as_str(), "synthetic" | "sessions");
+    crate::workload::schedule::of(&r.config).filter(|_| synthetic)
+}
+
+/// The arrivals line of a run under a rate schedule.
+fn schedule_line(r: &Report) -> String {
+    let unit = if r.source == "sessions" {
+        "tasks/s"
+    } else {
+        "req/s"
+    };
+    format!(
+        "  Arrivals: {} on the schedule {} ({unit}; {:.2} req/s drawn; achieved {:.1} req/s)",
+        r.config.arrival_model.name(),
+        r.config.request_rate_schedule.trim(),
+        r.summary.offered_rate,
+        r.summary.achieved_rate
+    )
+}
+
 /// The whole text report.
 pub fn render(r: &Report) -> String {
     let s = &r.summary;
@@ -118,7 +140,9 @@ pub fn render(r: &Report) -> String {
         "kvfleet: discrete-event simulation (arrival-driven), seed {}",
         r.seed
     );
-    if r.source == "synthetic" {
+    if let Some(line) = schedule_of(r).map(|_| schedule_line(r)) {
+        let _ = writeln!(out, "{line}");
+    } else if r.source == "synthetic" {
         let _ = writeln!(
             out,
             "  Arrivals: {} @ {:.1} req/s offered ({:.2} req/s drawn; achieved {:.1} req/s)",
@@ -253,6 +277,11 @@ pub fn render(r: &Report) -> String {
             p.timed_out,
             p.pool.map_or(String::new(), |name| format!("  {name}"))
         );
+    }
+    if let Some(schedule) = schedule_of(r) {
+        for line in crate::report::over_time::lines(&r.series, &schedule) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     if let Some(u) = &r.unended {
         let _ = writeln!(out, "  ERROR: {}", u.sentence());

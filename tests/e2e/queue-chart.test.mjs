@@ -50,3 +50,39 @@ test('the timeline embed names the deepest queue the table has', async () => {
   assert.equal(sentence, `The deepest queue: ${top.toLocaleString('en-US')} request${top === 1 ? '' : 's'} waiting on R${peaks.indexOf(top)}.`);
   assert.deepEqual(errors, []);
 });
+
+test('a rate schedule in the link shows the load-over-time card: the schedule, offered and served rates as the report has them', async () => {
+  const { page, errors } = await site.open('/?request_rate_schedule=0s:2,40s:12&num_requests=800&routing=kv', { viewport: { width: 1440, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.lastReport?.config.request_rate_schedule === '0s:2,40s:12', null, { timeout: PAGE_TIMEOUT });
+  await page.locator('[data-testid=ts-rate]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => (window.Chart.getChart(document.querySelector('[data-testid=ts-rate]'))?.data.datasets.length || 0) === 3, null, { timeout: PAGE_TIMEOUT });
+  const got = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=ts-rate]'));
+    const s = window.kvfleet.lastReport.series;
+    return {
+      hidden: document.querySelector('[data-testid=timeseries]').hidden,
+      field: document.querySelector('[data-testid=input-request_rate_schedule]')?.value,
+      drawn: Object.fromEntries(c.data.datasets.map((d) => [d.label, d.data])),
+      series: s,
+      words: document.querySelector('[data-testid=ts-words]').textContent,
+    };
+  });
+  assert.equal(got.hidden, false);
+  assert.equal(got.field, '0s:2,40s:12');
+  const s = got.series;
+  // The schedule is drawn at every sample: 2/s before 40 s, 12/s from it.
+  assert.deepEqual(got.drawn.schedule.map((p) => p.y), s.t_s.map((t) => (t < 40 ? 2 : 12)));
+  // Offered and served are the report's windows merged in runs of equal count: arrivals over the run's
+  // length, so every request arrived (but the first, at 0 s, which no window's rate holds) and completed.
+  const total = (pts) => pts.reduce((sum, p, i) => sum + p.y * (p.x - (i ? pts[i - 1].x : 0)), 0);
+  assert.ok(got.drawn.offered.length <= 48 && got.drawn.offered.length >= 24, `${got.drawn.offered.length} bins`);
+  assert.ok(Math.abs(total(got.drawn.offered) - 799) < 1e-6, `offered ${total(got.drawn.offered)}`);
+  assert.ok(Math.abs(total(got.drawn.served) - 800) < 1e-6, `served ${total(got.drawn.served)}`);
+  // Before the step the fleet is offered about 2/s, after it about 12/s (bins wholly inside each).
+  const mean = (pts, lo, hi) => { const ys = pts.filter((p, i) => i > 0 && pts[i - 1].x >= lo && p.x <= hi).map((p) => p.y); return ys.reduce((a, b) => a + b, 0) / ys.length; };
+  assert.ok(Math.abs(mean(got.drawn.offered, 5, 38) - 2) < 0.6, `before ${mean(got.drawn.offered, 5, 38)}`);
+  assert.ok(Math.abs(mean(got.drawn.offered, 42, 80) - 12) < 2, `after ${mean(got.drawn.offered, 42, 80)}`);
+  const served = Math.max(...got.drawn.served.map((p) => p.y));
+  assert.match(got.words, new RegExp(`^The schedule ran from 2\\.0 to 12\\.0 req/s; over intervals of [0-9.]+ s the fleet served up to ${served.toFixed(1).replace('.', '\\.')} req/s\\.`));
+  assert.deepEqual(errors, []);
+});

@@ -28,6 +28,12 @@ test('the synthetic pool in words: requests, arrivals, prompts and what they sha
   assert.match(w({ arrival_model: 'deterministic' }), /^The workload: 200 requests evenly, 6 per second, each/);
   assert.match(w({ arrival_model: 'gamma', burstiness: 0.25 }), /^The workload: 200 requests at 6 per second in bursts \(gamma, burstiness 0\.25\), each/);
   assert.match(w({ arrival_model: 'gamma', burstiness: 4 }), /at 6 per second, more evenly than at random \(gamma, burstiness 4\), each/);
+  // A rate schedule replaces the constant rate in the words.
+  assert.match(w({ request_rate_schedule: '0s:4,60s:16' }), /^The workload: 200 requests on the rate schedule 0s:4,60s:16 \(per second\), each/);
+  assert.match(w({ request_rate_schedule: 'daily:16:600s', arrival_model: 'gamma', burstiness: 0.25 }),
+    /^The workload: 200 requests on the rate schedule daily:16:600s \(per second\), in bursts \(gamma, burstiness 0\.25\), each/);
+  assert.match(w({ request_rate_schedule: '0s:4', arrival_model: 'deterministic' }), /^The workload: 200 requests evenly spaced, on the rate schedule 0s:4 \(per second\), each/);
+  assert.match(w({ workload: 'sessions', request_rate_schedule: '0s:1,60s:4' }), /^The workload: 100 tasks of 20 turns, started on the rate schedule 0s:1,60s:4 \(per second\);/);
   // Gamma with shape 1 is Poisson: nothing to add.
   assert.match(w({ arrival_model: 'gamma', burstiness: 1 }), /^The workload: 200 requests at 6 per second, each/);
 });

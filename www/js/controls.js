@@ -15,7 +15,7 @@ const GROUPS = [
   { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size', 'admission'] },
   { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
     'system_prompt_len', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms'] },
-  { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',
+  { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'request_rate_schedule', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',
     'input_len', 'output_len', 'range_ratio'] },
   { id: 'engine', title: 'Engine and overload', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'queue_capacity', 'timeout_ms',
     'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
@@ -30,7 +30,7 @@ const POOL_ONLY = ['num_prefixes', 'prefix_len', 'prefix_popularity', 'request_r
 const SESSIONS_ONLY = ['session_rate', 'num_sessions', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms', 'system_prompt_len'];
 
 /** Parameters a trace replaces (disabled while a trace is the workload). */
-export const SYNTHETIC_ONLY = ['workload', 'arrival_model', 'burstiness', 'range_ratio', ...POOL_ONLY, ...SESSIONS_ONLY];
+export const SYNTHETIC_ONLY = ['workload', 'arrival_model', 'burstiness', 'range_ratio', 'request_rate_schedule', ...POOL_ONLY, ...SESSIONS_ONLY];
 
 const isPool = (c) => c.workload === undefined || c.workload === 'pool';
 /** The settings of a disaggregated fleet (shown only in one). */

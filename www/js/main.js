@@ -6,6 +6,7 @@ import { fitPools } from './layout.js';
 import { Controls } from './controls.js';
 import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote, pageDefaults } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
+import { TimeSeries } from './timeseries.js';
 import { resetTheme } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
@@ -53,6 +54,7 @@ const st = {
   compareId: 0, lastKey: null, refreshMs: 0, // lastKey: the settings of the last run sent (null after a failure)
 };
 let early = null; // the full page's charts, made while the simulator boots (they need no settings)
+let timeSeries = null; // the load-over-time card (a rate schedule's runs), made with the charts
 let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, transfers, replicaTable, hero, embedView, decisions;
 let comparePlan = null; // compare.js's planner, once the late panels are loaded
 let late = null;        // the late panels' build (a promise), once started
@@ -62,7 +64,7 @@ const planWaiters = new Map();
 // panels are made at boot).
 connect({ st, hook, worker, planWaiters, fail, onReady, refresh, configOf, errBox, startLatePanels, keepGoodLink,
   get resolveReady() { return resolveReady; }, get host() { return host; },
-  get controls() { return controls; }, get charts() { return charts; },
+  get controls() { return controls; }, get charts() { return charts; }, get timeSeries() { return timeSeries; },
   get compare() { return compare; }, get comparePlan() { return comparePlan; },
   get traces() { return traces; }, get lessons() { return lessons; },
   get tasks() { return tasks; }, get transfers() { return transfers; },
@@ -245,7 +247,8 @@ function startLatePanels() {
   // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
   // still cold), they held up the page's handling of its `ready` message.
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
-  if (hook.lastReport) charts.update(hook.lastReport);
+  timeSeries = new TimeSeries($('timeseries'));
+  if (hook.lastReport) { charts.update(hook.lastReport); timeSeries.update(hook.lastReport); }
   late = buildLatePanels({
     before: replicaTable.el, runCompare, loadConfig, requestDecisions,
     plan: planSweep,
@@ -408,6 +411,8 @@ function retheme() {
     charts.destroy();
     charts.create();
     if (hook.lastReport) charts.update(hook.lastReport);
+    timeSeries?.destroy();
+    if (hook.lastReport) timeSeries?.update(hook.lastReport);
   }
   tasks.retheme();
   transfers?.retheme();

@@ -150,6 +150,7 @@ function render(report, runMs) {
     app.embedView.render(report);
   } else {
     app.charts?.update(report); // canvases first, then the DOM text (no style recalc in between)
+    app.timeSeries?.update(report);
     app.hero.showRun(report);
     renderHeadline($('headline'), report);
     renderFleetLines($('fleet-lines'), report);

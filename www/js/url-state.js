@@ -97,8 +97,9 @@ export function readUrl(search, params, defaults) {
   return { config, notes, fromUrl, named, rejected, embed, trace, lesson: q.get('lesson') };
 }
 
-/** A value as the link writes it (null is "unbounded"). */
+/** A value as the link writes it (null is "unbounded"; an empty text, such as no rate schedule, "none"). */
 export function fmtValue(v) {
+  if (v === '') return 'none';
   return v === null || v === undefined ? 'unbounded' : typeof v === 'number' ? big(v) : String(v);
 }
 

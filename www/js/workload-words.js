@@ -9,13 +9,21 @@ const countText = (x) => COUNT.format(Math.round(x));
 const rateText = (x) => (Math.abs(x - Math.round(x)) < 0.05 ? countText(x) : x.toFixed(1));
 const plural = (n, one, many = `${one}s`) => `${countText(n)} ${n === 1 ? one : many}`;
 
-/** How the requests arrive (src/config.rs ArrivalModel): "at 6 per second", evenly, or in bursts. */
+/** The rate schedule, when one is set ('' otherwise): it replaces the constant rate. */
+const scheduleOf = (c) => String(c.request_rate_schedule ?? '').trim();
+
+/**
+ * How the requests arrive (src/config.rs ArrivalModel): "at 6 per second", evenly, or in bursts; under
+ * a rate schedule, "on the rate schedule 0s:4,60s:16 (per second)".
+ */
 function arrivalWords(c) {
-  const at = `${rateText(c.request_rate)} per second`;
-  if (c.arrival_model === 'deterministic') return `evenly, ${at}`;
-  if (c.arrival_model === 'gamma' && c.burstiness < 1) return `at ${at} in bursts (gamma, burstiness ${c.burstiness})`;
-  if (c.arrival_model === 'gamma' && c.burstiness > 1) return `at ${at}, more evenly than at random (gamma, burstiness ${c.burstiness})`;
-  return `at ${at}`;
+  const schedule = scheduleOf(c);
+  const at = schedule ? `on the rate schedule ${schedule} (per second)` : `at ${rateText(c.request_rate)} per second`;
+  const gap = schedule ? ',' : '';
+  if (c.arrival_model === 'deterministic') return schedule ? `evenly spaced, ${at}` : `evenly, ${at.slice(3)}`;
+  if (c.arrival_model === 'gamma' && c.burstiness < 1) return `${at}${gap} in bursts (gamma, burstiness ${c.burstiness})`;
+  if (c.arrival_model === 'gamma' && c.burstiness > 1) return `${at}, more evenly than at random (gamma, burstiness ${c.burstiness})`;
+  return at;
 }
 
 /**
@@ -45,7 +53,9 @@ function poolWords(c) {
 
 /** Sessions (multi-turn tasks): how many, how long, and what each turn resends. */
 function sessionWords(c) {
-  const tasks = `${plural(c.num_sessions, 'task')} of ${plural(c.turns, 'turn')}, ${rateText(c.session_rate)} started per second`;
+  const schedule = scheduleOf(c);
+  const rate = schedule ? `started on the rate schedule ${schedule} (per second)` : `${rateText(c.session_rate)} started per second`;
+  const tasks = `${plural(c.num_sessions, 'task')} of ${plural(c.turns, 'turn')}, ${rate}`;
   const system = c.system_prompt_len > 0 ? ` after a shared ${countText(c.system_prompt_len)}-token system prompt` : '';
   return `${tasks}; each turn resends the conversation so far${system} and adds ${countText(c.turn_input_len)} tokens`;
 }

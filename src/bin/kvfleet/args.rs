@@ -203,6 +203,12 @@ pub struct RunArgs {
     /// Offered request rate, requests per second.
     #[arg(long, value_name = "REQ_PER_S", default_value = "6", value_parser = number)]
     pub request_rate: f64,
+    /// A rate that changes over time (replaces --request-rate; for sessions, tasks started
+    /// per second): TIME:RATE points from 0s joined by ',' (a step) or '~' (a linear ramp),
+    /// the last rate held, e.g. "0s:4,120s:16,300s:4" or "0s:2~60s:20"; or
+    /// daily:PEAK:PERIOD[:TROUGH], a day compressed into PERIOD, e.g. daily:16:600s.
+    #[arg(long, value_name = "SCHEDULE", default_value = "")]
+    pub request_rate_schedule: String,
     /// Arrival model: poisson, deterministic, or gamma (shape = --des-burstiness).
     #[arg(long, value_name = "MODEL", default_value = "poisson", value_parser = arrival)]
     pub arrival_model: ArrivalModel,
@@ -476,6 +482,7 @@ impl RunArgs {
         Config {
             seed: self.seed,
             request_rate: self.request_rate,
+            request_rate_schedule: self.request_rate_schedule.clone(),
             arrival_model: self.arrival_model,
             burstiness: self.burstiness,
             num_requests: self.num_requests,

@@ -1,0 +1,136 @@
+// www/js/timeseries.js: the "Load over time" card, shown for a run under a rate schedule: the schedule,
+// the offered and served rates, the fleet's hit rate and the mean TTFT per interval (the report's
+// sampling windows merged into at most 48), as three small charts on one time axis, with a caption
+// computed from the same numbers.
+
+import { themeInk, num } from './format.js';
+import { lazyDraw } from './lazy-draw.js';
+import { axisTitle } from './charts.js';
+
+const finite = (xs) => xs.filter(Number.isFinite);
+const fixed1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 10 ? 1 : 0)} ms`);
+
+/** Points {x: t, y} of a column, a gap where it is null. */
+const points = (ts, col, scale = 1) => (col || []).map((v, j) => ({ x: ts[j], y: Number.isFinite(v) ? v * scale : null }));
+
+/** Most bins the charts draw: the grid's windows (up to 240) merged in runs, so a rate counts enough arrivals. */
+export const MAX_BINS = 48;
+
+/**
+ * The series' windows merged into at most `maxBins` runs of consecutive windows, exactly: arrivals and
+ * completions are rate × length, hits are hit rate × admitted, TTFT sums are mean × completions. Each
+ * bin is {end: its last sample's time, offered, served (per s), hit (0–1), ttft (ms)}, null where empty.
+ */
+export function mergeWindows(series, maxBins = MAX_BINS) {
+  const t = series.t_s || [];
+  const windows = Math.max(0, t.length - 1);
+  const per = Math.max(1, Math.ceil(windows / maxBins));
+  const bins = [];
+  for (let first = 1; first <= windows; first += per) {
+    const last = Math.min(windows, first + per - 1);
+    let arrivals = 0, done = 0, admitted = 0, hits = 0, ttft = 0;
+    for (let k = first; k <= last; k++) {
+      const span = t[k] - t[k - 1];
+      const served = (series.served_rate?.[k] ?? 0) * span;
+      arrivals += (series.offered_rate?.[k] ?? 0) * span;
+      done += served;
+      const a = series.admitted?.[k] ?? 0;
+      admitted += a;
+      hits += (series.hit_rate_fleet?.[k] ?? 0) * a;
+      ttft += (series.ttft_ms_mean?.[k] ?? 0) * Math.round(served);
+    }
+    const len = t[last] - t[first - 1];
+    const completed = Math.round(done);
+    bins.push({ end: t[last], offered: len > 0 ? arrivals / len : null, served: len > 0 ? done / len : null,
+      hit: admitted > 0 ? hits / admitted : null, ttft: completed > 0 ? ttft / completed : null });
+  }
+  return { bins, binS: per * (series.interval_s ?? 0) };
+}
+
+/** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit rate and TTFT. */
+export function timeSeriesWords(series, sessions) {
+  const { bins, binS } = mergeWindows(series);
+  const sched = finite(series.schedule_rate || []);
+  const served = finite(bins.map((b) => b.served));
+  const hit = finite(bins.map((b) => b.hit));
+  const ttft = finite(bins.map((b) => b.ttft));
+  if (!sched.length || !served.length) return '';
+  const unit = sessions ? 'tasks/s started' : 'req/s';
+  const parts = [`The schedule ran from ${fixed1(Math.min(...sched))} to ${fixed1(Math.max(...sched))} ${unit};`
+    + ` over intervals of ${binS.toFixed(2)} s the fleet served up to ${fixed1(Math.max(...served))} req/s.`];
+  if (hit.length) parts.push(`Hit rate per interval: ${(100 * Math.min(...hit)).toFixed(0)}–${(100 * Math.max(...hit)).toFixed(0)}%.`);
+  if (ttft.length) parts.push(`Mean TTFT per interval: ${ms(Math.min(...ttft))} to ${ms(Math.max(...ttft))}.`);
+  return parts.join(' ');
+}
+
+export class TimeSeries {
+  /** `card`: the figure holding canvases #ts-rate, #ts-hit, #ts-ttft and a caption #ts-words. */
+  constructor(card) {
+    this.card = card;
+    this.charts = null;
+  }
+
+  create() {
+    const C = window.Chart;
+    const get = (id) => this.card.querySelector(`#${id}`);
+    const chart = (id, yTitle, extra = {}) => new C(get(id), {
+      type: 'line',
+      data: { datasets: [] },
+      options: {
+        parsing: false,
+        normalized: true,
+        spanGaps: false,
+        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        plugins: { legend: { position: 'top', labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } } },
+          tooltip: { callbacks: { title: (items) => (items.length ? `t = ${items[0].parsed.x.toFixed(1)} s` : '') } } },
+        scales: {
+          x: { type: 'linear', min: 0, title: axisTitle('Time (s)'), ticks: { includeBounds: false } },
+          y: { beginAtZero: true, title: axisTitle(yTitle), ...extra },
+        },
+      },
+    });
+    this.charts = {
+      rate: chart('ts-rate', 'Rate (per s)'),
+      hit: chart('ts-hit', 'Hit rate (%)', { max: 100 }),
+      ttft: chart('ts-ttft', 'Mean TTFT (ms)'),
+    };
+    for (const c of Object.values(this.charts)) lazyDraw.watch(c);
+  }
+
+  destroy() {
+    for (const c of Object.values(this.charts || {})) { lazyDraw.forget(c); c.destroy(); }
+    this.charts = null;
+  }
+
+  update(report) {
+    const s = report.series || {};
+    const on = Array.isArray(s.schedule_rate) && s.schedule_rate.length > 0;
+    this.card.hidden = !on;
+    if (!on) return;
+    if (!this.charts) this.create();
+    const t = themeInk();
+    const ts = s.t_s || [];
+    const sessions = report.source === 'sessions';
+    const line = (label, data, color, more = {}) => ({ label, data, borderColor: color, backgroundColor: color,
+      borderWidth: 1.75, pointRadius: 0, ...more });
+    const { rate, hit, ttft } = this.charts;
+    // Each bin's value holds over the bin that ends at its point (stepped: the step before it).
+    const { bins } = mergeWindows(s);
+    const at = (key, scale = 1) => bins.map((b) => ({ x: b.end, y: b[key] === null ? null : b[key] * scale }));
+    rate.data.datasets = [
+      line('offered', at('offered'), t.accent, { stepped: true }),
+      line('served', at('served'), t.warn, { stepped: true }),
+      line(sessions ? 'schedule (tasks/s)' : 'schedule', points(ts, s.schedule_rate), t.ink, { borderDash: [6, 4], borderWidth: 2 }),
+    ];
+    hit.data.datasets = [line('fleet hit rate', at('hit', 100), t.accent, { stepped: true })];
+    ttft.data.datasets = [line('mean TTFT', at('ttft'), t.err, { stepped: true })];
+    const end = ts.length ? ts[ts.length - 1] : undefined;
+    for (const c of [rate, hit, ttft]) { c.options.scales.x.max = end; lazyDraw.draw(c); }
+    const words = timeSeriesWords(s, sessions);
+    this.card.querySelector('#ts-words').textContent = words;
+    rate.canvas.setAttribute('aria-label', `Rates over time. ${words}`);
+    hit.canvas.setAttribute('aria-label', `Fleet hit rate per interval, ${num(bins.length)} intervals.`);
+    ttft.canvas.setAttribute('aria-label', 'Mean TTFT of the requests completed in each interval.');
+  }
+}
