@@ -401,12 +401,31 @@ fn numbers_where_due(json: &str) -> Result<(), String> {
         }
         no_null(value, key)?;
     }
+    // Null where due: a window's hit rate with nothing admitted, its mean TTFT with nothing
+    // completed, and the first sample's rates and link share (no window ends there).
+    let due = ["link_busy", "offered_rate", "served_rate", "ttft_ms_mean"];
     for (key, value) in v["series"].as_object().into_iter().flatten() {
-        if !key.starts_with("hit_rate") && key != "link_busy" {
+        if !key.starts_with("hit_rate") && !due.contains(&key.as_str()) {
             no_null(value, &format!("series.{key}"))?;
         }
     }
+    for key in ["offered_rate", "served_rate"] {
+        window_rates(&v["series"][key], key)?;
+    }
     link_busy(&v["series"]["link_busy"])
+}
+
+/// A fleet rate per window: null for the first sample only, finite and at least 0 after.
+fn window_rates(rates: &Value, key: &str) -> Result<(), String> {
+    for (i, x) in rates.as_array().into_iter().flatten().enumerate() {
+        match x.as_f64() {
+            Some(x) => ensure(x.is_finite() && x >= 0.0, || {
+                format!("series.{key}[{i}] is {x}")
+            })?,
+            None => ensure(i == 0, || format!("series.{key}[{i}] is {x}"))?,
+        }
+    }
+    Ok(())
 }
 
 /// A split fleet's link series: per link, null for the first sample (no window ends
