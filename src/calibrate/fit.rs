@@ -95,7 +95,8 @@ pub fn fit(steps: &[Step], form: Form, opts: Options) -> Result<Fit, String> {
 fn check_capacity(form: Form, capacity: Option<f64>) -> Result<Option<f64>, String> {
     match capacity {
         Some(c) if !(c.is_finite() && c >= 1.0) => Err(format!(
-            "kv capacity: expected a number of tokens >= 1, got {c}"
+            "kv capacity: expected a number of tokens >= 1, got {}",
+            crate::echo::number(c)
         )),
         Some(c) if form == Form::Polynomial => Ok(Some(c)),
         _ => Ok(None),
@@ -240,8 +241,11 @@ fn bound_and_spread_warnings(
             ));
         } else if let Some(se) = c.se.filter(|se| *se > 0.5 * c.value.abs()) {
             out.push(format!(
-                "{} = {:.4} ± {:.4} {}: the log barely determines it (standard error over half its value)",
-                c.name, c.value, se, c.unit
+                "{} = {} ± {} {}: the log barely determines it (standard error over half its value)",
+                c.name,
+                significant(c.value),
+                significant(se),
+                c.unit
             ));
         }
     }
@@ -273,9 +277,19 @@ fn engine_warnings(
         let over = steps.iter().filter(|s| s.kv_tokens_read as f64 > c).count();
         if over > 0 {
             out.push(format!(
-                "{over} step(s) read more KV than the capacity of {c} tokens (u > 1): is it the capacity the log was measured at?"
+                "{over} step(s) read more KV than the capacity of {} tokens (u > 1): is it the capacity the log was measured at?",
+                crate::echo::number(c)
             ));
         }
     }
     out
+}
+
+/// `x` to 4 significant digits, as a message shows it.
+fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return crate::echo::number(x);
+    }
+    let scale = libm::pow(10.0, 3.0 - libm::floor(libm::log10(x.abs())));
+    crate::echo::number(libm::round(x * scale) / scale)
 }

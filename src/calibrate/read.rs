@@ -144,9 +144,9 @@ impl Cell<'_> {
     /// The cell as a number, or a message naming `column`.
     fn number(&self, column: &str) -> Result<f64, String> {
         let value = match self {
-            Cell::Text(text) => text.trim().parse::<f64>().ok(),
+            Cell::Text(text) => crate::decimal::finite_f64(text.trim()),
             Cell::Json(serde_json::Value::Number(n)) => n.as_f64(),
-            Cell::Json(serde_json::Value::String(s)) => s.trim().parse::<f64>().ok(),
+            Cell::Json(serde_json::Value::String(s)) => crate::decimal::finite_f64(s.trim()),
             Cell::Json(_) => None,
             Cell::Missing => return Err(format!("missing `{column}`")),
         };
@@ -185,7 +185,8 @@ fn step_of(cells: [Cell; 4]) -> Result<Step, String> {
     let step_us = time.number("step_us")?;
     if step_us <= 0.0 {
         return Err(format!(
-            "`step_us` must be a duration > 0 microseconds, got {step_us}"
+            "`step_us` must be a duration > 0 microseconds, got {}",
+            crate::echo::number(step_us)
         ));
     }
     Ok(Step {
