@@ -102,10 +102,9 @@ fn without_a_capacity_the_decode_polynomials_slope_is_not_identified() {
         .unwrap();
     assert!(!d1.identified && d1.value == 0.0 && d1.se.is_none());
     assert!(
-        f.warnings
-            .iter()
-            .any(|w| w.starts_with("decode_poly_ms[1] not identified")
-                && w.contains("--kv-capacity-tokens")),
+        f.warnings.iter().any(|w| w
+            .starts_with("decode_poly_ms[1] and decode_poly_ms[2] not identified")
+            && w.contains("--kv-capacity-tokens")),
         "{:?}",
         f.warnings
     );
@@ -297,7 +296,7 @@ fn the_cli_prints_and_writes_the_fit() {
             c["se"].as_f64().unwrap(),
         );
         let line = format!(
-            "  {name:<20} {:>14} {:>12}  ",
+            "  {name:<20} {:>14} {:>14}  ",
             format!("{value:.6}"),
             format!("{se:.6}")
         );

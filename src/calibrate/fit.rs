@@ -171,9 +171,9 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// A coefficient with no column: what the log lacks.
+    /// Coefficients with no column: what the log lacks (one warning per reason).
     fn missing_warnings(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+        let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
         for (j, term) in self.terms.iter().enumerate() {
             if self.present.contains(&j) {
                 continue;
@@ -184,9 +184,22 @@ impl Context<'_> {
             } else {
                 term.lacks
             };
-            out.push(format!("{} not identified: {why}; set to 0", term.name));
+            match groups.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, names)) => names.push(term.name),
+                None => groups.push((why, vec![term.name])),
+            }
         }
-        out
+        groups
+            .into_iter()
+            .map(|(why, names)| {
+                let zero = if names.len() > 1 {
+                    "each set to 0"
+                } else {
+                    "set to 0"
+                };
+                format!("{} not identified: {why}; {zero}", names.join(" and "))
+            })
+            .collect()
     }
 
     /// A group of coefficients whose columns move together in this log.

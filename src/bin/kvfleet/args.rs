@@ -551,7 +551,8 @@ pub struct CalibrateCmd {
     pub form: kvfleet::calibrate::Form,
     /// Polynomial form: the KV capacity, in tokens, of the replica the log was measured
     /// on (the decode polynomial is over the utilisation, KV tokens read / capacity);
-    /// without it the decode polynomial's d1 and d2 are not fitted.
+    /// without it the decode polynomial's d1 and d2 are not fitted. With --generate: the
+    /// capacity the generated steps' utilisation is taken over.
     #[arg(long = "kv-capacity-tokens", value_name = "TOKENS", value_parser = number)]
     pub kv_capacity_tokens: Option<f64>,
     /// Write the fit as JSON (coefficients, standard errors, R², warnings and the fitted
