@@ -176,7 +176,7 @@ fn bad_logs_get_errors_with_their_line() {
         ),
         (
             format!("{header}1,2,3,4\n1,2,3,-4\n"),
-            "log.csv:3: `step_us` must be a duration > 0 microseconds, got -4",
+            "log.csv:3: `step_us` must be a duration > 0 and at most 86400000000 microseconds (a day), got -4",
         ),
         (
             format!("# a comment\n{header}1,2,3,4\n1,x2,3,4\n"),
@@ -323,7 +323,7 @@ fn a_bad_log_exits_2_with_its_line() {
     .unwrap();
     let (code, _, err) = kvfleet(&["calibrate", &path]);
     assert_eq!(code, 2, "{err}");
-    let want = format!("error: {path}:3: `step_us` must be a duration > 0 microseconds, got -5");
+    let want = format!("error: {path}:3: `step_us` must be a duration > 0 and at most 86400000000 microseconds (a day), got -5");
     assert!(err.starts_with(&want), "{err}");
     let (code, _, err) = kvfleet(&["calibrate", &path, "--form", "cubic"]);
     assert_eq!(code, 2, "{err}");

@@ -9,6 +9,9 @@ use super::Step;
 /// The columns (CSV header names, case-insensitive, or JSONL keys) every log needs.
 pub const COLUMNS: [&str; 4] = ["prefill_tokens", "decode_seqs", "kv_tokens_read", "step_us"];
 
+/// The longest step a log may hold, microseconds (a day): larger is a unit mistake.
+const MAX_STEP_US: f64 = 86_400e6;
+
 /// Time columns in another unit, named in the error that asks for microseconds.
 const OTHER_UNITS: [&str; 4] = ["step_ms", "step_s", "step_ns", "duration_ms"];
 
@@ -183,9 +186,10 @@ impl Cell<'_> {
 fn step_of(cells: [Cell; 4]) -> Result<Step, String> {
     let [prefill, decode, kv, time] = cells;
     let step_us = time.number("step_us")?;
-    if step_us <= 0.0 {
+    if step_us <= 0.0 || step_us > MAX_STEP_US {
         return Err(format!(
-            "`step_us` must be a duration > 0 microseconds, got {}",
+            "`step_us` must be a duration > 0 and at most {} microseconds (a day), got {}",
+            crate::echo::number(MAX_STEP_US),
             crate::echo::number(step_us)
         ));
     }
