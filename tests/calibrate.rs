@@ -403,3 +403,61 @@ fn the_engine_file_runs_as_the_custom_engine_with_its_coefficients() {
     let (code, _, _) = kvfleet(&["--des-engine-file", &fit_path, "--des-engine", "custom"]);
     assert_eq!(code, 2);
 }
+
+mod mutated {
+    //! Mutated logs never panic: each either fails with `NAME:LINE: message` naming a line
+    //! that exists (or a whole-log message), or fits to finite coefficients.
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The sample's comment, header and first 40 steps.
+    fn base() -> String {
+        let text = std::fs::read_to_string(SAMPLE).unwrap();
+        text.lines().take(43).map(|l| format!("{l}\n")).collect()
+    }
+
+    fn check(text: &str) {
+        let lines = text.lines().count() as u64;
+        let outcome = read_steps(text, "m.csv").and_then(|steps| {
+            fit(&steps, Form::Linear, Options::default())?;
+            let opts = Options {
+                kv_capacity_tokens: Some(1e6),
+            };
+            fit(&steps, Form::Polynomial, opts)
+        });
+        match outcome {
+            Err(e) => {
+                if let Some(rest) = e.strip_prefix("m.csv:") {
+                    let line: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                    if let Ok(n) = line.parse::<u64>() {
+                        assert!(n >= 1 && n <= lines.max(1), "line {n} of {lines}: {e}");
+                    }
+                }
+                assert!(e.len() < 1200, "{e}");
+            }
+            Ok(f) => {
+                assert!(f.coefficients.iter().all(|c| c.value.is_finite()), "{f:?}");
+                assert!(f.rmse_us.is_finite());
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+        #[test]
+        fn a_mutated_log_fails_cleanly_or_fits(
+            at in 0usize..2000,
+            cut in 0usize..40,
+            insert in "[0-9a-z,\"#\n.{}: -]{0,12}",
+        ) {
+            let text = base();
+            let at = at.min(text.len());
+            let end = (at + cut).min(text.len());
+            let (mut a, mut b) = (at, end);
+            while !text.is_char_boundary(a) { a -= 1; }
+            while !text.is_char_boundary(b) { b += 1; }
+            let mutated = format!("{}{}{}", &text[..a], insert, &text[b..]);
+            check(&mutated);
+        }
+    }
+}
