@@ -98,11 +98,10 @@ pub struct Fit {
     pub warnings: Vec<String>,
     /// The fitted engine: a `custom` engine's settings (the file `--des-engine-file` reads).
     pub engine: Timing,
-    /// Each step's measured duration, microseconds (columnar; empty in the CLI's file).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Each step's measured duration, microseconds, in the log's order (columnar).
     pub measured_us: Vec<f64>,
-    /// Each step's predicted duration, microseconds (columnar; empty in the CLI's file).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Each step's duration as the fit predicts it, microseconds (its residual is
+    /// measured − predicted).
     pub predicted_us: Vec<f64>,
 }
 

@@ -307,10 +307,36 @@ fn the_cli_prints_and_writes_the_fit() {
         );
     }
     assert!(out.contains("  R² 0.99"), "{out}");
-    assert!(
-        v.get("measured_us").is_none(),
-        "the CLI's file has no per-step columns"
+    // Per step, measured (the log's own times) and predicted (the coefficients applied).
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    let steps = read_steps(&text, "s.csv").unwrap();
+    let measured: Vec<f64> = v["measured_us"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        measured,
+        steps.iter().map(|s| s.step_us).collect::<Vec<_>>()
     );
+    let c: Vec<f64> = v["coefficients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["value"].as_f64().unwrap())
+        .collect();
+    let predicted = v["predicted_us"].as_array().unwrap();
+    for (s, p) in steps.iter().zip(predicted) {
+        let by_hand = c[0]
+            + c[1] * s.prefill_tokens as f64
+            + c[2] * s.decode_seqs as f64
+            + c[3] * s.kv_tokens_read as f64 / 1000.0;
+        assert!(
+            (p.as_f64().unwrap() - by_hand).abs() < 1e-6 * by_hand,
+            "{p} vs {by_hand}"
+        );
+    }
 }
 
 #[test]

@@ -24,11 +24,9 @@ pub fn run(cmd: &CalibrateCmd) -> Result<(), String> {
     let opts = Options {
         kv_capacity_tokens: cmd.kv_capacity_tokens,
     };
-    let mut fitted = fit(&steps, cmd.form, opts)?;
+    let fitted = fit(&steps, cmd.form, opts)?;
     print(&report(path, &fitted))?;
     if let Some(out) = &cmd.calibrate_json {
-        fitted.measured_us.clear();
-        fitted.predicted_us.clear();
         let json = serde_json::to_string_pretty(&fitted).expect("a fit serialises");
         let mut file = create(out)?;
         writeln!(file, "{json}")
