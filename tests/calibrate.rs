@@ -487,3 +487,57 @@ mod mutated {
         }
     }
 }
+
+#[test]
+fn when_every_step_both_prefills_and_decodes_the_two_constants_cannot_be_told_apart() {
+    // Dynamo's mocker, 60 steps each with prefill and decoding sequences: c0 and d0 are
+    // charged together in every step, so only c0 + d0 = 16.50142 + 5.74 is determined.
+    let capacity = 2e6;
+    let truth = Timing {
+        kv_capacity_tokens: capacity,
+        ..EnginePreset::DynamoMocker.timing()
+    };
+    let steps: Vec<calibrate::Step> = (1..=60u64)
+        .map(|i| {
+            let (t, d) = (100 * i, 1 + (i * 7) % 50);
+            let kv = d * (500 + (i * 37) % 3000);
+            calibrate::Step {
+                prefill_tokens: t,
+                decode_seqs: d,
+                kv_tokens_read: kv,
+                step_us: truth.step_us(t, d, kv) as f64,
+            }
+        })
+        .collect();
+    let opts = Options {
+        kv_capacity_tokens: Some(capacity),
+    };
+    let f = fit(&steps, Form::Polynomial, opts).unwrap();
+    let c0 = f
+        .coefficients
+        .iter()
+        .find(|c| c.name == "prefill_poly_ms[0]")
+        .unwrap();
+    let d0 = f
+        .coefficients
+        .iter()
+        .find(|c| c.name == "decode_poly_ms[0]")
+        .unwrap();
+    assert!(!c0.identified && !d0.identified && c0.se.is_none() && d0.se.is_none());
+    assert!(
+        (c0.value + d0.value - 22.24142).abs() < 0.01,
+        "{} + {}",
+        c0.value,
+        d0.value
+    );
+    let w = f.warnings.join("\n");
+    assert!(
+        w.contains("prefill_poly_ms[0] and decode_poly_ms[0] cannot be told apart")
+            && w.contains("no decode-only steps")
+            && w.contains("no prefill-only steps"),
+        "{w}"
+    );
+    // The other four are identified, within 2 %.
+    assert_near(&f, "prefill_poly_ms[1]", 1.518344e-2, 0.02);
+    assert_near(&f, "decode_poly_ms[1]", 54.01, 0.02);
+}
