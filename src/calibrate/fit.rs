@@ -14,6 +14,50 @@ const RANK_TOL: f64 = 1e-9;
 /// A null direction names the coefficients it weighs more than this (unit vector).
 const NULL_WEIGHT: f64 = 0.05;
 
+/// The bounded least-squares solution over the columns the log has.
+struct Solved {
+    /// The scaled design (present columns only, unit norm).
+    scaled: DMatrix<f64>,
+    /// The form's column of each scaled column.
+    present: Vec<usize>,
+    /// Each form column's norm (0: absent).
+    norms: Vec<f64>,
+    /// Whether each scaled column's coefficient is bounded at 0.
+    bounded: Vec<bool>,
+    /// The coefficients of the scaled columns.
+    scaled_coef: DVector<f64>,
+    /// The coefficients in the form's units, one per term (0 when absent).
+    coef: Vec<f64>,
+}
+
+fn solve(x: &DMatrix<f64>, y: &DVector<f64>, terms: &[Term]) -> Result<Solved, String> {
+    let norms: Vec<f64> = (0..terms.len()).map(|j| x.column(j).norm()).collect();
+    let present: Vec<usize> = (0..terms.len()).filter(|&j| norms[j] > 0.0).collect();
+    if x.nrows() <= present.len() {
+        return Err(format!(
+            "{} step(s) cannot identify {} coefficients: give at least {}",
+            x.nrows(),
+            present.len(),
+            present.len() + 1
+        ));
+    }
+    let scaled = x.select_columns(present.iter()) * scaling(&present, &norms);
+    let bounded: Vec<bool> = present.iter().map(|&j| terms[j].bounded).collect();
+    let scaled_coef = nnls(&scaled, y, &bounded);
+    let mut coef = vec![0.0; terms.len()];
+    for (k, &j) in present.iter().enumerate() {
+        coef[j] = scaled_coef[k] / norms[j];
+    }
+    Ok(Solved {
+        scaled,
+        present,
+        norms,
+        bounded,
+        scaled_coef,
+        coef,
+    })
+}
+
 /// Fits the steps in `form`; an error when there are too few steps or a bad capacity.
 pub fn fit(steps: &[Step], form: Form, opts: Options) -> Result<Fit, String> {
     let capacity = check_capacity(form, opts.kv_capacity_tokens)?;
@@ -25,58 +69,26 @@ pub fn fit(steps: &[Step], form: Form, opts: Options) -> Result<Fit, String> {
         .collect();
     let x = DMatrix::from_fn(steps.len(), terms.len(), |i, j| rows[i][j]);
     let y = DVector::from_iterator(steps.len(), steps.iter().map(|s| s.step_us / scale_us));
-    let norms: Vec<f64> = (0..terms.len()).map(|j| x.column(j).norm()).collect();
-    let present: Vec<usize> = (0..terms.len()).filter(|&j| norms[j] > 0.0).collect();
-    if steps.len() <= present.len() {
-        return Err(format!(
-            "{} step(s) cannot identify {} coefficients: give at least {}",
-            steps.len(),
-            present.len(),
-            present.len() + 1
-        ));
-    }
-    let scaled = x.select_columns(present.iter()) * scaling(&present, &norms);
-    let bounded: Vec<bool> = present.iter().map(|&j| terms[j].bounded).collect();
-    let solved = nnls(&scaled, &y, &bounded);
-    let mut coef = vec![0.0; terms.len()];
-    for (k, &j) in present.iter().enumerate() {
-        coef[j] = solved[k] / norms[j];
-    }
-    let fitted = &x * DVector::from_column_slice(&coef);
+    let s = solve(&x, &y, terms)?;
+    let fitted = &x * DVector::from_column_slice(&s.coef);
     let residuals = &y - &fitted;
-    let unidentified = null_groups(&scaled, &present);
-    let mut warnings = Vec::new();
-    let mut coefficients = Vec::new();
-    let active: Vec<usize> = (0..present.len())
-        .filter(|&k| !bounded[k] || solved[k] > 0.0)
-        .collect();
-    let se = standard_errors(&scaled, &residuals, &active);
-    for (j, term) in terms.iter().enumerate() {
-        let k = present.iter().position(|&p| p == j);
-        let identified = k.is_some_and(|k| !unidentified.iter().flatten().any(|&u| u == k));
-        let se_j = k
-            .and_then(|k| se.get(&k).copied())
-            .filter(|_| identified)
-            .map(|s| s / norms[j]);
-        coefficients.push(Coefficient {
-            name: term.name.to_string(),
-            unit: term.unit.to_string(),
-            value: coef[j],
-            se: se_j,
-            identified,
-        });
-    }
+    let unidentified = null_groups(&s.scaled, &s.present);
+    let coefficients = coefficient_rows(terms, &s, &residuals, &unidentified);
     let ctx = Context {
         steps,
         form,
         terms,
         capacity,
-        present: &present,
+        present: &s.present,
     };
-    warnings.extend(ctx.missing_warnings());
+    let mut warnings = ctx.missing_warnings();
     warnings.extend(unidentified.iter().map(|g| ctx.collinear_warning(g)));
-    warnings.extend(bound_and_spread_warnings(&coefficients, &present, &bounded));
-    let engine = design::engine(form, &coef);
+    warnings.extend(bound_and_spread_warnings(
+        &coefficients,
+        &s.present,
+        &s.bounded,
+    ));
+    let engine = design::engine(form, &s.coef);
     warnings.extend(engine_warnings(&engine, form, capacity, steps));
     Ok(Fit {
         form,
@@ -90,6 +102,39 @@ pub fn fit(steps: &[Step], form: Form, opts: Options) -> Result<Fit, String> {
         measured_us: steps.iter().map(|s| s.step_us).collect(),
         predicted_us: fitted.iter().map(|v| v * scale_us).collect(),
     })
+}
+
+/// Each term's value, standard error (over the coefficients off their bound) and
+/// whether the log identifies it.
+fn coefficient_rows(
+    terms: &[Term],
+    s: &Solved,
+    residuals: &DVector<f64>,
+    unidentified: &[Vec<usize>],
+) -> Vec<Coefficient> {
+    let active: Vec<usize> = (0..s.present.len())
+        .filter(|&k| !s.bounded[k] || s.scaled_coef[k] > 0.0)
+        .collect();
+    let se = standard_errors(&s.scaled, residuals, &active);
+    terms
+        .iter()
+        .enumerate()
+        .map(|(j, term)| {
+            let k = s.present.iter().position(|&p| p == j);
+            let identified = k.is_some_and(|k| !unidentified.iter().flatten().any(|&u| u == k));
+            let se_j = k
+                .and_then(|k| se.get(&k).copied())
+                .filter(|_| identified)
+                .map(|v| v / s.norms[j]);
+            Coefficient {
+                name: term.name.to_string(),
+                unit: term.unit.to_string(),
+                value: s.coef[j],
+                se: se_j,
+                identified,
+            }
+        })
+        .collect()
 }
 
 fn check_capacity(form: Form, capacity: Option<f64>) -> Result<Option<f64>, String> {
