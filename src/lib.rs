@@ -26,6 +26,7 @@
 
 pub mod api;
 pub mod cache;
+pub mod calibrate;
 pub mod config;
 pub mod decimal;
 pub mod echo;

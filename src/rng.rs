@@ -34,6 +34,8 @@ pub enum Stream {
     DecodeRouter = 6,
     /// Ties between equally good replicas (drawn only when there is a tie).
     Ties = 7,
+    /// The shapes and noise of a generated step log (`calibrate::sample`).
+    StepLog = 8,
 }
 
 impl Rng {

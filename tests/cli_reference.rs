@@ -10,7 +10,14 @@ use std::process::Command;
 const MARKER: &str = "<!-- generated: kvfleet CLI reference -->";
 
 /// The plain run first, then each subcommand, in `kvfleet --help`'s order.
-const COMMANDS: [&[&str]; 5] = [&[], &["analyze"], &["plan"], &["lesson"], &["bench"]];
+const COMMANDS: [&[&str]; 6] = [
+    &[],
+    &["analyze"],
+    &["calibrate"],
+    &["plan"],
+    &["lesson"],
+    &["bench"],
+];
 
 fn help_of(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))

@@ -196,3 +196,18 @@ fn disaggregated_runs_equal_their_native_goldens() {
         );
     }
 }
+
+/// The sample step log fitted by the wasm build gives the CLI's numbers, to the bit:
+/// tests/golden/calibrate_sample.json is what `kvfleet calibrate --calibrate-json` writes
+/// for it (tests/calibrate.rs checks that side).
+#[wasm_bindgen_test]
+fn calibration_in_wasm_gives_the_clis_numbers() {
+    use kvfleet::calibrate::{calibrate_json, Form, Options};
+    let log = include_str!("../data/kvfleet/steps_generated_llama3-8b-h100.csv");
+    let golden: serde_json::Value =
+        serde_json::from_str(include_str!("golden/calibrate_sample.json")).unwrap();
+    let fit = calibrate_json(log, "steps.csv", Form::Linear, Options::default()).unwrap();
+    let fit: serde_json::Value = serde_json::from_str(&fit).unwrap();
+    assert_eq!(fit["predicted_us"].as_array().unwrap().len(), 600);
+    assert_eq!(fit, golden);
+}

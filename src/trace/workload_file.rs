@@ -9,8 +9,9 @@
 //! - output: `output_length` or `output_tokens`.
 //!
 //! Other columns or keys are ignored (a Mooncake line is a valid JSONL workload line,
-//! its `hash_ids` dropped). CSV is simple: cells are separated by commas, may be wrapped
-//! in double quotes, cannot contain commas; every row has as many cells as the header.
+//! its `hash_ids` dropped). CSV rows are read with the `csv` crate, one row a line: a cell
+//! may be wrapped in double quotes and then hold commas and doubled quotes (`"a, ""b"""`),
+//! as spreadsheets write them; every row has as many cells as the header.
 
 use std::io::BufRead;
 
@@ -79,9 +80,9 @@ fn read_header<R: BufRead>(lines: &mut LineReader<R>, file: &str) -> Result<Head
 
 impl Header {
     fn parse(text: &str) -> Result<Header, String> {
-        let names: Vec<String> = text
-            .split(',')
-            .map(|c| c.trim().trim_matches('"').trim().to_ascii_lowercase())
+        let names: Vec<String> = csv_cells(text)?
+            .iter()
+            .map(|c| c.trim().to_ascii_lowercase())
             .collect();
         let arrival_names = ARRIVAL_COLUMNS.map(|(name, _)| name);
         let arrival = find_role(&names, &arrival_names, "arrival")?;
@@ -97,7 +98,8 @@ impl Header {
     }
 
     fn row(&self, text: &str) -> Result<Parsed, String> {
-        let cells: Vec<&str> = text.split(',').collect();
+        let record = csv_cells(text)?;
+        let cells: Vec<&str> = record.iter().collect();
         if cells.len() != self.cells {
             return Err(format!(
                 "{} cells, but the header has {} columns",
@@ -122,6 +124,18 @@ impl Header {
             output_tokens,
             block_ids: Vec::new(),
         })
+    }
+}
+
+/// The cells of one CSV line (quotes undone by the `csv` crate).
+fn csv_cells(text: &str) -> Result<csv::StringRecord, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    match reader.records().next() {
+        Some(Ok(record)) => Ok(record),
+        Some(Err(e)) => Err(format!("not a CSV row: {e}")),
+        None => Ok(csv::StringRecord::new()),
     }
 }
 
@@ -221,6 +235,20 @@ mod tests {
         let parsed = header.row("7,hello, 1.5 ,100").unwrap();
         assert_eq!(parsed.time.scaled_us(parsed.unit.us, 1.0), Some(1_500_000));
         assert_eq!((parsed.prompt_tokens, parsed.output_tokens), (100, 7));
+    }
+
+    #[test]
+    fn a_quoted_cell_may_hold_commas_and_quotes() {
+        let header = Header::parse(r#""note, free text",timestamp,input_length,output_length"#);
+        let header = header.unwrap();
+        assert_eq!((header.cells, header.arrival.0), (4, 1));
+        // The third cell is `2,5"`: one cell, and not a number.
+        let err = header
+            .row(r#""a, ""quoted"", b",1000,"2,5""",7"#)
+            .unwrap_err();
+        assert!(err.contains("input_length"), "{err}");
+        let parsed = header.row(r#""a, ""quoted"", b",1000,25,7"#).unwrap();
+        assert_eq!((parsed.prompt_tokens, parsed.output_tokens), (25, 7));
     }
 
     #[test]

@@ -36,6 +36,11 @@ pub enum Command {
         #[arg(long = "des-block-size", default_value_t = 512)]
         block_size: u32,
     },
+    /// Fit the engine's step-time coefficients to a log of measured engine steps (CSV
+    /// with the header prefill_tokens,decode_seqs,kv_tokens_read,step_us, or JSONL with
+    /// those keys): prints each coefficient with its standard error, R² and what the log
+    /// cannot identify (exit 2 on a bad log). With --generate, write a step log instead.
+    Calibrate(CalibrateCmd),
     /// Plan capacity: per routing policy, the fewest replicas (GPUs, dollars) that meet
     /// the --slo-* targets on the workload the run flags describe, and its goodput.
     Plan(Box<PlanCmd>),
@@ -274,6 +279,11 @@ pub struct RunArgs {
     /// polynomial phases apply).
     #[arg(long = "des-engine", value_name = "PRESET", default_value = "llama3-8b-h100", value_parser = engine)]
     pub engine: EnginePreset,
+    /// The engine a calibration fitted (`kvfleet calibrate --calibrate-json FILE`): runs
+    /// it as the custom engine with the file's coefficients, in place of --des-engine and
+    /// the custom engine's flags.
+    #[arg(long = "des-engine-file", value_name = "FILE", conflicts_with_all = ["engine", "step_fixed_us", "prefill_token_us", "decode_seq_us", "kv_read_token_ns", "prefill_poly_ms", "decode_poly_ms"])]
+    pub engine_file: Option<String>,
     /// Custom engine: fixed cost of every step, microseconds.
     #[arg(long = "des-step-fixed-us", value_name = "US", default_value = "6000", value_parser = number)]
     pub step_fixed_us: f64,
@@ -547,6 +557,47 @@ impl RunArgs {
             disagg_min_uncached_tokens: self.disagg_min_uncached_tokens,
         }
     }
+}
+
+/// `kvfleet calibrate` as parsed.
+#[derive(Args, Debug)]
+pub struct CalibrateCmd {
+    /// The step log (CSV with a header, or JSONL; other columns ignored).
+    #[arg(required_unless_present = "generate")]
+    pub file: Option<String>,
+    /// Which coefficients to fit: linear (the custom engine's --des-step-fixed-us,
+    /// --des-prefill-token-us, --des-decode-seq-us, --des-kv-read-token-ns) or polynomial
+    /// (--des-prefill-poly-ms and --des-decode-poly-ms).
+    #[arg(long, value_name = "FORM", default_value = "linear", value_parser = calibrate_form)]
+    pub form: kvfleet::calibrate::Form,
+    /// Polynomial form: the KV capacity, in tokens, of the replica the log was measured
+    /// on (the decode polynomial is over the utilisation, KV tokens read / capacity);
+    /// without it the decode polynomial's d1 and d2 are not fitted. With --generate: the
+    /// capacity the generated steps' utilisation is taken over.
+    #[arg(long = "kv-capacity-tokens", value_name = "TOKENS", value_parser = number)]
+    pub kv_capacity_tokens: Option<f64>,
+    /// Write the fit as JSON (coefficients, standard errors, R², warnings and the fitted
+    /// engine, which --des-engine-file reads).
+    #[arg(long = "calibrate-json", value_name = "OUT")]
+    pub calibrate_json: Option<String>,
+    /// Instead of fitting, write a step log (CSV, to standard output) generated from
+    /// PRESET's timing with --noise-pct noise.
+    #[arg(long, value_name = "PRESET", value_parser = engine, conflicts_with_all = ["file", "calibrate_json"])]
+    pub generate: Option<EnginePreset>,
+    /// With --generate: each duration times 1 + N(0, 1) × this percentage.
+    #[arg(long = "noise-pct", value_name = "PCT", default_value = "2", value_parser = number, requires = "generate")]
+    pub noise_pct: f64,
+    /// With --generate: how many steps (1 to 1,000,000).
+    #[arg(long, value_name = "N", default_value = "600", requires = "generate",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub steps: u32,
+    /// With --generate: the seed of the step shapes and the noise.
+    #[arg(long, value_name = "SEED", default_value = "42", requires = "generate")]
+    pub seed: u64,
+}
+
+fn calibrate_form(text: &str) -> Result<kvfleet::calibrate::Form, String> {
+    kvfleet::calibrate::Form::parse(text).map_err(|_| "expected linear or polynomial".to_string())
 }
 
 /// `kvfleet plan` as parsed: the workload's run flags and the plan's flags.

@@ -52,11 +52,13 @@ pub fn main() -> ExitCode {
     };
     // The lesson command keeps exit 1 for "goal not met", so its errors exit 2.
     let error_code = match cli.command {
-        Some(Command::Lesson { .. }) => ExitCode::from(2),
+        // So does calibrate: a bad log exits 2, as a bad flag does.
+        Some(Command::Lesson { .. } | Command::Calibrate(_)) => ExitCode::from(2),
         _ => ExitCode::FAILURE,
     };
     let result = match &cli.command {
         Some(Command::Analyze { file, block_size }) => analyze(file, *block_size),
+        Some(Command::Calibrate(cmd)) => crate::calibrate::run(cmd),
         Some(Command::Lesson {
             id,
             material: true,

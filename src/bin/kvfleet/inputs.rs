@@ -105,8 +105,15 @@ pub(crate) fn config(
             kvfleet::timing::EnginePreset::names()
         ));
     }
+    if a.kv_blocks == Some(KvBlocks::Auto) && a.engine_file.is_some() {
+        return Err(
+            "--des-kv-blocks auto: a fitted engine (--des-engine-file) has no hardware to \
+             derive KV capacity from; give a number of blocks"
+                .to_string(),
+        );
+    }
     let Some(id) = &a.preset else {
-        return Ok((a.config(), None));
+        return Ok((with_engine_file(a, a.config())?, None));
     };
     let names: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
     let lesson = lessons::lesson(id).ok_or_else(|| {
@@ -130,5 +137,25 @@ pub(crate) fn config(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let cfg = lessons::apply(&lessons::broken_config(&lesson), &explicit.into())?;
-    Ok((cfg, Some(lesson)))
+    Ok((with_engine_file(a, cfg)?, Some(lesson)))
+}
+
+/// `cfg` running the engine of `--des-engine-file` (a calibration's JSON), if given: the
+/// custom engine with the file's coefficients.
+fn with_engine_file(a: &RunArgs, mut cfg: Config) -> Result<Config, String> {
+    let Some(path) = &a.engine_file else {
+        return Ok(cfg);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--des-engine-file: cannot read {path}: {e}"))?;
+    let t = kvfleet::calibrate::engine_of_file(&text, path)
+        .map_err(|e| format!("--des-engine-file: {e}"))?;
+    cfg.engine = kvfleet::timing::EnginePreset::Custom;
+    cfg.step_fixed_us = t.step_fixed_us;
+    cfg.prefill_token_us = t.prefill_token_us;
+    cfg.decode_seq_us = t.decode_seq_us;
+    cfg.kv_read_token_ns = t.kv_read_token_ns;
+    cfg.prefill_poly_ms = t.prefill_poly_ms;
+    cfg.decode_poly_ms = t.decode_poly_ms;
+    Ok(cfg)
 }

@@ -9,6 +9,8 @@ mod bench;
 /// The built-in trace a lesson replays.
 mod builtin;
 #[cfg(not(target_arch = "wasm32"))]
+mod calibrate;
+#[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 mod hero_bench;
