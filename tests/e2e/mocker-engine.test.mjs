@@ -4,18 +4,18 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, statSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './harness.mjs';
 
 const TRACE = path.join(ROOT, 'data/mooncake/conversation_trace.jsonl');
 
+/** The most recently built CLI (a release build left from earlier must not stand in for today's code). */
 function nativeBin() {
-  for (const p of ['target/release/kvfleet', 'target/debug/kvfleet']) {
-    if (existsSync(path.join(ROOT, p))) return path.join(ROOT, p);
-  }
-  throw new Error('no kvfleet binary: cargo build first');
+  const built = ['target/release/kvfleet', 'target/debug/kvfleet'].map((p) => path.join(ROOT, p)).filter((p) => existsSync(p));
+  if (!built.length) throw new Error('no kvfleet binary: cargo build first');
+  return built.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 }
 
 /** The native CLI's JSON report for `flags` over the conversation trace. */
