@@ -310,3 +310,72 @@ fn a_schedule_run_is_byte_identical_per_seed() {
     };
     assert_ne!(run(&cfg), run(&other));
 }
+
+#[test]
+fn a_scaled_schedule_multiplies_every_rate_worked_by_hand() {
+    use kvfleet::workload::schedule::scaled;
+    // Times as written; each rate x 1.5: 4 -> 6, 16 -> 24.
+    assert_eq!(
+        scaled(" 0s:4, 60s:4 ~ 2m:16", 1.5).unwrap(),
+        "0s:6,60s:6~2m:24"
+    );
+    // A daily shape: the peak and the (default PEAK / 10) trough both doubled.
+    assert_eq!(scaled("daily:10:100s", 2.0).unwrap(), "daily:20:100s:2");
+    assert_eq!(scaled("daily:10:1h:4", 0.5).unwrap(), "daily:5:1h:2");
+    // A product past the rate's limit is held at it.
+    assert_eq!(
+        scaled("0s:1,1s:80000", 1.25000001).unwrap(),
+        "0s:1.25000001,1s:100000"
+    );
+    // A bad schedule is the parser's error.
+    let e = scaled("0s:4,60s:0", 2.0).unwrap_err();
+    assert_eq!(e.field, "request_rate_schedule");
+}
+
+/// The planner's synthetic runner scales the schedule it runs under: at scale 2 a run of
+/// `0s:4,30s:16` is the run of `0s:8,30s:32`, and the rate it names is the peak.
+#[test]
+fn the_planner_scales_the_whole_schedule() {
+    use kvfleet::plan::{Runner, SyntheticRunner};
+    let cfg = |schedule: &str| Config {
+        num_requests: 300,
+        request_rate_schedule: schedule.into(),
+        ..Config::default()
+    };
+    let json = |s: kvfleet::report::Summary| serde_json::to_value(s).unwrap();
+    let base = cfg("0s:4,30s:16");
+    let scaled = SyntheticRunner.run(&base, 2.0).unwrap();
+    let by_hand = SyntheticRunner.run(&cfg("0s:8,30s:32"), 1.0).unwrap();
+    let unscaled = SyntheticRunner.run(&base, 1.0).unwrap();
+    assert_eq!(json(scaled.clone()), json(by_hand));
+    assert_ne!(json(scaled), json(unscaled));
+    assert_eq!(SyntheticRunner.base_rate(&base), (16.0, "req/s at peak"));
+    // The highest scale keeps the peak within the rate's limit: 100,000 / 16.
+    assert_eq!(SyntheticRunner.scale_limits(&base), (0.0, 6250.0));
+    let sessions = Config {
+        workload: WorkloadKind::Sessions,
+        ..cfg("daily:10:100s")
+    };
+    assert_eq!(
+        SyntheticRunner.base_rate(&sessions),
+        (10.0, "tasks/s at peak")
+    );
+}
+
+#[test]
+fn a_rate_sweep_under_a_schedule_is_refused_naming_it() {
+    let cfg = Config {
+        request_rate_schedule: "0s:4,30s:16".into(),
+        ..Config::default()
+    };
+    for spec in ["request_rate=2,4", "session-rate=1:3"] {
+        let e = kvfleet::sweep::plan(&cfg, spec).unwrap_err();
+        let name = spec.split('=').next().unwrap().replace('-', "_");
+        let want = format!("{name} does nothing under request_rate_schedule \"0s:4,30s:16\"");
+        assert!(e.contains(&want), "{spec}: {e}");
+        assert!(e.contains("clear the schedule"), "{spec}: {e}");
+    }
+    // Other parameters sweep under it; the rate sweeps without one.
+    assert!(kvfleet::sweep::plan(&cfg, "instances=2,4").is_ok());
+    assert!(kvfleet::sweep::plan(&Config::default(), "request_rate=2,4").is_ok());
+}

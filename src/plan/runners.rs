@@ -1,35 +1,46 @@
-//! The planner's two runners: a synthetic workload (its rate scaled) and a parsed trace
-//! (its arrival times divided by the scale). Both are pure, for the CLI and the page.
+//! The planner's two runners: a synthetic workload (its rate, or every rate of its rate
+//! schedule, scaled) and a parsed trace (its arrival times divided by the scale). Both are
+//! pure, for the CLI and the page.
 
 use super::Runner;
 use crate::config::{Config, WorkloadKind};
 use crate::report::Summary;
 use crate::run;
-use crate::workload::Request;
+use crate::workload::{schedule, Request};
 
 /// A synthetic pool or sessions workload: the scale multiplies `request_rate` (pool) or
-/// `session_rate` (sessions).
+/// `session_rate` (sessions); under a rate schedule, which sets the rate in their place,
+/// it multiplies every rate of the schedule, and the rate named is the schedule's peak.
 pub struct SyntheticRunner;
 
 impl Runner for SyntheticRunner {
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
         let mut cfg = cfg.clone();
-        match cfg.workload {
-            WorkloadKind::Pool => cfg.request_rate *= rate_scale,
-            WorkloadKind::Sessions => cfg.session_rate *= rate_scale,
+        match (schedule::of(&cfg).is_some(), cfg.workload) {
+            (true, _) => {
+                let scaled = schedule::scaled(&cfg.request_rate_schedule, rate_scale);
+                cfg.request_rate_schedule = scaled.map_err(|e| e.to_string())?;
+            }
+            (false, WorkloadKind::Pool) => cfg.request_rate *= rate_scale,
+            (false, WorkloadKind::Sessions) => cfg.session_rate *= rate_scale,
         }
         Ok(run::synthetic_simulation(&cfg)?.into_report().summary)
     }
 
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str) {
-        match cfg.workload {
-            WorkloadKind::Pool => (cfg.request_rate, "req/s"),
-            WorkloadKind::Sessions => (cfg.session_rate, "tasks/s"),
+        match (schedule::of(cfg), cfg.workload) {
+            (Some(s), WorkloadKind::Pool) => (s.peak(), "req/s at peak"),
+            (Some(s), WorkloadKind::Sessions) => (s.peak(), "tasks/s at peak"),
+            (None, WorkloadKind::Pool) => (cfg.request_rate, "req/s"),
+            (None, WorkloadKind::Sessions) => (cfg.session_rate, "tasks/s"),
         }
     }
 
-    /// The scales that keep the rate within its parameter's limits.
+    /// The scales that keep the rate (or the schedule's peak) within its limits.
     fn scale_limits(&self, cfg: &Config) -> (f64, f64) {
+        if let Some(s) = schedule::of(cfg) {
+            return (0.0, schedule::MAX_RATE / s.peak());
+        }
         let key = match cfg.workload {
             WorkloadKind::Pool => "request_rate",
             WorkloadKind::Sessions => "session_rate",

@@ -188,6 +188,11 @@ impl Schedule {
         (self.rates.len() == 1).then(|| self.rates[0])
     }
 
+    /// The highest rate the schedule reaches, per second.
+    pub fn peak(&self) -> f64 {
+        self.rates.iter().fold(0.0, |m, &r| m.max(r))
+    }
+
     /// Whole periods before `t_s` (0 for a schedule that does not repeat).
     fn periods(&self, t_s: f64) -> f64 {
         libm::floor(t_s / self.period_s)
@@ -300,6 +305,34 @@ pub fn of(cfg: &Config) -> Option<Schedule> {
         return None;
     }
     Schedule::parse(&cfg.request_rate_schedule).ok()
+}
+
+/// The schedule `text` with every rate multiplied by `factor`, times as written: the
+/// planner's rate scale applied to a schedule (its shape kept). A daily shape's peak and
+/// trough are both multiplied, the default trough written out. A product is capped at
+/// `MAX_RATE` (the planner's highest scale is `MAX_RATE / peak`, which rounding can pass).
+pub fn scaled(text: &str, factor: f64) -> Result<String, ConfigError> {
+    Schedule::parse(text)?;
+    let times = |r: &str| {
+        let r = crate::decimal::finite_f64(r.trim()).unwrap_or(0.0);
+        (r * factor).min(MAX_RATE)
+    };
+    if let Some(rest) = text.trim().strip_prefix("daily:") {
+        let parts: Vec<&str> = rest.split(':').collect();
+        let peak = times(parts[0]);
+        let trough = parts.get(2).map_or(peak / 10.0, |t| times(t));
+        return Ok(format!("daily:{peak}:{}:{trough}", parts[1].trim()));
+    }
+    let mut out = String::new();
+    for piece in text.trim().split_inclusive([',', '~']) {
+        let (point, sep) = match piece.strip_suffix([',', '~']) {
+            Some(point) => (point, &piece[point.len()..]),
+            None => (piece, ""),
+        };
+        let (t, r) = point.split_once(':').expect("a parsed schedule's points");
+        out.push_str(&format!("{}:{}{sep}", t.trim(), times(r)));
+    }
+    Ok(out)
 }
 
 /// Arrival times under a rate and an optional schedule, from the config's seeded arrival
