@@ -249,14 +249,14 @@ fn a_step_shows_in_the_offered_and_served_rate_series() {
         let want = if *t < 60.0 { 2.0 } else { 12.0 };
         assert_eq!(rate.as_f64().unwrap(), want, "at {t} s");
     }
-    // Every arrival and completion is in some window: the counts add up to the run's.
+    // Every arrival and completion is in some window (the first, at 0 s, in the first
+    // window, [0, t1]): the counts add up to the run's.
     let counted = |column: &str| -> f64 {
         (1..t.len())
             .map(|k| s[column][k].as_f64().unwrap() * (t[k] - t[k - 1]))
             .sum()
     };
-    let first_window = 1.0; // the first arrival, at 0 s, closes the first sample's window
-    assert!((counted("offered_rate") + first_window - 1200.0).abs() < 1e-6);
+    assert!((counted("offered_rate") - 1200.0).abs() < 1e-6);
     assert!((counted("served_rate") - 1200.0).abs() < 1e-6);
     // The text's table: ten rows of 15.36 s; the first row's schedule is 2/s, the fifth's
     // (61.44 to 76.80 s) 12/s.
@@ -378,4 +378,30 @@ fn a_rate_sweep_under_a_schedule_is_refused_naming_it() {
     // Other parameters sweep under it; the rate sweeps without one.
     assert!(kvfleet::sweep::plan(&cfg, "instances=2,4").is_ok());
     assert!(kvfleet::sweep::plan(&Config::default(), "request_rate=2,4").is_ok());
+}
+
+/// The first window spans [0, t1], so it counts the arrival at 0 s: deterministic arrivals
+/// at 4/s come at 0, 0.25, 0.5, ... s, and the first window's rate is the arrivals at or
+/// before t1, the one at 0 included, over t1.
+#[test]
+fn the_first_window_counts_the_arrival_at_zero_worked_by_hand() {
+    let cfg = Config {
+        num_requests: 400,
+        request_rate: 4.0,
+        arrival_model: kvfleet::config::ArrivalModel::Deterministic,
+        ..Config::default()
+    };
+    let r = report(&cfg);
+    let s = &r["series"];
+    let t1 = s["t_s"][1].as_f64().unwrap();
+    // 400 arrivals over about 100 s: the grid has coarsened from 10 ms to a power-of-two
+    // multiple of it, well over 0.25 s, so the first window holds several arrivals.
+    assert!(t1 >= 0.32, "{t1}");
+    let by_hand = (0..400).filter(|i| *i as f64 * 0.25 <= t1).count() as f64;
+    let got = s["offered_rate"][1].as_f64().unwrap();
+    assert!(
+        (got - by_hand / t1).abs() < 1e-9,
+        "{got} vs {by_hand} / {t1}"
+    );
+    assert!(s["offered_rate"][0].is_null());
 }

@@ -313,26 +313,42 @@ pub fn of(cfg: &Config) -> Option<Schedule> {
 /// `MAX_RATE` (the planner's highest scale is `MAX_RATE / peak`, which rounding can pass).
 pub fn scaled(text: &str, factor: f64) -> Result<String, ConfigError> {
     Schedule::parse(text)?;
-    let times = |r: &str| {
-        let r = crate::decimal::finite_f64(r.trim()).unwrap_or(0.0);
-        (r * factor).min(MAX_RATE)
-    };
-    if let Some(rest) = text.trim().strip_prefix("daily:") {
-        let parts: Vec<&str> = rest.split(':').collect();
-        let peak = times(parts[0]);
-        let trough = parts.get(2).map_or(peak / 10.0, |t| times(t));
-        return Ok(format!("daily:{peak}:{}:{trough}", parts[1].trim()));
-    }
+    let rate_of = |r: &str| crate::decimal::finite_f64(r.trim()).unwrap_or(0.0);
+    let times = |r: f64| number_text((r * factor).min(MAX_RATE));
     let mut out = String::new();
-    for piece in text.trim().split_inclusive([',', '~']) {
-        let (point, sep) = match piece.strip_suffix([',', '~']) {
-            Some(point) => (point, &piece[point.len()..]),
-            None => (piece, ""),
-        };
-        let (t, r) = point.split_once(':').expect("a parsed schedule's points");
-        out.push_str(&format!("{}:{}{sep}", t.trim(), times(r)));
+    if let Some(rest) = text.trim().strip_prefix("daily:") {
+        let mut parts = rest.split(':');
+        let peak = parts.next().map_or(0.0, rate_of);
+        let period = parts.next().unwrap_or("").trim();
+        let trough = parts.next().map_or(peak / 10.0, rate_of);
+        for piece in ["daily:", &times(peak), ":", period, ":", &times(trough)] {
+            out.push_str(piece);
+        }
+        return Ok(out);
     }
-    Ok(out)
+    let mut rest = text.trim();
+    loop {
+        let end = rest.find([',', '~']).unwrap_or(rest.len());
+        let (t, r) = rest[..end].split_once(':').unwrap_or(("", ""));
+        out.push_str(t.trim());
+        out.push(':');
+        out.push_str(&times(rate_of(r)));
+        let Some(sep) = rest.get(end..end + 1) else {
+            return Ok(out);
+        };
+        out.push_str(sep);
+        rest = &rest[end + 1..];
+    }
+}
+
+/// `x` as the shortest text that reads back to it, through serde_json's float writer (the
+/// one the wasm already carries; `{x}` would add core's float formatting), `.0` dropped.
+fn number_text(x: f64) -> String {
+    let text = serde_json::to_string(&x).expect("a finite rate serialises");
+    match text.strip_suffix(".0") {
+        Some(whole) => whole.to_string(),
+        None => text,
+    }
 }
 
 /// Arrival times under a rate and an optional schedule, from the config's seeded arrival
