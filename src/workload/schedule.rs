@@ -328,7 +328,10 @@ pub fn scaled(text: &str, factor: f64) -> Result<String, ConfigError> {
     }
     let mut rest = text.trim();
     loop {
-        let end = rest.find([',', '~']).unwrap_or(rest.len());
+        let end = rest
+            .bytes()
+            .position(|b| b == b',' || b == b'~')
+            .unwrap_or(rest.len());
         let (t, r) = rest[..end].split_once(':').unwrap_or(("", ""));
         out.push_str(t.trim());
         out.push(':');
@@ -341,14 +344,10 @@ pub fn scaled(text: &str, factor: f64) -> Result<String, ConfigError> {
     }
 }
 
-/// `x` as the shortest text that reads back to it, through serde_json's float writer (the
-/// one the wasm already carries; `{x}` would add core's float formatting), `.0` dropped.
+/// `x` as the shortest text that reads back to it (`8` for 8.0; core's float writer, which
+/// the wasm already carries for the reports' text).
 fn number_text(x: f64) -> String {
-    let text = serde_json::to_string(&x).expect("a finite rate serialises");
-    match text.strip_suffix(".0") {
-        Some(whole) => whole.to_string(),
-        None => text,
-    }
+    format!("{x}")
 }
 
 /// Arrival times under a rate and an optional schedule, from the config's seeded arrival
