@@ -556,11 +556,12 @@ fn a_split_fleet_is_planned_with_its_prefill_decode_split() {
 #[test]
 fn a_schedule_is_scaled_whole_and_its_goodput_named_at_its_peak() {
     // The by-hand fleet: 4 replicas in turn, each request 38.768 ms. Under a schedule of
-    // 50 req/s for 1 s, then 100 req/s, the goodput's scale multiplies both rates. At a
-    // peak of L req/s a replica's k-th request of the peak waits k x (38.768 - 4,000 / L)
-    // ms; the peak has about 148 of the 200 requests, 37 a replica (k up to 36); the p99
-    // (the 3rd longest TTFT) is a k = 36: TTFT 38.768 ms + that wait <= 50 ms while
-    // L <= 4,000 / (38.768 - 11.232 / 36) = 104.0 req/s. The bisection stops within 1 %
+    // 50 req/s for 1 s, then 100 req/s, the goodput's scale multiplies both rates and the
+    // 200 requests (the same stretch of the schedule). At a peak of L req/s a replica's
+    // k-th request of the peak waits k x (38.768 - 4,000 / L) ms; near L = 104 the run has
+    // 208 requests, about 156 at the peak, 39 a replica (k up to 38), and the p99 (the
+    // 3rd longest TTFT of 208) is a k = 38: TTFT 38.768 ms + that wait <= 50 ms while
+    // L <= 4,000 / (38.768 - 11.232 / 38) = 103.97 req/s. The bisection stops within 1 %
     // below it: the goodput, named at the peak, lies between 102.9 and 104.05 req/s.
     let mut args = BY_HAND.to_vec();
     args.extend([

@@ -333,28 +333,33 @@ fn a_scaled_schedule_multiplies_every_rate_worked_by_hand() {
 }
 
 /// The planner's synthetic runner scales the schedule it runs under: at scale 2 a run of
-/// `0s:4,30s:16` is the run of `0s:8,30s:32`, and the rate it names is the peak.
+/// `0s:4,30s:16` over 300 requests is the run of `0s:8,30s:32` over 600 (the same stretch
+/// of the schedule, twice the load), and the rate it names is the peak.
 #[test]
 fn the_planner_scales_the_whole_schedule() {
     use kvfleet::plan::{Runner, SyntheticRunner};
-    let cfg = |schedule: &str| Config {
-        num_requests: 300,
+    let cfg = |schedule: &str, n: u32| Config {
+        num_requests: n,
         request_rate_schedule: schedule.into(),
         ..Config::default()
     };
     let json = |s: kvfleet::report::Summary| serde_json::to_value(s).unwrap();
-    let base = cfg("0s:4,30s:16");
+    let base = cfg("0s:4,30s:16", 300);
     let scaled = SyntheticRunner.run(&base, 2.0).unwrap();
-    let by_hand = SyntheticRunner.run(&cfg("0s:8,30s:32"), 1.0).unwrap();
+    let by_hand = SyntheticRunner.run(&cfg("0s:8,30s:32", 600), 1.0).unwrap();
     let unscaled = SyntheticRunner.run(&base, 1.0).unwrap();
     assert_eq!(json(scaled.clone()), json(by_hand));
     assert_ne!(json(scaled), json(unscaled));
     assert_eq!(SyntheticRunner.base_rate(&base), (16.0, "req/s at peak"));
-    // The highest scale keeps the peak within the rate's limit: 100,000 / 16.
+    // The highest scale keeps the peak within the rate's limit (100,000 / 16) and the
+    // requests within theirs (10,000,000 / 300 is more).
     assert_eq!(SyntheticRunner.scale_limits(&base), (0.0, 6250.0));
+    // 10,000,000 requests / 40,000 = 250, below 100,000 / 16.
+    let many = cfg("0s:4,30s:16", 40_000);
+    assert_eq!(SyntheticRunner.scale_limits(&many), (0.0, 250.0));
     let sessions = Config {
         workload: WorkloadKind::Sessions,
-        ..cfg("daily:10:100s")
+        ..cfg("daily:10:100s", 300)
     };
     assert_eq!(
         SyntheticRunner.base_rate(&sessions),
