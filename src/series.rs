@@ -44,10 +44,11 @@ pub struct Series {
     pub hit_rate_fleet: Vec<Option<f64>>,
     /// The grid's interval at the end of the run, seconds: each window but the last (which
     /// ends at the run's end) is this long. The first sample, at 0, has no length to take a
-    /// rate over: an arrival at 0 s counts in no window's rate.
+    /// rate over; the first window, ending at the second sample, spans [0, that sample],
+    /// so an arrival at 0 s counts in its rate.
     pub interval_s: f64,
     /// Arrivals in the window ending at each sample over its length, req/s (`null` for the
-    /// first sample).
+    /// first sample; the first window also holds the arrivals at 0 s).
     pub offered_rate: Vec<Option<f64>>,
     /// Requests completed in the window ending at each sample over its length, req/s
     /// (`null` for the first sample).
@@ -152,10 +153,17 @@ impl FleetCounts {
         self.closed = merged;
     }
 
-    /// Per window: (offered req/s, served req/s, mean TTFT ms); rates `null` for the first.
+    /// Per window: (offered req/s, served req/s, mean TTFT ms); rates `null` for the first
+    /// sample, whose window has no length. The first window with a length spans [0, t1]:
+    /// it takes what the sample at 0 closed (the arrivals at 0 s) with its own.
     fn columns(&self, times_us: &[u64]) -> [Vec<Option<f64>>; 3] {
         let mut out: [Vec<Option<f64>>; 3] = Default::default();
-        for (k, &[arrivals, completions, ttft_us]) in self.closed.iter().enumerate() {
+        let at_zero = self.closed.first().copied().unwrap_or_default();
+        for (k, &counts) in self.closed.iter().enumerate() {
+            let [arrivals, completions, ttft_us] = match k {
+                1 => [0, 1, 2].map(|i| counts[i] + at_zero[i]),
+                _ => counts,
+            };
             let span = k.checked_sub(1).map_or(0, |p| times_us[k] - times_us[p]);
             let per_s = |n: u64| (span > 0).then(|| n as f64 * 1e6 / span as f64);
             out[0].push(per_s(arrivals));

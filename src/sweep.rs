@@ -239,6 +239,23 @@ fn fit_pools(mut c: Config, base: &Config, name: &str) -> Config {
     c
 }
 
+/// A rate swept under a rate schedule would change nothing: the schedule sets the rate in
+/// its place (and scaling the schedule to match a bare rate has no one meaning), so it is
+/// an error naming the schedule.
+fn set_by_schedule(base: &Config, name: &str, spec: &str) -> Result<(), String> {
+    let schedule = base.request_rate_schedule.trim();
+    if schedule.is_empty() || !matches!(name, "request_rate" | "session_rate") {
+        return Ok(());
+    }
+    Err(format!(
+        "--des-sweep {}: {name} does nothing under request_rate_schedule \"{}\", which \
+         sets the rate; clear the schedule to sweep the rate, or sweep the schedule itself \
+         (e.g. request_rate_schedule=daily:8:600s,daily:16:600s)",
+        shown(spec),
+        shown(schedule)
+    ))
+}
+
 /// Parses `NAME=VALUES` and returns the swept config key and every point's config, each
 /// validated as a synthetic run (an invalid point is an error naming the value).
 pub fn plan(base: &Config, spec: &str) -> Result<(String, Vec<SweepPoint>), String> {
@@ -263,6 +280,7 @@ pub fn plan_with(
         )
     })?;
     let p = param_of(name)?;
+    set_by_schedule(base, p.name, spec)?;
     let base_json = crate::json::value_of(base);
     let mut points = Vec::new();
     for value in values(&p, text, spec)? {

@@ -552,3 +552,37 @@ fn a_split_fleet_is_planned_with_its_prefill_decode_split() {
         "{text}"
     );
 }
+
+#[test]
+fn a_schedule_is_scaled_whole_and_its_goodput_named_at_its_peak() {
+    // The by-hand fleet: 4 replicas in turn, each request 38.768 ms. Under a schedule of
+    // 50 req/s for 1 s, then 100 req/s, the goodput's scale multiplies both rates and the
+    // 200 requests (the same stretch of the schedule). At a peak of L req/s a replica's
+    // k-th request of the peak waits k x (38.768 - 4,000 / L) ms; near L = 104 the run has
+    // 208 requests, about 156 at the peak, 39 a replica (k up to 38), and the p99 (the
+    // 3rd longest TTFT of 208) is a k = 38: TTFT 38.768 ms + that wait <= 50 ms while
+    // L <= 4,000 / (38.768 - 11.232 / 38) = 103.97 req/s. The bisection stops within 1 %
+    // below it: the goodput, named at the peak, lies between 102.9 and 104.05 req/s.
+    let mut args = BY_HAND.to_vec();
+    args.extend([
+        "--request-rate-schedule",
+        "0s:50,1s:100",
+        "--des-instances",
+        "4",
+        "--slo-ttft-p99-ms",
+        "50",
+        "--plan-routing",
+        "round_robin",
+    ]);
+    let plan = plan_json(&args, "schedule-goodput.json");
+    let g = &policy(&plan, "round_robin")["goodput"];
+    assert_eq!(g["rate_unit"], "req/s at peak");
+    assert_eq!(g["at_limit"], false);
+    let rate = g["rate"].as_f64().unwrap();
+    assert!((102.9..=104.05).contains(&rate), "{rate}");
+    let scale = g["rate_scale"].as_f64().unwrap();
+    assert!(
+        (rate - 100.0 * scale).abs() < 1e-9,
+        "{rate} at scale {scale}"
+    );
+}

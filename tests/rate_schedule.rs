@@ -249,14 +249,14 @@ fn a_step_shows_in_the_offered_and_served_rate_series() {
         let want = if *t < 60.0 { 2.0 } else { 12.0 };
         assert_eq!(rate.as_f64().unwrap(), want, "at {t} s");
     }
-    // Every arrival and completion is in some window: the counts add up to the run's.
+    // Every arrival and completion is in some window (the first, at 0 s, in the first
+    // window, [0, t1]): the counts add up to the run's.
     let counted = |column: &str| -> f64 {
         (1..t.len())
             .map(|k| s[column][k].as_f64().unwrap() * (t[k] - t[k - 1]))
             .sum()
     };
-    let first_window = 1.0; // the first arrival, at 0 s, closes the first sample's window
-    assert!((counted("offered_rate") + first_window - 1200.0).abs() < 1e-6);
+    assert!((counted("offered_rate") - 1200.0).abs() < 1e-6);
     assert!((counted("served_rate") - 1200.0).abs() < 1e-6);
     // The text's table: ten rows of 15.36 s; the first row's schedule is 2/s, the fifth's
     // (61.44 to 76.80 s) 12/s.
@@ -309,4 +309,104 @@ fn a_schedule_run_is_byte_identical_per_seed() {
         ..cfg.clone()
     };
     assert_ne!(run(&cfg), run(&other));
+}
+
+#[test]
+fn a_scaled_schedule_multiplies_every_rate_worked_by_hand() {
+    use kvfleet::workload::schedule::scaled;
+    // Times as written; each rate x 1.5: 4 -> 6, 16 -> 24.
+    assert_eq!(
+        scaled(" 0s:4, 60s:4 ~ 2m:16", 1.5).unwrap(),
+        "0s:6,60s:6~2m:24"
+    );
+    // A daily shape: the peak and the (default PEAK / 10) trough both doubled.
+    assert_eq!(scaled("daily:10:100s", 2.0).unwrap(), "daily:20:100s:2");
+    assert_eq!(scaled("daily:10:1h:4", 0.5).unwrap(), "daily:5:1h:2");
+    // A product past the rate's limit is held at it.
+    assert_eq!(
+        scaled("0s:1,1s:80000", 1.25000001).unwrap(),
+        "0s:1.25000001,1s:100000"
+    );
+    // A bad schedule is the parser's error.
+    let e = scaled("0s:4,60s:0", 2.0).unwrap_err();
+    assert_eq!(e.field, "request_rate_schedule");
+}
+
+/// The planner's synthetic runner scales the schedule it runs under: at scale 2 a run of
+/// `0s:4,30s:16` over 300 requests is the run of `0s:8,30s:32` over 600 (the same stretch
+/// of the schedule, twice the load), and the rate it names is the peak.
+#[test]
+fn the_planner_scales_the_whole_schedule() {
+    use kvfleet::plan::{Runner, SyntheticRunner};
+    let cfg = |schedule: &str, n: u32| Config {
+        num_requests: n,
+        request_rate_schedule: schedule.into(),
+        ..Config::default()
+    };
+    let json = |s: kvfleet::report::Summary| serde_json::to_value(s).unwrap();
+    let base = cfg("0s:4,30s:16", 300);
+    let scaled = SyntheticRunner.run(&base, 2.0).unwrap();
+    let by_hand = SyntheticRunner.run(&cfg("0s:8,30s:32", 600), 1.0).unwrap();
+    let unscaled = SyntheticRunner.run(&base, 1.0).unwrap();
+    assert_eq!(json(scaled.clone()), json(by_hand));
+    assert_ne!(json(scaled), json(unscaled));
+    assert_eq!(SyntheticRunner.base_rate(&base), (16.0, "req/s at peak"));
+    // The highest scale keeps the peak within the rate's limit (100,000 / 16) and the
+    // requests within theirs (10,000,000 / 300 is more).
+    assert_eq!(SyntheticRunner.scale_limits(&base), (0.0, 6250.0));
+    // 10,000,000 requests / 40,000 = 250, below 100,000 / 16.
+    let many = cfg("0s:4,30s:16", 40_000);
+    assert_eq!(SyntheticRunner.scale_limits(&many), (0.0, 250.0));
+    let sessions = Config {
+        workload: WorkloadKind::Sessions,
+        ..cfg("daily:10:100s", 300)
+    };
+    assert_eq!(
+        SyntheticRunner.base_rate(&sessions),
+        (10.0, "tasks/s at peak")
+    );
+}
+
+#[test]
+fn a_rate_sweep_under_a_schedule_is_refused_naming_it() {
+    let cfg = Config {
+        request_rate_schedule: "0s:4,30s:16".into(),
+        ..Config::default()
+    };
+    for spec in ["request_rate=2,4", "session-rate=1:3"] {
+        let e = kvfleet::sweep::plan(&cfg, spec).unwrap_err();
+        let name = spec.split('=').next().unwrap().replace('-', "_");
+        let want = format!("{name} does nothing under request_rate_schedule \"0s:4,30s:16\"");
+        assert!(e.contains(&want), "{spec}: {e}");
+        assert!(e.contains("clear the schedule"), "{spec}: {e}");
+    }
+    // Other parameters sweep under it; the rate sweeps without one.
+    assert!(kvfleet::sweep::plan(&cfg, "instances=2,4").is_ok());
+    assert!(kvfleet::sweep::plan(&Config::default(), "request_rate=2,4").is_ok());
+}
+
+/// The first window spans [0, t1], so it counts the arrival at 0 s: deterministic arrivals
+/// at 4/s come at 0, 0.25, 0.5, ... s, and the first window's rate is the arrivals at or
+/// before t1, the one at 0 included, over t1.
+#[test]
+fn the_first_window_counts_the_arrival_at_zero_worked_by_hand() {
+    let cfg = Config {
+        num_requests: 400,
+        request_rate: 4.0,
+        arrival_model: kvfleet::config::ArrivalModel::Deterministic,
+        ..Config::default()
+    };
+    let r = report(&cfg);
+    let s = &r["series"];
+    let t1 = s["t_s"][1].as_f64().unwrap();
+    // 400 arrivals over about 100 s: the grid has coarsened from 10 ms to a power-of-two
+    // multiple of it, well over 0.25 s, so the first window holds several arrivals.
+    assert!(t1 >= 0.32, "{t1}");
+    let by_hand = (0..400).filter(|i| *i as f64 * 0.25 <= t1).count() as f64;
+    let got = s["offered_rate"][1].as_f64().unwrap();
+    assert!(
+        (got - by_hand / t1).abs() < 1e-9,
+        "{got} vs {by_hand} / {t1}"
+    );
+    assert!(s["offered_rate"][0].is_null());
 }

@@ -1,45 +1,69 @@
-//! The planner's two runners: a synthetic workload (its rate scaled) and a parsed trace
-//! (its arrival times divided by the scale). Both are pure, for the CLI and the page.
+//! The planner's two runners: a synthetic workload (its rate, or every rate of its rate
+//! schedule and its number of requests, scaled) and a parsed trace (its arrival times divided by the scale). Both are
+//! pure, for the CLI and the page.
 
 use super::Runner;
 use crate::config::{Config, WorkloadKind};
 use crate::report::Summary;
 use crate::run;
-use crate::workload::Request;
+use crate::workload::{schedule, Request};
 
 /// A synthetic pool or sessions workload: the scale multiplies `request_rate` (pool) or
-/// `session_rate` (sessions).
+/// `session_rate` (sessions). Under a rate schedule, which sets the rate in their place,
+/// it multiplies every rate of the schedule and the number of requests (tasks), so the
+/// scaled run covers the same stretch of the schedule (its expected arrivals by any time
+/// scale alike); the rate named is the schedule's peak.
 pub struct SyntheticRunner;
 
 impl Runner for SyntheticRunner {
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
         let mut cfg = cfg.clone();
-        match cfg.workload {
-            WorkloadKind::Pool => cfg.request_rate *= rate_scale,
-            WorkloadKind::Sessions => cfg.session_rate *= rate_scale,
+        let count = |n: u32| libm::round(n as f64 * rate_scale).clamp(1.0, u32::MAX as f64) as u32;
+        match (schedule::of(&cfg).is_some(), cfg.workload) {
+            (true, kind) => {
+                let scaled = schedule::scaled(&cfg.request_rate_schedule, rate_scale);
+                cfg.request_rate_schedule = scaled.map_err(|e| e.to_string())?;
+                match kind {
+                    WorkloadKind::Pool => cfg.num_requests = count(cfg.num_requests),
+                    WorkloadKind::Sessions => cfg.num_sessions = count(cfg.num_sessions),
+                }
+            }
+            (false, WorkloadKind::Pool) => cfg.request_rate *= rate_scale,
+            (false, WorkloadKind::Sessions) => cfg.session_rate *= rate_scale,
         }
         Ok(run::synthetic_simulation(&cfg)?.into_report().summary)
     }
 
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str) {
-        match cfg.workload {
-            WorkloadKind::Pool => (cfg.request_rate, "req/s"),
-            WorkloadKind::Sessions => (cfg.session_rate, "tasks/s"),
+        match (schedule::of(cfg), cfg.workload) {
+            (Some(s), WorkloadKind::Pool) => (s.peak(), "req/s at peak"),
+            (Some(s), WorkloadKind::Sessions) => (s.peak(), "tasks/s at peak"),
+            (None, WorkloadKind::Pool) => (cfg.request_rate, "req/s"),
+            (None, WorkloadKind::Sessions) => (cfg.session_rate, "tasks/s"),
         }
     }
 
-    /// The scales that keep the rate within its parameter's limits.
+    /// The scales that keep the rate within its parameter's limits; under a schedule, its
+    /// peak within the rate's limit and the scaled count within its parameter's.
     fn scale_limits(&self, cfg: &Config) -> (f64, f64) {
-        let key = match cfg.workload {
-            WorkloadKind::Pool => "request_rate",
-            WorkloadKind::Sessions => "session_rate",
+        let (key, count, n) = match cfg.workload {
+            WorkloadKind::Pool => ("request_rate", "num_requests", cfg.num_requests),
+            WorkloadKind::Sessions => ("session_rate", "num_sessions", cfg.num_sessions),
         };
-        let (rate, _) = self.base_rate(cfg);
-        let spec = crate::params::specs().into_iter().find(|s| s.name == key);
-        let lo = spec.as_ref().and_then(|s| s.min).unwrap_or(0.0);
-        let hi = spec.as_ref().and_then(|s| s.max).unwrap_or(f64::INFINITY);
-        (lo / rate, hi / rate)
+        if let Some(s) = schedule::of(cfg) {
+            let (_, most) = limits(count, n as f64);
+            return (0.0, most.min(schedule::MAX_RATE / s.peak()));
+        }
+        limits(key, self.base_rate(cfg).0)
     }
+}
+
+/// The scales of `value` that keep it within parameter `key`'s limits.
+fn limits(key: &str, value: f64) -> (f64, f64) {
+    let spec = crate::params::specs().into_iter().find(|s| s.name == key);
+    let lo = spec.as_ref().and_then(|s| s.min).unwrap_or(0.0);
+    let hi = spec.as_ref().and_then(|s| s.max).unwrap_or(f64::INFINITY);
+    (lo / value, hi / value)
 }
 
 /// A parsed trace: the scale divides every arrival time (2 = twice as fast).

@@ -188,6 +188,11 @@ impl Schedule {
         (self.rates.len() == 1).then(|| self.rates[0])
     }
 
+    /// The highest rate the schedule reaches, per second.
+    pub fn peak(&self) -> f64 {
+        self.rates.iter().fold(0.0, |m, &r| m.max(r))
+    }
+
     /// Whole periods before `t_s` (0 for a schedule that does not repeat).
     fn periods(&self, t_s: f64) -> f64 {
         libm::floor(t_s / self.period_s)
@@ -300,6 +305,49 @@ pub fn of(cfg: &Config) -> Option<Schedule> {
         return None;
     }
     Schedule::parse(&cfg.request_rate_schedule).ok()
+}
+
+/// The schedule `text` with every rate multiplied by `factor`, times as written: the
+/// planner's rate scale applied to a schedule (its shape kept). A daily shape's peak and
+/// trough are both multiplied, the default trough written out. A product is capped at
+/// `MAX_RATE` (the planner's highest scale is `MAX_RATE / peak`, which rounding can pass).
+pub fn scaled(text: &str, factor: f64) -> Result<String, ConfigError> {
+    Schedule::parse(text)?;
+    let rate_of = |r: &str| crate::decimal::finite_f64(r.trim()).unwrap_or(0.0);
+    let times = |r: f64| number_text((r * factor).min(MAX_RATE));
+    let mut out = String::new();
+    if let Some(rest) = text.trim().strip_prefix("daily:") {
+        let mut parts = rest.split(':');
+        let peak = parts.next().map_or(0.0, rate_of);
+        let period = parts.next().unwrap_or("").trim();
+        let trough = parts.next().map_or(peak / 10.0, rate_of);
+        for piece in ["daily:", &times(peak), ":", period, ":", &times(trough)] {
+            out.push_str(piece);
+        }
+        return Ok(out);
+    }
+    let mut rest = text.trim();
+    loop {
+        let end = rest
+            .bytes()
+            .position(|b| b == b',' || b == b'~')
+            .unwrap_or(rest.len());
+        let (t, r) = rest[..end].split_once(':').unwrap_or(("", ""));
+        out.push_str(t.trim());
+        out.push(':');
+        out.push_str(&times(rate_of(r)));
+        let Some(sep) = rest.get(end..end + 1) else {
+            return Ok(out);
+        };
+        out.push_str(sep);
+        rest = &rest[end + 1..];
+    }
+}
+
+/// `x` as the shortest text that reads back to it (`8` for 8.0; core's float writer, which
+/// the wasm already carries for the reports' text).
+fn number_text(x: f64) -> String {
+    format!("{x}")
 }
 
 /// Arrival times under a rate and an optional schedule, from the config's seeded arrival

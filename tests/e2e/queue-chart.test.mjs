@@ -73,10 +73,10 @@ test('a rate schedule in the link shows the load-over-time card: the schedule, o
   // The schedule is drawn at every sample: 2/s before 40 s, 12/s from it.
   assert.deepEqual(got.drawn.schedule.map((p) => p.y), s.t_s.map((t) => (t < 40 ? 2 : 12)));
   // Offered and served are the report's windows merged in runs of equal count: arrivals over the run's
-  // length, so every request arrived (but the first, at 0 s, which no window's rate holds) and completed.
+  // length, so every request arrived (the first, at 0 s, in the first window, [0, t1]) and completed.
   const total = (pts) => pts.reduce((sum, p, i) => sum + p.y * (p.x - (i ? pts[i - 1].x : 0)), 0);
   assert.ok(got.drawn.offered.length <= 48 && got.drawn.offered.length >= 24, `${got.drawn.offered.length} bins`);
-  assert.ok(Math.abs(total(got.drawn.offered) - 799) < 1e-6, `offered ${total(got.drawn.offered)}`);
+  assert.ok(Math.abs(total(got.drawn.offered) - 800) < 1e-6, `offered ${total(got.drawn.offered)}`);
   assert.ok(Math.abs(total(got.drawn.served) - 800) < 1e-6, `served ${total(got.drawn.served)}`);
   // Before the step the fleet is offered about 2/s, after it about 12/s (bins wholly inside each).
   const mean = (pts, lo, hi) => { const ys = pts.filter((p, i) => i > 0 && pts[i - 1].x >= lo && p.x <= hi).map((p) => p.y); return ys.reduce((a, b) => a + b, 0) / ys.length; };
@@ -84,5 +84,17 @@ test('a rate schedule in the link shows the load-over-time card: the schedule, o
   assert.ok(Math.abs(mean(got.drawn.offered, 42, 80) - 12) < 2, `after ${mean(got.drawn.offered, 42, 80)}`);
   const served = Math.max(...got.drawn.served.map((p) => p.y));
   assert.match(got.words, new RegExp(`^The schedule ran from 2\\.0 to 12\\.0 req/s; over intervals of [0-9.]+ s the fleet served up to ${served.toFixed(1).replace('.', '\\.')} req/s\\.`));
+  // The request-rate slider does nothing under the schedule: off, with the note on screen; clearing the
+  // schedule gives it back.
+  const rateField = await page.evaluate(() => {
+    const note = document.querySelector('[data-testid=schedule-note-request_rate]');
+    return { disabled: document.querySelector('[data-testid=input-request_rate]').disabled, note: note && !note.hidden ? note.textContent : null };
+  });
+  assert.deepEqual(rateField, { disabled: true, note: 'Set by the rate schedule: clear the schedule to use this rate.' });
+  await page.evaluate(() => { document.querySelector('[data-testid=field-request_rate_schedule]').closest('details').open = true; });
+  await page.locator('[data-testid=input-request_rate_schedule]').fill('');
+  await page.locator('[data-testid=input-request_rate_schedule]').dispatchEvent('change');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=input-request_rate]').disabled, null, { timeout: PAGE_TIMEOUT });
+  assert.equal(await page.evaluate(() => document.querySelector('[data-testid=schedule-note-request_rate]').hidden), true);
   assert.deepEqual(errors, []);
 });

@@ -29,6 +29,11 @@ const GROUPS = [
 const POOL_ONLY = ['num_prefixes', 'prefix_len', 'prefix_popularity', 'request_rate', 'num_requests', 'input_len', 'output_len'];
 const SESSIONS_ONLY = ['session_rate', 'num_sessions', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms', 'system_prompt_len'];
 
+/** Rates a rate schedule replaces (disabled, with a note, while one is set; the CLI warns of them). */
+const SET_BY_SCHEDULE = ['request_rate', 'session_rate'];
+const SCHEDULE_NOTE = 'Set by the rate schedule: clear the schedule to use this rate.';
+const scheduleSet = (config) => String(config.request_rate_schedule ?? '').trim() !== '';
+
 /** Parameters a trace replaces (disabled while a trace is the workload). */
 export const SYNTHETIC_ONLY = ['workload', 'arrival_model', 'burstiness', 'range_ratio', 'request_rate_schedule', ...POOL_ONLY, ...SESSIONS_ONLY];
 
@@ -541,17 +546,21 @@ export class Controls {
       f.set(v, config, traceMode || null);
       setText(f.readout, readoutText(p, v, config, traceMode || null));
       const shown = SHOWN_WHEN[name] ? SHOWN_WHEN[name](config) : true;
-      const off = traceMode && SYNTHETIC_ONLY.includes(name);
+      const traceOff = traceMode && SYNTHETIC_ONLY.includes(name);
+      const scheduled = !traceMode && SET_BY_SCHEDULE.includes(name) && scheduleSet(config);
+      const off = traceOff || scheduled;
       // A trace's own prompts and arrivals replace these: hidden (and off), not greyed-out defaults
       // a reader took for the trace's; the workload picker stays and says why (traceNote).
-      setProp(f.root, 'hidden', !shown || (off && name !== 'workload'));
+      setProp(f.root, 'hidden', !shown || (traceOff && name !== 'workload'));
       if (name === 'workload') this.traceNote(f, traceMode);
+      if (SET_BY_SCHEDULE.includes(name)) this.scheduleNote(f, name, scheduled);
       if (f.root.classList.contains('disabled') !== off) f.root.classList.toggle('disabled', off);
       for (const i of f.inputs) {
         if (off) setProp(i, 'disabled', true);
         else if (!(p.kind.startsWith('optional') && !CEILING.has(name) && i.type === 'range' && v === null)) setProp(i, 'disabled', false);
       }
-      if (off) setProp(f.root, 'title', 'Set by the trace (not used while a trace is the workload)');
+      if (traceOff) setProp(f.root, 'title', 'Set by the trace (not used while a trace is the workload)');
+      else if (scheduled) setProp(f.root, 'title', SCHEDULE_NOTE);
       else if (p.help) setProp(f.root, 'title', p.help);
     }
     if (this.layout) this.layout(config);
@@ -570,6 +579,15 @@ export class Controls {
       f.root.append(f.traceNote);
     }
     setProp(f.traceNote, 'hidden', !traceMode);
+  }
+
+  /** Under the request or session rate while a rate schedule is set: the schedule sets the rate in its place. */
+  scheduleNote(f, name, on) {
+    if (!f.scheduleNote) {
+      f.scheduleNote = el('p', { class: 'help schedule-note', 'data-testid': `${this.pre}schedule-note-${name}`, text: SCHEDULE_NOTE });
+      f.root.append(f.scheduleNote);
+    }
+    setProp(f.scheduleNote, 'hidden', !on);
   }
 
   /** Shows an error under a field; returns false when no such field exists. */
