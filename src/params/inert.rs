@@ -64,7 +64,24 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             flag("prefill_instances"),
             flag("decode_instances")
         );
-        add(&SPLIT_FLEET, format!("on a colocated fleet ({needs})"));
+        // A CPU tier's loads move the KV bytes per token too.
+        let fields = if cfg.cpu_tier().is_some() {
+            &SPLIT_FLEET[..]
+                .iter()
+                .copied()
+                .filter(|&f| f != "kv_bytes_per_token")
+                .collect::<Vec<_>>()[..]
+        } else {
+            &SPLIT_FLEET[..]
+        };
+        add(fields, format!("on a colocated fleet ({needs})"));
+    }
+    if cfg.cpu_tier().is_none() {
+        let note = "there is no CPU tier to load from";
+        add(
+            &["cpu_load_gbps", "cpu_load_base_us"],
+            with("cpu_kv_blocks", "unset", note),
+        );
     }
     if cfg.router_view != RouterView::Snapshot {
         let note = "only the snapshot view has a refresh interval and an event lag";
