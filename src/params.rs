@@ -299,6 +299,9 @@ mod tests {
             "kv_transfer_base_us",
             "disagg_min_uncached_tokens",
             "request_rate_schedule",
+            "cpu_kv_blocks",
+            "cpu_load_gbps",
+            "cpu_load_base_us",
         ];
         for s in specs() {
             let key = keys.get(s.name).is_some() || omitted.contains(&s.name);
@@ -315,6 +318,9 @@ mod tests {
         assert!(of("disagg_min_uncached_tokens").is_u64());
         assert_eq!(of("prefill_instances"), Value::Null);
         assert_eq!(of("kv_bytes_per_token"), Value::Null);
+        assert_eq!(of("cpu_kv_blocks"), Value::Null);
+        assert_eq!(of("cpu_load_gbps"), Value::from(63.0));
+        assert_eq!(of("cpu_load_base_us"), Value::from(10.0));
         assert_eq!(of("instances"), Value::from(d.instances));
         assert_eq!(of("request_rate"), Value::from(d.request_rate));
         assert_eq!(
