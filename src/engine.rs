@@ -507,9 +507,10 @@ impl Replica {
         }
         if decode_seqs == 0 {
             // Every running request waits for a load from the CPU tier.
-            let until_us = self.next_load_end(now_us).expect("a load is pending");
-            self.plan = Plan::Wait;
-            return Some(until_us);
+            if let Some(until_us) = self.next_load_end(now_us) {
+                self.plan = Plan::Wait;
+                return Some(until_us);
+            }
         }
         let steps = self
             .running
@@ -517,7 +518,7 @@ impl Replica {
             .filter(|a| !a.loading(now_us))
             .map(|a| (a.req.output_tokens - a.generated) as u64)
             .min()
-            .expect("a request decodes");
+            .expect("running is not empty, and not all of it loading");
         let steps = self.steps_before_load(now_us, steps, decode_seqs, kv_tokens);
         let steps = if self.grows() {
             self.reserve_run(steps)

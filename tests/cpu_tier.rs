@@ -138,6 +138,54 @@ fn a_full_tier_drops_its_least_recently_written_block_and_the_run_stops_there() 
     assert!(text.contains("evictions HBM 4, CPU 2"), "{text}");
 }
 
+// Two loads at one boundary queue on the link. Two slots and 6 blocks. A (blocks 1, 2)
+// and B (5, 6) arrive at 0 and run one after the other (B arrives during A's step):
+// 0..1900, 1900..3800. F (10, 11) and G (12, 13) arrive at 3000 and are admitted together
+// at 3800: F evicts 2 (LRU: A released 2, 1 at 1900; B 6, 5 at 3800), G evicts 1, 6, 5;
+// they prefill 18 tokens, 1000 + 1800 = 2800 µs, to 6600. C (1, 2) and D (5, 6) arrive at
+// 5000. At 6600 C finds 1, 2 in the tier: a load of 108 µs, 6600..6708; D finds 5, 6: its
+// load waits for the link, 6708..6816 (108 µs queued). Both wait; at 6708 C prefills its
+// last token (1100 µs, to 7808: TTFT 2808 µs). D's load ends during that step, so D
+// prefills at 7808, to 8908: TTFT 3908 µs.
+#[test]
+fn two_loads_at_one_boundary_queue_on_the_link() {
+    let cfg = Config {
+        kv_blocks: Some(6),
+        max_batch: 2,
+        ..config(Some(10))
+    };
+    let one = |id: u32, arrival_us: u64, a: u64, b: u64| Request {
+        id,
+        arrival_us,
+        prompt_tokens: 9,
+        output_tokens: 1,
+        block_ids: vec![a, b, 100 + id as u64],
+        session: None,
+        output_block_ids: Vec::new(),
+    };
+    let requests = vec![
+        one(0, 0, 1, 2),
+        one(1, 0, 5, 6),
+        one(2, 3000, 10, 11),
+        one(3, 3000, 12, 13),
+        one(4, 5000, 1, 2),
+        one(5, 5000, 5, 6),
+    ];
+    let mut sim = api::replay_simulation(&cfg, requests, "six").unwrap();
+    sim.record_decisions();
+    sim.run_to_end();
+    let d = sim.take_decisions();
+    let r = sim.into_report();
+    assert!(close(d[4].ttft_ms.unwrap(), 2.808), "{:?}", d[4].ttft_ms);
+    assert!(close(d[5].ttft_ms.unwrap(), 3.908), "{:?}", d[5].ttft_ms);
+    assert_eq!((d[4].cached_blocks, d[5].cached_blocks), (Some(2), Some(2)));
+    let t = r.summary.cpu_tier.unwrap();
+    assert_eq!((t.loads, t.cpu_hit_tokens, t.loaded_bytes), (2, 16, 16_000));
+    assert!(close(t.load_ms, 0.216), "{}", t.load_ms);
+    assert!(close(t.load_wait_ms, 0.108), "{}", t.load_wait_ms);
+    assert_eq!(r.summary.completed, 6);
+}
+
 /// A pool workload in caches just large enough, with a tier: evictions happen, so the
 /// tier has work to do.
 fn tight(routing: Policy, workload: WorkloadKind, admission: Admission) -> Config {
