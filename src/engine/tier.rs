@@ -84,16 +84,6 @@ impl Replica {
         })
     }
 
-    /// Blocks held by the CPU tier (0 without one).
-    pub fn tier_blocks(&self) -> u64 {
-        self.tier.as_ref().map_or(0, |t| t.blocks.len())
-    }
-
-    /// Whether block `id` is in the CPU tier.
-    pub fn tier_contains(&self, id: u64) -> bool {
-        self.tier.as_ref().is_some_and(|t| t.blocks.contains(id))
-    }
-
     /// Writes HBM's evicted blocks to the tier, in eviction order.
     pub(super) fn demote_evicted(&mut self) {
         let Some(t) = self.tier.as_mut() else {
