@@ -98,7 +98,7 @@ pub struct BlockCache {
     evictions: u64,
     journal: Vec<(u64, bool)>,
     /// With a lower tier below it: the computed entries evicted since the last
-    /// `take_evicted`, in eviction order (`None`: evicted blocks are gone).
+    /// `drain_evicted`, in eviction order (`None`: evicted blocks are gone).
     evicted: Option<Vec<u64>>,
     /// Bumped by every change that can change `room_for`'s answer (a pin, a release, an
     /// answer's blocks cached): an answer given at one version holds until it moves.
@@ -183,18 +183,15 @@ impl BlockCache {
     }
 
     /// Keeps the ids of the computed entries it evicts from now on, for a lower tier to
-    /// take (`take_evicted`).
+    /// take (`drain_evicted`).
     pub fn keep_evicted(&mut self) {
         self.evicted.get_or_insert_with(Vec::new);
     }
 
-    /// The computed entries evicted since the last call, in eviction order (none unless
-    /// `keep_evicted` was called).
-    pub fn take_evicted(&mut self) -> Vec<u64> {
-        self.evicted
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+    /// Takes the computed entries evicted since the last call, in eviction order (none
+    /// unless `keep_evicted` was called).
+    pub fn drain_evicted(&mut self) -> std::vec::Drain<'_, u64> {
+        self.evicted.get_or_insert_with(Vec::new).drain(..)
     }
 
     /// The version of the cache's room: while it stays the same, so does every answer of

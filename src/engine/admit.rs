@@ -177,7 +177,6 @@ impl Replica {
                 prompt_tokens: req.prompt_tokens,
                 prompt_blocks: req.prompt_tokens.div_ceil(bs),
                 hit_blocks: hit as u32,
-                cpu_hit_blocks: in_tier as u32,
                 turn: req.session.map(|t| t.turn),
             });
             self.running.push(Active {

@@ -103,8 +103,6 @@ pub struct Admitted {
     /// Leading blocks found in the cache: in HBM, then (with a CPU tier) loaded back
     /// from the tier.
     pub hit_blocks: u32,
-    /// Of `hit_blocks`, those loaded back from the CPU tier.
-    pub cpu_hit_blocks: u32,
     /// Turn within its session, if any.
     pub turn: Option<u32>,
 }

@@ -89,7 +89,7 @@ impl Replica {
         let Some(t) = self.tier.as_mut() else {
             return;
         };
-        for id in self.cache.take_evicted() {
+        for id in self.cache.drain_evicted() {
             t.blocks.store(id);
         }
     }

@@ -12,7 +12,6 @@ fn admitted(replica: u32, prompt_tokens: u32, hit_blocks: u32, turn: Option<u32>
         prompt_tokens,
         prompt_blocks: prompt_tokens.div_ceil(512),
         hit_blocks,
-        cpu_hit_blocks: 0,
         turn,
     }
 }
