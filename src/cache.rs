@@ -16,12 +16,14 @@ mod flat;
 mod grow;
 mod releases;
 mod table;
+mod tier;
 mod window;
 mod zeroed;
 
 pub use flat::FlatTable;
 use releases::Releases;
 pub use table::IdTable;
+pub use tier::CpuTier;
 pub(crate) use zeroed::zeroed_vec;
 use zeroed::ZeroDefault;
 
@@ -95,6 +97,9 @@ pub struct BlockCache {
     private_blocks: u64,
     evictions: u64,
     journal: Vec<(u64, bool)>,
+    /// With a lower tier below it: the computed entries evicted since the last
+    /// `drain_evicted`, in eviction order (`None`: evicted blocks are gone).
+    evicted: Option<Vec<u64>>,
     /// Bumped by every change that can change `room_for`'s answer (a pin, a release, an
     /// answer's blocks cached): an answer given at one version holds until it moves.
     room_version: u64,
@@ -125,6 +130,7 @@ impl BlockCache {
             private_blocks: 0,
             evictions: 0,
             journal: Vec::new(),
+            evicted: None,
             room_version: 0,
         }
     }
@@ -174,6 +180,18 @@ impl BlockCache {
     /// Entries evicted so far.
     pub fn evictions(&self) -> u64 {
         self.evictions
+    }
+
+    /// Keeps the ids of the computed entries it evicts from now on, for a lower tier to
+    /// take (`drain_evicted`).
+    pub fn keep_evicted(&mut self) {
+        self.evicted.get_or_insert_with(Vec::new);
+    }
+
+    /// Takes the computed entries evicted since the last call, in eviction order (none
+    /// unless `keep_evicted` was called).
+    pub fn drain_evicted(&mut self) -> std::vec::Drain<'_, u64> {
+        self.evicted.get_or_insert_with(Vec::new).drain(..)
     }
 
     /// The version of the cache's room: while it stays the same, so does every answer of
@@ -361,6 +379,9 @@ impl BlockCache {
             self.evictable_blocks -= 1;
             self.remove_entry(id);
             self.evictions += 1;
+            if let Some(evicted) = &mut self.evicted {
+                evicted.push(id);
+            }
         }
         debug_assert!(self.used_blocks() <= capacity, "cache over capacity");
     }

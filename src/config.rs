@@ -9,12 +9,14 @@ use crate::timing::EnginePreset;
 mod admission;
 mod disagg;
 mod tie_break;
+mod tier;
 
 pub use admission::Admission;
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
 pub use tie_break::TieBreak;
+pub use tier::{DEFAULT_CPU_LOAD_BASE_US, DEFAULT_CPU_LOAD_GBPS};
 
 /// How arrival times are drawn for a synthetic workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -533,6 +535,24 @@ pub struct Config {
     /// the prefill pool).
     #[serde(skip_serializing_if = "disagg::is_zero")]
     pub disagg_min_uncached_tokens: u32,
+    /// Each replica's CPU offload tier, blocks: HBM's evicted blocks are written to it
+    /// and a prefix hit found there is loaded back over PCIe instead of prefilled.
+    /// Unset or 0: no tier.
+    #[serde(skip_serializing_if = "tier::no_tier")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub cpu_kv_blocks: Option<u64>,
+    /// CPU tier: load bandwidth of each replica's PCIe link, GB/s.
+    #[serde(
+        skip_serializing_if = "tier::is_default_gbps",
+        default = "tier::default_gbps"
+    )]
+    pub cpu_load_gbps: f64,
+    /// CPU tier: fixed cost of one load, µs.
+    #[serde(
+        skip_serializing_if = "tier::is_default_base_us",
+        default = "tier::default_base_us"
+    )]
+    pub cpu_load_base_us: f64,
 }
 
 /// Whether a polynomial phase is absent (all coefficients 0), left out of the JSON.
@@ -600,6 +620,9 @@ impl Default for Config {
             kv_transfer_base_us: DEFAULT_TRANSFER_BASE_US,
             kv_bytes_per_token: None,
             disagg_min_uncached_tokens: 0,
+            cpu_kv_blocks: None,
+            cpu_load_gbps: DEFAULT_CPU_LOAD_GBPS,
+            cpu_load_base_us: DEFAULT_CPU_LOAD_BASE_US,
         }
     }
 }

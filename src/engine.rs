@@ -10,11 +10,13 @@ mod deadline;
 mod disagg;
 mod outbox;
 mod preempt;
+mod tier;
 
 pub use disagg::{Prefilled, Role};
 pub use outbox::{
     Admitted, DropKind, Dropped, Finished, Handoff, ItlRun, Outbox, Preempted, Released, Resumed,
 };
+pub use tier::{TierSpec, TierStats};
 
 use crate::cache::{BlockCache, IdMap};
 use crate::config::Admission;
@@ -65,6 +67,9 @@ struct Active {
     resume_tokens: u32,
     /// While a preempted request recomputes: when the time it lost began, µs.
     lost_from_us: Option<u64>,
+    /// When the load of its blocks from the CPU tier ends, µs (0: none): it computes
+    /// nothing before.
+    loaded_at_us: u64,
 }
 
 impl Active {
@@ -73,10 +78,17 @@ impl Active {
     fn prompt_end(&self) -> u32 {
         self.req.prompt_tokens + self.resume_tokens
     }
+
+    /// Whether it is still waiting at `now_us` for its blocks to load from the CPU tier.
+    fn loading(&self, now_us: u64) -> bool {
+        self.loaded_at_us > now_us
+    }
 }
 
 enum Plan {
     Idle,
+    /// Nothing to compute until a load from the CPU tier ends at `until_us`.
+    Wait,
     /// One step with prefill: per running index, the prefill tokens it computes.
     Step {
         start_us: u64,
@@ -166,6 +178,8 @@ pub struct Replica {
     resumes: Vec<preempt::Resume>,
     /// Blocks the current decode run took at its start for its later steps.
     run_growth_blocks: u64,
+    /// The CPU offload tier and its link, when configured.
+    tier: Option<Box<tier::Tier>>,
 }
 
 impl Replica {
@@ -192,6 +206,7 @@ impl Replica {
             admission: Admission::Reserve,
             resumes: Vec::new(),
             run_growth_blocks: 0,
+            tier: None,
         }
     }
 
@@ -276,7 +291,7 @@ impl Replica {
         self.stats.peak_queue = self.stats.peak_queue.max(depth);
         self.window_peak = self.window_peak.max(depth);
         match self.plan {
-            Plan::Idle => self.begin_step(now_us, out),
+            Plan::Idle | Plan::Wait => self.begin_step(now_us, out),
             Plan::DecodeRun { .. } => self.truncate_run_for_head(now_us),
             _ => None,
         }
@@ -297,7 +312,7 @@ impl Replica {
     /// The scheduled step (or decode run) ends at `now_us`: apply it, then plan the next.
     pub fn step_end(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
         match std::mem::replace(&mut self.plan, Plan::Idle) {
-            Plan::Idle => {}
+            Plan::Idle | Plan::Wait => {}
             Plan::Step {
                 start_us,
                 end_us,
@@ -434,6 +449,9 @@ impl Replica {
         let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
         let mut saturated = false;
         for (i, a) in self.running.iter().enumerate() {
+            if a.loading(now_us) {
+                continue;
+            }
             if a.prefilled_tokens < a.prompt_end() {
                 let left = a.prompt_end() - a.prefilled_tokens;
                 let c = left.min(budget);
@@ -487,12 +505,21 @@ impl Replica {
             };
             return Some(end_us);
         }
+        if decode_seqs == 0 {
+            // Every running request waits for a load from the CPU tier.
+            if let Some(until_us) = self.next_load_end(now_us) {
+                self.plan = Plan::Wait;
+                return Some(until_us);
+            }
+        }
         let steps = self
             .running
             .iter()
+            .filter(|a| !a.loading(now_us))
             .map(|a| (a.req.output_tokens - a.generated) as u64)
             .min()
-            .expect("running is not empty");
+            .expect("running is not empty, and not all of it loading");
+        let steps = self.steps_before_load(now_us, steps, decode_seqs, kv_tokens);
         let steps = if self.grows() {
             self.reserve_run(steps)
         } else {
@@ -563,7 +590,9 @@ impl Replica {
 
     fn apply_decode_run(&mut self, steps: u64, now_us: u64, out: &mut Outbox) {
         for a in &mut self.running {
-            a.generated += steps as u32;
+            if a.prefilled_tokens >= a.prompt_end() {
+                a.generated += steps as u32;
+            }
         }
         self.retire_finished(now_us, out);
     }

@@ -23,6 +23,7 @@ mod ensure;
 mod invariants;
 mod pools;
 mod preemption;
+mod tier;
 
 pub use configs::{config, Draws};
 pub use invariants::check_report;

@@ -133,6 +133,8 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "admission" => crate::json::value_of(&cfg.admission),
         "kv_transfer_gbps" => Value::from(cfg.kv_transfer_gbps),
         "kv_transfer_base_us" => Value::from(cfg.kv_transfer_base_us),
+        "cpu_load_gbps" => Value::from(cfg.cpu_load_gbps),
+        "cpu_load_base_us" => Value::from(cfg.cpu_load_base_us),
         "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
         "request_rate_schedule" => Value::from(cfg.request_rate_schedule.clone()),
         _ => Value::Null,
@@ -154,13 +156,16 @@ fn table() -> Vec<ParamSpec> {
         choice("decode_routing", "--des-decode-routing", "Decode routing", "choice", &["least_kv", "round_robin", "random"], "Disaggregated only: how the decode replica is picked once a prefill is done. least_kv: fewest KV blocks held or on their way; round_robin; random (seeded)."),
         num("kv_transfer_gbps", "--des-kv-transfer-gbps", "KV link bandwidth", "float", (0.001, 100_000.0, 1.0), true, "GB/s", "Disaggregated only: bandwidth of each decode replica's inbound link. Transfers into one replica are served first come, first served."),
         num("kv_transfer_base_us", "--des-kv-transfer-base-us", "KV transfer base", "float", (0.0, 1_000_000.0, 10.0), false, "µs", "Disaggregated only: fixed cost of one transfer (setup, handshake), added to bytes / bandwidth."),
-        num("kv_bytes_per_token", "--des-kv-bytes-per-token", "KV bytes per token", "optional_int", (1.0, 100_000_000.0, 1.0), true, "B", "Disaggregated only: KV bytes a transfer moves per prompt token (layers x 2 x KV heads x head dim x dtype bytes). Unset: the engine preset's (131072 for Llama 3 8B in bf16); custom engines must set it."),
+        num("kv_bytes_per_token", "--des-kv-bytes-per-token", "KV bytes per token", "optional_int", (1.0, 100_000_000.0, 1.0), true, "B", "Disaggregated fleets and the CPU tier: KV bytes a transfer moves per token (layers x 2 x KV heads x head dim x dtype bytes). Unset: the engine preset's (131072 for Llama 3 8B in bf16); custom engines must set it."),
         num("disagg_min_uncached_tokens", "--des-disagg-min-uncached-tokens", "Disaggregate from", "int", (0.0, 1_000_000.0, 64.0), true, "tok", "Disaggregated only: a request whose chosen prefill replica would compute fewer uncached tokens than this prefills on its decode replica instead (no transfer). 0 always uses the prefill pool."),
         num("num_prefixes", "--des-num-prefixes", "Prefixes", "int", (0.0, 100_000.0, 1.0), true, "prefixes", "Distinct shared prefixes (system prompts) in the pool. 0 makes every prompt unique."),
         num("prefix_len", "--des-prefix-len", "Prefix length", "int", (0.0, 1_000_000.0, 64.0), true, "tok", "Tokens in each shared prefix (at most the shortest prompt)."),
         choice("prefix_popularity", "--des-prefix-popularity", "Prefix popularity", "text", &["uniform", "zipf:1.1", "hot:0.85"], "How requests pick a prefix: uniform, zipf:S (S > 0, skewed), or hot:SHARE (one prefix takes SHARE of all requests)."),
         num("kv_blocks", "--des-kv-blocks", "Cache per replica", "optional_int", (1.0, 100_000_000.0, 1.0), true, "blocks", "KV capacity per replica in blocks, shared by cached prefixes and running requests; unbounded when unset."),
         choice("admission", "--des-admission", "KV admission", "choice", &["reserve", "preempt"], "How a replica admits a request into KV. reserve: only when its prompt and whole output fit (nothing is preempted). preempt: vLLM V1's rule: when its prompt fits; running requests grow a block at a time as they decode, and a step that finds no block preempts the most recently admitted one, which recomputes its prompt and output so far when it runs again."),
+        num("cpu_kv_blocks", "--des-cpu-kv-blocks", "CPU tier per replica", "optional_int", (0.0, 100_000_000.0, 1.0), true, "blocks", "A CPU offload tier per replica: blocks evicted from HBM are written to it (least recently written dropped first when full), and a prefix hit found there is loaded back over PCIe instead of prefilled; the request computes nothing until its load ends. Unset or 0: none."),
+        num("cpu_load_gbps", "--des-cpu-load-gbps", "CPU tier bandwidth", "float", (0.001, 100_000.0, 1.0), true, "GB/s", "CPU tier only: load bandwidth of each replica's PCIe link (63 GB/s: PCIe 5.0 x16 in one direction). Loads into one replica are served first come, first served."),
+        num("cpu_load_base_us", "--des-cpu-load-base-us", "CPU load base", "float", (0.0, 1_000_000.0, 1.0), false, "µs", "CPU tier only: fixed cost of one load (one per request that finds blocks in the tier), added to bytes / bandwidth."),
         num("block_size", "--des-block-size", "Block size", "int", (1.0, 65_536.0, 16.0), true, "tok", "Tokens per KV block: the unit of matching and eviction. Mooncake traces need 512."),
         num("request_rate", "--request-rate", "Request rate", "float", (0.01, 100_000.0, 0.1), true, "req/s", "Offered arrival rate."),
         choice("request_rate_schedule", "--request-rate-schedule", "Rate schedule", "text", &["0s:4,60s:16,120s:4", "0s:2~120s:20", "daily:16:600s"], "Rate over time, per second (tasks started, for sessions): TIME:RATE points from 0s joined by ',' (step) or '~' (ramp), the last held; or daily:PEAK:PERIOD[:TROUGH]. Empty: constant."),
@@ -294,6 +299,9 @@ mod tests {
             "kv_transfer_base_us",
             "disagg_min_uncached_tokens",
             "request_rate_schedule",
+            "cpu_kv_blocks",
+            "cpu_load_gbps",
+            "cpu_load_base_us",
         ];
         for s in specs() {
             let key = keys.get(s.name).is_some() || omitted.contains(&s.name);
@@ -310,6 +318,9 @@ mod tests {
         assert!(of("disagg_min_uncached_tokens").is_u64());
         assert_eq!(of("prefill_instances"), Value::Null);
         assert_eq!(of("kv_bytes_per_token"), Value::Null);
+        assert_eq!(of("cpu_kv_blocks"), Value::Null);
+        assert_eq!(of("cpu_load_gbps"), Value::from(63.0));
+        assert_eq!(of("cpu_load_base_us"), Value::from(10.0));
         assert_eq!(of("instances"), Value::from(d.instances));
         assert_eq!(of("request_rate"), Value::from(d.request_rate));
         assert_eq!(

@@ -16,9 +16,11 @@ mod over_time;
 mod pools;
 mod preemption;
 pub mod text;
+mod tier;
 
 pub use pools::{PoolReport, PoolsReport, TransfersReport};
 pub use preemption::PreemptionReport;
+pub use tier::TierReport;
 
 /// Fleet-wide figures (`summary`). Rates are fractions from 0 to 1; a unit ends each name
 /// that has one.
@@ -255,6 +257,11 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "PreemptionReport"))]
     pub preemption: Option<PreemptionReport>,
+    /// The CPU offload tier: the cached tokens split per tier, bytes moved, time loading
+    /// and evictions per tier; present only with a tier (`cpu_kv_blocks`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "TierReport"))]
+    pub cpu_tier: Option<TierReport>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
     /// An overload finding was raised.
@@ -328,6 +335,10 @@ pub struct InstanceReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "PreemptionReport"))]
     pub preemption: Option<PreemptionReport>,
+    /// Its CPU offload tier's figures; present only with a tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "TierReport"))]
+    pub cpu_tier: Option<TierReport>,
     /// `prefill` (replicas `0..P`) or `decode` (`P..P+D`) in a disaggregated fleet; absent
     /// when colocated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -650,6 +661,10 @@ impl Simulation<'_> {
                 timed_out: c.timed_out,
                 preemption: PreemptionReport::reported(self.cfg.admission)
                     .then(|| PreemptionReport::of(rep.stats())),
+                cpu_tier: rep.tier_stats().map(|t| {
+                    let evictions = rep.cache().evictions();
+                    TierReport::of(&t, bs, c.cached_blocks * bs, c.prompt_tokens, evictions)
+                }),
                 pool: self.disagg.as_ref().map(|d| {
                     if i < d.pools.prefill as usize {
                         "prefill"
@@ -731,6 +746,12 @@ impl Simulation<'_> {
             ),
             preemption: PreemptionReport::reported(self.cfg.admission)
                 .then(|| PreemptionReport::sum(self.replicas.iter().map(|r| r.stats()))),
+            cpu_tier: self.cfg.cpu_tier().map(|_| {
+                let t = TierReport::sum(self.replicas.iter().filter_map(|r| r.tier_stats()));
+                let evictions = self.replicas.iter().map(|r| r.cache().evictions()).sum();
+                let bs = self.cfg.block_size as u64;
+                TierReport::of(&t, bs, cached_tokens, prompt_tokens, evictions)
+            }),
             events: self.events,
             seed: self.cfg.seed,
             ..Summary::default()

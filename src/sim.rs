@@ -88,6 +88,9 @@ impl<'w> Simulation<'w> {
             .collect();
         for r in &mut replicas {
             r.set_admission(cfg.admission);
+            if let Some(tier) = cfg.cpu_tier() {
+                r.set_cpu_tier(tier);
+            }
         }
         let mut router_cfg = cfg.clone();
         if let Some(p) = pools {

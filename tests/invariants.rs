@@ -473,11 +473,20 @@ fn decode_bound(cfg: Config) -> Config {
     }
 }
 
-/// Every setting, half the fleets split.
+/// Every setting, half the fleets split, half with a CPU tier (of 0 to 1,000 blocks).
 fn widened_config() -> impl Strategy<Value = Config> {
-    (zoo_config(), prop::option::of(split_settings())).prop_map(|(cfg, s)| match s {
-        Some(s) => split_fleet(cfg, s),
-        None => cfg,
+    let tier = prop::option::of(prop::sample::select(vec![0u64, 1, 8, 1000]));
+    (zoo_config(), prop::option::of(split_settings()), tier).prop_map(|(cfg, s, tier)| {
+        let cfg = Config {
+            cpu_kv_blocks: tier,
+            // A custom engine names no model: the tier's loads need the bytes per token.
+            kv_bytes_per_token: cfg.kv_bytes_per_token.or(tier.map(|_| 4096)),
+            ..cfg
+        };
+        match s {
+            Some(s) => split_fleet(cfg, s),
+            None => cfg,
+        }
     })
 }
 

@@ -349,6 +349,19 @@ fn real_reports_fit_the_schema_and_write_every_field() {
                 "5.7,0,0",
             ]),
         ),
+        (
+            "CPU tier",
+            with(&[
+                "--des-kv-blocks",
+                "40",
+                "--des-cpu-kv-blocks",
+                "200",
+                "--des-cpu-load-gbps",
+                "32",
+                "--des-cpu-load-base-us",
+                "20",
+            ]),
+        ),
     ];
     let schema = report_schema();
     let seen = check_outputs(&schema, &reports);

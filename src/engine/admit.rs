@@ -120,6 +120,7 @@ impl Replica {
     /// Admits waiting requests in order while fewer than `slots` run.
     pub(super) fn admit_waiting_upto(&mut self, slots: usize, now_us: u64, out: &mut Outbox) {
         while self.running.len() < slots.min(self.spec.max_batch as usize) {
+            self.demote_evicted();
             let Some(req) = self.waiting.front() else {
                 break;
             };
@@ -143,6 +144,12 @@ impl Replica {
             let reusable = (end.saturating_sub(1) / bs) as usize;
             self.admission_ids_walked += (reusable.min(full) + full) as u64;
             let hit = self.cache.hit_blocks(&req.block_ids, reusable.min(full));
+            // A resumed request reuses HBM only; a new one's hit continues into the tier.
+            let in_tier = if self.resume_of(req.id).is_some() {
+                0
+            } else {
+                self.tier_run(&req.block_ids, hit, reusable.min(full))
+            };
             if self.cache.acquire(&req.block_ids[..full], private).is_err() {
                 self.note_refusal(req.id);
                 break;
@@ -161,6 +168,8 @@ impl Replica {
                 self.admit_received(req, (full, private, prompt_private));
                 continue;
             }
+            let loaded_at_us = self.load_run(&req.block_ids[hit..hit + in_tier], now_us);
+            let hit = hit + in_tier;
             out.admitted.push(Admitted {
                 id: req.id,
                 replica: self.index,
@@ -181,6 +190,7 @@ impl Replica {
                 first_token_us: 0,
                 resume_tokens: 0,
                 lost_from_us: None,
+                loaded_at_us: if in_tier > 0 { loaded_at_us } else { 0 },
                 req,
             });
         }
@@ -201,6 +211,7 @@ impl Replica {
             first_token_us: 0,
             resume_tokens: 0,
             lost_from_us: None,
+            loaded_at_us: 0,
             req,
         };
         self.admit_prefilled(&mut a);

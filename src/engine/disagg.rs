@@ -92,7 +92,7 @@ impl Replica {
     /// Starts a step if the replica is idle with requests waiting (on a prefill replica,
     /// when a transfer's end frees the blocks they were waiting for).
     pub fn wake(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
-        if !matches!(self.plan, super::Plan::Idle) || self.waiting.is_empty() {
+        if !matches!(self.plan, super::Plan::Idle | super::Plan::Wait) || self.waiting.is_empty() {
             return None;
         }
         self.begin_step(now_us, out)

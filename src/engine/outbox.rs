@@ -100,7 +100,8 @@ pub struct Admitted {
     pub prompt_tokens: u32,
     /// Prompt blocks (full and partial).
     pub prompt_blocks: u32,
-    /// Leading blocks found in the cache.
+    /// Leading blocks found in the cache: in HBM, then (with a CPU tier) loaded back
+    /// from the tier.
     pub hit_blocks: u32,
     /// Turn within its session, if any.
     pub turn: Option<u32>,

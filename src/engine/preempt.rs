@@ -238,6 +238,7 @@ impl Replica {
             first_token_us: r.first_token_us,
             resume_tokens: r.generated,
             lost_from_us: Some(r.lost_from_us),
+            loaded_at_us: 0,
             req,
         });
     }

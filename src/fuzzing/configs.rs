@@ -104,6 +104,8 @@ pub fn config(draws: &mut Draws) -> Config {
     // Drawn last, so older inputs keep their configs.
     cfg.tie_break = draws.pick(&TieBreak::ALL);
     cfg.admission = draws.pick(&Admission::ALL);
+    cfg.cpu_kv_blocks = draws.maybe(&[0, 1, 4, 64]);
+    cfg.cpu_load_gbps = draws.pick(&[0.001, 1.0, 63.0]);
     cfg
 }
 

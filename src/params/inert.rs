@@ -64,7 +64,20 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             flag("prefill_instances"),
             flag("decode_instances")
         );
-        add(&SPLIT_FLEET, format!("on a colocated fleet ({needs})"));
+        // A CPU tier's loads move the KV bytes per token too.
+        let tier = cfg.cpu_tier().is_some();
+        let fields: Vec<&'static str> = SPLIT_FLEET
+            .into_iter()
+            .filter(|&f| !(tier && f == "kv_bytes_per_token"))
+            .collect();
+        add(&fields, format!("on a colocated fleet ({needs})"));
+    }
+    if cfg.cpu_tier().is_none() {
+        let note = "there is no CPU tier to load from";
+        add(
+            &["cpu_load_gbps", "cpu_load_base_us"],
+            with("cpu_kv_blocks", "unset", note),
+        );
     }
     if cfg.router_view != RouterView::Snapshot {
         let note = "only the snapshot view has a refresh interval and an event lag";
@@ -192,6 +205,8 @@ mod tests {
             "kv_transfer_base_us",
             "kv_bytes_per_token",
             "disagg_min_uncached_tokens",
+            "cpu_load_gbps",
+            "cpu_load_base_us",
             "router_refresh_ms",
             "kv_event_lag_ms",
             "dynamo_temperature",
@@ -231,6 +246,8 @@ mod tests {
         assert_eq!(
             got,
             [
+                "cpu_load_gbps",
+                "cpu_load_base_us",
                 "dynamo_temperature",
                 "dynamo_overlap_credit",
                 "sglang_miss",
@@ -244,6 +261,19 @@ mod tests {
                 "spill_queue"
             ]
         );
+        // A CPU tier on a colocated fleet: its link and the KV bytes per token count.
+        let tier = fields(&Config {
+            cpu_kv_blocks: Some(8),
+            ..Config::default()
+        });
+        assert!(!tier.contains(&"kv_bytes_per_token"));
+        assert!(!tier.contains(&"cpu_load_gbps") && !tier.contains(&"cpu_load_base_us"));
+        assert!(tier.contains(&"kv_transfer_gbps"));
+        let zero = fields(&Config {
+            cpu_kv_blocks: Some(0),
+            ..Config::default()
+        });
+        assert!(zero.contains(&"cpu_load_gbps") && zero.contains(&"kv_bytes_per_token"));
         let offline = Config {
             router_view: RouterView::Offline,
             ..cfg

@@ -280,7 +280,8 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     if let Some(timeout) = cfg.timeout_ms {
         check_range("timeout_ms", timeout)?;
     }
-    validate_pools(cfg)
+    validate_pools(cfg)?;
+    validate_cpu_tier(cfg)
 }
 
 /// Two pools larger together than a fleet may be, blamed on the pool sizes (the fleet's
@@ -307,6 +308,24 @@ fn check_pools_fit(cfg: &Config) -> Result<(), ConfigError> {
             p + d
         ),
     ))
+}
+
+/// The CPU tier's fields: in range, and its loads know their bytes per token.
+fn validate_cpu_tier(cfg: &Config) -> Result<(), ConfigError> {
+    check_range("cpu_load_gbps", cfg.cpu_load_gbps)?;
+    check_range("cpu_load_base_us", cfg.cpu_load_base_us)?;
+    let Some(blocks) = cfg.cpu_kv_blocks.filter(|&n| n > 0) else {
+        return Ok(());
+    };
+    check_range("cpu_kv_blocks", blocks as f64)?;
+    if cfg.kv_bytes_per_token_or_preset().is_none() {
+        return Err(ConfigError::new(
+            "kv_bytes_per_token",
+            "unset",
+            "1 to 100000000 B: a custom engine has no model to take the KV bytes per token from, and the CPU tier's loads need them",
+        ));
+    }
+    Ok(())
 }
 
 /// The disaggregation fields: both pool sizes or neither, their sum is `instances`, and

@@ -238,6 +238,9 @@ pub fn render(r: &Report) -> String {
     if let Some(line) = preemption_line(r) {
         let _ = writeln!(out, "{line}");
     }
+    if let Some(line) = tier_line(r) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(t) = &r.sessions {
         let _ = writeln!(
             out,
@@ -315,6 +318,25 @@ pub fn preemption_line(r: &Report) -> Option<String> {
         per.join("/"),
         p.recomputed_tokens,
         duration(p.time_lost_ms)
+    ))
+}
+
+/// The line a run with a CPU tier adds: the cached tokens per tier, the loads, the
+/// bytes moved each way and the evictions per tier.
+pub fn tier_line(r: &Report) -> Option<String> {
+    let t = r.summary.cpu_tier.as_ref()?;
+    Some(format!(
+        "  CPU tier: {} tok from HBM, {} tok loaded from CPU ({:.1}% of prompt tokens) in {} loads ({:.2} GB, {} on the link, {} queued); demoted {:.2} GB; evictions HBM {}, CPU {}",
+        t.hbm_hit_tokens,
+        t.cpu_hit_tokens,
+        t.cpu_hit_rate_tokens * 100.0,
+        t.loads,
+        t.loaded_bytes as f64 / 1e9,
+        duration(t.load_ms),
+        duration(t.load_wait_ms),
+        t.demoted_bytes as f64 / 1e9,
+        t.hbm_evictions,
+        t.cpu_evictions
     ))
 }
 

@@ -4,8 +4,10 @@
 // capture figure says why its picks found more blocks than admissions reused (evictions while requests
 // waited), with the CLI's counts. Ten times the cache: no finding and no such clause. The same small
 // cache under `admission=preempt` (the KV cache group's control reads it) preempts, with the CLI's
-// counts, and the fleet lines end with the CLI's preemption line.
-// Screenshots: test-results/kv-bound.png, test-results/kv-preempt.png (light, 1280 px).
+// counts, and the fleet lines end with the CLI's preemption line. With a CPU tier (the KV cache group's
+// control reads it), the report's tier figures are the CLI's, and the fleet lines end with its tier line.
+// Screenshots: test-results/kv-bound.png, test-results/kv-preempt.png, test-results/kv-cpu-tier.png
+// (light, 1280 px).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -115,6 +117,29 @@ test('the small cache under admission=preempt: the control reads it, and the run
     assert.ok(box.split('\n').includes(line), `${box}\n--- the CLI's: ${line}`);
     await page.locator('[data-testid=fleet-lines]').scrollIntoViewIfNeeded();
     await screenshot(page, 'kv-preempt', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('the small cache with a CPU tier: the control reads it, and the tier serves hits as the CLI\'s does', async () => {
+  const tier = { ...SMALL, cpu_kv_blocks: 512 };
+  const native = cli(tier);
+  const line = native.lines.find((l) => l.startsWith('  CPU tier: '));
+  const t = native.report.summary.cpu_tier;
+  assert.ok(line && t.cpu_hit_tokens > 0 && t.loads > 0, native.lines.join('\n'));
+  // Any tier's hits count in the token hit rate: more than the same cache without the tier.
+  assert.ok(native.report.summary.cached_tokens > cli(SMALL).report.summary.cached_tokens);
+  const { page, errors, context, report } = await open(tier);
+  try {
+    // The KV cache group's control shows the tier's size (the slider's readout, in blocks).
+    assert.equal(await page.locator('[data-testid=field-cpu_kv_blocks]').count(), 1);
+    assert.match(await page.textContent('[data-testid=readout-cpu_kv_blocks]'), /^512 blocks$/);
+    assert.deepEqual(report.summary.cpu_tier, t);
+    assert.deepEqual(report.per_instance.map((r) => r.cpu_tier), native.report.per_instance.map((r) => r.cpu_tier));
+    const box = await page.locator('[data-testid=fleet-lines]').textContent();
+    assert.ok(box.split('\n').includes(line), `${box}\n--- the CLI's: ${line}`);
+    await page.locator('[data-testid=fleet-lines]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'kv-cpu-tier', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });

@@ -12,7 +12,8 @@ import { SCALES, cacheFloor } from './scales.js';
 const GROUPS = [
   { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'prefill_instances', 'decode_instances', 'routing', 'overlap_weight',
     'dynamo_temperature', 'dynamo_overlap_credit', 'sglang_miss', 'llmd_weights', 'session_affinity', 'spill_queue'] },
-  { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size', 'admission'] },
+  { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size', 'admission',
+    'cpu_kv_blocks', 'cpu_load_gbps', 'cpu_load_base_us'] },
   { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
     'system_prompt_len', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms'] },
   { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'request_rate_schedule', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',
@@ -59,6 +60,8 @@ const SHOWN_WHEN = {
   router_refresh_ms: (c) => c.router_view === 'snapshot',
   kv_event_lag_ms: (c) => c.router_view === 'snapshot',
   router_predict_ttl_ms: (c) => c.router_view !== 'offline',
+  cpu_load_gbps: (c) => c.cpu_kv_blocks > 0,
+  cpu_load_base_us: (c) => c.cpu_kv_blocks > 0,
   ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
   ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
 };
@@ -69,11 +72,12 @@ const NONE = {
   kv_bytes_per_token: ['preset', "The engine preset's (a custom engine must set it)"],
   queue_capacity: ['unbounded', 'Unbounded queue (never reject)'],
   timeout_ms: ['none', 'No timeout (callers wait forever)'],
+  cpu_kv_blocks: ['none', 'No CPU tier (an evicted block is gone)'],
   session_affinity: ['policy default', 'Policy default (100% for sticky, 0 otherwise)'],
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072 };
+const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024 };
 // Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
 // thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
 const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };

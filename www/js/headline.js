@@ -123,11 +123,23 @@ export function preemptionLine(report) {
     + `recomputed ${p.recomputed_tokens} tok, time lost ${cliDuration(p.time_lost_ms)}`;
 }
 
+/** The CLI's CPU tier line (src/report/text.rs tier_line), or null without a tier. */
+export function cpuTierLine(report) {
+  const t = report.summary?.cpu_tier;
+  if (!t) return null;
+  return `  CPU tier: ${t.hbm_hit_tokens} tok from HBM, ${t.cpu_hit_tokens} tok loaded from CPU `
+    + `(${(t.cpu_hit_rate_tokens * 100).toFixed(1)}% of prompt tokens) in ${t.loads} loads `
+    + `(${(t.loaded_bytes / 1e9).toFixed(2)} GB, ${cliDuration(t.load_ms)} on the link, ${cliDuration(t.load_wait_ms)} queued); `
+    + `demoted ${(t.demoted_bytes / 1e9).toFixed(2)} GB; evictions HBM ${t.hbm_evictions}, CPU ${t.cpu_evictions}`;
+}
+
 export function renderFleetLines(pre, report) {
   // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows,
-  // then, under admission=preempt, the preemptions.
+  // then, under admission=preempt, the preemptions, then with a CPU tier its line.
   const preempt = preemptionLine(report);
-  const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : []), ...(preempt ? [preempt] : [])];
+  const tier = cpuTierLine(report);
+  const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : []), ...(preempt ? [preempt] : []),
+    ...(tier ? [tier] : [])];
   setText(pre, lines.join('\n'));
   const note = fleetNote(pre);
   const s = report.summary || {};

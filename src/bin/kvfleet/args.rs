@@ -433,6 +433,18 @@ pub struct RunArgs {
     /// than N prefills on its decode replica instead; 0 always disaggregates.
     #[arg(long = "des-disagg-min-uncached-tokens", value_name = "N", default_value = "0", value_parser = whole32)]
     pub disagg_min_uncached_tokens: u32,
+    /// A CPU offload tier of N blocks per replica: blocks evicted from HBM are written to
+    /// it (least recently written dropped first when full) and a prefix hit found there
+    /// is loaded back over PCIe instead of prefilled [default: none; 0 is none].
+    #[arg(long = "des-cpu-kv-blocks", value_name = "N", value_parser = whole)]
+    pub cpu_kv_blocks: Option<u64>,
+    /// CPU tier: load bandwidth of each replica's PCIe link, GB/s (PCIe 5.0 x16, one
+    /// direction).
+    #[arg(long = "des-cpu-load-gbps", value_name = "GBPS", default_value = "63", value_parser = number)]
+    pub cpu_load_gbps: f64,
+    /// CPU tier: fixed cost of one load, µs.
+    #[arg(long = "des-cpu-load-base-us", value_name = "US", default_value = "10", value_parser = number)]
+    pub cpu_load_base_us: f64,
     /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
     /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
     #[arg(long = "des-sweep", value_name = "SPEC")]
@@ -555,6 +567,9 @@ impl RunArgs {
             kv_transfer_base_us: self.kv_transfer_base_us,
             kv_bytes_per_token: self.kv_bytes_per_token,
             disagg_min_uncached_tokens: self.disagg_min_uncached_tokens,
+            cpu_kv_blocks: self.cpu_kv_blocks,
+            cpu_load_gbps: self.cpu_load_gbps,
+            cpu_load_base_us: self.cpu_load_base_us,
         }
     }
 }

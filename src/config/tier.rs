@@ -1,0 +1,48 @@
+//! The CPU offload tier's settings: its size per replica and its PCIe link's load
+//! bandwidth and per-transfer cost. Unset (or 0 blocks): no tier, and the report is
+//! exactly as without one.
+
+use super::Config;
+use crate::engine::TierSpec;
+
+/// Default load bandwidth of a replica's CPU tier, GB/s: PCIe 5.0 ×16 in one direction,
+/// 32 GT/s × 16 lanes × 128/130 (the link's encoding) / 8 bits = 63.0 GB/s (PCI-SIG,
+/// PCI Express Base Specification 5.0, 2019).
+pub const DEFAULT_CPU_LOAD_GBPS: f64 = 63.0;
+/// Default fixed cost of one load from the CPU tier, µs (a copy's launch and DMA setup).
+pub const DEFAULT_CPU_LOAD_BASE_US: f64 = 10.0;
+
+impl Config {
+    /// The CPU tier of every replica, when configured with at least one block: its size,
+    /// its blocks' bytes and its link.
+    pub fn cpu_tier(&self) -> Option<TierSpec> {
+        let capacity_blocks = self.cpu_kv_blocks.filter(|&n| n > 0)?;
+        let per_token = self.kv_bytes_per_token_or_preset()?;
+        Some(TierSpec {
+            capacity_blocks,
+            block_bytes: per_token * self.block_size as u64,
+            load_gbps: self.cpu_load_gbps,
+            load_base_us: self.cpu_load_base_us,
+        })
+    }
+}
+
+pub(super) fn no_tier(v: &Option<u64>) -> bool {
+    v.is_none_or(|n| n == 0)
+}
+
+pub(super) fn is_default_gbps(v: &f64) -> bool {
+    *v == DEFAULT_CPU_LOAD_GBPS
+}
+
+pub(super) fn is_default_base_us(v: &f64) -> bool {
+    *v == DEFAULT_CPU_LOAD_BASE_US
+}
+
+pub(super) fn default_gbps() -> f64 {
+    DEFAULT_CPU_LOAD_GBPS
+}
+
+pub(super) fn default_base_us() -> f64 {
+    DEFAULT_CPU_LOAD_BASE_US
+}
