@@ -16,7 +16,7 @@ pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
 pub use tie_break::TieBreak;
-pub use tier::{DEFAULT_CPU_LOAD_BASE_US, DEFAULT_CPU_LOAD_GBPS};
+pub use tier::{TierSpec, DEFAULT_CPU_LOAD_BASE_US, DEFAULT_CPU_LOAD_GBPS};
 
 /// How arrival times are drawn for a synthetic workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

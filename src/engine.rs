@@ -12,11 +12,12 @@ mod outbox;
 mod preempt;
 mod tier;
 
+pub use crate::config::TierSpec;
 pub use disagg::{Prefilled, Role};
 pub use outbox::{
     Admitted, DropKind, Dropped, Finished, Handoff, ItlRun, Outbox, Preempted, Released, Resumed,
 };
-pub use tier::{TierSpec, TierStats};
+pub use tier::TierStats;
 
 use crate::cache::{BlockCache, IdMap};
 use crate::config::Admission;

@@ -3,7 +3,6 @@
 //! exactly as without one.
 
 use super::Config;
-use crate::engine::TierSpec;
 
 /// Default load bandwidth of a replica's CPU tier, GB/s: PCIe 5.0 ×16 in one direction,
 /// 32 GT/s × 16 lanes × 128/130 (the link's encoding) / 8 bits = 63.0 GB/s (PCI-SIG,
@@ -45,4 +44,26 @@ pub(super) fn default_gbps() -> f64 {
 
 pub(super) fn default_base_us() -> f64 {
     DEFAULT_CPU_LOAD_BASE_US
+}
+
+/// The tier's size and its link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TierSpec {
+    /// Blocks the tier holds.
+    pub capacity_blocks: u64,
+    /// KV bytes of one block.
+    pub block_bytes: u64,
+    /// Load bandwidth, GB/s (10^9 bytes per second).
+    pub load_gbps: f64,
+    /// Fixed cost of one load, µs.
+    pub load_base_us: f64,
+}
+
+impl TierSpec {
+    /// Time on the link to load `blocks` blocks, whole µs rounded up:
+    /// `base_us + blocks x block_bytes / bandwidth` (one GB/s moves 1000 bytes per µs).
+    pub fn load_us(&self, blocks: u64) -> u64 {
+        let bytes = blocks as f64 * self.block_bytes as f64;
+        libm::ceil(self.load_base_us + bytes / (self.load_gbps * 1000.0)) as u64
+    }
 }

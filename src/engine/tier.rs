@@ -7,29 +7,8 @@
 
 use super::Replica;
 use crate::cache::CpuTier;
+use crate::config::TierSpec;
 use crate::link::Link;
-
-/// The tier's size and its link.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TierSpec {
-    /// Blocks the tier holds.
-    pub capacity_blocks: u64,
-    /// KV bytes of one block.
-    pub block_bytes: u64,
-    /// Load bandwidth, GB/s (10^9 bytes per second).
-    pub load_gbps: f64,
-    /// Fixed cost of one load, µs.
-    pub load_base_us: f64,
-}
-
-impl TierSpec {
-    /// Time on the link to load `blocks` blocks, whole µs rounded up:
-    /// `base_us + blocks x block_bytes / bandwidth` (one GB/s moves 1000 bytes per µs).
-    pub fn load_us(&self, blocks: u64) -> u64 {
-        let bytes = blocks as f64 * self.block_bytes as f64;
-        libm::ceil(self.load_base_us + bytes / (self.load_gbps * 1000.0)) as u64
-    }
-}
 
 /// A replica's tier, link and counters.
 #[derive(Clone, Debug)]
