@@ -104,7 +104,18 @@ pub fn config(draws: &mut Draws) -> Config {
     // Drawn last, so older inputs keep their configs.
     cfg.tie_break = draws.pick(&TieBreak::ALL);
     cfg.admission = draws.pick(&Admission::ALL);
+    router_cpu(&mut cfg, draws);
     cfg
+}
+
+/// The routers' own CPU: most often a free router, else 1 or 2 cores with CPU times
+/// from nothing to more than the gap between arrivals, and maybe a bounded queue (drawn
+/// last, so older inputs keep their configs).
+fn router_cpu(cfg: &mut Config, draws: &mut Draws) {
+    cfg.router_vcpu = draws.pick(&[None, None, Some(1), Some(2)]);
+    cfg.router_cpu_us_fixed = draws.pick(&[20.0, 0.0, 500.0, 50_000.0]);
+    cfg.router_cpu_us_per_block = draws.pick(&[1.0, 0.0, 30.0]);
+    cfg.router_queue = draws.maybe(&[0, 1, 4]);
 }
 
 /// What the router knows (drawn after the rest, so older inputs keep their configs).
