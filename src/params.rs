@@ -125,8 +125,8 @@ pub fn specs() -> Vec<ParamSpec> {
 }
 
 /// The default of a key the config's JSON leaves out at its default (the disaggregation
-/// settings, so a colocated config's JSON is unchanged by them; the unset options are
-/// `null`).
+/// settings and the router's CPU times, so a config's JSON is unchanged by them; the
+/// unset options are `null`).
 fn omitted_default(cfg: &Config, name: &str) -> Value {
     match name {
         "decode_routing" => crate::json::value_of(&cfg.decode_routing),
@@ -135,6 +135,8 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "kv_transfer_base_us" => Value::from(cfg.kv_transfer_base_us),
         "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
         "request_rate_schedule" => Value::from(cfg.request_rate_schedule.clone()),
+        "router_cpu_us_fixed" => Value::from(cfg.router_cpu_us_fixed),
+        "router_cpu_us_per_block" => Value::from(cfg.router_cpu_us_per_block),
         _ => Value::Null,
     }
 }
@@ -298,6 +300,10 @@ mod tests {
             "kv_transfer_base_us",
             "disagg_min_uncached_tokens",
             "request_rate_schedule",
+            "router_vcpu",
+            "router_cpu_us_fixed",
+            "router_cpu_us_per_block",
+            "router_queue",
         ];
         for s in specs() {
             let key = keys.get(s.name).is_some() || omitted.contains(&s.name);
@@ -323,6 +329,12 @@ mod tests {
         assert_eq!(of("routing"), Value::from("kv"));
         assert_eq!(of("kv_blocks"), Value::Null);
         assert_eq!(of("timeout_ms"), Value::Null);
+        assert_eq!(of("router_vcpu"), Value::Null);
+        assert_eq!(of("router_queue"), Value::Null);
+        assert_eq!(
+            of("router_cpu_us_per_block"),
+            Value::from(d.router_cpu_us_per_block)
+        );
         assert!(of("think_time_ms").is_f64() && of("seed").is_u64());
     }
 

@@ -1,5 +1,5 @@
 //! Parameters that do nothing under the rest of a config: a split fleet's link on a
-//! colocated fleet, the snapshot view's refresh and lag under another view, one routing
+//! colocated fleet, a router's CPU times and queue without its cores, the snapshot view's refresh and lag under another view, one routing
 //! policy's settings under another, a gamma shape without gamma arrivals, the synthetic
 //! workload's settings on a replay, the tie rule where no pick ever ties. A caller that knows which ones the user set (the
 //! CLI's typed flags, a sweep's parameter) warns.
@@ -65,6 +65,17 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             flag("decode_instances")
         );
         add(&SPLIT_FLEET, format!("on a colocated fleet ({needs})"));
+    }
+    if cfg.router_vcpu.is_none() {
+        let needs = format!("it needs {}", flag("router_vcpu"));
+        add(
+            &[
+                "router_cpu_us_fixed",
+                "router_cpu_us_per_block",
+                "router_queue",
+            ],
+            format!("on a free, instant router ({needs})"),
+        );
     }
     if cfg.router_view != RouterView::Snapshot {
         let note = "only the snapshot view has a refresh interval and an event lag";
@@ -192,6 +203,9 @@ mod tests {
             "kv_transfer_base_us",
             "kv_bytes_per_token",
             "disagg_min_uncached_tokens",
+            "router_cpu_us_fixed",
+            "router_cpu_us_per_block",
+            "router_queue",
             "router_refresh_ms",
             "kv_event_lag_ms",
             "dynamo_temperature",
@@ -225,6 +239,7 @@ mod tests {
             router_view: RouterView::Snapshot,
             routing: Policy::LlmD,
             arrival_model: ArrivalModel::Gamma,
+            router_vcpu: Some(2),
             ..Config::default()
         };
         let got = fields(&cfg);
