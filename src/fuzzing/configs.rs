@@ -113,8 +113,8 @@ pub fn config(draws: &mut Draws) -> Config {
 /// last, so older inputs keep their configs).
 fn router_cpu(cfg: &mut Config, draws: &mut Draws) {
     cfg.router_vcpu = draws.pick(&[None, None, Some(1), Some(2)]);
-    cfg.router_cpu_us_fixed = draws.pick(&[20.0, 0.0, 500.0, 50_000.0]);
-    cfg.router_cpu_us_per_block = draws.pick(&[1.0, 0.0, 30.0]);
+    cfg.router_cpu_us_fixed = draws.pick(&[700.0, 0.0, 20.0, 50_000.0]);
+    cfg.router_cpu_us_per_block = draws.pick(&[0.5, 0.0, 30.0]);
     cfg.router_queue = draws.maybe(&[0, 1, 4]);
 }
 

@@ -123,11 +123,24 @@ export function preemptionLine(report) {
     + `recomputed ${p.recomputed_tokens} tok, time lost ${cliDuration(p.time_lost_ms)}`;
 }
 
+/** The CLI's router CPU line (src/report/text.rs router_cpu_line), or null for a free router. */
+export function routerCpuLine(report) {
+  const x = report.router_cpu;
+  if (!x) return null;
+  const pct0 = (b) => (Number.isFinite(b) ? `${(100 * b).toFixed(0)}%` : '–');
+  const queue = report.config?.router_queue ?? 'unbounded';
+  return `  Router CPU: ${x.vcpu} vCPU x ${x.busy_share.length} router(s), busy ${x.busy_share.map(pct0).join('/')}`
+    + ` | routing delay (in TTFT) mean ${cliDuration(x.routing_delay_ms_mean)}, p99 ${cliDuration(x.routing_delay_ms_p99)}`
+    + ` | router queue ${queue}, rejected ${x.rejected}`;
+}
+
 export function renderFleetLines(pre, report) {
   // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows,
-  // then, under admission=preempt, the preemptions.
+  // then, under admission=preempt, the preemptions, then a router with cores.
   const preempt = preemptionLine(report);
-  const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : []), ...(preempt ? [preempt] : [])];
+  const routerCpu = routerCpuLine(report);
+  const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : []), ...(preempt ? [preempt] : []),
+    ...(routerCpu ? [routerCpu] : [])];
   setText(pre, lines.join('\n'));
   const note = fleetNote(pre);
   const s = report.summary || {};

@@ -384,12 +384,13 @@ pub struct RunArgs {
     /// the router's CPU time, then is routed [default: a free, instant router].
     #[arg(long = "des-router-vcpu", value_name = "CORES", value_parser = whole32)]
     pub router_vcpu: Option<u32>,
-    /// With --des-router-vcpu: a router core's fixed CPU time per request, microseconds.
-    #[arg(long = "des-router-cpu-us-fixed", value_name = "US", default_value = "20", value_parser = number)]
+    /// With --des-router-vcpu: a router core's fixed CPU time per request (selection
+    /// and booking; Dynamo's routing path), microseconds.
+    #[arg(long = "des-router-cpu-us-fixed", value_name = "US", default_value = "700", value_parser = number)]
     pub router_cpu_us_fixed: f64,
     /// With --des-router-vcpu: a router core's CPU time per full prompt block (hashing
     /// and prefix matching), microseconds.
-    #[arg(long = "des-router-cpu-us-per-block", value_name = "US", default_value = "1", value_parser = number)]
+    #[arg(long = "des-router-cpu-us-per-block", value_name = "US", default_value = "0.5", value_parser = number)]
     pub router_cpu_us_per_block: f64,
     /// With --des-router-vcpu: requests allowed to wait for a core per router; beyond it
     /// they are rejected (0 rejects whenever every core is busy) [default: unbounded].
