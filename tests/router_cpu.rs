@@ -76,7 +76,7 @@ fn one_core_makes_the_second_request_wait_the_first_ones_cpu_time() {
     assert_eq!(c.routed, 2);
     assert!((c.routing_delay_ms_mean - 1.5).abs() < 1e-9);
     assert!((c.routing_delay_ms_max - 2.0).abs() < 1e-9);
-    assert!((c.routing_delay_ms_p99 - 2.0).abs() < 1e-9);
+    assert!((c.routing_delay_ms_p99 - 2.0).abs() < 2e-3, "p99 to 0.1 %");
     assert!((r1.summary.ttft_ms_mean - r0.summary.ttft_ms_mean - 1.5).abs() < 1e-6);
     assert_eq!(c.rejected, 0);
     assert_eq!(c.peak_queue, vec![1]);

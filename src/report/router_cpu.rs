@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::share;
+use super::{quantiles, share};
 use crate::sim::Simulation;
 
 /// The routers' CPU (`router_cpu`); present only with `router_vcpu` set.
@@ -28,7 +28,8 @@ pub struct RouterCpuReport {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub routing_delay_ms_mean: f64,
-    /// Routing delay: 99th percentile (nearest rank), ms; `null` when none was routed.
+    /// Routing delay: 99th percentile (nearest rank, to 0.1 %, as the TTFT's), ms; `null`
+    /// when none was routed.
     #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub routing_delay_ms_p99: f64,
@@ -41,12 +42,6 @@ pub struct RouterCpuReport {
     pub rejected: u64,
 }
 
-/// The nearest-rank `q` quantile of sorted `v` (non-empty).
-fn nearest_rank(sorted: &[u64], q: f64) -> u64 {
-    let rank = libm::ceil(q * sorted.len() as f64) as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 impl Simulation<'_> {
     /// The `router_cpu` report, with `router_vcpu` set.
     pub(super) fn router_cpu_report(&self, makespan_us: u64) -> Option<RouterCpuReport> {
@@ -56,26 +51,20 @@ impl Simulation<'_> {
             .per_router()
             .map(|(busy_us, peak)| (share(busy_us as f64, cores * makespan_us as f64), peak))
             .unzip();
-        let mut delays = c.delays_us.clone();
-        delays.sort_unstable();
-        let ms = |us: u64| us as f64 / 1000.0;
-        let (mean, p99, max) = if delays.is_empty() {
-            (f64::NAN, f64::NAN, f64::NAN)
+        let q = quantiles(&c.delays);
+        let routed = c.delays.count();
+        let max = if routed > 0 {
+            c.delay_max_us as f64 / 1000.0
         } else {
-            let sum: u64 = delays.iter().sum();
-            (
-                sum as f64 / delays.len() as f64 / 1000.0,
-                ms(nearest_rank(&delays, 0.99)),
-                ms(delays[delays.len() - 1]),
-            )
+            f64::NAN
         };
         Some(RouterCpuReport {
             vcpu: c.cores(),
             busy_share,
             peak_queue,
-            routed: delays.len() as u64,
-            routing_delay_ms_mean: mean,
-            routing_delay_ms_p99: p99,
+            routed,
+            routing_delay_ms_mean: q.mean,
+            routing_delay_ms_p99: q.p99,
             routing_delay_ms_max: max,
             rejected: c.rejected(),
         })

@@ -7,9 +7,10 @@
 //! of its TTFT. Unset `router_vcpu`: a free, instant router (none of this runs).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::config::Config;
+use crate::histogram::LogHistogram;
 use crate::workload::Request;
 
 /// One router's cores and queue.
@@ -39,11 +40,16 @@ pub(crate) struct RouterCpu {
     block_size: u32,
     queue_cap: Option<u32>,
     routers: Vec<Cores>,
-    ends: BinaryHeap<Reverse<(u64, u64)>>,
-    on_core: BTreeMap<u64, (usize, Request)>,
+    /// (end µs, seq, router, slot in `on_core`): the event loop's own key shape.
+    ends: BinaryHeap<Reverse<(u64, u64, u32, u64)>>,
+    /// The requests on a core; `free` lists the empty slots.
+    on_core: Vec<Option<Request>>,
+    free: Vec<usize>,
     seq: u64,
-    /// Routing delay (queue wait + CPU time) of each routed request, µs.
-    pub(crate) delays_us: Vec<u64>,
+    /// Routing delay (queue wait + CPU time) of the routed requests, µs.
+    pub(crate) delays: LogHistogram,
+    /// The longest routing delay, µs.
+    pub(crate) delay_max_us: u64,
 }
 
 /// The CPU time of one request on a router core, µs (rounded to the nearest µs).
@@ -64,9 +70,11 @@ impl RouterCpu {
             queue_cap: cfg.router_queue,
             routers: (0..cfg.routers).map(|_| Cores::default()).collect(),
             ends: BinaryHeap::new(),
-            on_core: BTreeMap::new(),
+            on_core: Vec::new(),
+            free: Vec::new(),
             seq: 0,
-            delays_us: Vec::new(),
+            delays: LogHistogram::fine(),
+            delay_max_us: 0,
         })
     }
 
@@ -100,13 +108,23 @@ impl RouterCpu {
         r.busy += 1;
         r.busy_us += cpu;
         self.seq += 1;
-        self.ends.push(Reverse((now_us + cpu, self.seq)));
-        self.on_core.insert(self.seq, (k, req));
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.on_core[slot] = Some(req);
+                slot
+            }
+            None => {
+                self.on_core.push(Some(req));
+                self.on_core.len() - 1
+            }
+        };
+        let end = Reverse((now_us + cpu, self.seq, k as u32, slot as u64));
+        self.ends.push(end);
     }
 
     /// When the next CPU time ends, µs.
     pub fn next_end_us(&self) -> Option<u64> {
-        self.ends.peek().map(|Reverse((t, _))| *t)
+        self.ends.peek().map(|Reverse((t, ..))| *t)
     }
 
     /// Whether any request is on a core or queued.
@@ -117,10 +135,14 @@ impl RouterCpu {
     /// Ends the earliest CPU time (at `next_end_us`): frees its core, starts the next
     /// queued request of that router, and returns the router and the request to route.
     pub fn pop_done(&mut self) -> (usize, Request) {
-        let Reverse((t, seq)) = self.ends.pop().expect("a CPU time is running");
-        let (k, req) = self.on_core.remove(&seq).expect("its request is on a core");
+        let Reverse((t, _, k, slot)) = self.ends.pop().expect("a CPU time is running");
+        let (k, slot) = (k as usize, slot as usize);
+        let req = self.on_core[slot].take().expect("its request is on a core");
+        self.free.push(slot);
         self.routers[k].busy -= 1;
-        self.delays_us.push(t - req.arrival_us);
+        let delay_us = t - req.arrival_us;
+        self.delays.add(delay_us as f64);
+        self.delay_max_us = self.delay_max_us.max(delay_us);
         if let Some(next) = self.routers[k].queue.pop_front() {
             self.start(k, next, t);
         }
@@ -145,8 +167,10 @@ impl RouterCpu {
     /// Requests waiting in a router queue or on a router core (for the stuck list).
     /// (router, request id) of each.
     pub fn held(&self, mut each: impl FnMut(u32, u32)) {
-        for (k, req) in self.on_core.values() {
-            each(*k as u32, req.id);
+        for Reverse((_, _, k, slot)) in self.ends.iter() {
+            if let Some(req) = &self.on_core[*slot as usize] {
+                each(*k, req.id);
+            }
         }
         for (k, r) in self.routers.iter().enumerate() {
             r.queue.iter().for_each(|req| each(k as u32, req.id));
