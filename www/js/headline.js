@@ -72,7 +72,11 @@ export function renderHeadline(root, report) {
   if (dropped) {
     // A symptom, not a statistic: callers got no answer. Shown only when it happens.
     const why = [];
-    if (rejected) why.push(rejectedWords(rejected, s.rejected_queue_full, s.rejected_too_large, (report.config || {}).kv_blocks));
+    // Refused at a full router queue (a router with cores): their own reason, apart from the replicas'.
+    const atRouter = report.router_cpu?.rejected || 0;
+    const atReplicas = rejected - atRouter;
+    if (atReplicas) why.push(rejectedWords(atReplicas, s.rejected_queue_full, s.rejected_too_large, (report.config || {}).kv_blocks));
+    if (atRouter) why.push(`${num(atRouter)} rejected: router queue full`);
     if (timedOut) why.push(`${num(timedOut)} timed out`);
     const share = s.requests ? dropped / s.requests : NaN;
     const f = figure('alarm', 'fig-dropped', 'Turned away', num(dropped), `of ${num(s.requests)}`,
