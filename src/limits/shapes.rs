@@ -61,6 +61,7 @@ pub fn check_pool(cfg: &Config, timing: &Timing, longest: (u64, u64)) -> Result<
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: 0.0,
         transfer_us,
+        router_us: work.router_bound_us(cfg),
     };
     horizon.check().map_err(|why| {
         blame(
@@ -137,6 +138,7 @@ pub fn check_sessions(
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: (cfg.turns - 1) as f64 * cfg.think_time_ms * 1000.0,
         transfer_us,
+        router_us: work.router_bound_us(cfg),
     };
     horizon.check().map_err(|why| {
         blame(
@@ -179,6 +181,7 @@ pub fn check_replay(
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: 0.0,
         transfer_us,
+        router_us: work.router_bound_us(cfg),
     };
     horizon.check().map_err(|why| {
         let advice = time_advice(&horizon);
