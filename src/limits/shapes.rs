@@ -105,10 +105,16 @@ fn pool_footprint(cfg: &Config, longest_prompt: u64) -> Footprint {
     .bounded_by(cfg.kv_blocks)
 }
 
-/// At most `n`, or what the bounded queues and slots hold.
+/// At most `n`, or what the bounded queues and slots hold (a router with cores holds
+/// its cores' and its queue's requests too; all of them when its queue is unbounded).
 fn live_requests(cfg: &Config, n: f64) -> f64 {
+    let at_router = match (cfg.router_vcpu, cfg.router_queue) {
+        (None, _) => 0.0,
+        (Some(_), None) => n,
+        (Some(c), Some(q)) => cfg.routers as f64 * (c as f64 + q as f64),
+    };
     match cfg.queue_capacity {
-        Some(q) => n.min(cfg.instances as f64 * (cfg.max_batch as f64 + q as f64)),
+        Some(q) => n.min(cfg.instances as f64 * (cfg.max_batch as f64 + q as f64) + at_router),
         None => n,
     }
 }
