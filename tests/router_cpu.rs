@@ -266,3 +266,81 @@ fn router_cpu_cost_bench() {
     let fixed = (sy - per_block * sx) / n;
     eprintln!("fit: {fixed:.2} µs fixed + {per_block:.3} µs per block");
 }
+
+/// The book's table of the card's rule ("The router's own CPU" in router-knowledge.md) is
+/// what the simulator measures: each row's load, busy share, routing delay and TTFT p99.
+#[test]
+fn the_books_router_cpu_table_is_measured() {
+    let book = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/router-knowledge.md"
+    ))
+    .unwrap();
+    let section = book.split("## The router's own CPU").nth(1).unwrap();
+    let rows: Vec<Vec<String>> = section
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.as_bytes()[2].is_ascii_digit())
+        .map(|l| l.split('|').map(|c| c.trim().to_string()).collect())
+        .collect();
+    assert_eq!(rows.len(), 7, "{rows:?}");
+    let ms = |x: f64| kvfleet::numbers::duration(x);
+    let run = |rate: f64, vcpu: u32, queue: Option<u32>| {
+        let c = Config {
+            request_rate: rate,
+            num_requests: 20_000,
+            input_len: 600,
+            prefix_len: 512,
+            output_len: 1,
+            instances: 32,
+            router_vcpu: Some(vcpu),
+            router_queue: queue,
+            ..Config::default()
+        };
+        api::report_of(&c, None).unwrap()
+    };
+    // The two bullets under the table: two cores, and one core with a queue of 64.
+    let r = run(1500.0, 2, None);
+    let two = format!(
+        "Two cores at 1,500 req/s: busy {:.0} %, routing delay {} mean, TTFT p99 {}.",
+        100.0 * cpu(&r).busy_share[0],
+        ms(cpu(&r).routing_delay_ms_mean),
+        ms(r.summary.ttft_ms_p99)
+    );
+    assert!(section.contains(&two), "{two}");
+    let r = run(1500.0, 1, Some(64));
+    let x = cpu(&r);
+    let refused = format!("{} of the 20,000 requests are", x.rejected);
+    let rest = format!(
+        "times, {} (p99 {}, TTFT p99 {})",
+        ms(x.routing_delay_ms_max),
+        ms(x.routing_delay_ms_p99),
+        ms(r.summary.ttft_ms_p99)
+    );
+    let flat = section.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&refused.replace("1022", "1,022")),
+        "{refused}"
+    );
+    assert!(flat.contains(&rest), "{rest}");
+    // At most 65 CPU times (the one on the core, 64 waiting, its own).
+    assert!(x.routing_delay_ms_max <= 65.0 * 0.701 + 1e-9, "{x:?}");
+    for row in rows {
+        let rate: f64 = row[1].replace(',', "").parse().unwrap();
+        let r = run(rate, 1, None);
+        let x = cpu(&r);
+        // A 600-token prompt has one full block: 700 + 0.5 µs, rounded to 701 µs.
+        assert_eq!(row[2], format!("{:.2}", rate * 0.701 / 1000.0), "{row:?}");
+        assert_eq!(
+            row[3],
+            format!("{:.0} %", 100.0 * x.busy_share[0]),
+            "{row:?}"
+        );
+        let delay = format!(
+            "{} / {}",
+            ms(x.routing_delay_ms_mean).trim_end_matches(" ms"),
+            ms(x.routing_delay_ms_p99)
+        );
+        assert_eq!(row[4], delay, "{row:?}");
+        assert_eq!(row[5], ms(r.summary.ttft_ms_p99), "{row:?}");
+    }
+}
