@@ -1,5 +1,6 @@
 //! The event loop: arrivals (pulled lazily from the workload, in order) merged with
-//! per-replica step ends (a heap ordered by (time, seq)), one dispatcher, integer time.
+//! per-replica step ends (a heap ordered by (time, seq)) and, for routers with cores,
+//! their CPU ends; one dispatcher, integer time.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

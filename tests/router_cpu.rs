@@ -1,7 +1,8 @@
 //! The routers' own CPU, worked by hand: one core and two simultaneous requests (the
 //! second waits exactly the first's CPU time), the router queue's bound, two routers with
 //! their own cores, the busy share, and the card's rule (past about 90 % busy the routing
-//! delay climbs). Also the measurement behind the default CPU times (ignored; see
+//! delay climbs, as the M/D/1 queue says), and the book's table of it. Also the
+//! measurement behind the default per-block CPU time (ignored; see
 //! `router_cpu_cost_bench`).
 #![cfg(not(target_arch = "wasm32"))]
 
