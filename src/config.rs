@@ -8,6 +8,7 @@ use crate::timing::EnginePreset;
 
 mod admission;
 mod disagg;
+mod router_cpu;
 mod tie_break;
 mod tier;
 
@@ -485,6 +486,30 @@ pub struct Config {
     pub router_predict_ttl_ms: f64,
     /// Independent router replicas; arrivals are dealt to them in turn.
     pub routers: u32,
+    /// CPU cores of each router: a request waits for a free core and takes
+    /// `router_cpu_us_fixed + router_cpu_us_per_block` x its full prompt blocks of it,
+    /// then is routed. Unset: a free, instant router.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub router_vcpu: Option<u32>,
+    /// With `router_vcpu`: a router core's fixed CPU time per request, µs.
+    #[serde(
+        skip_serializing_if = "router_cpu::is_default_fixed_us",
+        default = "router_cpu::default_fixed_us"
+    )]
+    pub router_cpu_us_fixed: f64,
+    /// With `router_vcpu`: a router core's CPU time per full prompt block (hashing and
+    /// prefix matching), µs.
+    #[serde(
+        skip_serializing_if = "router_cpu::is_default_per_block_us",
+        default = "router_cpu::default_per_block_us"
+    )]
+    pub router_cpu_us_per_block: f64,
+    /// With `router_vcpu`: requests allowed to wait for a core per router; beyond it they
+    /// are rejected. Unset: unbounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub router_queue: Option<u32>,
     /// `dynamo`: softmax temperature over the costs (0 = lowest cost).
     pub dynamo_temperature: f64,
     /// `dynamo`: overlap credit, the blocks of prefill a cached block is worth (0 to 1).
@@ -607,6 +632,10 @@ impl Default for Config {
             kv_event_lag_ms: 0.0,
             router_predict_ttl_ms: 0.0,
             routers: 1,
+            router_vcpu: None,
+            router_cpu_us_fixed: router_cpu::DEFAULT_FIXED_US,
+            router_cpu_us_per_block: router_cpu::DEFAULT_PER_BLOCK_US,
+            router_queue: None,
             dynamo_temperature: 0.0,
             dynamo_overlap_credit: 1.0,
             sglang_miss: SglangMiss::Load,

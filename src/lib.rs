@@ -7,7 +7,8 @@
 //!                         | requests in arrival order                workload, sessions, trace
 //!                         v
 //!            event loop (integer µs, ordered by (time, seq))        sim
-//!              | Arrival -> what the router sees (live, offline      index, view,
+//!              | Arrival -> [a router core: queue, CPU time]         sim::router_cpu
+//!              |         -> what the router sees (live, offline      index, view,
 //!              |            pass, snapshot) -> Router.pick -> Replica router
 //!              | Step    -> Replica: admit (cache lookup, pin),      engine, cache, timing
 //!              |            prefill, decode (closed form), complete

@@ -15,7 +15,8 @@
 //! A disaggregated fleet also moves each prompt's KV over a decode replica's link. While
 //! a request waits for a link, that link is busy, so the run ends at most by the bound
 //! above plus every transfer's wire time end to end (`transfer_us`, rounded up). The
-//! bytes moved are counted in 64 bits, so their worst-case total is bounded too.
+//! bytes moved are counted in 64 bits, so their worst-case total is bounded too. A
+//! router with cores adds every request's router CPU time end to end.
 
 use std::fmt::Write as _;
 
@@ -92,6 +93,17 @@ impl Work {
         self.requests * (link.base_us + 1.0) + self.transfer_bytes(link) / (link.gbps * 1000.0)
     }
 
+    /// An upper bound on every request's router CPU time on one core (0 for a free,
+    /// instant router), µs: the fixed time, 1 µs of rounding and the per-block time of
+    /// every full prompt block. A router core is never idle while a request waits for it.
+    pub fn router_bound_us(&self, cfg: &crate::config::Config) -> f64 {
+        if cfg.router_vcpu.is_none() {
+            return 0.0;
+        }
+        let blocks = self.prompt_tokens / cfg.block_size as f64;
+        self.requests * (cfg.router_cpu_us_fixed + 1.0) + blocks * cfg.router_cpu_us_per_block
+    }
+
     /// The KV bytes of moving every prompt once over `link`.
     pub fn transfer_bytes(&self, link: &LinkCost) -> f64 {
         self.prompt_tokens * link.bytes_per_token as f64
@@ -135,12 +147,14 @@ pub struct Horizon {
     pub think_us: f64,
     /// KV transfers end to end on one link (0 on a colocated fleet), µs.
     pub transfer_us: f64,
+    /// Every request's router CPU time end to end on one core (0 for a free router), µs.
+    pub router_us: f64,
 }
 
 impl Horizon {
     /// The worst-case end of the run, µs.
     pub fn end_us(&self) -> f64 {
-        self.arrivals_us + self.busy_us + self.think_us + self.transfer_us
+        self.arrivals_us + self.busy_us + self.think_us + self.transfer_us + self.router_us
     }
 
     /// `Ok` when the run cannot reach the clock's horizon, else what to say about it.
@@ -160,6 +174,9 @@ impl Horizon {
         }
         if self.transfer_us > 0.0 {
             let _ = write!(why, ", KV transfers {}", years(self.transfer_us));
+        }
+        if self.router_us > 0.0 {
+            let _ = write!(why, ", router CPU {}", years(self.router_us));
         }
         let _ = write!(
             why,
@@ -278,6 +295,7 @@ mod tests {
             busy_us: 1e6,
             think_us: 0.0,
             transfer_us: 0.0,
+            router_us: 0.0,
         };
         assert!(ok.check().is_ok());
         let long = Horizon {
@@ -285,12 +303,21 @@ mod tests {
             busy_us: 1e19,
             think_us: 0.0,
             transfer_us: 0.0,
+            router_us: 0.0,
         };
         let why = long.check().unwrap_err();
         assert!(
             why.contains("2^62 µs") && why.contains("316881 years"),
             "{why}"
         );
+        // A router whose cores would take longer than the clock is named.
+        let router = Horizon {
+            busy_us: 1e6,
+            router_us: 1e19,
+            ..long
+        };
+        let why = router.check().unwrap_err();
+        assert!(why.contains("router CPU 316881 years"), "{why}");
         assert!(years(f64::INFINITY) == "forever");
     }
 }

@@ -125,8 +125,8 @@ pub fn specs() -> Vec<ParamSpec> {
 }
 
 /// The default of a key the config's JSON leaves out at its default (the disaggregation
-/// settings, so a colocated config's JSON is unchanged by them; the unset options are
-/// `null`).
+/// settings and the router's CPU times, so a config's JSON is unchanged by them; the
+/// unset options are `null`).
 fn omitted_default(cfg: &Config, name: &str) -> Value {
     match name {
         "decode_routing" => crate::json::value_of(&cfg.decode_routing),
@@ -137,6 +137,8 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "cpu_load_base_us" => Value::from(cfg.cpu_load_base_us),
         "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
         "request_rate_schedule" => Value::from(cfg.request_rate_schedule.clone()),
+        "router_cpu_us_fixed" => Value::from(cfg.router_cpu_us_fixed),
+        "router_cpu_us_per_block" => Value::from(cfg.router_cpu_us_per_block),
         _ => Value::Null,
     }
 }
@@ -199,6 +201,10 @@ fn table() -> Vec<ParamSpec> {
         num("kv_event_lag_ms", "--des-kv-event-lag-ms", "KV event lag", "float", (0.0, 600_000.0, 1.0), true, "ms", "snapshot only: a block the engine stores or evicts reaches the router's cache index this much later. 0 is at once."),
         num("router_predict_ttl_ms", "--des-router-predict-ttl-ms", "Predict on route", "float", (0.0, 3_600_000.0, 10.0), true, "ms", "Speculative entries: the router records a routed request's blocks as present on the chosen replica for this long, so siblings that arrive before the blocks are computed find them. 0 is off; no effect in offline."),
         num("routers", "--des-routers", "Routers", "int", (1.0, 64.0, 1.0), false, "routers", "Independent router replicas; arrivals are dealt to them in turn. Each keeps its own recent term, session table and speculative entries; all see the same snapshot."),
+        num("router_vcpu", "--des-router-vcpu", "Router vCPU", "optional_int", (1.0, 1024.0, 1.0), true, "vCPU", "CPU cores of each router. A request waits for a free core, takes the router's CPU time (fixed + per prompt block), then is routed; that routing delay is part of TTFT. Needed cores are about calls per second x CPU ms per request / 1000; above about 90 % busy the delay climbs. Unset: a free, instant router."),
+        num("router_cpu_us_fixed", "--des-router-cpu-us-fixed", "Router CPU fixed", "float", (0.0, 1_000_000.0, 1.0), true, "µs", "With router vCPU: a router core's CPU time per request, before its blocks (selecting a replica and booking it; Dynamo's routing path takes about 0.7 ms)."),
+        num("router_cpu_us_per_block", "--des-router-cpu-us-per-block", "Router CPU per block", "float", (0.0, 10_000.0, 0.1), true, "µs", "With router vCPU: a router core's CPU time per full prompt block (hashing its tokens, matching the prefix index; kvfleet's own take 0.47 µs)."),
+        num("router_queue", "--des-router-queue", "Router queue", "optional_int", (0.0, 1_000_000.0, 1.0), true, "req", "With router vCPU: requests allowed to wait for a core per router; beyond it they are rejected. 0 rejects whenever every core is busy. Unset: unbounded."),
         num("seed", "--seed", "Seed", "int", (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),
     ]
 }
@@ -302,6 +308,10 @@ mod tests {
             "cpu_kv_blocks",
             "cpu_load_gbps",
             "cpu_load_base_us",
+            "router_vcpu",
+            "router_cpu_us_fixed",
+            "router_cpu_us_per_block",
+            "router_queue",
         ];
         for s in specs() {
             let key = keys.get(s.name).is_some() || omitted.contains(&s.name);
@@ -330,6 +340,12 @@ mod tests {
         assert_eq!(of("routing"), Value::from("kv"));
         assert_eq!(of("kv_blocks"), Value::Null);
         assert_eq!(of("timeout_ms"), Value::Null);
+        assert_eq!(of("router_vcpu"), Value::Null);
+        assert_eq!(of("router_queue"), Value::Null);
+        assert_eq!(
+            of("router_cpu_us_per_block"),
+            Value::from(d.router_cpu_us_per_block)
+        );
         assert!(of("think_time_ms").is_f64() && of("seed").is_u64());
     }
 

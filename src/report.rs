@@ -15,11 +15,13 @@ use crate::sim::{Simulation, Unended};
 mod over_time;
 mod pools;
 mod preemption;
+mod router_cpu;
 pub mod text;
 mod tier;
 
 pub use pools::{PoolReport, PoolsReport, TransfersReport};
 pub use preemption::PreemptionReport;
+pub use router_cpu::RouterCpuReport;
 pub use tier::TierReport;
 
 /// Fleet-wide figures (`summary`). Rates are fractions from 0 to 1; a unit ends each name
@@ -32,7 +34,8 @@ pub struct Summary {
     pub requests: u64,
     /// Requests that produced their last token.
     pub completed: u64,
-    /// Requests refused, for either reason: `rejected_queue_full + rejected_too_large`.
+    /// Requests refused: `rejected_queue_full + rejected_too_large`, plus
+    /// `router_cpu.rejected` (refused at a full router queue) when the router has cores.
     pub rejected: u64,
     /// Of them, refused on arrival because the replica's queue (`queue_capacity`) was full.
     pub rejected_queue_full: u64,
@@ -405,6 +408,11 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "PoolsReport"))]
     pub pools: Option<PoolsReport>,
+    /// The routers' own CPU: busy share, routing delay and router rejections; present
+    /// only with `router_vcpu` set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "RouterCpuReport"))]
+    pub router_cpu: Option<RouterCpuReport>,
     /// The summary over K seeds, for a run of several (`--des-seeds K`, K > 1); absent
     /// for one seed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -520,6 +528,7 @@ impl Simulation<'_> {
         let fleet_lines = self.fleet_lines(&summary, &per_instance);
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
+        let router_cpu = self.router_cpu_report(makespan_us);
         Report {
             kvfleet_version: env!("CARGO_PKG_VERSION"),
             seed: self.cfg.seed,
@@ -535,6 +544,7 @@ impl Simulation<'_> {
             unended,
             sessions,
             pools,
+            router_cpu,
             seeds: None,
         }
     }

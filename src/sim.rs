@@ -1,5 +1,6 @@
 //! The event loop: arrivals (pulled lazily from the workload, in order) merged with
-//! per-replica step ends (a heap ordered by (time, seq)), one dispatcher, integer time.
+//! per-replica step ends (a heap ordered by (time, seq)) and, for routers with cores,
+//! their CPU ends; one dispatcher, integer time.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,6 +17,9 @@ mod decisions;
 mod disagg;
 mod ledger;
 mod route;
+mod router_cpu;
+
+pub use router_cpu::cpu_us as router_cpu_us;
 
 pub use disagg::TransferStats;
 
@@ -65,6 +69,7 @@ pub struct Simulation<'w> {
     pub(crate) decisions: Option<DecisionLog>,
     pub(crate) source_name: String,
     pub(crate) disagg: Option<Box<disagg::Disagg>>,
+    pub(crate) router_cpu: Option<Box<router_cpu::RouterCpu>>,
     ledger: ledger::Ledger,
 }
 
@@ -130,6 +135,7 @@ impl<'w> Simulation<'w> {
             decisions: None,
             source_name: source_name.to_string(),
             disagg: pools.map(|p| Box::new(disagg::Disagg::new(cfg, p))),
+            router_cpu: router_cpu::RouterCpu::of(cfg).map(Box::new),
             ledger: ledger::Ledger::default(),
         }
     }
@@ -187,6 +193,7 @@ impl<'w> Simulation<'w> {
         self.source.peek_arrival_us().is_none()
             && self.heap.is_empty()
             && !self.disagg.as_ref().is_some_and(|d| d.busy())
+            && !self.router_cpu.as_ref().is_some_and(|c| c.busy())
     }
 
     /// Share of requests that have arrived, 0.0 to 1.0 (1.0 once done).
@@ -214,12 +221,13 @@ impl<'w> Simulation<'w> {
     }
 
     /// Dispatches the earliest event (at equal times: step ends, then transfer ends, then
-    /// arrivals).
+    /// router CPU ends, then arrivals).
     fn next_event(&mut self) -> bool {
         let step_at = self.heap.peek().map(|Reverse((t, ..))| *t);
         let transfer_at = self.disagg.as_ref().and_then(|d| d.next_end_us());
+        let cpu_at = self.router_cpu.as_ref().and_then(|c| c.next_end_us());
         let arrival_at = self.source.peek_arrival_us();
-        let Some(first) = [step_at, transfer_at, arrival_at]
+        let Some(first) = [step_at, transfer_at, cpu_at, arrival_at]
             .into_iter()
             .flatten()
             .min()
@@ -230,6 +238,8 @@ impl<'w> Simulation<'w> {
             self.on_step_end()
         } else if transfer_at == Some(first) {
             self.on_transfer_end()
+        } else if cpu_at == Some(first) {
+            self.on_router_cpu_end()
         } else {
             self.on_arrival()
         }
@@ -243,13 +253,56 @@ impl<'w> Simulation<'w> {
         self.sampler.arrived();
         self.first_arrival_us.get_or_insert(req.arrival_us);
         self.last_arrival_us = req.arrival_us;
-        let chosen = self.route(&req);
+        let k = ((self.arrived - 1) % self.routers.len() as u64) as usize;
+        let Some(cpu) = self.router_cpu.as_mut() else {
+            self.dispatch(k, req);
+            return true;
+        };
+        if let router_cpu::Taken::Refused(req) = cpu.arrive(k, req, self.now_us) {
+            self.refuse_at_router(req);
+        }
+        true
+    }
+
+    /// A router core finished a request's CPU time: route it now.
+    fn on_router_cpu_end(&mut self) -> bool {
+        let cpu = self
+            .router_cpu
+            .as_mut()
+            .expect("a router CPU time is running");
+        let t = cpu.next_end_us().expect("a router CPU time is running");
+        self.advance_clock(t);
+        self.events += 1;
+        let (k, req) = self
+            .router_cpu
+            .as_mut()
+            .expect("a router CPU time is running")
+            .pop_done();
+        self.dispatch(k, req);
+        true
+    }
+
+    /// A request refused at a full router queue ends here, rejected.
+    fn refuse_at_router(&mut self, req: crate::workload::Request) {
+        self.ledger.end(req.id);
+        self.rejected += 1;
+        let ended = EndedRequest {
+            id: req.id,
+            session: req.session,
+            ok: false,
+            output_tokens: 0,
+        };
+        self.source.on_end(ended, self.now_us);
+    }
+
+    /// Router `k` routes `req` now and sends it to the chosen replica.
+    fn dispatch(&mut self, k: usize, req: crate::workload::Request) {
+        let chosen = self.route(k, &req);
         let now = self.now_us;
         let end = self.replicas[chosen].arrive(req, now, &mut self.outbox);
         self.schedule(chosen, end);
         self.sync_index(chosen);
         self.drain_outbox();
-        true
     }
 
     fn on_step_end(&mut self) -> bool {

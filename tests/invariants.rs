@@ -473,21 +473,46 @@ fn decode_bound(cfg: Config) -> Config {
     }
 }
 
-/// Every setting, half the fleets split, half with a CPU tier (of 0 to 1,000 blocks).
+prop_compose! {
+    /// The routers' own CPU: half the runs a free router, else 1 to 3 cores per router,
+    /// CPU times from nothing to longer than the gap between arrivals, and maybe a
+    /// bounded router queue.
+    fn router_cpu_settings()(
+        vcpu in prop::option::of(1u32..4),
+        fixed_us in prop::sample::select(vec![0.0, 20.0, 700.0, 30_000.0]),
+        per_block_us in prop::sample::select(vec![0.0, 1.0, 40.0]),
+        queue in prop::option::of(0u32..3),
+    ) -> (Option<u32>, f64, f64, Option<u32>) {
+        (vcpu, fixed_us, per_block_us, queue)
+    }
+}
+
+/// Every setting, half the fleets split, half with a CPU tier (of 0 to 1,000 blocks),
+/// half the routers with cores.
 fn widened_config() -> impl Strategy<Value = Config> {
     let tier = prop::option::of(prop::sample::select(vec![0u64, 1, 8, 1000]));
-    (zoo_config(), prop::option::of(split_settings()), tier).prop_map(|(cfg, s, tier)| {
-        let cfg = Config {
-            cpu_kv_blocks: tier,
-            // A custom engine names no model: the tier's loads need the bytes per token.
-            kv_bytes_per_token: cfg.kv_bytes_per_token.or(tier.map(|_| 4096)),
-            ..cfg
-        };
-        match s {
-            Some(s) => split_fleet(cfg, s),
-            None => cfg,
-        }
-    })
+    (
+        zoo_config(),
+        prop::option::of(split_settings()),
+        tier,
+        router_cpu_settings(),
+    )
+        .prop_map(|(cfg, s, tier, (vcpu, fixed_us, per_block_us, queue))| {
+            let cfg = Config {
+                cpu_kv_blocks: tier,
+                // A custom engine names no model: the tier's loads need the bytes per token.
+                kv_bytes_per_token: cfg.kv_bytes_per_token.or(tier.map(|_| 4096)),
+                router_vcpu: vcpu,
+                router_cpu_us_fixed: fixed_us,
+                router_cpu_us_per_block: per_block_us,
+                router_queue: queue,
+                ..cfg
+            };
+            match s {
+                Some(s) => split_fleet(cfg, s),
+                None => cfg,
+            }
+        })
 }
 
 /// Every setting in a split fleet.

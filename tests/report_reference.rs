@@ -337,6 +337,21 @@ fn real_reports_fit_the_schema_and_write_every_field() {
         ("nothing completed", with(&["--des-timeout-ms", "1"])),
         ("three seeds", with(&["--des-seeds", "3"])),
         (
+            "router CPU",
+            with(&[
+                "--des-routers",
+                "2",
+                "--des-router-vcpu",
+                "1",
+                "--des-router-cpu-us-fixed",
+                "300000",
+                "--des-router-cpu-us-per-block",
+                "2",
+                "--des-router-queue",
+                "3",
+            ]),
+        ),
+        (
             "polynomial engine, lowest ties",
             with(&[
                 "--des-tie-break",

@@ -106,7 +106,18 @@ pub fn config(draws: &mut Draws) -> Config {
     cfg.admission = draws.pick(&Admission::ALL);
     cfg.cpu_kv_blocks = draws.maybe(&[0, 1, 4, 64]);
     cfg.cpu_load_gbps = draws.pick(&[0.001, 1.0, 63.0]);
+    router_cpu(&mut cfg, draws);
     cfg
+}
+
+/// The routers' own CPU: most often a free router, else 1 or 2 cores with CPU times
+/// from nothing to more than the gap between arrivals, and maybe a bounded queue (drawn
+/// last, so older inputs keep their configs).
+fn router_cpu(cfg: &mut Config, draws: &mut Draws) {
+    cfg.router_vcpu = draws.pick(&[None, None, Some(1), Some(2)]);
+    cfg.router_cpu_us_fixed = draws.pick(&[700.0, 0.0, 20.0, 50_000.0]);
+    cfg.router_cpu_us_per_block = draws.pick(&[0.5, 0.0, 30.0]);
+    cfg.router_queue = draws.maybe(&[0, 1, 4]);
 }
 
 /// What the router knows (drawn after the rest, so older inputs keep their configs).

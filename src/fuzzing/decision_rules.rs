@@ -8,12 +8,21 @@ use crate::report::Report;
 use crate::router::Reason;
 use crate::sim::Decision;
 
-/// One record per request, each ending once; a completed request's first token came
+/// One record per routed request (all but those refused at a full router queue), each
+/// ending once; a completed request's first token came
 /// within the timeout; reasons are consistent with the settings.
 pub(super) fn decision_log(cfg: &Config, r: &Report, d: &[Decision]) -> Result<(), String> {
     let s = &r.summary;
-    ensure(d.len() as u64 == s.requests, || {
-        format!("{} decisions for {} requests", d.len(), s.requests)
+    let at_router = r.router_cpu.as_ref().map_or(0, |c| c.rejected);
+    ensure(d.len() as u64 + at_router == s.requests, || {
+        format!(
+            "{} decisions for {} requests ({at_router} refused at the router)",
+            d.len(),
+            s.requests
+        )
+    })?;
+    ensure(d.windows(2).all(|w| w[0].id < w[1].id), || {
+        "decisions out of id order".to_string()
     })?;
     let completed = d.iter().filter(|x| !x.rejected && !x.timed_out).count() as u64;
     ensure(completed == s.completed, || {

@@ -56,14 +56,16 @@ fn accounting(r: &Report) -> Result<(), String> {
         )
     })?;
     let rows = &r.per_instance;
+    // A request refused at a full router queue never reaches a replica.
+    let at_router = r.router_cpu.as_ref().map_or(0, |c| c.rejected);
     let sum = |f: fn(&crate::report::InstanceReport) -> u64| rows.iter().map(f).sum::<u64>();
     for (name, per, fleet) in [
         (
             "requests",
             sum(|p| p.requests),
-            s.requests + second_arrivals(r),
+            s.requests + second_arrivals(r) - at_router,
         ),
-        ("rejected", sum(|p| p.rejected), s.rejected),
+        ("rejected", sum(|p| p.rejected) + at_router, s.rejected),
         ("timed_out", sum(|p| p.timed_out), s.timed_out),
         ("prompt_tokens", sum(|p| p.prompt_tokens), s.prompt_tokens),
         ("cached_tokens", sum(|p| p.cached_tokens), s.cached_tokens),
@@ -90,6 +92,7 @@ fn accounting(r: &Report) -> Result<(), String> {
             format!("replica {}: cached > prompt tokens", p.index)
         })?;
     }
+    router_cpu(r)?;
     if let Some(t) = &r.sessions {
         ensure(t.completed_tasks + t.failed_tasks <= t.tasks, || {
             format!(
@@ -99,6 +102,32 @@ fn accounting(r: &Report) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+/// A router with cores routes or refuses every request once, and its cores are busy at
+/// most all the time.
+fn router_cpu(r: &Report) -> Result<(), String> {
+    let Some(c) = &r.router_cpu else {
+        return Ok(());
+    };
+    ensure(c.routed + c.rejected == r.summary.requests, || {
+        format!(
+            "routed {} + refused at the router {} != requests {}",
+            c.routed, c.rejected, r.summary.requests
+        )
+    })?;
+    for (k, b) in c.busy_share.iter().enumerate() {
+        ensure(b.is_nan() || (0.0..=1.0 + 1e-9).contains(b), || {
+            format!("router {k}: busy share {b} outside 0..1")
+        })?;
+    }
+    ensure(c.busy_share.len() == r.config.routers as usize, || {
+        format!(
+            "{} busy shares for {} routers",
+            c.busy_share.len(),
+            r.config.routers
+        )
+    })
 }
 
 /// Requests that arrived at a second replica: a split fleet's transfers that were not

@@ -33,12 +33,14 @@ pub(super) fn pools(cfg: &Config, r: &Report) -> Result<(), String> {
             )
         },
     )?;
-    identities(pools, r.summary.requests)?;
+    // A request refused at a full router queue reaches neither pool.
+    let at_router = r.router_cpu.as_ref().map_or(0, |c| c.rejected);
+    identities(pools, r.summary.requests - at_router)?;
     pools_end_what_they_take(pools, r)?;
     skips_and_lateness(cfg, pools)
 }
 
-/// `prefill.requests + skipped = requests` and `decode.requests = transfers - late +
+/// `prefill.requests + skipped = requests` (those routed) and `decode.requests = transfers - late +
 /// skipped`.
 fn identities(pools: &PoolsReport, requests: u64) -> Result<(), String> {
     let (pre, dec, t) = (&pools.prefill, &pools.decode, &pools.transfers);

@@ -61,6 +61,7 @@ pub fn check_pool(cfg: &Config, timing: &Timing, longest: (u64, u64)) -> Result<
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: 0.0,
         transfer_us,
+        router_us: work.router_bound_us(cfg),
     };
     horizon.check().map_err(|why| {
         blame(
@@ -104,10 +105,16 @@ fn pool_footprint(cfg: &Config, longest_prompt: u64) -> Footprint {
     .bounded_by(cfg.kv_blocks)
 }
 
-/// At most `n`, or what the bounded queues and slots hold.
+/// At most `n`, or what the bounded queues and slots hold (a router with cores holds
+/// its cores' and its queue's requests too; all of them when its queue is unbounded).
 fn live_requests(cfg: &Config, n: f64) -> f64 {
+    let at_router = match (cfg.router_vcpu, cfg.router_queue) {
+        (None, _) => 0.0,
+        (Some(_), None) => n,
+        (Some(c), Some(q)) => cfg.routers as f64 * (c as f64 + q as f64),
+    };
     match cfg.queue_capacity {
-        Some(q) => n.min(cfg.instances as f64 * (cfg.max_batch as f64 + q as f64)),
+        Some(q) => n.min(cfg.instances as f64 * (cfg.max_batch as f64 + q as f64) + at_router),
         None => n,
     }
 }
@@ -137,6 +144,7 @@ pub fn check_sessions(
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: (cfg.turns - 1) as f64 * cfg.think_time_ms * 1000.0,
         transfer_us,
+        router_us: work.router_bound_us(cfg),
     };
     horizon.check().map_err(|why| {
         blame(
@@ -179,6 +187,7 @@ pub fn check_replay(
         busy_us: work.busy_bound_us(timing, cfg.max_batched_tokens),
         think_us: 0.0,
         transfer_us,
+        router_us: work.router_bound_us(cfg),
     };
     horizon.check().map_err(|why| {
         let advice = time_advice(&horizon);

@@ -1,5 +1,5 @@
 //! Parameters that do nothing under the rest of a config: a split fleet's link on a
-//! colocated fleet, the snapshot view's refresh and lag under another view, one routing
+//! colocated fleet, a router's CPU times and queue without its cores, the snapshot view's refresh and lag under another view, one routing
 //! policy's settings under another, a gamma shape without gamma arrivals, the synthetic
 //! workload's settings on a replay, the tie rule where no pick ever ties. A caller that knows which ones the user set (the
 //! CLI's typed flags, a sweep's parameter) warns.
@@ -77,6 +77,17 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
         add(
             &["cpu_load_gbps", "cpu_load_base_us"],
             with("cpu_kv_blocks", "unset", note),
+        );
+    }
+    if cfg.router_vcpu.is_none() {
+        let needs = format!("it needs {}", flag("router_vcpu"));
+        add(
+            &[
+                "router_cpu_us_fixed",
+                "router_cpu_us_per_block",
+                "router_queue",
+            ],
+            format!("on a free, instant router ({needs})"),
         );
     }
     if cfg.router_view != RouterView::Snapshot {
@@ -207,6 +218,9 @@ mod tests {
             "disagg_min_uncached_tokens",
             "cpu_load_gbps",
             "cpu_load_base_us",
+            "router_cpu_us_fixed",
+            "router_cpu_us_per_block",
+            "router_queue",
             "router_refresh_ms",
             "kv_event_lag_ms",
             "dynamo_temperature",
@@ -240,6 +254,7 @@ mod tests {
             router_view: RouterView::Snapshot,
             routing: Policy::LlmD,
             arrival_model: ArrivalModel::Gamma,
+            router_vcpu: Some(2),
             ..Config::default()
         };
         let got = fields(&cfg);

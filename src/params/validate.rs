@@ -280,8 +280,22 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     if let Some(timeout) = cfg.timeout_ms {
         check_range("timeout_ms", timeout)?;
     }
+    validate_router_cpu(cfg)?;
     validate_pools(cfg)?;
     validate_cpu_tier(cfg)
+}
+
+/// The routers' own CPU: cores, CPU times and queue within their limits.
+fn validate_router_cpu(cfg: &Config) -> Result<(), ConfigError> {
+    if let Some(vcpu) = cfg.router_vcpu {
+        check_range("router_vcpu", vcpu as f64)?;
+    }
+    check_range("router_cpu_us_fixed", cfg.router_cpu_us_fixed)?;
+    check_range("router_cpu_us_per_block", cfg.router_cpu_us_per_block)?;
+    if let Some(queue) = cfg.router_queue {
+        check_range("router_queue", queue as f64)?;
+    }
+    Ok(())
 }
 
 /// Two pools larger together than a fleet may be, blamed on the pool sizes (the fleet's

@@ -225,9 +225,12 @@ pub fn render(r: &Report) -> String {
         s.prompt_tokens,
         s.completed,
         s.rejected,
-        rejected_why(s, c.kv_blocks),
+        rejected_why(s, c.kv_blocks, r.router_cpu.as_ref().map_or(0, |x| x.rejected)),
         s.timed_out
     );
+    if let Some(line) = router_cpu_line(r) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(
         out,
         "  Routing capture: {} of the cached blocks the best-placed replica held at each pick ({} of {} blocks)",
@@ -340,14 +343,42 @@ pub fn tier_line(r: &Report) -> Option<String> {
     ))
 }
 
+/// The line a router with cores adds: cores, each router's busy share, the routing
+/// delay (part of TTFT) and the requests its full queue refused.
+pub fn router_cpu_line(r: &Report) -> Option<String> {
+    let x = r.router_cpu.as_ref()?;
+    let busy: Vec<String> = x.busy_share.iter().map(|&b| pct0(b)).collect();
+    Some(format!(
+        "  Router CPU: {} vCPU x {} router(s), busy {} | routing delay (in TTFT) mean {}, p99 {} | router queue {}, rejected {}",
+        x.vcpu,
+        x.busy_share.len(),
+        busy.join("/"),
+        duration(x.routing_delay_ms_mean),
+        duration(x.routing_delay_ms_p99),
+        r.config.router_queue.map_or("unbounded".to_string(), |q| q.to_string()),
+        x.rejected
+    ))
+}
+
 /// ` (why)` after the rejected count: the reasons the report recorded, or nothing.
-fn rejected_why(s: &Summary, kv_blocks: Option<u64>) -> String {
-    let why = crate::report::rejection_reasons(
-        s.rejected,
+fn rejected_why(s: &Summary, kv_blocks: Option<u64>, at_router: u64) -> String {
+    let mut why = crate::report::rejection_reasons(
+        s.rejected.saturating_sub(at_router),
         s.rejected_queue_full,
         s.rejected_too_large,
         kv_blocks,
     );
+    if at_router > 0 {
+        let at_replicas = s.rejected.saturating_sub(at_router);
+        why = match (why.is_empty(), at_replicas) {
+            (_, 0) => "router queue full".to_string(),
+            (true, _) => format!("{at_router} router queue full"),
+            (false, _) if why.contains(", ") || why.starts_with(char::is_numeric) => {
+                format!("{why}, {at_router} router queue full")
+            }
+            (false, n) => format!("{n} {why}, {at_router} router queue full"),
+        };
+    }
     if why.is_empty() {
         why
     } else {

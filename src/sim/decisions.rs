@@ -121,10 +121,17 @@ impl DecisionLog {
         id >= self.first && id - self.first < self.count
     }
 
-    /// Appends the decision of request `id` (requests arrive in id order).
+    /// Adds the decision of request `id`, kept in id order. Requests are routed in id
+    /// order unless the routers have cores (a request may then finish its router CPU
+    /// time before an earlier one, or be refused and have no record): it then goes in
+    /// its place, near the end.
     pub fn push(&mut self, d: Decision) {
-        debug_assert_eq!(d.id - self.first, self.records.len() as u32);
-        self.records.push(d);
+        if self.records.last().is_none_or(|last| last.id < d.id) {
+            self.records.push(d);
+        } else {
+            let at = self.records.partition_point(|x| x.id < d.id);
+            self.records.insert(at, d);
+        }
     }
 
     /// The record of request `id`, if logged.
@@ -132,7 +139,12 @@ impl DecisionLog {
         if !self.wants(id) {
             return None;
         }
-        self.records.get_mut((id - self.first) as usize)
+        let direct = (id - self.first) as usize;
+        if self.records.get(direct).is_some_and(|d| d.id == id) {
+            return self.records.get_mut(direct);
+        }
+        let at = self.records.partition_point(|x| x.id < id);
+        self.records.get_mut(at).filter(|d| d.id == id)
     }
 
     /// The records, in id order.

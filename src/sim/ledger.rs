@@ -49,21 +49,22 @@ impl Ledger {
 pub struct InFlight {
     /// Request id.
     pub id: u32,
-    /// The replica holding it (for a transfer, its destination).
+    /// The replica holding it (for a transfer, its destination; at the router, the
+    /// router's number).
     pub replica: u32,
-    /// `waiting` (or `waiting on an idle replica`), `running`, `held for transfer` or
-    /// `on the link`.
+    /// `waiting` (or `waiting on an idle replica`), `running`, `held for transfer`,
+    /// `on the link` or `at the router` (queued for, or on, a router core).
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(
-            type = "\"waiting\" | \"waiting on an idle replica\" | \"running\" | \"held for transfer\" | \"on the link\""
+            type = "\"waiting\" | \"waiting on an idle replica\" | \"running\" | \"held for transfer\" | \"on the link\" | \"at the router\""
         )
     )]
     #[cfg_attr(
         feature = "schema",
         schemars(
             with = "String",
-            extend("enum" = ["waiting", "waiting on an idle replica", "running", "held for transfer", "on the link"])
+            extend("enum" = ["waiting", "waiting on an idle replica", "running", "held for transfer", "on the link", "at the router"])
         )
     )]
     pub state: &'static str,
@@ -138,6 +139,15 @@ impl Simulation<'_> {
                     id,
                     replica: to,
                     state: "on the link",
+                })
+            });
+        }
+        if let Some(c) = self.router_cpu.as_ref() {
+            c.held(|k, id| {
+                in_flight.push(InFlight {
+                    id,
+                    replica: k,
+                    state: "at the router",
                 })
             });
         }

@@ -68,11 +68,10 @@ impl Simulation<'_> {
         self.routers[k].see_predicted(now, ids, full, seen, |id, r| knowledge.seen_holds(id, r));
     }
 
-    /// Asks the next router for a replica and logs the decision.
-    pub(super) fn route(&mut self, req: &Request) -> usize {
+    /// Asks router `k` for a replica and logs the decision.
+    pub(super) fn route(&mut self, k: usize, req: &Request) -> usize {
         let bs = self.cfg.block_size;
         let (full, private) = router_blocks(req.prompt_tokens, !req.block_ids.is_empty(), bs);
-        let k = ((self.arrived - 1) % self.routers.len() as u64) as usize;
         self.live_views();
         self.hits_of(k, req, full);
         let session = req.session.map(|t| t.session);

@@ -23,7 +23,7 @@ const GROUPS = [
   { id: 'disagg', title: 'Prefill + decode: the KV link', open: true, names: ['decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us',
     'kv_bytes_per_token', 'disagg_min_uncached_tokens'] },
   { id: 'router', title: 'Advanced: what the router knows', open: false, names: ['router_view', 'router_refresh_ms', 'kv_event_lag_ms',
-    'router_predict_ttl_ms', 'routers'] },
+    'router_predict_ttl_ms', 'routers', 'router_vcpu', 'router_cpu_us_fixed', 'router_cpu_us_per_block', 'router_queue'] },
   { id: 'run', title: 'Randomness', open: true, names: ['seed'] },
 ];
 
@@ -44,6 +44,8 @@ const DISAGG_ONLY = ['prefill_instances', 'decode_instances', 'decode_routing', 
   'kv_bytes_per_token', 'disagg_min_uncached_tokens'];
 /** Pool sizes: plain sliders (the layout control sets and clears them). */
 const POOL_SIZES = ['prefill_instances', 'decode_instances'];
+/** A router's CPU times and queue (shown only once it has cores). */
+const ROUTER_CPU = ['router_cpu_us_fixed', 'router_cpu_us_per_block', 'router_queue'];
 const SHOWN_WHEN = {
   instances: (c) => !isDisagg(c),
   ...Object.fromEntries(DISAGG_ONLY.map((n) => [n, isDisagg])),
@@ -62,6 +64,7 @@ const SHOWN_WHEN = {
   router_predict_ttl_ms: (c) => c.router_view !== 'offline',
   cpu_load_gbps: (c) => c.cpu_kv_blocks > 0,
   cpu_load_base_us: (c) => c.cpu_kv_blocks > 0,
+  ...Object.fromEntries(ROUTER_CPU.map((n) => [n, (c) => c.router_vcpu != null])),
   ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
   ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
 };
@@ -74,10 +77,12 @@ const NONE = {
   timeout_ms: ['none', 'No timeout (callers wait forever)'],
   cpu_kv_blocks: ['none', 'No CPU tier (an evicted block is gone)'],
   session_affinity: ['policy default', 'Policy default (100% for sticky, 0 otherwise)'],
+  router_vcpu: ['free', 'Free, instant router (its CPU not modelled)'],
+  router_queue: ['unbounded', 'Unbounded router queue (never reject)'],
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024 };
+const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024, router_vcpu: 2, router_queue: 256 };
 // Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
 // thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
 const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };

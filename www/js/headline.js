@@ -72,7 +72,11 @@ export function renderHeadline(root, report) {
   if (dropped) {
     // A symptom, not a statistic: callers got no answer. Shown only when it happens.
     const why = [];
-    if (rejected) why.push(rejectedWords(rejected, s.rejected_queue_full, s.rejected_too_large, (report.config || {}).kv_blocks));
+    // Refused at a full router queue (a router with cores): their own reason, apart from the replicas'.
+    const atRouter = report.router_cpu?.rejected || 0;
+    const atReplicas = rejected - atRouter;
+    if (atReplicas) why.push(rejectedWords(atReplicas, s.rejected_queue_full, s.rejected_too_large, (report.config || {}).kv_blocks));
+    if (atRouter) why.push(`${num(atRouter)} rejected: router queue full`);
     if (timedOut) why.push(`${num(timedOut)} timed out`);
     const share = s.requests ? dropped / s.requests : NaN;
     const f = figure('alarm', 'fig-dropped', 'Turned away', num(dropped), `of ${num(s.requests)}`,
@@ -133,13 +137,25 @@ export function cpuTierLine(report) {
     + `demoted ${(t.demoted_bytes / 1e9).toFixed(2)} GB; evictions HBM ${t.hbm_evictions}, CPU ${t.cpu_evictions}`;
 }
 
+/** The CLI's router CPU line (src/report/text.rs router_cpu_line), or null for a free router. */
+export function routerCpuLine(report) {
+  const x = report.router_cpu;
+  if (!x) return null;
+  const pct0 = (b) => (Number.isFinite(b) ? `${(100 * b).toFixed(0)}%` : '–');
+  const queue = report.config?.router_queue ?? 'unbounded';
+  return `  Router CPU: ${x.vcpu} vCPU x ${x.busy_share.length} router(s), busy ${x.busy_share.map(pct0).join('/')}`
+    + ` | routing delay (in TTFT) mean ${cliDuration(x.routing_delay_ms_mean)}, p99 ${cliDuration(x.routing_delay_ms_p99)}`
+    + ` | router queue ${queue}, rejected ${x.rejected}`;
+}
+
 export function renderFleetLines(pre, report) {
   // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows,
-  // then, under admission=preempt, the preemptions, then with a CPU tier its line.
+  // then, under admission=preempt, the preemptions, then with a CPU tier its line, then a router with cores.
   const preempt = preemptionLine(report);
   const tier = cpuTierLine(report);
+  const routerCpu = routerCpuLine(report);
   const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : []), ...(preempt ? [preempt] : []),
-    ...(tier ? [tier] : [])];
+    ...(tier ? [tier] : []), ...(routerCpu ? [routerCpu] : [])];
   setText(pre, lines.join('\n'));
   const note = fleetNote(pre);
   const s = report.summary || {};

@@ -380,6 +380,22 @@ pub struct RunArgs {
     /// its own recent term, session table and speculative entries.
     #[arg(long = "des-routers", value_name = "N", default_value = "1", value_parser = whole32)]
     pub routers: u32,
+    /// CPU cores of each router (1-1024): a request waits for a free core, takes
+    /// the router's CPU time, then is routed [default: a free, instant router].
+    #[arg(long = "des-router-vcpu", value_name = "CORES", value_parser = whole32)]
+    pub router_vcpu: Option<u32>,
+    /// With --des-router-vcpu: a router core's fixed CPU time per request (selection
+    /// and booking; Dynamo's routing path), microseconds.
+    #[arg(long = "des-router-cpu-us-fixed", value_name = "US", default_value = "700", value_parser = number)]
+    pub router_cpu_us_fixed: f64,
+    /// With --des-router-vcpu: a router core's CPU time per full prompt block (hashing
+    /// and prefix matching), microseconds.
+    #[arg(long = "des-router-cpu-us-per-block", value_name = "US", default_value = "0.5", value_parser = number)]
+    pub router_cpu_us_per_block: f64,
+    /// With --des-router-vcpu: requests allowed to wait for a core per router; beyond it
+    /// they are rejected (0 rejects whenever every core is busy) [default: unbounded].
+    #[arg(long = "des-router-queue", value_name = "REQS", value_parser = whole32)]
+    pub router_queue: Option<u32>,
     /// dynamo: softmax temperature over the costs; 0 takes the lowest cost.
     #[arg(long = "des-dynamo-temperature", value_name = "T", default_value = "0", value_parser = number)]
     pub dynamo_temperature: f64,
@@ -554,6 +570,10 @@ impl RunArgs {
             kv_event_lag_ms: self.kv_event_lag_ms,
             router_predict_ttl_ms: self.router_predict_ttl_ms,
             routers: self.routers,
+            router_vcpu: self.router_vcpu,
+            router_cpu_us_fixed: self.router_cpu_us_fixed,
+            router_cpu_us_per_block: self.router_cpu_us_per_block,
+            router_queue: self.router_queue,
             dynamo_temperature: self.dynamo_temperature,
             dynamo_overlap_credit: self.dynamo_overlap_credit,
             sglang_miss: self.sglang_miss,
