@@ -24,8 +24,9 @@ const E2E = join(ROOT, 'tests', 'e2e');
 const DEFAULT_JOBS = 3;
 // The files that take longest, longest first (the wall times the runner prints at the end): started
 // first so that no long file begins when the others are done.
-const SLOW_FIRST = ['course', 'page', 'lesson-embed', 'capacity', 'hero-polish', 'hero-words', 'first-screen', 'links',
-  'lesson-stops', 'explainer', 'book', 'phone', 'router-view', 'lesson-figure', 'story-headline', 'sweep', 'embed', 'story'];
+const SLOW_FIRST = ['course', 'hero-polish', 'page', 'hero-words', 'capacity', 'lesson-embed', 'book', 'explainer',
+  'first-screen', 'links', 'lesson-figure', 'embed', 'story-headline', 'lesson-stops', 'sweep', 'story', 'phone',
+  'router-view', 'terms', 'hero-kept', 'rejections', 'sessions', 'hero-rejected', 'zoo', 'lesson-bench'];
 
 function parseArgs(argv) {
   let jobs = Number(process.env.KVFLEET_E2E_JOBS || DEFAULT_JOBS);
