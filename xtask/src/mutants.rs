@@ -237,9 +237,14 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--list") {
         for m in MODULES {
             println!(
-                "{:<15} {} (tests: {})",
+                "{:<15} {} (tests: {}{})",
                 m.name,
                 m.files.join(" "),
+                if m.lib {
+                    "the library's unit tests, "
+                } else {
+                    ""
+                },
                 m.tests.join(" ")
             );
         }
