@@ -1,20 +1,22 @@
 // The page tests' runner (`cargo xtask test` calls it): ONE static server for www/ and ONE headless
-// Chromium for every test file, then `node --test --test-concurrency=JOBS` over the files, each file
-// a process of its own that opens its pages as contexts of the shared browser (harness.mjs reads
-// KVFLEET_E2E_SITE and KVFLEET_E2E_BROWSER). The slowest files start first, so the parallel run
-// ends when they do; at the end it prints each file's wall time (file-times.mjs). Exits with
-// node --test's status.
+// Chromium for every test file, then node:test's run() over the files, JOBS at a time, each file a
+// process of its own that opens its pages as contexts of the shared browser (harness.mjs reads
+// KVFLEET_E2E_SITE and KVFLEET_E2E_BROWSER). The slowest files start first (run() keeps the order
+// given, where `node --test` sorts by name), so the parallel run ends when they do; at the end it
+// prints each file's wall time (file-times.mjs). Exits 0 when every test passed, else 1.
 //
 //   node tests/e2e/run.mjs                         every tests/e2e/*.test.mjs, JOBS at a time
 //   node tests/e2e/run.mjs --jobs 1 page sweep     those two files, one after the other
 //   KVFLEET_E2E_JOBS=3 node tests/e2e/run.mjs      (default: 3)
 // One file by hand needs no runner: node --test tests/e2e/page.test.mjs (it starts its own).
 
-import { spawn } from 'node:child_process';
+import { run } from 'node:test';
+import { spec as Spec, tap } from 'node:test/reporters';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, WWW } from './harness.mjs';
+import fileTimes from './file-times.mjs';
 import { serveDir } from './serve.mjs';
 import { ensureBundle } from '../../scripts/bundle.mjs';
 
@@ -22,8 +24,9 @@ const E2E = join(ROOT, 'tests', 'e2e');
 const DEFAULT_JOBS = 3;
 // The files that take longest, longest first (the wall times the runner prints at the end): started
 // first so that no long file begins when the others are done.
-const SLOW_FIRST = ['course', 'page', 'lesson-embed', 'capacity', 'hero-polish', 'hero-words', 'first-screen', 'links',
-  'lesson-stops', 'explainer', 'book', 'phone', 'router-view', 'lesson-figure', 'story-headline', 'sweep', 'embed', 'story'];
+const SLOW_FIRST = ['course', 'hero-polish', 'page', 'hero-words', 'capacity', 'lesson-embed', 'book', 'explainer',
+  'first-screen', 'links', 'lesson-figure', 'embed', 'story-headline', 'lesson-stops', 'sweep', 'story', 'phone',
+  'router-view', 'terms', 'hero-kept', 'rejections', 'sessions', 'hero-rejected', 'zoo', 'lesson-bench'];
 
 function parseArgs(argv) {
   let jobs = Number(process.env.KVFLEET_E2E_JOBS || DEFAULT_JOBS);
@@ -52,19 +55,23 @@ function testFiles(names) {
   return [...picked].sort((a, b) => rank(a) - rank(b)).map((f) => join(E2E, f));
 }
 
-function runNodeTest(files, jobs, env) {
-  return new Promise((resolve) => {
-    // The usual reporter (spec on a terminal, TAP otherwise), then each file's wall time at the end.
-    const reporters = [
-      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
-      `--test-reporter=${join(E2E, 'file-times.mjs')}`, '--test-reporter-destination=stdout',
-    ];
-    const args = ['--test', `--test-concurrency=${jobs}`, ...reporters, ...files];
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'inherit' });
-    const stop = (sig) => child.kill(sig);
-    process.once('SIGINT', stop).once('SIGTERM', stop);
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+/**
+ * node:test's run() over `files` in the order given, `jobs` at a time, each file a process of its own
+ * (`node --test` on the command line sorts the files by name, so the slowest could start last). It
+ * prints the usual reporter's output (spec on a terminal, TAP otherwise), then each file's wall
+ * time (file-times.mjs), and resolves to 0 when every test passed, else 1.
+ */
+async function runFiles(files, jobs) {
+  const stream = run({ files, concurrency: jobs });
+  let failed = 0;
+  const ends = [];
+  stream.on('test:fail', () => { failed += 1; });
+  stream.on('test:complete', (data) => ends.push({ type: 'test:complete', data }));
+  const stop = () => stream.destroy();
+  process.once('SIGINT', stop).once('SIGTERM', stop);
+  for await (const out of stream.compose(process.stdout.isTTY ? new Spec() : tap)) process.stdout.write(out);
+  for await (const out of fileTimes(ends)) process.stdout.write(out);
+  return failed === 0 ? 0 : 1;
 }
 
 async function main() {
@@ -78,9 +85,11 @@ async function main() {
   try {
     browser = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     console.log(`run.mjs: ${files.length} page test file(s), ${jobs} at a time, one Chromium and one server (${site.url}) shared`);
-    const env = { ...process.env, KVFLEET_E2E_SITE: site.url, KVFLEET_E2E_BROWSER: browser.wsEndpoint() };
-    const code = await runNodeTest(files, jobs, env);
-    console.log(`run.mjs: ${code === 0 ? 'all passed' : `FAILED (node --test exit ${code})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    // Each file's process inherits this environment: harness.mjs then uses the shared server and browser.
+    process.env.KVFLEET_E2E_SITE = site.url;
+    process.env.KVFLEET_E2E_BROWSER = browser.wsEndpoint();
+    const code = await runFiles(files, jobs);
+    console.log(`run.mjs: ${code === 0 ? 'all passed' : `FAILED`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return code;
   } finally {
     await browser?.close().catch(() => {});

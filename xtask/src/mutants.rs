@@ -29,16 +29,21 @@ struct Module {
     name: &'static str,
     files: &'static [&'static str],
     tests: &'static [&'static str],
+    /// Whether the library's unit tests (`--lib`) run too: each mutant then builds the crate
+    /// twice (the library and its unit-test harness).
+    lib: bool,
 }
 
 const MODULES: &[Module] = &[
     Module {
         name: "cache",
+        lib: true,
         files: &["src/cache.rs"],
         tests: &["cache_props", "cache_model", "core_runs"],
     },
     Module {
         name: "cache-parts",
+        lib: true,
         // The containers under the cache and the block index: the id tables (array,
         // chunked, sliding window, open addressing) and the release queue.
         files: &["src/cache/*.rs"],
@@ -46,6 +51,7 @@ const MODULES: &[Module] = &[
     },
     Module {
         name: "sim",
+        lib: true,
         // The event loop, one routing decision, the decision log and the disaggregated
         // fleet's transfers.
         files: &["src/sim.rs", "src/sim/*.rs"],
@@ -70,11 +76,13 @@ const MODULES: &[Module] = &[
     },
     Module {
         name: "index",
+        lib: true,
         files: &["src/index.rs"],
         tests: &["index_model", "core_runs", "decision_picks"],
     },
     Module {
         name: "router",
+        lib: true,
         files: &[
             "src/router.rs",
             "src/router/*.rs",
@@ -96,6 +104,7 @@ const MODULES: &[Module] = &[
     },
     Module {
         name: "zoo",
+        lib: true,
         files: &["src/router/zoo.rs", "src/router/zoo/*.rs"],
         tests: &[
             "zoo_worked",
@@ -106,61 +115,75 @@ const MODULES: &[Module] = &[
     },
     Module {
         name: "engine",
+        lib: true,
         files: &["src/engine.rs", "src/engine/*.rs"],
         tests: &["core_runs", "sessions", "failures", "invariants"],
     },
     Module {
         name: "timing",
+        lib: true,
         files: &["src/timing.rs"],
         tests: &["core_runs"],
     },
     Module {
         name: "histogram",
+        lib: true,
         files: &["src/histogram.rs"],
         tests: &["core_runs"],
     },
     Module {
         name: "metrics",
+        lib: true,
         files: &["src/metrics.rs"],
         tests: &["core_runs", "failures", "sessions", "routing_capture"],
     },
     Module {
         name: "sweep",
+        lib: true,
         files: &["src/sweep.rs"],
         tests: &["sweep"],
     },
     Module {
         name: "sessions",
+        lib: true,
         files: &["src/sessions.rs"],
         tests: &["sessions", "failures", "lessons"],
     },
     Module {
         name: "workload",
+        lib: true,
         files: &["src/workload.rs"],
         tests: &["core_runs", "invariants"],
     },
     Module {
         name: "trace-mooncake",
+        // trace_parse alone catches every viable mutant here (11 of 11, as with --lib);
+        // without the unit tests each mutant builds the crate once, not twice.
+        lib: false,
         files: &["src/trace/mooncake.rs"],
         tests: &["trace_parse"],
     },
     Module {
         name: "decimal",
+        lib: true,
         files: &["src/decimal.rs"],
         tests: &["sweep", "trace_parse"],
     },
     Module {
         name: "trace-quick",
+        lib: true,
         files: &["src/trace/quick.rs"],
         tests: &["trace_parse", "trace_real"],
     },
     Module {
         name: "trace",
+        lib: true,
         files: &["src/trace.rs", "src/trace/*.rs"],
         tests: &["trace_parse", "trace_export", "trace_real", "replay"],
     },
     Module {
         name: "report",
+        lib: true,
         files: &["src/report.rs"],
         tests: &[
             "core_runs",
@@ -175,11 +198,13 @@ const MODULES: &[Module] = &[
     },
     Module {
         name: "plan",
+        lib: true,
         files: &["src/plan.rs", "src/plan/*.rs"],
         tests: &["plan"],
     },
     Module {
         name: "findings",
+        lib: true,
         files: &["src/findings.rs"],
         tests: &["findings"],
     },
@@ -212,9 +237,14 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--list") {
         for m in MODULES {
             println!(
-                "{:<15} {} (tests: {})",
+                "{:<15} {} (tests: {}{})",
                 m.name,
                 m.files.join(" "),
+                if m.lib {
+                    "the library's unit tests, "
+                } else {
+                    ""
+                },
                 m.tests.join(" ")
             );
         }
@@ -231,15 +261,16 @@ pub fn mutants(args: &[String]) -> Result<(), String> {
         .collect();
     tests.sort_unstable();
     tests.dedup();
-    let tree = crate::mutants_tree::prepare(&tests)?;
+    let tree = crate::mutants_tree::prepare(modules.iter().any(|m| m.lib), &tests)?;
     let mut scores = Vec::new();
     for (i, m) in modules.iter().enumerate() {
         println!(
-            "\n==> xtask mutants [{}/{}] {}: {} against --lib --test {}",
+            "\n==> xtask mutants [{}/{}] {}: {} against {}--test {}",
             i + 1,
             modules.len(),
             m.name,
             m.files.join(" "),
+            if m.lib { "--lib " } else { "" },
             m.tests.join(" --test ")
         );
         scores.push(run_module(m, jobs, &tree, iterate)?);
@@ -348,7 +379,10 @@ fn run_module(m: &Module, jobs: u32, tree: &Path, iterate: bool) -> Result<Score
     // The selection goes to every cargo invocation (`--cargo-arg`), the build as well as
     // the run: after `--` it would reach only the run, and each mutant's build would link
     // every test binary of the crate.
-    let selection: Vec<String> = std::iter::once("--cargo-arg=--lib".to_string())
+    let selection: Vec<String> = m
+        .lib
+        .then(|| "--cargo-arg=--lib".to_string())
+        .into_iter()
         .chain(
             m.tests
                 .iter()

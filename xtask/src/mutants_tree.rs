@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// Copies the working tree's files into `target/mutants-tree/` (only those whose bytes
 /// changed, so the incremental build there stays valid), removes files that are gone,
-/// and builds the library's tests and the integration tests `tests` (those the chosen
-/// modules run, not all of them) with the `mutants` profile.
-pub fn prepare(tests: &[&str]) -> Result<PathBuf, String> {
+/// and builds the library's unit tests (when `lib`) and the integration tests `tests` (those
+/// the chosen modules run, not all of them) with the `mutants` profile.
+pub fn prepare(lib: bool, tests: &[&str]) -> Result<PathBuf, String> {
     let tree = root().join("target/mutants-tree");
     let files = source_files()?;
     let mut copied = 0;
@@ -31,7 +31,10 @@ pub fn prepare(tests: &[&str]) -> Result<PathBuf, String> {
     );
     // `cargo test --no-run` with cargo-mutants' own selection (`--lib --test ...`): what its
     // baseline builds, so the baseline finds it fresh.
-    let mut args = vec!["test", "--no-run", "--profile", "mutants", "--lib", "-q"];
+    let mut args = vec!["test", "--no-run", "--profile", "mutants", "-q"];
+    if lib {
+        args.push("--lib");
+    }
     for t in tests {
         args.extend(["--test", t]);
     }

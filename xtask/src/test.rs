@@ -52,6 +52,8 @@ pub fn test(args: &[String]) -> Result<(), String> {
     ensure_wasm_target()?;
     ensure_browser()?;
     ensure_node_modules()?;
+    // mdBook's install (a fresh machine's) compiles beside the steps before the book.
+    let mut mdbook_install = crate::book::install_in_background()?;
     let wasm = "wasm32-unknown-unknown";
     let steps: Vec<(&str, Step)> = vec![
         (
@@ -128,7 +130,10 @@ pub fn test(args: &[String]) -> Result<(), String> {
                 Ok(())
             }
             Step::Build => crate::build::build(true).map(|_| ()),
-            Step::Book => crate::book::build_book(true),
+            Step::Book => match mdbook_install.take() {
+                Some(install) => install.wait().and_then(|()| crate::book::build_book(true)),
+                None => crate::book::build_book(true),
+            },
             Step::Dist => crate::dist::copy_www(),
         };
         if let Err(e) = result {
