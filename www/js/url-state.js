@@ -41,8 +41,9 @@ function checkNumber(p, raw) {
   return null;
 }
 
-/** Parses one URL value for parameter p: {value} or {error}. */
-export function parseValue(p, raw) {
+/** Parses one URL value for parameter p: {value} or {error}. `emptyOk`: an empty text is the
+ *  parameter's default (e.g. no rate schedule), not a mistake. */
+export function parseValue(p, raw, emptyOk = false) {
   switch (p.kind) {
     case 'int':
     case 'float': {
@@ -60,6 +61,7 @@ export function parseValue(p, raw) {
       return p.choices.includes(raw) ? { value: raw } : { error: `“${raw}” is not one of ${p.choices.join(', ')}` };
     default:
       if (raw.length > 200) return { error: 'the value is too long' };
+      if (!raw.trim() && emptyOk) return { value: '' };
       return raw.trim() ? { value: raw.trim() } : { error: 'the value is empty' };
   }
 }
@@ -84,7 +86,7 @@ export function readUrl(search, params, defaults) {
     const p = byName.get(key);
     if (!p) { notes.push(`Ignored an unknown setting in the link: “${key}”.`); continue; }
     named.add(key);
-    const r = parseValue(p, raw);
+    const r = parseValue(p, raw, defaults[p.name] === '');
     if (r.error) rejected.push({ p, error: r.error });
     else { config[key] = r.value; fromUrl.add(key); }
   }
