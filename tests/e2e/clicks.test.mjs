@@ -73,8 +73,10 @@ for (const { name, where, pre, help } of PANELS) {
       const { atPress, held, helpShown } = await slideThenClick(page, pre, policy);
       // The full panels show the slider's help on keyboard focus (the flat ones keep it in the tooltip).
       assert.equal(helpShown, help, `the slider's help ${help ? 'shows' : 'stays hidden'} while it has keyboard focus`);
-      assert.deepEqual({ x: held.x, y: held.y }, { x: atPress.x, y: atPress.y },
-        `the ${policy} button moved between mousedown and mouseup (by ${(held.y - atPress.y).toFixed(1)} px)`);
+      // A jump (help text pushing the panel down) moves it by whole lines; text reflowing above
+      // can nudge it by a fraction of a pixel, which no press and release notices.
+      const moved = Math.max(Math.abs(held.x - atPress.x), Math.abs(held.y - atPress.y));
+      assert.ok(moved < 1, `the ${policy} button moved between mousedown and mouseup (by ${(held.y - atPress.y).toFixed(2)} px)`);
       assert.equal(await page.evaluate(() => window.kvfleet.config.routing), policy, `the click on ${policy} changed the routing`);
       assert.equal(await page.isChecked(`[data-testid="${pre}input-routing-${policy}"]`), true);
       // The help is still the slider's accessible description (aria-describedby), with its words.
