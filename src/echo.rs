@@ -6,18 +6,27 @@
 pub const MAX_ECHO_CHARS: usize = 60;
 
 /// `text` as a message shows it: invisible characters escaped (`\u{feff}`, `\r`), and
-/// cut after `MAX_ECHO_CHARS` characters with the full length stated.
+/// cut once `MAX_ECHO_CHARS` characters are shown (escapes counted as shown), with the
+/// full length stated.
 pub fn shown(text: &str) -> String {
     let total = text.chars().count();
     let mut out = String::new();
-    for c in text.chars().take(MAX_ECHO_CHARS) {
-        if is_invisible(c) {
-            out.extend(c.escape_default());
+    let (mut out_chars, mut taken) = (0, 0);
+    for c in text.chars() {
+        let piece: String = if is_invisible(c) {
+            c.escape_default().collect()
         } else {
-            out.push(c);
+            c.to_string()
+        };
+        let n = piece.chars().count();
+        if out_chars + n > MAX_ECHO_CHARS {
+            break;
         }
+        out.push_str(&piece);
+        out_chars += n;
+        taken += 1;
     }
-    if total > MAX_ECHO_CHARS {
+    if taken < total {
         out.push_str(&format!("... ({total} characters)"));
     }
     out
@@ -108,6 +117,9 @@ mod tests {
         assert!(s.starts_with(&"9".repeat(60)) && s.ends_with("... (300 characters)"));
         assert_eq!(shown("\u{feff}12"), "\\u{feff}12");
         assert_eq!(shown("a\rb"), "a\\rb");
+        // Escapes count as shown: 100 NULs show as 12 escapes (60 characters) and the length.
+        let nuls = shown(&"\0".repeat(100));
+        assert_eq!(nuls, format!("{}... (100 characters)", "\\u{0}".repeat(12)));
     }
 
     #[test]
