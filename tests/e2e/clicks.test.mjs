@@ -45,6 +45,9 @@ async function slideThenClick(page, pre, policy) {
   const runs = await page.evaluate(() => window.kvfleet.runCount);
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction((n) => window.kvfleet.runCount > n, runs, { timeout: 20000 });
+  // The new setting's first-screen sweep redraws the page around the panel as its points come in:
+  // the click comes once it is whole (a click during its redraws is a separate question).
+  await page.waitForFunction(() => !window.kvfleet.hero?.pending, null, { timeout: 60000 });
   const helpShown = await page.isVisible(`#${pre}help-instances`);
   // The label is the button (the radio inside it is transparent, over the label).
   const button = page.locator(`[data-testid="${pre}input-routing-${policy}"]`).locator('xpath=..');
