@@ -10,12 +10,25 @@
 //! ```
 //! `sample` writes a step log from a preset with stated noise (the shipped sample and
 //! the checks' ground truth).
+//!
+//! From per-request measurements (TTFT, TPOT), where queueing makes a direct fit wrong,
+//! the fit is by simulation:
+//!
+//! ```text
+//! request log --requests--> [Measured] --replay (per candidate engine)--> quantiles
+//!   (CSV | vLLM | SGLang)     read         replay        --search--> RequestFit
+//! ```
+//! `request_sample` writes a request log from a known engine (the checks' ground truth).
 
 mod design;
 mod fit;
 mod nnls;
 mod read;
+pub mod replay;
+pub mod request_sample;
+pub mod requests;
 pub mod sample;
+pub mod search;
 
 use serde::{Deserialize, Serialize};
 
@@ -119,6 +132,56 @@ pub fn calibrate_json(text: &str, name: &str, form: Form, opts: Options) -> Resu
     let steps = read_steps(text, name)?;
     let fitted = fit(&steps, form, opts)?;
     Ok(serde_json::to_string(&fitted).expect("a fit serialises"))
+}
+
+/// A fit by simulation of a request log: the engine found, and how close its replay's
+/// TTFT and TPOT quantiles come to the measured ones (the file `--des-engine-file` reads).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RequestFit {
+    /// Requests replayed.
+    pub requests: usize,
+    /// What the log did not say and was assumed.
+    pub assumptions: Vec<String>,
+    /// The replica replayed on (the engine's limits).
+    pub replica: replay::Replica,
+    /// The quantiles compared.
+    pub quantiles: Vec<f64>,
+    /// Measured TTFT at each quantile, ms.
+    pub measured_ttft_ms: Vec<f64>,
+    /// Measured TPOT at each quantile, ms.
+    pub measured_tpot_ms: Vec<f64>,
+    /// The engine the search started from.
+    pub start_engine: Timing,
+    /// The start's distance.
+    pub start_distance: f64,
+    /// The fitted engine's quantiles, their relative errors and the distance.
+    pub fit: search::Score,
+    /// Replays made.
+    pub evaluations: u32,
+    /// Why the search ended.
+    pub ended: search::Ended,
+    /// The fitted engine: a `custom` engine's settings.
+    pub engine: Timing,
+}
+
+impl RequestFit {
+    /// The fit of `problem` that `found` reached, with the log's `assumptions`.
+    pub fn of(problem: &search::Problem, found: search::Found, assumptions: Vec<String>, requests: usize, start: Timing) -> RequestFit {
+        RequestFit {
+            requests,
+            assumptions,
+            replica: problem.replica(),
+            quantiles: replay::QUANTILES.to_vec(),
+            measured_ttft_ms: problem.measured_ttft_ms().to_vec(),
+            measured_tpot_ms: problem.measured_tpot_ms().to_vec(),
+            start_engine: start,
+            start_distance: found.start_score.distance,
+            fit: found.score,
+            evaluations: found.evaluations,
+            ended: found.ended,
+            engine: found.engine,
+        }
+    }
 }
 
 /// The `engine` of a calibration file (`--calibrate-json`'s output), the settings of a

@@ -36,6 +36,9 @@ pub enum Stream {
     Ties = 7,
     /// The shapes and noise of a generated step log (`calibrate::sample`).
     StepLog = 8,
+    /// The arrivals, lengths and noise of a generated request log
+    /// (`calibrate::request_sample`).
+    RequestLog = 9,
 }
 
 impl Rng {

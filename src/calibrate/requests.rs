@@ -1,0 +1,511 @@
+//! Per-request measurement readers for the fit by simulation: a plain CSV
+//! (`arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms`, optional `cached_tokens`),
+//! `vllm bench serve --save-result --save-detailed` JSON, and SGLang's
+//! `bench_serving --output-file F --output-details` JSONL. Each error names the file and
+//! the line (CSV) or the record (JSON); what a file does not say is assumed, and each
+//! assumption is returned in words.
+
+use serde::Deserialize;
+
+/// The longest TTFT or TPOT a log may hold, milliseconds (a day): larger is a unit mistake.
+const MAX_MS: f64 = 86_400e3;
+
+/// One measured request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// When it was sent, microseconds from the first request.
+    pub arrival_us: u64,
+    /// Prompt length, tokens.
+    pub prompt_tokens: u32,
+    /// Prompt tokens the server found cached, if the log says.
+    pub cached_tokens: Option<u32>,
+    /// Tokens generated (at least 1).
+    pub output_tokens: u32,
+    /// Time to first token, milliseconds.
+    pub ttft_ms: f64,
+    /// Time per output token after the first, milliseconds (`None` for one-token answers).
+    pub tpot_ms: Option<f64>,
+}
+
+/// Which file shape to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestFormat {
+    /// `vllm bench serve --save-result --save-detailed` (one JSON object).
+    Vllm,
+    /// `python -m sglang.bench_serving --output-file F --output-details` (JSONL, a run a line).
+    Sglang,
+    /// `arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms[,cached_tokens]`.
+    Csv,
+}
+
+impl RequestFormat {
+    /// Parses `vllm`, `sglang` or `csv`.
+    pub fn parse(text: &str) -> Result<RequestFormat, String> {
+        match text.trim() {
+            "vllm" => Ok(RequestFormat::Vllm),
+            "sglang" => Ok(RequestFormat::Sglang),
+            "csv" => Ok(RequestFormat::Csv),
+            other => Err(format!(
+                "format: expected vllm, sglang or csv, got \"{}\"",
+                crate::echo::shown(other)
+            )),
+        }
+    }
+
+    /// The format a file's text looks like: JSON when it starts with `{` (vLLM's one
+    /// object, or SGLang's lines), CSV otherwise.
+    pub fn guess(text: &str) -> RequestFormat {
+        let first = text.trim_start().trim_start_matches('\u{feff}');
+        if !first.starts_with('{') {
+            return RequestFormat::Csv;
+        }
+        let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+        if lines > 1 && serde_json::from_str::<serde_json::Value>(text).is_err() {
+            RequestFormat::Sglang
+        } else {
+            RequestFormat::Vllm
+        }
+    }
+}
+
+/// A read request log: the requests in arrival order, and what was assumed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestLog {
+    /// The requests that completed, in arrival order.
+    pub requests: Vec<Measured>,
+    /// What the file did not say and the reader assumed, in words.
+    pub assumptions: Vec<String>,
+}
+
+/// Reads a request log. `rate_per_s` gives arrival times to a file without them
+/// (evenly spaced; `f64::INFINITY`: all at once).
+pub fn read_requests(
+    text: &str,
+    name: &str,
+    format: RequestFormat,
+    rate_per_s: Option<f64>,
+) -> Result<RequestLog, String> {
+    if let Some(rate) = rate_per_s {
+        if !(rate > 0.0) {
+            return Err(format!("--request-rate must be > 0, got {rate}"));
+        }
+    }
+    let mut log = match format {
+        RequestFormat::Csv => read_csv(text, name, rate_per_s)?,
+        RequestFormat::Vllm | RequestFormat::Sglang => read_bench(text, name, format, rate_per_s)?,
+    };
+    if log.requests.is_empty() {
+        return Err(format!("{name}: no completed requests in the log"));
+    }
+    log.requests.sort_by_key(|r| r.arrival_us);
+    let first = log.requests[0].arrival_us;
+    for r in &mut log.requests {
+        r.arrival_us -= first;
+    }
+    if log.requests.iter().all(|r| r.cached_tokens.is_none()) {
+        log.assumptions.push(
+            "no cached tokens given: prompts share no prefix (every prompt token is computed)"
+                .to_string(),
+        );
+    }
+    Ok(log)
+}
+
+fn at(name: &str, line: u64, message: impl std::fmt::Display) -> String {
+    format!("{name}:{line}: {message}")
+}
+
+/// Arrival times for `n` requests sent evenly at `rate_per_s` (all at 0 when infinite).
+fn spaced_us(i: usize, rate_per_s: f64) -> u64 {
+    if rate_per_s.is_infinite() {
+        0
+    } else {
+        libm::round(i as f64 * 1e6 / rate_per_s) as u64
+    }
+}
+
+fn rate_assumption(rate_per_s: f64, source: &str) -> String {
+    if rate_per_s.is_infinite() {
+        format!("no arrival times in the file: every request sent at once ({source})")
+    } else {
+        format!(
+            "no arrival times in the file: requests sent evenly at {} req/s ({source})",
+            crate::echo::number(rate_per_s)
+        )
+    }
+}
+
+// ---- CSV ----
+
+/// The CSV columns, in the order `row_of` takes them (`cached_tokens` optional).
+const CSV_COLUMNS: [&str; 6] = [
+    "arrival_s",
+    "prompt_tokens",
+    "output_tokens",
+    "ttft_ms",
+    "tpot_ms",
+    "cached_tokens",
+];
+
+fn csv_positions(header: &csv::StringRecord) -> Result<[Option<usize>; 6], String> {
+    let names: Vec<String> = header
+        .iter()
+        .map(|c| c.trim().trim_start_matches('\u{feff}').to_ascii_lowercase())
+        .collect();
+    let mut out = [None; 6];
+    for (k, column) in CSV_COLUMNS.iter().enumerate() {
+        let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *column).collect();
+        out[k] = match found.as_slice() {
+            [one] => Some(*one),
+            [] if k == 0 || k == 5 => None,
+            [] => {
+                return Err(format!(
+                    "the header has no `{column}` column (it needs {}; arrival_s and \
+                     cached_tokens are optional)",
+                    CSV_COLUMNS[..5].join(", ")
+                ))
+            }
+            _ => return Err(format!("the header has two `{column}` columns: keep one")),
+        };
+    }
+    Ok(out)
+}
+
+fn read_csv(text: &str, name: &str, rate_per_s: Option<f64>) -> Result<RequestLog, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .flexible(false)
+        .from_reader(text.as_bytes());
+    let header = reader.headers().map_err(|e| csv_error(name, &e))?.clone();
+    let header_line = header.position().map_or(1, |p| p.line());
+    let columns = csv_positions(&header).map_err(|m| at(name, header_line, m))?;
+    let mut assumptions = Vec::new();
+    if columns[0].is_none() {
+        let rate = rate_per_s.ok_or_else(|| {
+            at(
+                name,
+                header_line,
+                "no `arrival_s` column: give the arrival times, or the rate the requests \
+                 were sent at with --request-rate",
+            )
+        })?;
+        assumptions.push(rate_assumption(rate, "--request-rate"));
+    }
+    let mut requests = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| csv_error(name, &e))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let cell = |k: usize| columns[k].map(|c| record.get(c).unwrap_or(""));
+        let row = csv_row(&cell, i, rate_per_s).map_err(|m| at(name, line, m))?;
+        requests.push(row);
+    }
+    Ok(RequestLog {
+        requests,
+        assumptions,
+    })
+}
+
+/// One CSV row (cells by `CSV_COLUMNS` index; `None`: no such column).
+fn csv_row<'a>(
+    cell: &dyn Fn(usize) -> Option<&'a str>,
+    i: usize,
+    rate_per_s: Option<f64>,
+) -> Result<Measured, String> {
+    let number = |k: usize| -> Result<Option<f64>, String> {
+        match cell(k) {
+            None => Ok(None),
+            Some("") if k == 4 || k == 5 => Ok(None),
+            Some(text) => parsed(text, CSV_COLUMNS[k]).map(Some),
+        }
+    };
+    let arrival_us = match number(0)? {
+        Some(s) => arrival_of(s)?,
+        None => spaced_us(i, rate_per_s.unwrap_or(f64::INFINITY)),
+    };
+    let raw = Raw {
+        prompt: number(1)?.unwrap_or(0.0),
+        output: number(2)?.unwrap_or(0.0),
+        ttft_ms: number(3)?.unwrap_or(0.0),
+        tpot_ms: number(4)?,
+        cached: number(5)?,
+    };
+    measured_of(raw, arrival_us)
+}
+
+fn parsed(text: &str, column: &str) -> Result<f64, String> {
+    crate::decimal::finite_f64(text.trim()).ok_or_else(|| {
+        format!(
+            "`{column}` is not a number: \"{}\"",
+            crate::echo::shown(text)
+        )
+    })
+}
+
+fn arrival_of(arrival_s: f64) -> Result<u64, String> {
+    if !(0.0..=1e9).contains(&arrival_s) {
+        return Err(format!(
+            "`arrival_s` must be a time >= 0, in seconds, got {}",
+            crate::echo::number(arrival_s)
+        ));
+    }
+    Ok(libm::round(arrival_s * 1e6) as u64)
+}
+
+/// A request's numbers before they are checked (times in ms, counts as read).
+struct Raw {
+    prompt: f64,
+    output: f64,
+    ttft_ms: f64,
+    tpot_ms: Option<f64>,
+    cached: Option<f64>,
+}
+
+fn count(v: f64, column: &str, least: f64) -> Result<u32, String> {
+    if v < least || v.fract() != 0.0 || v > u32::MAX as f64 {
+        return Err(format!(
+            "`{column}` must be a whole number >= {least}, got {}",
+            crate::echo::number(v)
+        ));
+    }
+    Ok(v as u32)
+}
+
+fn duration_ms(v: f64, column: &str) -> Result<f64, String> {
+    if !(v > 0.0 && v <= MAX_MS) {
+        return Err(format!(
+            "`{column}` must be a duration > 0 and at most {} ms (a day), got {}",
+            crate::echo::number(MAX_MS),
+            crate::echo::number(v)
+        ));
+    }
+    Ok(v)
+}
+
+fn measured_of(raw: Raw, arrival_us: u64) -> Result<Measured, String> {
+    let prompt_tokens = count(raw.prompt, "prompt_tokens", 1.0)?;
+    let output_tokens = count(raw.output, "output_tokens", 1.0)?;
+    let cached_tokens = match raw.cached {
+        Some(c) => Some(count(c, "cached_tokens", 0.0)?),
+        None => None,
+    };
+    if let Some(c) = cached_tokens.filter(|&c| c > prompt_tokens) {
+        return Err(format!(
+            "`cached_tokens` ({c}) is more than `prompt_tokens` ({prompt_tokens})"
+        ));
+    }
+    let ttft_ms = duration_ms(raw.ttft_ms, "ttft_ms")?;
+    let tpot_ms = match (output_tokens, raw.tpot_ms) {
+        (1, _) => None,
+        (_, Some(t)) => Some(duration_ms(t, "tpot_ms")?),
+        (_, None) => {
+            return Err(format!(
+                "`tpot_ms` is missing, but the request generated {output_tokens} tokens"
+            ))
+        }
+    };
+    Ok(Measured {
+        arrival_us,
+        prompt_tokens,
+        cached_tokens,
+        output_tokens,
+        ttft_ms,
+        tpot_ms,
+    })
+}
+
+fn csv_error(name: &str, e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos,
+            expected_len,
+            len,
+        } => at(
+            name,
+            pos.as_ref().map_or(0, |p| p.line()),
+            format!("{len} cells, but the header has {expected_len} columns"),
+        ),
+        csv::ErrorKind::Utf8 { pos, .. } => {
+            at(name, pos.as_ref().map_or(0, |p| p.line()), "not UTF-8 text")
+        }
+        _ => format!("{name}: {e}"),
+    }
+}
+
+// ---- vLLM and SGLang benchmark results ----
+
+/// The per-request arrays of a benchmark result (times in seconds); other keys ignored.
+#[derive(Deserialize)]
+struct BenchRecord {
+    input_lens: Option<Vec<serde_json::Value>>,
+    output_lens: Option<Vec<serde_json::Value>>,
+    ttfts: Option<Vec<serde_json::Value>>,
+    itls: Option<Vec<serde_json::Value>>,
+    errors: Option<Vec<serde_json::Value>>,
+    start_times: Option<Vec<serde_json::Value>>,
+    request_rate: Option<serde_json::Value>,
+}
+
+/// The record to read and where it is: vLLM's one object, or SGLang's last line that has
+/// per-request arrays.
+fn bench_record(
+    text: &str,
+    name: &str,
+    format: RequestFormat,
+) -> Result<(BenchRecord, Vec<String>), String> {
+    let text = text.trim_start_matches('\u{feff}');
+    if format == RequestFormat::Vllm {
+        let record: BenchRecord = serde_json::from_str(text).map_err(|e| {
+            at(name, e.line() as u64, format!("not a vLLM result (one JSON object): {e}"))
+        })?;
+        return Ok((record, Vec::new()));
+    }
+    let mut last = None;
+    let mut runs = 0;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: BenchRecord = serde_json::from_str(line).map_err(|e| {
+            at(name, i as u64 + 1, format!("not an SGLang result line (JSON): {e}"))
+        })?;
+        runs += 1;
+        if record.ttfts.is_some() {
+            last = Some((i + 1, record));
+        }
+    }
+    let (line, record) = last.ok_or_else(|| {
+        format!("{name}: no line has per-request results (`ttfts`): run bench_serving with --output-details")
+    })?;
+    let said = if runs > 1 {
+        vec![format!("{runs} runs in the file: read the last with per-request results (line {line})")]
+    } else {
+        Vec::new()
+    };
+    Ok((record, said))
+}
+
+fn read_bench(
+    text: &str,
+    name: &str,
+    format: RequestFormat,
+    rate_per_s: Option<f64>,
+) -> Result<RequestLog, String> {
+    let (record, mut assumptions) = bench_record(text, name, format)?;
+    let flag = match format {
+        RequestFormat::Vllm => "vllm bench serve --save-result --save-detailed",
+        _ => "bench_serving --output-details",
+    };
+    let need = |v: Option<Vec<serde_json::Value>>, key: &str| {
+        v.ok_or_else(|| format!("{name}: no `{key}`: write the result with {flag}"))
+    };
+    let input = need(record.input_lens, "input_lens")?;
+    let output = need(record.output_lens, "output_lens")?;
+    let ttfts = need(record.ttfts, "ttfts")?;
+    let itls = need(record.itls, "itls")?;
+    let n = input.len();
+    for (key, len) in [("output_lens", output.len()), ("ttfts", ttfts.len()), ("itls", itls.len())] {
+        if len != n {
+            return Err(format!(
+                "{name}: `{key}` has {len} entries but `input_lens` has {n}: one per request"
+            ));
+        }
+    }
+    let starts = record.start_times.filter(|s| s.len() == n);
+    let rate = match (&starts, rate_per_s) {
+        (Some(_), _) => None,
+        (None, Some(r)) => {
+            assumptions.push(rate_assumption(r, "--request-rate"));
+            Some(r)
+        }
+        (None, None) => {
+            let r = file_rate(record.request_rate.as_ref()).ok_or_else(|| {
+                format!(
+                    "{name}: no `start_times` and no `request_rate`: give the rate the \
+                     requests were sent at with --request-rate"
+                )
+            })?;
+            assumptions.push(rate_assumption(r, "the file's request_rate"));
+            Some(r)
+        }
+    };
+    let first_start = starts.as_ref().map(|s| {
+        s.iter()
+            .filter_map(serde_json::Value::as_f64)
+            .fold(f64::INFINITY, f64::min)
+    });
+    let errors = record.errors.unwrap_or_default();
+    let mut requests = Vec::new();
+    let mut failed = 0;
+    for i in 0..n {
+        let failed_here = errors
+            .get(i)
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|e| !e.is_empty());
+        if failed_here {
+            failed += 1;
+            continue;
+        }
+        let arrival_us = match (&starts, first_start) {
+            (Some(s), Some(first)) => {
+                let t = json_number(&s[i], "start_times")?;
+                libm::round((t - first) * 1e6) as u64
+            }
+            _ => spaced_us(i, rate.unwrap_or(f64::INFINITY)),
+        };
+        let m = bench_request(&input[i], &output[i], &ttfts[i], &itls[i], arrival_us)
+            .map_err(|m| format!("{name}: request {} (record {} of {n}): {m}", i + 1, i + 1))?;
+        requests.push(m);
+    }
+    if failed > 0 {
+        assumptions.push(format!("{failed} failed requests (a non-empty `errors` entry) left out"));
+    }
+    Ok(RequestLog {
+        requests,
+        assumptions,
+    })
+}
+
+/// The file's `request_rate`: a number > 0, or "inf" (every request at once).
+fn file_rate(v: Option<&serde_json::Value>) -> Option<f64> {
+    match v? {
+        serde_json::Value::Number(n) => n.as_f64().filter(|r| *r > 0.0),
+        serde_json::Value::String(s) if s == "inf" => Some(f64::INFINITY),
+        _ => None,
+    }
+}
+
+fn json_number(v: &serde_json::Value, key: &str) -> Result<f64, String> {
+    v.as_f64()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("`{key}` is not a number: {}", crate::echo::shown(&v.to_string())))
+}
+
+/// One request of a benchmark result: TTFT from `ttfts` (s), TPOT as the sum of its
+/// inter-token gaps over output tokens − 1 (s), as the benchmarks define it.
+fn bench_request(
+    input: &serde_json::Value,
+    output: &serde_json::Value,
+    ttft: &serde_json::Value,
+    itl: &serde_json::Value,
+    arrival_us: u64,
+) -> Result<Measured, String> {
+    let output_tokens = json_number(output, "output_lens")?;
+    let gaps = itl
+        .as_array()
+        .ok_or_else(|| "`itls` entry is not a list of gaps".to_string())?;
+    let mut itl_sum_s = 0.0;
+    for g in gaps {
+        itl_sum_s += json_number(g, "itls")?;
+    }
+    let tpot_ms = (output_tokens > 1.0 && !gaps.is_empty())
+        .then(|| itl_sum_s * 1e3 / (output_tokens - 1.0));
+    let raw = Raw {
+        prompt: json_number(input, "input_lens")?,
+        output: output_tokens,
+        ttft_ms: json_number(ttft, "ttfts")? * 1e3,
+        tpot_ms,
+        cached: None,
+    };
+    measured_of(raw, arrival_us)
+}
