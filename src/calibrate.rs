@@ -166,7 +166,13 @@ pub struct RequestFit {
 
 impl RequestFit {
     /// The fit of `problem` that `found` reached, with the log's `assumptions`.
-    pub fn of(problem: &search::Problem, found: search::Found, assumptions: Vec<String>, requests: usize, start: Timing) -> RequestFit {
+    pub fn of(
+        problem: &search::Problem,
+        found: search::Found,
+        assumptions: Vec<String>,
+        requests: usize,
+        start: Timing,
+    ) -> RequestFit {
         RequestFit {
             requests,
             assumptions,

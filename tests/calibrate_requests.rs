@@ -11,6 +11,9 @@ use kvfleet::calibrate::search::{search, Ended, Flow, Found, Problem, SearchOpti
 use kvfleet::timing::{EnginePreset, Timing};
 use rayon::prelude::*;
 
+mod common;
+use common::{kvfleet, tmp};
+
 /// The generated ground truth: 300 requests at 8 req/s on llama3-8b-h100's engine.
 fn truth_log(noise: f64) -> (Timing, Vec<Measured>) {
     let truth = EnginePreset::Llama3_8bH100.timing();
@@ -34,20 +37,18 @@ fn far_start(truth: &Timing) -> Timing {
 }
 
 fn fit(log: &[Measured], start: Timing) -> (Problem, Found) {
+    fit_within(log, start, SearchOptions::from(start).max_evaluations)
+}
+
+fn fit_within(log: &[Measured], start: Timing, max_evaluations: u32) -> (Problem, Found) {
     let problem = Problem::new(log, Replica::default());
-    let opts = SearchOptions::from(start);
+    let opts = SearchOptions {
+        max_evaluations,
+        ..SearchOptions::from(start)
+    };
     let evaluate = |batch: &[Timing]| batch.par_iter().map(|t| problem.score(t)).collect();
     let found = search(&problem, &opts, &evaluate, &mut |_| Flow::Go);
     (problem, found)
-}
-
-fn coefs(t: &Timing) -> [f64; 4] {
-    [
-        t.step_fixed_us,
-        t.prefill_token_us,
-        t.decode_seq_us,
-        t.kv_read_token_ns,
-    ]
 }
 
 /// A decoding sequence's cost per step at `context_tokens` of context, µs.
@@ -71,25 +72,75 @@ fn a_generated_log_is_fitted_back_to_its_engine() {
     // and a decoding sequence's cost are told apart only by how batch sizes vary: 15 %.
     // decode_seq_us and kv_read_token_ns each scale with the batch, so only their sum at
     // the typical context is identified (contexts here are 1,150 tokens on average).
-    within("prefill_token_us", got.prefill_token_us, truth.prefill_token_us, 0.05, &found);
-    within("step_fixed_us", got.step_fixed_us, truth.step_fixed_us, 0.15, &found);
+    within(
+        "prefill_token_us",
+        got.prefill_token_us,
+        truth.prefill_token_us,
+        0.05,
+        &found,
+    );
+    within(
+        "step_fixed_us",
+        got.step_fixed_us,
+        truth.step_fixed_us,
+        0.15,
+        &found,
+    );
     let context = 1150.0;
-    let (g, w) = (per_sequence_us(got, context), per_sequence_us(&truth, context));
+    let (g, w) = (
+        per_sequence_us(got, context),
+        per_sequence_us(&truth, context),
+    );
     within("per-sequence decode cost", g, w, 0.15, &found);
     // The distributions: every quantile within 5 %, and 5 times closer than the start.
-    for e in found.score.ttft_rel_err.iter().chain(&found.score.tpot_rel_err) {
+    for e in found
+        .score
+        .ttft_rel_err
+        .iter()
+        .chain(&found.score.tpot_rel_err)
+    {
         assert!(e.abs() <= 0.05, "{found:#?}");
     }
-    assert!(found.score.distance < found.start_score.distance / 5.0, "{found:#?}");
+    assert!(
+        found.score.distance < found.start_score.distance / 5.0,
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn from_another_preset_the_prefill_cost_and_the_distributions_still_come_back() {
+    // From llama3-8b-b200's engine the search settles elsewhere along the valley of
+    // fixed against per-sequence cost (the quantiles hardly tell them apart), but the
+    // prefill cost and every quantile come back.
+    let (truth, log) = truth_log(0.0);
+    let (_, found) = fit(&log, EnginePreset::Llama3_8bB200.timing());
+    let got = &found.engine;
+    within(
+        "prefill_token_us",
+        got.prefill_token_us,
+        truth.prefill_token_us,
+        0.05,
+        &found,
+    );
+    for e in found
+        .score
+        .ttft_rel_err
+        .iter()
+        .chain(&found.score.tpot_rel_err)
+    {
+        assert!(e.abs() <= 0.05, "{found:#?}");
+    }
 }
 
 #[test]
 fn the_search_is_deterministic_and_stops_when_asked() {
     let (truth, log) = truth_log(0.02);
     let start = far_start(&truth);
-    let (_, a) = fit(&log, start);
-    let (_, b) = fit(&log, start);
+    // Threads score each batch; the result is the same, replay for replay.
+    let (_, a) = fit_within(&log, start, 200);
+    let (_, b) = fit_within(&log, start, 200);
     assert_eq!(a, b);
+    assert_eq!(a.ended, Ended::Budget);
     let problem = Problem::new(&log, Replica::default());
     let opts = SearchOptions::from(start);
     let serial = |batch: &[Timing]| batch.iter().map(|t| problem.score(t)).collect();
@@ -135,12 +186,24 @@ fn err(text: &str, format: RequestFormat, rate: Option<f64>) -> String {
 fn bad_csv_rows_name_their_line() {
     let head = "arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms\n";
     let cases = [
-        (format!("{head}0,100,10,50,9\n0.5,100,10,-3,9\n"), "f:3:", "ttft_ms"),
-        (format!("{head}0,100,10,50,9\n-1,100,10,50,9\n"), "f:3:", "arrival_s"),
+        (
+            format!("{head}0,100,10,50,9\n0.5,100,10,-3,9\n"),
+            "f:3:",
+            "ttft_ms",
+        ),
+        (
+            format!("{head}0,100,10,50,9\n-1,100,10,50,9\n"),
+            "f:3:",
+            "arrival_s",
+        ),
         (format!("{head}0,abc,10,50,9\n"), "f:2:", "prompt_tokens"),
         (format!("{head}0,100,10,50,\n"), "f:2:", "tpot_ms"),
         (format!("{head}0,100,10,50\n"), "f:2:", "4 cells"),
-        ("arrival_s,prompt_tokens,ttft_ms,tpot_ms\n".to_string(), "f:1:", "output_tokens"),
+        (
+            "arrival_s,prompt_tokens,ttft_ms,tpot_ms\n".to_string(),
+            "f:1:",
+            "output_tokens",
+        ),
     ];
     for (text, line, word) in cases {
         let e = err(&text, RequestFormat::Csv, None);
@@ -149,7 +212,10 @@ fn bad_csv_rows_name_their_line() {
     let no_arrivals = "prompt_tokens,output_tokens,ttft_ms,tpot_ms\n100,10,50,9\n";
     assert!(err(no_arrivals, RequestFormat::Csv, None).contains("--request-rate"));
     let read = read_requests(no_arrivals, "f", RequestFormat::Csv, Some(2.0)).unwrap();
-    assert!(read.assumptions.iter().any(|a| a.contains("evenly at 2 req/s")));
+    assert!(read
+        .assumptions
+        .iter()
+        .any(|a| a.contains("evenly at 2 req/s")));
 }
 
 /// A vLLM `--save-detailed` result's per-request arrays (times in seconds).
@@ -181,13 +247,126 @@ fn an_sglang_result_takes_the_last_run_and_its_rate() {
     let log = read_requests(&text, "s.jsonl", RequestFormat::Sglang, None).unwrap();
     assert_eq!(log.requests[1].arrival_us, 500_000);
     assert!(log.assumptions.iter().any(|a| a.contains("line 2")));
-    assert!(log.assumptions.iter().any(|a| a.contains("evenly at 2 req/s")));
+    assert!(log
+        .assumptions
+        .iter()
+        .any(|a| a.contains("evenly at 2 req/s")));
     let bad = run.replace("[0.1, 0.2]", "[0.1, -0.2]");
     let e = err(&bad, RequestFormat::Sglang, None);
-    assert!(e.contains("request 2 (record 2 of 2)") && e.contains("ttft"), "{e}");
+    assert!(
+        e.contains("request 2 (record 2 of 2)") && e.contains("ttft"),
+        "{e}"
+    );
     let short = run.replace("[0.1, 0.2]", "[0.1]");
     assert!(err(&short, RequestFormat::Sglang, None).contains("`ttfts` has 1 entries"));
     let e = err("{\"ttfts\": [1]\n", RequestFormat::Vllm, None);
     assert!(e.starts_with("f:"), "{e}");
 }
 
+const SAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/kvfleet/requests_generated_llama3-8b-h100.csv"
+);
+
+#[test]
+fn the_sample_request_log_is_its_recipe() {
+    let recipe = [
+        "calibrate",
+        "--generate-requests",
+        "llama3-8b-h100",
+        "--seed",
+        "42",
+    ];
+    let (code, out, err) = kvfleet(&recipe);
+    assert_eq!(code, 0, "{err}");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(SAMPLE, &out).unwrap();
+    }
+    assert!(
+        out.starts_with("# GENERATED by kvfleet, not measured"),
+        "{out:.200}"
+    );
+    assert_eq!(out.lines().filter(|l| !l.starts_with('#')).count(), 301);
+    assert!(
+        std::fs::read_to_string(SAMPLE).unwrap() == out,
+        "data/kvfleet/requests_generated_llama3-8b-h100.csv is not its command's output"
+    );
+}
+
+#[test]
+fn the_cli_prints_and_writes_an_engine_file_runs_accept() {
+    let out_path = tmp("calibrate_requests_fit.json");
+    let args = [
+        "calibrate",
+        "--requests",
+        SAMPLE,
+        "--start",
+        "llama3-8b-h200",
+        "--max-evaluations",
+        "40",
+        "--calibrate-json",
+        &out_path,
+    ];
+    let (code, out, err) = kvfleet(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    assert_eq!(v["ended"], "budget");
+    // The printed table carries the file's numbers.
+    for (name, unit) in [
+        ("step_fixed_us", "µs"),
+        ("prefill_token_us", "µs"),
+        ("decode_seq_us", "µs"),
+        ("kv_read_token_ns", "ns"),
+    ] {
+        let fitted = v["engine"][name].as_f64().unwrap();
+        let row = format!("{fitted:>14.3}  {unit}\n");
+        assert!(
+            out.contains(&format!("  {name:<20}")) && out.contains(&row),
+            "{name}\n{out}"
+        );
+    }
+    let p10 = v["fit"]["ttft_rel_err"][0].as_f64().unwrap();
+    assert!(out.contains(&format!("{:+.1}%", p10 * 100.0)), "{out}");
+    assert!(out.contains("assumed: no cached tokens given"), "{out}");
+    // --des-engine-file runs the fitted engine: the same report as its four flags.
+    let common = ["--des-num-requests", "40", "--des-instances", "1"];
+    let (a, by_file, a_err) = kvfleet(&[&common[..], &["--des-engine-file", &out_path]].concat());
+    let e = &v["engine"];
+    let flag = |k: &str| e[k].as_f64().unwrap().to_string();
+    let (s, p, d, k) = (
+        flag("step_fixed_us"),
+        flag("prefill_token_us"),
+        flag("decode_seq_us"),
+        flag("kv_read_token_ns"),
+    );
+    let flags = [
+        "--des-engine",
+        "custom",
+        "--des-step-fixed-us",
+        &s,
+        "--des-prefill-token-us",
+        &p,
+        "--des-decode-seq-us",
+        &d,
+        "--des-kv-read-token-ns",
+        &k,
+    ];
+    let (b, by_flags, b_err) = kvfleet(&[&common[..], &flags[..]].concat());
+    assert_eq!((a, b), (0, 0), "{a_err}\n{b_err}");
+    assert_eq!(by_file, by_flags);
+}
+
+#[test]
+fn the_cli_rejects_a_bad_request_log_with_its_line() {
+    let path = tmp("calibrate_requests_bad.csv");
+    let text =
+        "arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms\n0,100,10,50,9\n0.1,100,10,50,-9\n";
+    std::fs::write(&path, text).unwrap();
+    let (code, _, err) = kvfleet(&["calibrate", "--requests", &path]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{path}:3: `tpot_ms` must be a duration > 0")),
+        "{err}"
+    );
+}

@@ -86,7 +86,7 @@ pub fn read_requests(
     rate_per_s: Option<f64>,
 ) -> Result<RequestLog, String> {
     if let Some(rate) = rate_per_s {
-        if !(rate > 0.0) {
+        if rate.is_nan() || rate <= 0.0 {
             return Err(format!("--request-rate must be > 0, got {rate}"));
         }
     }
@@ -356,7 +356,11 @@ fn bench_record(
     let text = text.trim_start_matches('\u{feff}');
     if format == RequestFormat::Vllm {
         let record: BenchRecord = serde_json::from_str(text).map_err(|e| {
-            at(name, e.line() as u64, format!("not a vLLM result (one JSON object): {e}"))
+            at(
+                name,
+                e.line() as u64,
+                format!("not a vLLM result (one JSON object): {e}"),
+            )
         })?;
         return Ok((record, Vec::new()));
     }
@@ -367,7 +371,11 @@ fn bench_record(
             continue;
         }
         let record: BenchRecord = serde_json::from_str(line).map_err(|e| {
-            at(name, i as u64 + 1, format!("not an SGLang result line (JSON): {e}"))
+            at(
+                name,
+                i as u64 + 1,
+                format!("not an SGLang result line (JSON): {e}"),
+            )
         })?;
         runs += 1;
         if record.ttfts.is_some() {
@@ -378,7 +386,9 @@ fn bench_record(
         format!("{name}: no line has per-request results (`ttfts`): run bench_serving with --output-details")
     })?;
     let said = if runs > 1 {
-        vec![format!("{runs} runs in the file: read the last with per-request results (line {line})")]
+        vec![format!(
+            "{runs} runs in the file: read the last with per-request results (line {line})"
+        )]
     } else {
         Vec::new()
     };
@@ -404,7 +414,11 @@ fn read_bench(
     let ttfts = need(record.ttfts, "ttfts")?;
     let itls = need(record.itls, "itls")?;
     let n = input.len();
-    for (key, len) in [("output_lens", output.len()), ("ttfts", ttfts.len()), ("itls", itls.len())] {
+    for (key, len) in [
+        ("output_lens", output.len()),
+        ("ttfts", ttfts.len()),
+        ("itls", itls.len()),
+    ] {
         if len != n {
             return Err(format!(
                 "{name}: `{key}` has {len} entries but `input_lens` has {n}: one per request"
@@ -458,7 +472,9 @@ fn read_bench(
         requests.push(m);
     }
     if failed > 0 {
-        assumptions.push(format!("{failed} failed requests (a non-empty `errors` entry) left out"));
+        assumptions.push(format!(
+            "{failed} failed requests (a non-empty `errors` entry) left out"
+        ));
     }
     Ok(RequestLog {
         requests,
@@ -476,9 +492,12 @@ fn file_rate(v: Option<&serde_json::Value>) -> Option<f64> {
 }
 
 fn json_number(v: &serde_json::Value, key: &str) -> Result<f64, String> {
-    v.as_f64()
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("`{key}` is not a number: {}", crate::echo::shown(&v.to_string())))
+    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
+        format!(
+            "`{key}` is not a number: {}",
+            crate::echo::shown(&v.to_string())
+        )
+    })
 }
 
 /// One request of a benchmark result: TTFT from `ttfts` (s), TPOT as the sum of its
@@ -498,8 +517,8 @@ fn bench_request(
     for g in gaps {
         itl_sum_s += json_number(g, "itls")?;
     }
-    let tpot_ms = (output_tokens > 1.0 && !gaps.is_empty())
-        .then(|| itl_sum_s * 1e3 / (output_tokens - 1.0));
+    let tpot_ms =
+        (output_tokens > 1.0 && !gaps.is_empty()).then(|| itl_sum_s * 1e3 / (output_tokens - 1.0));
     let raw = Raw {
         prompt: json_number(input, "input_lens")?,
         output: output_tokens,

@@ -8,7 +8,8 @@
 //! scores the reflection, the expansion and both contractions of the worst vertex as one
 //! batch, then keeps the one the textbook rule picks, or shrinks toward the best. When
 //! the simplex has collapsed (no vertex more than `min_factor` from the best in any
-//! coefficient) it is rebuilt around the best, twice, then the search ends; also after
+//! coefficient) it is rebuilt around the best (half as far, in log space, alternately
+//! up and down), four times, then the search ends; also after
 //! `max_evaluations`, or when the caller stops it. Ties keep the earlier vertex.
 
 use serde::Serialize;
@@ -142,13 +143,13 @@ pub struct SearchOptions {
 
 impl SearchOptions {
     /// The defaults from `start`: a first simplex of factor 2, collapsed at 1.01, at most
-    /// 600 replays.
+    /// 1,000 replays.
     pub fn from(start: Timing) -> SearchOptions {
         SearchOptions {
             start,
             first_factor: 2.0,
             min_factor: 1.01,
-            max_evaluations: 600,
+            max_evaluations: 1000,
         }
     }
 }
@@ -309,8 +310,11 @@ impl State<'_> {
             got.next().unwrap(),
         );
         let d = |p: &(Point, Score)| p.1.distance;
-        let (best, second_worst, worst_d) =
-            (d(&self.simplex[0]), d(&self.simplex[n - 2]), d(&self.simplex[n - 1]));
+        let (best, second_worst, worst_d) = (
+            d(&self.simplex[0]),
+            d(&self.simplex[n - 2]),
+            d(&self.simplex[n - 1]),
+        );
         let keep = if d(&r) < best {
             Some(if d(&e) < d(&r) { e } else { r })
         } else if d(&r) < second_worst {
@@ -339,11 +343,12 @@ impl State<'_> {
     }
 }
 
-/// Restarts after the simplex first collapses (a collapsed simplex may sit in a valley).
-const RESTARTS: u32 = 2;
+/// Restarts after the simplex first collapses (a collapsed simplex may sit in a valley),
+/// each around the best vertex, reaching the other way from the one before.
+const RESTARTS: u32 = 4;
 
-/// Searches from `opts.start` by Nelder-Mead in log space, restarted twice around the
-/// best point once the simplex collapses. `evaluate` scores a batch of candidates, in
+/// Searches from `opts.start` by Nelder-Mead in log space, restarted `RESTARTS` times
+/// around the best point once the simplex collapses. `evaluate` scores a batch of candidates, in
 /// order (the CLI spreads it over threads); `progress` hears after each step and may stop
 /// the search.
 pub fn search(
@@ -369,7 +374,12 @@ pub fn search(
             }
             restarts += 1;
             let (x, score) = state.simplex[0].clone();
-            state.around(x, score, libm::sqrt(first));
+            let factor = if restarts % 2 == 1 {
+                1.0 / libm::sqrt(first)
+            } else {
+                libm::sqrt(first)
+            };
+            state.around(x, score, factor);
         }
         if state.evaluations >= opts.max_evaluations {
             break Ended::Budget;

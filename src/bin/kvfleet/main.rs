@@ -11,11 +11,15 @@ mod builtin;
 #[cfg(not(target_arch = "wasm32"))]
 mod calibrate;
 #[cfg(not(target_arch = "wasm32"))]
+mod calibrate_requests;
+#[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 mod hero_bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod inputs;
+#[cfg(not(target_arch = "wasm32"))]
+mod interrupt;
 #[cfg(not(target_arch = "wasm32"))]
 mod lesson;
 #[cfg(not(target_arch = "wasm32"))]
