@@ -39,7 +39,9 @@ pub enum Command {
     /// Fit the engine's step-time coefficients to a log of measured engine steps (CSV
     /// with the header prefill_tokens,decode_seqs,kv_tokens_read,step_us, or JSONL with
     /// those keys): prints each coefficient with its standard error, R² and what the log
-    /// cannot identify (exit 2 on a bad log). With --generate, write a step log instead.
+    /// cannot identify (exit 2 on a bad log). With --requests, fit by simulation from
+    /// per-request TTFT and TPOT instead. With --generate or --generate-requests, write a
+    /// step or request log instead.
     Calibrate(CalibrateCmd),
     /// Plan capacity: per routing policy, the fewest replicas (GPUs, dollars) that meet
     /// the --slo-* targets on the workload the run flags describe, and its goodput.
