@@ -20,6 +20,7 @@
 //! ```
 //! `request_sample` writes a request log from a known engine (the checks' ground truth).
 
+mod bench_results;
 mod design;
 mod fit;
 mod nnls;

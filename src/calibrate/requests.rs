@@ -5,7 +5,7 @@
 //! the line (CSV) or the record (JSON); what a file does not say is assumed, and each
 //! assumption is returned in words.
 
-use serde::Deserialize;
+use super::bench_results::read_bench;
 
 /// The longest TTFT or TPOT a log may hold, milliseconds (a day): larger is a unit mistake.
 const MAX_MS: f64 = 86_400e3;
@@ -111,12 +111,12 @@ pub fn read_requests(
     Ok(log)
 }
 
-fn at(name: &str, line: u64, message: impl std::fmt::Display) -> String {
+pub(super) fn at(name: &str, line: u64, message: impl std::fmt::Display) -> String {
     format!("{name}:{line}: {message}")
 }
 
 /// Arrival times for `n` requests sent evenly at `rate_per_s` (all at 0 when infinite).
-fn spaced_us(i: usize, rate_per_s: f64) -> u64 {
+pub(super) fn spaced_us(i: usize, rate_per_s: f64) -> u64 {
     if rate_per_s.is_infinite() {
         0
     } else {
@@ -124,7 +124,7 @@ fn spaced_us(i: usize, rate_per_s: f64) -> u64 {
     }
 }
 
-fn rate_assumption(rate_per_s: f64, source: &str) -> String {
+pub(super) fn rate_assumption(rate_per_s: f64, source: &str) -> String {
     if rate_per_s.is_infinite() {
         format!("no arrival times in the file: every request sent at once ({source})")
     } else {
@@ -253,12 +253,12 @@ fn arrival_of(arrival_s: f64) -> Result<u64, String> {
 }
 
 /// A request's numbers before they are checked (times in ms, counts as read).
-struct Raw {
-    prompt: f64,
-    output: f64,
-    ttft_ms: f64,
-    tpot_ms: Option<f64>,
-    cached: Option<f64>,
+pub(super) struct Raw {
+    pub(super) prompt: f64,
+    pub(super) output: f64,
+    pub(super) ttft_ms: f64,
+    pub(super) tpot_ms: Option<f64>,
+    pub(super) cached: Option<f64>,
 }
 
 fn count(v: f64, column: &str, least: f64) -> Result<u32, String> {
@@ -282,7 +282,7 @@ fn duration_ms(v: f64, column: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-fn measured_of(raw: Raw, arrival_us: u64) -> Result<Measured, String> {
+pub(super) fn measured_of(raw: Raw, arrival_us: u64) -> Result<Measured, String> {
     let prompt_tokens = count(raw.prompt, "prompt_tokens", 1.0)?;
     let output_tokens = count(raw.output, "output_tokens", 1.0)?;
     let cached_tokens = match raw.cached {
@@ -330,201 +330,4 @@ fn csv_error(name: &str, e: &csv::Error) -> String {
         }
         _ => format!("{name}: {e}"),
     }
-}
-
-// ---- vLLM and SGLang benchmark results ----
-
-/// The per-request arrays of a benchmark result (times in seconds); other keys ignored.
-#[derive(Deserialize)]
-struct BenchRecord {
-    input_lens: Option<Vec<serde_json::Value>>,
-    output_lens: Option<Vec<serde_json::Value>>,
-    ttfts: Option<Vec<serde_json::Value>>,
-    itls: Option<Vec<serde_json::Value>>,
-    errors: Option<Vec<serde_json::Value>>,
-    start_times: Option<Vec<serde_json::Value>>,
-    request_rate: Option<serde_json::Value>,
-}
-
-/// The record to read and where it is: vLLM's one object, or SGLang's last line that has
-/// per-request arrays.
-fn bench_record(
-    text: &str,
-    name: &str,
-    format: RequestFormat,
-) -> Result<(BenchRecord, Vec<String>), String> {
-    let text = text.trim_start_matches('\u{feff}');
-    if format == RequestFormat::Vllm {
-        let record: BenchRecord = serde_json::from_str(text).map_err(|e| {
-            at(
-                name,
-                e.line() as u64,
-                format!("not a vLLM result (one JSON object): {e}"),
-            )
-        })?;
-        return Ok((record, Vec::new()));
-    }
-    let mut last = None;
-    let mut runs = 0;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: BenchRecord = serde_json::from_str(line).map_err(|e| {
-            at(
-                name,
-                i as u64 + 1,
-                format!("not an SGLang result line (JSON): {e}"),
-            )
-        })?;
-        runs += 1;
-        if record.ttfts.is_some() {
-            last = Some((i + 1, record));
-        }
-    }
-    let (line, record) = last.ok_or_else(|| {
-        format!("{name}: no line has per-request results (`ttfts`): run bench_serving with --output-details")
-    })?;
-    let said = if runs > 1 {
-        vec![format!(
-            "{runs} runs in the file: read the last with per-request results (line {line})"
-        )]
-    } else {
-        Vec::new()
-    };
-    Ok((record, said))
-}
-
-fn read_bench(
-    text: &str,
-    name: &str,
-    format: RequestFormat,
-    rate_per_s: Option<f64>,
-) -> Result<RequestLog, String> {
-    let (record, mut assumptions) = bench_record(text, name, format)?;
-    let flag = match format {
-        RequestFormat::Vllm => "vllm bench serve --save-result --save-detailed",
-        _ => "bench_serving --output-details",
-    };
-    let need = |v: Option<Vec<serde_json::Value>>, key: &str| {
-        v.ok_or_else(|| format!("{name}: no `{key}`: write the result with {flag}"))
-    };
-    let input = need(record.input_lens, "input_lens")?;
-    let output = need(record.output_lens, "output_lens")?;
-    let ttfts = need(record.ttfts, "ttfts")?;
-    let itls = need(record.itls, "itls")?;
-    let n = input.len();
-    for (key, len) in [
-        ("output_lens", output.len()),
-        ("ttfts", ttfts.len()),
-        ("itls", itls.len()),
-    ] {
-        if len != n {
-            return Err(format!(
-                "{name}: `{key}` has {len} entries but `input_lens` has {n}: one per request"
-            ));
-        }
-    }
-    let starts = record.start_times.filter(|s| s.len() == n);
-    let rate = match (&starts, rate_per_s) {
-        (Some(_), _) => None,
-        (None, Some(r)) => {
-            assumptions.push(rate_assumption(r, "--request-rate"));
-            Some(r)
-        }
-        (None, None) => {
-            let r = file_rate(record.request_rate.as_ref()).ok_or_else(|| {
-                format!(
-                    "{name}: no `start_times` and no `request_rate`: give the rate the \
-                     requests were sent at with --request-rate"
-                )
-            })?;
-            assumptions.push(rate_assumption(r, "the file's request_rate"));
-            Some(r)
-        }
-    };
-    let first_start = starts.as_ref().map(|s| {
-        s.iter()
-            .filter_map(serde_json::Value::as_f64)
-            .fold(f64::INFINITY, f64::min)
-    });
-    let errors = record.errors.unwrap_or_default();
-    let mut requests = Vec::new();
-    let mut failed = 0;
-    for i in 0..n {
-        let failed_here = errors
-            .get(i)
-            .and_then(serde_json::Value::as_str)
-            .is_some_and(|e| !e.is_empty());
-        if failed_here {
-            failed += 1;
-            continue;
-        }
-        let arrival_us = match (&starts, first_start) {
-            (Some(s), Some(first)) => {
-                let t = json_number(&s[i], "start_times")?;
-                libm::round((t - first) * 1e6) as u64
-            }
-            _ => spaced_us(i, rate.unwrap_or(f64::INFINITY)),
-        };
-        let m = bench_request(&input[i], &output[i], &ttfts[i], &itls[i], arrival_us)
-            .map_err(|m| format!("{name}: request {} (record {} of {n}): {m}", i + 1, i + 1))?;
-        requests.push(m);
-    }
-    if failed > 0 {
-        assumptions.push(format!(
-            "{failed} failed requests (a non-empty `errors` entry) left out"
-        ));
-    }
-    Ok(RequestLog {
-        requests,
-        assumptions,
-    })
-}
-
-/// The file's `request_rate`: a number > 0, or "inf" (every request at once).
-fn file_rate(v: Option<&serde_json::Value>) -> Option<f64> {
-    match v? {
-        serde_json::Value::Number(n) => n.as_f64().filter(|r| *r > 0.0),
-        serde_json::Value::String(s) if s == "inf" => Some(f64::INFINITY),
-        _ => None,
-    }
-}
-
-fn json_number(v: &serde_json::Value, key: &str) -> Result<f64, String> {
-    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
-        format!(
-            "`{key}` is not a number: {}",
-            crate::echo::shown(&v.to_string())
-        )
-    })
-}
-
-/// One request of a benchmark result: TTFT from `ttfts` (s), TPOT as the sum of its
-/// inter-token gaps over output tokens − 1 (s), as the benchmarks define it.
-fn bench_request(
-    input: &serde_json::Value,
-    output: &serde_json::Value,
-    ttft: &serde_json::Value,
-    itl: &serde_json::Value,
-    arrival_us: u64,
-) -> Result<Measured, String> {
-    let output_tokens = json_number(output, "output_lens")?;
-    let gaps = itl
-        .as_array()
-        .ok_or_else(|| "`itls` entry is not a list of gaps".to_string())?;
-    let mut itl_sum_s = 0.0;
-    for g in gaps {
-        itl_sum_s += json_number(g, "itls")?;
-    }
-    let tpot_ms =
-        (output_tokens > 1.0 && !gaps.is_empty()).then(|| itl_sum_s * 1e3 / (output_tokens - 1.0));
-    let raw = Raw {
-        prompt: json_number(input, "input_lens")?,
-        output: output_tokens,
-        ttft_ms: json_number(ttft, "ttfts")? * 1e3,
-        tpot_ms,
-        cached: None,
-    };
-    measured_of(raw, arrival_us)
 }
