@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::{
+use super::requests::{
     at, measured_of, rate_assumption, spaced_us, Measured, Raw, RequestFormat, RequestLog,
 };
 
