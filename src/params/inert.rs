@@ -65,7 +65,7 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             flag("decode_instances")
         );
         // A CPU tier's loads move the KV bytes per token too.
-        let tier = cfg.cpu_tier().is_some();
+        let tier = cfg.cpu_tier().is_some() || cfg.shared_tier().is_some();
         let fields: Vec<&'static str> = SPLIT_FLEET
             .into_iter()
             .filter(|&f| !(tier && f == "kv_bytes_per_token"))
@@ -77,6 +77,13 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
         add(
             &["cpu_load_gbps", "cpu_load_base_us"],
             with("cpu_kv_blocks", "unset", note),
+        );
+    }
+    if cfg.shared_tier().is_none() {
+        let note = "there is no shared tier to load from";
+        add(
+            &["shared_gbps", "shared_latency_us"],
+            with("shared_kv_blocks", "unset", note),
         );
     }
     if cfg.router_vcpu.is_none() {
@@ -218,6 +225,8 @@ mod tests {
             "disagg_min_uncached_tokens",
             "cpu_load_gbps",
             "cpu_load_base_us",
+            "shared_gbps",
+            "shared_latency_us",
             "router_cpu_us_fixed",
             "router_cpu_us_per_block",
             "router_queue",
@@ -263,6 +272,8 @@ mod tests {
             [
                 "cpu_load_gbps",
                 "cpu_load_base_us",
+                "shared_gbps",
+                "shared_latency_us",
                 "dynamo_temperature",
                 "dynamo_overlap_credit",
                 "sglang_miss",

@@ -461,6 +461,20 @@ pub struct RunArgs {
     /// CPU tier: fixed cost of one load, µs.
     #[arg(long = "des-cpu-load-base-us", value_name = "US", default_value = "10", value_parser = number)]
     pub cpu_load_base_us: f64,
+    /// A KV tier of N blocks shared by the fleet (a Mooncake store, an LMCache server):
+    /// the blocks a replica evicts from its lowest own tier (HBM, or its CPU tier) are
+    /// written to it (least recently used dropped first when full), and any replica loads
+    /// a prefix hit found there over the network instead of prefilling it [default: none;
+    /// 0 is none].
+    #[arg(long = "des-shared-kv-blocks", value_name = "N", value_parser = whole)]
+    pub shared_kv_blocks: Option<u64>,
+    /// Shared tier: bandwidth of each replica's network link to it, GB/s (one 200 Gbit/s
+    /// RDMA NIC).
+    #[arg(long = "des-shared-gbps", value_name = "GBPS", default_value = "25", value_parser = number)]
+    pub shared_gbps: f64,
+    /// Shared tier: fixed cost of one load (lookup and network round trip), µs.
+    #[arg(long = "des-shared-latency-us", value_name = "US", default_value = "20", value_parser = number)]
+    pub shared_latency_us: f64,
     /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
     /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
     #[arg(long = "des-sweep", value_name = "SPEC")]
@@ -590,6 +604,9 @@ impl RunArgs {
             cpu_kv_blocks: self.cpu_kv_blocks,
             cpu_load_gbps: self.cpu_load_gbps,
             cpu_load_base_us: self.cpu_load_base_us,
+            shared_kv_blocks: self.shared_kv_blocks,
+            shared_gbps: self.shared_gbps,
+            shared_latency_us: self.shared_latency_us,
         }
     }
 }
