@@ -9,6 +9,7 @@ use crate::timing::EnginePreset;
 mod admission;
 mod disagg;
 mod router_cpu;
+mod router_tiers;
 mod tie_break;
 mod tier;
 
@@ -16,6 +17,7 @@ pub use admission::Admission;
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
+pub use router_tiers::RouterTiers;
 pub use tie_break::TieBreak;
 pub use tier::{
     TierSpec, DEFAULT_CPU_LOAD_BASE_US, DEFAULT_CPU_LOAD_GBPS, DEFAULT_SHARED_GBPS,
@@ -600,6 +602,10 @@ pub struct Config {
         default = "tier::default_shared_latency_us"
     )]
     pub shared_latency_us: f64,
+    /// What a cache-aware router's overlap counts: `hbm` (HBM blocks only) or `all`
+    /// (the HBM run continued into the replica's CPU tier and the shared tier).
+    #[serde(skip_serializing_if = "router_tiers::is_default", default)]
+    pub router_tiers: RouterTiers,
 }
 
 /// Whether a polynomial phase is absent (all coefficients 0), left out of the JSON.
@@ -677,6 +683,7 @@ impl Default for Config {
             shared_kv_blocks: None,
             shared_gbps: DEFAULT_SHARED_GBPS,
             shared_latency_us: DEFAULT_SHARED_LATENCY_US,
+            router_tiers: RouterTiers::Hbm,
         }
     }
 }

@@ -369,3 +369,58 @@ fn a_shared_tier_keeps_every_request_ending_once_under_every_policy() {
     }
     assert!(loaded > 50, "{loaded} loads in all");
 }
+
+// What the router sees. Two replicas with CPU tiers of 10 blocks, no shared tier, `kv`
+// routing with overlap weight 2. A (1, 2) goes to replica 0 and B (5, 6) to replica 1
+// (replica 0 is loaded); D (11, 12) at 2,000 µs to replica 0 (the lower recent load:
+// A's charge has decayed once more than B's), whose admission demotes 1, 2 to its CPU
+// tier. E (1, 2) at 4,000 µs, both replicas idle. Recent loads (x 0.97 per pick, then
+// the pick's 2 blocks): replica 0 (2 x 0.97) x 0.97 + 2 = 3.8818,
+// replica 1 2 x 0.97 = 1.94. Counting HBM only, neither holds E's prefix: costs
+// 2 x 2 + 3.8818 = 7.8818 and 2 x 2 + 1.94 = 5.94, replica 1 wins and E prefills all 9
+// tokens. Counting every tier, replica 0 holds both of E's blocks (in its CPU tier):
+// 2 x 0 + 3.8818 against 5.94, so E goes there and loads them.
+#[test]
+fn a_router_that_sees_the_tiers_sends_the_prefix_where_it_was_offloaded() {
+    let picks = |tiers: kvfleet::RouterTiers| {
+        let cfg = Config {
+            routing: Policy::Kv,
+            overlap_weight: 2.0,
+            cpu_kv_blocks: Some(10),
+            cpu_load_gbps: 1.0,
+            cpu_load_base_us: 100.0,
+            router_tiers: tiers,
+            ..config(2, None)
+        };
+        let mut requests = four();
+        requests[3].arrival_us = 4000;
+        let (r, d) = run(&cfg, requests);
+        let chosen: Vec<u32> = d.iter().map(|x| x.chosen).collect();
+        assert_eq!(chosen[..3], [0, 1, 0]);
+        let seen: Vec<u32> = d[3].candidates.iter().map(|c| c.hit_blocks).collect();
+        let cost: Vec<f64> = d[3].candidates.iter().map(|c| c.cost).collect();
+        let want = if tiers == kvfleet::RouterTiers::All {
+            [3.8818, 5.94]
+        } else {
+            [7.8818, 5.94]
+        };
+        assert!(
+            close(cost[0], want[0]) && close(cost[1], want[1]),
+            "{cost:?}"
+        );
+        (
+            d[3].chosen,
+            d[3].cached_blocks,
+            seen,
+            r.summary.cached_tokens,
+        )
+    };
+    assert_eq!(
+        picks(kvfleet::RouterTiers::Hbm),
+        (1, Some(0), vec![0, 0], 0)
+    );
+    assert_eq!(
+        picks(kvfleet::RouterTiers::All),
+        (0, Some(2), vec![2, 0], 8)
+    );
+}

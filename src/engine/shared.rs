@@ -128,6 +128,16 @@ impl Replica {
         self.shared.as_ref().map(|s| s.stats)
     }
 
+    /// Of `ids[from..max]`, the leading run held below HBM: in the CPU tier, then on in
+    /// the shared tier (what a router that sees every tier adds to the HBM hit `from`).
+    pub fn lower_tier_run(&self, ids: &[u64], from: usize, max: usize) -> usize {
+        if from >= max {
+            return 0;
+        }
+        let cpu = self.tier_run(ids, from, max);
+        cpu + self.shared_run(ids, from + cpu, max)
+    }
+
     /// Of `ids[from..max]`, the leading run the shared tier holds (0 without one).
     pub(super) fn shared_run(&self, ids: &[u64], from: usize, max: usize) -> usize {
         let Some(s) = self.shared.as_ref() else {

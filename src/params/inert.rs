@@ -86,6 +86,17 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             with("shared_kv_blocks", "unset", note),
         );
     }
+    if cfg.cpu_tier().is_none() && cfg.shared_tier().is_none() {
+        let note = "there is no tier below HBM to count";
+        add(
+            &["router_tiers"],
+            format!(
+                "{} and {}",
+                with("cpu_kv_blocks", "unset", note),
+                with("shared_kv_blocks", "unset", note)
+            ),
+        );
+    }
     if cfg.router_vcpu.is_none() {
         let needs = format!("it needs {}", flag("router_vcpu"));
         add(
@@ -227,6 +238,7 @@ mod tests {
             "cpu_load_base_us",
             "shared_gbps",
             "shared_latency_us",
+            "router_tiers",
             "router_cpu_us_fixed",
             "router_cpu_us_per_block",
             "router_queue",
@@ -274,6 +286,7 @@ mod tests {
                 "cpu_load_base_us",
                 "shared_gbps",
                 "shared_latency_us",
+                "router_tiers",
                 "dynamo_temperature",
                 "dynamo_overlap_credit",
                 "sglang_miss",

@@ -4,8 +4,8 @@
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
 use kvfleet::{
-    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak,
-    WorkloadKind,
+    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterTiers, RouterView, SglangMiss,
+    TieBreak, WorkloadKind,
 };
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
@@ -188,6 +188,10 @@ fn sglang_miss(text: &str) -> Result<SglangMiss, String> {
 
 fn admission(text: &str) -> Result<Admission, String> {
     Admission::parse(text).map_err(|e| e.allowed)
+}
+
+fn router_tiers(text: &str) -> Result<RouterTiers, String> {
+    RouterTiers::parse(text).map_err(|e| e.allowed)
 }
 
 fn tie_break(text: &str) -> Result<TieBreak, String> {
@@ -475,6 +479,10 @@ pub struct RunArgs {
     /// Shared tier: fixed cost of one load (lookup and network round trip), µs.
     #[arg(long = "des-shared-latency-us", value_name = "US", default_value = "20", value_parser = number)]
     pub shared_latency_us: f64,
+    /// What a cache-aware router's overlap counts: hbm (HBM blocks only) or all (the HBM
+    /// run continued into the replica's CPU tier, then the shared tier).
+    #[arg(long = "des-router-tiers", value_name = "TIERS", default_value = "hbm", value_parser = router_tiers)]
+    pub router_tiers: RouterTiers,
     /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
     /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
     #[arg(long = "des-sweep", value_name = "SPEC")]
@@ -607,6 +615,7 @@ impl RunArgs {
             shared_kv_blocks: self.shared_kv_blocks,
             shared_gbps: self.shared_gbps,
             shared_latency_us: self.shared_latency_us,
+            router_tiers: self.router_tiers,
         }
     }
 }
