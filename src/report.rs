@@ -796,7 +796,7 @@ impl Simulation<'_> {
         ))
     }
 
-    /// The fleet's shared-tier figures, with the pool's evictions.
+    /// The fleet's shared-tier figures.
     fn shared_summary(&self, cached_tokens: u64, prompt_tokens: u64) -> Option<SharedTierReport> {
         let s = self.fleet_shared_stats()?;
         let bs = self.cfg.block_size as u64;
@@ -806,11 +806,18 @@ impl Simulation<'_> {
             .filter_map(|r| r.tier_stats())
             .map(|t| t.cpu_hit_blocks * bs)
             .sum();
-        let pool = self.shared.as_ref()?.borrow();
-        Some(SharedTierReport {
-            shared_evictions: Some(pool.evictions()),
-            ..SharedTierReport::of(&s, bs, cached_tokens, cpu, prompt_tokens)
-        })
+        debug_assert_eq!(
+            Some(s.shared_evictions),
+            self.shared.as_ref().map(|p| p.borrow().evictions()),
+            "the replicas' shared evictions are the pool's"
+        );
+        Some(SharedTierReport::of(
+            &s,
+            bs,
+            cached_tokens,
+            cpu,
+            prompt_tokens,
+        ))
     }
 
     /// Arrivals per second actually offered: (arrivals - 1) over the arrival span, so a

@@ -109,7 +109,7 @@ fn a_prefix_another_replica_evicted_is_loaded_from_the_shared_tier() {
     assert!(close(s.load_ms, 0.108), "{}", s.load_ms);
     assert!(close(s.load_wait_ms, 0.0), "{}", s.load_wait_ms);
     // Written: 2, 1 by replica 0 and 6, 5 by replica 1; nothing dropped.
-    assert_eq!((s.demoted_bytes, s.shared_evictions), (16_000, Some(0)));
+    assert_eq!((s.demoted_bytes, s.shared_evictions), (16_000, 0));
     let per: Vec<_> = r
         .per_instance
         .iter()
@@ -121,12 +121,34 @@ fn a_prefix_another_replica_evicted_is_loaded_from_the_shared_tier() {
         (p1.shared_hit_tokens, p1.loads, p1.demoted_bytes),
         (8, 1, 8000)
     );
-    assert_eq!((p0.shared_evictions, p1.shared_evictions), (None, None));
     let text = kvfleet::report::text::render(&r);
     assert!(
         text.contains("Shared tier: 0 tok from HBM, 0 from CPU, 8 loaded from the shared tier (22.2% of prompt tokens) in 1 loads"),
         "{text}"
     );
+}
+
+// A shared tier of 1 block. At 2000 replica 0 writes 2 then 1: storing 1 drops 2. E
+// finds block 1 there and not block 2: a run of 1 block, 100 + 4000 / 1000 = 104 µs
+// (2500..2604), then it prefills 9 - 4 = 5 tokens, 1000 + 500 = 1500 µs: first token at
+// 4104, TTFT 1604 µs. Admitting E, replica 1 writes 6 (dropping 1) then 5 (dropping 6).
+#[test]
+fn a_full_shared_tier_drops_its_least_recently_used_block_and_the_run_stops_there() {
+    let (r, d) = run(&config(2, Some(1)), four());
+    assert_eq!(d[3].cached_blocks, Some(1));
+    assert!(close(d[3].ttft_ms.unwrap(), 1.604), "{:?}", d[3].ttft_ms);
+    let s = r.summary.shared_tier.as_ref().unwrap();
+    assert_eq!((s.shared_hit_tokens, s.loaded_bytes), (4, 4000));
+    assert!(close(s.load_ms, 0.104), "{}", s.load_ms);
+    // Replica 0's writes dropped 1 block, replica 1's 2.
+    let dropped: Vec<u64> = r
+        .per_instance
+        .iter()
+        .map(|p| p.shared_tier.as_ref().unwrap().shared_evictions)
+        .collect();
+    assert_eq!((dropped, s.shared_evictions), (vec![1, 2], 3));
+    let text = kvfleet::report::text::render(&r);
+    assert!(text.contains("shared evictions 3"), "{text}");
 }
 
 #[test]
@@ -173,7 +195,7 @@ fn a_block_demoted_hbm_to_cpu_to_shared_is_loaded_from_both_tiers_at_once() {
     );
     assert!(close(s.load_ms, 0.204), "{}", s.load_ms);
     // Written to the shared tier: 2 and 6.
-    assert_eq!((s.demoted_bytes, s.shared_evictions), (8000, Some(0)));
+    assert_eq!((s.demoted_bytes, s.shared_evictions), (8000, 0));
     let t = r.summary.cpu_tier.as_ref().unwrap();
     // The CPU tier's own split leaves the shared tier's tokens out of HBM's.
     assert_eq!((t.hbm_hit_tokens, t.cpu_hit_tokens), (0, 4));

@@ -18,24 +18,19 @@ use crate::link::Link;
 /// The pool every replica of a fleet holds a handle to.
 pub type SharedPool = Rc<RefCell<Pool>>;
 
-/// The shared tier's blocks and its fleet-wide counters.
+/// The shared tier's blocks.
 #[derive(Debug)]
 pub struct Pool {
     blocks: CpuTier,
-    /// Blocks written that the pool did not hold.
-    written_blocks: u64,
 }
 
 impl Pool {
     /// An empty pool of `capacity_blocks` blocks, as a handle for the replicas.
     pub fn shared(capacity_blocks: u64) -> SharedPool {
         let mut blocks = CpuTier::new(capacity_blocks);
-        // Nothing is below it: its evictions are gone.
+        // Nothing is below it: its evictions are counted, then gone.
         blocks.keep_evicted();
-        Rc::new(RefCell::new(Pool {
-            blocks,
-            written_blocks: 0,
-        }))
+        Rc::new(RefCell::new(Pool { blocks }))
     }
 
     /// Blocks dropped to make room (gone from every tier).
@@ -43,29 +38,12 @@ impl Pool {
         self.blocks.evictions()
     }
 
-    /// Blocks written that it did not hold.
-    pub fn written_blocks(&self) -> u64 {
-        self.written_blocks
-    }
-
-    /// Blocks held.
-    pub fn len(&self) -> u64 {
-        self.blocks.len()
-    }
-
-    /// Whether it holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
-    /// Writes `id` as the most recently used; whether it was new to the pool (a held
-    /// block is not sent again).
-    fn write(&mut self, id: u64) -> bool {
+    /// Writes `id` as the most recently used; returns whether it was new to the pool (a
+    /// held block is not sent again) and how many blocks it dropped to make room.
+    fn write(&mut self, id: u64) -> (bool, u64) {
         let new = !self.blocks.contains(id);
-        self.written_blocks += new as u64;
         self.blocks.store(id);
-        self.blocks.drain_evicted().for_each(drop);
-        new
+        (new, self.blocks.drain_evicted().count() as u64)
     }
 }
 
@@ -81,9 +59,9 @@ pub(super) struct Shared {
 impl Shared {
     /// Writes a block this replica evicted from its lowest own tier.
     pub(super) fn demote(&mut self, id: u64) {
-        if self.pool.borrow_mut().write(id) {
-            self.stats.demoted_blocks += 1;
-        }
+        let (new, dropped) = self.pool.borrow_mut().write(id);
+        self.stats.demoted_blocks += new as u64;
+        self.stats.shared_evictions += dropped;
     }
 }
 
@@ -100,6 +78,8 @@ pub struct SharedStats {
     pub load_wait_us: u64,
     /// Blocks this replica wrote into the shared tier that it did not hold.
     pub demoted_blocks: u64,
+    /// Blocks the shared tier dropped to make room for this replica's writes.
+    pub shared_evictions: u64,
     /// KV bytes of one block.
     pub block_bytes: u64,
 }

@@ -30,11 +30,9 @@ pub struct SharedTierReport {
     pub load_ms: f64,
     /// Time the loads waited for a link behind earlier loads, summed, ms.
     pub load_wait_ms: f64,
-    /// Blocks dropped from the shared tier to make room (gone from every tier); the
-    /// fleet's figure, in the summary only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
-    pub shared_evictions: Option<u64>,
+    /// Blocks dropped from the shared tier to make room (gone from every tier); per
+    /// replica, those its own writes pushed out.
+    pub shared_evictions: u64,
 }
 
 impl SharedTierReport {
@@ -62,7 +60,7 @@ impl SharedTierReport {
             demoted_bytes: stats.demoted_blocks * stats.block_bytes,
             load_ms: stats.load_us as f64 / 1000.0,
             load_wait_ms: stats.load_wait_us as f64 / 1000.0,
-            shared_evictions: None,
+            shared_evictions: stats.shared_evictions,
         }
     }
 
@@ -74,6 +72,7 @@ impl SharedTierReport {
             load_us: a.load_us + s.load_us,
             load_wait_us: a.load_wait_us + s.load_wait_us,
             demoted_blocks: a.demoted_blocks + s.demoted_blocks,
+            shared_evictions: a.shared_evictions + s.shared_evictions,
             block_bytes: s.block_bytes,
         })
     }

@@ -361,7 +361,7 @@ pub fn shared_line(r: &Report) -> Option<String> {
         duration(t.load_ms),
         duration(t.load_wait_ms),
         t.demoted_bytes as f64 / 1e9,
-        t.shared_evictions.unwrap_or(0)
+        t.shared_evictions
     ))
 }
 
