@@ -86,15 +86,17 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             with("shared_kv_blocks", "unset", note),
         );
     }
-    if cfg.cpu_tier().is_none() && cfg.shared_tier().is_none() {
+    if cfg.cpu_tier().is_some() || cfg.shared_tier().is_some() {
+        if !reads_engine_cache(cfg.routing) {
+            let note = "it reads no engine's cache: only kv, dynamo, llm_d and sticky do";
+            add(&["router_tiers"], with("routing", routing, note));
+        }
+    } else {
         let note = "there is no tier below HBM to count";
+        let (cpu, shared) = (flag("cpu_kv_blocks"), flag("shared_kv_blocks"));
         add(
             &["router_tiers"],
-            format!(
-                "{} and {}",
-                with("cpu_kv_blocks", "unset", note),
-                with("shared_kv_blocks", "unset", note)
-            ),
+            format!("with {cpu} and {shared} unset ({note})"),
         );
     }
     if cfg.router_vcpu.is_none() {
@@ -216,6 +218,15 @@ pub fn inert_on_replay(source: &str) -> Vec<Inert> {
         .collect()
 }
 
+/// Whether `policy` scores the overlap the engines' caches report (what
+/// `router_tiers` extends): `sglang` and `aibrix` match their own tables of past picks.
+fn reads_engine_cache(policy: Policy) -> bool {
+    matches!(
+        policy,
+        Policy::Kv | Policy::Dynamo | Policy::LlmD | Policy::Sticky
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +324,16 @@ mod tests {
             ..Config::default()
         });
         assert!(zero.contains(&"cpu_load_gbps") && zero.contains(&"kv_bytes_per_token"));
+        // The router's view of the tiers counts with a tier, under a policy reading the caches.
+        let shared = |routing| Config {
+            shared_kv_blocks: Some(8),
+            routing,
+            ..Config::default()
+        };
+        assert!(!fields(&shared(Policy::Kv)).contains(&"router_tiers"));
+        assert!(!fields(&shared(Policy::Kv)).contains(&"shared_gbps"));
+        assert!(fields(&shared(Policy::RoundRobin)).contains(&"router_tiers"));
+        assert!(fields(&shared(Policy::Sglang)).contains(&"router_tiers"));
         let offline = Config {
             router_view: RouterView::Offline,
             ..cfg

@@ -66,7 +66,8 @@ const SHOWN_WHEN = {
   cpu_load_base_us: (c) => c.cpu_kv_blocks > 0,
   shared_gbps: (c) => c.shared_kv_blocks > 0,
   shared_latency_us: (c) => c.shared_kv_blocks > 0,
-  router_tiers: (c) => c.cpu_kv_blocks > 0 || c.shared_kv_blocks > 0,
+  // Only the policies that score the engines' caches (src/params/inert.rs reads_engine_cache).
+  router_tiers: (c) => (c.cpu_kv_blocks > 0 || c.shared_kv_blocks > 0) && ['kv', 'dynamo', 'llm_d', 'sticky'].includes(c.routing),
   ...Object.fromEntries(ROUTER_CPU.map((n) => [n, (c) => c.router_vcpu != null])),
   ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
   ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
