@@ -9,6 +9,7 @@ use crate::timing::EnginePreset;
 mod admission;
 mod disagg;
 mod router_cpu;
+mod router_tiers;
 mod tie_break;
 mod tier;
 
@@ -16,8 +17,12 @@ pub use admission::Admission;
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
+pub use router_tiers::RouterTiers;
 pub use tie_break::TieBreak;
-pub use tier::{TierSpec, DEFAULT_CPU_LOAD_BASE_US, DEFAULT_CPU_LOAD_GBPS};
+pub use tier::{
+    TierSpec, DEFAULT_CPU_LOAD_BASE_US, DEFAULT_CPU_LOAD_GBPS, DEFAULT_SHARED_GBPS,
+    DEFAULT_SHARED_LATENCY_US,
+};
 
 /// How arrival times are drawn for a synthetic workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -578,6 +583,29 @@ pub struct Config {
         default = "tier::default_base_us"
     )]
     pub cpu_load_base_us: f64,
+    /// A KV tier shared by the fleet, blocks (a Mooncake store, an LMCache server): the
+    /// blocks a replica evicts from its lowest own tier are written to it, and any replica
+    /// loads a prefix hit found there over the network instead of prefilling it. Unset or
+    /// 0: no shared tier.
+    #[serde(skip_serializing_if = "tier::no_tier")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub shared_kv_blocks: Option<u64>,
+    /// Shared tier: bandwidth of each replica's network link to it, GB/s.
+    #[serde(
+        skip_serializing_if = "tier::is_default_shared_gbps",
+        default = "tier::default_shared_gbps"
+    )]
+    pub shared_gbps: f64,
+    /// Shared tier: fixed cost of one load (network round trip and lookup), µs.
+    #[serde(
+        skip_serializing_if = "tier::is_default_shared_latency_us",
+        default = "tier::default_shared_latency_us"
+    )]
+    pub shared_latency_us: f64,
+    /// What a cache-aware router's overlap counts: `hbm` (HBM blocks only) or `all`
+    /// (the HBM run continued into the replica's CPU tier and the shared tier).
+    #[serde(skip_serializing_if = "router_tiers::is_default", default)]
+    pub router_tiers: RouterTiers,
 }
 
 /// Whether a polynomial phase is absent (all coefficients 0), left out of the JSON.
@@ -652,6 +680,10 @@ impl Default for Config {
             cpu_kv_blocks: None,
             cpu_load_gbps: DEFAULT_CPU_LOAD_GBPS,
             cpu_load_base_us: DEFAULT_CPU_LOAD_BASE_US,
+            shared_kv_blocks: None,
+            shared_gbps: DEFAULT_SHARED_GBPS,
+            shared_latency_us: DEFAULT_SHARED_LATENCY_US,
+            router_tiers: RouterTiers::Hbm,
         }
     }
 }

@@ -10,6 +10,7 @@ mod deadline;
 mod disagg;
 mod outbox;
 mod preempt;
+mod shared;
 mod tier;
 
 pub use crate::config::TierSpec;
@@ -17,6 +18,7 @@ pub use disagg::{Prefilled, Role};
 pub use outbox::{
     Admitted, DropKind, Dropped, Finished, Handoff, ItlRun, Outbox, Preempted, Released, Resumed,
 };
+pub use shared::{Pool, SharedPool, SharedStats};
 pub use tier::TierStats;
 
 use crate::cache::{BlockCache, IdMap};
@@ -181,6 +183,8 @@ pub struct Replica {
     run_growth_blocks: u64,
     /// The CPU offload tier and its link, when configured.
     tier: Option<Box<tier::Tier>>,
+    /// The fleet's shared tier and this replica's link to it, when configured.
+    shared: Option<Box<shared::Shared>>,
 }
 
 impl Replica {
@@ -208,6 +212,7 @@ impl Replica {
             resumes: Vec::new(),
             run_growth_blocks: 0,
             tier: None,
+            shared: None,
         }
     }
 
@@ -429,6 +434,14 @@ impl Replica {
     }
 
     fn begin_step(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
+        let end_us = self.plan_step(now_us, out);
+        // What the step's admissions and growth evicted reaches the tiers below now, so
+        // that the other replicas find it in the shared tier.
+        self.demote_evicted();
+        end_us
+    }
+
+    fn plan_step(&mut self, now_us: u64, out: &mut Outbox) -> Option<u64> {
         if self.spec.timeout_us.is_some() {
             self.expire_running(now_us, out);
             self.expire_waiting(now_us, out);

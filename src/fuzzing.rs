@@ -23,6 +23,7 @@ mod ensure;
 mod invariants;
 mod pools;
 mod preemption;
+mod shared;
 mod tier;
 
 pub use configs::{config, Draws};

@@ -16,12 +16,14 @@ mod over_time;
 mod pools;
 mod preemption;
 mod router_cpu;
+mod shared;
 pub mod text;
 mod tier;
 
 pub use pools::{PoolReport, PoolsReport, TransfersReport};
 pub use preemption::PreemptionReport;
 pub use router_cpu::RouterCpuReport;
+pub use shared::SharedTierReport;
 pub use tier::TierReport;
 
 /// Fleet-wide figures (`summary`). Rates are fractions from 0 to 1; a unit ends each name
@@ -265,6 +267,12 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "TierReport"))]
     pub cpu_tier: Option<TierReport>,
+    /// The fleet's shared KV tier: the cached tokens split per tier (HBM, CPU, shared),
+    /// bytes moved over the network, time loading and its evictions; present only with a
+    /// shared tier (`shared_kv_blocks`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "SharedTierReport"))]
+    pub shared_tier: Option<SharedTierReport>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
     /// An overload finding was raised.
@@ -342,6 +350,11 @@ pub struct InstanceReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "TierReport"))]
     pub cpu_tier: Option<TierReport>,
+    /// Its shared-tier figures (what it loaded and wrote); present only with a shared
+    /// tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "SharedTierReport"))]
+    pub shared_tier: Option<SharedTierReport>,
     /// `prefill` (replicas `0..P`) or `decode` (`P..P+D`) in a disaggregated fleet; absent
     /// when colocated.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -673,7 +686,12 @@ impl Simulation<'_> {
                     .then(|| PreemptionReport::of(rep.stats())),
                 cpu_tier: rep.tier_stats().map(|t| {
                     let evictions = rep.cache().evictions();
-                    TierReport::of(&t, bs, c.cached_blocks * bs, c.prompt_tokens, evictions)
+                    let own = c.cached_blocks * bs - shared_tokens(rep.shared_stats(), bs);
+                    TierReport::of(&t, bs, own, c.prompt_tokens, evictions)
+                }),
+                shared_tier: rep.shared_stats().map(|s| {
+                    let cpu = rep.tier_stats().map_or(0, |t| t.cpu_hit_blocks * bs);
+                    SharedTierReport::of(&s, bs, c.cached_blocks * bs, cpu, c.prompt_tokens)
                 }),
                 pool: self.disagg.as_ref().map(|d| {
                     if i < d.pools.prefill as usize {
@@ -760,12 +778,46 @@ impl Simulation<'_> {
                 let t = TierReport::sum(self.replicas.iter().filter_map(|r| r.tier_stats()));
                 let evictions = self.replicas.iter().map(|r| r.cache().evictions()).sum();
                 let bs = self.cfg.block_size as u64;
-                TierReport::of(&t, bs, cached_tokens, prompt_tokens, evictions)
+                let own = cached_tokens - shared_tokens(self.fleet_shared_stats(), bs);
+                TierReport::of(&t, bs, own, prompt_tokens, evictions)
             }),
+            shared_tier: self.shared_summary(cached_tokens, prompt_tokens),
             events: self.events,
             seed: self.cfg.seed,
             ..Summary::default()
         }
+    }
+
+    /// The replicas' shared-tier counters summed, when the fleet has a shared tier.
+    fn fleet_shared_stats(&self) -> Option<crate::engine::SharedStats> {
+        self.shared.as_ref()?;
+        Some(SharedTierReport::sum(
+            self.replicas.iter().filter_map(|r| r.shared_stats()),
+        ))
+    }
+
+    /// The fleet's shared-tier figures.
+    fn shared_summary(&self, cached_tokens: u64, prompt_tokens: u64) -> Option<SharedTierReport> {
+        let s = self.fleet_shared_stats()?;
+        let bs = self.cfg.block_size as u64;
+        let cpu = self
+            .replicas
+            .iter()
+            .filter_map(|r| r.tier_stats())
+            .map(|t| t.cpu_hit_blocks * bs)
+            .sum();
+        debug_assert_eq!(
+            Some(s.shared_evictions),
+            self.shared.as_ref().map(|p| p.borrow().evictions()),
+            "the replicas' shared evictions are the pool's"
+        );
+        Some(SharedTierReport::of(
+            &s,
+            bs,
+            cached_tokens,
+            cpu,
+            prompt_tokens,
+        ))
     }
 
     /// Arrivals per second actually offered: (arrivals - 1) over the arrival span, so a
@@ -843,3 +895,8 @@ fn latency_cdf(ttft: &LogHistogram, e2e: &LogHistogram) -> LatencyCdf {
 
 #[cfg(test)]
 mod tests;
+
+/// Tokens loaded from the shared tier (0 without one).
+fn shared_tokens(stats: Option<crate::engine::SharedStats>, block_size: u64) -> u64 {
+    stats.map_or(0, |s| s.shared_hit_blocks * block_size)
+}

@@ -71,6 +71,8 @@ pub struct Simulation<'w> {
     pub(crate) disagg: Option<Box<disagg::Disagg>>,
     pub(crate) router_cpu: Option<Box<router_cpu::RouterCpu>>,
     ledger: ledger::Ledger,
+    /// The fleet's shared KV tier, when configured (every replica holds a handle).
+    pub(crate) shared: Option<crate::engine::SharedPool>,
 }
 
 impl<'w> Simulation<'w> {
@@ -91,10 +93,16 @@ impl<'w> Simulation<'w> {
         let mut replicas: Vec<Replica> = (0..n as u32)
             .map(|i| Replica::new(i, spec, cfg.kv_blocks))
             .collect();
+        let shared = cfg
+            .shared_tier()
+            .map(|spec| (spec, crate::engine::Pool::shared(spec.capacity_blocks)));
         for r in &mut replicas {
             r.set_admission(cfg.admission);
             if let Some(tier) = cfg.cpu_tier() {
                 r.set_cpu_tier(tier);
+            }
+            if let Some((spec, pool)) = &shared {
+                r.set_shared_tier(*spec, pool.clone());
             }
         }
         let mut router_cfg = cfg.clone();
@@ -137,6 +145,7 @@ impl<'w> Simulation<'w> {
             disagg: pools.map(|p| Box::new(disagg::Disagg::new(cfg, p))),
             router_cpu: router_cpu::RouterCpu::of(cfg).map(Box::new),
             ledger: ledger::Ledger::default(),
+            shared: shared.map(|(_, pool)| pool),
         }
     }
 

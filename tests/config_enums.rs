@@ -2,7 +2,8 @@
 //! writes it, and a wrong name gets serde's message listing the choices.
 
 use kvfleet::config::{
-    Admission, ArrivalModel, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
+    Admission, ArrivalModel, DecodeRouting, Policy, RouterTiers, RouterView, SglangMiss,
+    WorkloadKind,
 };
 use kvfleet::timing::EnginePreset;
 use serde::de::DeserializeOwned;
@@ -38,6 +39,7 @@ fn every_name_reads_back_to_itself() {
     round_trip::<WorkloadKind>(&["pool", "sessions"]);
     round_trip::<DecodeRouting>(&["least_kv", "round_robin", "random"]);
     round_trip::<Admission>(&["reserve", "preempt"]);
+    round_trip::<RouterTiers>(&["hbm", "all"]);
     round_trip::<EnginePreset>(&[
         "llama3-8b-h100",
         "llama3-70b-4xh100",

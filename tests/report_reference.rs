@@ -377,6 +377,21 @@ fn real_reports_fit_the_schema_and_write_every_field() {
                 "20",
             ]),
         ),
+        (
+            "shared tier, a router that sees it",
+            with(&[
+                "--des-kv-blocks",
+                "40",
+                "--des-shared-kv-blocks",
+                "100",
+                "--des-shared-gbps",
+                "12.5",
+                "--des-shared-latency-us",
+                "30",
+                "--des-router-tiers",
+                "all",
+            ]),
+        ),
     ];
     let schema = report_schema();
     let seen = check_outputs(&schema, &reports);

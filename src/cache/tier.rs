@@ -1,6 +1,7 @@
-//! A replica's CPU offload tier: a bounded set of KV blocks below HBM, filled by the
-//! blocks HBM evicts (a demotion) and emptied least recently written first when full.
-//! A block loaded back into HBM leaves the tier (it is resident above again). It is a
+//! An offload tier's blocks: a bounded set of KV blocks below HBM, filled by the blocks
+//! the level above evicts (a demotion) and emptied least recently written first when
+//! full. A replica's CPU tier gives a block loaded back into HBM up (it is resident
+//! above again); the fleet's shared tier keeps it for the other replicas. It is a
 //! `BlockCache` whose entries are all evictable, so it shares the cache's id table and
 //! eviction queue (and their code in the wasm).
 
@@ -56,6 +57,17 @@ impl CpuTier {
         }
         self.written_blocks += 1;
         self.blocks.store_unpinned(id);
+    }
+
+    /// Keeps the blocks dropped to make room for `drain_evicted` (the next tier down
+    /// takes them).
+    pub fn keep_evicted(&mut self) {
+        self.blocks.keep_evicted();
+    }
+
+    /// The blocks dropped since the last call, in order (none unless `keep_evicted`).
+    pub fn drain_evicted(&mut self) -> std::vec::Drain<'_, u64> {
+        self.blocks.drain_evicted()
     }
 
     /// Takes block `id` out (loaded back into HBM); whether it was held.

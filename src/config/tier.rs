@@ -1,6 +1,7 @@
-//! The CPU offload tier's settings: its size per replica and its PCIe link's load
-//! bandwidth and per-transfer cost. Unset (or 0 blocks): no tier, and the report is
-//! exactly as without one.
+//! The offload tiers' settings: the CPU tier's size per replica and its PCIe link's load
+//! bandwidth and per-transfer cost; the shared tier's size (one for the fleet) and each
+//! replica's network link to it. Unset (or 0 blocks): no tier, and the report is exactly
+//! as without one.
 
 use super::Config;
 
@@ -10,6 +11,14 @@ use super::Config;
 pub const DEFAULT_CPU_LOAD_GBPS: f64 = 63.0;
 /// Default fixed cost of one load from the CPU tier, µs (a copy's launch and DMA setup).
 pub const DEFAULT_CPU_LOAD_BASE_US: f64 = 10.0;
+
+/// Default bandwidth of a replica's network link to the shared tier, GB/s: one
+/// 200 Gbit/s RDMA NIC (an assumption: a ConnectX-6 HDR port, 200 Gbit/s / 8 = 25 GB/s;
+/// Mooncake's transfer engine drives RDMA NICs of this class).
+pub const DEFAULT_SHARED_GBPS: f64 = 25.0;
+/// Default fixed cost of one load from the shared tier, µs (an assumption: a lookup in
+/// the store's metadata service and an RDMA read's round trip, each some µs).
+pub const DEFAULT_SHARED_LATENCY_US: f64 = 20.0;
 
 impl Config {
     /// The CPU tier of every replica, when configured with at least one block: its size,
@@ -24,6 +33,37 @@ impl Config {
             load_base_us: self.cpu_load_base_us,
         })
     }
+}
+
+impl Config {
+    /// The fleet's shared tier, when configured with at least one block: its size, its
+    /// blocks' bytes and each replica's network link to it.
+    pub fn shared_tier(&self) -> Option<TierSpec> {
+        let capacity_blocks = self.shared_kv_blocks.filter(|&n| n > 0)?;
+        let per_token = self.kv_bytes_per_token_or_preset()?;
+        Some(TierSpec {
+            capacity_blocks,
+            block_bytes: per_token * self.block_size as u64,
+            load_gbps: self.shared_gbps,
+            load_base_us: self.shared_latency_us,
+        })
+    }
+}
+
+pub(super) fn is_default_shared_gbps(v: &f64) -> bool {
+    *v == DEFAULT_SHARED_GBPS
+}
+
+pub(super) fn is_default_shared_latency_us(v: &f64) -> bool {
+    *v == DEFAULT_SHARED_LATENCY_US
+}
+
+pub(super) fn default_shared_gbps() -> f64 {
+    DEFAULT_SHARED_GBPS
+}
+
+pub(super) fn default_shared_latency_us() -> f64 {
+    DEFAULT_SHARED_LATENCY_US
 }
 
 pub(super) fn no_tier(v: &Option<u64>) -> bool {

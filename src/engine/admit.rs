@@ -144,11 +144,18 @@ impl Replica {
             let reusable = (end.saturating_sub(1) / bs) as usize;
             self.admission_ids_walked += (reusable.min(full) + full) as u64;
             let hit = self.cache.hit_blocks(&req.block_ids, reusable.min(full));
-            // A resumed request reuses HBM only; a new one's hit continues into the tier.
-            let in_tier = if self.resume_of(req.id).is_some() {
+            // A resumed request reuses HBM only; a new one's hit continues into the CPU
+            // tier, then the shared tier.
+            let resumed = self.resume_of(req.id).is_some();
+            let in_tier = if resumed {
                 0
             } else {
                 self.tier_run(&req.block_ids, hit, reusable.min(full))
+            };
+            let in_shared = if resumed {
+                0
+            } else {
+                self.shared_run(&req.block_ids, hit + in_tier, reusable.min(full))
             };
             if self.cache.acquire(&req.block_ids[..full], private).is_err() {
                 self.note_refusal(req.id);
@@ -168,8 +175,14 @@ impl Replica {
                 self.admit_received(req, (full, private, prompt_private));
                 continue;
             }
-            let loaded_at_us = self.load_run(&req.block_ids[hit..hit + in_tier], now_us);
-            let hit = hit + in_tier;
+            let cpu_end_us = self.load_run(&req.block_ids[hit..hit + in_tier], now_us);
+            let loaded = hit + in_tier..hit + in_tier + in_shared;
+            let shared_end_us = self.load_shared(&req.block_ids[loaded], now_us);
+            // The two loads run on different links at once.
+            let loaded_at_us = cpu_end_us.max(shared_end_us);
+            // The loaded blocks become reusable when the request's first chunk runs.
+            let hbm_hit = hit;
+            let hit = hit + in_tier + in_shared;
             out.admitted.push(Admitted {
                 id: req.id,
                 replica: self.index,
@@ -184,13 +197,13 @@ impl Replica {
                 private_blocks: private,
                 prompt_private_blocks: prompt_private,
                 prefilled_tokens: hit as u32 * bs,
-                ready_blocks: hit,
+                ready_blocks: hbm_hit,
                 generated: 0,
                 admit_us: now_us,
                 first_token_us: 0,
                 resume_tokens: 0,
                 lost_from_us: None,
-                loaded_at_us: if in_tier > 0 { loaded_at_us } else { 0 },
+                loaded_at_us: if hit > hbm_hit { loaded_at_us } else { 0 },
                 req,
             });
         }

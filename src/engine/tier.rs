@@ -38,13 +38,24 @@ pub struct TierStats {
     pub block_bytes: u64,
 }
 
+impl Tier {
+    /// Keeps the blocks the tier drops, for the shared tier below it.
+    pub(super) fn keep_evicted(&mut self) {
+        self.blocks.keep_evicted();
+    }
+}
+
 impl Replica {
     /// Gives the replica a CPU tier of `spec`; its cache keeps what it evicts for it.
     pub fn set_cpu_tier(&mut self, spec: TierSpec) {
         self.cache.keep_evicted();
+        let mut blocks = CpuTier::new(spec.capacity_blocks);
+        if self.shared.is_some() {
+            blocks.keep_evicted();
+        }
         self.tier = Some(Box::new(Tier {
             spec,
-            blocks: CpuTier::new(spec.capacity_blocks),
+            blocks,
             link: Link::default(),
             stats: TierStats {
                 block_bytes: spec.block_bytes,
@@ -63,13 +74,27 @@ impl Replica {
         })
     }
 
-    /// Writes HBM's evicted blocks to the tier, in eviction order.
+    /// Writes HBM's evicted blocks to the next tier down, in eviction order: the CPU
+    /// tier, whose own evictions go on to the shared tier; or, without a CPU tier, the
+    /// shared tier.
     pub(super) fn demote_evicted(&mut self) {
-        let Some(t) = self.tier.as_mut() else {
-            return;
-        };
-        for id in self.cache.drain_evicted() {
-            t.blocks.store(id);
+        match (self.tier.as_mut(), self.shared.as_mut()) {
+            (Some(t), shared) => {
+                for id in self.cache.drain_evicted() {
+                    t.blocks.store(id);
+                }
+                if let Some(s) = shared {
+                    for id in t.blocks.drain_evicted() {
+                        s.demote(id);
+                    }
+                }
+            }
+            (None, Some(s)) => {
+                for id in self.cache.drain_evicted() {
+                    s.demote(id);
+                }
+            }
+            (None, None) => {}
         }
     }
 

@@ -5,8 +5,8 @@
 //! milliseconds.
 
 use crate::config::{
-    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak,
-    WorkloadKind,
+    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterTiers, RouterView, SglangMiss,
+    TieBreak, WorkloadKind,
 };
 use crate::timing::{EnginePreset, DYNAMO_DECODE_POLY_MS, DYNAMO_PREFILL_POLY_MS, NO_POLY};
 
@@ -107,6 +107,9 @@ pub fn config(draws: &mut Draws) -> Config {
     cfg.cpu_kv_blocks = draws.maybe(&[0, 1, 4, 64]);
     cfg.cpu_load_gbps = draws.pick(&[0.001, 1.0, 63.0]);
     router_cpu(&mut cfg, draws);
+    cfg.shared_kv_blocks = draws.maybe(&[0, 1, 8, 256]);
+    cfg.shared_gbps = draws.pick(&[0.001, 1.0, 25.0]);
+    cfg.router_tiers = draws.pick(&RouterTiers::ALL);
     cfg
 }
 

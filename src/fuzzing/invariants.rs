@@ -1,7 +1,7 @@
 //! The accounting invariants every run must keep, checked from its outputs alone (the
 //! report, its JSON and the decision log), never from the engine's own predicates:
 //! every request ends exactly once, the per-replica rows add up, a split fleet's pools
-//! balance (`pools`), the preemption counts (`preemption`), the CPU tier's (`tier`), the queue peaks, the routing capture, rates, quantiles, nulls only
+//! balance (`pools`), the preemption counts (`preemption`), the CPU tier's (`tier`), the shared tier's (`shared`), the queue peaks, the routing capture, rates, quantiles, nulls only
 //! where due, and the decision log's rules (`decision_rules`). Each check panics with
 //! what broke, the seed and the config.
 
@@ -15,6 +15,7 @@ use super::decision_rules::decision_log;
 use super::ensure::ensure;
 use super::pools::pools;
 use super::preemption::preemption;
+use super::shared::shared_tier;
 use super::tier::cpu_tier;
 
 /// Checks `report` (and its `json`, and the decision log when given) of a run of `cfg`.
@@ -32,6 +33,7 @@ pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option
         .and_then(|_| routing_capture(cfg, report, decisions))
         .and_then(|_| preemption(cfg, report, decisions))
         .and_then(|_| cpu_tier(cfg, report))
+        .and_then(|_| shared_tier(cfg, report))
         .and_then(|_| rates(report))
         .and_then(|_| quantiles(report))
         .and_then(|_| numbers_where_due(json))

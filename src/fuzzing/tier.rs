@@ -1,6 +1,6 @@
 //! The CPU tier invariants: its figures appear exactly when a tier is configured; per
-//! replica and in the fleet, the tokens served from HBM and from the tier add up to the
-//! cached tokens; the replicas' counts add up to the fleet's; the bytes loaded are the
+//! replica and in the fleet, the tokens served from HBM and from the tier (and from the
+//! shared tier, when there is one) add up to the cached tokens; the replicas' counts add up to the fleet's; the bytes loaded are the
 //! tier's hit tokens' KV; the load time is at least one base cost per load.
 
 use crate::config::Config;
@@ -22,14 +22,20 @@ pub(super) fn cpu_tier(cfg: &Config, r: &Report) -> Result<(), String> {
     let (Some(s), Some(spec)) = (r.summary.cpu_tier.as_ref(), spec) else {
         return Ok(());
     };
+    let below = r
+        .summary
+        .shared_tier
+        .as_ref()
+        .map_or(0, |t| t.shared_hit_tokens);
     ensure(
-        s.hbm_hit_tokens + s.cpu_hit_tokens == r.summary.cached_tokens,
+        s.hbm_hit_tokens + s.cpu_hit_tokens + below == r.summary.cached_tokens,
         || format!("tiers' tokens {s:?} != cached {}", r.summary.cached_tokens),
     )?;
     for p in &r.per_instance {
         let t = p.cpu_tier.as_ref().expect("checked above");
+        let below = p.shared_tier.as_ref().map_or(0, |t| t.shared_hit_tokens);
         ensure(
-            t.hbm_hit_tokens + t.cpu_hit_tokens == p.cached_tokens,
+            t.hbm_hit_tokens + t.cpu_hit_tokens + below == p.cached_tokens,
             || {
                 format!(
                     "replica {}: tiers' tokens {t:?} != cached {}",

@@ -65,7 +65,7 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             flag("decode_instances")
         );
         // A CPU tier's loads move the KV bytes per token too.
-        let tier = cfg.cpu_tier().is_some();
+        let tier = cfg.cpu_tier().is_some() || cfg.shared_tier().is_some();
         let fields: Vec<&'static str> = SPLIT_FLEET
             .into_iter()
             .filter(|&f| !(tier && f == "kv_bytes_per_token"))
@@ -77,6 +77,26 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
         add(
             &["cpu_load_gbps", "cpu_load_base_us"],
             with("cpu_kv_blocks", "unset", note),
+        );
+    }
+    if cfg.shared_tier().is_none() {
+        let note = "there is no shared tier to load from";
+        add(
+            &["shared_gbps", "shared_latency_us"],
+            with("shared_kv_blocks", "unset", note),
+        );
+    }
+    if cfg.cpu_tier().is_some() || cfg.shared_tier().is_some() {
+        if !reads_engine_cache(cfg.routing) {
+            let note = "it reads no engine's cache: only kv, dynamo, llm_d and sticky do";
+            add(&["router_tiers"], with("routing", routing, note));
+        }
+    } else {
+        let note = "there is no tier below HBM to count";
+        let (cpu, shared) = (flag("cpu_kv_blocks"), flag("shared_kv_blocks"));
+        add(
+            &["router_tiers"],
+            format!("with {cpu} and {shared} unset ({note})"),
         );
     }
     if cfg.router_vcpu.is_none() {
@@ -198,6 +218,15 @@ pub fn inert_on_replay(source: &str) -> Vec<Inert> {
         .collect()
 }
 
+/// Whether `policy` scores the overlap the engines' caches report (what
+/// `router_tiers` extends): `sglang` and `aibrix` match their own tables of past picks.
+fn reads_engine_cache(policy: Policy) -> bool {
+    matches!(
+        policy,
+        Policy::Kv | Policy::Dynamo | Policy::LlmD | Policy::Sticky
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +247,9 @@ mod tests {
             "disagg_min_uncached_tokens",
             "cpu_load_gbps",
             "cpu_load_base_us",
+            "shared_gbps",
+            "shared_latency_us",
+            "router_tiers",
             "router_cpu_us_fixed",
             "router_cpu_us_per_block",
             "router_queue",
@@ -263,6 +295,9 @@ mod tests {
             [
                 "cpu_load_gbps",
                 "cpu_load_base_us",
+                "shared_gbps",
+                "shared_latency_us",
+                "router_tiers",
                 "dynamo_temperature",
                 "dynamo_overlap_credit",
                 "sglang_miss",
@@ -289,6 +324,16 @@ mod tests {
             ..Config::default()
         });
         assert!(zero.contains(&"cpu_load_gbps") && zero.contains(&"kv_bytes_per_token"));
+        // The router's view of the tiers counts with a tier, under a policy reading the caches.
+        let shared = |routing| Config {
+            shared_kv_blocks: Some(8),
+            routing,
+            ..Config::default()
+        };
+        assert!(!fields(&shared(Policy::Kv)).contains(&"router_tiers"));
+        assert!(!fields(&shared(Policy::Kv)).contains(&"shared_gbps"));
+        assert!(fields(&shared(Policy::RoundRobin)).contains(&"router_tiers"));
+        assert!(fields(&shared(Policy::Sglang)).contains(&"router_tiers"));
         let offline = Config {
             router_view: RouterView::Offline,
             ..cfg

@@ -282,7 +282,8 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     }
     validate_router_cpu(cfg)?;
     validate_pools(cfg)?;
-    validate_cpu_tier(cfg)
+    validate_cpu_tier(cfg)?;
+    validate_shared_tier(cfg)
 }
 
 /// The routers' own CPU: cores, CPU times and queue within their limits.
@@ -337,6 +338,24 @@ fn validate_cpu_tier(cfg: &Config) -> Result<(), ConfigError> {
             "kv_bytes_per_token",
             "unset",
             "1 to 100000000 B: a custom engine has no model to take the KV bytes per token from, and the CPU tier's loads need them",
+        ));
+    }
+    Ok(())
+}
+
+/// The shared tier's fields: in range, and its loads know their bytes per token.
+fn validate_shared_tier(cfg: &Config) -> Result<(), ConfigError> {
+    check_range("shared_gbps", cfg.shared_gbps)?;
+    check_range("shared_latency_us", cfg.shared_latency_us)?;
+    let Some(blocks) = cfg.shared_kv_blocks.filter(|&n| n > 0) else {
+        return Ok(());
+    };
+    check_range("shared_kv_blocks", blocks as f64)?;
+    if cfg.kv_bytes_per_token_or_preset().is_none() {
+        return Err(ConfigError::new(
+            "kv_bytes_per_token",
+            "unset",
+            "1 to 100000000 B: a custom engine has no model to take the KV bytes per token from, and the shared tier's loads need them",
         ));
     }
     Ok(())

@@ -244,6 +244,9 @@ pub fn render(r: &Report) -> String {
     if let Some(line) = tier_line(r) {
         let _ = writeln!(out, "{line}");
     }
+    if let Some(line) = shared_line(r) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(t) = &r.sessions {
         let _ = writeln!(
             out,
@@ -340,6 +343,25 @@ pub fn tier_line(r: &Report) -> Option<String> {
         t.demoted_bytes as f64 / 1e9,
         t.hbm_evictions,
         t.cpu_evictions
+    ))
+}
+
+/// The line a run with a shared tier adds: the cached tokens per tier, the loads over
+/// the network, the bytes written and the shared tier's evictions.
+pub fn shared_line(r: &Report) -> Option<String> {
+    let t = r.summary.shared_tier.as_ref()?;
+    Some(format!(
+        "  Shared tier: {} tok from HBM, {} from CPU, {} loaded from the shared tier ({:.1}% of prompt tokens) in {} loads ({:.2} GB, {} on the links, {} queued); written {:.2} GB; shared evictions {}",
+        t.hbm_hit_tokens,
+        t.cpu_hit_tokens,
+        t.shared_hit_tokens,
+        t.shared_hit_rate_tokens * 100.0,
+        t.loads,
+        t.loaded_bytes as f64 / 1e9,
+        duration(t.load_ms),
+        duration(t.load_wait_ms),
+        t.demoted_bytes as f64 / 1e9,
+        t.shared_evictions
     ))
 }
 

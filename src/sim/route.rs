@@ -3,6 +3,7 @@
 //! blocks, the offline pass's cache, predictions) and the decision record.
 
 use super::{Decision, Simulation};
+use crate::config::RouterTiers;
 use crate::engine::Replica;
 use crate::router::{Ask, ReplicaView};
 use crate::view::{router_blocks, Knowledge};
@@ -60,6 +61,12 @@ impl Simulation<'_> {
         let now = self.now_us;
         let knowledge = &mut self.knowledge;
         knowledge.seen_hits(now, ids, full, &self.hits, &mut self.seen_hits);
+        if self.cfg.router_tiers == RouterTiers::All {
+            for (r, rep) in self.replicas.iter().enumerate() {
+                let from = (self.seen_hits[r] as usize).min(full);
+                self.seen_hits[r] += rep.lower_tier_run(ids, from, full) as u32;
+            }
+        }
         let knowledge = &self.knowledge;
         // A router predicts only over the replicas it routes to (a split fleet's prefill
         // pool), so only their hits are extended.

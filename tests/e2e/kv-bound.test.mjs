@@ -6,8 +6,10 @@
 // cache under `admission=preempt` (the KV cache group's control reads it) preempts, with the CLI's
 // counts, and the fleet lines end with the CLI's preemption line. With a CPU tier (the KV cache group's
 // control reads it), the report's tier figures are the CLI's, and the fleet lines end with its tier line.
-// Screenshots: test-results/kv-bound.png, test-results/kv-preempt.png, test-results/kv-cpu-tier.png
-// (light, 1280 px).
+// With a CPU tier, a shared tier and a router that counts them, the controls read them, the shared
+// tier's figures and line are the CLI's, and the per-replica hit chart splits each bar per tier.
+// Screenshots: test-results/kv-bound.png, test-results/kv-preempt.png, test-results/kv-cpu-tier.png,
+// test-results/kv-shared-tier.png, test-results/kv-shared-tier-controls.png (light, 1280 px).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -140,6 +142,45 @@ test('the small cache with a CPU tier: the control reads it, and the tier serves
     assert.ok(box.split('\n').includes(line), `${box}\n--- the CLI's: ${line}`);
     await page.locator('[data-testid=fleet-lines]').scrollIntoViewIfNeeded();
     await screenshot(page, 'kv-cpu-tier', { fullPage: false });
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});
+
+test('the small cache with a CPU tier and a shared tier the router sees: the controls read them, the figures and line are the CLI\'s, and the hit chart splits per tier', async () => {
+  const tiers = { ...SMALL, cpu_kv_blocks: 64, shared_kv_blocks: 512, router_tiers: 'all' };
+  const native = cli(tiers);
+  const line = native.lines.find((l) => l.startsWith('  Shared tier: '));
+  const t = native.report.summary.shared_tier;
+  assert.ok(line && t.shared_hit_tokens > 0 && t.loads > 0, native.lines.join('\n'));
+  // The router that counts the tiers caches more than the one that sees HBM only.
+  assert.ok(native.report.summary.cached_tokens > cli({ ...tiers, router_tiers: 'hbm' }).report.summary.cached_tokens);
+  // Each replica's bar, split: its share of prompt tokens from HBM, its CPU tier and the pool.
+  const want = native.report.per_instance.map((r) => [r.shared_tier.hbm_hit_tokens, r.shared_tier.cpu_hit_tokens, r.shared_tier.shared_hit_tokens]
+    .map((tok) => (100 * tok) / r.prompt_tokens));
+  const { page, errors, context, report } = await open(tiers);
+  try {
+    assert.equal(await page.locator('[data-testid=field-shared_kv_blocks]').count(), 1);
+    assert.match(await page.textContent('[data-testid=readout-shared_kv_blocks]'), /^512 blocks$/);
+    assert.equal(await page.locator('[data-testid=input-router_tiers]').inputValue(), 'all');
+    assert.equal(await page.locator('[data-testid=field-shared_gbps]').count(), 1);
+    assert.deepEqual(report.summary.shared_tier, t);
+    assert.deepEqual(report.per_instance.map((r) => r.shared_tier), native.report.per_instance.map((r) => r.shared_tier));
+    const box = await page.locator('[data-testid=fleet-lines]').textContent();
+    assert.ok(box.split('\n').includes(line), `${box}\n--- the CLI's: ${line}`);
+    // An off-screen chart holds the new data and draws (legend included) once it comes into view.
+    await page.locator('[data-testid=chart-hit]').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => window.Chart.getChart(document.querySelector('[data-testid=chart-hit]'))?.legend?.legendItems?.length > 1,
+      null, { timeout: 10000 }).catch(() => {});
+    const chart = await page.evaluate(() => {
+      const ch = window.Chart.getChart(document.querySelector('[data-testid=chart-hit]'));
+      return { data: ch.data.datasets.map((d) => d.data), hidden: ch.data.datasets.map((d) => !!d.hidden), legend: ch.legend.legendItems.map((i) => i.text) };
+    });
+    assert.deepEqual(chart.hidden, [false, false, false]);
+    assert.deepEqual(chart.legend, ['HBM', 'CPU tier', 'Shared tier']);
+    want.forEach((w, i) => w.forEach((v, k) => assert.ok(Math.abs(chart.data[k][i] - v) < 1e-9, `replica ${i} tier ${k}: ${chart.data[k][i]} != ${v}`)));
+    await screenshot(page, 'kv-shared-tier', { fullPage: false });
+    await page.locator('[data-testid=field-shared_kv_blocks]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'kv-shared-tier-controls', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
 });

@@ -98,15 +98,21 @@ export class Charts {
 
     if (get('hit')) this.charts.hit = new C(get('hit'), {
       type: 'bar',
-      data: { labels: [], datasets: [{ label: 'Token hit rate (% of prompt tokens)', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56 }] },
+      // With offload tiers the bar splits, stacked: HBM (solid), the CPU tier (hatched), the shared
+      // tier (pale); without them the tier parts are empty and hidden.
+      data: { labels: [], datasets: [
+        { label: 'Token hit rate (% of prompt tokens)', data: [], backgroundColor: [], borderRadius: 3, maxBarThickness: 56, stack: 'hit' },
+        { label: 'Loaded from the CPU tier', data: [], backgroundColor: [], maxBarThickness: 56, stack: 'hit', hidden: true },
+        { label: 'Loaded from the shared tier', data: [], backgroundColor: [], maxBarThickness: 56, stack: 'hit', hidden: true },
+      ] },
       plugins: [fleetBand, poolDivider],
       options: {
-        plugins: { legend: { display: false }, fleetBand: {},
+        plugins: { legend: { display: false, labels: { generateLabels: tierLegend } }, fleetBand: {},
           subtitle: { display: true, align: 'center', font: { size: 12, weight: '600' }, padding: { bottom: 8 }, text: '' },
-          tooltip: { callbacks: { label: (c) => ` ${c.parsed.y.toFixed(1)}% of its prompt tokens came from its cache` } } },
+          tooltip: { callbacks: { label: hitTooltip } } },
         scales: {
-          x: { title: axisTitle('Replica'), grid: { display: false } },
-          y: { min: 0, max: 100, title: axisTitle('Prompt tokens from cache (%)'), ticks: { callback: (v) => `${v}%` } },
+          x: { stacked: true, title: axisTitle('Replica'), grid: { display: false } },
+          y: { stacked: true, min: 0, max: 100, title: axisTitle('Prompt tokens from cache (%)'), ticks: { callback: (v) => `${v}%` } },
         },
       },
     });
@@ -213,11 +219,23 @@ export class Charts {
   }
 
   // Token hit rate per replica; a replica that admitted nothing has no bar (its label says "–").
+  // With offload tiers each bar splits into the tokens served from HBM, the CPU tier and the pool.
   updateHit({ per, s, t, labels, colors }) {
     const hit = this.charts.hit;
     hit.data.labels = labels.map((l, i) => (Number.isFinite(per[i].hit_rate_tokens) ? l : `${l} –`));
-    hit.data.datasets[0].data = per.map((r) => (Number.isFinite(r.hit_rate_tokens) ? r.hit_rate_tokens * 100 : null));
-    hit.data.datasets[0].backgroundColor = colors;
+    const parts = per.map(tierParts);
+    const tiered = [1, 2].map((k) => parts.some((p) => p && p[k] !== null));
+    const sets = hit.data.datasets;
+    sets[0].data = per.map((r, i) => (Number.isFinite(r.hit_rate_tokens) ? (parts[i] ? parts[i][0] : r.hit_rate_tokens * 100) : null));
+    sets[0].label = tiered[0] || tiered[1] ? 'Served from HBM' : 'Token hit rate (% of prompt tokens)';
+    sets[0].backgroundColor = colors;
+    sets[1].data = parts.map((p) => (p ? p[1] : null));
+    sets[1].backgroundColor = colors.map((c) => hatchOf(c));
+    sets[2].data = parts.map((p) => (p ? p[2] : null));
+    sets[2].backgroundColor = colors.map((c) => hexAlpha(c, 0.35));
+    sets[1].hidden = !tiered[0];
+    sets[2].hidden = !tiered[1];
+    hit.options.plugins.legend.display = tiered[0] || tiered[1];
     const rates = per.map((r) => r.hit_rate_tokens).filter(Number.isFinite);
     const lo = rates.length ? Math.min(...rates) : NaN, hi = rates.length ? Math.max(...rates) : NaN;
     hit.options.plugins.fleetBand = Number.isFinite(s.hit_rate_tokens) ? {
@@ -231,7 +249,8 @@ export class Charts {
     hit.options.plugins.subtitle.text = `- - fleet ${countPct(s.hit_rate_tokens)}${narrow ? ' ' : '    '}▒ ${spread}`;
     hit.options.scales.y.title.display = !narrow;
     this.lazy.draw(hit);
-    setLabel(hit, `Token hit rate per replica. Fleet ${countPct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}`).join(', ')}.`);
+    const split = (i) => (parts[i] ? ` (${tierWords(parts[i])})` : '');
+    setLabel(hit, `Token hit rate per replica. Fleet ${countPct(s.hit_rate_tokens)}; per replica ${per.map((r, i) => `${labels[i]} ${pct(r.hit_rate_tokens, 0)}${split(i)}`).join(', ')}.`);
   }
 
   // Requests per replica (served, rejected, timed out) and its saturated share of the run; a
@@ -319,6 +338,47 @@ function logTick(v, ratio) {
 }
 
 /** A diagonal-stripe fill (dir 1 or -1) in a colour, so "turned away" never reads as a replica's hue. */
+/**
+ * A replica's token hit rate split per tier, in % of its prompt tokens: [HBM, CPU tier, shared tier]
+ * (null for a tier the run does not have), or null without offload tiers or with no admissions.
+ */
+export function tierParts(r) {
+  const cpu = r.cpu_tier, shared = r.shared_tier;
+  if ((!cpu && !shared) || !Number.isFinite(r.hit_rate_tokens)) return null;
+  const cached = r.cached_tokens || 0;
+  const share = (tokens) => (cached > 0 ? (r.hit_rate_tokens * 100 * tokens) / cached : 0);
+  const hbm = shared ? shared.hbm_hit_tokens : cpu.hbm_hit_tokens;
+  return [share(hbm), cpu ? share(cpu.cpu_hit_tokens) : null, shared ? share(shared.shared_hit_tokens) : null];
+}
+
+/** "HBM 12%, CPU 5%, shared 16%" for tierParts' split. */
+function tierWords(p) {
+  return [['HBM', p[0]], ['CPU', p[1]], ['shared', p[2]]].filter(([, v]) => v !== null).map(([n, v]) => `${n} ${v.toFixed(0)}%`).join(', ');
+}
+
+// The hit chart's tooltip: the part under the pointer, per tier when the bar is split.
+function hitTooltip(c) {
+  const v = c.parsed.y.toFixed(1);
+  if (c.chart.data.datasets[1].hidden && c.chart.data.datasets[2].hidden) return ` ${v}% of its prompt tokens came from its cache`;
+  return [` ${v}% of its prompt tokens from HBM`, ` ${v}% loaded from its CPU tier`, ` ${v}% loaded from the shared tier`][c.datasetIndex];
+}
+
+// The hit chart's legend, shown only with tiers: one entry per tier present, in the page's ink.
+function tierLegend(chart) {
+  const k = themeInk();
+  const fills = [k.muted, hatchOf(k.muted), hexAlpha(k.muted, 0.35)];
+  const names = ['HBM', 'CPU tier', 'Shared tier'];
+  return chart.data.datasets.map((d, i) => ({ text: names[i], fillStyle: fills[i], strokeStyle: k.muted, lineWidth: 0, datasetIndex: i, fontColor: k.muted, hidden: false }))
+    .filter((item) => !chart.data.datasets[item.datasetIndex].hidden);
+}
+
+const hatches = new Map();
+/** One hatch pattern per colour, made once. */
+function hatchOf(color) {
+  if (!hatches.has(color)) hatches.set(color, hatch(color, 1));
+  return hatches.get(color);
+}
+
 export function hatch(color, dir = 1) {
   const size = 8;
   const c = document.createElement('canvas');

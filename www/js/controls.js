@@ -13,7 +13,7 @@ const GROUPS = [
   { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'prefill_instances', 'decode_instances', 'routing', 'overlap_weight',
     'dynamo_temperature', 'dynamo_overlap_credit', 'sglang_miss', 'llmd_weights', 'session_affinity', 'spill_queue'] },
   { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size', 'admission',
-    'cpu_kv_blocks', 'cpu_load_gbps', 'cpu_load_base_us'] },
+    'cpu_kv_blocks', 'cpu_load_gbps', 'cpu_load_base_us', 'shared_kv_blocks', 'shared_gbps', 'shared_latency_us', 'router_tiers'] },
   { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
     'system_prompt_len', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms'] },
   { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'request_rate_schedule', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',
@@ -64,6 +64,10 @@ const SHOWN_WHEN = {
   router_predict_ttl_ms: (c) => c.router_view !== 'offline',
   cpu_load_gbps: (c) => c.cpu_kv_blocks > 0,
   cpu_load_base_us: (c) => c.cpu_kv_blocks > 0,
+  shared_gbps: (c) => c.shared_kv_blocks > 0,
+  shared_latency_us: (c) => c.shared_kv_blocks > 0,
+  // Only the policies that score the engines' caches (src/params/inert.rs reads_engine_cache).
+  router_tiers: (c) => (c.cpu_kv_blocks > 0 || c.shared_kv_blocks > 0) && ['kv', 'dynamo', 'llm_d', 'sticky'].includes(c.routing),
   ...Object.fromEntries(ROUTER_CPU.map((n) => [n, (c) => c.router_vcpu != null])),
   ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
   ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
@@ -76,13 +80,14 @@ const NONE = {
   queue_capacity: ['unbounded', 'Unbounded queue (never reject)'],
   timeout_ms: ['none', 'No timeout (callers wait forever)'],
   cpu_kv_blocks: ['none', 'No CPU tier (an evicted block is gone)'],
+  shared_kv_blocks: ['none', 'No shared tier (what a replica drops is gone)'],
   session_affinity: ['policy default', 'Policy default (100% for sticky, 0 otherwise)'],
   router_vcpu: ['free', 'Free, instant router (its CPU not modelled)'],
   router_queue: ['unbounded', 'Unbounded router queue (never reject)'],
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024, router_vcpu: 2, router_queue: 256 };
+const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024, shared_kv_blocks: 8192, router_vcpu: 2, router_queue: 256 };
 // Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
 // thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
 const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };

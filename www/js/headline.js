@@ -137,6 +137,16 @@ export function cpuTierLine(report) {
     + `demoted ${(t.demoted_bytes / 1e9).toFixed(2)} GB; evictions HBM ${t.hbm_evictions}, CPU ${t.cpu_evictions}`;
 }
 
+/** The CLI's shared tier line (src/report/text.rs shared_line), or null without a shared tier. */
+export function sharedTierLine(report) {
+  const t = report.summary?.shared_tier;
+  if (!t) return null;
+  return `  Shared tier: ${t.hbm_hit_tokens} tok from HBM, ${t.cpu_hit_tokens} from CPU, ${t.shared_hit_tokens} loaded from the shared tier `
+    + `(${(t.shared_hit_rate_tokens * 100).toFixed(1)}% of prompt tokens) in ${t.loads} loads `
+    + `(${(t.loaded_bytes / 1e9).toFixed(2)} GB, ${cliDuration(t.load_ms)} on the links, ${cliDuration(t.load_wait_ms)} queued); `
+    + `written ${(t.demoted_bytes / 1e9).toFixed(2)} GB; shared evictions ${t.shared_evictions}`;
+}
+
 /** The CLI's router CPU line (src/report/text.rs router_cpu_line), or null for a free router. */
 export function routerCpuLine(report) {
   const x = report.router_cpu;
@@ -150,12 +160,14 @@ export function routerCpuLine(report) {
 
 export function renderFleetLines(pre, report) {
   // A disaggregated run: the seed's three lines describe the prefill pool; the pools line follows,
-  // then, under admission=preempt, the preemptions, then with a CPU tier its line, then a router with cores.
+  // then, under admission=preempt, the preemptions, then with a CPU tier its line, then with a
+  // shared tier its line, then a router with cores.
   const preempt = preemptionLine(report);
   const tier = cpuTierLine(report);
+  const shared = sharedTierLine(report);
   const routerCpu = routerCpuLine(report);
   const lines = [...(report.fleet_lines || []), ...(report.pools ? [report.pools.line] : []), ...(preempt ? [preempt] : []),
-    ...(tier ? [tier] : []), ...(routerCpu ? [routerCpu] : [])];
+    ...(tier ? [tier] : []), ...(shared ? [shared] : []), ...(routerCpu ? [routerCpu] : [])];
   setText(pre, lines.join('\n'));
   const note = fleetNote(pre);
   const s = report.summary || {};

@@ -4,8 +4,8 @@
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
 use kvfleet::{
-    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, TieBreak,
-    WorkloadKind,
+    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterTiers, RouterView, SglangMiss,
+    TieBreak, WorkloadKind,
 };
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
@@ -190,6 +190,10 @@ fn sglang_miss(text: &str) -> Result<SglangMiss, String> {
 
 fn admission(text: &str) -> Result<Admission, String> {
     Admission::parse(text).map_err(|e| e.allowed)
+}
+
+fn router_tiers(text: &str) -> Result<RouterTiers, String> {
+    RouterTiers::parse(text).map_err(|e| e.allowed)
 }
 
 fn tie_break(text: &str) -> Result<TieBreak, String> {
@@ -463,6 +467,24 @@ pub struct RunArgs {
     /// CPU tier: fixed cost of one load, µs.
     #[arg(long = "des-cpu-load-base-us", value_name = "US", default_value = "10", value_parser = number)]
     pub cpu_load_base_us: f64,
+    /// A KV tier of N blocks shared by the fleet (a Mooncake store, an LMCache server):
+    /// the blocks a replica evicts from its lowest own tier (HBM, or its CPU tier) are
+    /// written to it (least recently used dropped first when full), and any replica loads
+    /// a prefix hit found there over the network instead of prefilling it [default: none;
+    /// 0 is none].
+    #[arg(long = "des-shared-kv-blocks", value_name = "N", value_parser = whole)]
+    pub shared_kv_blocks: Option<u64>,
+    /// Shared tier: bandwidth of each replica's network link to it, GB/s (one 200 Gbit/s
+    /// RDMA NIC).
+    #[arg(long = "des-shared-gbps", value_name = "GBPS", default_value = "25", value_parser = number)]
+    pub shared_gbps: f64,
+    /// Shared tier: fixed cost of one load (lookup and network round trip), µs.
+    #[arg(long = "des-shared-latency-us", value_name = "US", default_value = "20", value_parser = number)]
+    pub shared_latency_us: f64,
+    /// What a cache-aware router's overlap counts: hbm (HBM blocks only) or all (the HBM
+    /// run continued into the replica's CPU tier, then the shared tier).
+    #[arg(long = "des-router-tiers", value_name = "TIERS", default_value = "hbm", value_parser = router_tiers)]
+    pub router_tiers: RouterTiers,
     /// Sweep one parameter: NAME=START:END[:STEP] or NAME=A,B,C (e.g. overlap-weight=0:8:0.5,
     /// instances=1:32, kv-blocks=256,512,1024, routing=kv,round_robin); prints a table.
     #[arg(long = "des-sweep", value_name = "SPEC")]
@@ -592,6 +614,10 @@ impl RunArgs {
             cpu_kv_blocks: self.cpu_kv_blocks,
             cpu_load_gbps: self.cpu_load_gbps,
             cpu_load_base_us: self.cpu_load_base_us,
+            shared_kv_blocks: self.shared_kv_blocks,
+            shared_gbps: self.shared_gbps,
+            shared_latency_us: self.shared_latency_us,
+            router_tiers: self.router_tiers,
         }
     }
 }
