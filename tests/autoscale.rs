@@ -331,3 +331,74 @@ fn bad_bounds_are_refused_naming_the_field() {
     });
     assert!(e.contains("autoscale"), "{e}");
 }
+
+/// The book's autoscaling section: its example's quoted lines are what the command prints
+/// (the text report of the same config), its measured ring share is the test's, and its
+/// start-up delays are the presets'.
+#[test]
+fn the_book_s_autoscaling_numbers_are_measured() {
+    let book =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/model.md")).unwrap();
+    let section = book
+        .split("### Autoscaling: replicas that start cold and drain")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let example = section
+        .split("```console")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    assert!(example.contains(
+        "kvfleet --request-rate-schedule \"0s:4,60s:20,150s:4\" --des-num-requests 2400 --des-instances 2 --des-autoscale kpa"
+    ));
+    let cfg = Config {
+        request_rate_schedule: "0s:4,60s:20,150s:4".to_string(),
+        num_requests: 2400,
+        instances: 2,
+        autoscale: Autoscale::Kpa,
+        ..Config::default()
+    };
+    let text = kvfleet::run::synthetic_simulation(&cfg)
+        .unwrap()
+        .into_report()
+        .to_text();
+    let quoted: Vec<&str> = example.lines().filter(|l| l.starts_with("  ")).collect();
+    assert!(quoted.len() >= 12, "{quoted:?}");
+    for line in quoted {
+        assert!(
+            text.lines().any(|t| t == line),
+            "the book quotes a line the run does not print: {line}\n{text}"
+        );
+    }
+    // The ring's share, as measured above.
+    let all = homes(8, &[true; 8], 100_000);
+    let share = all.iter().filter(|&&r| r == 7).count() as f64 / 1000.0;
+    assert!(
+        section.contains(&format!("closing one moved {share:.1} %")),
+        "{share}"
+    );
+    // The start-up delays: 30 s + weights / (2 GB/s per GPU).
+    use kvfleet::timing::EnginePreset as P;
+    for (preset, words) in [
+        (P::Llama3_8bH100, "38 s for the 8B presets"),
+        (P::Llama3_70b4xH100, "47.7 s for"),
+        (P::Llama3_70b2xH200, "65.3 s on two GPUs"),
+        (P::Llama3_70bMi300x, "100.6 s for"),
+        (P::Mixtral8x7bH200, "76.7 s for the"),
+        (P::Custom, "30 s for `custom`"),
+    ] {
+        let s = Config {
+            engine: preset,
+            ..Config::default()
+        }
+        .startup_s_or_default();
+        let shown: f64 = words.split(' ').next().unwrap().parse().unwrap();
+        assert!((s - shown).abs() <= 0.06, "{preset:?}: {s} vs {words} (to a tenth)");
+        assert!(section.contains(words), "{words}");
+    }
+}
