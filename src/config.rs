@@ -532,64 +532,34 @@ pub struct Config {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     pub startup_s: Option<f64>,
     /// `kpa`: target requests in flight per replica.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_kpa_target",
-        default = "autoscale::default_kpa_target"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_target")]
     pub kpa_target: f64,
     /// `kpa`: the stable window, s.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_kpa_stable_window_s",
-        default = "autoscale::default_kpa_stable_window_s"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_stable_window_s")]
     pub kpa_stable_window_s: f64,
     /// `kpa`: the panic window, % of the stable window.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_kpa_panic_window_pct",
-        default = "autoscale::default_kpa_panic_window_pct"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_panic_window_pct")]
     pub kpa_panic_window_pct: f64,
     /// `kpa`: panic when the panic window wants this % of the ready replicas or more.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_kpa_panic_threshold_pct",
-        default = "autoscale::default_kpa_panic_threshold_pct"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_panic_threshold_pct")]
     pub kpa_panic_threshold_pct: f64,
     /// `kpa`: one decision asks for at most this many times the ready replicas.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_kpa_max_scale_up_rate",
-        default = "autoscale::default_kpa_max_scale_up_rate"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_max_scale_up_rate")]
     pub kpa_max_scale_up_rate: f64,
     /// `kpa`: one decision asks for at least the ready replicas divided by this.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_kpa_max_scale_down_rate",
-        default = "autoscale::default_kpa_max_scale_down_rate"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_max_scale_down_rate")]
     pub kpa_max_scale_down_rate: f64,
     /// `slo`: the TTFT target, ms.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_slo_ttft_ms",
-        default = "autoscale::default_slo_ttft_ms"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_ttft_ms")]
     pub slo_ttft_ms: f64,
     /// `slo`: the inter-token latency target, ms.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_slo_itl_ms",
-        default = "autoscale::default_slo_itl_ms"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_itl_ms")]
     pub slo_itl_ms: f64,
     /// `slo`: seconds between decisions.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_slo_interval_s",
-        default = "autoscale::default_slo_interval_s"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_interval_s")]
     pub slo_interval_s: f64,
     /// `slo`: scale down only when TTFT and ITL are both below this % of their targets.
-    #[serde(
-        skip_serializing_if = "autoscale::is_default_slo_scale_down_pct",
-        default = "autoscale::default_slo_scale_down_pct"
-    )]
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_scale_down_pct")]
     pub slo_scale_down_pct: f64,
     /// `dynamo`: softmax temperature over the costs (0 = lowest cost).
     pub dynamo_temperature: f64,

@@ -90,12 +90,12 @@ impl<'w> Simulation<'w> {
             timeout_us: cfg.timeout_ms.map(timeout_us),
             step_admission: cfg.engine.step_admission(),
         };
-        // An autoscaled fleet has a slot for every replica it may run at once.
-        let sized = Config {
-            instances: cfg.replica_slots(),
-            ..cfg.clone()
-        };
-        let n = sized.instances as usize;
+        // An autoscaled fleet has a slot for every replica it may run at once (its routers
+        // and the fleet's index are sized for them all).
+        let mut router_cfg = cfg.clone();
+        router_cfg.instances = cfg.replica_slots();
+        let knowledge = Knowledge::new(&router_cfg);
+        let n = router_cfg.instances as usize;
         let pools = cfg.pools();
         let mut replicas: Vec<Replica> = (0..n as u32)
             .map(|i| Replica::new(i, spec, cfg.kv_blocks))
@@ -106,7 +106,6 @@ impl<'w> Simulation<'w> {
                 r.set_cpu_tier(tier);
             }
         }
-        let mut router_cfg = sized.clone();
         if let Some(p) = pools {
             for (i, r) in replicas.iter_mut().enumerate() {
                 r.set_role(if i < p.prefill as usize {
@@ -126,7 +125,7 @@ impl<'w> Simulation<'w> {
             routers: (0..cfg.routers)
                 .map(|k| Router::new(&router_cfg, k))
                 .collect(),
-            knowledge: Knowledge::new(&sized),
+            knowledge,
             hits: vec![0; n],
             seen_hits: vec![0; n],
             views: LiveViews::new(n),

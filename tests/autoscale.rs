@@ -398,7 +398,10 @@ fn the_book_s_autoscaling_numbers_are_measured() {
         }
         .startup_s_or_default();
         let shown: f64 = words.split(' ').next().unwrap().parse().unwrap();
-        assert!((s - shown).abs() <= 0.06, "{preset:?}: {s} vs {words} (to a tenth)");
+        assert!(
+            (s - shown).abs() <= 0.06,
+            "{preset:?}: {s} vs {words} (to a tenth)"
+        );
         assert!(section.contains(words), "{words}");
     }
 }

@@ -130,12 +130,11 @@ pub(super) fn is_off(a: &Autoscale) -> bool {
     *a == Autoscale::Off
 }
 
-macro_rules! default_fns {
-    ($($default:ident, $is:ident, $value:expr;)*) => {
+// Whether a knob is at its default (left out of the config's JSON; a missing key reads as
+// the default through the config's own `Default`).
+macro_rules! is_default_fns {
+    ($($is:ident, $value:expr;)*) => {
         $(
-            pub(super) fn $default() -> f64 {
-                $value
-            }
             pub(super) fn $is(v: &f64) -> bool {
                 *v == $value
             }
@@ -143,15 +142,15 @@ macro_rules! default_fns {
     };
 }
 
-default_fns! {
-    default_kpa_target, is_default_kpa_target, DEFAULT_KPA_TARGET;
-    default_kpa_stable_window_s, is_default_kpa_stable_window_s, DEFAULT_KPA_STABLE_WINDOW_S;
-    default_kpa_panic_window_pct, is_default_kpa_panic_window_pct, DEFAULT_KPA_PANIC_WINDOW_PCT;
-    default_kpa_panic_threshold_pct, is_default_kpa_panic_threshold_pct, DEFAULT_KPA_PANIC_THRESHOLD_PCT;
-    default_kpa_max_scale_up_rate, is_default_kpa_max_scale_up_rate, DEFAULT_KPA_MAX_SCALE_UP_RATE;
-    default_kpa_max_scale_down_rate, is_default_kpa_max_scale_down_rate, DEFAULT_KPA_MAX_SCALE_DOWN_RATE;
-    default_slo_ttft_ms, is_default_slo_ttft_ms, DEFAULT_SLO_TTFT_MS;
-    default_slo_itl_ms, is_default_slo_itl_ms, DEFAULT_SLO_ITL_MS;
-    default_slo_interval_s, is_default_slo_interval_s, DEFAULT_SLO_INTERVAL_S;
-    default_slo_scale_down_pct, is_default_slo_scale_down_pct, DEFAULT_SLO_SCALE_DOWN_PCT;
+is_default_fns! {
+    is_default_kpa_target, DEFAULT_KPA_TARGET;
+    is_default_kpa_stable_window_s, DEFAULT_KPA_STABLE_WINDOW_S;
+    is_default_kpa_panic_window_pct, DEFAULT_KPA_PANIC_WINDOW_PCT;
+    is_default_kpa_panic_threshold_pct, DEFAULT_KPA_PANIC_THRESHOLD_PCT;
+    is_default_kpa_max_scale_up_rate, DEFAULT_KPA_MAX_SCALE_UP_RATE;
+    is_default_kpa_max_scale_down_rate, DEFAULT_KPA_MAX_SCALE_DOWN_RATE;
+    is_default_slo_ttft_ms, DEFAULT_SLO_TTFT_MS;
+    is_default_slo_itl_ms, DEFAULT_SLO_ITL_MS;
+    is_default_slo_interval_s, DEFAULT_SLO_INTERVAL_S;
+    is_default_slo_scale_down_pct, DEFAULT_SLO_SCALE_DOWN_PCT;
 }
