@@ -518,7 +518,7 @@ fn widened_config() -> impl Strategy<Value = Config> {
         .prop_map(|(cfg, s, tier, (vcpu, fixed_us, per_block_us, queue), a)| {
             let (scaler, min, extra, startup_s, target, slo_ttft_ms) = a;
             let scalable = s.is_none()
-                && !tier.is_some_and(|t| t > 0)
+                && tier.is_none_or(|t| t == 0)
                 && cfg.router_view != RouterView::Offline;
             let cfg = match scalable && scaler != Autoscale::Off {
                 false => cfg,
