@@ -13,12 +13,13 @@ use crate::series::Sampler;
 use crate::view::{router_blocks, Knowledge, LiveViews};
 use crate::workload::{EndedRequest, IdHint, Source};
 
-mod autoscale;
+pub mod autoscale;
 mod decisions;
 mod disagg;
 mod ledger;
 mod route;
 mod router_cpu;
+mod scaling;
 
 pub use router_cpu::cpu_us as router_cpu_us;
 
@@ -150,24 +151,6 @@ impl<'w> Simulation<'w> {
         .with_accepting()
     }
 
-    /// Tells the routers which replicas take requests (an autoscaled fleet's ready ones).
-    fn with_accepting(mut self) -> Self {
-        self.share_accepting();
-        self
-    }
-
-    fn share_accepting(&mut self) {
-        let Some(scaler) = self.scaler.as_ref() else {
-            return;
-        };
-        let mask: Vec<bool> = (0..scaler.slots().len())
-            .map(|r| scaler.accepting(r))
-            .collect();
-        for router in &mut self.routers {
-            router.set_accepting(&mask);
-        }
-    }
-
     /// Sizes every block-id table once for a source whose ids are known in advance (a
     /// parsed trace's, `hint`), instead of growing them as they fill. Each replica's
     /// cache may take 16 slots per block reference of its even share of the trace (at
@@ -275,39 +258,6 @@ impl<'w> Simulation<'w> {
             .into_iter()
             .flatten()
             .min()
-    }
-
-    /// The autoscaler's readiness or tick at `t`: the routers learn the new ready set,
-    /// and a replica told to drain with nothing in flight leaves at once.
-    fn on_scale(&mut self, t: u64) {
-        self.advance_clock(t);
-        self.events += 1;
-        let scaler = self.scaler.as_mut().expect("an autoscaler");
-        let drained = scaler.fire(t);
-        if scaler.take_mask_changed() {
-            self.share_accepting();
-        }
-        for r in drained {
-            self.leave_if_idle(r);
-        }
-    }
-
-    /// A draining replica with nothing waiting or running leaves: its cache is lost
-    /// (the fleet's index and the routers forget it).
-    fn leave_if_idle(&mut self, r: usize) {
-        let Some(scaler) = self.scaler.as_mut() else {
-            return;
-        };
-        let rep = &self.replicas[r];
-        if !scaler.draining(r) || rep.waiting() + rep.running() > 0 {
-            return;
-        }
-        scaler.leave(self.now_us, r);
-        self.replicas[r].cache_mut().clear();
-        self.sync_index(r);
-        for router in &mut self.routers {
-            router.forget(r);
-        }
     }
 
     fn next_other_event(&mut self) -> bool {

@@ -6,6 +6,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use kvfleet::router::{Ask, ReplicaView, Router};
+use kvfleet::sim::autoscale::kpa::Kpa;
 use kvfleet::sim::{ChangeKind, Decision};
 use kvfleet::{api, Autoscale, Config, Policy, Report, Request};
 
@@ -73,6 +74,14 @@ fn a_scale_up_is_decided_at_the_next_tick_and_ready_a_start_up_later() {
         assert_eq!(d.chosen, 0, "request {} before readiness", d.id);
     }
     assert_eq!(decisions[14].chosen, 1, "the first request after 14 s");
+    // The maximum holds: at 8 s the window [2, 8] has 3 + 4 + ... + 8 = 33 request-seconds,
+    // a mean of 5.5, ceil(5.5 / 2) = 3 replicas wanted; 2 is the most, so nothing more starts.
+    let starts = a
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Start)
+        .count();
+    assert_eq!(starts, 1);
     assert_eq!(decisions[15].chosen, 0);
     assert_eq!(report.series.replicas.first(), Some(&1));
     assert_eq!(report.series.replicas.last(), Some(&2));
@@ -404,4 +413,35 @@ fn the_book_s_autoscaling_numbers_are_measured() {
         );
         assert!(section.contains(words), "{words}");
     }
+}
+
+/// Knative's panic mode, by hand, at a target of 10 per replica, a 60 s stable window and
+/// a 200 % threshold. Tick 2 s, 2 ready: the panic window's mean 35 wants ceil(3.5) = 4,
+/// 4 / 2 = 2.0 reaches the threshold: panic, 4 replicas (the stable window's 12 alone would
+/// want 2). Then 4 ready and a mean of 5 everywhere: below the threshold (1 / 4), but panic
+/// holds the count at 4 until a tick more than 60 s after the last one over it: at 62 s
+/// (exactly 60 s) still 4, at 64 s the stable mode's ceil(0.5) = 1, bounded below by the
+/// scale-down rate, floor(4 / 2) = 2.
+#[test]
+fn the_kpa_panics_on_a_burst_and_leaves_a_stable_window_later() {
+    let mut k = Kpa::new(10.0, 60_000_000, 2.0, 1000.0, 2.0);
+    assert_eq!(k.decide(2_000_000, 12.0, 35.0, 2), 4);
+    assert!(k.panicking());
+    assert_eq!(
+        k.decide(4_000_000, 5.0, 5.0, 4),
+        4,
+        "no scale-down in panic"
+    );
+    assert_eq!(k.decide(62_000_000, 5.0, 5.0, 4), 4);
+    assert!(
+        k.panicking(),
+        "60 s after the last tick over: not yet past it"
+    );
+    assert_eq!(k.decide(64_000_000, 5.0, 5.0, 4), 2);
+    assert!(!k.panicking());
+    // Out of panic, a mean just under the threshold's want stays stable: 2 ready, 39 over
+    // the panic window wants ceil(3.9) = 4 = 2 x 2, over again; 29 wants 3, 3 / 2 < 2.
+    let mut k = Kpa::new(10.0, 60_000_000, 2.0, 1000.0, 2.0);
+    assert_eq!(k.decide(2_000_000, 29.0, 29.0, 2), 3);
+    assert!(!k.panicking());
 }

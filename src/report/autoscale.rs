@@ -13,9 +13,9 @@
 
 use serde::Serialize;
 
-use crate::plan::DEFAULT_GPU_HOUR_USD;
 use crate::series::Series;
 use crate::sim::{Billing, Change, ChangeKind};
+use crate::timing::DEFAULT_GPU_HOUR_USD;
 
 /// How far below its baseline the hit rate may stay and count as recovered, a fraction
 /// (5 points).

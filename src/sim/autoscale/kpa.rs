@@ -94,34 +94,6 @@ mod tests {
         Kpa::new(10.0, 60_000_000, 2.0, 1000.0, 2.0)
     }
 
-    /// 2 ready at target 10: 35 in flight over the panic window wants ceil(3.5) = 4,
-    /// 4 / 2 = 2.0 reaches the 200 % threshold: panic, 4 replicas (the stable window's
-    /// 12 alone would want 2).
-    #[test]
-    fn a_burst_in_the_panic_window_panics() {
-        let mut k = kpa();
-        assert_eq!(k.decide(2_000_000, 12.0, 35.0, 2), 4);
-        assert!(k.panicking());
-    }
-
-    /// In panic the count never falls; it ends at the first tick more than 60 s after the
-    /// last one over the threshold, and the stable window's want (here 1, bounded below by
-    /// floor(4 / 2) = 2) takes over.
-    #[test]
-    fn panic_holds_then_ends_a_stable_window_later() {
-        let mut k = kpa();
-        k.decide(2_000_000, 12.0, 35.0, 2);
-        assert_eq!(k.decide(4_000_000, 5.0, 5.0, 4), 4);
-        assert_eq!(
-            k.decide(62_000_000, 5.0, 5.0, 4),
-            4,
-            "60 s after: not yet past"
-        );
-        assert!(k.panicking());
-        assert_eq!(k.decide(64_000_000, 5.0, 5.0, 4), 2);
-        assert!(!k.panicking());
-    }
-
     /// Scale-down is bounded by the rate: 8 ready, nothing in flight, at most halved.
     #[test]
     fn scale_down_rate_bounds_one_decision() {
