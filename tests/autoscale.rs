@@ -391,8 +391,23 @@ fn the_book_s_autoscaling_numbers_are_measured() {
         section.contains(&format!("closing one moved {share:.1} %")),
         "{share}"
     );
-    // The start-up delays: 30 s + weights / (2 GB/s per GPU).
     use kvfleet::timing::EnginePreset as P;
+    // The KPA target's reason: llama3-8b-h100 decode steps over 4k-token (4,352) contexts.
+    let t = P::Llama3_8bH100.timing();
+    let (one, sixteen) = (t.step_us(0, 1, 4352), t.step_us(0, 16, 16 * 4352));
+    let per = t.step_us(0, 17, 17 * 4352) - sixteen;
+    assert_eq!(
+        (
+            format!("{:.1}", sixteen as f64 / 1000.0),
+            format!("{:.1}", one as f64 / 1000.0)
+        ),
+        ("9.7".to_string(), "6.2".to_string())
+    );
+    let flat = section.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("about 9.7 ms against 6.2 ms for one"));
+    assert_eq!(format!("{:.2}", per as f64 / 1000.0), "0.23");
+    assert!(flat.contains("adds about 0.23 ms"));
+    // The start-up delays: 30 s + weights / (2 GB/s per GPU).
     for (preset, words) in [
         (P::Llama3_8bH100, "38 s for the 8B presets"),
         (P::Llama3_70b4xH100, "47.7 s for"),
