@@ -324,8 +324,7 @@ impl Router {
         if !self.accepting.is_empty() && self.accepting[..views.len()].contains(&false) {
             return self.pick_zoo_among(ask, views);
         }
-        let ids: Vec<usize> = Vec::new();
-        self.judge_zoo(ask, views, &ids)
+        self.judge_zoo(ask, views, &[])
     }
 
     /// The zoo policy's judgement of `views` (`ids`: the fleet's index of each, when a
