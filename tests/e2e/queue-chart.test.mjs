@@ -136,6 +136,11 @@ test('an autoscaled link shows its settings beside the schedule and the ready re
   assert.ok(got.words.includes(`The kpa autoscaler kept ${lo} to ${hi} replicas ready (${starts} started, ${drains} drained; each ready 5 s after its start, cache empty), ${got.scaler.gpu_hours.toFixed(3)} GPU-hours ($${got.scaler.cost_usd.toFixed(2)}).`), got.words);
   // The status bar names the ready replicas' range, not the fleet's slots.
   assert.ok(got.status.startsWith(`700 requests on ${lo}–${hi} replicas (kpa autoscaled), routing=kv`), got.status);
+  // The hero names where the run started and the ready range, and makes no even-share claim.
+  await page.waitForFunction((lead) => document.querySelector('[data-testid=takeaway]')?.textContent.startsWith(lead),
+    `Starting on 2 replicas (kpa autoscaled, ${lo}–${hi} ready), kv serves`, { timeout: PAGE_TIMEOUT });
+  const head = await page.evaluate(() => document.querySelector('[data-testid=hero-reps-head]').textContent);
+  assert.match(head, /^This run \(autoscaled; replicas came and went\): busiest R\d+, [\d.]+% of requests$/);
   // The KPA's knobs are shown under kpa, the SLO rule's are not.
   assert.deepEqual(got.fields, { kpa: true, slo: false, startup: true, value: '4' });
   assert.deepEqual(errors, []);
