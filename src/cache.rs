@@ -293,6 +293,27 @@ impl BlockCache {
         }
     }
 
+    /// Empties a cache that holds no request (a replica leaving the fleet): every
+    /// resident block goes, journalled as an evict event (not counted as an eviction).
+    pub fn clear(&mut self) {
+        debug_assert_eq!(
+            self.pinned_blocks + self.private_blocks,
+            0,
+            "clear of a busy cache"
+        );
+        for id in self.lru_order() {
+            self.journal.push((id, false));
+        }
+        let journal = std::mem::take(&mut self.journal);
+        *self = BlockCache {
+            journal,
+            evictions: self.evictions,
+            evicted: self.evicted.take().map(|_| Vec::new()),
+            room_version: self.room_version + 1,
+            ..BlockCache::new(self.capacity_blocks)
+        };
+    }
+
     /// Takes the store (`true`) and evict (`false`) events of computed blocks since the
     /// last call, in order, for the fleet-wide block index.
     pub fn drain_journal(&mut self) -> std::vec::Drain<'_, (u64, bool)> {

@@ -7,6 +7,7 @@ use std::fmt;
 use crate::timing::EnginePreset;
 
 mod admission;
+mod autoscale;
 mod disagg;
 mod router_cpu;
 mod router_tiers;
@@ -14,6 +15,7 @@ mod tie_break;
 mod tier;
 
 pub use admission::Admission;
+pub use autoscale::Autoscale;
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
@@ -515,6 +517,55 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     pub router_queue: Option<u32>,
+    /// Autoscaling: `off` (a fixed fleet of `instances`), `kpa` (Knative's autoscaler on
+    /// requests in flight) or `slo` (a Dynamo-planner-style rule on TTFT and ITL);
+    /// `instances` is then the starting size.
+    #[serde(skip_serializing_if = "autoscale::is_off")]
+    pub autoscale: Autoscale,
+    /// Autoscaling: the fewest ready replicas (unset: 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub min_instances: Option<u32>,
+    /// Autoscaling: the most replicas at once, starting and draining ones included
+    /// (unset: 4 x `instances`, at most 256).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub max_instances: Option<u32>,
+    /// Autoscaling: a new replica is ready this long after the scaler adds it (model
+    /// load), s; unset: the engine preset's assumed delay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub startup_s: Option<f64>,
+    /// `kpa`: target requests in flight per replica.
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_target")]
+    pub kpa_target: f64,
+    /// `kpa`: the stable window, s.
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_stable_window_s")]
+    pub kpa_stable_window_s: f64,
+    /// `kpa`: the panic window, % of the stable window.
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_panic_window_pct")]
+    pub kpa_panic_window_pct: f64,
+    /// `kpa`: panic when the panic window wants this % of the ready replicas or more.
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_panic_threshold_pct")]
+    pub kpa_panic_threshold_pct: f64,
+    /// `kpa`: one decision asks for at most this many times the ready replicas.
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_max_scale_up_rate")]
+    pub kpa_max_scale_up_rate: f64,
+    /// `kpa`: one decision asks for at least the ready replicas divided by this.
+    #[serde(skip_serializing_if = "autoscale::is_default_kpa_max_scale_down_rate")]
+    pub kpa_max_scale_down_rate: f64,
+    /// `slo`: the TTFT target, ms.
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_ttft_ms")]
+    pub slo_ttft_ms: f64,
+    /// `slo`: the inter-token latency target, ms.
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_itl_ms")]
+    pub slo_itl_ms: f64,
+    /// `slo`: seconds between decisions.
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_interval_s")]
+    pub slo_interval_s: f64,
+    /// `slo`: scale down only when TTFT and ITL are both below this % of their targets.
+    #[serde(skip_serializing_if = "autoscale::is_default_slo_scale_down_pct")]
+    pub slo_scale_down_pct: f64,
     /// `dynamo`: softmax temperature over the costs (0 = lowest cost).
     pub dynamo_temperature: f64,
     /// `dynamo`: overlap credit, the blocks of prefill a cached block is worth (0 to 1).
@@ -664,6 +715,20 @@ impl Default for Config {
             router_cpu_us_fixed: router_cpu::DEFAULT_FIXED_US,
             router_cpu_us_per_block: router_cpu::DEFAULT_PER_BLOCK_US,
             router_queue: None,
+            autoscale: Autoscale::Off,
+            min_instances: None,
+            max_instances: None,
+            startup_s: None,
+            kpa_target: autoscale::DEFAULT_KPA_TARGET,
+            kpa_stable_window_s: autoscale::DEFAULT_KPA_STABLE_WINDOW_S,
+            kpa_panic_window_pct: autoscale::DEFAULT_KPA_PANIC_WINDOW_PCT,
+            kpa_panic_threshold_pct: autoscale::DEFAULT_KPA_PANIC_THRESHOLD_PCT,
+            kpa_max_scale_up_rate: autoscale::DEFAULT_KPA_MAX_SCALE_UP_RATE,
+            kpa_max_scale_down_rate: autoscale::DEFAULT_KPA_MAX_SCALE_DOWN_RATE,
+            slo_ttft_ms: autoscale::DEFAULT_SLO_TTFT_MS,
+            slo_itl_ms: autoscale::DEFAULT_SLO_ITL_MS,
+            slo_interval_s: autoscale::DEFAULT_SLO_INTERVAL_S,
+            slo_scale_down_pct: autoscale::DEFAULT_SLO_SCALE_DOWN_PCT,
             dynamo_temperature: 0.0,
             dynamo_overlap_credit: 1.0,
             sglang_miss: SglangMiss::Load,

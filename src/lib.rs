@@ -65,8 +65,8 @@ pub mod workload;
 pub mod wasm;
 
 pub use config::{
-    Admission, ArrivalModel, Config, ConfigError, DecodeRouting, Policy, Popularity, RouterTiers,
-    RouterView, SglangMiss, TieBreak, WorkloadKind,
+    Admission, ArrivalModel, Autoscale, Config, ConfigError, DecodeRouting, Policy, Popularity,
+    RouterTiers, RouterView, SglangMiss, TieBreak, WorkloadKind,
 };
 pub use report::Report;
 pub use workload::Request;

@@ -142,6 +142,17 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "request_rate_schedule" => Value::from(cfg.request_rate_schedule.clone()),
         "router_cpu_us_fixed" => Value::from(cfg.router_cpu_us_fixed),
         "router_cpu_us_per_block" => Value::from(cfg.router_cpu_us_per_block),
+        "autoscale" => crate::json::value_of(&cfg.autoscale),
+        "kpa_target" => Value::from(cfg.kpa_target),
+        "kpa_stable_window_s" => Value::from(cfg.kpa_stable_window_s),
+        "kpa_panic_window_pct" => Value::from(cfg.kpa_panic_window_pct),
+        "kpa_panic_threshold_pct" => Value::from(cfg.kpa_panic_threshold_pct),
+        "kpa_max_scale_up_rate" => Value::from(cfg.kpa_max_scale_up_rate),
+        "kpa_max_scale_down_rate" => Value::from(cfg.kpa_max_scale_down_rate),
+        "slo_ttft_ms" => Value::from(cfg.slo_ttft_ms),
+        "slo_itl_ms" => Value::from(cfg.slo_itl_ms),
+        "slo_interval_s" => Value::from(cfg.slo_interval_s),
+        "slo_scale_down_pct" => Value::from(cfg.slo_scale_down_pct),
         _ => Value::Null,
     }
 }
@@ -212,6 +223,20 @@ fn table() -> Vec<ParamSpec> {
         num("router_cpu_us_fixed", "--des-router-cpu-us-fixed", "Router CPU fixed", "float", (0.0, 1_000_000.0, 1.0), true, "µs", "With router vCPU: a router core's CPU time per request, before its blocks (selecting a replica and booking it; Dynamo's routing path takes about 0.7 ms)."),
         num("router_cpu_us_per_block", "--des-router-cpu-us-per-block", "Router CPU per block", "float", (0.0, 10_000.0, 0.1), true, "µs", "With router vCPU: a router core's CPU time per full prompt block (hashing its tokens, matching the prefix index; kvfleet's own take 0.47 µs)."),
         num("router_queue", "--des-router-queue", "Router queue", "optional_int", (0.0, 1_000_000.0, 1.0), true, "req", "With router vCPU: requests allowed to wait for a core per router; beyond it they are rejected. 0 rejects whenever every core is busy. Unset: unbounded."),
+        choice("autoscale", "--des-autoscale", "Autoscaler", "choice", &["off", "kpa", "slo"], "off: a fixed fleet of Replicas. kpa: Knative's autoscaler on requests in flight (stable and panic windows, every 2 s). slo: a Dynamo-planner-style rule, one replica up when the observed TTFT or ITL is over its target, one down when both are under 80 % of it. Replicas is then the starting size; a new replica is ready after the start-up delay with an empty cache; a removed one drains."),
+        num("min_instances", "--des-min-instances", "Fewest replicas", "optional_int", (1.0, 256.0, 1.0), false, "replicas", "Autoscaling: the fewest ready replicas. Unset: 1."),
+        num("max_instances", "--des-max-instances", "Most replicas", "optional_int", (1.0, 256.0, 1.0), false, "replicas", "Autoscaling: the most replicas at once, starting and draining ones included. Unset: 4 x the starting size (at most 256)."),
+        num("startup_s", "--des-startup-s", "Start-up delay", "optional_float", (0.0, 3600.0, 1.0), true, "s", "Autoscaling: a new replica takes this long to load the model before it takes requests (and costs GPU time meanwhile). Unset: the preset's assumed delay, 30 s + weights / (2 GB/s per GPU)."),
+        num("kpa_target", "--des-kpa-target", "KPA target", "float", (0.1, 100_000.0, 1.0), true, "req", "kpa: target requests in flight (waiting or running) per replica."),
+        num("kpa_stable_window_s", "--des-kpa-stable-window-s", "KPA stable window", "float", (6.0, 3600.0, 1.0), true, "s", "kpa: the window the stable mode averages requests in flight over (Knative's default 60 s)."),
+        num("kpa_panic_window_pct", "--des-kpa-panic-window-pct", "KPA panic window", "float", (1.0, 100.0, 1.0), false, "%", "kpa: the panic window, a share of the stable window (Knative's default 10 %)."),
+        num("kpa_panic_threshold_pct", "--des-kpa-panic-threshold-pct", "KPA panic threshold", "float", (110.0, 1000.0, 10.0), false, "%", "kpa: panic (scale on the short window, never down) when it wants this share of the ready replicas or more (Knative's default 200 %)."),
+        num("kpa_max_scale_up_rate", "--des-kpa-max-scale-up-rate", "KPA scale-up rate", "float", (1.0, 10_000.0, 1.0), true, "x", "kpa: one decision asks for at most this many times the ready replicas (Knative's default 1000)."),
+        num("kpa_max_scale_down_rate", "--des-kpa-max-scale-down-rate", "KPA scale-down rate", "float", (1.0, 10_000.0, 1.0), true, "x", "kpa: one decision asks for at least the ready replicas divided by this (Knative's default 2)."),
+        num("slo_ttft_ms", "--des-slo-ttft-ms", "SLO TTFT", "float", (1.0, 3_600_000.0, 10.0), true, "ms", "slo: the TTFT target (Dynamo planner's default 500 ms)."),
+        num("slo_itl_ms", "--des-slo-itl-ms", "SLO ITL", "float", (0.1, 100_000.0, 1.0), true, "ms", "slo: the inter-token latency target (Dynamo planner's default 50 ms)."),
+        num("slo_interval_s", "--des-slo-interval-s", "SLO interval", "float", (1.0, 3600.0, 1.0), true, "s", "slo: seconds between decisions (Dynamo planner's load adjustment interval, 5 s)."),
+        num("slo_scale_down_pct", "--des-slo-scale-down-pct", "SLO scale-down", "float", (1.0, 100.0, 1.0), false, "%", "slo: scale down only when TTFT and ITL are both below this share of their targets (Dynamo planner's default 80 %)."),
         num("seed", "--seed", "Seed", "int", (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),
     ]
 }
@@ -323,6 +348,20 @@ mod tests {
             "router_cpu_us_fixed",
             "router_cpu_us_per_block",
             "router_queue",
+            "autoscale",
+            "min_instances",
+            "max_instances",
+            "startup_s",
+            "kpa_target",
+            "kpa_stable_window_s",
+            "kpa_panic_window_pct",
+            "kpa_panic_threshold_pct",
+            "kpa_max_scale_up_rate",
+            "kpa_max_scale_down_rate",
+            "slo_ttft_ms",
+            "slo_itl_ms",
+            "slo_interval_s",
+            "slo_scale_down_pct",
         ];
         for s in specs() {
             let key = keys.get(s.name).is_some() || omitted.contains(&s.name);
@@ -331,6 +370,8 @@ mod tests {
         let of = |name: &str| spec(name).default;
         assert_eq!(of("decode_routing"), Value::from("least_kv"));
         assert_eq!(of("admission"), Value::from("reserve"));
+        assert_eq!(of("autoscale"), Value::from("off"));
+        assert_eq!(of("kpa_stable_window_s"), Value::from(60.0));
         assert_eq!(of("kv_transfer_gbps"), Value::from(d.kv_transfer_gbps));
         assert_eq!(
             of("kv_transfer_base_us"),

@@ -69,9 +69,9 @@ pub struct PlanSpec {
     pub limits: PlanLimits,
 }
 
-/// Default price of one GPU-hour: an assumed round on-demand cloud price for one
-/// H100-class GPU (the book's planner chapter states it); every dollar figure scales with it.
-pub const DEFAULT_GPU_HOUR_USD: f64 = 2.5;
+/// Default price of one GPU-hour (kept with the presets' hardware, which the autoscaler's
+/// report prices too).
+pub use crate::timing::DEFAULT_GPU_HOUR_USD;
 
 /// Default largest fleet a plan tries.
 pub const DEFAULT_MAX_REPLICAS: u32 = 64;

@@ -12,6 +12,7 @@ use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
+pub mod autoscale;
 mod over_time;
 mod pools;
 mod preemption;
@@ -273,6 +274,11 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "SharedTierReport"))]
     pub shared_tier: Option<SharedTierReport>,
+    /// Autoscaled runs only: the replica time billed (starting, ready and draining
+    /// replicas) x GPUs per replica, GPU-hours (`autoscale` has the rest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub gpu_hours: Option<f64>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
     /// An overload finding was raised.
@@ -426,6 +432,11 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "RouterCpuReport"))]
     pub router_cpu: Option<RouterCpuReport>,
+    /// The autoscaler: bounds, replica time and GPU-hours, cost, every change and the
+    /// hit rate's recovery after each; present only with `autoscale` set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "autoscale::AutoscaleReport"))]
+    pub autoscale: Option<autoscale::AutoscaleReport>,
     /// The summary over K seeds, for a run of several (`--des-seeds K`, K > 1); absent
     /// for one seed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -525,6 +536,8 @@ impl Simulation<'_> {
         let mut series =
             std::mem::take(&mut self.sampler).finish(end_us, &mut self.replicas, links);
         self.fill_schedule_rate(&mut series);
+        let autoscale = self.autoscale_report(end_us, &mut series);
+        let gpu_hours = autoscale.as_ref().map(|a| a.gpu_hours);
         let latency_cdf = latency_cdf(&self.recorder.ttft, &self.recorder.e2e);
         self.fill_latencies(&mut summary);
         let findings = self.findings(&per_instance, &series, makespan_us);
@@ -538,6 +551,7 @@ impl Simulation<'_> {
             .map(Unended::sentence)
             .chain(findings.iter().map(|f| f.text.clone()))
             .collect();
+        summary.gpu_hours = gpu_hours;
         let fleet_lines = self.fleet_lines(&summary, &per_instance);
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
@@ -558,8 +572,29 @@ impl Simulation<'_> {
             sessions,
             pools,
             router_cpu,
+            autoscale,
             seeds: None,
         }
+    }
+
+    /// The autoscaler's report, and the ready replicas at each sample of `series`.
+    fn autoscale_report(
+        &mut self,
+        end_us: u64,
+        series: &mut Series,
+    ) -> Option<autoscale::AutoscaleReport> {
+        let billing = self.scaler.as_mut()?.finish(end_us);
+        let initial = self.cfg.instances;
+        series.replicas = autoscale::replicas_series(&series.t_s, initial, &billing.changes);
+        let gpus = self.cfg.engine.gpus();
+        let priced = self.cfg.engine.hardware().is_some();
+        Some(autoscale::report(
+            self.cfg.autoscale.name(),
+            &billing,
+            series,
+            (initial, gpus),
+            priced,
+        ))
     }
 
     /// The schedule's rate at each sample (`series.schedule_rate`), for a synthetic run
@@ -614,6 +649,11 @@ impl Simulation<'_> {
         // colocated replica's.
         if self.disagg.is_none() {
             out.extend(kv::kv_finding(&self.kv_facts(), limits));
+        }
+        // An autoscaled fleet's replicas live for different stretches of the run: an even
+        // share of the requests or of the hits is no yardstick for them.
+        if self.scaler.is_some() {
+            out.retain(|f| !matches!(f.kind, FindingKind::LoadUneven | FindingKind::HitUneven));
         }
         out
     }

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+mod membership;
 mod predict;
 mod ties;
 pub mod zoo;
@@ -119,6 +120,9 @@ pub struct Router {
     recent: Vec<f64>,
     session_home: IdMap<u32>,
     predictions: Predictions,
+    /// Per replica, whether it takes new requests (an autoscaled fleet's ready ones);
+    /// empty: every replica does.
+    accepting: Vec<bool>,
 }
 
 /// What the router needs to know of a request.
@@ -179,6 +183,7 @@ impl Router {
             recent: vec![0.0; replicas],
             session_home: IdMap::default(),
             predictions: Predictions::new(replicas, ttl_us),
+            accepting: Vec::new(),
         }
     }
 
@@ -219,11 +224,7 @@ impl Router {
                 Policy::RoundRobin | Policy::Sticky => {
                     (self.round_robin(views.len()), Reason::Policy, false)
                 }
-                Policy::Random => (
-                    self.rng.below(views.len() as u64) as usize,
-                    Reason::Policy,
-                    false,
-                ),
+                Policy::Random => (self.random(views.len()), Reason::Policy, false),
                 _ => (self.pick_zoo(&ask, views), Reason::Policy, false),
             },
         };
@@ -231,7 +232,16 @@ impl Router {
             self.zoo.last = None;
         }
         if local && self.spill_queue > 0 && views[chosen].waiting >= self.spill_queue {
-            chosen = least_busy(views, &mut self.ties);
+            chosen = if self.accepting.is_empty() {
+                least_busy(views, &mut self.ties)
+            } else {
+                let accepting = &self.accepting;
+                self.ties
+                    .argmin(views.iter().enumerate().map(|(r, v)| match accepting[r] {
+                        true => (v.waiting + v.running) as f64,
+                        false => f64::INFINITY,
+                    }))
+            };
             reason = Reason::Spill;
         }
         if let Some(log) = log {
@@ -272,11 +282,15 @@ impl Router {
             return self
                 .session_home
                 .get(&(session as u64))
-                .map(|&r| r as usize);
+                .map(|&r| r as usize)
+                .filter(|&r| self.open(r));
         }
         let mut best: Option<(usize, u32, usize)> = None;
         let mut equals = 0;
         for (r, view) in views.iter().enumerate() {
+            if !self.open(r) {
+                continue;
+            }
             let hits = ask.hits[r] as usize;
             let busy = view.waiting + view.running;
             let better = match best {
@@ -307,6 +321,15 @@ impl Router {
     }
 
     fn pick_zoo(&mut self, ask: &Ask, views: &[ReplicaView]) -> usize {
+        if !self.accepting.is_empty() && self.accepting[..views.len()].contains(&false) {
+            return self.pick_zoo_among(ask, views);
+        }
+        self.judge_zoo(ask, views, &[])
+    }
+
+    /// The zoo policy's judgement of `views` (`ids`: the fleet's index of each, when a
+    /// subset; empty: all, in order); returns the index into `views`.
+    fn judge_zoo(&mut self, ask: &Ask, views: &[ReplicaView], ids: &[usize]) -> usize {
         let fleet = zoo::Fleet {
             ask,
             views,
@@ -321,12 +344,13 @@ impl Router {
             Policy::LlmD => zoo::llmd::judge(&fleet, self.zoo.llmd_weights, ties),
             Policy::Sglang => {
                 let trees = self.zoo.sglang.as_mut().expect("sglang trees");
-                zoo::sglang::judge(&fleet, trees, ask.now_us)
+                zoo::sglang::judge_among(&fleet, trees, ask.now_us, ids)
             }
-            Policy::Aibrix => zoo::aibrix::judge(
+            Policy::Aibrix => zoo::aibrix::judge_among(
                 &fleet,
                 self.zoo.aibrix.as_ref().expect("aibrix table"),
                 ties,
+                ids,
             ),
             other => unreachable!("{other:?} is not a zoo policy"),
         };
@@ -361,6 +385,9 @@ impl Router {
         let (mut best_cost, mut best_load, mut best) = (0.0, 0.0, usize::MAX);
         let mut equals = 0;
         for r in 0..n {
+            if !self.open(r) {
+                continue;
+            }
             let load = count_f64(views[r].active_blocks) + recent[r];
             let cost = match hits[r] {
                 0 => cold + load,
@@ -396,7 +423,8 @@ impl Router {
                 (false, true) => 0.0,
                 (false, false) => 1.0,
             };
-            let row = judged.map(|j| j.rows[r].clone()).unwrap_or_default();
+            let mut row = judged.map(|j| j.rows[r].clone()).unwrap_or_default();
+            row.excluded |= !self.open(r);
             let mut candidate = Candidate {
                 replica: r as u32,
                 hit_blocks: row.hit_blocks.unwrap_or(hits as u32),
@@ -427,16 +455,30 @@ impl Router {
         self.recent[chosen] += missed;
     }
 
+    /// The next replica in turn that takes requests.
     fn round_robin(&mut self, replicas: usize) -> usize {
-        let pick = self.next_rr % replicas;
+        let mut pick = self.next_rr % replicas;
+        for _ in 0..replicas {
+            if self.open(pick) {
+                break;
+            }
+            pick = (pick + 1) % replicas;
+        }
         self.next_rr = (pick + 1) % replicas;
         pick
     }
 
+    /// The owner of the first virtual node clockwise from the block's hash whose replica
+    /// takes requests: a replica that leaves hands its arcs to the next nodes, one that
+    /// joins takes back only its own (about 1/N of the keys move).
     fn ring_home(&self, first_block: u64) -> usize {
         let key = splitmix64(first_block ^ 0x005E_ED0F_B10C);
         let at = self.ring.partition_point(|&(h, _)| h < key);
-        self.ring[at % self.ring.len()].1 as usize
+        let n = self.ring.len();
+        (0..n)
+            .map(|i| self.ring[(at + i) % n].1 as usize)
+            .find(|&r| self.open(r))
+            .unwrap_or(self.ring[at % n].1 as usize)
     }
 }
 

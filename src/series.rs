@@ -64,6 +64,10 @@ pub struct Series {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub schedule_rate: Vec<f64>,
+    /// Autoscaled runs only: the replicas ready at each sample.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub replicas: Vec<u32>,
     /// Disaggregated fleet only: per decode replica, the fraction of the window ending at
     /// each sample that its inbound KV link was busy (`null` for the first sample).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -284,6 +288,7 @@ impl Sampler {
             admitted,
             ttft_ms_mean,
             schedule_rate: Vec::new(),
+            replicas: Vec::new(),
             t_s: self.times_us.iter().map(|&t| t as f64 / 1e6).collect(),
             queue: self.queue,
             queue_peak: self.queue_peak,

@@ -13,15 +13,19 @@ use crate::series::Sampler;
 use crate::view::{router_blocks, Knowledge, LiveViews};
 use crate::workload::{EndedRequest, IdHint, Source};
 
+pub mod autoscale;
 mod decisions;
 mod disagg;
 mod ledger;
 mod route;
 mod router_cpu;
+mod scaling;
 
 pub use router_cpu::cpu_us as router_cpu_us;
 
 pub use disagg::TransferStats;
+
+pub use autoscale::{Billing, Change, ChangeKind, Slot};
 
 pub use decisions::{Decision, DecisionLog, PreemptionRecord};
 pub use ledger::{InFlight, Unended};
@@ -70,6 +74,7 @@ pub struct Simulation<'w> {
     pub(crate) source_name: String,
     pub(crate) disagg: Option<Box<disagg::Disagg>>,
     pub(crate) router_cpu: Option<Box<router_cpu::RouterCpu>>,
+    pub(crate) scaler: Option<Box<autoscale::Scaler>>,
     ledger: ledger::Ledger,
     /// The fleet's shared KV tier, when configured (every replica holds a handle).
     pub(crate) shared: Option<crate::engine::SharedPool>,
@@ -88,7 +93,12 @@ impl<'w> Simulation<'w> {
             timeout_us: cfg.timeout_ms.map(timeout_us),
             step_admission: cfg.engine.step_admission(),
         };
-        let n = cfg.instances as usize;
+        // An autoscaled fleet has a slot for every replica it may run at once (its routers
+        // and the fleet's index are sized for them all).
+        let mut router_cfg = cfg.clone();
+        router_cfg.instances = cfg.replica_slots();
+        let knowledge = Knowledge::new(&router_cfg);
+        let n = router_cfg.instances as usize;
         let pools = cfg.pools();
         let mut replicas: Vec<Replica> = (0..n as u32)
             .map(|i| Replica::new(i, spec, cfg.kv_blocks))
@@ -105,7 +115,6 @@ impl<'w> Simulation<'w> {
                 r.set_shared_tier(*spec, pool.clone());
             }
         }
-        let mut router_cfg = cfg.clone();
         if let Some(p) = pools {
             for (i, r) in replicas.iter_mut().enumerate() {
                 r.set_role(if i < p.prefill as usize {
@@ -125,7 +134,7 @@ impl<'w> Simulation<'w> {
             routers: (0..cfg.routers)
                 .map(|k| Router::new(&router_cfg, k))
                 .collect(),
-            knowledge: Knowledge::new(cfg),
+            knowledge,
             hits: vec![0; n],
             seen_hits: vec![0; n],
             views: LiveViews::new(n),
@@ -144,9 +153,11 @@ impl<'w> Simulation<'w> {
             source_name: source_name.to_string(),
             disagg: pools.map(|p| Box::new(disagg::Disagg::new(cfg, p))),
             router_cpu: router_cpu::RouterCpu::of(cfg).map(Box::new),
+            scaler: autoscale::Scaler::of(cfg).map(Box::new),
             ledger: ledger::Ledger::default(),
             shared: shared.map(|(_, pool)| pool),
         }
+        .with_accepting()
     }
 
     /// Sizes every block-id table once for a source whose ids are known in advance (a
@@ -229,9 +240,36 @@ impl<'w> Simulation<'w> {
         while self.next_event() {}
     }
 
-    /// Dispatches the earliest event (at equal times: step ends, then transfer ends, then
-    /// router CPU ends, then arrivals).
+    /// Dispatches the earliest event (at equal times: the autoscaler's readiness and
+    /// ticks, then step ends, then transfer ends, then router CPU ends, then arrivals).
+    /// The autoscaler's events run only while others are pending: the run ends with its
+    /// last request.
     fn next_event(&mut self) -> bool {
+        if let Some(at) = self.scaler.as_ref().map(|s| s.next_us()) {
+            match self.next_other_us() {
+                None => return false,
+                Some(first) if at <= first => {
+                    self.on_scale(at);
+                    return true;
+                }
+                Some(_) => {}
+            }
+        }
+        self.next_other_event()
+    }
+
+    fn next_other_us(&self) -> Option<u64> {
+        let step_at = self.heap.peek().map(|Reverse((t, ..))| *t);
+        let transfer_at = self.disagg.as_ref().and_then(|d| d.next_end_us());
+        let cpu_at = self.router_cpu.as_ref().and_then(|c| c.next_end_us());
+        let arrival_at = self.source.peek_arrival_us();
+        [step_at, transfer_at, cpu_at, arrival_at]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn next_other_event(&mut self) -> bool {
         let step_at = self.heap.peek().map(|Reverse((t, ..))| *t);
         let transfer_at = self.disagg.as_ref().and_then(|d| d.next_end_us());
         let cpu_at = self.router_cpu.as_ref().and_then(|c| c.next_end_us());
@@ -308,6 +346,9 @@ impl<'w> Simulation<'w> {
     fn dispatch(&mut self, k: usize, req: crate::workload::Request) {
         let chosen = self.route(k, &req);
         let now = self.now_us;
+        if let Some(scaler) = self.scaler.as_mut() {
+            scaler.in_flight_moved(now, true);
+        }
         let end = self.replicas[chosen].arrive(req, now, &mut self.outbox);
         self.schedule(chosen, end);
         self.sync_index(chosen);
@@ -325,6 +366,7 @@ impl<'w> Simulation<'w> {
         self.schedule(replica as usize, end);
         self.sync_index(replica as usize);
         self.drain_outbox();
+        self.leave_if_idle(replica as usize);
         true
     }
 
@@ -387,6 +429,15 @@ impl<'w> Simulation<'w> {
         }
         for f in self.outbox.finished.drain(..) {
             self.ledger.end(f.id);
+            if let Some(scaler) = self.scaler.as_mut() {
+                scaler.in_flight_moved(self.now_us, false);
+                let decode_us = f.done_us - f.first_token_us;
+                scaler.completed(
+                    f.first_token_us - f.arrival_us,
+                    decode_us,
+                    f.output_tokens.saturating_sub(1) as u64,
+                );
+            }
             self.recorder.finished(&f);
             self.sampler.completed(f.first_token_us - f.arrival_us);
             let ended = EndedRequest {
@@ -403,6 +454,9 @@ impl<'w> Simulation<'w> {
         }
         for x in self.outbox.dropped.drain(..) {
             self.ledger.end(x.id);
+            if let Some(scaler) = self.scaler.as_mut() {
+                scaler.in_flight_moved(self.now_us, false);
+            }
             let timed_out = x.kind == DropKind::TimedOut;
             if timed_out {
                 self.timed_out += 1;

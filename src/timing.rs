@@ -156,6 +156,10 @@ pub struct Hardware {
     pub kv_bytes_per_token: u64,
 }
 
+/// Default price of one GPU-hour: an assumed round on-demand cloud price for one
+/// H100-class GPU (the book's planner chapter states it); every dollar figure scales with it.
+pub const DEFAULT_GPU_HOUR_USD: f64 = 2.5;
+
 /// Share of HBM left for KV: vLLM's default `gpu_memory_utilization`.
 pub const KV_HBM_SHARE: f64 = 0.9;
 

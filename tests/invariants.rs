@@ -15,7 +15,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use kvfleet::config::{
-    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterView, SglangMiss, WorkloadKind,
+    Admission, ArrivalModel, Autoscale, Config, DecodeRouting, Policy, RouterView, SglangMiss,
+    WorkloadKind,
 };
 use kvfleet::sim::Unended;
 use kvfleet::timing::EnginePreset;
@@ -487,8 +488,24 @@ prop_compose! {
     }
 }
 
+prop_compose! {
+    /// An autoscaler (a third of the runs each: off, KPA, SLO), bounds around the starting
+    /// size, a start-up from none to longer than a run, and aggressive knobs so that
+    /// short runs scale both ways.
+    fn autoscale_settings()(
+        scaler in prop::sample::select(vec![Autoscale::Off, Autoscale::Kpa, Autoscale::Slo]),
+        min in 1u32..3,
+        extra in 0u32..4,
+        startup_s in prop::sample::select(vec![0.0, 0.01, 0.5, 30.0]),
+        target in prop::sample::select(vec![0.5, 2.0, 50.0]),
+        slo_ttft_ms in prop::sample::select(vec![5.0, 500.0]),
+    ) -> (Autoscale, u32, u32, f64, f64, f64) {
+        (scaler, min, extra, startup_s, target, slo_ttft_ms)
+    }
+}
+
 /// Every setting, half the fleets split, half with a CPU tier (of 0 to 1,000 blocks),
-/// half the routers with cores.
+/// half the routers with cores, and an autoscaler on the colocated fleets it can resize.
 fn widened_config() -> impl Strategy<Value = Config> {
     let tier = prop::option::of(prop::sample::select(vec![0u64, 1, 8, 1000]));
     (
@@ -496,8 +513,27 @@ fn widened_config() -> impl Strategy<Value = Config> {
         prop::option::of(split_settings()),
         tier,
         router_cpu_settings(),
+        autoscale_settings(),
     )
-        .prop_map(|(cfg, s, tier, (vcpu, fixed_us, per_block_us, queue))| {
+        .prop_map(|(cfg, s, tier, (vcpu, fixed_us, per_block_us, queue), a)| {
+            let (scaler, min, extra, startup_s, target, slo_ttft_ms) = a;
+            let scalable = s.is_none()
+                && tier.is_none_or(|t| t == 0)
+                && cfg.router_view != RouterView::Offline;
+            let cfg = match scalable && scaler != Autoscale::Off {
+                false => cfg,
+                true => Config {
+                    autoscale: scaler,
+                    min_instances: Some(min.min(cfg.instances)),
+                    max_instances: Some(cfg.instances + extra),
+                    startup_s: Some(startup_s),
+                    kpa_target: target,
+                    kpa_stable_window_s: 6.0,
+                    slo_ttft_ms,
+                    slo_interval_s: 1.0,
+                    ..cfg
+                },
+            };
             let cfg = Config {
                 cpu_kv_blocks: tier,
                 // A custom engine names no model: the tier's loads need the bytes per token.

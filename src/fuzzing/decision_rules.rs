@@ -141,7 +141,9 @@ fn queue_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
 /// `tie_break: lowest` the lowest index of those.
 fn least_busy(cfg: &Config, x: &Decision) -> bool {
     let busy = |c: &crate::router::Candidate| (c.waiting + c.running, c.replica);
-    let least = x.candidates.iter().map(busy).min().unwrap_or((0, 0));
+    // An autoscaled fleet's replicas that take no requests are marked excluded.
+    let open = x.candidates.iter().filter(|c| !c.excluded);
+    let least = open.map(busy).min().unwrap_or((0, 0));
     let chosen = busy(&x.candidates[x.chosen as usize]);
     match cfg.tie_break {
         TieBreak::Lowest => chosen == least,
@@ -192,9 +194,13 @@ fn affinity_rules(cfg: &Config, d: &[Decision]) -> Result<(), String> {
                     )
                 })?
             }
-            (Some(_), Reason::Policy) => ensure(cfg.affinity_share() < 1.0, || {
-                format!("request {id}: a later turn left to the policy under full affinity")
-            })?,
+            // A home that takes no requests (an autoscaled fleet's draining or gone
+            // replica) leaves the turn to the policy.
+            (Some(h), Reason::Policy) if !x.candidates[h as usize].excluded => {
+                ensure(cfg.affinity_share() < 1.0, || {
+                    format!("request {id}: a later turn left to the policy under full affinity")
+                })?
+            }
             _ => {}
         }
         home.insert(session, x.chosen);

@@ -392,7 +392,8 @@ fn task_times(r: &Report) -> Result<(), String> {
 
 /// Report keys that are statistics: `null` there means "over nothing", and `rates` and
 /// `quantiles` (and `routing_capture`, for the capture) check that it appears exactly when
-/// nothing was measured.
+/// nothing was measured; an autoscaled run's recovery has a null `baseline` or
+/// `recovered_s` when there was none (no admission before the change, or no recovery).
 const STATISTICS: [&str; 6] = [
     "hit_rate",
     "block_reuse",
@@ -407,6 +408,8 @@ fn is_statistic(key: &str) -> bool {
         || key.ends_with("_share")
         || key == "load_spread"
         || key == "batch_mean"
+        || key == "baseline"
+        || key == "recovered_s"
         || key.ends_with("_by_turn")
 }
 

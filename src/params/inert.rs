@@ -4,7 +4,7 @@
 //! workload's settings on a replay, the tie rule where no pick ever ties. A caller that knows which ones the user set (the
 //! CLI's typed flags, a sweep's parameter) warns.
 
-use crate::config::{ArrivalModel, Config, DecodeRouting, Policy, RouterView};
+use crate::config::{ArrivalModel, Autoscale, Config, DecodeRouting, Policy, RouterView};
 use crate::timing::EnginePreset;
 
 /// A parameter that has no effect, and why.
@@ -42,6 +42,52 @@ const POLICY_FIELDS: [(Policy, &str); 4] = [
     (Policy::Sglang, "sglang_miss"),
     (Policy::LlmD, "llmd_weights"),
 ];
+
+/// The KPA's knobs.
+const KPA_FIELDS: [&str; 6] = [
+    "kpa_target",
+    "kpa_stable_window_s",
+    "kpa_panic_window_pct",
+    "kpa_panic_threshold_pct",
+    "kpa_max_scale_up_rate",
+    "kpa_max_scale_down_rate",
+];
+
+/// The SLO rule's knobs.
+const SLO_FIELDS: [&str; 4] = [
+    "slo_ttft_ms",
+    "slo_itl_ms",
+    "slo_interval_s",
+    "slo_scale_down_pct",
+];
+
+/// The autoscaler's settings: all of them on a fixed fleet, the other scaler's knobs.
+fn autoscale_inert(
+    cfg: &Config,
+    with: &dyn Fn(&str, &str, &str) -> String,
+    add: &mut dyn FnMut(&[&'static str], String),
+) {
+    let scaler = cfg.autoscale.name();
+    if !cfg.autoscaled() {
+        let note = "a fixed fleet of the starting size";
+        add(
+            &["min_instances", "max_instances", "startup_s"],
+            with("autoscale", scaler, note),
+        );
+    }
+    if cfg.autoscale != Autoscale::Kpa {
+        add(
+            &KPA_FIELDS,
+            with("autoscale", scaler, "the KPA does not run"),
+        );
+    }
+    if cfg.autoscale != Autoscale::Slo {
+        add(
+            &SLO_FIELDS,
+            with("autoscale", scaler, "the SLO rule does not run"),
+        );
+    }
+}
 
 /// Every parameter of `cfg` that does nothing under its other settings; `flag` names a
 /// config key the way the caller shows it (a CLI flag, or the key itself).
@@ -110,6 +156,7 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             format!("on a free, instant router ({needs})"),
         );
     }
+    autoscale_inert(cfg, &with, &mut add);
     if cfg.router_view != RouterView::Snapshot {
         let note = "only the snapshot view has a refresh interval and an event lag";
         add(
@@ -253,6 +300,19 @@ mod tests {
             "router_cpu_us_fixed",
             "router_cpu_us_per_block",
             "router_queue",
+            "min_instances",
+            "max_instances",
+            "startup_s",
+            "kpa_target",
+            "kpa_stable_window_s",
+            "kpa_panic_window_pct",
+            "kpa_panic_threshold_pct",
+            "kpa_max_scale_up_rate",
+            "kpa_max_scale_down_rate",
+            "slo_ttft_ms",
+            "slo_itl_ms",
+            "slo_interval_s",
+            "slo_scale_down_pct",
             "router_refresh_ms",
             "kv_event_lag_ms",
             "dynamo_temperature",
@@ -287,6 +347,7 @@ mod tests {
             routing: Policy::LlmD,
             arrival_model: ArrivalModel::Gamma,
             router_vcpu: Some(2),
+            autoscale: Autoscale::Slo,
             ..Config::default()
         };
         let got = fields(&cfg);
@@ -298,6 +359,12 @@ mod tests {
                 "shared_gbps",
                 "shared_latency_us",
                 "router_tiers",
+                "kpa_target",
+                "kpa_stable_window_s",
+                "kpa_panic_window_pct",
+                "kpa_panic_threshold_pct",
+                "kpa_max_scale_up_rate",
+                "kpa_max_scale_down_rate",
                 "dynamo_temperature",
                 "dynamo_overlap_credit",
                 "sglang_miss",

@@ -281,9 +281,82 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
         check_range("timeout_ms", timeout)?;
     }
     validate_router_cpu(cfg)?;
+    validate_autoscale(cfg)?;
     validate_pools(cfg)?;
     validate_cpu_tier(cfg)?;
     validate_shared_tier(cfg)
+}
+
+/// The autoscaler: its bounds around the starting size, its knobs within their limits,
+/// and a fleet it can resize (colocated, live router view, no CPU tier).
+fn validate_autoscale(cfg: &Config) -> Result<(), ConfigError> {
+    for (name, value) in [
+        ("kpa_target", cfg.kpa_target),
+        ("kpa_stable_window_s", cfg.kpa_stable_window_s),
+        ("kpa_panic_window_pct", cfg.kpa_panic_window_pct),
+        ("kpa_panic_threshold_pct", cfg.kpa_panic_threshold_pct),
+        ("kpa_max_scale_up_rate", cfg.kpa_max_scale_up_rate),
+        ("kpa_max_scale_down_rate", cfg.kpa_max_scale_down_rate),
+        ("slo_ttft_ms", cfg.slo_ttft_ms),
+        ("slo_itl_ms", cfg.slo_itl_ms),
+        ("slo_interval_s", cfg.slo_interval_s),
+        ("slo_scale_down_pct", cfg.slo_scale_down_pct),
+    ] {
+        check_range(name, value)?;
+    }
+    if let Some(startup) = cfg.startup_s {
+        check_range("startup_s", startup)?;
+    }
+    for (name, value) in [
+        ("min_instances", cfg.min_instances),
+        ("max_instances", cfg.max_instances),
+    ] {
+        if let Some(v) = value {
+            check_range(name, v as f64)?;
+        }
+    }
+    if !cfg.autoscaled() {
+        return Ok(());
+    }
+    let (min, max) = (
+        cfg.min_instances_or_default(),
+        cfg.max_instances_or_default(),
+    );
+    if let Some(given) = cfg.max_instances.filter(|&m| m < cfg.instances) {
+        return Err(ConfigError::new(
+            "max_instances",
+            given,
+            format!("at least the starting size, instances = {}", cfg.instances),
+        ));
+    }
+    if min > cfg.instances {
+        return Err(ConfigError::new(
+            "min_instances",
+            min,
+            format!(
+                "at most the starting size, instances = {} (and at most max_instances = {max})",
+                cfg.instances
+            ),
+        ));
+    }
+    let refuse =
+        |why: &str| ConfigError::new("autoscale", cfg.autoscale.name(), format!("off {why}"));
+    if cfg.pools().is_some() {
+        return Err(refuse(
+            "on a split fleet (autoscaling resizes a colocated fleet)",
+        ));
+    }
+    if cfg.router_view == crate::config::RouterView::Offline {
+        return Err(refuse(
+            "with router_view offline (its routing pass runs before timing, on a fixed fleet)",
+        ));
+    }
+    if cfg.cpu_tier().is_some() {
+        return Err(refuse(
+            "with a CPU tier (a replica's tier would leave with it; not modelled)",
+        ));
+    }
+    Ok(())
 }
 
 /// The routers' own CPU: cores, CPU times and queue within their limits.

@@ -1,7 +1,7 @@
 //! The text report's compact time series ("Over time"): the run's sample windows grouped
 //! into at most ten rows, each with the scheduled, offered and served rates, the deepest
 //! fleet-wide queue, the hit rate and the mean TTFT, merged exactly from the series'
-//! per-window counts.
+//! per-window counts; autoscaled, the replicas ready at each row's end too.
 
 use crate::numbers::duration;
 use crate::series::Series;
@@ -59,6 +59,7 @@ pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
         return Vec::new();
     }
     let per_row = windows.div_ceil(MAX_ROWS);
+    let scaled = !s.replicas.is_empty();
     let mut out = vec![
         format!(
             "  Over time, rows of {:.2} s (the last ends with the run). Per second: the schedule's mean rate, arrivals, completions;",
@@ -67,6 +68,10 @@ pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
         "  queue: the most requests waiting fleet-wide at a sample; TTFT: mean of the requests completed in the row.".to_string(),
         "       from        to  scheduled  offered   served  queue  hit rate      TTFT".to_string(),
     ];
+    if scaled {
+        out[1].push_str(" Replicas: ready at the row's end.");
+        out[2].push_str("  replicas");
+    }
     let mut first = 1;
     while first <= windows {
         let last = (first + per_row - 1).min(windows);
@@ -91,7 +96,7 @@ pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
             "–".into()
         };
         let scheduled = r.scheduled.map_or("–".into(), |x| format!("{x:.1}"));
-        out.push(format!(
+        let mut line = format!(
             "  {:>7.1} s {:>7.1} s {:>10} {:>8} {:>8} {:>6} {:>9} {:>9}",
             r.from_s,
             r.to_s,
@@ -101,7 +106,11 @@ pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
             r.queue,
             hit,
             ttft
-        ));
+        );
+        if scaled {
+            line.push_str(&format!(" {:>9}", s.replicas[last]));
+        }
+        out.push(line);
         first = last + 1;
     }
     out

@@ -231,6 +231,11 @@ pub fn render(r: &Report) -> String {
     if let Some(line) = router_cpu_line(r) {
         let _ = writeln!(out, "{line}");
     }
+    if let Some(a) = &r.autoscale {
+        for line in crate::report::autoscale::lines(a) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     let _ = writeln!(
         out,
         "  Routing capture: {} of the cached blocks the best-placed replica held at each pick ({} of {} blocks)",

@@ -95,3 +95,13 @@ pub fn marked(chosen: usize, rows: &mut [Row]) {
         row.cost = if r == chosen { 0.0 } else { 1.0 };
     }
 }
+
+/// The fleet's index of the `r`-th judged replica: `ids[r]` when the policy judges a
+/// subset (an autoscaled fleet's accepting replicas), `r` itself when `ids` is empty.
+pub fn fleet_index(ids: &[usize], r: usize) -> usize {
+    if ids.is_empty() {
+        r
+    } else {
+        ids[r]
+    }
+}

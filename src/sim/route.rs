@@ -99,7 +99,14 @@ impl Simulation<'_> {
         let seen = &self.knowledge.seen_views(self.views.views())[..pool];
         let (chosen, reason) = self.routers[k].pick(ask, seen, log.as_mut());
         let rule = self.routers[k].last_rule();
-        let best = self.hits[..pool].iter().copied().max().unwrap_or(0);
+        let best = match self.scaler.as_ref() {
+            None => self.hits[..pool].iter().copied().max().unwrap_or(0),
+            Some(s) => (0..pool)
+                .filter(|&r| s.accepting(r))
+                .map(|r| self.hits[r])
+                .max()
+                .unwrap_or(0),
+        };
         self.recorder.picked(self.hits[chosen], best);
         let target = self.skip_target(req, chosen);
         if target == chosen {

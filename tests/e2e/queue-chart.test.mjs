@@ -98,3 +98,50 @@ test('a rate schedule in the link shows the load-over-time card: the schedule, o
   assert.equal(await page.evaluate(() => document.querySelector('[data-testid=schedule-note-request_rate]').hidden), true);
   assert.deepEqual(errors, []);
 });
+
+test('an autoscaled link shows its settings beside the schedule and the ready replicas in the load-over-time card, as the report has them', async () => {
+  const link = '/?request_rate_schedule=0s:2,20s:24&num_requests=700&routing=kv&instances=2&autoscale=kpa&kpa_target=4&startup_s=5';
+  const { page, errors } = await site.open(link, { viewport: { width: 1440, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.lastReport?.config.autoscale === 'kpa', null, { timeout: PAGE_TIMEOUT });
+  await page.locator('[data-testid=ts-rate]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => (window.Chart.getChart(document.querySelector('[data-testid=ts-rate]'))?.data.datasets.length || 0) === 4, null, { timeout: PAGE_TIMEOUT });
+  const got = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=ts-rate]'));
+    const r = window.kvfleet.lastReport;
+    const shown = (name) => !document.querySelector(`[data-testid=field-${name}]`)?.closest('[hidden]');
+    return {
+      labels: c.data.datasets.map((d) => d.label),
+      ready: c.data.datasets[3].data.map((p) => p.y),
+      axis: c.data.datasets[3].yAxisID,
+      series: r.series.replicas,
+      t: r.series.t_s,
+      changes: r.autoscale.changes,
+      scaler: r.autoscale,
+      words: document.querySelector('[data-testid=ts-words]').textContent,
+      status: document.getElementById('status-text').textContent,
+      fields: { kpa: shown('kpa_target'), slo: shown('slo_ttft_ms'), startup: shown('startup_s'), value: document.querySelector('[data-testid=input-kpa_target]')?.value },
+    };
+  });
+  assert.deepEqual(got.labels, ['offered', 'served', 'schedule', 'ready replicas']);
+  assert.equal(got.axis, 'y2');
+  // The line is the report's series; worked from the changes: the ready count after the last change
+  // at or before each sample (2 at the start).
+  assert.deepEqual(got.ready, got.series);
+  const expected = got.t.map((t) => got.changes.filter((c) => c.t_s <= t).reduce((_, c) => c.ready, 2));
+  assert.deepEqual(got.series, expected);
+  const lo = Math.min(...got.series), hi = Math.max(...got.series);
+  assert.ok(hi > 2, `the step to 24/s scales up (${hi})`);
+  const starts = got.changes.filter((c) => c.kind === 'start').length;
+  const drains = got.changes.filter((c) => c.kind === 'drain').length;
+  assert.ok(got.words.includes(`The kpa autoscaler kept ${lo} to ${hi} replicas ready (${starts} started, ${drains} drained; each ready 5 s after its start, cache empty), ${got.scaler.gpu_hours.toFixed(3)} GPU-hours ($${got.scaler.cost_usd.toFixed(2)}).`), got.words);
+  // The status bar names the ready replicas' range, not the fleet's slots.
+  assert.ok(got.status.startsWith(`700 requests on ${lo}–${hi} replicas (kpa autoscaled), routing=kv`), got.status);
+  // The hero names where the run started and the ready range, and makes no even-share claim.
+  await page.waitForFunction((lead) => document.querySelector('[data-testid=takeaway]')?.textContent.startsWith(lead),
+    `Starting on 2 replicas (kpa autoscaled, ${lo}–${hi} ready), kv serves`, { timeout: PAGE_TIMEOUT });
+  const head = await page.evaluate(() => document.querySelector('[data-testid=hero-reps-head]').textContent);
+  assert.match(head, /^This run \(autoscaled; replicas came and went\): busiest R\d+, [\d.]+% of requests$/);
+  // The KPA's knobs are shown under kpa, the SLO rule's are not.
+  assert.deepEqual(got.fields, { kpa: true, slo: false, startup: true, value: '4' });
+  assert.deepEqual(errors, []);
+});

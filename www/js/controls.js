@@ -7,6 +7,11 @@ import { linkTerms } from './terms.js';
 import { isDisagg } from './layout.js';
 import { SCALES, cacheFloor } from './scales.js';
 
+/** The autoscaler's settings, beside the rate schedule (a load that changes is what it answers). */
+const AUTOSCALE = ['autoscale', 'min_instances', 'max_instances', 'startup_s', 'kpa_target', 'kpa_stable_window_s',
+  'kpa_panic_window_pct', 'kpa_panic_threshold_pct', 'kpa_max_scale_up_rate', 'kpa_max_scale_down_rate',
+  'slo_ttft_ms', 'slo_itl_ms', 'slo_interval_s', 'slo_scale_down_pct'];
+
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
 const GROUPS = [
@@ -17,7 +22,7 @@ const GROUPS = [
   { id: 'workload', title: 'Workload', open: true, essential: true, names: ['workload', 'num_prefixes', 'prefix_len', 'prefix_popularity',
     'system_prompt_len', 'turns', 'turn_input_len', 'turn_output_len', 'think_time_ms'] },
   { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'request_rate_schedule', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',
-    'input_len', 'output_len', 'range_ratio'] },
+    'input_len', 'output_len', 'range_ratio', ...AUTOSCALE] },
   { id: 'engine', title: 'Engine and overload', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'queue_capacity', 'timeout_ms',
     'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
   { id: 'disagg', title: 'Prefill + decode: the KV link', open: true, names: ['decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us',
@@ -69,6 +74,9 @@ const SHOWN_WHEN = {
   // Only the policies that score the engines' caches (src/params/inert.rs reads_engine_cache).
   router_tiers: (c) => (c.cpu_kv_blocks > 0 || c.shared_kv_blocks > 0) && ['kv', 'dynamo', 'llm_d', 'sticky'].includes(c.routing),
   ...Object.fromEntries(ROUTER_CPU.map((n) => [n, (c) => c.router_vcpu != null])),
+  ...Object.fromEntries(AUTOSCALE.slice(1, 4).map((n) => [n, (c) => (c.autoscale ?? 'off') !== 'off'])),
+  ...Object.fromEntries(AUTOSCALE.filter((n) => n.startsWith('kpa_')).map((n) => [n, (c) => c.autoscale === 'kpa'])),
+  ...Object.fromEntries(AUTOSCALE.filter((n) => n.startsWith('slo_')).map((n) => [n, (c) => c.autoscale === 'slo'])),
   ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
   ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
 };
@@ -84,10 +92,14 @@ const NONE = {
   session_affinity: ['policy default', 'Policy default (100% for sticky, 0 otherwise)'],
   router_vcpu: ['free', 'Free, instant router (its CPU not modelled)'],
   router_queue: ['unbounded', 'Unbounded router queue (never reject)'],
+  min_instances: ['1', 'Default: 1 replica'],
+  max_instances: ['4 x start', 'Default: 4 x the starting replicas (at most 256)'],
+  startup_s: ['preset', "The engine preset's assumed delay: 30 s + weights / (2 GB/s per GPU)"],
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
-const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024, shared_kv_blocks: 8192, router_vcpu: 2, router_queue: 256 };
+const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024, shared_kv_blocks: 8192, router_vcpu: 2, router_queue: 256,
+  min_instances: 1, max_instances: 16, startup_s: 30 };
 // Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
 // thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
 const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };

@@ -100,6 +100,10 @@ export function headWords(all, s) {
   if (n === 1) return per === all ? 'This run: one replica, every request' : 'This run: one prefill replica, every request';
   const top = per.reduce((b, r) => ((r.requests ?? 0) > (b.requests ?? 0) ? r : b), per[0]);
   const share = (top.requests ?? 0) / s.requests;
+  // Autoscaled (the summary's GPU-hours), replicas lived for different stretches: no even share.
+  if (Number.isFinite(s.gpu_hours)) {
+    return `This run (autoscaled; replicas came and went): busiest ${replicaLabel(top.index ?? 0)}, ${countPct(share, shareDigits(share, share))} of requests`;
+  }
   const even = 1 / n;
   const who = share >= HOT_TIMES * even ? `${replicaLabel(top.index ?? 0)} is hot,` : `busiest ${per === all ? '' : 'prefill '}replica`;
   const digits = shareDigits(share, even);

@@ -12,7 +12,11 @@ function counted(n, noun) {
 export function statusLine(report, runMs) {
   const s = report.summary || {};
   const src = report.source && report.source !== 'synthetic' ? ` · ${report.source}` : '';
-  const fleet = counted((report.per_instance || []).length, 'replica');
+  // Autoscaled, the per-replica rows are the fleet's slots: name the ready replicas' range instead.
+  const ready = report.series?.replicas || [];
+  const fleet = ready.length
+    ? `${num(Math.min(...ready))}–${counted(Math.max(...ready), 'replica')} (${report.autoscale?.scaler} autoscaled)`
+    : counted((report.per_instance || []).length, 'replica');
   return `${counted(s.requests, 'request')} on ${fleet}, routing=${report.config?.routing} · seed ${report.seed}${src} · simulated in ${Math.round(runMs)} ms`;
 }
 

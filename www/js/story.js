@@ -78,7 +78,12 @@ function fleetLead({ config, report, sweeps, drawn }) {
     .map(([p, y]) => `${policyName(p)} ${pct1(y)}`);
   const held = heldEqual(config);
   const compared = others.length ? ` (${held ? `with the same ${held}: ` : ''}${others.join(', ')})` : '';
-  return `On ${r} ${unit}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}.`;
+  // Autoscaled, the count is where the run started (the load-over-time card draws the rest).
+  const ready = report.series?.replicas || [];
+  const on = ready.length
+    ? `Starting on ${r} ${unit} (${report.autoscale?.scaler} autoscaled, ${Math.min(...ready)}–${Math.max(...ready)} ready)`
+    : `On ${r} ${unit}`;
+  return `${on}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}.`;
 }
 
 /**

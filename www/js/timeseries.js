@@ -1,7 +1,7 @@
-// www/js/timeseries.js: the "Load over time" card, shown for a run under a rate schedule: the schedule,
-// the offered and served rates, the fleet's hit rate and the mean TTFT per interval (the report's
-// sampling windows merged into at most 48), as three small charts on one time axis, with a caption
-// computed from the same numbers.
+// www/js/timeseries.js: the "Load over time" card, shown for a run under a rate schedule or an
+// autoscaler: the schedule, the offered and served rates (and, autoscaled, the ready replicas on the
+// right axis), the fleet's hit rate and the mean TTFT per interval (the report's sampling windows merged
+// into at most 48), as three small charts on one time axis, with a caption computed from the same numbers.
 
 import { themeInk, num } from './format.js';
 import { lazyDraw } from './lazy-draw.js';
@@ -48,17 +48,33 @@ export function mergeWindows(series, maxBins = MAX_BINS) {
   return { bins, binS: per * (series.interval_s ?? 0) };
 }
 
+/** The autoscaler's sentence: the ready replicas' range on the chart, the changes and the GPU-hours. */
+export function replicaWords(series, autoscale) {
+  const ready = finite(series.replicas || []);
+  if (!ready.length || !autoscale) return '';
+  const starts = (autoscale.changes || []).filter((c) => c.kind === 'start').length;
+  const drains = (autoscale.changes || []).filter((c) => c.kind === 'drain').length;
+  const cost = Number.isFinite(autoscale.cost_usd) ? ` ($${autoscale.cost_usd.toFixed(2)})` : '';
+  return `The ${autoscale.scaler} autoscaler kept ${Math.min(...ready)} to ${Math.max(...ready)} replicas ready`
+    + ` (${starts} started, ${drains} drained; each ready ${autoscale.startup_s.toFixed(0)} s after its start, cache empty),`
+    + ` ${autoscale.gpu_hours.toFixed(3)} GPU-hours${cost}.`;
+}
+
 /** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit rate and TTFT. */
-export function timeSeriesWords(series, sessions) {
+export function timeSeriesWords(series, sessions, autoscale) {
   const { bins, binS } = mergeWindows(series);
   const sched = finite(series.schedule_rate || []);
   const served = finite(bins.map((b) => b.served));
   const hit = finite(bins.map((b) => b.hit));
   const ttft = finite(bins.map((b) => b.ttft));
-  if (!sched.length || !served.length) return '';
+  if (!served.length || (!sched.length && !autoscale)) return '';
   const unit = sessions ? 'tasks/s started' : 'req/s';
-  const parts = [`The schedule ran from ${fixed1(Math.min(...sched))} to ${fixed1(Math.max(...sched))} ${unit};`
-    + ` over intervals of ${binS.toFixed(2)} s the fleet served up to ${fixed1(Math.max(...served))} req/s.`];
+  const most = `over intervals of ${binS.toFixed(2)} s the fleet served up to ${fixed1(Math.max(...served))} req/s.`;
+  const parts = [sched.length
+    ? `The schedule ran from ${fixed1(Math.min(...sched))} to ${fixed1(Math.max(...sched))} ${unit}; ${most}`
+    : `At a constant offered rate, ${most}`];
+  const scaled = replicaWords(series, autoscale);
+  if (scaled) parts.push(scaled);
   if (hit.length) parts.push(`Hit rate per interval: ${(100 * Math.min(...hit)).toFixed(0)}–${(100 * Math.max(...hit)).toFixed(0)}%.`);
   if (ttft.length) parts.push(`Mean TTFT per interval: ${ms(Math.min(...ttft))} to ${ms(Math.max(...ttft))}.`);
   return parts.join(' ');
@@ -74,7 +90,7 @@ export class TimeSeries {
   create() {
     const C = window.Chart;
     const get = (id) => this.card.querySelector(`#${id}`);
-    const chart = (id, yTitle, extra = {}) => new C(get(id), {
+    const chart = (id, yTitle, extra = {}, right = null) => new C(get(id), {
       type: 'line',
       data: { datasets: [] },
       options: {
@@ -87,11 +103,13 @@ export class TimeSeries {
         scales: {
           x: { type: 'linear', min: 0, title: axisTitle('Time (s)'), ticks: { includeBounds: false } },
           y: { beginAtZero: true, title: axisTitle(yTitle), ...extra },
+          ...(right ? { y2: { position: 'right', beginAtZero: true, display: 'auto', grid: { drawOnChartArea: false },
+            title: axisTitle(right), ticks: { precision: 0 } } } : {}),
         },
       },
     });
     this.charts = {
-      rate: chart('ts-rate', 'Rate (per s)'),
+      rate: chart('ts-rate', 'Rate (per s)', {}, 'Ready replicas'),
       hit: chart('ts-hit', 'Hit rate (%)', { max: 100 }),
       ttft: chart('ts-ttft', 'Mean TTFT (ms)'),
     };
@@ -105,7 +123,8 @@ export class TimeSeries {
 
   update(report) {
     const s = report.series || {};
-    const on = Array.isArray(s.schedule_rate) && s.schedule_rate.length > 0;
+    const scaled = Array.isArray(s.replicas) && s.replicas.length > 0;
+    const on = scaled || (Array.isArray(s.schedule_rate) && s.schedule_rate.length > 0);
     this.card.hidden = !on;
     if (!on) return;
     if (!this.charts) this.create();
@@ -121,13 +140,21 @@ export class TimeSeries {
     rate.data.datasets = [
       line('offered', at('offered'), t.accent, { stepped: true }),
       line('served', at('served'), t.warn, { stepped: true }),
-      line(sessions ? 'schedule (tasks/s)' : 'schedule', points(ts, s.schedule_rate), t.ink, { borderDash: [6, 4], borderWidth: 2 }),
     ];
+    if (s.schedule_rate?.length) {
+      rate.data.datasets.push(line(sessions ? 'schedule (tasks/s)' : 'schedule', points(ts, s.schedule_rate), t.ink,
+        { borderDash: [6, 4], borderWidth: 2 }));
+    }
+    // The ready replicas at each sample, held until the next (stepped), on the right axis.
+    if (scaled) {
+      rate.data.datasets.push(line('ready replicas', points(ts, s.replicas), t.muted,
+        { stepped: 'after', yAxisID: 'y2', borderDash: [2, 2] }));
+    }
     hit.data.datasets = [line('fleet hit rate', at('hit', 100), t.accent, { stepped: true })];
     ttft.data.datasets = [line('mean TTFT', at('ttft'), t.err, { stepped: true })];
     const end = ts.length ? ts[ts.length - 1] : undefined;
     for (const c of [rate, hit, ttft]) { c.options.scales.x.max = end; lazyDraw.draw(c); }
-    const words = timeSeriesWords(s, sessions);
+    const words = timeSeriesWords(s, sessions, report.autoscale);
     this.card.querySelector('#ts-words').textContent = words;
     rate.canvas.setAttribute('aria-label', `Rates over time. ${words}`);
     hit.canvas.setAttribute('aria-label', `Fleet hit rate per interval, ${num(bins.length)} intervals.`);

@@ -4,8 +4,8 @@
 use clap::{Args, Parser, Subcommand};
 use kvfleet::timing::EnginePreset;
 use kvfleet::{
-    Admission, ArrivalModel, Config, DecodeRouting, Policy, RouterTiers, RouterView, SglangMiss,
-    TieBreak, WorkloadKind,
+    Admission, ArrivalModel, Autoscale, Config, DecodeRouting, Policy, RouterTiers, RouterView,
+    SglangMiss, TieBreak, WorkloadKind,
 };
 
 /// kvfleet: a discrete-event simulator of an LLM-serving fleet's prefix (KV block) cache
@@ -194,6 +194,10 @@ fn admission(text: &str) -> Result<Admission, String> {
 
 fn router_tiers(text: &str) -> Result<RouterTiers, String> {
     RouterTiers::parse(text).map_err(|e| e.allowed)
+}
+
+fn autoscale(text: &str) -> Result<Autoscale, String> {
+    Autoscale::parse(text).map_err(|e| e.allowed)
 }
 
 fn tie_break(text: &str) -> Result<TieBreak, String> {
@@ -402,6 +406,52 @@ pub struct RunArgs {
     /// they are rejected (0 rejects whenever every core is busy) [default: unbounded].
     #[arg(long = "des-router-queue", value_name = "REQS", value_parser = whole32)]
     pub router_queue: Option<u32>,
+    /// Autoscaling: off (a fixed fleet of --des-instances), kpa (Knative's autoscaler on
+    /// requests in flight) or slo (a Dynamo-planner-style rule on TTFT and ITL);
+    /// --des-instances is then the starting size.
+    #[arg(long = "des-autoscale", value_name = "SCALER", default_value = "off", value_parser = autoscale)]
+    pub autoscale: Autoscale,
+    /// Autoscaling: the fewest ready replicas [default: 1].
+    #[arg(long = "des-min-instances", value_name = "N", value_parser = whole32)]
+    pub min_instances: Option<u32>,
+    /// Autoscaling: the most replicas at once, starting and draining ones included
+    /// [default: 4 x --des-instances, at most 256].
+    #[arg(long = "des-max-instances", value_name = "N", value_parser = whole32)]
+    pub max_instances: Option<u32>,
+    /// Autoscaling: seconds from a scale-up until the new replica takes requests (model
+    /// load) [default: the preset's, 30 s + weights / (2 GB/s per GPU)].
+    #[arg(long = "des-startup-s", value_name = "S", value_parser = number)]
+    pub startup_s: Option<f64>,
+    /// kpa: target requests in flight (waiting or running) per replica.
+    #[arg(long = "des-kpa-target", value_name = "REQS", default_value = "16", value_parser = number)]
+    pub kpa_target: f64,
+    /// kpa: the stable window, seconds.
+    #[arg(long = "des-kpa-stable-window-s", value_name = "S", default_value = "60", value_parser = number)]
+    pub kpa_stable_window_s: f64,
+    /// kpa: the panic window, percent of the stable window.
+    #[arg(long = "des-kpa-panic-window-pct", value_name = "PCT", default_value = "10", value_parser = number)]
+    pub kpa_panic_window_pct: f64,
+    /// kpa: panic when the panic window wants this percent of the ready replicas or more.
+    #[arg(long = "des-kpa-panic-threshold-pct", value_name = "PCT", default_value = "200", value_parser = number)]
+    pub kpa_panic_threshold_pct: f64,
+    /// kpa: one decision asks for at most this many times the ready replicas.
+    #[arg(long = "des-kpa-max-scale-up-rate", value_name = "X", default_value = "1000", value_parser = number)]
+    pub kpa_max_scale_up_rate: f64,
+    /// kpa: one decision asks for at least the ready replicas divided by this.
+    #[arg(long = "des-kpa-max-scale-down-rate", value_name = "X", default_value = "2", value_parser = number)]
+    pub kpa_max_scale_down_rate: f64,
+    /// slo: the TTFT target, ms.
+    #[arg(long = "des-slo-ttft-ms", value_name = "MS", default_value = "500", value_parser = number)]
+    pub slo_ttft_ms: f64,
+    /// slo: the inter-token latency target, ms.
+    #[arg(long = "des-slo-itl-ms", value_name = "MS", default_value = "50", value_parser = number)]
+    pub slo_itl_ms: f64,
+    /// slo: seconds between decisions.
+    #[arg(long = "des-slo-interval-s", value_name = "S", default_value = "5", value_parser = number)]
+    pub slo_interval_s: f64,
+    /// slo: scale down only when TTFT and ITL are both below this percent of their targets.
+    #[arg(long = "des-slo-scale-down-pct", value_name = "PCT", default_value = "80", value_parser = number)]
+    pub slo_scale_down_pct: f64,
     /// dynamo: softmax temperature over the costs; 0 takes the lowest cost.
     #[arg(long = "des-dynamo-temperature", value_name = "T", default_value = "0", value_parser = number)]
     pub dynamo_temperature: f64,
@@ -598,6 +648,20 @@ impl RunArgs {
             router_cpu_us_fixed: self.router_cpu_us_fixed,
             router_cpu_us_per_block: self.router_cpu_us_per_block,
             router_queue: self.router_queue,
+            autoscale: self.autoscale,
+            min_instances: self.min_instances,
+            max_instances: self.max_instances,
+            startup_s: self.startup_s,
+            kpa_target: self.kpa_target,
+            kpa_stable_window_s: self.kpa_stable_window_s,
+            kpa_panic_window_pct: self.kpa_panic_window_pct,
+            kpa_panic_threshold_pct: self.kpa_panic_threshold_pct,
+            kpa_max_scale_up_rate: self.kpa_max_scale_up_rate,
+            kpa_max_scale_down_rate: self.kpa_max_scale_down_rate,
+            slo_ttft_ms: self.slo_ttft_ms,
+            slo_itl_ms: self.slo_itl_ms,
+            slo_interval_s: self.slo_interval_s,
+            slo_scale_down_pct: self.slo_scale_down_pct,
             dynamo_temperature: self.dynamo_temperature,
             dynamo_overlap_credit: self.dynamo_overlap_credit,
             sglang_miss: self.sglang_miss,

@@ -19,7 +19,7 @@
 //! entries out after a while; here they stay for the run.
 
 use super::sglang::Tree;
-use super::{in_flight, marked, term, Fleet, Judged, Row};
+use super::{fleet_index, in_flight, marked, term, Fleet, Judged, Row};
 use crate::router::Ties;
 
 /// `defaultPodRunningRequestImbalanceAbsCount`.
@@ -41,6 +41,11 @@ impl Table {
         }
     }
 
+    /// Replica `r` left the fleet: its entries go.
+    pub fn forget(&mut self, r: usize) {
+        self.replicas[r] = Tree::default();
+    }
+
     /// Records the request's full blocks on replica `r`.
     pub fn record(&mut self, r: usize, full_ids: &[u64]) {
         self.replicas[r].insert(full_ids, 0);
@@ -57,11 +62,17 @@ pub fn mean_and_sigma(xs: &[f64]) -> (f64, f64) {
 
 /// AIBrix's pick (the caller records the request in the table afterwards).
 pub fn judge(fleet: &Fleet, table: &Table, ties: &mut Ties) -> Judged {
+    judge_among(fleet, table, ties, &[])
+}
+
+/// AIBrix's pick among a subset of the fleet: `fleet.views[i]` is replica `replicas[i]`
+/// (empty: the whole fleet in order); the pick indexes `fleet.views`.
+pub fn judge_among(fleet: &Fleet, table: &Table, ties: &mut Ties, replicas: &[usize]) -> Judged {
     let ids = &fleet.ask.block_ids[..fleet.ask.full_blocks];
     let loads: Vec<f64> = fleet.views.iter().map(|v| in_flight(v) as f64).collect();
-    let percent: Vec<u32> = table
-        .replicas
-        .iter()
+    let tree = |r: usize| &table.replicas[fleet_index(replicas, r)];
+    let percent: Vec<u32> = (0..loads.len())
+        .map(&tree)
         .map(|t| match ids.len() {
             0 => 0,
             n => t.matched(ids) * 100 / n as u32,
@@ -73,7 +84,7 @@ pub fn judge(fleet: &Fleet, table: &Table, ties: &mut Ties) -> Judged {
         .map(|r| Row {
             cost: loads[r],
             score: Some(percent[r] as f64),
-            hit_blocks: Some(table.replicas[r].matched(ids)),
+            hit_blocks: Some(tree(r).matched(ids)),
             terms: vec![
                 term("match_percent", percent[r] as f64),
                 term("in_flight", loads[r]),

@@ -19,7 +19,7 @@
 //! Ties go to the lower index (the source's `min_by_key` does too; its best-match tenant
 //! and smallest tenant are whichever it meets first).
 
-use super::{argmax, argmin, in_flight, marked, term, Fleet, Judged, Row};
+use super::{argmax, argmin, fleet_index, in_flight, marked, term, Fleet, Judged, Row};
 use crate::cache::IdMap;
 use crate::config::SglangMiss;
 
@@ -117,6 +117,11 @@ impl Trees {
         self.trees[r].insert(full_ids, self.stamp);
     }
 
+    /// Replica `r` left the fleet: its tree goes.
+    pub fn forget(&mut self, r: usize) {
+        self.trees[r] = Tree::default();
+    }
+
     /// Replica `r`'s tree.
     pub fn tree(&self, r: usize) -> &Tree {
         &self.trees[r]
@@ -132,14 +137,20 @@ pub fn imbalanced(loads: &[u32]) -> bool {
 
 /// SGLang's pick (the caller records the request in the chosen tree afterwards).
 pub fn judge(fleet: &Fleet, trees: &mut Trees, now_us: u64) -> Judged {
+    judge_among(fleet, trees, now_us, &[])
+}
+
+/// SGLang's pick among a subset of the fleet: `fleet.views[i]` is replica `ids[i]`
+/// (empty `ids`: the whole fleet in order); the pick indexes `fleet.views`.
+pub fn judge_among(fleet: &Fleet, trees: &mut Trees, now_us: u64, replicas: &[usize]) -> Judged {
     trees.evict_due(now_us);
     let ids = &fleet.ask.block_ids[..fleet.ask.full_blocks];
     let loads: Vec<u32> = fleet.views.iter().map(in_flight).collect();
     let matched: Vec<u32> = (0..loads.len())
-        .map(|r| trees.tree(r).matched(ids))
+        .map(|r| trees.tree(fleet_index(replicas, r)).matched(ids))
         .collect();
     let sizes: Vec<usize> = (0..loads.len())
-        .map(|r| trees.tree(r).node_count())
+        .map(|r| trees.tree(fleet_index(replicas, r)).node_count())
         .collect();
     let rate = |m: u32| {
         if ids.is_empty() {

@@ -1,0 +1,110 @@
+//! A Dynamo-planner-style rule on SLO signals: the aggregated planner's load-based
+//! scaling in `components/src/dynamo/planner/core/load_scaling.py` (ai-dynamo/dynamo at
+//! commit 0c6da1ec; defaults `ttft_ms` 500, `itl_ms` 50,
+//! `load_adjustment_interval_seconds` 5, `load_scaling_down_sensitivity` 80). Every
+//! interval:
+//!
+//! ```text
+//! while a scale-up is still starting: observe only
+//! no request completed in the interval: no decision
+//! TTFT > ttft target  or  ITL > itl target          -> wanted = current + 1
+//! TTFT < pct x ttft target  and  ITL < pct x itl target -> wanted = current - 1
+//! ```
+//!
+//! Simplified: the planner estimates each engine's next TTFT and ITL from a regression
+//! of its forward passes (scale up when every engine is over, down when every engine,
+//! re-estimated with one replica fewer, is under); here the fleet's observed means over
+//! the interval stand in for the estimates: the mean TTFT of the requests completed in
+//! it and their decode time over their tokens after the first.
+
+/// The rule's targets and the interval's observations.
+#[derive(Clone, Debug)]
+pub struct Slo {
+    ttft_us: f64,
+    itl_us: f64,
+    down_share: f64,
+    ttft_sum_us: u64,
+    completed: u64,
+    decode_us: u64,
+    decode_tokens: u64,
+}
+
+impl Slo {
+    /// The rule for the targets (ms) and the scale-down share (0.8 = 80 %).
+    pub fn new(ttft_ms: f64, itl_ms: f64, down_share: f64) -> Slo {
+        Slo {
+            ttft_us: ttft_ms * 1000.0,
+            itl_us: itl_ms * 1000.0,
+            down_share,
+            ttft_sum_us: 0,
+            completed: 0,
+            decode_us: 0,
+            decode_tokens: 0,
+        }
+    }
+
+    /// One completed request's TTFT and decode time over its tokens after the first.
+    pub fn observe(&mut self, ttft_us: u64, decode_us: u64, decode_tokens: u64) {
+        self.ttft_sum_us += ttft_us;
+        self.completed += 1;
+        self.decode_us += decode_us;
+        self.decode_tokens += decode_tokens;
+    }
+
+    /// The replicas wanted at the end of an interval with `current` wanted now (ready
+    /// and starting); `None` when it holds. Starts the next interval.
+    pub fn decide(&mut self, current: u32, starting: bool) -> Option<u32> {
+        let (n, ttft_sum, decode_us, tokens) = (
+            self.completed,
+            self.ttft_sum_us,
+            self.decode_us,
+            self.decode_tokens,
+        );
+        self.completed = 0;
+        self.ttft_sum_us = 0;
+        self.decode_us = 0;
+        self.decode_tokens = 0;
+        if starting || n == 0 {
+            return None;
+        }
+        let ttft = ttft_sum as f64 / n as f64;
+        let itl = if tokens == 0 {
+            0.0
+        } else {
+            decode_us as f64 / tokens as f64
+        };
+        if ttft > self.ttft_us || itl > self.itl_us {
+            Some(current + 1)
+        } else if ttft < self.down_share * self.ttft_us && itl < self.down_share * self.itl_us {
+            Some(current.saturating_sub(1))
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slo;
+
+    /// Targets 500 ms and 50 ms, 80 %: a mean TTFT of 600 ms is over (up one); 300 ms with
+    /// an ITL of 30 ms is under both 400 ms and 40 ms (down one); 450 ms is between (hold).
+    #[test]
+    fn over_up_under_down_between_holds() {
+        let mut s = Slo::new(500.0, 50.0, 0.8);
+        s.observe(500_000, 3_000_000, 100);
+        s.observe(700_000, 3_000_000, 100);
+        assert_eq!(s.decide(3, false), Some(4));
+        s.observe(300_000, 3_000_000, 100);
+        assert_eq!(s.decide(4, false), Some(3));
+        s.observe(450_000, 3_000_000, 100);
+        assert_eq!(s.decide(3, false), None);
+        assert_eq!(s.decide(3, false), None, "nothing completed: hold");
+        s.observe(900_000, 3_000_000, 100);
+        assert_eq!(
+            s.decide(3, true),
+            None,
+            "a scale-up still starting: observe only"
+        );
+    }
+}
