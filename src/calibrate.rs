@@ -26,6 +26,7 @@ mod fit;
 mod nnls;
 mod read;
 pub mod replay;
+mod request_files;
 pub mod request_sample;
 pub mod requests;
 pub mod sample;
@@ -35,6 +36,7 @@ use serde::{Deserialize, Serialize};
 
 pub use fit::fit;
 pub use read::read_steps;
+pub use request_files::read_requests;
 
 use crate::timing::Timing;
 

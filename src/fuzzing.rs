@@ -213,8 +213,11 @@ pub fn sweep_spec(data: &[u8]) {
     match sweep::plan(&base, &spec) {
         Err(e) => {
             assert!(e.starts_with("--des-sweep"), "{e}");
+            // The list of sweepable parameters grows with the model; what must stay
+            // short is the rest: the part that echoes the spec.
+            let echoed = e.split("; allowed: ").next().unwrap_or(&e);
             assert!(
-                e.chars().count() <= MAX_MESSAGE_CHARS,
+                echoed.chars().count() <= MAX_MESSAGE_CHARS,
                 "a long message: {e}"
             );
         }

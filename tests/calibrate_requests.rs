@@ -4,9 +4,10 @@
 //! line or record; the search is deterministic.
 #![cfg(not(target_arch = "wasm32"))]
 
+use kvfleet::calibrate::read_requests;
 use kvfleet::calibrate::replay::{quantiles, Replica};
 use kvfleet::calibrate::request_sample::{generate_requests, to_csv, RequestSampleSpec};
-use kvfleet::calibrate::requests::{read_requests, Measured, RequestFormat};
+use kvfleet::calibrate::requests::{Measured, RequestFormat};
 use kvfleet::calibrate::search::{search, Ended, Flow, Found, Problem, SearchOptions};
 use kvfleet::timing::{EnginePreset, Timing};
 use rayon::prelude::*;

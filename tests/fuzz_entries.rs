@@ -312,10 +312,19 @@ fn the_entry_points_take_empty_and_garbage_input() {
 }
 
 /// The fuzzer's find: an unknown sweep parameter of invisible characters, whose escapes
-/// once made the message longer than a message may be (the allowed list is long).
+/// once made the message longer than a message may be (each shows as `\u{0}`).
 #[test]
 fn an_unknown_sweep_parameter_of_invisible_characters_gets_a_short_message() {
-    let mut data = vec![0u8; 49];
+    let mut data = vec![0u8; 2000];
     data.extend_from_slice(b"kv-blocks=");
     fuzzing::sweep_spec(&data);
+}
+
+/// The fuzzer's find: with `router_tiers` all, a router counts CPU-tier and shared-tier
+/// blocks on top of the HBM run the decision log's truth records, so its hits may exceed
+/// the truth (never fall below it); the checker once required them equal.
+#[test]
+fn a_router_that_counts_the_lower_tiers_sees_more_hits_than_hbm_holds() {
+    const CFG: &str = r#"{"seed":648129845238903,"request_rate":0.5,"arrival_model":"gamma","burstiness":0.2,"num_requests":10,"input_len":1,"output_len":30,"range_ratio":0.0,"num_prefixes":8,"prefix_len":1,"prefix_popularity":"uniform","instances":5,"routing":"prefix_aware","overlap_weight":0.0,"block_size":16,"kv_blocks":111,"max_batch":256,"max_batched_tokens":8192,"engine":"llama3-70b-4xh100","step_fixed_us":6000.0,"prefill_token_us":32.0,"decode_seq_us":20.0,"kv_read_token_ns":49.0,"workload":"sessions","session_rate":20.0,"num_sessions":3,"turns":2,"turn_input_len":600,"turn_output_len":20,"think_time_ms":50.0,"system_prompt_len":512,"session_affinity":null,"spill_queue":0,"queue_capacity":1,"timeout_ms":20000.0,"router_view":"exact","router_refresh_ms":0.0,"kv_event_lag_ms":100.0,"router_predict_ttl_ms":0.0,"routers":4,"router_cpu_us_fixed":50000.0,"dynamo_temperature":100.0,"dynamo_overlap_credit":0.5,"sglang_miss":"load","llmd_weights":"0,0,1","admission":"preempt","cpu_kv_blocks":4,"shared_kv_blocks":8,"shared_gbps":0.001,"router_tiers":"all"}"#;
+    fuzzing::config_json(CFG.as_bytes());
 }

@@ -1,11 +1,8 @@
-//! Per-request measurement readers for the fit by simulation: a plain CSV
-//! (`arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms`, optional `cached_tokens`),
-//! `vllm bench serve --save-result --save-detailed` JSON, and SGLang's
-//! `bench_serving --output-file F --output-details` JSONL. Each error names the file and
-//! the line (CSV) or the record (JSON); what a file does not say is assumed, and each
-//! assumption is returned in words.
-
-use super::bench_results::read_bench;
+//! Per-request measurements for the fit by simulation: the measured request, the formats,
+//! the checks every reader applies, and the plain CSV reader
+//! (`arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms`, optional `cached_tokens`).
+//! Each error names the file and the line; what a file does not say is assumed, and each
+//! assumption is returned in words. `request_files` picks the reader.
 
 /// The longest TTFT or TPOT a log may hold, milliseconds (a day): larger is a unit mistake.
 const MAX_MS: f64 = 86_400e3;
@@ -77,40 +74,6 @@ pub struct RequestLog {
     pub assumptions: Vec<String>,
 }
 
-/// Reads a request log. `rate_per_s` gives arrival times to a file without them
-/// (evenly spaced; `f64::INFINITY`: all at once).
-pub fn read_requests(
-    text: &str,
-    name: &str,
-    format: RequestFormat,
-    rate_per_s: Option<f64>,
-) -> Result<RequestLog, String> {
-    if let Some(rate) = rate_per_s {
-        if rate.is_nan() || rate <= 0.0 {
-            return Err(format!("--request-rate must be > 0, got {rate}"));
-        }
-    }
-    let mut log = match format {
-        RequestFormat::Csv => read_csv(text, name, rate_per_s)?,
-        RequestFormat::Vllm | RequestFormat::Sglang => read_bench(text, name, format, rate_per_s)?,
-    };
-    if log.requests.is_empty() {
-        return Err(format!("{name}: no completed requests in the log"));
-    }
-    log.requests.sort_by_key(|r| r.arrival_us);
-    let first = log.requests[0].arrival_us;
-    for r in &mut log.requests {
-        r.arrival_us -= first;
-    }
-    if log.requests.iter().all(|r| r.cached_tokens.is_none()) {
-        log.assumptions.push(
-            "no cached tokens given: prompts share no prefix (every prompt token is computed)"
-                .to_string(),
-        );
-    }
-    Ok(log)
-}
-
 pub(super) fn at(name: &str, line: u64, message: impl std::fmt::Display) -> String {
     format!("{name}:{line}: {message}")
 }
@@ -171,7 +134,11 @@ fn csv_positions(header: &csv::StringRecord) -> Result<[Option<usize>; 6], Strin
     Ok(out)
 }
 
-fn read_csv(text: &str, name: &str, rate_per_s: Option<f64>) -> Result<RequestLog, String> {
+pub(super) fn read_csv(
+    text: &str,
+    name: &str,
+    rate_per_s: Option<f64>,
+) -> Result<RequestLog, String> {
     let mut reader = csv::ReaderBuilder::new()
         .comment(Some(b'#'))
         .trim(csv::Trim::All)

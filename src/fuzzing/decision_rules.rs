@@ -3,7 +3,7 @@
 //! against the truth in each view mode; sticky and spill rules per router.
 
 use super::ensure::ensure;
-use crate::config::{Config, Policy, RouterView, TieBreak};
+use crate::config::{Config, Policy, RouterTiers, RouterView, TieBreak};
 use crate::report::Report;
 use crate::router::Reason;
 use crate::sim::Decision;
@@ -73,8 +73,8 @@ pub(super) fn decision_log(cfg: &Config, r: &Report, d: &[Decision]) -> Result<(
     affinity_rules(cfg, d)
 }
 
-/// What the router saw against the truth: the same in `exact` (speculative entries only
-/// add hits) and in a `snapshot` that is live; no load in `offline`. SGLang's and
+/// What the router saw against the truth: the same in `exact` (speculative entries and
+/// lower-tier blocks only add hits) and in a `snapshot` that is live; no load in `offline`. SGLang's and
 /// AIBrix's hits are their own trees' and tables' matches, not the cache index's, so only
 /// their load signals are held to the truth.
 fn seen_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
@@ -96,9 +96,12 @@ fn seen_rule(cfg: &Config, x: &Decision) -> Result<(), String> {
             RouterView::Offline => seen == (0, 0, 0, 0),
             _ => !live || (seen == truth && (own_hits || c.hit_blocks >= c.true_hit_blocks)),
         };
+        // Predictions and, with `router_tiers` all, the blocks of the lower tiers add to
+        // the live HBM run the truth records; they never take from it.
+        let adds_hits = cfg.router_predict_ttl_ms > 0.0 || cfg.router_tiers == RouterTiers::All;
         let exact_hits = !live
             || own_hits
-            || cfg.router_predict_ttl_ms > 0.0
+            || (adds_hits && c.hit_blocks >= c.true_hit_blocks)
             || c.hit_blocks == c.true_hit_blocks;
         ensure(ok && exact_hits, || {
             format!(

@@ -783,3 +783,16 @@ pub struct PlanCmd {
     #[command(flatten)]
     pub plan: crate::plan_flags::PlanFlags,
 }
+
+impl CalibrateCmd {
+    /// `--noise-pct` (or `default`), checked: a percentage from 0 to 50.
+    pub fn noise_pct_or(&self, default: f64) -> Result<f64, String> {
+        let pct = self.noise_pct.unwrap_or(default);
+        if !(pct.is_finite() && (0.0..=50.0).contains(&pct)) {
+            return Err(format!(
+                "--noise-pct: expected a percentage from 0 to 50, got {pct}"
+            ));
+        }
+        Ok(pct)
+    }
+}

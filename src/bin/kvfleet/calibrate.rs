@@ -42,19 +42,8 @@ pub fn run(cmd: &CalibrateCmd) -> Result<(), String> {
     Ok(())
 }
 
-/// `--noise-pct` (or `default`), checked: a percentage from 0 to 50.
-pub fn noise_pct(cmd: &CalibrateCmd, default: f64) -> Result<f64, String> {
-    let pct = cmd.noise_pct.unwrap_or(default);
-    if !(pct.is_finite() && (0.0..=50.0).contains(&pct)) {
-        return Err(format!(
-            "--noise-pct: expected a percentage from 0 to 50, got {pct}"
-        ));
-    }
-    Ok(pct)
-}
-
 fn write_sample(cmd: &CalibrateCmd, preset: kvfleet::timing::EnginePreset) -> Result<(), String> {
-    let noise_pct = noise_pct(cmd, 2.0)?;
+    let noise_pct = cmd.noise_pct_or(2.0)?;
     let mut timing = preset.timing();
     if let Some(capacity) = cmd.kv_capacity_tokens {
         if !(capacity.is_finite() && capacity >= 1.0) {

@@ -6,9 +6,10 @@
 
 use std::io::Write;
 
+use kvfleet::calibrate::read_requests;
 use kvfleet::calibrate::replay::{Replica, QUANTILES};
 use kvfleet::calibrate::request_sample::{generate_requests, to_csv, RequestSampleSpec};
-use kvfleet::calibrate::requests::{read_requests, RequestFormat};
+use kvfleet::calibrate::requests::RequestFormat;
 use kvfleet::calibrate::search::{search, Flow, Problem, SearchOptions, NAMES};
 use kvfleet::calibrate::RequestFit;
 use kvfleet::timing::{EnginePreset, Timing};
@@ -180,7 +181,7 @@ fn quantile_table(f: &RequestFit) -> String {
 
 /// Writes a request log generated on `preset`'s engine (the CSV `--requests` reads).
 pub fn write_sample(cmd: &CalibrateCmd, preset: EnginePreset) -> Result<(), String> {
-    let noise_pct = crate::calibrate::noise_pct(cmd, 0.0)?;
+    let noise_pct = cmd.noise_pct_or(0.0)?;
     let spec = RequestSampleSpec {
         noise: noise_pct / 100.0,
         seed: cmd.seed,
