@@ -7,7 +7,7 @@ pub use crate::run::*;
 /// Every lesson (story, broken config, goal checks, hints, fixes, the workload it pins) as
 /// JSON.
 pub fn lessons_json() -> String {
-    crate::lessons::lessons_value().to_string()
+    crate::json::text(&crate::lessons::lessons_value())
 }
 
 /// A lesson's interview answers (numbers measured by runs) and short check (answers

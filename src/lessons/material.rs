@@ -272,7 +272,7 @@ pub fn run_words(changes: &Changes) -> String {
                 Value::Null if k.starts_with("timeout") => "none".to_string(),
                 Value::Null => "unbounded".to_string(),
                 Value::String(s) => s.clone(),
-                other => other.to_string(),
+                other => crate::json::text(other),
             };
             format!("{k}={v}")
         })
