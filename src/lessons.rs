@@ -185,7 +185,7 @@ pub fn lessons_value() -> Value {
     lessons()
         .iter()
         .map(|l| {
-            let mut v = serde_json::to_value(l).expect("lessons serialise");
+            let mut v = crate::json::value_of(l);
             v["workload"] = Value::Object(workload(l));
             v
         })
