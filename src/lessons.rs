@@ -261,8 +261,23 @@ pub fn evaluate_json(lesson: &Lesson, v: &Value) -> Vec<CheckResult> {
 #[cfg(test)]
 mod tests {
     use super::material::Verify;
-    use super::{config, lessons, Changes};
-    use serde_json::json;
+    use super::{config, lessons, lessons_value, workload, Changes};
+    use serde_json::{json, Value};
+
+    /// The course's JSON (read through text) is what serde_json's own value serializer
+    /// builds, numbers, nulls and nesting alike, with each lesson's workload added.
+    #[test]
+    fn the_courses_value_is_serde_jsons_own() {
+        let direct: Vec<Value> = lessons()
+            .iter()
+            .map(|l| {
+                let mut v = serde_json::to_value(l).unwrap();
+                v["workload"] = Value::Object(workload(l));
+                v
+            })
+            .collect();
+        assert_eq!(lessons_value(), Value::Array(direct));
+    }
 
     /// Every config text a lesson holds: broken, fixes, series, figures and checks.
     fn every_changes() -> Vec<(&'static str, Changes)> {
