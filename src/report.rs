@@ -279,6 +279,11 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub gpu_hours: Option<f64>,
+    /// Mixed fleets only (`fleet`): the fleet's GPUs at the assumed price of a GPU-hour
+    /// (the planner's, the same for every GPU), US dollars per hour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub usd_per_hour: Option<f64>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
     /// An overload finding was raised.
@@ -370,6 +375,14 @@ pub struct InstanceReport {
         schemars(with = "String", extend("enum" = ["prefill", "decode"]))
     )]
     pub pool: Option<&'static str>,
+    /// Mixed fleets only (`fleet`): the replica's engine preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub preset: Option<&'static str>,
+    /// Mixed fleets only: its KV capacity, blocks (its preset's, or `kv_blocks` when set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub capacity_blocks: Option<u64>,
 }
 
 /// Latency distributions at 100 evenly spaced quantiles (`latency_cdf`).
@@ -700,6 +713,7 @@ impl Simulation<'_> {
 
     fn instance_rows(&self, makespan_us: u64) -> Vec<InstanceReport> {
         let bs = self.cfg.block_size as u64;
+        let presets = self.cfg.replica_presets();
         self.replicas
             .iter()
             .zip(&self.recorder.replicas)
@@ -740,6 +754,10 @@ impl Simulation<'_> {
                         "decode"
                     }
                 }),
+                preset: presets.as_ref().map(|p| p[i].name()),
+                capacity_blocks: presets
+                    .as_ref()
+                    .and_then(|p| self.cfg.fleet_kv_blocks(p[i])),
             })
             .collect()
     }
@@ -822,6 +840,7 @@ impl Simulation<'_> {
                 TierReport::of(&t, bs, own, prompt_tokens, evictions)
             }),
             shared_tier: self.shared_summary(cached_tokens, prompt_tokens),
+            usd_per_hour: self.cfg.fleet_usd_per_hour(),
             events: self.events,
             seed: self.cfg.seed,
             ..Summary::default()

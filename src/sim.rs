@@ -10,6 +10,7 @@ use crate::engine::{DropKind, EngineSpec, Outbox, Replica, Role};
 use crate::metrics::Recorder;
 use crate::router::Router;
 use crate::series::Sampler;
+use crate::timing::EnginePreset;
 use crate::view::{router_blocks, Knowledge, LiveViews};
 use crate::workload::{EndedRequest, IdHint, Source};
 
@@ -45,6 +46,24 @@ pub fn timeout_us(ms: f64) -> u64 {
     } else {
         t
     }
+}
+
+/// A mixed fleet's replicas: each with its preset's timing and KV capacity.
+fn mixed_replicas(cfg: &Config, spec: EngineSpec, presets: &[EnginePreset]) -> Vec<Replica> {
+    let replica = |(i, &preset): (usize, &EnginePreset)| {
+        let capacity_blocks = cfg.fleet_kv_blocks(preset);
+        let timing = crate::timing::Timing {
+            kv_capacity_tokens: (capacity_blocks.unwrap_or(0) * cfg.block_size as u64) as f64,
+            ..preset.timing()
+        };
+        let own = EngineSpec {
+            timing,
+            step_admission: preset.step_admission(),
+            ..spec
+        };
+        Replica::new(i as u32, own, capacity_blocks)
+    };
+    presets.iter().enumerate().map(replica).collect()
 }
 
 /// A simulation in progress; advance it in slices, then turn it into a report.
@@ -100,9 +119,12 @@ impl<'w> Simulation<'w> {
         let knowledge = Knowledge::new(&router_cfg);
         let n = router_cfg.instances as usize;
         let pools = cfg.pools();
-        let mut replicas: Vec<Replica> = (0..n as u32)
-            .map(|i| Replica::new(i, spec, cfg.kv_blocks))
-            .collect();
+        let mut replicas: Vec<Replica> = match cfg.replica_presets() {
+            Some(presets) => mixed_replicas(cfg, spec, &presets),
+            None => (0..n as u32)
+                .map(|i| Replica::new(i, spec, cfg.kv_blocks))
+                .collect(),
+        };
         let shared = cfg
             .shared_tier()
             .map(|spec| (spec, crate::engine::Pool::shared(spec.capacity_blocks)));

@@ -71,13 +71,30 @@ pub fn timing_of(cfg: &Config) -> Timing {
             decode_poly_ms: cfg.decode_poly_ms,
             kv_capacity_tokens: 0.0,
         },
-        preset => preset.timing(),
+        preset => match cfg.replica_presets() {
+            Some(presets) => slowest(&presets),
+            None => preset.timing(),
+        },
     };
     let capacity_blocks = cfg.kv_blocks.unwrap_or(0) as f64;
     Timing {
         kv_capacity_tokens: capacity_blocks * cfg.block_size as f64,
         ..timing
     }
+}
+
+/// The slowest of `presets`' coefficients, each the largest of any (a mixed fleet's
+/// bound on how long a run can take).
+fn slowest(presets: &[EnginePreset]) -> Timing {
+    let mut t = presets[0].timing();
+    for p in &presets[1..] {
+        let u = p.timing();
+        t.step_fixed_us = t.step_fixed_us.max(u.step_fixed_us);
+        t.prefill_token_us = t.prefill_token_us.max(u.prefill_token_us);
+        t.decode_seq_us = t.decode_seq_us.max(u.decode_seq_us);
+        t.kv_read_token_ns = t.kv_read_token_ns.max(u.kv_read_token_ns);
+    }
+    t
 }
 
 /// The longest prompt and output a synthetic config can draw, tokens.
@@ -127,7 +144,7 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
             ),
         ));
     }
-    if let Some(capacity) = cfg.kv_blocks {
+    if let Some(capacity) = cfg.smallest_kv_blocks() {
         let (input, output) = max_lengths(cfg);
         let needed = (input + output).div_ceil(cfg.block_size as u64);
         if capacity < needed {
@@ -203,7 +220,7 @@ fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
             ),
         ));
     }
-    if let Some(capacity) = cfg.kv_blocks {
+    if let Some(capacity) = cfg.smallest_kv_blocks() {
         let (prompt, output) = session_max_lengths(cfg);
         let needed = (prompt + output).div_ceil(cfg.block_size as u64);
         if capacity < needed {
@@ -280,6 +297,7 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     if let Some(timeout) = cfg.timeout_ms {
         check_range("timeout_ms", timeout)?;
     }
+    crate::config::validate_fleet_mix(cfg)?;
     validate_router_cpu(cfg)?;
     validate_autoscale(cfg)?;
     validate_pools(cfg)?;
