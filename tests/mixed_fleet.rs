@@ -249,3 +249,103 @@ fn the_cli_sets_the_total_and_refuses_conflicting_flags_by_name() {
         "{out}"
     );
 }
+
+#[test]
+fn the_mix_planners_answer_meets_and_one_replica_fewer_of_either_misses() {
+    use kvfleet::plan::{self, MixPreset, PlanLimits, Slo, SyntheticRunner};
+    let base = Config {
+        request_rate: 24.0,
+        num_requests: 300,
+        ..Config::default()
+    };
+    let presets = [
+        MixPreset {
+            preset: EnginePreset::Llama3_8bH100,
+            gpu_hour_usd: 2.5,
+        },
+        MixPreset {
+            preset: EnginePreset::Llama3_8bB200,
+            gpu_hour_usd: 4.5,
+        },
+    ];
+    let slo = Slo {
+        ttft_p99_ms: Some(200.0),
+        tpot_p99_ms: None,
+        e2e_p99_ms: None,
+        max_rejected: 0.0,
+        sustained: true,
+    };
+    let limits = PlanLimits {
+        max_replicas: 16,
+        seeds: 1,
+        exhaustive: false,
+        gpus_per_replica: 1,
+        gpu_hour_usd: 2.5,
+    };
+    let p = plan::plan_mix(&base, Policy::Kv, presets, &slo, &limits, &SyntheticRunner).unwrap();
+    let [a, b] = p.answer.expect("a mix meets 200 ms");
+    assert!(p.verified);
+    // Checked here by running each fleet again, outside the planner.
+    let misses = |counts: [u32; 2]| {
+        let mut sim =
+            api::synthetic_simulation(&plan::mix_config(&base, &presets, counts)).unwrap();
+        sim.run_to_end();
+        slo.misses(&plan::Measured::of(&sim.into_report().summary))
+    };
+    assert_eq!(misses([a, b]), Vec::<String>::new());
+    if a > 0 && a + b > 1 {
+        assert!(!misses([a - 1, b]).is_empty());
+    }
+    if b > 0 && a + b > 1 {
+        assert!(!misses([a, b - 1]).is_empty());
+    }
+    // Its price is its GPUs at each preset's price, and no frontier point is cheaper.
+    let usd = a as f64 * 2.5 + b as f64 * 4.5;
+    assert_eq!(p.at_answer.as_ref().unwrap().usd_per_hour, usd);
+    for c in &p.frontier {
+        assert!(c[0] as f64 * 2.5 + c[1] as f64 * 4.5 >= usd, "{c:?}");
+    }
+}
+
+#[test]
+fn plan_mix_flags_are_checked_by_name() {
+    let base = [
+        "plan",
+        "-q",
+        "--slo-ttft-p99-ms",
+        "500",
+        "--des-num-requests",
+        "20",
+    ];
+    for (extra, says) in [
+        (&["--plan-mix", "llama3-8b-h100"][..], "--plan-mix"),
+        (
+            &["--plan-mix", "llama3-8b-h100,llama3-70b-2xh200"][..],
+            "presets of one model",
+        ),
+        (
+            &["--plan-mix", "llama3-8b-h100,llama3-8b-h100"][..],
+            "two different presets",
+        ),
+        (
+            &["--plan-mix", "llama3-8b-h100=-1,llama3-8b-b200"][..],
+            "invalid price",
+        ),
+        (
+            &[
+                "--plan-mix",
+                "llama3-8b-h100,llama3-8b-b200",
+                "--plan-exhaustive",
+            ][..],
+            "--plan-exhaustive",
+        ),
+        (
+            &["--des-fleet", "1:llama3-8b-h100,1:llama3-8b-b200"][..],
+            "--plan-mix PRESET,PRESET",
+        ),
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let (ok, _, err) = cli(&args);
+        assert!(!ok && err.contains(says), "{extra:?}: {err}");
+    }
+}
