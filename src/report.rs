@@ -12,7 +12,10 @@ use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
+pub use mixed::{line as mixed_line, PresetReport, PresetTtft};
+
 pub mod autoscale;
+mod mixed;
 mod over_time;
 mod pools;
 mod preemption;
@@ -450,6 +453,11 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "autoscale::AutoscaleReport"))]
     pub autoscale: Option<autoscale::AutoscaleReport>,
+    /// A mixed fleet (`fleet`): per preset, its replicas, GPUs, capacity, price per hour,
+    /// requests and their TTFT. Absent without `fleet`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub presets: Option<Vec<PresetReport>>,
     /// The summary over K seeds, for a run of several (`--des-seeds K`, K > 1); absent
     /// for one seed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -569,6 +577,10 @@ impl Simulation<'_> {
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
         let router_cpu = self.router_cpu_report(makespan_us);
+        let presets = self
+            .preset_ttft
+            .as_ref()
+            .map(|t| mixed::report(&self.cfg, t, &per_instance));
         Report {
             kvfleet_version: env!("CARGO_PKG_VERSION"),
             seed: self.cfg.seed,
@@ -586,6 +598,7 @@ impl Simulation<'_> {
             pools,
             router_cpu,
             autoscale,
+            presets,
             seeds: None,
         }
     }

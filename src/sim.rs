@@ -97,6 +97,8 @@ pub struct Simulation<'w> {
     ledger: ledger::Ledger,
     /// The fleet's shared KV tier, when configured (every replica holds a handle).
     pub(crate) shared: Option<crate::engine::SharedPool>,
+    /// A mixed fleet: the TTFT of each preset's finished requests.
+    pub(crate) preset_ttft: Option<Box<crate::report::PresetTtft>>,
 }
 
 impl<'w> Simulation<'w> {
@@ -178,6 +180,7 @@ impl<'w> Simulation<'w> {
             scaler: autoscale::Scaler::of(cfg).map(Box::new),
             ledger: ledger::Ledger::default(),
             shared: shared.map(|(_, pool)| pool),
+            preset_ttft: crate::report::PresetTtft::of(cfg).map(Box::new),
         }
         .with_accepting()
     }
@@ -461,6 +464,9 @@ impl<'w> Simulation<'w> {
                 );
             }
             self.recorder.finished(&f);
+            if let Some(t) = self.preset_ttft.as_mut() {
+                t.finished(f.replica, f.first_token_us - f.arrival_us);
+            }
             self.sampler.completed(f.first_token_us - f.arrival_us);
             let ended = EndedRequest {
                 id: f.id,

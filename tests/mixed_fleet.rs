@@ -55,6 +55,25 @@ fn each_replica_prefills_at_its_own_presets_speed() {
     assert_eq!(d[1].ttft_ms, Some(28.8));
     assert_eq!(r.per_instance[0].preset, Some("llama3-8b-h100"));
     assert_eq!(r.per_instance[1].preset, Some("llama3-8b-mi300x"));
+    // The report's rows per preset: one request each, its TTFT (within the latency
+    // histogram's 0.1 % buckets).
+    let presets = r.presets.as_ref().expect("a mixed run reports its presets");
+    let near = |got: f64, want: f64| (got - want).abs() <= want * 0.001;
+    assert_eq!(presets[0].preset, "llama3-8b-h100");
+    assert_eq!((presets[0].replicas, presets[0].requests), (1, 1));
+    assert!(
+        near(presets[0].ttft_ms.p99, 38.0),
+        "{:?}",
+        presets[0].ttft_ms
+    );
+    assert!(
+        near(presets[1].ttft_ms.p99, 28.8),
+        "{:?}",
+        presets[1].ttft_ms
+    );
+    assert!(r
+        .to_text()
+        .contains("  By preset: llama3-8b-h100 x 1: 1 requests"));
     // The groups in the other order: the first request now meets the MI300X.
     let (d, r) = run_logged(&two_presets("llama3-8b-mi300x", "llama3-8b-h100"));
     assert_eq!(d[0].ttft_ms, Some(28.8));
@@ -188,6 +207,7 @@ fn a_mixed_run_is_deterministic_and_a_plain_run_keeps_its_keys() {
     for key in [
         "\"fleet\"",
         "\"preset\"",
+        "\"presets\"",
         "\"usd_per_hour\"",
         "\"capacity_blocks\"",
     ] {

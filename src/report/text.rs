@@ -330,6 +330,9 @@ pub fn render(r: &Report) -> String {
                 .map_or(String::new(), |name| format!("  {name}"))
         );
     }
+    if let Some(presets) = &r.presets {
+        let _ = writeln!(out, "{}", crate::report::mixed_line(presets));
+    }
     if let Some(schedule) = schedule_of(r) {
         for line in crate::report::over_time::lines(&r.series, &schedule) {
             let _ = writeln!(out, "{line}");
