@@ -286,6 +286,7 @@ pub struct Summary {
     /// (the planner's, the same for every GPU), US dollars per hour.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "f64"))]
     pub usd_per_hour: Option<f64>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
@@ -381,10 +382,12 @@ pub struct InstanceReport {
     /// Mixed fleets only (`fleet`): the replica's engine preset.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub preset: Option<&'static str>,
     /// Mixed fleets only: its KV capacity, blocks (its preset's, or `kv_blocks` when set).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub capacity_blocks: Option<u64>,
 }
 
@@ -457,6 +460,7 @@ pub struct Report {
     /// requests and their TTFT. Absent without `fleet`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<PresetReport>"))]
     pub presets: Option<Vec<PresetReport>>,
     /// The summary over K seeds, for a run of several (`--des-seeds K`, K > 1); absent
     /// for one seed.

@@ -22,8 +22,9 @@ pub struct PresetReport {
     pub replicas: u32,
     /// Their GPUs.
     pub gpus: u32,
-    /// KV capacity of each of its replicas, blocks.
-    pub capacity_blocks: Option<u64>,
+    /// KV capacity of each of its replicas, blocks (its preset's, or `kv_blocks` when
+    /// set).
+    pub capacity_blocks: u64,
     /// Their GPUs at the assumed price of a GPU-hour, US dollars per hour.
     pub usd_per_hour: f64,
     /// Requests routed to its replicas.
@@ -77,7 +78,8 @@ pub fn report(cfg: &Config, t: &PresetTtft, rows: &[InstanceReport]) -> Vec<Pres
                 preset: g.preset.name(),
                 replicas: g.count,
                 gpus,
-                capacity_blocks: cfg.fleet_kv_blocks(g.preset),
+                // A fleet's presets have hardware (validated), so a capacity.
+                capacity_blocks: cfg.fleet_kv_blocks(g.preset).unwrap_or_default(),
                 usd_per_hour: gpus as f64 * DEFAULT_GPU_HOUR_USD,
                 requests,
                 ttft_ms: quantiles(&t.ttft[k]),
