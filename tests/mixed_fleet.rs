@@ -369,3 +369,40 @@ fn plan_mix_flags_are_checked_by_name() {
         assert!(!ok && err.contains(says), "{extra:?}: {err}");
     }
 }
+
+#[test]
+fn llm_ds_kv_cache_scorer_divides_by_each_replicas_own_capacity() {
+    use kvfleet::router::zoo::{llmd, Fleet};
+    use kvfleet::router::{Ask, ReplicaView, Ties};
+    // Two replicas with 300 blocks used each, one of 833 blocks (an H100's) and one of
+    // 2335 (an MI300X's): kv-cache scores 1 - 300/833 = 0.6399 and 1 - 300/2335 = 0.8715;
+    // with weights 0,0,1 the MI300X wins. Divided by one fleet-wide 1000 blocks both
+    // would score 0.7 and the tie would go to the lower index.
+    let view = |cap: u64| ReplicaView {
+        cache_blocks: 300,
+        capacity_blocks: Some(cap),
+        ..ReplicaView::default()
+    };
+    let views = [view(833), view(2335)];
+    let ask = Ask {
+        block_ids: &[],
+        full_blocks: 0,
+        session: None,
+        hits: &[0, 0],
+        prompt_tokens: 10,
+        new_blocks: &[],
+        now_us: 0,
+    };
+    let fleet = Fleet {
+        ask: &ask,
+        views: &views,
+        block_size: 512,
+        capacity_blocks: Some(1000),
+    };
+    let mut ties = Ties::new(kvfleet::TieBreak::Lowest, 0, 0);
+    let j = llmd::judge(&fleet, [0.0, 0.0, 1.0], &mut ties);
+    let kv: Vec<f64> = j.rows.iter().map(|r| r.terms[2].value).collect();
+    assert!((kv[0] - (1.0 - 300.0 / 833.0)).abs() < 1e-12, "{kv:?}");
+    assert!((kv[1] - (1.0 - 300.0 / 2335.0)).abs() < 1e-12, "{kv:?}");
+    assert_eq!(j.chosen, 1);
+}
