@@ -406,3 +406,39 @@ fn llm_ds_kv_cache_scorer_divides_by_each_replicas_own_capacity() {
     assert!((kv[1] - (1.0 - 300.0 / 2335.0)).abs() < 1e-12, "{kv:?}");
     assert_eq!(j.chosen, 1);
 }
+
+/// The book's routing table (docs/src/mixed-fleets.md) is the simulator's: each row's
+/// requests and TTFT p99 per preset, and the fleet's p99, measured again here and printed
+/// as the text report prints them.
+#[test]
+fn the_books_routing_table_is_measured() {
+    use kvfleet::numbers::duration;
+    let book = include_str!("../docs/src/mixed-fleets.md");
+    let mut rows = 0;
+    for line in book.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let Ok(policy) = Policy::parse(cells[1].trim_matches('`')) else {
+            continue;
+        };
+        if cells.len() != 6 {
+            continue;
+        }
+        let cfg = Config {
+            fleet: "2:llama3-8b-h100,2:llama3-8b-b200".into(),
+            request_rate: 20.0,
+            num_requests: 600,
+            routing: policy,
+            ..Config::default()
+        };
+        let mut sim = api::synthetic_simulation(&cfg).unwrap();
+        sim.run_to_end();
+        let r = sim.into_report();
+        let p = r.presets.as_ref().unwrap();
+        let cell = |k: usize| format!("{}, {}", p[k].requests, duration(p[k].ttft_ms.p99));
+        assert_eq!(cells[2], cell(0), "{line}");
+        assert_eq!(cells[3], cell(1), "{line}");
+        assert_eq!(cells[4], duration(r.summary.ttft_ms_p99), "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, 11, "a row per policy");
+}
