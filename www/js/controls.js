@@ -277,6 +277,8 @@ class Slider {
 /** A readout: the value, what an unset value stands for, or the trace that replaces the workload. */
 function readoutText(p, v, config, trace) {
   if (trace && p.name === 'workload') return traceWords(trace);
+  // A mixed fleet's replicas hold their presets' own KV (the simulator's rule when unset).
+  if (p.name === 'kv_blocks' && v === null && fleetSet(config || {})) return 'each GPU\'s own';
   const at = v === null ? noneAt(p, config) : null;
   return at === null ? formatValue(p, v) : `${formatValue(p, null)} (${formatValue(p, at)})`;
 }
