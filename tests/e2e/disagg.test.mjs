@@ -227,6 +227,7 @@ test('a mixed fleet typed in the fleet settings sets replicas and engine, equals
     assert.deepEqual(hero, ['R0 H100', 'R1 H100', 'R2 MI300X'], 'the first screen\'s bars too');
     // Unset, the cache is each preset's own, not unbounded.
     assert.equal((await page.textContent('[data-testid=hero-readout-kv_blocks]'))?.trim(), 'each GPU\'s own');
+    assert.equal((await page.textContent('[data-testid=readout-fleet]'))?.trim(), '2 + 1 replicas');
     const engine = await page.evaluate(() => ({ disabled: document.querySelector('[data-testid=input-engine]').disabled,
       title: document.querySelector('[data-testid=field-engine]').title }));
     assert.equal(engine.disabled, true, 'the engine is the fleet\'s');

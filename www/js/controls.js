@@ -4,7 +4,7 @@
 import { compact } from './format.js';
 import { groupPolicies, describePolicy, followsNote, policyInfo } from './policies.js';
 import { linkTerms } from './terms.js';
-import { isDisagg } from './layout.js';
+import { isDisagg, fleetGroups } from './layout.js';
 import { SCALES, cacheFloor } from './scales.js';
 
 /** The autoscaler's settings, beside the rate schedule (a load that changes is what it answers). */
@@ -274,11 +274,19 @@ class Slider {
   }
 }
 
+/** The mixed fleet's readout: its groups' counts ("3 + 1 replicas"), "one engine" when unset. */
+function fleetWords(config) {
+  if (!fleetSet(config)) return 'one engine';
+  const groups = fleetGroups(config);
+  return groups ? `${groups.map((g) => g.count).join(' + ')} replicas` : 'not groups';
+}
+
 /** A readout: the value, what an unset value stands for, or the trace that replaces the workload. */
 function readoutText(p, v, config, trace) {
   if (trace && p.name === 'workload') return traceWords(trace);
   // A mixed fleet's replicas hold their presets' own KV (the simulator's rule when unset).
   if (p.name === 'kv_blocks' && v === null && fleetSet(config || {})) return 'each GPU\'s own';
+  if (p.name === 'fleet') return fleetWords(config || {});
   const at = v === null ? noneAt(p, config) : null;
   return at === null ? formatValue(p, v) : `${formatValue(p, null)} (${formatValue(p, at)})`;
 }
