@@ -442,3 +442,40 @@ fn the_books_routing_table_is_measured() {
     }
     assert_eq!(rows, 11, "a row per policy");
 }
+
+#[test]
+fn a_request_larger_than_the_smallest_presets_kv_names_the_fleet() {
+    // 430,000 + 256 tokens are ceil(430256 / 512) = 841 blocks; an H100 holds 833.
+    let cfg = Config {
+        fleet: "1:llama3-8b-h100,1:llama3-8b-mi300x".into(),
+        instances: 2,
+        input_len: 430_000,
+        num_prefixes: 0,
+        prefix_len: 0,
+        num_requests: 2,
+        ..Config::default()
+    };
+    let e = run_json(&cfg).unwrap_err();
+    assert!(e.starts_with("invalid fleet: got 1:llama3-8b-h100"), "{e}");
+    assert!(
+        e.contains("at least 841 KV blocks") && e.contains("holds 833"),
+        "{e}"
+    );
+    // With a capacity given for every replica, that capacity is named.
+    let e = run_json(&Config {
+        kv_blocks: Some(800),
+        ..cfg.clone()
+    })
+    .unwrap_err();
+    assert!(
+        e.starts_with("invalid kv_blocks: got 800; allowed: at least 841 blocks"),
+        "{e}"
+    );
+    // An MI300X alone holds it (2335 blocks).
+    assert!(run_json(&Config {
+        fleet: "2:llama3-8b-mi300x".into(),
+        engine: EnginePreset::Llama3_8bMi300x,
+        ..cfg
+    })
+    .is_ok());
+}

@@ -97,6 +97,26 @@ fn slowest(presets: &[EnginePreset]) -> Timing {
     t
 }
 
+/// A cache too small for the largest request: `kv_blocks` when it was set; in a mixed
+/// fleet without it, the fleet, whose smallest preset's HBM is the capacity.
+fn too_small(cfg: &Config, capacity: u64, needed: u64, why: &str) -> ConfigError {
+    if cfg.kv_blocks.is_none() {
+        return ConfigError::new(
+            "fleet",
+            &cfg.fleet,
+            format!(
+                "presets that each hold at least {needed} KV blocks: {why}; the smallest here \
+                 holds {capacity} (set --des-kv-blocks for every replica, or use larger GPUs)"
+            ),
+        );
+    }
+    ConfigError::new(
+        "kv_blocks",
+        capacity,
+        format!("at least {needed} blocks: {why}"),
+    )
+}
+
 /// The longest prompt and output a synthetic config can draw, tokens.
 pub fn max_lengths(cfg: &Config) -> (u64, u64) {
     let hi = |mean: u32| libm::floor(mean as f64 * (1.0 + cfg.range_ratio)) as u64;
@@ -148,11 +168,8 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
         let (input, output) = max_lengths(cfg);
         let needed = (input + output).div_ceil(cfg.block_size as u64);
         if capacity < needed {
-            return Err(ConfigError::new(
-                "kv_blocks",
-                capacity,
-                format!("at least {needed} blocks: the longest request ({input} prompt + {output} output tokens at block_size {}) must fit in one replica, or it could never run", cfg.block_size),
-            ));
+            let why = format!("the longest request ({input} prompt + {output} output tokens at block_size {}) must fit in one replica, or it could never run", cfg.block_size);
+            return Err(too_small(cfg, capacity, needed, &why));
         }
     }
     limits::check_pool(cfg, &timing_of(cfg), max_lengths(cfg))?;
@@ -224,11 +241,8 @@ fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
         let (prompt, output) = session_max_lengths(cfg);
         let needed = (prompt + output).div_ceil(cfg.block_size as u64);
         if capacity < needed {
-            return Err(ConfigError::new(
-                "kv_blocks",
-                capacity,
-                format!("at least {needed} blocks: a task's last turn ({prompt} prompt + {output} output tokens at block_size {}) must fit in one replica", cfg.block_size),
-            ));
+            let why = format!("a task's last turn ({prompt} prompt + {output} output tokens at block_size {}) must fit in one replica", cfg.block_size);
+            return Err(too_small(cfg, capacity, needed, &why));
         }
     }
     limits::check_sessions(cfg, &timing_of(cfg), |k| session_turn_lengths(cfg, k))
