@@ -9,6 +9,7 @@ use crate::timing::EnginePreset;
 mod admission;
 mod autoscale;
 mod disagg;
+mod fleet;
 mod router_cpu;
 mod router_tiers;
 mod tie_break;
@@ -19,6 +20,7 @@ pub use autoscale::Autoscale;
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
+pub use fleet::{parse_fleet, validate_fleet_mix, FleetGroup};
 pub use router_tiers::RouterTiers;
 pub use tie_break::TieBreak;
 pub use tier::{
@@ -420,6 +422,13 @@ pub struct Config {
     pub prefix_popularity: String,
     /// Number of engine replicas behind the router.
     pub instances: u32,
+    /// A mixed fleet, `COUNT:PRESET` groups joined by commas (e.g.
+    /// `4:llama3-8b-h100,2:llama3-8b-mi300x`): each replica takes its preset's timing and
+    /// KV capacity (`kv_blocks`, when set, wins for every replica); `instances` is then the
+    /// total and `engine` the first preset. Empty: every replica is `engine`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub fleet: String,
     /// Routing policy.
     pub routing: Policy,
     /// `kv` policy: weight of missed blocks against load (0 = pure load balance).
@@ -681,6 +690,7 @@ impl Default for Config {
             prefix_len: 2048,
             prefix_popularity: "uniform".to_string(),
             instances: 4,
+            fleet: String::new(),
             routing: Policy::Kv,
             overlap_weight: 1.0,
             block_size: 512,

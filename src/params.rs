@@ -140,6 +140,7 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "router_tiers" => crate::json::value_of(&cfg.router_tiers),
         "disagg_min_uncached_tokens" => Value::from(cfg.disagg_min_uncached_tokens),
         "request_rate_schedule" => Value::from(cfg.request_rate_schedule.clone()),
+        "fleet" => Value::from(cfg.fleet.clone()),
         "router_cpu_us_fixed" => Value::from(cfg.router_cpu_us_fixed),
         "router_cpu_us_per_block" => Value::from(cfg.router_cpu_us_per_block),
         "autoscale" => crate::json::value_of(&cfg.autoscale),
@@ -161,6 +162,7 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
 fn table() -> Vec<ParamSpec> {
     vec![
         num("instances", "--des-instances", "Replicas", "int", (1.0, 256.0, 1.0), false, "replicas", "Engine replicas behind the router. More replicas spread load, but each one must warm its own cache."),
+        choice("fleet", "--des-fleet", "Mixed fleet", "text", &["2:llama3-8b-h100,2:llama3-8b-mi300x", "4:llama3-8b-h100,2:llama3-8b-b200", "1:llama3-8b-h100,1:llama3-8b-mi300x"], "A fleet of different GPUs: COUNT:PRESET groups joined by commas, presets of one model. Each replica takes its preset's step times and KV capacity (a Cache per replica, when set, is every replica's); sets Replicas and Engine. Colocated, without autoscaling. Empty: every replica is Engine."),
         choice("routing", "--des-routing", "Routing policy", "choice", &["round_robin", "random", "prefix_aware", "kv", "sticky", "least_loaded", "p2c", "dynamo", "sglang", "llm_d", "aibrix"], "Simple: round_robin / random ignore locality; prefix_aware hashes the leading block to a home replica; kv is overlap weight x missed blocks + load; sticky sends a session back to its replica; least_loaded picks the fewest in flight; p2c the less busy of two drawn at random. Deployed routers, each restating its project's scoring: dynamo (NVIDIA Dynamo's KV cost), sglang (SGLang's cache-aware tree), llm_d (llm-d's weighted scorers), aibrix (AIBrix's prefix-cache router)."),
         num("overlap_weight", "--des-overlap-weight", "Overlap weight", "float", (0.0, 20.0, 0.1), false, "x", "kv only: weight of missed blocks against load. 0 is pure load balance; higher chases cache hits."),
         num("dynamo_temperature", "--des-dynamo-temperature", "Dynamo temperature", "float", (0.0, 100.0, 0.05), false, "x", "dynamo only: 0 takes the lowest cost; above 0 samples with p ∝ exp(-(cost - min) / ((max - min) x T)), seeded."),
@@ -337,6 +339,7 @@ mod tests {
             "kv_transfer_base_us",
             "disagg_min_uncached_tokens",
             "request_rate_schedule",
+            "fleet",
             "cpu_kv_blocks",
             "cpu_load_gbps",
             "cpu_load_base_us",

@@ -14,10 +14,12 @@ use crate::config::Config;
 use crate::report::Summary;
 
 mod headline;
+mod mix;
 mod runners;
 mod search;
 
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
+pub use mix::{check_mix, mix_config, mix_price, plan_mix, MixPlan, MixPoint, MixPreset};
 pub use runners::{SyntheticRunner, TraceRunner};
 pub use search::{plan_policy, smallest_fleet, Goodput, Point, PolicyPlan, SeedSpread};
 

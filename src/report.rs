@@ -12,7 +12,10 @@ use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
+pub use mixed::{line as mixed_line, PresetReport, PresetTtft};
+
 pub mod autoscale;
+mod mixed;
 mod over_time;
 mod pools;
 mod preemption;
@@ -279,6 +282,12 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub gpu_hours: Option<f64>,
+    /// Mixed fleets only (`fleet`): the fleet's GPUs at the assumed price of a GPU-hour
+    /// (the planner's, the same for every GPU), US dollars per hour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "f64"))]
+    pub usd_per_hour: Option<f64>,
     /// An uneven-load or uneven-hit-rate finding was raised.
     pub hot_spot: bool,
     /// An overload finding was raised.
@@ -370,6 +379,16 @@ pub struct InstanceReport {
         schemars(with = "String", extend("enum" = ["prefill", "decode"]))
     )]
     pub pool: Option<&'static str>,
+    /// Mixed fleets only (`fleet`): the replica's engine preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
+    pub preset: Option<&'static str>,
+    /// Mixed fleets only: its KV capacity, blocks (its preset's, or `kv_blocks` when set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
+    pub capacity_blocks: Option<u64>,
 }
 
 /// Latency distributions at 100 evenly spaced quantiles (`latency_cdf`).
@@ -437,6 +456,12 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "autoscale::AutoscaleReport"))]
     pub autoscale: Option<autoscale::AutoscaleReport>,
+    /// A mixed fleet (`fleet`): per preset, its replicas, GPUs, capacity, price per hour,
+    /// requests and their TTFT. Absent without `fleet`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<PresetReport>"))]
+    pub presets: Option<Vec<PresetReport>>,
     /// The summary over K seeds, for a run of several (`--des-seeds K`, K > 1); absent
     /// for one seed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -556,6 +581,10 @@ impl Simulation<'_> {
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
         let router_cpu = self.router_cpu_report(makespan_us);
+        let presets = self
+            .preset_ttft
+            .as_ref()
+            .map(|t| mixed::report(&self.cfg, t, &per_instance));
         Report {
             kvfleet_version: env!("CARGO_PKG_VERSION"),
             seed: self.cfg.seed,
@@ -573,6 +602,7 @@ impl Simulation<'_> {
             pools,
             router_cpu,
             autoscale,
+            presets,
             seeds: None,
         }
     }
@@ -700,6 +730,7 @@ impl Simulation<'_> {
 
     fn instance_rows(&self, makespan_us: u64) -> Vec<InstanceReport> {
         let bs = self.cfg.block_size as u64;
+        let presets = self.cfg.replica_presets();
         self.replicas
             .iter()
             .zip(&self.recorder.replicas)
@@ -740,6 +771,10 @@ impl Simulation<'_> {
                         "decode"
                     }
                 }),
+                preset: presets.as_ref().map(|p| p[i].name()),
+                capacity_blocks: presets
+                    .as_ref()
+                    .and_then(|p| self.cfg.fleet_kv_blocks(p[i])),
             })
             .collect()
     }
@@ -822,6 +857,7 @@ impl Simulation<'_> {
                 TierReport::of(&t, bs, own, prompt_tokens, evictions)
             }),
             shared_tier: self.shared_summary(cached_tokens, prompt_tokens),
+            usd_per_hour: self.cfg.fleet_usd_per_hour(),
             events: self.events,
             seed: self.cfg.seed,
             ..Summary::default()

@@ -10,6 +10,7 @@ use crate::engine::{DropKind, EngineSpec, Outbox, Replica, Role};
 use crate::metrics::Recorder;
 use crate::router::Router;
 use crate::series::Sampler;
+use crate::timing::EnginePreset;
 use crate::view::{router_blocks, Knowledge, LiveViews};
 use crate::workload::{EndedRequest, IdHint, Source};
 
@@ -47,6 +48,24 @@ pub fn timeout_us(ms: f64) -> u64 {
     }
 }
 
+/// A mixed fleet's replicas: each with its preset's timing and KV capacity.
+fn mixed_replicas(cfg: &Config, spec: EngineSpec, presets: &[EnginePreset]) -> Vec<Replica> {
+    let replica = |(i, &preset): (usize, &EnginePreset)| {
+        let capacity_blocks = cfg.fleet_kv_blocks(preset);
+        let timing = crate::timing::Timing {
+            kv_capacity_tokens: (capacity_blocks.unwrap_or(0) * cfg.block_size as u64) as f64,
+            ..preset.timing()
+        };
+        let own = EngineSpec {
+            timing,
+            step_admission: preset.step_admission(),
+            ..spec
+        };
+        Replica::new(i as u32, own, capacity_blocks)
+    };
+    presets.iter().enumerate().map(replica).collect()
+}
+
 /// A simulation in progress; advance it in slices, then turn it into a report.
 pub struct Simulation<'w> {
     pub(crate) cfg: Config,
@@ -78,6 +97,8 @@ pub struct Simulation<'w> {
     ledger: ledger::Ledger,
     /// The fleet's shared KV tier, when configured (every replica holds a handle).
     pub(crate) shared: Option<crate::engine::SharedPool>,
+    /// A mixed fleet: the TTFT of each preset's finished requests.
+    pub(crate) preset_ttft: Option<Box<crate::report::PresetTtft>>,
 }
 
 impl<'w> Simulation<'w> {
@@ -100,9 +121,12 @@ impl<'w> Simulation<'w> {
         let knowledge = Knowledge::new(&router_cfg);
         let n = router_cfg.instances as usize;
         let pools = cfg.pools();
-        let mut replicas: Vec<Replica> = (0..n as u32)
-            .map(|i| Replica::new(i, spec, cfg.kv_blocks))
-            .collect();
+        let mut replicas: Vec<Replica> = match cfg.replica_presets() {
+            Some(presets) => mixed_replicas(cfg, spec, &presets),
+            None => (0..n as u32)
+                .map(|i| Replica::new(i, spec, cfg.kv_blocks))
+                .collect(),
+        };
         let shared = cfg
             .shared_tier()
             .map(|spec| (spec, crate::engine::Pool::shared(spec.capacity_blocks)));
@@ -156,6 +180,7 @@ impl<'w> Simulation<'w> {
             scaler: autoscale::Scaler::of(cfg).map(Box::new),
             ledger: ledger::Ledger::default(),
             shared: shared.map(|(_, pool)| pool),
+            preset_ttft: crate::report::PresetTtft::of(cfg).map(Box::new),
         }
         .with_accepting()
     }
@@ -439,6 +464,9 @@ impl<'w> Simulation<'w> {
                 );
             }
             self.recorder.finished(&f);
+            if let Some(t) = self.preset_ttft.as_mut() {
+                t.finished(f.replica, f.first_token_us - f.arrival_us);
+            }
             self.sampler.completed(f.first_token_us - f.arrival_us);
             let ended = EndedRequest {
                 id: f.id,

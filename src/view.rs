@@ -36,6 +36,9 @@ pub struct ReplicaView {
     /// dispatched to it whose first token has not come, its prompt minus the blocks the
     /// router saw cached there when it routed it (Dynamo's `active_prefill_tokens`).
     pub prefill_tokens: u64,
+    /// Its KV capacity, blocks (`None`: unbounded, or not known to the caller; a scorer
+    /// then uses the fleet's `kv_blocks`). Replicas of a mixed fleet differ.
+    pub capacity_blocks: Option<u64>,
 }
 
 /// Whole µs of a duration in ms (the config's times are ms; the clock is integer µs).

@@ -420,6 +420,10 @@ fn real_reports_fit_the_schema_and_write_every_field() {
             ]),
         ),
         (
+            "mixed fleet",
+            with(&["--des-fleet", "1:llama3-8b-h100,1:llama3-8b-mi300x"]),
+        ),
+        (
             "shared tier, a router that sees it",
             with(&[
                 "--des-kv-blocks",

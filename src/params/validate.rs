@@ -71,13 +71,50 @@ pub fn timing_of(cfg: &Config) -> Timing {
             decode_poly_ms: cfg.decode_poly_ms,
             kv_capacity_tokens: 0.0,
         },
-        preset => preset.timing(),
+        preset => match cfg.replica_presets() {
+            Some(presets) => slowest(&presets),
+            None => preset.timing(),
+        },
     };
     let capacity_blocks = cfg.kv_blocks.unwrap_or(0) as f64;
     Timing {
         kv_capacity_tokens: capacity_blocks * cfg.block_size as f64,
         ..timing
     }
+}
+
+/// The slowest of `presets`' coefficients, each the largest of any (a mixed fleet's
+/// bound on how long a run can take).
+fn slowest(presets: &[EnginePreset]) -> Timing {
+    let mut t = presets[0].timing();
+    for p in &presets[1..] {
+        let u = p.timing();
+        t.step_fixed_us = t.step_fixed_us.max(u.step_fixed_us);
+        t.prefill_token_us = t.prefill_token_us.max(u.prefill_token_us);
+        t.decode_seq_us = t.decode_seq_us.max(u.decode_seq_us);
+        t.kv_read_token_ns = t.kv_read_token_ns.max(u.kv_read_token_ns);
+    }
+    t
+}
+
+/// A cache too small for the largest request: `kv_blocks` when it was set; in a mixed
+/// fleet without it, the fleet, whose smallest preset's HBM is the capacity.
+fn too_small(cfg: &Config, capacity: u64, needed: u64, why: &str) -> ConfigError {
+    if cfg.kv_blocks.is_none() {
+        return ConfigError::new(
+            "fleet",
+            &cfg.fleet,
+            format!(
+                "presets that each hold at least {needed} KV blocks: {why}; the smallest here \
+                 holds {capacity} (set --des-kv-blocks for every replica, or use larger GPUs)"
+            ),
+        );
+    }
+    ConfigError::new(
+        "kv_blocks",
+        capacity,
+        format!("at least {needed} blocks: {why}"),
+    )
 }
 
 /// The longest prompt and output a synthetic config can draw, tokens.
@@ -127,15 +164,12 @@ pub fn validate(cfg: &Config) -> Result<Popularity, ConfigError> {
             ),
         ));
     }
-    if let Some(capacity) = cfg.kv_blocks {
+    if let Some(capacity) = cfg.smallest_kv_blocks() {
         let (input, output) = max_lengths(cfg);
         let needed = (input + output).div_ceil(cfg.block_size as u64);
         if capacity < needed {
-            return Err(ConfigError::new(
-                "kv_blocks",
-                capacity,
-                format!("at least {needed} blocks: the longest request ({input} prompt + {output} output tokens at block_size {}) must fit in one replica, or it could never run", cfg.block_size),
-            ));
+            let why = format!("the longest request ({input} prompt + {output} output tokens at block_size {}) must fit in one replica, or it could never run", cfg.block_size);
+            return Err(too_small(cfg, capacity, needed, &why));
         }
     }
     limits::check_pool(cfg, &timing_of(cfg), max_lengths(cfg))?;
@@ -203,15 +237,12 @@ fn validate_sessions(cfg: &Config) -> Result<(), ConfigError> {
             ),
         ));
     }
-    if let Some(capacity) = cfg.kv_blocks {
+    if let Some(capacity) = cfg.smallest_kv_blocks() {
         let (prompt, output) = session_max_lengths(cfg);
         let needed = (prompt + output).div_ceil(cfg.block_size as u64);
         if capacity < needed {
-            return Err(ConfigError::new(
-                "kv_blocks",
-                capacity,
-                format!("at least {needed} blocks: a task's last turn ({prompt} prompt + {output} output tokens at block_size {}) must fit in one replica", cfg.block_size),
-            ));
+            let why = format!("a task's last turn ({prompt} prompt + {output} output tokens at block_size {}) must fit in one replica", cfg.block_size);
+            return Err(too_small(cfg, capacity, needed, &why));
         }
     }
     limits::check_sessions(cfg, &timing_of(cfg), |k| session_turn_lengths(cfg, k))
@@ -280,6 +311,7 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
     if let Some(timeout) = cfg.timeout_ms {
         check_range("timeout_ms", timeout)?;
     }
+    crate::config::validate_fleet_mix(cfg)?;
     validate_router_cpu(cfg)?;
     validate_autoscale(cfg)?;
     validate_pools(cfg)?;

@@ -41,10 +41,13 @@ pub fn fleet_lines(cfg: &Config, source: &str, s: &Summary) -> Vec<String> {
     } else {
         format!("workload: {source}")
     };
-    let capacity = cfg
-        .kv_blocks
-        .map_or("unbounded".to_string(), |b| format!("{b} blocks"));
-    vec![
+    let capacity = match mixed_capacity(cfg) {
+        Some(text) => text,
+        None => cfg
+            .kv_blocks
+            .map_or("unbounded".to_string(), |b| format!("{b} blocks")),
+    };
+    let mut lines = vec![
         format!("  Fleet: {} instance(s), routing={} | {pool}", cfg.instances, cfg.routing.name()),
         format!(
             "  KV block cache: block_size={} tok, capacity/instance={capacity}, evictions={}, block-reuse={}",
@@ -58,7 +61,34 @@ pub fn fleet_lines(cfg: &Config, source: &str, s: &Summary) -> Vec<String> {
             whole(s.cached_tokens_avg),
             spread(s.hit_rate_instance_min, s.hit_rate_instance_max)
         ),
-    ]
+    ];
+    lines.extend(mixed_line(cfg, s));
+    lines
+}
+
+/// A mixed fleet's capacity per preset: `859 blocks (llama3-8b-h100), 2142 blocks
+/// (llama3-8b-mi300x)`.
+fn mixed_capacity(cfg: &Config) -> Option<String> {
+    let parts: Vec<String> = cfg
+        .fleet_groups()?
+        .iter()
+        .map(|g| {
+            let blocks = cfg.fleet_kv_blocks(g.preset).unwrap_or(0);
+            format!("{blocks} blocks ({})", g.preset.name())
+        })
+        .collect();
+    Some(parts.join(", "))
+}
+
+/// A mixed fleet's line: its groups, its GPUs and their price per hour.
+fn mixed_line(cfg: &Config, s: &Summary) -> Option<String> {
+    let label = cfg.fleet_label()?;
+    let usd = s.usd_per_hour?;
+    let price = crate::timing::DEFAULT_GPU_HOUR_USD;
+    let gpus = usd / price;
+    Some(format!(
+        "  Mixed fleet: {label}; {gpus:.0} GPUs, ${usd:.2}/h at ${price:.2}/GPU-h"
+    ))
 }
 
 fn whole(x: f64) -> String {
@@ -270,7 +300,13 @@ pub fn render(r: &Report) -> String {
             .collect();
         let _ = writeln!(out, "  Token hit rate by turn (%): {}", by_turn.join(" "));
     }
-    let pool_column = if r.pools.is_some() { "  pool" } else { "" };
+    let pool_column = if r.pools.is_some() {
+        "  pool"
+    } else if r.config.replica_presets().is_some() {
+        "  preset"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
         "  replica  requests  prompt tok  hit rate  tok hit  saturated  peak queue  evictions  rejected  timed out{pool_column}"
@@ -289,8 +325,13 @@ pub fn render(r: &Report) -> String {
             p.evictions,
             p.rejected,
             p.timed_out,
-            p.pool.map_or(String::new(), |name| format!("  {name}"))
+            p.pool
+                .or(p.preset)
+                .map_or(String::new(), |name| format!("  {name}"))
         );
+    }
+    if let Some(presets) = &r.presets {
+        let _ = writeln!(out, "{}", crate::report::mixed_line(presets));
     }
     if let Some(schedule) = schedule_of(r) {
         for line in crate::report::over_time::lines(&r.series, &schedule) {

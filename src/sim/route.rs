@@ -17,6 +17,7 @@ fn view_of(knowledge: &Knowledge, rep: &Replica, r: usize) -> ReplicaView {
         running: rep.running(),
         cache_blocks: rep.cache().used_blocks(),
         prefill_tokens: knowledge.prefill_tokens(r),
+        capacity_blocks: rep.cache().capacity_blocks(),
     }
 }
 

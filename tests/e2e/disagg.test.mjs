@@ -204,3 +204,55 @@ test('the layout\'s line counts the replicas in words that fit the count: one re
     } finally { await close(); }
   }
 });
+
+test('a mixed fleet typed in the fleet settings sets replicas and engine, equals the CLI, and each bar names its GPU', async () => {
+  const { page, errors, close } = await openPage('/?routing=kv');
+  try {
+    const fleet = '2:llama3-8b-h100,1:llama3-8b-mi300x';
+    let r = await afterRun(page, async () => {
+      await page.locator('[data-testid=input-fleet]').fill(fleet);
+      await page.locator('[data-testid=input-fleet]').dispatchEvent('change');
+    });
+    assert.equal(r.config.fleet, fleet);
+    assert.equal(r.config.instances, 3, 'the groups\' total');
+    assert.equal(r.config.engine, 'llama3-8b-h100', 'the first group\'s preset');
+    const native = cli(['--des-routing', 'kv', '--des-fleet', fleet, '--des-report-json']);
+    for (const key of ['summary', 'per_instance', 'presets', 'fleet_lines']) assert.deepEqual(r[key], native[key], key);
+    // Each bar of the per-replica charts and each row of the table names its replica's GPU.
+    const labels = await page.evaluate(() => window.Chart.getChart(document.querySelector('[data-testid=chart-hit]')).data.labels);
+    assert.deepEqual(labels.map((l) => l.replace(/ –$/, '')), ['R0 H100', 'R1 H100', 'R2 MI300X']);
+    const rows = await page.locator('[data-testid=replica-table] tbody th').allTextContents();
+    assert.deepEqual(rows, ['R0 H100', 'R1 H100', 'R2 MI300X']);
+    const hero = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart-hero-reps')).data.labels);
+    assert.deepEqual(hero, ['R0 H100', 'R1 H100', 'R2 MI300X'], 'the first screen\'s bars too');
+    // Unset, the cache is each preset's own, not unbounded.
+    assert.equal((await page.textContent('[data-testid=hero-readout-kv_blocks]'))?.trim(), 'each GPU\'s own');
+    assert.equal((await page.textContent('[data-testid=readout-fleet]'))?.trim(), '2 + 1 replicas');
+    const engine = await page.evaluate(() => ({ disabled: document.querySelector('[data-testid=input-engine]').disabled,
+      title: document.querySelector('[data-testid=field-engine]').title }));
+    assert.equal(engine.disabled, true, 'the engine is the fleet\'s');
+    assert.match(engine.title, /Set by the mixed fleet/);
+    // The replica slider resizes the fleet in its proportions: 4 replicas of a 2:1 mix are 3 + 1.
+    r = await afterRun(page, async () => {
+      await page.focus('[data-testid=input-instances]');
+      await page.keyboard.press('ArrowRight');
+    });
+    assert.equal(r.config.instances, 4);
+    assert.equal(r.config.fleet, '3:llama3-8b-h100,1:llama3-8b-mi300x');
+    const url = new URL(await settledUrl(page));
+    assert.equal(url.searchParams.get('fleet'), '3:llama3-8b-h100,1:llama3-8b-mi300x');
+    await page.evaluate(() => document.activeElement?.blur());
+    await shoot(page, '#group-fleet', 'mixed-fleet-settings');
+    await shoot(page, '[data-testid=chart-hit]', 'mixed-fleet-hit-chart');
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('a link with an unknown preset in the fleet names the field and what is allowed', async () => {
+  const { page, errors, context } = await site.open('/?fleet=2:llama3-8b-a100', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => /invalid fleet/.test(document.body.textContent), null, { timeout: 30000 });
+    assert.match(await page.textContent('body'), /invalid fleet: got 2:llama3-8b-a100; allowed: COUNT:PRESET groups/);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});

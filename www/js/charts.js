@@ -1,7 +1,7 @@
 // www/js/charts.js: the four result charts (Chart.js 4, loaded as a UMD global), created once and
 // updated in place from each report. Replica i has the same colour in every chart.
 
-import { replicaColor, themeInk, pct, num, countPct } from './format.js';
+import { replicaColor, replicaName, themeInk, pct, num, countPct } from './format.js';
 import { lazyDraw } from './lazy-draw.js';
 import { rejectedWords } from './headline.js';
 
@@ -75,7 +75,7 @@ export const poolDivider = {
 };
 
 /** The replica's name with its pool, when the fleet has pools. */
-const pooledLabel = (r) => (r.pool ? `R${r.index} ${r.pool}` : `R${r.index}`);
+const pooledLabel = (r) => (r.pool ? `R${r.index} ${r.pool}` : replicaName(r));
 
 export class Charts {
   constructor(ids) {
@@ -206,7 +206,7 @@ export class Charts {
     const per = report.per_instance || [];
     const ctx = {
       per, s: report.summary || {}, t: themeInk(),
-      labels: per.map((r) => replicaLabel(r.index ?? 0)), colors: per.map((r) => replicaColor(r.index ?? 0)),
+      labels: per.map((r) => (r.preset ? replicaName(r) : replicaLabel(r.index ?? 0))), colors: per.map((r) => replicaColor(r.index ?? 0)),
     };
     const split = per.filter((r) => r.pool === 'prefill').length;
     for (const k of ['hit', 'load']) {

@@ -4,7 +4,7 @@
 import { compact } from './format.js';
 import { groupPolicies, describePolicy, followsNote, policyInfo } from './policies.js';
 import { linkTerms } from './terms.js';
-import { isDisagg } from './layout.js';
+import { isDisagg, fleetGroups } from './layout.js';
 import { SCALES, cacheFloor } from './scales.js';
 
 /** The autoscaler's settings, beside the rate schedule (a load that changes is what it answers). */
@@ -15,7 +15,7 @@ const AUTOSCALE = ['autoscale', 'min_instances', 'max_instances', 'startup_s', '
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
 const GROUPS = [
-  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'prefill_instances', 'decode_instances', 'routing', 'overlap_weight',
+  { id: 'fleet', title: 'Fleet and routing', open: true, essential: true, names: ['instances', 'fleet', 'prefill_instances', 'decode_instances', 'routing', 'overlap_weight',
     'dynamo_temperature', 'dynamo_overlap_credit', 'sglang_miss', 'llmd_weights', 'session_affinity', 'spill_queue'] },
   { id: 'cache', title: 'KV cache', open: true, essential: true, names: ['kv_blocks', 'block_size', 'admission',
     'cpu_kv_blocks', 'cpu_load_gbps', 'cpu_load_base_us', 'shared_kv_blocks', 'shared_gbps', 'shared_latency_us', 'router_tiers'] },
@@ -39,6 +39,9 @@ const SESSIONS_ONLY = ['session_rate', 'num_sessions', 'turns', 'turn_input_len'
 const SET_BY_SCHEDULE = ['request_rate', 'session_rate'];
 const SCHEDULE_NOTE = 'Set by the rate schedule: clear the schedule to use this rate.';
 const scheduleSet = (config) => String(config.request_rate_schedule ?? '').trim() !== '';
+/** The engine a mixed fleet sets (disabled, with a note, while one is set). */
+const FLEET_NOTE = 'Set by the mixed fleet: its first group\'s preset. Clear the fleet to run one engine.';
+const fleetSet = (config) => String(config.fleet ?? '').trim() !== '';
 
 /** Parameters a trace replaces (disabled while a trace is the workload). */
 export const SYNTHETIC_ONLY = ['workload', 'arrival_model', 'burstiness', 'range_ratio', 'request_rate_schedule', ...POOL_ONLY, ...SESSIONS_ONLY];
@@ -271,9 +274,19 @@ class Slider {
   }
 }
 
+/** The mixed fleet's readout: its groups' counts ("3 + 1 replicas"), "one engine" when unset. */
+function fleetWords(config) {
+  if (!fleetSet(config)) return 'one engine';
+  const groups = fleetGroups(config);
+  return groups ? `${groups.map((g) => g.count).join(' + ')} replicas` : 'not groups';
+}
+
 /** A readout: the value, what an unset value stands for, or the trace that replaces the workload. */
 function readoutText(p, v, config, trace) {
   if (trace && p.name === 'workload') return traceWords(trace);
+  // A mixed fleet's replicas hold their presets' own KV (the simulator's rule when unset).
+  if (p.name === 'kv_blocks' && v === null && fleetSet(config || {})) return 'each GPU\'s own';
+  if (p.name === 'fleet') return fleetWords(config || {});
   const at = v === null ? noneAt(p, config) : null;
   return at === null ? formatValue(p, v) : `${formatValue(p, null)} (${formatValue(p, at)})`;
 }
@@ -574,7 +587,8 @@ export class Controls {
       const shown = SHOWN_WHEN[name] ? SHOWN_WHEN[name](config) : true;
       const traceOff = traceMode && SYNTHETIC_ONLY.includes(name);
       const scheduled = !traceMode && SET_BY_SCHEDULE.includes(name) && scheduleSet(config);
-      const off = traceOff || scheduled;
+      const byFleet = name === 'engine' && fleetSet(config);
+      const off = traceOff || scheduled || byFleet;
       // A trace's own prompts and arrivals replace these: hidden (and off), not greyed-out defaults
       // a reader took for the trace's; the workload picker stays and says why (traceNote).
       setProp(f.root, 'hidden', !shown || (traceOff && name !== 'workload'));
@@ -587,6 +601,7 @@ export class Controls {
       }
       if (traceOff) setProp(f.root, 'title', 'Set by the trace (not used while a trace is the workload)');
       else if (scheduled) setProp(f.root, 'title', SCHEDULE_NOTE);
+      else if (byFleet) setProp(f.root, 'title', FLEET_NOTE);
       else if (p.help) setProp(f.root, 'title', p.help);
     }
     if (this.layout) this.layout(config);

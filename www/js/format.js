@@ -89,6 +89,16 @@ export function isDark() {
 const REPLICA_LIGHT = ['#1f5fbf', '#d9480f', '#2b8a3e', '#ae3ec9', '#c92a2a', '#0b7285', '#a66a00', '#5f3dc4', '#868e96', '#d6336c'];
 const REPLICA_DARK = ['#74a9ff', '#ff9254', '#69db7c', '#e599f7', '#ff8787', '#3bc9db', '#ffd43b', '#b197fc', '#ced4da', '#f783ac'];
 
+/** A preset's GPU as a label: "llama3-8b-mi300x" → "MI300X", "llama3-70b-2xh200" → "2×H200". */
+export function presetGpu(preset) {
+  return String(preset).split('-').pop().toUpperCase().replace(/^(\d+)X/, '$1×');
+}
+
+/** A replica's name: "R3", or in a mixed fleet with its GPU, "R3 MI300X". */
+export function replicaName(r) {
+  return r.preset ? `R${r.index} ${presetGpu(r.preset)}` : `R${r.index}`;
+}
+
 export function replicaColor(i, alpha = 1) {
   const c = (isDark() ? REPLICA_DARK : REPLICA_LIGHT)[i % 10];
   return alpha >= 1 ? c : c + Math.round(alpha * 255).toString(16).padStart(2, '0');

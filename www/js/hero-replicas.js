@@ -3,7 +3,7 @@
 // below, and each replica's token hit rate as a diamond on a 0-100% axis, so the hot replica (the
 // tall bar) and what it serves from cache show at once. Its line above names the busiest replica.
 
-import { replicaColor, themeInk, pct, num, countPct } from './format.js';
+import { replicaColor, replicaName, themeInk, pct, num, countPct } from './format.js';
 import { axisTitle, poolDivider, replicaLabel } from './charts.js';
 import { lazyDraw } from './lazy-draw.js';
 import { setText } from './page-bits.js';
@@ -65,7 +65,7 @@ export class HeroReplicas {
     const per = report.per_instance || [];
     const s = report.summary || {};
     const c = this.chart;
-    const labels = per.map((r) => replicaLabel(r.index ?? 0));
+    const labels = per.map((r) => (r.preset ? replicaName(r) : replicaLabel(r.index ?? 0)));
     c.data.labels = labels;
     c.data.datasets[0].data = per.map((r) => r.requests ?? 0);
     c.data.datasets[0].backgroundColor = per.map((r) => replicaColor(r.index ?? 0));

@@ -2,7 +2,7 @@
 // keeps config <-> URL <-> controls in step; runs.js coalesces the runs (one per frame, newest wins)
 // and renders them.
 
-import { fitPools } from './layout.js';
+import { fitPools, withFleet } from './layout.js';
 import { Controls } from './controls.js';
 import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote, pageDefaults } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
@@ -144,6 +144,7 @@ function onReady(msg) {
   st.linkBase = { ...st.defaults };
   if (fromUrl.trace) st.source = builtin(fromUrl.trace);
   const lesson = openLesson(msg.lessons || [], fromUrl.lesson);
+  st.config = withFleet(st.config, enginePresets());
   // Each dropped value's note names what the page now runs with (settled above, a lesson's included).
   showNotes([...fromUrl.notes, ...fromUrl.rejected.map(({ p, error }) => fallbackNote(p, `was not valid: ${error}`, st.config[p.name], st.defaults))]);
   // The first run computes in the worker while the page builds its controls and charts.
@@ -294,10 +295,13 @@ function onReplaced() {
 
 // ---------------------------------------------------------------- state changes
 
+/** The engine presets' names (a mixed fleet's groups must name them). */
+const enginePresets = () => st.params.find((p) => p.name === 'engine')?.choices ?? [];
+
 function onControl(name, value) {
   hideScenarioNote();
   const before = st.config;
-  st.config = fitPools(st.config, name, value);
+  st.config = withFleet(fitPools(st.config, name, value), enginePresets());
   for (const k of Object.keys(st.config)) if (st.config[k] !== before[k]) st.fromUrl.delete(k);
   refresh();
 }

@@ -2,7 +2,7 @@
 // rates, evictions), with a fleet row. Builds its own DOM; every value goes in with textContent.
 // Non-zero rejections and timeouts are marked as symptoms.
 
-import { pct, num, replicaColor, countPct } from './format.js';
+import { pct, num, replicaColor, replicaName, countPct } from './format.js';
 import { patchChildren, setText, el } from './page-bits.js';
 
 /** A saturated share at or above this is highlighted: the replica had work waiting half the run. */
@@ -71,7 +71,7 @@ export class ReplicaTable {
       name.scope = 'row';
       const sw = el('span', 'swatch');
       sw.style.background = replicaColor(r.index ?? 0);
-      name.append(sw, document.createTextNode(r.pool ? `R${r.index} · ${r.pool}` : `R${r.index}`));
+      name.append(sw, document.createTextNode(r.pool ? `R${r.index} · ${r.pool}` : replicaName(r)));
       const full = cfg.queue_capacity !== null && cfg.queue_capacity !== undefined && r.peak_queue >= cfg.queue_capacity && cfg.queue_capacity > 0;
       tr.append(name,
         el('td', null, num(r.requests)),

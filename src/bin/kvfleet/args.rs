@@ -259,6 +259,13 @@ pub struct RunArgs {
     /// and --des-decode-instances, their sum].
     #[arg(long = "des-instances", value_name = "N", value_parser = whole32)]
     pub instances: Option<u32>,
+    /// A mixed fleet: COUNT:PRESET groups joined by commas (e.g.
+    /// 4:llama3-8b-h100,2:llama3-8b-mi300x), presets with hardware serving one model. Each
+    /// replica takes its preset's timing and KV capacity (--des-kv-blocks N, when given,
+    /// sets every replica's); replaces --des-instances and --des-engine. Colocated and
+    /// without autoscaling.
+    #[arg(long = "des-fleet", value_name = "GROUPS")]
+    pub fleet: Option<String>,
     /// Routing policy: round_robin, random, prefix_aware, kv, sticky, least_loaded, p2c,
     /// dynamo, sglang, llm_d or aibrix.
     #[arg(long = "des-routing", value_name = "POLICY", default_value = "kv", value_parser = routing)]
@@ -591,6 +598,12 @@ pub struct RunArgs {
 impl RunArgs {
     /// The simulation config these flags describe (validated later by the core).
     pub fn config(&self) -> Config {
+        // A fleet that parses sets the total and the engine; one that does not is left
+        // for validation to refuse by name.
+        let fleet = self
+            .fleet
+            .as_deref()
+            .and_then(|text| kvfleet::config::parse_fleet(text).ok());
         Config {
             seed: self.seed,
             request_rate: self.request_rate,
@@ -605,22 +618,26 @@ impl RunArgs {
             prefix_len: self.prefix_len,
             prefix_popularity: self.prefix_popularity.clone(),
             instances: self.instances.unwrap_or(
-                match (self.prefill_instances, self.decode_instances) {
-                    (Some(p), Some(d)) => p.saturating_add(d),
+                match (self.prefill_instances, self.decode_instances, &fleet) {
+                    (_, _, Some(groups)) => groups.iter().map(|g| g.count).sum(),
+                    (Some(p), Some(d), _) => p.saturating_add(d),
                     _ => 4,
                 },
             ),
+            fleet: self.fleet.clone().unwrap_or_default(),
             routing: self.routing,
             overlap_weight: self.overlap_weight,
             block_size: self.block_size,
             kv_blocks: match self.kv_blocks {
+                // A mixed fleet's `auto` is each preset's own (the unset capacity).
+                Some(KvBlocks::Auto) if fleet.is_some() => None,
                 Some(KvBlocks::Auto) => self.engine.kv_blocks(self.block_size),
                 Some(KvBlocks::Blocks(n)) => Some(n),
                 Some(KvBlocks::Unbounded) | None => None,
             },
             max_batch: self.max_batch,
             max_batched_tokens: self.max_batched_tokens,
-            engine: self.engine,
+            engine: fleet.as_ref().map_or(self.engine, |g| g[0].preset),
             step_fixed_us: self.step_fixed_us,
             prefill_token_us: self.prefill_token_us,
             decode_seq_us: self.decode_seq_us,

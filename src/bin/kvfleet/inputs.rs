@@ -85,6 +85,30 @@ pub(crate) fn read_trace(
     Ok(None)
 }
 
+/// `--des-fleet` replaces `--des-engine` and sets the capacity per preset: refuses the
+/// flags that would contradict it, by name.
+fn check_fleet_flags(a: &RunArgs, matches: &ArgMatches) -> Result<(), String> {
+    if a.fleet.is_none() {
+        return Ok(());
+    }
+    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+    if given("engine") || a.engine_file.is_some() {
+        return Err(
+            "--des-fleet: each group names its preset; leave out --des-engine and \
+             --des-engine-file"
+                .to_string(),
+        );
+    }
+    if a.kv_blocks == Some(KvBlocks::Unbounded) {
+        return Err(
+            "--des-kv-blocks unbounded: a mixed fleet's replicas hold their presets' \
+             KV (auto); give a number of blocks for every replica, or leave it out"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
 fn base_name(path: &str) -> String {
     std::path::Path::new(path)
         .file_name()
@@ -112,6 +136,7 @@ pub(crate) fn config(
                 .to_string(),
         );
     }
+    check_fleet_flags(a, matches)?;
     let Some(id) = &a.preset else {
         return Ok((with_engine_file(a, a.config())?, None));
     };

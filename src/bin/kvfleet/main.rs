@@ -33,6 +33,8 @@ mod plan;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan_flags;
 #[cfg(not(target_arch = "wasm32"))]
+mod plan_mix;
+#[cfg(not(target_arch = "wasm32"))]
 mod plan_text;
 #[cfg(not(target_arch = "wasm32"))]
 mod progress;

@@ -36,6 +36,26 @@ fn check_flags(a: &RunArgs) -> Result<(), String> {
     }
 }
 
+/// Refuses the plan flags a mix search does not use: each preset names its GPUs, and the
+/// walk is its own search.
+fn check_mix_flags(f: &crate::plan_flags::PlanFlags) -> Result<(), String> {
+    if f.gpus_per_replica.is_some() {
+        return Err(
+            "--plan-gpus-per-replica: with --plan-mix each preset counts its own GPUs; \
+                    leave it out"
+                .to_string(),
+        );
+    }
+    if f.exhaustive {
+        return Err(
+            "--plan-exhaustive: --plan-mix walks the frontier of the two presets; \
+                    leave it out"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
 const NO_TARGET: &str = "kvfleet plan: no target given; give at least one of \
     --slo-ttft-p99-ms, --slo-tpot-p99-ms, --slo-e2e-p99-ms, --slo-max-rejected";
 
@@ -65,6 +85,20 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     };
     limits.validate()?;
     plan::check_plan(&cfg, &limits)?;
+    let mix = match &f.mix {
+        Some(flag) => {
+            check_mix_flags(f)?;
+            Some(crate::plan_mix::presets(flag, &cfg, &limits)?)
+        }
+        None if !cfg.fleet.is_empty() => {
+            return Err(
+                "--des-fleet: kvfleet plan sizes a fleet of one preset; to search \
+                        mixes of two, give --plan-mix PRESET,PRESET instead"
+                    .to_string(),
+            )
+        }
+        None => None,
+    };
     let trace = crate::inputs::read_trace(&cmd.run, &cfg, lesson.as_ref())?;
     let (runner, workload): (Box<dyn Runner + Sync>, String) = match trace {
         Some((requests, name)) => {
@@ -84,6 +118,25 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         }
     };
     let chosen: Vec<Policy> = f.plan_routing.clone().map_or(Policy::ALL.to_vec(), |l| l.0);
+    if let Some(presets) = mix {
+        let mixes =
+            crate::plan_mix::plan_all(&cfg, &chosen, presets, &slo, &limits, runner.as_ref())?;
+        let report = crate::plan_mix::MixReport {
+            kvfleet_version: kvfleet::api::version(),
+            seed: cfg.seed,
+            workload: &workload,
+            slo,
+            limits,
+            config: &cfg,
+            headline: crate::plan_mix::headline(&mixes),
+            mixes,
+        };
+        return write_out(
+            &crate::plan_mix::render(&report),
+            &report,
+            f.json.as_deref(),
+        );
+    }
     let progress = Progress::new("planning", cmd.run.quiet);
     let done = std::sync::atomic::AtomicUsize::new(0);
     let plans: Vec<PolicyPlan> = chosen
@@ -108,16 +161,22 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         policies: plans,
     };
     let text = crate::plan_text::render(&report);
-    if f.json.as_deref() == Some("-") {
+    write_out(&text, &report, f.json.as_deref())
+}
+
+/// Prints `text` (to standard error when the JSON goes to standard output) and writes
+/// `report` to `json`, when given.
+fn write_out(text: &str, report: &impl serde::Serialize, json: Option<&str>) -> Result<(), String> {
+    if json == Some("-") {
         std::io::stderr()
             .write_all(text.as_bytes())
             .map_err(crate::output::write_error("-"))?;
     } else {
-        crate::output::print(&text)?;
+        crate::output::print(text)?;
     }
-    if let Some(path) = &f.json {
+    if let Some(path) = json {
         let mut out = crate::output::create(path)?;
-        let json = serde_json::to_string(&report).expect("plan serialises");
+        let json = serde_json::to_string(report).expect("plan serialises");
         writeln!(out, "{json}")
             .and_then(|_| out.flush())
             .map_err(crate::output::write_error(path))?;

@@ -2,6 +2,7 @@
 //! policies to plan.
 
 use clap::Args;
+use kvfleet::timing::EnginePreset;
 use kvfleet::{plan, Policy};
 
 /// `kvfleet plan`'s own flags (the run flags describe the workload and the engine).
@@ -44,9 +45,46 @@ pub struct PlanFlags {
     /// GPUs per replica, 1 to 1024 [default: the engine preset's, 1 for custom].
     #[arg(long = "plan-gpus-per-replica", value_name = "G")]
     pub gpus_per_replica: Option<u32>,
+    /// Search mixes of two presets of one model instead of one preset's fleet:
+    /// PRESET[=USD],PRESET[=USD] (USD: the price of one of its GPUs for an hour
+    /// [default: --gpu-hour-usd]). Per policy, the cheapest fleet of a of the first and b
+    /// of the second (a + b at most --plan-max-replicas) that meets the targets.
+    #[arg(long = "plan-mix", value_name = "PAIR", value_parser = mix)]
+    pub mix: Option<MixFlag>,
     /// Write the whole plan as JSON to FILE ("-" for standard output).
     #[arg(long = "plan-json", value_name = "FILE")]
     pub json: Option<String>,
+}
+
+/// `--plan-mix`'s two presets and the prices given (`None`: `--gpu-hour-usd`).
+#[derive(Clone, Debug)]
+pub struct MixFlag(pub [(EnginePreset, Option<f64>); 2]);
+
+fn mix(text: &str) -> Result<MixFlag, String> {
+    let allowed = || {
+        format!(
+            "expected two presets with hardware, each with an optional price per GPU-hour, \
+             as PRESET[=USD],PRESET[=USD] (e.g. llama3-8b-h100=2.5,llama3-8b-mi300x=2); \
+             presets: {}",
+            EnginePreset::names()
+        )
+    };
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let [a, b] = parts[..] else {
+        return Err(allowed());
+    };
+    let one = |part: &str| -> Result<(EnginePreset, Option<f64>), String> {
+        let (name, price) = match part.split_once('=') {
+            Some((n, usd)) => {
+                let usd = kvfleet::decimal::finite_f64(usd.trim()).ok_or_else(allowed)?;
+                (n.trim(), Some(usd))
+            }
+            None => (part, None),
+        };
+        let preset = EnginePreset::parse(name).ok_or_else(allowed)?;
+        Ok((preset, price))
+    };
+    Ok(MixFlag([one(a)?, one(b)?]))
 }
 
 fn positive(text: &str) -> Result<f64, String> {

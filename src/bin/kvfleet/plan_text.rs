@@ -21,7 +21,7 @@ pub struct PlanReport<'a> {
     pub policies: Vec<PolicyPlan>,
 }
 
-fn targets(slo: &Slo) -> String {
+pub(crate) fn targets(slo: &Slo) -> String {
     let mut parts = Vec::new();
     if let Some(ms) = slo.ttft_p99_ms {
         parts.push(format!("TTFT p99 <= {}", duration(ms)));

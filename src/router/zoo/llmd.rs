@@ -51,7 +51,9 @@ pub fn judge(fleet: &Fleet, weights: [f64; 3], ties: &mut Ties) -> Judged {
     let queue = queue_scores(&waiting);
     let mut rows: Vec<Row> = (0..n)
         .map(|r| {
-            let used = match fleet.capacity_blocks {
+            // Each replica's own capacity (a pod's KV utilisation metric), else the
+            // fleet's.
+            let used = match fleet.views[r].capacity_blocks.or(fleet.capacity_blocks) {
                 Some(cap) => fleet.views[r].cache_blocks as f64 / cap as f64,
                 None => 0.0,
             };

@@ -1,0 +1,108 @@
+//! A mixed fleet in the report (`presets`): per preset of `fleet`, its replicas, GPUs,
+//! KV capacity and price per hour, the requests routed to them and the TTFT of those
+//! they finished, so a policy that sends a slower GPU as much as a faster one shows in
+//! the slower one's TTFT. Absent without `fleet`.
+
+use serde::Serialize;
+
+use super::{quantiles, InstanceReport};
+use crate::config::Config;
+use crate::histogram::{LogHistogram, Quantiles};
+use crate::numbers::duration;
+use crate::timing::DEFAULT_GPU_HOUR_USD;
+
+/// One preset's share of a mixed fleet (`presets[]`).
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PresetReport {
+    /// The engine preset.
+    pub preset: &'static str,
+    /// Its replicas.
+    pub replicas: u32,
+    /// Their GPUs.
+    pub gpus: u32,
+    /// KV capacity of each of its replicas, blocks (its preset's, or `kv_blocks` when
+    /// set).
+    pub capacity_blocks: u64,
+    /// Their GPUs at the assumed price of a GPU-hour, US dollars per hour.
+    pub usd_per_hour: f64,
+    /// Requests routed to its replicas.
+    pub requests: u64,
+    /// TTFT (from arrival) of the requests its replicas finished, ms.
+    pub ttft_ms: Quantiles,
+}
+
+/// The TTFT of the requests each preset's replicas finish, gathered during the run.
+#[derive(Clone, Debug)]
+pub struct PresetTtft {
+    group_of: Vec<usize>,
+    ttft: Vec<LogHistogram>,
+}
+
+impl PresetTtft {
+    /// For a config with a mixed fleet; `None` without one.
+    pub fn of(cfg: &Config) -> Option<PresetTtft> {
+        let groups = cfg.fleet_groups()?;
+        let group_of = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(k, g)| std::iter::repeat_n(k, g.count as usize))
+            .collect();
+        let ttft = groups.iter().map(|_| LogHistogram::fine()).collect();
+        Some(PresetTtft { group_of, ttft })
+    }
+
+    /// Replica `replica` finished a request with this TTFT.
+    pub fn finished(&mut self, replica: u32, ttft_us: u64) {
+        let k = self.group_of[replica as usize];
+        self.ttft[k].add(ttft_us as f64);
+    }
+}
+
+/// Each preset's row, from the gathered TTFTs and the replicas' rows.
+pub fn report(cfg: &Config, t: &PresetTtft, rows: &[InstanceReport]) -> Vec<PresetReport> {
+    let groups = cfg.fleet_groups().unwrap_or_default();
+    groups
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            let gpus = g.count * g.preset.gpus();
+            let requests = rows
+                .iter()
+                .zip(&t.group_of)
+                .filter(|(_, &group)| group == k)
+                .map(|(r, _)| r.requests)
+                .sum();
+            PresetReport {
+                preset: g.preset.name(),
+                replicas: g.count,
+                gpus,
+                // A fleet's presets have hardware (validated), so a capacity.
+                capacity_blocks: cfg.fleet_kv_blocks(g.preset).unwrap_or_default(),
+                usd_per_hour: gpus as f64 * DEFAULT_GPU_HOUR_USD,
+                requests,
+                ttft_ms: quantiles(&t.ttft[k]),
+            }
+        })
+        .collect()
+}
+
+/// The text report's line: "By preset: llama3-8b-h100 x 2: 300 requests, TTFT p50 80 ms,
+/// p99 145 ms | ...".
+pub fn line(presets: &[PresetReport]) -> String {
+    let parts: Vec<String> = presets
+        .iter()
+        .map(|p| {
+            format!(
+                "{} x {}: {} requests, TTFT p50 {}, p99 {}",
+                p.preset,
+                p.replicas,
+                p.requests,
+                duration(p.ttft_ms.p50),
+                duration(p.ttft_ms.p99)
+            )
+        })
+        .collect();
+    format!("  By preset: {}", parts.join(" | "))
+}
