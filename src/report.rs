@@ -281,6 +281,7 @@ pub struct Summary {
     /// replicas) x GPUs per replica, GPU-hours (`autoscale` has the rest).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "f64"))]
     pub gpu_hours: Option<f64>,
     /// Mixed fleets only (`fleet`): the fleet's GPUs at the assumed price of a GPU-hour
     /// (the planner's, the same for every GPU), US dollars per hour.

@@ -41,9 +41,11 @@ pub struct AutoscaleReport {
     pub gpu_hours: f64,
     /// GPUs per replica (the preset's; 1 without hardware).
     pub gpus_per_replica: u32,
-    /// `gpu_hours` x the assumed price of a GPU-hour (the planner's), US dollars; `null`
+    /// `gpu_hours` x the assumed price of a GPU-hour (the planner's), US dollars; absent
     /// when the preset names no hardware.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "f64"))]
     pub cost_usd: Option<f64>,
     /// The most replicas ready at once.
     pub peak_ready: u32,
