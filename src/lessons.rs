@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::report::Report;
 
+mod cache_small;
 mod disagg;
 mod herd;
 mod hot_prefix;
@@ -163,6 +164,7 @@ const fn config(keys: &'static [(&'static str, Set)]) -> Changes {
 pub fn lessons() -> Vec<Lesson> {
     vec![
         reuse::LESSON,
+        cache_small::LESSON,
         more_replicas_slower::LESSON,
         hot_prefix::LESSON,
         timeout::LESSON,

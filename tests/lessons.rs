@@ -197,6 +197,7 @@ fn lessons_serialise_for_the_page() {
         ids,
         [
             "reuse-at-all",
+            "cache-too-small",
             "more-replicas-slower",
             "hot-prefix",
             "timeout-below-p99",
@@ -1144,4 +1145,68 @@ fn a_compared_number_says_which_run_it_is_of() {
         ("timeout_ms", lessons::Set::Null),
     ]));
     assert_eq!(both, "kv_blocks=unbounded, routing=kv, timeout_ms=none");
+}
+
+#[test]
+fn cache_too_small_lesson_numbers_hold() {
+    // "The cache is too small": one H100's HBM for KV, 833 blocks of 512 tokens (80 GB, 90 %
+    // of it, less 16 GB of weights, at 128 KiB a token: 64 MiB a block).
+    let l = lessons::lesson("cache-too-small").unwrap();
+    let h100 = kvfleet::timing::EnginePreset::Llama3_8bH100;
+    let hw = h100.hardware().unwrap();
+    assert_eq!((hw.gpus, hw.hbm_gb), (1, 80.0));
+    assert!((hw.weights_gb - 16.0).abs() < 0.1, "{}", hw.weights_gb);
+    assert_eq!(kvfleet::timing::KV_HBM_SHARE, 0.9);
+    assert_eq!(hw.kv_bytes_per_token * 512, 64 << 20);
+    assert_eq!(h100.kv_blocks(512), Some(833));
+    assert_eq!(l.broken.value()["kv_blocks"], 833);
+    let at = |changes: serde_json::Value| {
+        run_lesson(&l, &apply(&broken_config(&l), &changes).unwrap()).summary
+    };
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let broken = at(serde_json::json!({}));
+    // The story: an hour of 12,031 requests of 12,000 tokens on average, 3.4 a second.
+    assert_eq!(broken.requests, 12_031);
+    assert!((3_500.0..3_600.0).contains(&broken.makespan_s), "{}", broken.makespan_s);
+    let avg_tokens = broken.prompt_tokens as f64 / broken.requests as f64;
+    assert!((11_500.0..12_500.0).contains(&avg_tokens), "{avg_tokens}");
+    assert!((broken.offered_rate - 3.4).abs() < 0.05, "{}", broken.offered_rate);
+    // The symptom: 5.1 %; 833 blocks hold about 35 average prompts.
+    assert_eq!(pct(broken.hit_rate_tokens), "5.1%");
+    let prompts = 833.0 / (avg_tokens / 512.0);
+    assert!((34.5..35.5).contains(&prompts), "{prompts}");
+    // The explanation, number by number.
+    let h = |changes: serde_json::Value| pct(at(changes).hit_rate_tokens);
+    assert_eq!(h(serde_json::json!({"kv_blocks": null})), "19.6%");
+    assert_eq!(h(serde_json::json!({"kv_blocks": null, "routing": "kv"})), "28.0%");
+    assert_eq!(h(serde_json::json!({"routing": "kv"})), "6.3%");
+    assert_eq!(h(serde_json::json!({"instances": 16, "routing": "round_robin"})), "6.0%");
+    let kv16 = at(serde_json::json!({"instances": 16, "routing": "kv"}));
+    assert_eq!(pct(kv16.hit_rate_tokens), "19.1%");
+    // GPU-hours: 16 GPUs for the run's hour against 4.
+    let gpu_hours = |n: f64, s: &kvfleet::report::Summary| n * s.makespan_s / 3600.0;
+    assert_eq!(format!("{:.0}", gpu_hours(16.0, &kv16)), "16");
+    assert_eq!(format!("{:.0}", gpu_hours(4.0, &broken)), "4");
+    // The CPU tier: 8,000 blocks of 64 MiB is 500 GiB; 15.8 %, about 2 TB loaded over
+    // PCIe in thousands of loads, about 32 s of link time.
+    assert_eq!(8_000u64 * (64 << 20), 500 << 30);
+    let cpu = at(serde_json::json!({"cpu_kv_blocks": 8000}));
+    assert_eq!(pct(cpu.hit_rate_tokens), "15.8%");
+    let tier = cpu.cpu_tier.as_ref().unwrap();
+    assert!((1.9e12..2.1e12).contains(&(tier.loaded_bytes as f64)), "{}", tier.loaded_bytes);
+    assert!(tier.loads > 1000, "{}", tier.loads);
+    assert!((31_000.0..33_000.0).contains(&tier.load_ms), "{}", tier.load_ms);
+    // The shared tier: 33.3 %, above round robin's unbounded 19.6 %; about 5.3 TB, 214 s.
+    let shared = at(serde_json::json!({"shared_kv_blocks": 30000}));
+    assert_eq!(pct(shared.hit_rate_tokens), "33.3%");
+    let pool = shared.shared_tier.as_ref().unwrap();
+    assert!((5.25e12..5.35e12).contains(&(pool.loaded_bytes as f64)), "{}", pool.loaded_bytes);
+    assert!((213_500.0..214_500.0).contains(&pool.load_ms), "{}", pool.load_ms);
+    // The figure's caption: round robin near 5 % at 4, 8 and 16 replicas; kv climbing to 19.1 %.
+    let d = diagram("cache-too-small");
+    assert!(d[0].iter().all(|x| (0.045..0.065).contains(x)), "{:?}", d[0]);
+    assert!(d[1].windows(2).all(|w| w[1] > w[0]), "{:?}", d[1]);
+    assert_eq!(pct(d[1][2]), "19.1%");
+    assert!(!met(&l, &run_lesson(&l, &broken_config(&l))));
+    check_fixes(&l);
 }

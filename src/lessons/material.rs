@@ -23,6 +23,8 @@ pub enum Format {
     Count,
     /// A plain number with two decimals ("0.04").
     Fixed2,
+    /// Bytes as terabytes (10^12 B) with two decimals ("1.96 TB").
+    Terabytes,
 }
 
 /// A number an answer quotes: `{name}` in the text is replaced by `metric` of the run of
@@ -229,6 +231,7 @@ pub fn write(x: f64, format: Format) -> String {
         Format::Ms => crate::numbers::duration(x),
         Format::Count => crate::numbers::thousands(libm::round(x) as i64),
         Format::Fixed2 => format!("{x:.2}"),
+        Format::Terabytes => format!("{:.2} TB", x / 1e12),
     }
 }
 
@@ -243,6 +246,8 @@ fn words_of(metric: &str) -> (&str, Format) {
         "timed_out" => "timed-out calls",
         "rejected" => "rejected calls",
         "load_spread" => "load spread",
+        "loaded_bytes" => "KV bytes loaded",
+        "busy_share" => "router busy share",
         other => other,
     };
     let format = if name.contains("_ms") {
@@ -251,6 +256,10 @@ fn words_of(metric: &str) -> (&str, Format) {
         Format::Percent
     } else if name == "load_spread" {
         Format::Fixed2
+    } else if name.ends_with("_bytes") {
+        Format::Terabytes
+    } else if name == "busy_share" {
+        Format::Percent
     } else {
         Format::Count
     };
