@@ -19,6 +19,7 @@ mod more_replicas_slower;
 mod pileup;
 mod pinned;
 mod reuse;
+mod router_cpu;
 #[cfg(test)]
 mod slider_tests;
 mod timeout;
@@ -171,6 +172,7 @@ pub fn lessons() -> Vec<Lesson> {
         weight::LESSON,
         infinite::LESSON,
         herd::LESSON,
+        router_cpu::LESSON,
         pileup::LESSON,
         disagg::LESSON,
     ]

@@ -204,6 +204,7 @@ fn lessons_serialise_for_the_page() {
             "retune-the-weight",
             "won-on-an-infinite-cache",
             "routers-that-herd",
+            "router-bottleneck",
             "smallest-tree-pile-up",
             "when-disaggregation-pays"
         ]
@@ -1180,13 +1181,15 @@ fn cache_too_small_lesson_numbers_hold() {
     assert_eq!(h(serde_json::json!({"kv_blocks": null})), "19.6%");
     assert_eq!(h(serde_json::json!({"kv_blocks": null, "routing": "kv"})), "28.0%");
     assert_eq!(h(serde_json::json!({"routing": "kv"})), "6.3%");
-    assert_eq!(h(serde_json::json!({"instances": 16, "routing": "round_robin"})), "6.0%");
+    let rr16 = at(serde_json::json!({"instances": 16, "routing": "round_robin"}));
+    assert_eq!(pct(rr16.hit_rate_tokens), "6.0%");
     let kv16 = at(serde_json::json!({"instances": 16, "routing": "kv"}));
     assert_eq!(pct(kv16.hit_rate_tokens), "19.1%");
     // GPU-hours: 16 GPUs for the run's hour against 4.
     let gpu_hours = |n: f64, s: &kvfleet::report::Summary| n * s.makespan_s / 3600.0;
     assert_eq!(format!("{:.0}", gpu_hours(16.0, &kv16)), "16");
     assert_eq!(format!("{:.0}", gpu_hours(4.0, &broken)), "4");
+    assert_eq!(format!("{:.0}", gpu_hours(16.0, &rr16)), "16");
     // The CPU tier: 8,000 blocks of 64 MiB is 500 GiB; 15.8 %, about 2 TB loaded over
     // PCIe in thousands of loads, about 32 s of link time.
     assert_eq!(8_000u64 * (64 << 20), 500 << 30);
@@ -1196,17 +1199,74 @@ fn cache_too_small_lesson_numbers_hold() {
     assert!((1.9e12..2.1e12).contains(&(tier.loaded_bytes as f64)), "{}", tier.loaded_bytes);
     assert!(tier.loads > 1000, "{}", tier.loads);
     assert!((31_000.0..33_000.0).contains(&tier.load_ms), "{}", tier.load_ms);
+    // As the course chapter's table writes them.
+    let write = lessons::material::write;
+    use lessons::Format::{Ms, Terabytes};
+    assert_eq!(write(tier.loaded_bytes as f64, Terabytes), "2.03 TB");
+    assert_eq!(write(tier.load_ms, Ms), "32.26 s");
     // The shared tier: 33.3 %, above round robin's unbounded 19.6 %; about 5.3 TB, 214 s.
     let shared = at(serde_json::json!({"shared_kv_blocks": 30000}));
     assert_eq!(pct(shared.hit_rate_tokens), "33.3%");
     let pool = shared.shared_tier.as_ref().unwrap();
     assert!((5.25e12..5.35e12).contains(&(pool.loaded_bytes as f64)), "{}", pool.loaded_bytes);
     assert!((213_500.0..214_500.0).contains(&pool.load_ms), "{}", pool.load_ms);
+    assert_eq!(write(pool.loaded_bytes as f64, Terabytes), "5.34 TB");
+    assert_eq!(write(pool.load_ms, Ms), "213.80 s");
     // The figure's caption: round robin near 5 % at 4, 8 and 16 replicas; kv climbing to 19.1 %.
     let d = diagram("cache-too-small");
     assert!(d[0].iter().all(|x| (0.045..0.065).contains(x)), "{:?}", d[0]);
     assert!(d[1].windows(2).all(|w| w[1] > w[0]), "{:?}", d[1]);
     assert_eq!(pct(d[1][2]), "19.1%");
     assert!(!met(&l, &run_lesson(&l, &broken_config(&l))));
+    check_fixes(&l);
+}
+
+#[test]
+fn router_bottleneck_lesson_numbers_hold() {
+    // "The router is the bottleneck": the card's vCPU rule on one router core.
+    let l = lessons::lesson("router-bottleneck").unwrap();
+    let cfg = broken_config(&l);
+    // The story: 1,500 req/s of 600-token prompts, 512 of them one of 8 system prompts, one
+    // token out, 32 replicas, 20,000 requests; 700 µs + 0.5 µs a block; a queue of 64.
+    assert_eq!((cfg.request_rate, cfg.num_requests), (1500.0, 20_000));
+    assert_eq!((cfg.input_len, cfg.prefix_len, cfg.num_prefixes, cfg.output_len), (600, 512, 8, 1));
+    assert_eq!((cfg.instances, cfg.router_vcpu, cfg.router_queue), (32, Some(1), Some(64)));
+    assert_eq!((cfg.router_cpu_us_fixed, cfg.router_cpu_us_per_block), (700.0, 0.5));
+    // The hint's rule: one full block, 700.5 µs rounded to 701; 1,500 × 0.701 ÷ 1000 = 1.05.
+    let cpu_ms = (700.0 + 0.5 * (600 / 512) as f64).round() / 1000.0;
+    assert_eq!(cpu_ms, 0.701);
+    assert_eq!(format!("{:.2}", 1500.0 * cpu_ms / 1000.0), "1.05");
+    assert_eq!(64_000 / 512, 125);
+    let at = |changes: serde_json::Value| run(&apply(&cfg, &changes).unwrap());
+    // The symptom: busy 99.9 %, 1,022 refused, about 40 ms in the router's queue; the replicas
+    // never with more than one request waiting.
+    let broken = at(serde_json::json!({}));
+    let rc = broken.router_cpu.as_ref().unwrap();
+    assert_eq!(format!("{:.1}%", 100.0 * rc.busy_share[0]), "99.9%");
+    assert_eq!((rc.rejected, broken.summary.rejected), (1022, 1022));
+    assert!((35.0..45.0).contains(&rc.routing_delay_ms_mean), "{}", rc.routing_delay_ms_mean);
+    assert!(broken.per_instance.iter().all(|r| r.peak_queue <= 1));
+    // The explanation: two cores about 53 % busy, p99 TTFT about 11 ms; 64 replicas still refuse.
+    let two = at(serde_json::json!({"router_vcpu": 2}));
+    let rc2 = two.router_cpu.as_ref().unwrap();
+    assert!((0.52..0.54).contains(&rc2.busy_share[0]), "{:?}", rc2.busy_share);
+    assert!((10.5..11.5).contains(&two.summary.ttft_ms_p99), "{}", two.summary.ttft_ms_p99);
+    assert!(at(serde_json::json!({"instances": 64})).summary.rejected > 1000);
+    // The card's "above about 90 %": at 84.5 % the p99 delay is under 10 ms, at 95.1 % more
+    // than twice that.
+    let one = |rate: f64| {
+        let r = at(serde_json::json!({"router_queue": null, "request_rate": rate}));
+        let c = r.router_cpu.unwrap();
+        (c.busy_share[0], c.routing_delay_ms_p99)
+    };
+    let ((b12, d12), (b135, d135)) = (one(1200.0), one(1350.0));
+    assert!(b12 < 0.9 && b135 > 0.9 && d12 < 10.0 && d135 > 2.0 * d12, "{b12} {d12} {b135} {d135}");
+    // The figure: one core refuses 1,022; from two none, and p99 under 20 ms.
+    let l2 = lessons::material::material(&l, None).unwrap().diagram;
+    assert_eq!(l2.second_points[0][0], 1022.0);
+    assert!(l2.second_points[0][1..].iter().all(|&x| x == 0.0), "{:?}", l2.second_points);
+    assert!(l2.points[0][1..].iter().all(|&x| x < 20.0), "{:?}", l2.points);
+    assert!(l2.points[0][0] > 20.0);
+    assert!(!met(&l, &broken));
     check_fixes(&l);
 }

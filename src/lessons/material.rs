@@ -237,7 +237,11 @@ pub fn write(x: f64, format: Format) -> String {
 
 /// How a report metric reads in words: "p99 TTFT", and its format.
 fn words_of(metric: &str) -> (&str, Format) {
-    let name = metric.rsplit('.').next().unwrap_or(metric);
+    // The last part that is not an array index: `router_cpu.busy_share.0` is `busy_share`.
+    let name = metric
+        .rsplit('.')
+        .find(|part| part.parse::<usize>().is_err())
+        .unwrap_or(metric);
     let words = match name {
         "ttft_ms_p99" => "p99 TTFT",
         "ttft_ms_p50" => "median TTFT",
@@ -247,7 +251,8 @@ fn words_of(metric: &str) -> (&str, Format) {
         "rejected" => "rejected calls",
         "load_spread" => "load spread",
         "loaded_bytes" => "KV bytes loaded",
-        "busy_share" => "router busy share",
+        "routing_delay_ms_mean" => "mean routing delay",
+        "routing_delay_ms_p99" => "p99 routing delay",
         other => other,
     };
     let format = if name.contains("_ms") {
@@ -258,8 +263,7 @@ fn words_of(metric: &str) -> (&str, Format) {
         Format::Fixed2
     } else if name.ends_with("_bytes") {
         Format::Terabytes
-    } else if name == "busy_share" {
-        Format::Percent
+
     } else {
         Format::Count
     };
