@@ -43,6 +43,7 @@ pub(super) const LESSON: Lesson = Lesson {
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 20.0, label: "p99 TTFT under 20 ms" },
         Check { metric: "summary.completed", op: ">=", value: 20000.0, label: "all 20,000 calls served, none rejected or timed out" },
+        Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no call refused" },
         Check { metric: "config.router_vcpu", op: "<=", value: 8.0, label: "a router of at most 8 vCPU" },
     ],
     hints: &[
@@ -59,12 +60,12 @@ pub(super) const LESSON: Lesson = Lesson {
     difficulty: "intermediate",
     minutes: 10,
     trace: "",
-    how: "A router is a queue with servers: its cores. Each request takes a core for the router's CPU time per request (a fixed path, plus hashing and matching each prompt block for a cache-aware policy) and is routed when that time ends; while every core is busy, arrivals wait in the router's queue, and past its limit they are refused. The wait plus the CPU time is the routing delay, and it is part of every request's TTFT. Below about 80% busy the delay is the CPU time; from about 90% it climbs steeply; past 100% the queue grows for as long as the load lasts.",
+    how: "A router is a queue with servers: its cores. Each request takes a core for the router's CPU time per request (a fixed path, plus hashing and matching each prompt block for a cache-aware policy) and is routed when that time ends; while every core is busy, arrivals wait in the router's queue, and past its limit they are refused. The wait plus the CPU time is the routing delay, and it is part of every request's TTFT. When the cores are seldom busy the delay is about the CPU time; it grows with the busy share, and from about 90% it climbs steeply; past 100% the queue grows for as long as the load lasts.",
     diagram: Diagram {
         caption: "p99 time to first token and calls refused at the router, by router vCPU, at 1,500 requests a second: one core refuses 1,022 calls; from two, none is refused and p99 falls under 20 ms.",
         x_key: "router_vcpu",
         x_label: "Router vCPU",
-        values: &[1.0, 2.0, 3.0, 4.0],
+        values: &[1.0, 2.0, 4.0, 8.0],
         metric: "summary.ttft_ms_p99",
         y_label: "p99 TTFT",
         format: Format::Ms,

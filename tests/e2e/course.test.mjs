@@ -22,7 +22,7 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'smallest-tree-pile-up', 'when-disaggregation-pays']) {
+for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'router-bottleneck', 'smallest-tree-pile-up', 'when-disaggregation-pays']) {
   test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
     const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
     const want0 = want;
@@ -147,7 +147,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.reload();
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
-    assert.match(await page.textContent('#course-summary'), /10 lessons, 1 completed in this browser/);
+    assert.match(await page.textContent('#course-summary'), /11 lessons, 1 completed in this browser/);
     await page.click('#course > summary');
     await screenshot(page, 'course-index');
     assert.deepEqual(errors, []);
