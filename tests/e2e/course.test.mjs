@@ -122,7 +122,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     // The index lists every lesson with its difficulty and time; none is done yet.
     await page.click('#course > summary');
     const items = page.locator('[data-testid=course-index] li');
-    assert.equal(await items.count(), 9);
+    assert.equal(await items.count(), 11);
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /Routers that herd · advanced · about 15 min/);
     assert.doesNotMatch(await page.textContent(`[data-testid=course-${id}]`), /completed/);
     let n = await page.evaluate(() => window.kvfleet.runCount);
@@ -417,7 +417,7 @@ test('no lesson shows its rule of thumb twice: once the goal is met, each rule i
   try {
     await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
     const lessons = await page.evaluate(() => window.kvfleet.lessonsList);
-    assert.equal(lessons.length, 9);
+    assert.equal(lessons.length, 11);
     for (const l of lessons) {
       await page.click(`[data-testid=lesson-${l.id}]`);
       await page.waitForFunction(ranWith, l.broken, { timeout: 60000 });
