@@ -263,7 +263,6 @@ fn words_of(metric: &str) -> (&str, Format) {
         Format::Fixed2
     } else if name.ends_with("_bytes") {
         Format::Terabytes
-
     } else {
         Format::Count
     };

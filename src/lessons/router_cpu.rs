@@ -21,7 +21,11 @@ const fn kv2() -> Changes {
 
 /// Two cores under round robin, which hashes and matches no blocks.
 const fn rr2() -> Changes {
-    config(&[("router_vcpu", Int(2)), ("routing", Text("round_robin")), ("router_cpu_us_per_block", Float(0.0))])
+    config(&[
+        ("router_vcpu", Int(2)),
+        ("routing", Text("round_robin")),
+        ("router_cpu_us_per_block", Float(0.0)),
+    ])
 }
 
 pub(super) const LESSON: Lesson = Lesson {
