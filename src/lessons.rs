@@ -37,9 +37,10 @@ pub struct Setting {
     /// Its rule of thumb (empty when the card gives none).
     pub rule: &'static str,
     /// How the page checks the rule on the run on screen (empty: it shows the rule only):
-    /// `timeout_above_p99` (the caller timeout against the run's p99 TTFT) or
+    /// `timeout_above_p99` (the caller timeout against the run's p99 TTFT),
     /// `slots_little` (the busiest replica's calls per second times seconds each, admission
-    /// to last token, against its concurrency slots).
+    /// to last token, against its concurrency slots) or `vcpu_rule` (calls per second per router
+    /// times the measured CPU ms per request ÷ 1000, against 90 % of each router's vCPU).
     pub live: &'static str,
 }
 

@@ -507,10 +507,25 @@ fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
     fn slots_hold(r: &Report) -> bool {
         needed_slots(r) <= r.config.max_batch as f64
     }
+    // vcpu_rule: calls per second per router times the CPU ms per request (the routers' busy
+    // core time over the requests they routed) ÷ 1000, against 90 % of each router's vCPU.
+    fn needed_cores(r: &Report) -> (f64, f64) {
+        let c = r.router_cpu.as_ref().expect("router cores");
+        let busy_core_s: f64 =
+            c.busy_share.iter().sum::<f64>() * c.vcpu as f64 * r.summary.makespan_s;
+        let cpu_ms = 1000.0 * busy_core_s / c.routed as f64;
+        let rate = r.summary.offered_rate / c.busy_share.len() as f64;
+        (rate * cpu_ms / 1000.0, c.vcpu as f64)
+    }
+    fn vcpu_holds(r: &Report) -> bool {
+        let (needed, vcpu) = needed_cores(r);
+        needed <= 0.9 * vcpu
+    }
     type Holds = fn(&Report) -> bool;
-    let rules: [(&str, Holds); 2] = [
+    let rules: [(&str, Holds); 3] = [
         ("timeout-below-p99", timeout_holds),
         ("hot-prefix", slots_hold),
+        ("router-bottleneck", vcpu_holds),
     ];
     for (id, holds) in rules {
         let l = lessons::lesson(id).unwrap();
@@ -527,6 +542,13 @@ fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
     }
     let hot = run(&broken_config(&lessons::lesson("hot-prefix").unwrap()));
     assert!(needed_slots(&hot) > 256.0, "{}", needed_slots(&hot));
+    // The router lesson's broken setup needs about the hint's 1.05 cores (from the offered
+    // rate the arrivals measure) of its one.
+    let router = run(&broken_config(
+        &lessons::lesson("router-bottleneck").unwrap(),
+    ));
+    let (needed, vcpu) = needed_cores(&router);
+    assert!((needed - 1.05).abs() < 0.0105 && vcpu == 1.0, "{needed}");
 }
 
 #[test]

@@ -78,7 +78,7 @@ pub(super) const LESSON: Lesson = Lesson {
         second: Some(super::material::Panel { metric: "summary.rejected", y_label: "Calls refused", format: Format::Count, log_y: false }),
     },
     settings: &[
-        Setting { key: "router_vcpu", rule: "Needed ≈ calls per second × CPU per request ÷ 1000. Above about 90% busy it slows down and may crash.", live: "" },
+        Setting { key: "router_vcpu", rule: "Needed ≈ calls per second × CPU per request ÷ 1000. Above about 90% busy it slows down and may crash.", live: "vcpu_rule" },
         Setting { key: "router_queue", rule: "A longer queue turns refusals into waits; it adds no capacity.", live: "" },
         Setting { key: "routers", rule: "Each router has its own cores; arrivals are dealt to them in turn.", live: "" },
         Setting { key: "router_cpu_us_per_block", rule: "A cache-aware router pays per prompt block; round robin hashes nothing (kvfleet charges what you set whatever the policy, so give a round-robin router 0).", live: "" },

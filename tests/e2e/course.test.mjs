@@ -78,7 +78,7 @@ for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replica
       const settings = await page.$$eval('[data-testid=lesson-settings] dt', (dts) => dts.length);
       assert.ok(settings >= 2, `${id}: its settings are listed`);
       // The card's rules checked on the run on screen (the broken setup): both fail there.
-      const live = { 'timeout-below-p99': 'timeout_ms', 'hot-prefix': 'queue_capacity' }[id];
+      const live = { 'timeout-below-p99': 'timeout_ms', 'hot-prefix': 'queue_capacity', 'router-bottleneck': 'router_vcpu' }[id];
       if (live) {
         await page.waitForSelector(`[data-testid=lesson-live-${live}]`);
         const r = await page.evaluate(() => window.kvfleet.lastReport);
@@ -87,6 +87,12 @@ for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replica
         if (id === 'timeout-below-p99') {
           const share = (100 * r.summary.timed_out / r.summary.requests).toFixed(1);
           assert.ok(text.includes(`${share}% of calls timed out`), `${text} lacks ${share}%`);
+        } else if (id === 'router-bottleneck') {
+          // The card's rule from the run: calls/s × CPU ms (busy core time over routed) ÷ 1000.
+          const rc = r.router_cpu;
+          const cpuMs = 1000 * rc.busy_share[0] * rc.vcpu * r.summary.makespan_s / rc.routed;
+          const needed = (r.summary.offered_rate * cpuMs / 1000).toFixed(2);
+          assert.ok(text.includes(`≈ ${needed} cores needed`) && text.includes('against 1 vCPU'), `${text} lacks ${needed}`);
         } else {
           const top = r.per_instance.reduce((b, x) => (x.requests > b.requests ? x : b));
           const needed = Math.round(top.requests / r.summary.makespan_s * (r.summary.e2e_ms_mean - r.summary.queue_ms_mean) / 1000);
