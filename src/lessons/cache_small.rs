@@ -45,7 +45,7 @@ pub(super) const LESSON: Lesson = Lesson {
         Fix { name: "16 replicas behind kv", config: sixteen!("kv") },
     ],
     explanation: "The content allows far more: with unbounded caches the same 4 replicas serve 19.6% of prompt tokens from cache under round robin and 28.0% under kv. Each fix buys back part of that, at its own cost. More HBM means more GPUs: 16 replicas behind kv reach 19.1%, for 16 GPU-hours in place of 4; behind round robin they stay at 6.0%, since each conversation lands on a replica that has not seen it. A CPU tier of 8,000 blocks a replica (500 GiB of host memory each) reaches 15.8% on the same 4 GPUs and loads about 2 TB back over PCIe in the hour, about 32 s of link time. A shared tier of 30,000 blocks reaches 33.3%, above what unbounded HBM caches give round robin, because any replica reuses what any other computed: it moves about 5.3 TB over the network, about 214 s of link time. Cache-aware routing alone costs nothing, but on caches this small it wins little (6.3%): routing can only keep blocks that the cache can hold.",
-    rule_of_thumb: "When the cache is too small, routing cannot help much: add KV capacity (a tier below HBM is cheaper than GPUs), then route to it.",
+    rule_of_thumb: "When the cache is too small, routing cannot help much: add KV capacity (a tier below HBM costs link time, not GPUs), then route to it.",
     difficulty: "intermediate",
     minutes: 15,
     trace: super::reuse::TRACE,
@@ -64,7 +64,7 @@ pub(super) const LESSON: Lesson = Lesson {
     },
     settings: &[
         Setting { key: "kv_blocks", rule: "HBM for KV is what the GPU holds after weights and a reserve: here 833 blocks of 512 tokens.", live: "" },
-        Setting { key: "cpu_kv_blocks", rule: "A tier below HBM is cheaper than HBM; its cost is the link time of the loads.", live: "" },
+        Setting { key: "cpu_kv_blocks", rule: "A tier below HBM adds capacity without adding GPUs; its cost is the link time of the loads.", live: "" },
         Setting { key: "shared_kv_blocks", rule: "A shared tier lets any replica reuse what any other computed.", live: "" },
         Setting { key: "instances", rule: "More replicas add HBM in separate caches.", live: "" },
         Setting { key: "routing", rule: "Route each conversation back to the replica that holds it.", live: "" },
