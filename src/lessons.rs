@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::report::Report;
 
+mod cache_small;
 mod disagg;
 mod herd;
 mod hot_prefix;
@@ -18,6 +19,7 @@ mod more_replicas_slower;
 mod pileup;
 mod pinned;
 mod reuse;
+mod router_cpu;
 #[cfg(test)]
 mod slider_tests;
 mod timeout;
@@ -35,9 +37,10 @@ pub struct Setting {
     /// Its rule of thumb (empty when the card gives none).
     pub rule: &'static str,
     /// How the page checks the rule on the run on screen (empty: it shows the rule only):
-    /// `timeout_above_p99` (the caller timeout against the run's p99 TTFT) or
+    /// `timeout_above_p99` (the caller timeout against the run's p99 TTFT),
     /// `slots_little` (the busiest replica's calls per second times seconds each, admission
-    /// to last token, against its concurrency slots).
+    /// to last token, against its concurrency slots) or `vcpu_rule` (calls per second per router
+    /// times the measured CPU ms per request ÷ 1000, against 90 % of each router's vCPU).
     pub live: &'static str,
 }
 
@@ -163,12 +166,14 @@ const fn config(keys: &'static [(&'static str, Set)]) -> Changes {
 pub fn lessons() -> Vec<Lesson> {
     vec![
         reuse::LESSON,
+        cache_small::LESSON,
         more_replicas_slower::LESSON,
         hot_prefix::LESSON,
         timeout::LESSON,
         weight::LESSON,
         infinite::LESSON,
         herd::LESSON,
+        router_cpu::LESSON,
         pileup::LESSON,
         disagg::LESSON,
     ]

@@ -197,12 +197,14 @@ fn lessons_serialise_for_the_page() {
         ids,
         [
             "reuse-at-all",
+            "cache-too-small",
             "more-replicas-slower",
             "hot-prefix",
             "timeout-below-p99",
             "retune-the-weight",
             "won-on-an-infinite-cache",
             "routers-that-herd",
+            "router-bottleneck",
             "smallest-tree-pile-up",
             "when-disaggregation-pays"
         ]
@@ -307,7 +309,7 @@ fn the_lesson_command_lists_runs_and_checks() {
     assert_eq!(code, 2);
     assert!(
         err.contains(
-            "unknown lesson \"nope\"; allowed: reuse-at-all, more-replicas-slower, hot-prefix"
+            "unknown lesson \"nope\"; allowed: reuse-at-all, cache-too-small, more-replicas-slower"
         ),
         "{err}"
     );
@@ -505,10 +507,25 @@ fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
     fn slots_hold(r: &Report) -> bool {
         needed_slots(r) <= r.config.max_batch as f64
     }
+    // vcpu_rule: calls per second per router times the CPU ms per request (the routers' busy
+    // core time over the requests they routed) ÷ 1000, against 90 % of each router's vCPU.
+    fn needed_cores(r: &Report) -> (f64, f64) {
+        let c = r.router_cpu.as_ref().expect("router cores");
+        let busy_core_s: f64 =
+            c.busy_share.iter().sum::<f64>() * c.vcpu as f64 * r.summary.makespan_s;
+        let cpu_ms = 1000.0 * busy_core_s / c.routed as f64;
+        let rate = r.summary.offered_rate / c.busy_share.len() as f64;
+        (rate * cpu_ms / 1000.0, c.vcpu as f64)
+    }
+    fn vcpu_holds(r: &Report) -> bool {
+        let (needed, vcpu) = needed_cores(r);
+        needed <= 0.9 * vcpu
+    }
     type Holds = fn(&Report) -> bool;
-    let rules: [(&str, Holds); 2] = [
+    let rules: [(&str, Holds); 3] = [
         ("timeout-below-p99", timeout_holds),
         ("hot-prefix", slots_hold),
+        ("router-bottleneck", vcpu_holds),
     ];
     for (id, holds) in rules {
         let l = lessons::lesson(id).unwrap();
@@ -525,6 +542,13 @@ fn the_live_rules_fail_on_the_broken_setups_and_hold_on_their_fixes() {
     }
     let hot = run(&broken_config(&lessons::lesson("hot-prefix").unwrap()));
     assert!(needed_slots(&hot) > 256.0, "{}", needed_slots(&hot));
+    // The router lesson's broken setup needs about the hint's 1.05 cores (from the offered
+    // rate the arrivals measure) of its one.
+    let router = run(&broken_config(
+        &lessons::lesson("router-bottleneck").unwrap(),
+    ));
+    let (needed, vcpu) = needed_cores(&router);
+    assert!((needed - 1.05).abs() < 0.0105 && vcpu == 1.0, "{needed}");
 }
 
 #[test]
@@ -1144,4 +1168,230 @@ fn a_compared_number_says_which_run_it_is_of() {
         ("timeout_ms", lessons::Set::Null),
     ]));
     assert_eq!(both, "kv_blocks=unbounded, routing=kv, timeout_ms=none");
+}
+
+#[test]
+fn cache_too_small_lesson_numbers_hold() {
+    // "The cache is too small": one H100's HBM for KV, 833 blocks of 512 tokens (80 GB, 90 %
+    // of it, less 16 GB of weights, at 128 KiB a token: 64 MiB a block).
+    let l = lessons::lesson("cache-too-small").unwrap();
+    let h100 = kvfleet::timing::EnginePreset::Llama3_8bH100;
+    let hw = h100.hardware().unwrap();
+    assert_eq!((hw.gpus, hw.hbm_gb), (1, 80.0));
+    assert!((hw.weights_gb - 16.0).abs() < 0.1, "{}", hw.weights_gb);
+    assert_eq!(kvfleet::timing::KV_HBM_SHARE, 0.9);
+    assert_eq!(hw.kv_bytes_per_token * 512, 64 << 20);
+    assert_eq!(h100.kv_blocks(512), Some(833));
+    assert_eq!(l.broken.value()["kv_blocks"], 833);
+    let at = |changes: serde_json::Value| {
+        run_lesson(&l, &apply(&broken_config(&l), &changes).unwrap()).summary
+    };
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let broken = at(serde_json::json!({}));
+    // The story: an hour of 12,031 requests of 12,000 tokens on average, 3.4 a second.
+    assert_eq!(broken.requests, 12_031);
+    assert!(
+        (3_500.0..3_600.0).contains(&broken.makespan_s),
+        "{}",
+        broken.makespan_s
+    );
+    let avg_tokens = broken.prompt_tokens as f64 / broken.requests as f64;
+    assert!((11_500.0..12_500.0).contains(&avg_tokens), "{avg_tokens}");
+    assert!(
+        (broken.offered_rate - 3.4).abs() < 0.05,
+        "{}",
+        broken.offered_rate
+    );
+    // The symptom: 5.1 %; 833 blocks hold about 35 average prompts.
+    assert_eq!(pct(broken.hit_rate_tokens), "5.1%");
+    let prompts = 833.0 / (avg_tokens / 512.0);
+    assert!((34.5..35.5).contains(&prompts), "{prompts}");
+    // The explanation, number by number.
+    let h = |changes: serde_json::Value| pct(at(changes).hit_rate_tokens);
+    assert_eq!(h(serde_json::json!({"kv_blocks": null})), "19.6%");
+    assert_eq!(
+        h(serde_json::json!({"kv_blocks": null, "routing": "kv"})),
+        "28.0%"
+    );
+    assert_eq!(h(serde_json::json!({"routing": "kv"})), "6.3%");
+    let rr16 = at(serde_json::json!({"instances": 16, "routing": "round_robin"}));
+    assert_eq!(pct(rr16.hit_rate_tokens), "6.0%");
+    let kv16 = at(serde_json::json!({"instances": 16, "routing": "kv"}));
+    assert_eq!(pct(kv16.hit_rate_tokens), "19.1%");
+    // GPU-hours: 16 GPUs for the run's hour against 4.
+    let gpu_hours = |n: f64, s: &kvfleet::report::Summary| n * s.makespan_s / 3600.0;
+    assert_eq!(format!("{:.0}", gpu_hours(16.0, &kv16)), "16");
+    assert_eq!(format!("{:.0}", gpu_hours(4.0, &broken)), "4");
+    assert_eq!(format!("{:.0}", gpu_hours(16.0, &rr16)), "16");
+    // The CPU tier: 8,000 blocks of 64 MiB is 500 GiB; 15.8 %, about 2 TB loaded over
+    // PCIe in thousands of loads, about 32 s of link time.
+    assert_eq!(8_000u64 * (64 << 20), 500 << 30);
+    let cpu = at(serde_json::json!({"cpu_kv_blocks": 8000}));
+    assert_eq!(pct(cpu.hit_rate_tokens), "15.8%");
+    let tier = cpu.cpu_tier.as_ref().unwrap();
+    assert!(
+        (1.9e12..2.1e12).contains(&(tier.loaded_bytes as f64)),
+        "{}",
+        tier.loaded_bytes
+    );
+    assert!(tier.loads > 1000, "{}", tier.loads);
+    assert!(
+        (31_000.0..33_000.0).contains(&tier.load_ms),
+        "{}",
+        tier.load_ms
+    );
+    // As the course chapter's table writes them.
+    let write = lessons::material::write;
+    use lessons::Format::{Ms, Terabytes};
+    assert_eq!(write(tier.loaded_bytes as f64, Terabytes), "2.03 TB");
+    assert_eq!(write(tier.load_ms, Ms), "32.26 s");
+    // The shared tier: 33.3 %, above round robin's unbounded 19.6 %; about 5.3 TB, 214 s.
+    let shared = at(serde_json::json!({"shared_kv_blocks": 30000}));
+    assert_eq!(pct(shared.hit_rate_tokens), "33.3%");
+    let pool = shared.shared_tier.as_ref().unwrap();
+    assert!(
+        (5.25e12..5.35e12).contains(&(pool.loaded_bytes as f64)),
+        "{}",
+        pool.loaded_bytes
+    );
+    assert!(
+        (213_500.0..214_500.0).contains(&pool.load_ms),
+        "{}",
+        pool.load_ms
+    );
+    assert_eq!(write(pool.loaded_bytes as f64, Terabytes), "5.34 TB");
+    assert_eq!(write(pool.load_ms, Ms), "213.80 s");
+    // The figure's caption: round robin near 5 % at 4, 8 and 16 replicas; kv climbing to 19.1 %.
+    let d = diagram("cache-too-small");
+    assert!(
+        d[0].iter().all(|x| (0.045..0.065).contains(x)),
+        "{:?}",
+        d[0]
+    );
+    assert!(d[1].windows(2).all(|w| w[1] > w[0]), "{:?}", d[1]);
+    assert_eq!(pct(d[1][2]), "19.1%");
+    assert!(!met(&l, &run_lesson(&l, &broken_config(&l))));
+    check_fixes(&l);
+}
+
+#[test]
+fn router_bottleneck_lesson_numbers_hold() {
+    // "The router is the bottleneck": the card's vCPU rule on one router core.
+    let l = lessons::lesson("router-bottleneck").unwrap();
+    let cfg = broken_config(&l);
+    // The story: 1,500 req/s of 600-token prompts, 512 of them one of 8 system prompts, one
+    // token out, 32 replicas, 20,000 requests; 700 µs + 0.5 µs a block; a queue of 64.
+    assert_eq!((cfg.request_rate, cfg.num_requests), (1500.0, 20_000));
+    assert_eq!(
+        (
+            cfg.input_len,
+            cfg.prefix_len,
+            cfg.num_prefixes,
+            cfg.output_len
+        ),
+        (600, 512, 8, 1)
+    );
+    assert_eq!(
+        (cfg.instances, cfg.router_vcpu, cfg.router_queue),
+        (32, Some(1), Some(64))
+    );
+    assert_eq!(
+        (cfg.router_cpu_us_fixed, cfg.router_cpu_us_per_block),
+        (700.0, 0.5)
+    );
+    // The hint's rule: one full block, 700.5 µs rounded to 701; 1,500 × 0.701 ÷ 1000 = 1.05.
+    let cpu_ms = (700.0 + 0.5 * (600 / 512) as f64).round() / 1000.0;
+    assert_eq!(cpu_ms, 0.701);
+    assert_eq!(format!("{:.2}", 1500.0 * cpu_ms / 1000.0), "1.05");
+    assert_eq!(64_000 / 512, 125);
+    let at = |changes: serde_json::Value| run(&apply(&cfg, &changes).unwrap());
+    // The symptom: busy 99.9 %, 1,022 refused, about 40 ms in the router's queue; the replicas
+    // never with more than one request waiting.
+    let broken = at(serde_json::json!({}));
+    let rc = broken.router_cpu.as_ref().unwrap();
+    assert_eq!(format!("{:.1}%", 100.0 * rc.busy_share[0]), "99.9%");
+    assert_eq!((rc.rejected, broken.summary.rejected), (1022, 1022));
+    assert!(
+        (35.0..45.0).contains(&rc.routing_delay_ms_mean),
+        "{}",
+        rc.routing_delay_ms_mean
+    );
+    assert!(broken.per_instance.iter().all(|r| r.peak_queue <= 1));
+    // The explanation: two cores about 53 % busy, p99 TTFT about 11 ms; 64 replicas still refuse.
+    let two = at(serde_json::json!({"router_vcpu": 2}));
+    let rc2 = two.router_cpu.as_ref().unwrap();
+    assert!(
+        (0.52..0.54).contains(&rc2.busy_share[0]),
+        "{:?}",
+        rc2.busy_share
+    );
+    assert!(
+        (10.5..11.5).contains(&two.summary.ttft_ms_p99),
+        "{}",
+        two.summary.ttft_ms_p99
+    );
+    // The course chapter's table: 64 replicas refuse the same 1,022 (p99 54.3 ms); no queue
+    // limit refuses none but p99 is 759 ms; two routers of one core, 52.8 % each, 11.2 ms.
+    let ms = |x: f64| format!("{x:.1}");
+    let wide = at(serde_json::json!({"instances": 64}));
+    assert_eq!(
+        (wide.summary.rejected, ms(wide.summary.ttft_ms_p99)),
+        (1022, "54.3".into())
+    );
+    assert_eq!(ms(broken.summary.ttft_ms_p99), "54.3");
+    let free = at(serde_json::json!({"router_queue": null}));
+    assert_eq!(
+        (free.summary.rejected, ms(free.summary.ttft_ms_p99)),
+        (0, "759.0".into())
+    );
+    let pair = at(serde_json::json!({"routers": 2}));
+    let busy: Vec<String> = pair
+        .router_cpu
+        .as_ref()
+        .unwrap()
+        .busy_share
+        .iter()
+        .map(|b| ms(100.0 * b))
+        .collect();
+    assert_eq!(busy, ["52.8", "52.8"]);
+    assert_eq!(ms(pair.summary.ttft_ms_p99), "11.2");
+    assert_eq!(ms(100.0 * rc2.busy_share[0]), "52.8");
+    // The card's "above about 90 %": at 84.5 % the p99 delay is under 10 ms, at 95.1 % more
+    // than twice that.
+    let one = |rate: f64| {
+        let r = at(serde_json::json!({"router_queue": null, "request_rate": rate}));
+        let c = r.router_cpu.unwrap();
+        (c.busy_share[0], c.routing_delay_ms_p99)
+    };
+    let ((b12, d12), (b135, d135)) = (one(1200.0), one(1350.0));
+    // "When the cores are seldom busy the delay is about the CPU time; it grows with the busy
+    // share": at 300 req/s (21 %) the mean is within a fifth of it, at 1,000 (70 %) over twice.
+    let mean_at = |rate: f64| {
+        let r = at(serde_json::json!({"router_queue": null, "request_rate": rate}));
+        let c = r.router_cpu.unwrap();
+        (c.busy_share[0], c.routing_delay_ms_mean)
+    };
+    let ((b3, m3), (b10, m10)) = (mean_at(300.0), mean_at(1000.0));
+    assert!(b3 < 0.25 && m3 < 1.2 * cpu_ms, "{b3} {m3}");
+    assert!(b10 < 0.8 && m10 > 2.0 * cpu_ms, "{b10} {m10}");
+    assert!(
+        b12 < 0.9 && b135 > 0.9 && d12 < 10.0 && d135 > 2.0 * d12,
+        "{b12} {d12} {b135} {d135}"
+    );
+    // The figure: one core refuses 1,022; from two none, and p99 under 20 ms.
+    let l2 = lessons::material::material(&l, None).unwrap().diagram;
+    assert_eq!(l2.second_points[0][0], 1022.0);
+    assert!(
+        l2.second_points[0][1..].iter().all(|&x| x == 0.0),
+        "{:?}",
+        l2.second_points
+    );
+    assert!(
+        l2.points[0][1..].iter().all(|&x| x < 20.0),
+        "{:?}",
+        l2.points
+    );
+    assert!(l2.points[0][0] > 20.0);
+    assert!(!met(&l, &broken));
+    check_fixes(&l);
 }

@@ -23,6 +23,8 @@ pub enum Format {
     Count,
     /// A plain number with two decimals ("0.04").
     Fixed2,
+    /// Bytes as terabytes (10^12 B) with two decimals ("1.96 TB").
+    Terabytes,
 }
 
 /// A number an answer quotes: `{name}` in the text is replaced by `metric` of the run of
@@ -229,12 +231,17 @@ pub fn write(x: f64, format: Format) -> String {
         Format::Ms => crate::numbers::duration(x),
         Format::Count => crate::numbers::thousands(libm::round(x) as i64),
         Format::Fixed2 => format!("{x:.2}"),
+        Format::Terabytes => format!("{:.2} TB", x / 1e12),
     }
 }
 
 /// How a report metric reads in words: "p99 TTFT", and its format.
 fn words_of(metric: &str) -> (&str, Format) {
-    let name = metric.rsplit('.').next().unwrap_or(metric);
+    // The last part that is not an array index: `router_cpu.busy_share.0` is `busy_share`.
+    let name = metric
+        .rsplit('.')
+        .find(|part| part.parse::<usize>().is_err())
+        .unwrap_or(metric);
     let words = match name {
         "ttft_ms_p99" => "p99 TTFT",
         "ttft_ms_p50" => "median TTFT",
@@ -243,6 +250,9 @@ fn words_of(metric: &str) -> (&str, Format) {
         "timed_out" => "timed-out calls",
         "rejected" => "rejected calls",
         "load_spread" => "load spread",
+        "loaded_bytes" => "KV bytes loaded",
+        "routing_delay_ms_mean" => "mean routing delay",
+        "routing_delay_ms_p99" => "p99 routing delay",
         other => other,
     };
     let format = if name.contains("_ms") {
@@ -251,6 +261,8 @@ fn words_of(metric: &str) -> (&str, Format) {
         Format::Percent
     } else if name == "load_spread" {
         Format::Fixed2
+    } else if name.ends_with("_bytes") {
+        Format::Terabytes
     } else {
         Format::Count
     };

@@ -22,7 +22,7 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'smallest-tree-pile-up', 'when-disaggregation-pays']) {
+for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'router-bottleneck', 'smallest-tree-pile-up', 'when-disaggregation-pays']) {
   test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
     const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
     const want0 = want;
@@ -78,7 +78,7 @@ for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout
       const settings = await page.$$eval('[data-testid=lesson-settings] dt', (dts) => dts.length);
       assert.ok(settings >= 2, `${id}: its settings are listed`);
       // The card's rules checked on the run on screen (the broken setup): both fail there.
-      const live = { 'timeout-below-p99': 'timeout_ms', 'hot-prefix': 'queue_capacity' }[id];
+      const live = { 'timeout-below-p99': 'timeout_ms', 'hot-prefix': 'queue_capacity', 'router-bottleneck': 'router_vcpu' }[id];
       if (live) {
         await page.waitForSelector(`[data-testid=lesson-live-${live}]`);
         const r = await page.evaluate(() => window.kvfleet.lastReport);
@@ -87,6 +87,12 @@ for (const id of ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout
         if (id === 'timeout-below-p99') {
           const share = (100 * r.summary.timed_out / r.summary.requests).toFixed(1);
           assert.ok(text.includes(`${share}% of calls timed out`), `${text} lacks ${share}%`);
+        } else if (id === 'router-bottleneck') {
+          // The card's rule from the run: calls/s × CPU ms (busy core time over routed) ÷ 1000.
+          const rc = r.router_cpu;
+          const cpuMs = 1000 * rc.busy_share[0] * rc.vcpu * r.summary.makespan_s / rc.routed;
+          const needed = (r.summary.offered_rate * cpuMs / 1000).toFixed(2);
+          assert.ok(text.includes(`≈ ${needed} cores needed`) && text.includes('against 1 vCPU'), `${text} lacks ${needed}`);
         } else {
           const top = r.per_instance.reduce((b, x) => (x.requests > b.requests ? x : b));
           const needed = Math.round(top.requests / r.summary.makespan_s * (r.summary.e2e_ms_mean - r.summary.queue_ms_mean) / 1000);
@@ -122,7 +128,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     // The index lists every lesson with its difficulty and time; none is done yet.
     await page.click('#course > summary');
     const items = page.locator('[data-testid=course-index] li');
-    assert.equal(await items.count(), 9);
+    assert.equal(await items.count(), 11);
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /Routers that herd · advanced · about 15 min/);
     assert.doesNotMatch(await page.textContent(`[data-testid=course-${id}]`), /completed/);
     let n = await page.evaluate(() => window.kvfleet.runCount);
@@ -147,7 +153,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.reload();
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
-    assert.match(await page.textContent('#course-summary'), /9 lessons, 1 completed in this browser/);
+    assert.match(await page.textContent('#course-summary'), /11 lessons, 1 completed in this browser/);
     await page.click('#course > summary');
     await screenshot(page, 'course-index');
     assert.deepEqual(errors, []);
@@ -417,7 +423,7 @@ test('no lesson shows its rule of thumb twice: once the goal is met, each rule i
   try {
     await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
     const lessons = await page.evaluate(() => window.kvfleet.lessonsList);
-    assert.equal(lessons.length, 9);
+    assert.equal(lessons.length, 11);
     for (const l of lessons) {
       await page.click(`[data-testid=lesson-${l.id}]`);
       await page.waitForFunction(ranWith, l.broken, { timeout: 60000 });

@@ -26,6 +26,9 @@ export function controlNames(lesson) {
  *   times (a run's own p99 cannot tell: the calls it cut off are not in it);
  * - slots_little: the busiest replica's calls per second times seconds each (admission to last
  *   token) is the concurrency it needs (Little's law), against its slots.
+ * - vcpu_rule: the card's router rule, calls per second per router times CPU ms per request ÷ 1000
+ *   (the CPU ms measured: the routers' busy core time over the requests they routed) is the cores a
+ *   router needs, against 90% of its vCPU.
  * Returns {holds, text}, or null when the run cannot say.
  */
 export function liveRule(kind, report) {
@@ -50,7 +53,24 @@ export function liveRule(kind, report) {
     return { holds, text: `On this run: the busiest replica, R${top.index}, takes ${num(rate, 1)} calls/s × ${num(each, 1)} s each ≈ ${num(Math.round(needed))} calls in flight, `
       + `against ${num(c.max_batch)} slots: the rule ${holds ? 'holds' : 'fails (the rest queue or are rejected)'}.` };
   }
+  if (kind === 'vcpu_rule') return vcpuRule(report);
   return null;
+}
+
+/** The card's router rule on a run (see liveRule); null without router cores or routed requests. */
+function vcpuRule(report) {
+  const s = report.summary || {};
+  const rc = report.router_cpu;
+  if (!rc || !(rc.routed > 0) || !(s.makespan_s > 0) || !(s.offered_rate > 0)) return null;
+  const routers = (rc.busy_share || []).length || 1;
+  const busyCoreS = (rc.busy_share || []).reduce((a, b) => a + (b || 0), 0) * rc.vcpu * s.makespan_s;
+  const cpuMs = 1000 * busyCoreS / rc.routed;
+  const rate = s.offered_rate / routers;
+  const needed = rate * cpuMs / 1000;
+  const holds = needed <= 0.9 * rc.vcpu;
+  const each = routers > 1 ? ' each' : '';
+  return { holds, text: `On this run: ${num(rate)} calls/s${routers > 1 ? ' per router' : ''} × ${num(cpuMs, 3)} ms each ÷ 1000 ≈ ${num(needed, 2)} cores needed, `
+    + `against ${num(rc.vcpu)} vCPU${each} (90%: ${num(0.9 * rc.vcpu, 1)}): the rule ${holds ? 'holds' : 'fails (requests queue for a core, and past the router queue they are refused)'}.` };
 }
 
 /** A sentence's words, lower-cased, without punctuation. */
