@@ -2,10 +2,11 @@
 // measured figure) can change the page's layout, and a button that moves between a press and its
 // release never gets the click. So a message that arrives while a pointer is pressed on the page is
 // handled just after the release (and its click); at once otherwise. A press on a slider's track is
-// no click: the results of its drag show as they come. A press held longer than HOLD_MAX_MS lets
-// them through.
+// no click: the results of its drag show as they come. A pointer seen moving with no button down (a
+// release the page never heard of), the window losing focus, or a press held longer than HOLD_MAX_MS
+// lets them through.
 
-const HOLD_MAX_MS = 1500;
+const HOLD_MAX_MS = 10000;
 const down = new Set(); // the pointers pressed on something other than a slider
 const held = [];        // [{fn, what}] waiting for the release, in the order they came
 let limit = 0;          // the timer that ends a long press's hold
@@ -54,5 +55,6 @@ if (typeof document !== 'undefined') {
   document.addEventListener('pointerdown', onDown, { capture: true, passive: true });
   document.addEventListener('pointerup', onUp, { capture: true, passive: true });
   document.addEventListener('pointercancel', onUp, { capture: true, passive: true });
+  document.addEventListener('pointermove', (e) => { if (down.size && e.buttons === 0) flush(); }, { capture: true, passive: true });
   window.addEventListener('blur', () => { if (down.size) flush(); });
 }
