@@ -2,13 +2,15 @@
 // (the settings panel, the hero's controls, a lesson's settings, an embed's), a reader clicks the
 // Replicas slider, presses ArrowRight (keyboard focus: the slider's help text shows), then clicks a
 // routing button with a real press and release at its centre. The button must not move between the
-// press and the release, and the click must take effect (the routing changes to it).
+// press and the release, and the click must take effect (the routing changes to it). And a result that
+// arrives between a press and its release (here a lesson's measured figure, which pushes the lesson's
+// own controls 500 px down) waits for the release: the click takes.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, ROOT } from './harness.mjs';
+import { startSite, screenshot, collectErrors, nextFrames, ROOT } from './harness.mjs';
 
 let site;
 before(async () => {
@@ -45,9 +47,7 @@ async function slideThenClick(page, pre, policy) {
   const runs = await page.evaluate(() => window.kvfleet.runCount);
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction((n) => window.kvfleet.runCount > n, runs, { timeout: 20000 });
-  // The new setting's first-screen sweep redraws the page around the panel as its points come in:
-  // the click comes once it is whole (a click during its redraws is a separate question).
-  await page.waitForFunction(() => !window.kvfleet.hero?.pending, null, { timeout: 60000 });
+  // No wait for the first screen's sweep: the press may come while its points redraw the page.
   const helpShown = await page.isVisible(`#${pre}help-instances`);
   // The label is the button (the radio inside it is transparent, over the label).
   const button = page.locator(`[data-testid="${pre}input-routing-${policy}"]`).locator('xpath=..');
@@ -120,6 +120,65 @@ test('the help shown on keyboard focus is laid over what follows: no control bel
     await page.waitForSelector('#help-seed', { state: 'visible' });
     const [card, panel] = await Promise.all(['#help-seed', '.controls'].map((sel) => page.locator(sel).first().boundingBox()));
     assert.ok(card.y >= panel.y && card.y + card.height <= panel.y + panel.height, `the seed's help (${card.y}-${card.y + card.height}) inside the panel (${panel.y}-${panel.y + panel.height})`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+/**
+ * A lesson opened by its link, its measured figure held back: every request for the simulator's wasm
+ * after the page's own (the lesson's material worker's) waits until `release()`. The first screen's
+ * sweep stays held (its workers would load the wasm too).
+ */
+async function lessonWithFigureHeld(id, viewport) {
+  const context = await site.browser.newContext({ viewport });
+  await context.addInitScript(() => { window.kvfleetHeroHeld = true; });
+  let loads = 0, opened = false;
+  const waiting = [];
+  await context.route('**/kvfleet_bg.wasm', (route) => {
+    if (loads++ === 0 || opened) route.continue(); else waiting.push(route);
+  });
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  await page.goto(`${site.url}/?lesson=${id}`);
+  await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
+  // The lesson's link scrolls to it, smoothly: the press comes once the page is still.
+  for (let y = -1; ;) {
+    const now = await page.evaluate(() => scrollY);
+    if (now === y) break;
+    y = now;
+    await nextFrames(page, 3);
+  }
+  const release = async () => { opened = true; for (const r of waiting.splice(0)) await r.continue(); };
+  return { page, errors, context, release, held: () => waiting.length };
+}
+
+test('a lesson\'s figure that arrives between a press and its release waits for the release: the click on the lesson\'s routing button takes', async () => {
+  const { page, errors, context, release, held } = await lessonWithFigureHeld('more-replicas-slower', { width: 1280, height: 900 });
+  try {
+    assert.equal(await page.evaluate(() => window.kvfleet.lessonMaterial ?? null), null, 'the figure is still being measured');
+    assert.ok(held() > 0, 'its worker waits for the wasm');
+    const now = await page.evaluate(() => window.kvfleet.config.routing);
+    const policy = now === 'kv' ? 'prefix_aware' : 'kv';
+    const button = page.locator(`[data-testid="lesson-input-routing-${policy}"]`).locator('xpath=..');
+    const atPress = await button.boundingBox();
+    assert.ok(atPress.y + atPress.height <= 900, `the ${policy} button is in view without scrolling (${atPress.y})`);
+    await page.mouse.move(atPress.x + atPress.width / 2, atPress.y + atPress.height / 2);
+    await page.mouse.down();
+    // The figure is measured and sent now, while the button is pressed.
+    await release();
+    await page.waitForFunction(() => !!window.kvfleet.lessonMaterial || (window.kvfleet.heldForPress?.() || []).includes('lesson-material'), null, { timeout: 60000 });
+    await nextFrames(page, 2);
+    const pressed = await button.boundingBox();
+    await page.mouse.up();
+    assert.ok(Math.abs(pressed.y - atPress.y) < 1, `the ${policy} button stayed under the press (it moved ${(pressed.y - atPress.y).toFixed(0)} px)`);
+    assert.equal(await page.evaluate(() => window.kvfleet.config.routing), policy, `the click on ${policy} changed the routing`);
+    // Then the figure comes in, below the press's release.
+    await page.waitForFunction(() => window.kvfleet.lessonMaterial?.id === 'more-replicas-slower', null, { timeout: 60000 });
+    await page.waitForSelector('[data-testid=lesson-diagram] canvas');
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.heldForPress()), []);
+    await screenshot(page, 'clicks-lesson-figure-after-press', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -178,10 +178,15 @@ export async function screenshot(page, name, opts = {}) {
 
 /**
  * The server, the browser, and `open(path, options)`: a fresh context and page at
- * `url + path`, with errors collected. `options`: viewport, colorScheme, waitUntil.
+ * `url + path`, with errors collected. `options`: viewport, colorScheme, waitUntil, heroSweep.
  * `close()` tears everything down (call it in after()).
+ *
+ * heroSweep (startSite's default for every open, or one open's): false keeps the full page's
+ * first-screen sweep held (window.kvfleetHeroHeld, hero-panel.js), for a test file that never
+ * looks at the first screen's figure or its sentences: the sweep's 60 points are most of a page
+ * load's CPU. Embeds have no such sweep; the option changes nothing there.
  */
-export async function startSite() {
+export async function startSite({ heroSweep: sweepDefault = true } = {}) {
   const server = await startServer();
   let browser;
   try {
@@ -195,9 +200,10 @@ export async function startSite() {
     url: server.url,
     server,
     browser,
-    async open(path = '/', { viewport = { width: 1280, height: 900 }, colorScheme = 'light', waitUntil = 'load' } = {}) {
+    async open(path = '/', { viewport = { width: 1280, height: 900 }, colorScheme = 'light', waitUntil = 'load', heroSweep = sweepDefault } = {}) {
       const context = await browser.newContext({ viewport, colorScheme });
       contexts.push(context);
+      if (!heroSweep) await context.addInitScript(() => { window.kvfleetHeroHeld = true; });
       const page = await context.newPage();
       const errors = collectErrors(page);
       await page.goto(server.url + path, { waitUntil });

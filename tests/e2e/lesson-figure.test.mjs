@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { startSite, ROOT, nativeBin } from './harness.mjs';
 
 let site;
-before(async () => { site = await startSite(); });
+before(async () => { site = await startSite({ heroSweep: false }); }); // (no test here looks at the first screen's figure)
 after(async () => { await site?.close(); });
 
 // A lesson whose figure doubles, one spanning 8x, one spanning 150x, one spanning 4x (linear), and one

@@ -12,7 +12,7 @@ import { startSite, ROOT, settledUrl } from './harness.mjs';
 let site;
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  site = await startSite();
+  site = await startSite({ heroSweep: false }); // (no test here looks at the first screen's figure)
 });
 after(async () => { await site?.close(); });
 

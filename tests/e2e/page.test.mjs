@@ -24,12 +24,18 @@ after(async () => {
 
 // ------------------------------------------------------------------ helpers
 
-/** Opens PATH (e.g. '/?embed=1') in a fresh context; waits for the first rendered run unless told not to. */
-async function openPage(where, { width = 1280, height = 900, colorScheme = 'light', waitForRun = true } = {}) {
-  const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
+/**
+ * Opens PATH (e.g. '/?embed=1') in a fresh context; waits for the first rendered run unless told not to.
+ * heroSweep: false holds the first screen's sweep (harness.mjs), for a test that never looks at it.
+ */
+async function openPage(where, { width = 1280, height = 900, colorScheme = 'light', waitForRun = true, heroSweep = true } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme, heroSweep });
   if (waitForRun) await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
+
+// The tests that never look at the first screen's figure or its sentences leave its sweep held.
+const NO_HERO = { heroSweep: false };
 
 const shot = (page, name, { fullPage = true } = {}) => screenshot(page, name, { fullPage });
 
@@ -130,7 +136,7 @@ test('switching the routing policy changes the per-replica chart', async () => {
 });
 
 test('a URL round-trip reproduces the run', async () => {
-  const first = await openPage('/');
+  const first = await openPage('/', NO_HERO);
   let url, summary;
   try {
     const { page } = first;
@@ -146,7 +152,7 @@ test('a URL round-trip reproduces the run', async () => {
     summary = await summaryOf(page);
     assert.deepEqual(first.errors, []);
   } finally { await first.close(); }
-  const second = await openPage(url);
+  const second = await openPage(url, NO_HERO);
   try {
     assert.deepEqual(await summaryOf(second.page), summary, 'same link, same numbers');
     assert.equal(await second.page.evaluate(() => window.kvfleet.lastReport.config.routing), 'prefix_aware');
@@ -157,7 +163,7 @@ test('a URL round-trip reproduces the run', async () => {
 
 test('a bad URL value falls back to its default with a visible note', async () => {
   const url = `/?instances=abc&routing=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&prefix_popularity=hot%3A7&num_prefixes=12`;
-  const { page, errors, close } = await openPage(url);
+  const { page, errors, close } = await openPage(url, NO_HERO);
   try {
     const cfg = await page.evaluate(() => window.kvfleet.lastReport.config);
     assert.equal(cfg.instances, 4);
@@ -175,7 +181,7 @@ test('a bad URL value falls back to its default with a visible note', async () =
 });
 
 test('uploading a trace with a broken line shows its line number and keeps the last result', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', NO_HERO);
   try {
     const before = await summaryOf(page);
     const text = [
@@ -204,7 +210,7 @@ test('uploading a trace with a broken line shows its line number and keeps the l
 });
 
 test('compare runs every policy and shows a table, bars and a replica sweep', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', NO_HERO);
   try {
     const choices = await page.evaluate(() => window.kvfleet.params.find((p) => p.name === 'routing').choices);
     await page.click('[data-testid="compare-run"]');
@@ -349,7 +355,7 @@ test('a slider step draws the charts in view with its run, the others once the p
 });
 
 test('a built-in trace replays in the worker; back to synthetic restores the pool', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', NO_HERO);
   try {
     let n = await runCount(page);
     await page.click('[data-testid="trace-synthetic"]');
@@ -382,7 +388,7 @@ test('a built-in trace replays in the worker; back to synthetic restores the poo
 });
 
 test('a long run shows progress and can be cancelled; the previous result and settings come back', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', NO_HERO);
   try {
     const before = await summaryOf(page);
     await page.click('#group-traffic > summary');
@@ -422,7 +428,7 @@ test('if WebAssembly cannot load, the page says why', async () => {
 });
 
 test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal met', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', NO_HERO);
   try {
     const ids = await page.evaluate(() => window.kvfleet.lessons);
     assert.deepEqual(ids, ['reuse-at-all', 'cache-too-small', 'more-replicas-slower', 'hot-prefix', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'router-bottleneck', 'smallest-tree-pile-up', 'when-disaggregation-pays'], 'the build exports every lesson');
@@ -444,7 +450,7 @@ test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal m
     await shot(page, 'page-lesson-fixed', { fullPage: false });
     // The link keeps the lesson and the fixed settings.
     const url = new URL(await settledUrl(page));
-    const again = await openPage(url.pathname + url.search);
+    const again = await openPage(url.pathname + url.search, NO_HERO);
     try {
       assert.equal(await again.page.isVisible('[data-testid="lesson-done"]'), true);
       assert.deepEqual(again.errors, []);
@@ -454,7 +460,7 @@ test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal m
 });
 
 test('a sweep runs the points in parallel workers and matches single runs; a bad spec says why', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', NO_HERO);
   try {
     await page.selectOption('[data-testid="sweep-param"]', 'instances');
     await page.fill('[data-testid="sweep-spec"]', '1,2,4,8');

@@ -15,6 +15,7 @@ import { rulePlaces, renderSettingsList, controlNames } from './lesson-settings.
 import { el } from './page-bits.js';
 import { buildQuiz, scoreText, allPassed, readCompleted, writeCompleted } from './lesson-quiz.js';
 import { formatValue, Controls } from './controls.js';
+import { afterPress } from './press.js';
 
 export { liveRule, sameRule, rulePlaces } from './lesson-settings.js';
 
@@ -199,26 +200,29 @@ export class Lessons {
     if (!this.workerUrl) return;
     if (!this.materialWorker) {
       this.materialWorker = new Worker(this.workerUrl, { type: 'module' });
-      this.materialWorker.onmessage = (e) => {
-        const m = e.data;
-        if (m.type === 'lesson-material') {
-          this.materials.set(m.id, m.material);
-          window.kvfleet = window.kvfleet || {};
-          window.kvfleet.lessonMaterial = { id: m.id, material: m.material };
-          if (this.active?.id === m.id) this.showMaterial(m.id);
-        } else if (m.type === 'lesson-material-error' && this.active?.id === m.id && this.materialEl) {
-          this.materialEl.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: ${m.message}`));
-        } else if (m.type === 'fatal') {
-          // It could not load the simulator: say so, and start a new worker on the next request.
-          this.materialWorker.terminate();
-          this.materialWorker = null;
-          this.materialEl?.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: their worker could not start (${m.message}).`));
-        }
-      };
+      // (After the release of a press on the page: the measured figure moves what is under it; press.js.)
+      this.materialWorker.onmessage = (e) => afterPress(() => this.onMaterial(e.data), e.data?.type);
     }
     // A lesson on a built-in trace measures its answers on that trace (fetched by the worker).
     const l = this.list.find((x) => x.id === id);
     this.materialWorker.postMessage({ type: 'lesson-material', id, trace: l?.trace ? builtin(l.trace) : null, blockSize: l?.broken?.block_size ?? 512 });
+  }
+
+  /** The material worker's message: a lesson's measured material, its error, or the worker's failure. */
+  onMaterial(m) {
+    if (m.type === 'lesson-material') {
+      this.materials.set(m.id, m.material);
+      window.kvfleet = window.kvfleet || {};
+      window.kvfleet.lessonMaterial = { id: m.id, material: m.material };
+      if (this.active?.id === m.id) this.showMaterial(m.id);
+    } else if (m.type === 'lesson-material-error' && this.active?.id === m.id && this.materialEl) {
+      this.materialEl.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: ${m.message}`));
+    } else if (m.type === 'fatal') {
+      // It could not load the simulator: say so, and start a new worker on the next request.
+      this.materialWorker.terminate();
+      this.materialWorker = null;
+      this.materialEl?.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: their worker could not start (${m.message}).`));
+    }
   }
 
   /** The interview questions and the short check of a measured lesson. */

@@ -22,6 +22,7 @@ import { EmbedView, embedOptions } from './embed.js';
 import { presetBase } from './embed-sweep-opts.js';
 import { marks, mark, markEpochs } from './timeline.js';
 import { bringIntoView, showNotes, share } from './page-bits.js';
+import { heldForPress } from './press.js';
 import { lazyDraw } from './lazy-draw.js';
 import { buildLatePanels } from './late-panels.js';
 import { onWorker, sendRun, scheduleRun, cancelRun, requestDecisions, runCompare, connect } from './runs.js';
@@ -106,6 +107,7 @@ function boot() {
   hook.workerReplacements = () => host.replacements;
   hook.workerStart = () => ({ viaBlob: host.viaBlob, fallbacks: host.fallbacks }); // how the worker was started (worker-host.js)
   hook.drawAllCharts = () => lazyDraw.flush(); // the charts off the screen too (a full-page screenshot)
+  hook.heldForPress = heldForPress; // worker messages waiting for a press's release (press.js)
   hook.urlPending = urlPending; // the address bar catches up once the settings are still (url-state.js)
   // The hero's two charts in a task of their own: the main thread must also start the worker that
   // index.html's first script created (a task of its own once the worker's script is in), which

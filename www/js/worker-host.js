@@ -2,6 +2,8 @@
 // out of memory or panicked) its wasm instance is unusable, so the page terminates it and starts a
 // fresh worker with a fresh module; `ready` resolves again once the new one has booted.
 
+import { afterPress } from './press.js';
+
 // Set once a worker from a blob: URL has been refused: later workers start from their scripts.
 let blobRefused = false;
 
@@ -52,7 +54,9 @@ export class WorkerHost {
     this.viaBlob = started.viaBlob;
     let heard = false;
     if (!keepReady) this.unheard = []; // posted before the worker first spoke: sent again after a fallback
-    this.worker.onmessage = (e) => {
+    // Handled at once, or just after the release of a press on the page (press.js: a result that
+    // moves a button between a press and its release would lose the click).
+    this.worker.onmessage = (e) => afterPress(() => {
       if (gen !== this.generation) return; // a message from a worker already replaced
       heard = true;
       this.unheard = null;
@@ -60,7 +64,7 @@ export class WorkerHost {
       if (msg.type === 'ready') { this.resolveReady(msg); this.onReady(msg); return; }
       if (msg.type === 'fatal') { this.onFatal(msg.message); return; }
       this.onMessage(msg);
-    };
+    }, e.data?.type);
     this.worker.onerror = (e) => {
       e.preventDefault();
       if (gen !== this.generation) return;
