@@ -615,14 +615,13 @@ impl Replica {
         if self.role == Role::Prefill {
             return self.hand_off_prefilled(out);
         }
-        let mut i = 0;
-        while i < self.running.len() {
-            let a = &self.running[i];
-            if a.generated < a.req.output_tokens {
-                i += 1;
-                continue;
-            }
-            let a = self.running.remove(i);
+        // In one pass, in running order (removing each from the middle would move the
+        // rest every time).
+        let done: Vec<Active> = self
+            .running
+            .extract_if(.., |a| a.generated >= a.req.output_tokens)
+            .collect();
+        for a in done {
             self.cache.release_with_output(
                 &a.req.block_ids[..a.full_blocks],
                 a.private_blocks,

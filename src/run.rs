@@ -3,6 +3,8 @@
 //! points of `api` and the modules that run configs (lessons, plan, sweep); `api`
 //! re-exports it.
 
+use std::sync::Arc;
+
 use crate::config::Config;
 use crate::config::WorkloadKind;
 use crate::params;
@@ -118,9 +120,11 @@ pub fn trace_report(cfg: &Config, trace_text: &str, name: &str) -> Result<Report
 }
 
 /// A trace parsed once and kept for many runs (the page's worker parses an upload once per
-/// block size, then every slider step replays the parsed requests).
+/// block size, then every slider step replays the parsed requests). Its runs share the
+/// requests' block ids and the hint of their ids, computed once.
 pub struct ParsedTrace {
-    requests: Vec<Request>,
+    requests: Arc<[Request]>,
+    hint: IdHint,
     pub(crate) name: String,
     block_size: u32,
 }
@@ -135,7 +139,8 @@ impl ParsedTrace {
         let requests =
             trace::parse_mooncake(trace_text.as_bytes(), name, &opts).map_err(|e| e.to_string())?;
         Ok(ParsedTrace {
-            requests,
+            hint: IdHint::of(&requests),
+            requests: requests.into(),
             name: name.to_string(),
             block_size,
         })
@@ -161,15 +166,34 @@ impl ParsedTrace {
         &self.name
     }
 
-    /// The requests for a run of `cfg`, which must use the block size parsed with.
-    pub(crate) fn requests_for(&self, cfg: &Config) -> Result<Vec<Request>, String> {
+    /// An error unless `cfg` uses the block size parsed with.
+    fn check_block_size(&self, cfg: &Config) -> Result<(), String> {
         if cfg.block_size != self.block_size {
             return Err(format!(
                 "{}: parsed with block_size {}, but the config has {}; parse it again",
                 self.name, self.block_size, cfg.block_size
             ));
         }
-        Ok(self.requests.clone())
+        Ok(())
+    }
+
+    /// The requests for a run of `cfg`, which must use the block size parsed with.
+    pub(crate) fn requests_for(&self, cfg: &Config) -> Result<Vec<Request>, String> {
+        self.check_block_size(cfg)?;
+        Ok(self.requests.to_vec())
+    }
+
+    /// A replay of the requests under `cfg` (validated first), each request handed over
+    /// as the run reaches it.
+    fn simulation(&self, cfg: &Config) -> Result<Simulation<'static>, String> {
+        self.check_block_size(cfg)?;
+        params::validate_replay(cfg, &self.requests, &self.name)?;
+        let requests = Arc::clone(&self.requests);
+        let each = (0..requests.len()).map(move |i| requests[i].clone());
+        let total = self.requests.len() as u64;
+        Ok(validated_replay_simulation(
+            cfg, each, total, self.hint, &self.name,
+        ))
     }
 }
 
@@ -217,9 +241,8 @@ impl Job {
 
     /// `parsed_trace` with a config read already.
     pub fn parsed_trace_config(cfg: &Config, trace: &ParsedTrace) -> Result<Job, String> {
-        let requests = trace.requests_for(cfg)?;
         Ok(Job {
-            sim: Some(replay_simulation(cfg, requests, &trace.name)?),
+            sim: Some(trace.simulation(cfg)?),
             report: None,
             decisions: None,
         })
@@ -298,12 +321,7 @@ impl Job {
 pub fn report_of(cfg: &Config, trace: Option<&ParsedTrace>) -> Result<Report, String> {
     let sim = match trace {
         None => synthetic_simulation(cfg)?,
-        Some(t) => {
-            let requests = t.requests_for(cfg)?;
-            params::validate_fleet(cfg).map_err(|e| e.to_string())?;
-            params::validate_replay(cfg, &requests, &t.name)?;
-            replay_simulation(cfg, requests, &t.name)?
-        }
+        Some(t) => t.simulation(cfg)?,
     };
     Ok(sim.into_report())
 }

@@ -5,6 +5,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use crate::config::Config;
 use crate::histogram::{LogHistogram, Quantiles};
@@ -144,7 +145,7 @@ impl Sessions {
             arrival_us: now_us,
             prompt_tokens: state.prompt_tokens,
             output_tokens,
-            block_ids: state.ids.clone(),
+            block_ids: Arc::from(state.ids.as_slice()),
             session: Some(SessionTag {
                 session,
                 turn: state.turn,

@@ -1,6 +1,8 @@
 //! Workloads: the `Request` every source produces, and the seeded synthetic generator
 //! (arrival model, length spread, prefix pool with popularity, unique suffixes).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::histogram::Quantiles;
@@ -23,8 +25,9 @@ pub struct Request {
     /// Tokens to generate (at least 1).
     pub output_tokens: u32,
     /// One id per block of the prompt (`ceil(prompt_tokens / block_size)` of them), or
-    /// empty when the source has no content (a plain workload file).
-    pub block_ids: Vec<u64>,
+    /// empty when the source has no content (a plain workload file). Shared, not copied,
+    /// by the runs that replay one parsed trace.
+    pub block_ids: Arc<[u64]>,
     /// The session and turn this request belongs to, for multi-turn workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionTag>,
@@ -272,21 +275,24 @@ impl Synthetic {
         Some(index.min(self.prefix_cdf.len() - 1) as u64)
     }
 
-    fn block_ids(&mut self, prompt_tokens: u32, prefix: Option<u64>) -> Vec<u64> {
+    /// The prefix's blocks (none without one), then fresh unique ids.
+    fn block_ids(&mut self, prompt_tokens: u32, prefix: Option<u64>) -> Arc<[u64]> {
         let total = prompt_tokens.div_ceil(self.block_size) as u64;
         let shared = match prefix {
             Some(_) if self.prefix_len <= prompt_tokens => self.prefix_blocks.min(total),
             _ => 0,
         };
-        let mut ids = Vec::with_capacity(total as usize);
-        if let Some(p) = prefix {
-            ids.extend((0..shared).map(|j| p * self.prefix_blocks + j));
-        }
-        for _ in shared..total {
-            ids.push(self.next_unique_id);
-            self.next_unique_id += 1;
-        }
-        ids
+        let (first_shared, first_unique) = (
+            prefix.unwrap_or(0) * self.prefix_blocks,
+            self.next_unique_id,
+        );
+        self.next_unique_id += total - shared;
+        (0..total)
+            .map(|j| match j < shared {
+                true => first_shared + j,
+                false => first_unique + (j - shared),
+            })
+            .collect()
     }
 }
 

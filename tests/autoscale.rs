@@ -17,7 +17,7 @@ fn request(id: u32, t_s: f64, output: u32) -> Request {
         arrival_us: (t_s * 1e6) as u64,
         prompt_tokens: 512,
         output_tokens: output,
-        block_ids: vec![1000 + id as u64],
+        block_ids: vec![1000 + id as u64].into(),
         session: None,
         output_block_ids: Vec::new(),
     }
@@ -166,7 +166,7 @@ fn no_policy_sends_a_request_to_a_draining_replica() {
         };
         let shared = |id: u32, t_s: f64, output: u32| Request {
             prompt_tokens: 2048,
-            block_ids: vec![7, 8, 9, 1000 + id as u64],
+            block_ids: vec![7, 8, 9, 1000 + id as u64].into(),
             ..request(id, t_s, output)
         };
         let mut requests: Vec<Request> = (0..4).map(|i| shared(i, 0.0, 3_000)).collect();

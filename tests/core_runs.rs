@@ -305,7 +305,7 @@ fn the_offered_rate_is_arrivals_over_their_span() {
             arrival_us: 1_000_000 * (i as u64 + 1),
             prompt_tokens: 100,
             output_tokens: 1,
-            block_ids: vec![i as u64],
+            block_ids: vec![i as u64].into(),
             session: None,
             output_block_ids: Vec::new(),
         })

@@ -40,7 +40,7 @@ fn requests() -> Vec<Request> {
         arrival_us,
         prompt_tokens: 9,
         output_tokens: 1,
-        block_ids: ids.to_vec(),
+        block_ids: ids.into(),
         session: None,
         output_block_ids: Vec::new(),
     };
@@ -159,7 +159,7 @@ fn two_loads_at_one_boundary_queue_on_the_link() {
         arrival_us,
         prompt_tokens: 9,
         output_tokens: 1,
-        block_ids: vec![a, b, 100 + id as u64],
+        block_ids: vec![a, b, 100 + id as u64].into(),
         session: None,
         output_block_ids: Vec::new(),
     };

@@ -164,7 +164,7 @@ fn request(id: u32, arrival_us: u64, prompt_tokens: u32) -> Request {
         arrival_us,
         prompt_tokens,
         output_tokens: 3,
-        block_ids: Vec::new(),
+        block_ids: Default::default(),
         session: None,
         output_block_ids: Vec::new(),
     }

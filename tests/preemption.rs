@@ -35,7 +35,7 @@ fn requests() -> Vec<Request> {
         arrival_us: 0,
         prompt_tokens: 8,
         output_tokens,
-        block_ids: ids.to_vec(),
+        block_ids: ids.into(),
         session: None,
         output_block_ids: Vec::new(),
     };

@@ -413,7 +413,7 @@ fn the_id_hint_is_the_largest_id_and_the_count() {
         arrival_us: 0,
         prompt_tokens: 1,
         output_tokens: 1,
-        block_ids,
+        block_ids: block_ids.into(),
         session: None,
         output_block_ids,
     };

@@ -15,7 +15,7 @@ fn read_at_512() -> Request {
         arrival_us: 0,
         prompt_tokens: 1000,
         output_tokens: 4,
-        block_ids: vec![7, 8],
+        block_ids: vec![7, 8].into(),
         session: None,
         output_block_ids: Vec::new(),
     }

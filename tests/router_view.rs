@@ -21,7 +21,7 @@ fn four_requests() -> Vec<Request> {
             arrival_us: 0,
             prompt_tokens: 5120,
             output_tokens: 4,
-            block_ids,
+            block_ids: block_ids.into(),
             session: None,
             output_block_ids: Vec::new(),
         })

@@ -24,7 +24,7 @@ fn spiral_requests() -> Vec<Request> {
             arrival_us: at_us,
             prompt_tokens: blocks as u32 * BLOCK,
             output_tokens: output,
-            block_ids: ids,
+            block_ids: ids.into(),
             session: None,
             output_block_ids: Vec::new(),
         });

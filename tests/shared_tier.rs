@@ -43,7 +43,7 @@ fn request(id: u32, arrival_us: u64, a: u64, b: u64) -> Request {
         arrival_us,
         prompt_tokens: 9,
         output_tokens: 1,
-        block_ids: vec![a, b, 100 + id as u64],
+        block_ids: vec![a, b, 100 + id as u64].into(),
         session: None,
         output_block_ids: Vec::new(),
     }
@@ -305,7 +305,7 @@ fn tree_requests(seed: u64, n: u32) -> Vec<Request> {
                 arrival_us: id as u64 * 1_000_000,
                 prompt_tokens: 13,
                 output_tokens: 1,
-                block_ids: vec![a, b, c, 1_000_000 + id as u64],
+                block_ids: vec![a, b, c, 1_000_000 + id as u64].into(),
                 session: None,
                 output_block_ids: Vec::new(),
             }

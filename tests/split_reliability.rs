@@ -41,7 +41,7 @@ fn request(id: u32, arrival_us: u64, output_tokens: u32) -> Request {
         arrival_us,
         prompt_tokens: 1000,
         output_tokens,
-        block_ids: Vec::new(),
+        block_ids: Default::default(),
         session: None,
         output_block_ids: Vec::new(),
     }
@@ -142,7 +142,7 @@ fn predict_on_route_extends_the_prefill_pool_s_hits_in_a_split_fleet() {
     let ids: Vec<u64> = (100..163).collect();
     let requests = (0..2)
         .map(|i| Request {
-            block_ids: ids.clone(),
+            block_ids: ids.as_slice().into(),
             ..request(i, i as u64, 3)
         })
         .collect();

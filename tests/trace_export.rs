@@ -37,7 +37,7 @@ fn id_less_requests_round_trip_as_id_less() {
             arrival_us: u64::from(i) * 1_500,
             prompt_tokens: 1000 + i,
             output_tokens: 5,
-            block_ids: Vec::new(),
+            block_ids: Default::default(),
             session: None,
             output_block_ids: Vec::new(),
         })
@@ -77,7 +77,7 @@ fn requests_strategy() -> impl Strategy<Value = (u32, Vec<Request>)> {
                             arrival_us,
                             prompt_tokens,
                             output_tokens,
-                            block_ids,
+                            block_ids: block_ids.into(),
                             session: None,
                             output_block_ids: Vec::new(),
                         }
@@ -107,7 +107,7 @@ fn large_arrivals_round_trip() {
             arrival_us,
             prompt_tokens: 1,
             output_tokens: 1,
-            block_ids: vec![i as u64],
+            block_ids: vec![i as u64].into(),
             session: None,
             output_block_ids: Vec::new(),
         })

@@ -31,7 +31,7 @@ fn small_mooncake_file() {
     assert_eq!(requests.len(), 4);
     let arrivals: Vec<u64> = requests.iter().map(|r| r.arrival_us).collect();
     assert_eq!(arrivals, [0, 0, 3_000, 7_250]);
-    assert_eq!(requests[1].block_ids, vec![0, 1, 2]);
+    assert_eq!(requests[1].block_ids[..], [0, 1, 2]);
     assert_eq!(requests[3].prompt_tokens, 513);
     assert!(requests.iter().enumerate().all(|(i, r)| r.id as usize == i));
 }
@@ -356,7 +356,7 @@ impl Read for GeneratedTrace {
 fn streams_from_a_reader() {
     let requests = parse_generated(50_000, 200);
     assert_eq!(requests.len(), 50_000);
-    assert_eq!(requests[49_999].block_ids, vec![0, 99_999, 100_000]);
+    assert_eq!(requests[49_999].block_ids[..], [0, 99_999, 100_000]);
     assert_eq!(requests[49_999].arrival_us, 49_999_000);
 }
 

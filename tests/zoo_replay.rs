@@ -359,7 +359,7 @@ fn dynamo_discounts_the_blocks_already_in_flight_on_a_replica() {
         arrival_us,
         prompt_tokens: 512 * block_ids.len() as u32,
         output_tokens,
-        block_ids,
+        block_ids: block_ids.into(),
         session: None,
         output_block_ids: Vec::new(),
     };

@@ -2,6 +2,8 @@
 //! requests at their measured times, the engine's limits as given, and the TTFT and TPOT
 //! quantiles that come out, compared per quantile with the measured ones.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::requests::Measured;
@@ -75,7 +77,7 @@ pub fn requests_of(log: &[Measured], block_size: u32) -> Vec<Request> {
                     })
                     .collect()
             } else {
-                Vec::new()
+                Arc::default()
             };
             Request {
                 id: i as u32,

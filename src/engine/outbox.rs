@@ -2,6 +2,8 @@
 //! lookups), completions, drops (rejections, timeouts) and inter-token-gap runs.
 
 pub use crate::histogram::ItlRun;
+use std::sync::Arc;
+
 use crate::workload::SessionTag;
 
 /// A request's lifecycle as the recorder needs it, reported when it completes.
@@ -59,7 +61,7 @@ pub struct Released {
     /// Prompt tokens.
     pub prompt_tokens: u32,
     /// The prompt's block ids (moved out of the request).
-    pub block_ids: Vec<u64>,
+    pub block_ids: Arc<[u64]>,
 }
 
 /// What happened inside a replica during one call; the simulator drains it.

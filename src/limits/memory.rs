@@ -73,7 +73,7 @@ pub fn router_bytes(cfg: &crate::config::Config, inflight_blocks: f64, routed_bl
 
 /// The bytes a parsed request list holds (the list's slots and every id list).
 pub fn parsed_bytes(requests: &[Request], capacity: usize) -> f64 {
-    let ids: usize = requests.iter().map(|r| r.block_ids.capacity()).sum();
+    let ids: usize = requests.iter().map(|r| r.block_ids.len()).sum();
     (capacity * std::mem::size_of::<Request>() + 8 * ids) as f64
 }
 

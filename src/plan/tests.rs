@@ -479,7 +479,7 @@ fn four_requests() -> Vec<crate::workload::Request> {
             arrival_us: at,
             prompt_tokens: 600,
             output_tokens: 3,
-            block_ids: vec![7, 100 + i as u64],
+            block_ids: [7, 100 + i as u64].into(),
             session: None,
             output_block_ids: Vec::new(),
         })

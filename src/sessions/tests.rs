@@ -41,8 +41,8 @@ fn turns_share_the_system_prompt_and_own_their_ids() {
     assert_eq!((a.arrival_us, b.arrival_us), (0, 1_000_000));
     assert_eq!((a.id, b.id), (0, 1));
     assert_eq!(a.prompt_tokens, 1024 + 700);
-    assert_eq!(a.block_ids, vec![0, 1, 2, 3]);
-    assert_eq!(b.block_ids, vec![0, 1, 4, 5]);
+    assert_eq!(a.block_ids[..], [0, 1, 2, 3]);
+    assert_eq!(b.block_ids[..], [0, 1, 4, 5]);
     assert_eq!(
         src.peek_arrival_us(),
         None,
@@ -60,7 +60,7 @@ fn an_answer_that_fills_a_block_gives_it_an_id_the_next_turn_keeps() {
     // up to ceil((1724 + 700 + 700) / 512) = 7 blocks.
     let mut src = Sessions::new(&cfg(1, 2, 700));
     let t0 = src.pop().unwrap();
-    assert_eq!(t0.block_ids, vec![0, 1, 2, 3]);
+    assert_eq!(t0.block_ids[..], [0, 1, 2, 3]);
     assert_eq!(t0.output_block_ids, vec![4]);
     src.on_end(done(&t0, true), 2_000_000);
     assert_eq!(src.peek_arrival_us(), Some(2_300_000));
@@ -74,7 +74,7 @@ fn an_answer_that_fills_a_block_gives_it_an_id_the_next_turn_keeps() {
         })
     );
     assert_eq!(t1.prompt_tokens, 1724 + 700 + 700);
-    assert_eq!(t1.block_ids, vec![0, 1, 2, 4, 5, 6, 7]);
+    assert_eq!(t1.block_ids[..], [0, 1, 2, 4, 5, 6, 7]);
     // 3124 + 700 = 3824 tokens fill 7 blocks; the prompt filled 6: one more answer block.
     assert_eq!(t1.output_block_ids, vec![8]);
     src.on_end(done(&t1, true), 3_000_000);
@@ -96,7 +96,7 @@ fn a_short_answer_fills_no_block() {
     let t1 = src.pop().unwrap();
     // Kept: the 3 full blocks of turn 0; then fresh ids for 1724 + 60 + 700 = 2484
     // tokens, 5 blocks in all.
-    assert_eq!(t1.block_ids, vec![0, 1, 2, 4, 5]);
+    assert_eq!(t1.block_ids[..], [0, 1, 2, 4, 5]);
 }
 
 #[test]

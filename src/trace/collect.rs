@@ -102,7 +102,7 @@ impl<'a> Collector<'a> {
             arrival_us,
             prompt_tokens: parsed.prompt_tokens,
             output_tokens: parsed.output_tokens,
-            block_ids: parsed.block_ids,
+            block_ids: parsed.block_ids.into(),
             session: None,
             output_block_ids: Vec::new(),
         });

@@ -98,7 +98,7 @@ mod tests {
             arrival_us,
             prompt_tokens,
             output_tokens: 3,
-            block_ids,
+            block_ids: block_ids.into(),
             session: None,
             output_block_ids: Vec::new(),
         }

@@ -155,7 +155,7 @@ mod tests {
         .unwrap();
         assert_eq!(parsed.prompt_tokens, 513);
         assert_eq!(parsed.output_tokens, 3);
-        assert_eq!(parsed.block_ids, vec![4, 9]);
+        assert_eq!(parsed.block_ids[..], [4, 9]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 // tests/e2e/hero-workers.test.mjs: the hero's sweep spreads its points over two or more workers (each
-// takes the next point when it finishes one), every point once; after a change of setting, the new
-// sweep starts only once that setting's run is drawn, and it is still whole and equal to single runs.
+// takes the next point when it finishes one), every point once, the run on screen not run again (its
+// point, taken from its report, equal to a worker's); after a change of setting, the new sweep starts
+// only once that setting's run is drawn, and it is still whole and equal to single runs.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,20 @@ after(async () => { await site?.close(); });
 const PAGE_TIMEOUT = 120000;
 const whole = (page, n) => page.waitForFunction((k) => (window.kvfleet?.heroDone || 0) >= k && !window.kvfleet.hero.pending, n, { timeout: PAGE_TIMEOUT });
 const perWorker = (page) => page.evaluate(() => window.kvfleet.hero.hosts.map((h) => h.points || 0));
+/** The point a fresh sweep worker sends back for the run on screen's settings. */
+const workerPoint = (page) => page.evaluate(() => new Promise((resolve, reject) => {
+  const h = window.kvfleet.hero;
+  const w = new Worker(h.workerUrl, { type: 'module' });
+  w.onmessage = ({ data: m }) => {
+    if (m.type === 'batch-part') { w.terminate(); resolve(m.point); }
+    if (m.type === 'error' || m.type === 'fatal') { w.terminate(); reject(new Error(m.message)); }
+  };
+  w.postMessage({ type: 'batch', id: 1, configs: [{ ...h.config }], trace: h.source });
+}));
+const shownPoint = (page) => page.evaluate(() => {
+  const r = window.kvfleet.lastReport;
+  return window.kvfleet.hero.sweeps[r.config.routing].find((q) => q.instances === r.config.instances);
+});
 const counts = (page) => page.evaluate(() => Object.fromEntries(Object.entries(window.kvfleet.hero.sweeps).map(([p, v]) => [p, v.map((q) => q.instances)])));
 
 test('the sweep spreads over the workers; a changed setting\'s sweep starts after its run is drawn', async () => {
@@ -22,8 +37,9 @@ test('the sweep spreads over the workers; a changed setting\'s sweep starts afte
   const first = await perWorker(page);
   assert.ok(first.length >= 2, `${first.length} workers`);
   assert.ok(first.every((n) => n > 0), `every worker ran points: ${first}`);
-  assert.equal(first.reduce((a, b) => a + b, 0), 3 * xs.length, 'each of the 60 points once');
+  assert.equal(first.reduce((a, b) => a + b, 0), 3 * xs.length - 1, 'each of the 60 points once, the run on screen not again');
   for (const [p, got] of Object.entries(await counts(page))) assert.deepEqual(got, xs, p);
+  assert.equal(JSON.stringify(await shownPoint(page)), JSON.stringify(await workerPoint(page)), 'the run on screen\'s point is a worker\'s');
 
   // The cache slider one step down: a new sweep of every point, after the new run is drawn.
   const runs = await page.evaluate(() => window.kvfleet.runCount);
@@ -35,7 +51,7 @@ test('the sweep spreads over the workers; a changed setting\'s sweep starts afte
   assert.ok(Number.isFinite(t.blocks), 'the run is of a bounded cache');
   assert.ok(t.started >= t.drawn, `the sweep started at ${t.started.toFixed(0)} ms, the run was drawn at ${t.drawn.toFixed(0)} ms`);
   const second = await perWorker(page);
-  assert.equal(second.reduce((a, b) => a + b, 0) - 3 * xs.length, 3 * xs.length, 'the new sweep ran each point once');
+  assert.equal(second.reduce((a, b) => a + b, 0) - first.reduce((a, b) => a + b, 0), 3 * xs.length - 1, 'the new sweep ran each point once, the run on screen not again');
   for (const [p, got] of Object.entries(await counts(page))) assert.deepEqual(got, xs, p);
   // Its point at the run's own count and policy is the run on screen.
   const here = await page.evaluate(() => {

@@ -18,6 +18,7 @@ import { changeWords, heroCaption } from './story.js';
 import { workloadWords } from './workload-words.js';
 import { mark } from './timeline.js';
 import { HeroBand } from './hero-band.js';
+import { pointOf, sameSettings } from './sweep-point.js';
 
 /** The settings a sweep depends on: everything but the replica count and the policy. */
 export function sweepKey(config, source) {
@@ -184,6 +185,7 @@ export class HeroPanel {
     clearTimeout(p.after);
     p.after = 0;
     if (this.hold) { this.held = true; return; }
+    this.takeRunOnScreen(p);
     this.startHosts();
     this.timing.started = performance.now();
     const n = this.hosts.length;
@@ -200,6 +202,29 @@ export class HeroPanel {
       p.busy += 1;
       h.host.post({ type: 'batch', id: p.id, configs: batches[k], trace: p.source });
     });
+    if (!p.busy) this.done(); // the run on screen was the one point missing
+  }
+
+  /**
+   * The run on screen is one of the sweep's points when it replayed the same trace under the same
+   * settings: its point is taken from its report (the figures a worker would send back, from the same
+   * run) and dropped from the jobs.
+   */
+  takeRunOnScreen(p) {
+    const sent = this.reportSent;
+    if (!this.report || !sent) return;
+    const same = (job) => sameSettings(sent.config, job) && sweepKey(job, sent.source) === sweepKey(job, p.source);
+    const at = p.jobs.findIndex(same);
+    if (at < 0) return;
+    p.jobs.splice(at, 1);
+    this.addPoint(pointOf(this.report));
+  }
+
+  /** A point of the current sweep, in its policy's list (ordered by replica count). */
+  addPoint(pt) {
+    const list = (this.sweeps[pt.routing] ||= []);
+    if (!list.some((q) => q.instances === pt.instances)) list.push(pt);
+    list.sort((a, b) => a.instances - b.instances);
   }
 
   /** The sweep's workers: as many as the machine has cores to spare, from 2 to MAX_WORKERS. */
@@ -241,27 +266,28 @@ export class HeroPanel {
     if (!p || msg.id !== p.id) return;
     if (msg.type === 'batch-part') {
       h.points += 1;
-      const pt = msg.point;
-      const list = (this.sweeps[pt.routing] ||= []);
-      if (!list.some((q) => q.instances === pt.instances)) list.push(pt);
-      list.sort((a, b) => a.instances - b.instances);
+      this.addPoint(msg.point);
       this.drawSoon();
       this.words();
     } else if (msg.type === 'batch-done') {
       p.busy -= 1;
-      if (p.busy) return;
-      this.pending = null;
-      this.timing.done = performance.now();
-      this.good = { key: this.key, sweeps: this.sweeps, config: { ...this.config }, source: this.source };
-      this.draw();
-      window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
-      // The traces a sweep worker has parsed, the most of any (each worker parses each one once).
-      window.kvfleet.heroTraceParses = Math.max(...this.hosts.map((x) => x.parses));
-      document.dispatchEvent(new CustomEvent('kvfleet:hero-done'));
+      if (!p.busy) this.done();
     } else if (msg.type === 'error') {
       this.pending = null;
       this.els.caption.textContent = `The replica sweep could not run: ${msg.message}`;
     }
+  }
+
+  /** The pending sweep is whole: draw it and say so. */
+  done() {
+    this.pending = null;
+    this.timing.done = performance.now();
+    this.good = { key: this.key, sweeps: this.sweeps, config: { ...this.config }, source: this.source };
+    this.draw();
+    window.kvfleet.heroDone = (window.kvfleet.heroDone || 0) + 1;
+    // The traces a sweep worker has parsed, the most of any (each worker parses each one once).
+    window.kvfleet.heroTraceParses = Math.max(...this.hosts.map((x) => x.parses));
+    document.dispatchEvent(new CustomEvent('kvfleet:hero-done'));
   }
 
   /**
@@ -304,8 +330,12 @@ export class HeroPanel {
     if (this.report && (at - this.shownAt >= READ_MS || !this.prev)) this.prev = this.report;
   }
 
-  /** The run on screen (the main lane's report) arrived. */
-  showRun(report) {
+  /**
+   * The run on screen (the main lane's report) arrived; `sent`, the {config, source} it was run with,
+   * when the caller knows them (a sweep then takes the run as its point instead of running it again).
+   */
+  showRun(report, sent = null) {
+    this.reportSent = sent;
     // On screen from the frame that paints it (never, in a hidden tab, until the reader returns).
     this.shownAt = Infinity;
     requestAnimationFrame(() => { if (this.report === report) this.shownAt = performance.now(); });

@@ -137,21 +137,21 @@ function onResult(msg) {
   app.st.goodSource = run.source;
   app.errBox().hidden = true;
   const parsed = performance.now();
-  render(report, msg.ms);
+  render(report, msg.ms, run);
   showUnended(report);
   // Where a run's time went: the settings' refresh before it was sent, from sending to its result
   // arriving (of which the worker's own time), reading the report, drawing it.
   app.hook.lastTimes = { refresh: run.refreshMs ?? 0, wait: run.start ? got - run.start : 0, worker: msg.ms, parse: parsed - got, draw: app.hook.lastRenderAt - parsed };
 }
 
-function render(report, runMs) {
+function render(report, runMs, run) {
   const t0 = performance.now();
   if (app.embedView) {
     app.embedView.render(report);
   } else {
     app.charts?.update(report); // canvases first, then the DOM text (no style recalc in between)
     app.timeSeries?.update(report);
-    app.hero.showRun(report);
+    app.hero.showRun(report, run.config ? run : null);
     renderHeadline($('headline'), report);
     renderFleetLines($('fleet-lines'), report);
     renderFindings($('hotspot'), report);

@@ -29,6 +29,8 @@
 // after one this worker answers every message with the same 'error' (trap: true) and the page
 // replaces it with a fresh worker and a fresh module; the error says what happened in plain words.
 
+import { pointOf } from './sweep-point.js';
+
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
 // The wasm module: the download the page's first script started in this worker's first lines
@@ -167,23 +169,6 @@ function postError(id, lane, err) {
   else postMessage({ type: 'error', id, lane, message: messageOf(err) });
 }
 
-/** The few figures a sweep point needs (the whole report is not sent back). */
-function pointOf(reportJson) {
-  const r = JSON.parse(reportJson);
-  const s = r.summary || {};
-  const pick = ['requests', 'admitted', 'hit_requests', 'hit_rate_tokens', 'hit_rate_requests', 'ttft_ms_p50', 'ttft_ms_p99', 'tpot_ms_p50', 'tpot_ms_p99',
-    'e2e_ms_p99', 'load_spread', 'rejected', 'timed_out', 'hot_spot', 'overloaded', 'routing_capture', 'best_hit_blocks'];
-  // In a disaggregated fleet the point's replicas are the prefill pool's, where the caches are.
-  const prefill = r.config?.prefill_instances;
-  const point = { instances: prefill ?? r.config?.instances, routing: r.config?.routing };
-  for (const k of pick) point[k] = s[k] ?? null;
-  point.findings = (r.findings || []).map((f) => f.kind);
-  const rows = prefill ? (r.per_instance || []).filter((x) => x.pool === 'prefill') : (r.per_instance || []);
-  point.routed = rows.map(({ index, requests }) => ({ index, requests })); // the hero names a crowded replica
-  point.busiest_share = s.requests ? Math.max(0, ...point.routed.map((x) => x.requests)) / s.requests : null;
-  return point;
-}
-
 // Runs a list of configs, posting each one's point as soon as it is done (the hero's curves fill in).
 async function handleBatch(msg) {
   const { id, configs } = msg;
@@ -193,7 +178,7 @@ async function handleBatch(msg) {
     for (let i = 0; i < configs.length; i++) {
       const report = await runJob(lane, id, configs[i], msg.trace, () => {}, null, true);
       if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
-      postMessage({ type: 'batch-part', id, index: i, point: pointOf(report) });
+      postMessage({ type: 'batch-part', id, index: i, point: pointOf(JSON.parse(report)) });
       await yieldToQueue();
       if (latest[lane] !== id) { postMessage({ type: 'cancelled', id, lane }); return; }
     }

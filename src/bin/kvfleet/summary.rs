@@ -104,7 +104,7 @@ mod tests {
                 arrival_us: i as u64 * 10,
                 prompt_tokens: 100 + i,
                 output_tokens: 1 + i,
-                block_ids: vec![i as u64, 1_000 + i as u64],
+                block_ids: vec![i as u64, 1_000 + i as u64].into(),
                 session: None,
                 output_block_ids: vec![i as u64 + 7],
             })

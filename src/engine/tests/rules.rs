@@ -9,7 +9,7 @@ fn with_ids(id: u32, arrival_us: u64, prompt_tokens: u32, block_ids: &[u64]) -> 
         arrival_us,
         prompt_tokens,
         output_tokens: 1,
-        block_ids: block_ids.to_vec(),
+        block_ids: block_ids.into(),
         session: None,
         output_block_ids: Vec::new(),
     }

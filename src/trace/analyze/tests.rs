@@ -9,7 +9,7 @@ fn request(id: u32, arrival_us: u64, prompt_tokens: u32, block_ids: Vec<u64>) ->
         arrival_us,
         prompt_tokens,
         output_tokens: 1,
-        block_ids,
+        block_ids: block_ids.into(),
         session: None,
         output_block_ids: Vec::new(),
     }
@@ -217,15 +217,18 @@ fn little_reuse_fires_below_five_percent_and_not_at_exactly_five() {
     // blocks 1, 11, 21, 31, 41: 20 % each, no hot spot); the last request's last block
     // repeats block 1. Then 1 of 20 blocks repeats: exactly 5 %, not below the floor.
     let blocks = |i: u64| -> Vec<u64> { (1..=4).map(|k| 10 * i + k).collect() };
-    let mut requests: Vec<Request> = (0..5u64)
+    let mut last = blocks(4);
+    last[3] = 1;
+    let mut requests: Vec<Request> = (0..4u64)
         .map(|i| request(i as u32, i * 1000, 16, blocks(i)))
         .collect();
-    requests[4].block_ids[3] = 1;
+    requests.push(request(4, 4000, 16, last.clone()));
     let a = analyze(&requests, 4);
     assert_eq!((a.blocks, a.distinct_blocks), (20, 19));
     assert_eq!(a.hazards, Vec::<String>::new());
     // One more fresh block in the last request: 1 of 21 = 4.76 %, below the floor.
-    requests[4].block_ids.push(99);
+    last.push(99);
+    requests[4].block_ids = last.into();
     requests[4].prompt_tokens = 20;
     let a = analyze(&requests, 4);
     assert_eq!((a.blocks, a.distinct_blocks), (21, 20));
