@@ -12,7 +12,7 @@ use crate::histogram::{LogHistogram, Quantiles};
 use crate::series::Series;
 use crate::sim::{Simulation, Unended};
 
-pub use mixed::{line as mixed_line, PresetReport, PresetTtft};
+pub use mixed::{line as mixed_line, PresetReport};
 
 pub mod autoscale;
 mod mixed;

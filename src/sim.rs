@@ -18,6 +18,7 @@ pub mod autoscale;
 mod decisions;
 mod disagg;
 mod ledger;
+mod preset_ttft;
 mod route;
 mod router_cpu;
 mod scaling;
@@ -30,6 +31,7 @@ pub use autoscale::{Billing, Change, ChangeKind, Slot};
 
 pub use decisions::{Decision, DecisionLog, PreemptionRecord};
 pub use ledger::{InFlight, Unended};
+pub use preset_ttft::PresetTtft;
 
 /// A caller timeout in whole µs: the largest `t` with `t / 1000 <= ms`, so that a
 /// request whose first token comes `t` µs after arrival is in time and one more µs is not
@@ -98,7 +100,7 @@ pub struct Simulation<'w> {
     /// The fleet's shared KV tier, when configured (every replica holds a handle).
     pub(crate) shared: Option<crate::engine::SharedPool>,
     /// A mixed fleet: the TTFT of each preset's finished requests.
-    pub(crate) preset_ttft: Option<Box<crate::report::PresetTtft>>,
+    pub(crate) preset_ttft: Option<Box<PresetTtft>>,
 }
 
 impl<'w> Simulation<'w> {
@@ -180,7 +182,7 @@ impl<'w> Simulation<'w> {
             scaler: autoscale::Scaler::of(cfg).map(Box::new),
             ledger: ledger::Ledger::default(),
             shared: shared.map(|(_, pool)| pool),
-            preset_ttft: crate::report::PresetTtft::of(cfg).map(Box::new),
+            preset_ttft: PresetTtft::of(cfg).map(Box::new),
         }
         .with_accepting()
     }

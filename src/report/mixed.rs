@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use super::{quantiles, InstanceReport};
 use crate::config::Config;
-use crate::histogram::{LogHistogram, Quantiles};
+use crate::histogram::Quantiles;
 use crate::numbers::duration;
+use crate::sim::PresetTtft;
 use crate::timing::DEFAULT_GPU_HOUR_USD;
 
 /// One preset's share of a mixed fleet (`presets[]`).
@@ -31,33 +32,6 @@ pub struct PresetReport {
     pub requests: u64,
     /// TTFT (from arrival) of the requests its replicas finished, ms.
     pub ttft_ms: Quantiles,
-}
-
-/// The TTFT of the requests each preset's replicas finish, gathered during the run.
-#[derive(Clone, Debug)]
-pub struct PresetTtft {
-    group_of: Vec<usize>,
-    ttft: Vec<LogHistogram>,
-}
-
-impl PresetTtft {
-    /// For a config with a mixed fleet; `None` without one.
-    pub fn of(cfg: &Config) -> Option<PresetTtft> {
-        let groups = cfg.fleet_groups()?;
-        let group_of = groups
-            .iter()
-            .enumerate()
-            .flat_map(|(k, g)| std::iter::repeat_n(k, g.count as usize))
-            .collect();
-        let ttft = groups.iter().map(|_| LogHistogram::fine()).collect();
-        Some(PresetTtft { group_of, ttft })
-    }
-
-    /// Replica `replica` finished a request with this TTFT.
-    pub fn finished(&mut self, replica: u32, ttft_us: u64) {
-        let k = self.group_of[replica as usize];
-        self.ttft[k].add(ttft_us as f64);
-    }
 }
 
 /// Each preset's row, from the gathered TTFTs and the replicas' rows.
