@@ -382,8 +382,8 @@ fn a_wrong_answer_would_be_caught() {
             }
             // A lesson's parts are static data: the test's own copy lives as long.
             moved.quiz = Box::leak(quiz.into_boxed_slice());
-            let m = material_of(&moved);
-            for (q, orig) in m.quiz.iter().zip(l.quiz) {
+            let checked = lessons::material::checked_quiz(&moved, trace_of(&moved)).unwrap();
+            for (q, orig) in checked.iter().zip(l.quiz) {
                 if q.verified.is_some() && q.quiz.correct != orig.correct {
                     assert_eq!(
                         q.verified,

@@ -420,6 +420,37 @@ fn measure_metric(d: &Diagram, metric: &str, runs: &mut Runs) -> Result<Vec<Vec<
 /// Runs everything a lesson's material needs and renders it. A lesson that replays a
 /// built-in trace (`Lesson::trace`) needs that trace, parsed: `trace`.
 pub fn material(lesson: &Lesson, trace: Option<&ParsedTrace>) -> Result<Material, String> {
+    let mut runs = runs_of(lesson, trace)?;
+    let diagram = measure(&lesson.diagram, &mut runs)?;
+    let interview = lesson
+        .interview
+        .iter()
+        .map(|q| render(q, &mut runs))
+        .collect::<Result<_, _>>()?;
+    let quiz = check_all(lesson, &mut runs)?;
+    Ok(Material {
+        id: lesson.id,
+        diagram,
+        interview,
+        quiz,
+    })
+}
+
+/// The short check alone, verified by its runs: `material`'s `quiz`, without the figure's
+/// and the interview's runs.
+pub fn checked_quiz(
+    lesson: &Lesson,
+    trace: Option<&ParsedTrace>,
+) -> Result<Vec<CheckedQuiz>, String> {
+    check_all(lesson, &mut runs_of(lesson, trace)?)
+}
+
+fn check_all(lesson: &Lesson, runs: &mut Runs) -> Result<Vec<CheckedQuiz>, String> {
+    lesson.quiz.iter().map(|q| check(q, runs)).collect()
+}
+
+/// The runs of a lesson's configs, once its trace is the one it replays.
+fn runs_of<'a>(lesson: &'a Lesson, trace: Option<&'a ParsedTrace>) -> Result<Runs<'a>, String> {
     match (lesson.trace, trace) {
         ("", Some(_)) => {
             return Err(format!(
@@ -443,26 +474,9 @@ pub fn material(lesson: &Lesson, trace: Option<&ParsedTrace>) -> Result<Material
         }
         _ => {}
     }
-    let mut runs = Runs {
+    Ok(Runs {
         lesson,
         trace,
         done: BTreeMap::new(),
-    };
-    let diagram = measure(&lesson.diagram, &mut runs)?;
-    let interview = lesson
-        .interview
-        .iter()
-        .map(|q| render(q, &mut runs))
-        .collect::<Result<_, _>>()?;
-    let quiz = lesson
-        .quiz
-        .iter()
-        .map(|q| check(q, &mut runs))
-        .collect::<Result<_, _>>()?;
-    Ok(Material {
-        id: lesson.id,
-        diagram,
-        interview,
-        quiz,
     })
 }
