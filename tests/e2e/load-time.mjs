@@ -7,11 +7,13 @@
 // against the targets and never fails on them (`cargo xtask test` runs it after the page tests); it
 // exits non-zero only if a load shows no chart at all.
 //
-//   node tests/e2e/load-time.mjs [DIR ...] [--runs=5] [--only=page|embed] [--verbose]
+//   node tests/e2e/load-time.mjs [DIR ...] [--runs=5] [--only=page|embed] [--verbose] [--json=FILE]
+// --json=FILE also writes the medians as JSON (one folder only): {page|embed: {local|emulated:
+// {median_ms, runs, requests, kib}}}, what `cargo xtask perf record cold-load-page` reads.
 // Several folders (say a copy of www/ from another commit, and www) are measured in turns, load by
 // load, so that a busy machine slows each of them alike.
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { launchBrowser, WWW } from './harness.mjs';
 import { serveDir } from './serve.mjs';
 import { ensureBundle } from '../../scripts/bundle.mjs';
@@ -25,6 +27,8 @@ if (!Number.isInteger(runs) || runs < 1) die(`--runs must be a whole number >= 1
 const verbose = process.argv.includes('--verbose');
 for (const dir of dirs) if (!existsSync(join(dir, 'index.html'))) die(`${dir} has no index.html: name a built www/ folder (cargo xtask build)`);
 if (arg('only') && !['page', 'embed'].includes(arg('only'))) die(`--only must be page or embed, got ${arg('only')}`);
+const jsonFile = arg('json');
+if (jsonFile !== undefined && (jsonFile === '' || dirs.length > 1)) die(`--json needs a FILE and one folder, got --json=${jsonFile} and ${dirs.length} folders`);
 const TIMEOUT_MS = 15_000; // a cold load takes a second or two, even on a busy machine
 
 /** The link Chromium emulates: 10 Mbit/s down and up (in bytes/s), 40 ms from request to response. */
@@ -138,3 +142,21 @@ for (const load of LOADS) {
 console.log(`  (requests and KiB: those started before the first chart, over the emulated link; a target shown as >N is missed)`);
 for (const r of repeated) console.log(`  measured again: ${r}`);
 console.log(`  ${LOADS.length * NETS.length * dirs.length * runs} loads in ${((performance.now() - t0) / 1000).toFixed(1)} s; the machine's other work counts too, so compare folders within one run`);
+
+if (jsonFile) {
+  // Per load and link: the median first chart, and the requests and KiB started before it.
+  const figures = {};
+  for (const load of LOADS) {
+    figures[load.name] = {};
+    for (const net of NETS) {
+      const rs = results.get(`${dirs[0]}|${load.name}|${net.name}`);
+      figures[load.name][net.name] = {
+        median_ms: Math.round(median(rs.map((x) => x.first))), runs,
+        requests: median(rs.map((x) => x.requests)), kib: Math.round(median(rs.map((x) => x.bytes)) / 1024),
+      };
+    }
+  }
+  mkdirSync(dirname(resolve(jsonFile)), { recursive: true });
+  writeFileSync(jsonFile, `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(`  written to ${jsonFile}`);
+}

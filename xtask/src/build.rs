@@ -104,10 +104,9 @@ pub fn build(locked: bool) -> Result<u64, String> {
         gz as f64 / 1024.0,
         secs(t0)
     );
-    println!(
-        "{}",
-        size_line(gz, gzip_size(&pkg.join(format!("{WASM_NAME}.js")))?)
-    );
+    let glue = gzip_size(&pkg.join(format!("{WASM_NAME}.js")))?;
+    println!("{}", size_line(gz, glue));
+    write_size_record(gz, glue)?;
     Ok(raw)
 }
 
@@ -137,6 +136,19 @@ fn size_line(wasm_gz: u64, glue_gz: u64) -> String {
     format!(
         "wasm size: {WASM_NAME}_bg.wasm {wasm_gz} + {WASM_NAME}.js {glue_gz} = {total} bytes gzip -9, budget {GZIP_BUDGET_BYTES}: {verdict}"
     )
+}
+
+/// The size line's figures as JSON, in target/perf/wasm-size.json (what `cargo xtask perf
+/// record wasm-size` reads).
+fn write_size_record(wasm_gz: u64, glue_gz: u64) -> Result<(), String> {
+    let dir = crate::util::root().join("target/perf");
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let json = format!(
+        "{{\"total_bytes\": {}, \"wasm_bytes\": {wasm_gz}, \"glue_bytes\": {glue_gz}, \"budget_bytes\": {GZIP_BUDGET_BYTES}}}\n",
+        wasm_gz + glue_gz
+    );
+    fs::write(dir.join("wasm-size.json"), json)
+        .map_err(|e| format!("cannot write target/perf/wasm-size.json: {e}"))
 }
 
 /// pkg/package.json: pkg/ is an npm package (`npm pack pkg/`), an ES module with its

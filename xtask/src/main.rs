@@ -4,8 +4,10 @@ mod book;
 mod build;
 mod dist;
 mod docs;
+mod figures;
 mod mutants;
 mod mutants_tree;
+mod perf;
 mod serve;
 mod static_server;
 mod test;
@@ -23,7 +25,8 @@ commands:
                         Mooncake traces to www/data/
   docs                  the book's generated references rewritten from their sources: the
                         CLI reference from --help, the JSON report's chapter and schema
-                        files from the report's types (the tests that check them, run with
+                        files from the report's types, the performance chapter's table
+                        from docs/perf/figures.json (the tests that check them, run with
                         KVFLEET_BLESS=1 and the crate's `schema` feature)
   book                  docs, then the book (docs/, mdBook 0.5.4, installed into
                         target/tools when missing) into www/book/ (serve and dist build
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         "serve" => serve::serve(rest),
         "test" => test::test(rest),
         "mutants" => mutants::mutants(rest),
+        "perf" => perf::perf(rest),
         "help" | "-h" | "--help" => {
             println!("{}", usage());
             Ok(())
