@@ -40,6 +40,10 @@
 #   DYN_LOG         Dynamo's log filter (default error: its INFO level logs
 #                   every routing decision, ~6 MB of stderr per replay)
 #   NICE            nice level for both sides (default 0; e.g. 10 on a busy box)
+#   JSON_OUT        also write the medians to this JSON file (kvfleet_ms, dynamo_sim_ms,
+#                   dynamo_whole_ms, ratio_sim_x, ratio_whole_x, rounds, load_avg_min and
+#                   load_avg_max: the one-minute load average over the rounds), what
+#                   `cargo xtask perf record dynamo-side-by-side` reads
 # Needs python3 (with venv) and PyPI access on the first run only.
 set -euo pipefail
 
@@ -117,6 +121,7 @@ for _ in range(warmup):
     run(dyn_cmd)
 
 kv, dsim, dwhole = [], [], []
+loads = [os.getloadavg()[0]]
 for i in range(1, rounds + 1):
     k, kcpu = run(kv_cmd)
     with open(kv_json) as f:
@@ -128,6 +133,7 @@ for i in range(1, rounds + 1):
     if rep.get("completed_requests") != rep.get("num_requests"):
         print(f"warning: dynamo completed {rep.get('completed_requests')} of {rep.get('num_requests')}")
     kv.append(k); dsim.append(s); dwhole.append(w)
+    loads.append(os.getloadavg()[0])
     print(f"{i:>5} {k:>17.1f} {kcpu:>9.0f} {s:>14.1f} {w:>16.1f} {wcpu:>9.0f} {kv_hit:>10.4f} "
           f"{rep['prefix_cache_reused_ratio']:>10.4f} {os.getloadavg()[0]:>6.2f}")
 
@@ -139,4 +145,14 @@ print(f"median  dynamo whole process: {mw:.1f} ms")
 print(f"ratio   dynamo simulation / kvfleet whole process: {ms / mk:.1f}x")
 print(f"ratio   dynamo whole process / kvfleet whole process: {mw / mk:.1f}x")
 print("load average at end: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+if os.environ.get("JSON_OUT"):
+    figures = {"kvfleet_ms": round(mk, 1), "dynamo_sim_ms": round(ms, 1),
+               "dynamo_whole_ms": round(mw, 1), "ratio_sim_x": round(ms / mk, 3),
+               "ratio_whole_x": round(mw / mk, 3), "rounds": rounds,
+               "load_avg_min": round(min(loads), 2), "load_avg_max": round(max(loads), 2)}
+    os.makedirs(os.path.dirname(os.path.abspath(os.environ["JSON_OUT"])), exist_ok=True)
+    with open(os.environ["JSON_OUT"], "w") as f:
+        json.dump(figures, f, indent=2)
+        f.write("\n")
+    print(f"written to {os.environ['JSON_OUT']}")
 PY

@@ -7,8 +7,16 @@
 // per directory, setup and case (median, min and max ms, the points each policy got). With `--cpu`
 // (Linux), also the CPU time of this process and its children (Chromium, the servers) over each case,
 // which other work on a shared machine inflates far less than the wall time.
-//   node tests/e2e/hero-sweep-time.mjs [--runs=5] [--only=trace] [--www=/tmp/www-before,www] [--cpu]
-import { readFileSync, readdirSync } from 'node:fs';
+// With `--json=FILE` (one directory, every setup), also writes the medians as JSON: per setup
+// (defaults, kv, sglang, trace) open_ms and change_ms (their ranges as open_min_s ... in seconds),
+// cpu_open_ms and cpu_change_ms; drawn_min_ms and drawn_max_ms over every setup, runs, and whether
+// the sweep started after the run was drawn (sweep_after_run), the machine's one-minute load
+// average over the run (load_avg_min, load_avg_max), what `cargo xtask perf record
+// hero-sweep` reads.
+//   node tests/e2e/hero-sweep-time.mjs [--runs=5] [--only=trace] [--www=/tmp/www-before,www] [--cpu] [--json=FILE]
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { loadavg } from 'node:os';
 import { startServer, launchBrowser } from './harness.mjs';
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const runs = +(arg('runs') ?? 5);
@@ -21,6 +29,13 @@ const browser = await launchBrowser();
 const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const span = (xs) => `median of ${xs.length}; ${Math.min(...xs)}-${Math.max(...xs)}`;
 const cpu = process.argv.includes('--cpu');
+const jsonFile = arg('json');
+if (jsonFile !== undefined && (jsonFile === '' || dirs.length > 1 || only)) {
+  console.error(`hero-sweep-time: --json needs a FILE, one directory and every setup, got --json=${jsonFile}`);
+  process.exit(2);
+}
+/** The setups' names in the JSON figures. */
+const NAMES = { '/': 'defaults', '/?routing=kv': 'kv', '/?routing=sglang': 'sglang', '/?trace=conversation_trace.jsonl&routing=kv': 'trace' };
 
 /**
  * User + system CPU ms of this process and its descendants, from /proc (10 ms ticks), the children
@@ -65,6 +80,9 @@ async function changeSetting(page) {
   }, cpuChange);
 }
 
+// The machine's one-minute load average, sampled every second over the measurement (for --json).
+const loads = [loadavg()[0]];
+const loadTimer = setInterval(() => loads.push(loadavg()[0]), 1000).unref();
 const results = dirs.map(() => SETUPS.map(() => ({ ms: [], drawn: [], changed: [], points: null, runFirst: [], cpuOpen: [], cpuChange: [] })));
 for (let i = 0; i < runs; i++) {
   for (const [s, path] of SETUPS.entries()) {
@@ -99,3 +117,33 @@ for (const [d, dir] of dirs.entries()) {
 }
 await browser.close();
 await Promise.all(servers.map((s) => s.close()));
+if (jsonFile) writeJson(jsonFile, results[0]);
+
+/** The medians of the one directory's setups as JSON (see the head). */
+function writeJson(file, rs) {
+  const secs = (ms) => Math.round(ms / 10) / 100;
+  const figures = { runs, ...loadRange() };
+  const first = rs.flatMap((r) => r.runFirst);
+  Object.assign(figures, {
+    drawn_min_ms: Math.min(...rs.map((r) => med(r.drawn))), drawn_max_ms: Math.max(...rs.map((r) => med(r.drawn))),
+    sweep_after_run: first.includes(null) ? 'not recorded' : first.every(Boolean) ? 'every time' : 'not every time',
+  });
+  for (const [s, path] of SETUPS.entries()) {
+    const r = rs[s];
+    figures[NAMES[path]] = {
+      open_ms: med(r.ms), open_min_s: secs(Math.min(...r.ms)), open_max_s: secs(Math.max(...r.ms)),
+      change_ms: med(r.changed), change_min_s: secs(Math.min(...r.changed)), change_max_s: secs(Math.max(...r.changed)),
+      ...(cpu ? { cpu_open_ms: med(r.cpuOpen), cpu_change_ms: med(r.cpuChange) } : {}),
+    };
+  }
+  mkdirSync(dirname(resolve(file)), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(`written to ${file}`);
+}
+
+/** The load average's range over the measurement, two decimals (it stops the sampling). */
+function loadRange() {
+  clearInterval(loadTimer);
+  const r = (x) => Math.round(x * 100) / 100;
+  return { load_avg_min: r(Math.min(...loads)), load_avg_max: r(Math.max(...loads)) };
+}

@@ -9,11 +9,13 @@
 //
 //   node tests/e2e/load-time.mjs [DIR ...] [--runs=5] [--only=page|embed] [--verbose] [--json=FILE]
 // --json=FILE also writes the medians as JSON (one folder only): {page|embed: {local|emulated:
-// {median_ms, runs, requests, kib}}}, what `cargo xtask perf record cold-load-page` reads.
+// {median_ms, runs, requests, kib, load_avg_min, load_avg_max}}} (the machine's one-minute load
+// average over the run), what `cargo xtask perf record cold-load-page` reads.
 // Several folders (say a copy of www/ from another commit, and www) are measured in turns, load by
 // load, so that a busy machine slows each of them alike.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
 import { launchBrowser, WWW } from './harness.mjs';
 import { serveDir } from './serve.mjs';
 import { ensureBundle } from '../../scripts/bundle.mjs';
@@ -86,6 +88,9 @@ async function coldLoad(browser, url, link) {
 if (dirs.some((d) => resolve(d) === WWW)) await ensureBundle();
 const servers = await Promise.all(dirs.map((dir) => serveDir(dir, { gzip: true })));
 const browser = await launchBrowser();
+// The machine's one-minute load average, sampled every second over the measurement (for --json).
+const loads = [loadavg()[0]];
+const loadTimer = setInterval(() => loads.push(loadavg()[0]), 1000).unref();
 const t0 = performance.now();
 const results = new Map(); // `${dir}|${load}|${net}` -> [coldLoad result]
 let failure = null;
@@ -145,18 +150,25 @@ console.log(`  ${LOADS.length * NETS.length * dirs.length * runs} loads in ${((p
 
 if (jsonFile) {
   // Per load and link: the median first chart, and the requests and KiB started before it.
-  const figures = {};
+  const figures = {}, loadAvg = loadRange();
   for (const load of LOADS) {
     figures[load.name] = {};
     for (const net of NETS) {
       const rs = results.get(`${dirs[0]}|${load.name}|${net.name}`);
       figures[load.name][net.name] = {
         median_ms: Math.round(median(rs.map((x) => x.first))), runs,
-        requests: median(rs.map((x) => x.requests)), kib: Math.round(median(rs.map((x) => x.bytes)) / 1024),
+        requests: median(rs.map((x) => x.requests)), kib: Math.round(median(rs.map((x) => x.bytes)) / 1024), ...loadAvg,
       };
     }
   }
   mkdirSync(dirname(resolve(jsonFile)), { recursive: true });
   writeFileSync(jsonFile, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(`  written to ${jsonFile}`);
+}
+
+/** The load average's range over the measurement, two decimals (it stops the sampling). */
+function loadRange() {
+  clearInterval(loadTimer);
+  const r = (x) => Math.round(x * 100) / 100;
+  return { load_avg_min: r(Math.min(...loads)), load_avg_max: r(Math.max(...loads)) };
 }

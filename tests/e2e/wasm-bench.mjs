@@ -1,6 +1,8 @@
 // tests/e2e/wasm-bench.mjs: times the wasm build in headless Chromium against the native CLI.
 //
 //   node tests/e2e/wasm-bench.mjs [--runs N]     (after `cargo xtask build` and `cargo build --release`)
+//   --json=FILE also writes the medians as JSON: wasm_ms, native_ms (in process), ratio_x,
+//   native_process_ms, runs (what `cargo xtask perf record wasm-vs-native` reads; a release build).
 //
 // In a dedicated module worker that imports the page's own www/pkg/kvfleet.js: the Mooncake
 // conversation trace (www/data/conversation_trace.jsonl, 12,031 requests) under kv on 8 replicas via
@@ -11,7 +13,7 @@
 // for the same scenario (what `kvfleet bench` reports). bench.test.mjs runs it in CI (correctness only).
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,7 +119,17 @@ export function summarise(w, n, log = console.log) {
   return { wasmMs: wm, seedMs: sm, nativeMs: nm, inProcessMs: n.inProcess?.wall_ms_median ?? null };
 }
 
-// Standalone: node tests/e2e/wasm-bench.mjs [--runs N]
+/** The figures as JSON in `file` (--json): the in-process native time needs a release build. */
+function writeFigures(file, f, runs) {
+  if (f.inProcessMs === null) throw new Error('--json needs the release binary (cargo build --release): the in-process time comes from it');
+  const r = (x, d) => Math.round(x * 10 ** d) / 10 ** d;
+  const figures = { wasm_ms: r(f.wasmMs, 1), native_ms: r(f.inProcessMs, 1), ratio_x: r(f.wasmMs / f.inProcessMs, 2), native_process_ms: r(f.nativeMs, 1), runs };
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(`written to ${file}`);
+}
+
+// Standalone: node tests/e2e/wasm-bench.mjs [--runs N] [--json=FILE]
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { startSite } = await import('./harness.mjs');
   const i = process.argv.indexOf('--runs');
@@ -130,7 +142,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     await page.goto(`${site.url}/__bench__`);
     const w = await wasmBench(page, site.url, { runs });
     const n = nativeBench({ runs });
-    summarise(w, n);
+    const figures = summarise(w, n);
+    const json = process.argv.find((a) => a.startsWith('--json='))?.slice('--json='.length);
+    if (json) writeFigures(json, figures, runs);
     const same = JSON.stringify(w.report.summary) === JSON.stringify(n.report.summary);
     console.log(`summaries equal: ${same}`);
     if (!same) process.exitCode = 1;

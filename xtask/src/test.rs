@@ -1,4 +1,6 @@
-//! `cargo xtask test`: every check in order, stopping at the first failure.
+//! `cargo xtask test`: every check in order, stopping at the first failure; when all pass,
+//! each step's time (whole seconds) in target/ci/xtask-test-times.json (`.ci/run` puts it in
+//! its own target/ci/times.json, which the performance chapter's CI row is recorded from).
 
 use crate::util::{
     cmd, ensure_browser, ensure_components, ensure_node_modules, ensure_wasm_target, run, secs,
@@ -55,12 +57,15 @@ pub fn test(args: &[String]) -> Result<(), String> {
     // mdBook's install (a fresh machine's) compiles beside the steps before the book.
     let mut mdbook_install = crate::book::install_in_background()?;
     let wasm = "wasm32-unknown-unknown";
-    let steps: Vec<(&str, Step)> = vec![
+    // (key in target/ci/xtask-test-times.json, name, step)
+    let steps: Vec<(&str, &str, Step)> = vec![
         (
+            "format",
             "format",
             Step::Cmd(cmd("cargo", &["fmt", "--all", "--", "--check"])),
         ),
         (
+            "clippy",
             "clippy",
             Step::Cmd(cmd(
                 "cargo",
@@ -77,11 +82,13 @@ pub fn test(args: &[String]) -> Result<(), String> {
             )),
         ),
         (
+            "native_tests",
             "native tests",
             // The `schema` feature: the report reference's test needs it.
             Step::Cmd(cmd("cargo", &["test", "--locked", "--features", "schema"])),
         ),
         (
+            "wasm_runner_build",
             "wasm test runner build (wasm-bindgen-cli without TLS, on the xtask's build of wasm-bindgen's crates; first time 1-2 min)",
             Step::Cmd(cmd(
                 "cargo",
@@ -89,17 +96,20 @@ pub fn test(args: &[String]) -> Result<(), String> {
             )),
         ),
         (
+            "wasm_tests",
             "wasm tests in Chromium (the test files with wasm-bindgen tests)",
             Step::Cmd(wasm_tests(wasm)?),
         ),
-        ("wasm package build", Step::Build),
-        ("book build", Step::Book),
-        ("static folder (dist/)", Step::Dist),
+        ("wasm_build", "wasm package build", Step::Build),
+        ("book", "book build", Step::Book),
+        ("dist", "static folder (dist/)", Step::Dist),
         (
+            "page_tests",
             "page tests (parallel files, one shared Chromium and server)",
             Step::Cmd(cmd("node", &["tests/e2e/run.mjs"])),
         ),
         (
+            "load_times",
             "load times (the page's and an embed's cold loads, local and over an emulated 10 Mbit/s link; printed, never failing)",
             Step::Figures(cmd("node", &["tests/e2e/load-time.mjs"])),
         ),
@@ -107,7 +117,8 @@ pub fn test(args: &[String]) -> Result<(), String> {
     let total = steps.len();
     let t0 = Instant::now();
     let mut done = Vec::new();
-    for (i, (name, step)) in steps.into_iter().enumerate() {
+    let mut times = serde_json::Map::new();
+    for (i, (key, name, step)) in steps.into_iter().enumerate() {
         let t = Instant::now();
         let shown = match &step {
             Step::Cmd(c) | Step::Figures(c) => crate::util::show(c),
@@ -149,11 +160,28 @@ pub fn test(args: &[String]) -> Result<(), String> {
             ));
         }
         println!("<== {name}: ok in {}", secs(t));
+        times.insert(format!("{key}_s"), whole_secs(t).into());
         done.push(format!("{name} {}", secs(t)));
     }
+    times.insert("total_s".into(), whole_secs(t0).into());
+    write_times(&times)?;
     println!("\nxtask test: all {total} steps passed in {}", secs(t0));
     for d in &done {
         println!("  ok  {d}");
     }
     Ok(())
+}
+
+/// Each step's time and the total, whole seconds, in target/ci/xtask-test-times.json.
+fn write_times(times: &serde_json::Map<String, serde_json::Value>) -> Result<(), String> {
+    let dir = crate::util::root().join("target/ci");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let text = serde_json::to_string_pretty(times).expect("times serialise") + "\n";
+    std::fs::write(dir.join("xtask-test-times.json"), text)
+        .map_err(|e| format!("cannot write target/ci/xtask-test-times.json: {e}"))
+}
+
+/// Seconds since `t`, rounded to whole seconds (as `.ci/run` counts them).
+fn whole_secs(t: Instant) -> u64 {
+    t.elapsed().as_secs_f64().round() as u64
 }
