@@ -2,7 +2,7 @@
 //
 //   node tests/e2e/wasm-bench.mjs [--runs N]     (after `cargo xtask build` and `cargo build --release`)
 //   --json=FILE also writes the medians as JSON: wasm_ms, native_ms (in process), ratio_x,
-//   native_process_ms, runs (what `cargo xtask perf record wasm-vs-native` reads; a release build).
+//   native_process_ms, runs, native_runs (the in-process runs) (what `cargo xtask perf record wasm-vs-native` reads; a release build).
 //
 // In a dedicated module worker that imports the page's own www/pkg/kvfleet.js: the Mooncake
 // conversation trace (www/data/conversation_trace.jsonl, 12,031 requests) under kv on 8 replicas via
@@ -120,10 +120,10 @@ export function summarise(w, n, log = console.log) {
 }
 
 /** The figures as JSON in `file` (--json): the in-process native time needs a release build. */
-function writeFigures(file, f, runs) {
+function writeFigures(file, f, runs, nativeRuns) {
   if (f.inProcessMs === null) throw new Error('--json needs the release binary (cargo build --release): the in-process time comes from it');
   const r = (x, d) => Math.round(x * 10 ** d) / 10 ** d;
-  const figures = { wasm_ms: r(f.wasmMs, 1), native_ms: r(f.inProcessMs, 1), ratio_x: r(f.wasmMs / f.inProcessMs, 2), native_process_ms: r(f.nativeMs, 1), runs };
+  const figures = { wasm_ms: r(f.wasmMs, 1), native_ms: r(f.inProcessMs, 1), ratio_x: r(f.wasmMs / f.inProcessMs, 2), native_process_ms: r(f.nativeMs, 1), runs, native_runs: nativeRuns };
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(`written to ${file}`);
@@ -144,7 +144,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const n = nativeBench({ runs });
     const figures = summarise(w, n);
     const json = process.argv.find((a) => a.startsWith('--json='))?.slice('--json='.length);
-    if (json) writeFigures(json, figures, runs);
+    if (json) writeFigures(json, figures, runs, n.inProcess?.runs);
     const same = JSON.stringify(w.report.summary) === JSON.stringify(n.report.summary);
     console.log(`summaries equal: ${same}`);
     if (!same) process.exitCode = 1;
