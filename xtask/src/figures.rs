@@ -5,8 +5,9 @@
 //!
 //! A measure's `text` is its "latest" cell with placeholders filled from its values:
 //! `{name}` (a value as recorded; `a.b` reads inside an object), `{name:.N}` (N decimals),
-//! numbers with thousands separators; `{name>LIMIT?words}` and `{name<LIMIT?words}` give the
-//! words only when the value is over (under) the limit, so a verdict follows the numbers.
+//! numbers with thousands separators; `{low~high:.N}` a range ("6.8 to 9.8", or "6.8" when
+//! both read the same); `{name>LIMIT?words}` and `{name<LIMIT?words}` give the words only
+//! when the value is over (under) the limit, so a verdict follows the numbers.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -189,6 +190,17 @@ fn placeholder(spec: &str, values: &Map<String, Value>) -> Result<String, String
             String::new()
         });
     }
+    if let Some((low, rest)) = spec.split_once('~') {
+        let (high, format) = rest.split_once(':').map_or((rest, ""), |(h, f)| (h, f));
+        let colon = if format.is_empty() { "" } else { ":" };
+        let low = placeholder(&format!("{low}{colon}{format}"), values)?;
+        let high = placeholder(&format!("{high}{colon}{format}"), values)?;
+        return Ok(if low == high {
+            low
+        } else {
+            format!("{low} to {high}")
+        });
+    }
     let (name, decimals) = match spec.split_once(":.") {
         Some((n, d)) => {
             let d: usize = d
@@ -261,23 +273,18 @@ pub fn render(record: &Record) -> Result<String, String> {
     if machines.len() == 1 {
         out += &format!("Every figure below ran on {}.\n", describe(machines[0]));
     } else {
-        out += "The machines the figures ran on (the last column says which):\n\n";
+        out += "The machines the figures ran on (each figure ends with its machine's letter):\n\n";
         for m in &machines {
             out += &format!("- **{}**: {}\n", label(m), describe(m));
         }
     }
-    let several = machines.len() > 1;
-    out += "\n| measure | target | latest | command |";
-    out += if several { " machine |\n" } else { "\n" };
-    out += "|---|---|---:|---|";
-    out += if several { ":-:|\n" } else { "\n" };
+    out += "\n| measure | target | latest | command |\n|---|---|---|---|\n";
     for m in &record.measures {
-        let (measure, latest) = row(m).map_err(|e| format!("`{}`: {e}", m.id))?;
-        out += &format!("| {measure} | {} | {latest} | {} |", m.target, m.command);
-        if several {
-            out += &format!(" {} |", label(&m.latest.machine));
+        let (measure, mut latest) = row(m).map_err(|e| format!("`{}`: {e}", m.id))?;
+        if machines.len() > 1 {
+            latest += &format!(" (machine {})", label(&m.latest.machine));
         }
-        out += "\n";
+        out += &format!("| {measure} | {} | {latest} | {} |\n", m.target, m.command);
     }
     Ok(out + "\n" + END)
 }

@@ -78,8 +78,8 @@ fn run_and_apply(record: &mut Record, ids: &[String], machine: &Machine) -> Resu
         let m = figures::find(record, id)?.clone();
         let command = m.record.clone().ok_or_else(|| {
             format!(
-                "`{id}` has no command of its own; it needs {}: run {} and record its figures \
-                 with `cargo xtask perf record {id} --from FILE`",
+                "`{id}` has no command of its own (it needs {}): run {}, then record its \
+                 figures, as JSON, with `cargo xtask perf record {id} --from FILE`",
                 m.needs.as_deref().unwrap_or("an outside setup"),
                 m.command
             )
