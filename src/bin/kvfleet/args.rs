@@ -95,6 +95,10 @@ pub enum Command {
         #[arg(long, value_name = "ROUNDS", conflicts_with = "ratios",
               value_parser = clap::value_parser!(u16).range(1..=100))]
         hero: Option<u16>,
+        /// With --hero: also write the median round's figures as JSON to FILE (what `cargo
+        /// xtask perf record hero-native` reads).
+        #[arg(long, value_name = "FILE", requires = "hero")]
+        json: Option<std::path::PathBuf>,
         /// Run only scenario N in this process (used internally, one child per scenario).
         #[arg(long, hide = true)]
         scenario: Option<usize>,

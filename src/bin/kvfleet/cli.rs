@@ -73,8 +73,9 @@ pub fn main() -> ExitCode {
         Some(Command::Bench {
             hero: Some(rounds),
             quick,
+            json,
             ..
-        }) => crate::hero_bench::run(usize::from(*rounds), *quick),
+        }) => crate::hero_bench::run(usize::from(*rounds), *quick, json.as_deref()),
         Some(Command::Bench {
             quick,
             scenario: Some(i),

@@ -4,8 +4,9 @@
 //! point's report written as JSON as the worker asks for it (`Job::point_json`), one after
 //! another on one thread. Prints each round's CPU time (this thread's, so other work on a
 //! shared machine does not count) and where it went: preparing the runs, simulating,
-//! the reports.
+//! the reports. `--json FILE` also writes the median round's figures as JSON.
 
+use std::path::Path;
 use std::time::Instant;
 
 use kvfleet::api;
@@ -84,8 +85,8 @@ fn round(trace: &api::ParsedTrace, json_bytes: &mut usize) -> Result<Split, Stri
 
 /// Runs `rounds` rounds (the first untimed) and prints each and their median; `quick`:
 /// the trace's first 300 requests only (for CI: checks the bench runs). The trace is
-/// parsed once, as the page's worker parses it.
-pub fn run(rounds: usize, quick: bool) -> Result<(), String> {
+/// parsed once, as the page's worker parses it. `json`: the median's figures also go there.
+pub fn run(rounds: usize, quick: bool, json: Option<&Path>) -> Result<(), String> {
     let t = Instant::now();
     let text = std::fs::read_to_string(CONVERSATION).map_err(|e| format!("{CONVERSATION}: {e}"))?;
     // The first 300 lines with --quick.
@@ -136,5 +137,36 @@ pub fn run(rounds: usize, quick: bool) -> Result<(), String> {
     print(&format!(
         "its three points per replica count, ms CPU: {}\n",
         counts.join(", ")
-    ))
+    ))?;
+    match json {
+        Some(path) => write_json(path, &m, rounds, bytes),
+        None => Ok(()),
+    }
+}
+
+/// The median round's figures as JSON in `path`: its CPU ms in all and by part (the points'
+/// JSON as `json_ms`, its size in MB), the replica counts from 96 up, and the three points at
+/// 256 and at 4 replicas.
+fn write_json(path: &Path, m: &Split, rounds: usize, json_bytes: usize) -> Result<(), String> {
+    let at = |count: u32| m.per_count_ms[COUNTS.iter().position(|&x| x == count).expect("a count")];
+    let from_96_ms: f64 = COUNTS
+        .iter()
+        .zip(m.per_count_ms)
+        .filter(|(&x, _)| x >= 96)
+        .map(|(_, ms)| ms)
+        .sum();
+    let tenth = |x: f64| (x * 10.0).round() / 10.0;
+    let figures = serde_json::json!({
+        "total_ms": tenth(m.total_ms()),
+        "rounds": rounds,
+        "prepare_ms": tenth(m.prepare_ms),
+        "simulate_ms": tenth(m.simulate_ms),
+        "json_ms": tenth(m.report_ms),
+        "json_mb": tenth(json_bytes as f64 / 1e6),
+        "from_96_ms": tenth(from_96_ms),
+        "at_256_ms": tenth(at(256)),
+        "at_4_ms": tenth(at(4)),
+    });
+    let text = serde_json::to_string_pretty(&figures).expect("figures serialise") + "\n";
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
