@@ -451,7 +451,8 @@ fn a_points_json_is_the_report_without_its_series() {
 
 #[test]
 fn bench_hero_quick_runs_every_point() {
-    let (code, out, err) = kvfleet(&["bench", "--hero", "1", "--quick"]);
+    let json = tmp("hero.json");
+    let (code, out, err) = kvfleet(&["bench", "--hero", "1", "--quick", "--json", &json]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("300 requests parsed")
@@ -462,4 +463,59 @@ fn bench_hero_quick_runs_every_point() {
         out.contains("round 1: ") && out.contains("median of 1: "),
         "{out}"
     );
+    hero_json_is_the_printed_median(&out, &std::fs::read_to_string(&json).unwrap());
+    let _ = std::fs::remove_file(&json);
+}
+
+/// `--json`'s figures are the median the text prints (to a tenth of a ms): its total and
+/// parts, the three points at 256 and at 4 replicas, and the counts from 96 up summed.
+fn hero_json_is_the_printed_median(out: &str, json: &str) {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let num = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
+    let median = out
+        .lines()
+        .find(|l| l.starts_with("median of 1: "))
+        .unwrap();
+    let printed: Vec<f64> = median
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // "median of 1: T ms CPU (prepare P, simulate S, report R)"
+    assert_eq!(
+        printed[1..],
+        [
+            num("total_ms"),
+            num("prepare_ms"),
+            num("simulate_ms"),
+            num("json_ms")
+        ]
+    );
+    let counts = out
+        .lines()
+        .find(|l| l.starts_with("its three points"))
+        .unwrap();
+    let per_count: Vec<(u32, f64)> = counts
+        .split_once("ms CPU: ")
+        .unwrap()
+        .1
+        .split(", ")
+        .map(|p| {
+            let (n, ms) = p.split_once(": ").unwrap();
+            (n.parse().unwrap(), ms.parse().unwrap())
+        })
+        .collect();
+    let ms_at = |n: u32| per_count.iter().find(|(x, _)| *x == n).unwrap().1;
+    assert_eq!(num("at_256_ms"), ms_at(256));
+    assert_eq!(num("at_4_ms"), ms_at(4));
+    let from_96: f64 = per_count
+        .iter()
+        .filter(|(x, _)| *x >= 96)
+        .map(|(_, ms)| ms)
+        .sum();
+    assert!(
+        (num("from_96_ms") - from_96).abs() < 0.3,
+        "{from_96} in {json}"
+    );
+    assert_eq!(num("rounds"), 1.0);
+    assert!(num("json_mb") > 0.0, "{json}");
 }

@@ -95,8 +95,8 @@ pub enum Command {
         #[arg(long, value_name = "ROUNDS", conflicts_with = "ratios",
               value_parser = clap::value_parser!(u16).range(1..=100))]
         hero: Option<u16>,
-        /// With --hero: also write the median round's figures as JSON to FILE (what `cargo
-        /// xtask perf record hero-native` reads).
+        /// With --hero: also write the median round's figures to FILE as JSON (its CPU ms in
+        /// all and by part, the counts from 96 up, the points at 256 and at 4 replicas).
         #[arg(long, value_name = "FILE", requires = "hero")]
         json: Option<std::path::PathBuf>,
         /// Run only scenario N in this process (used internally, one child per scenario).
