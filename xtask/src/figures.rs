@@ -169,38 +169,52 @@ pub fn fill(text: &str, values: &Map<String, Value>) -> Result<String, String> {
 /// One placeholder's text (without its braces).
 fn placeholder(spec: &str, values: &Map<String, Value>) -> Result<String, String> {
     if let Some((test, words)) = spec.split_once('?') {
-        let (name, over, limit) = match test.split_once('>') {
-            Some((n, l)) => (n, true, l),
-            None => {
-                let (n, l) = test
-                    .split_once('<')
-                    .ok_or_else(|| format!("`{{{spec}}}`: a condition needs > or <"))?;
-                (n, false, l)
-            }
-        };
-        let limit: f64 = limit
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{{{spec}}}`: the limit `{limit}` is not a number"))?;
-        let v = number(lookup(name.trim(), values)?, name)?;
-        let shown = if over { v > limit } else { v < limit };
-        return Ok(if shown {
-            words.to_string()
-        } else {
-            String::new()
-        });
+        condition(spec, test, words, values)
+    } else if let Some((low, rest)) = spec.split_once('~') {
+        range(low, rest, values)
+    } else {
+        value(spec, values)
     }
-    if let Some((low, rest)) = spec.split_once('~') {
-        let (high, format) = rest.split_once(':').map_or((rest, ""), |(h, f)| (h, f));
-        let colon = if format.is_empty() { "" } else { ":" };
-        let low = placeholder(&format!("{low}{colon}{format}"), values)?;
-        let high = placeholder(&format!("{high}{colon}{format}"), values)?;
-        return Ok(if low == high {
-            low
-        } else {
-            format!("{low} to {high}")
-        });
-    }
+}
+
+/// `{name>LIMIT?words}` or `{name<LIMIT?words}`: the words when the value passes the limit.
+fn condition(
+    spec: &str,
+    test: &str,
+    words: &str,
+    values: &Map<String, Value>,
+) -> Result<String, String> {
+    let (name, over, limit) = match (test.split_once('>'), test.split_once('<')) {
+        (Some((n, l)), _) => (n, true, l),
+        (None, Some((n, l))) => (n, false, l),
+        (None, None) => return Err(format!("`{{{spec}}}`: a condition needs > or <")),
+    };
+    let limit: f64 = limit
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{{{spec}}}`: the limit `{limit}` is not a number"))?;
+    let v = number(lookup(name.trim(), values)?, name)?;
+    let shown = if over { v > limit } else { v < limit };
+    Ok(if shown { words.into() } else { String::new() })
+}
+
+/// `{low~high:.N}`: "low to high", or one figure when both read the same.
+fn range(low: &str, rest: &str, values: &Map<String, Value>) -> Result<String, String> {
+    let (high, format) = match rest.split_once(':') {
+        Some((h, f)) => (h, format!(":{f}")),
+        None => (rest, String::new()),
+    };
+    let low = value(&format!("{low}{format}"), values)?;
+    let high = value(&format!("{high}{format}"), values)?;
+    Ok(if low == high {
+        low
+    } else {
+        format!("{low} to {high}")
+    })
+}
+
+/// `{name}` (as recorded) or `{name:.N}` (N decimals), numbers with thousands separators.
+fn value(spec: &str, values: &Map<String, Value>) -> Result<String, String> {
     let (name, decimals) = match spec.split_once(":.") {
         Some((n, d)) => {
             let d: usize = d

@@ -58,7 +58,7 @@ fn record(args: &[String]) -> Result<(), String> {
     let machine = this_machine();
     match from {
         Some(file) => {
-            let result = read_json(&root().join(&file))?;
+            let result = read_json(std::path::Path::new(&file))?;
             for id in &ids {
                 let m = figures::find(&mut record, id)?;
                 figures::apply(m, &result, machine.clone(), None)?;
