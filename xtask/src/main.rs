@@ -43,7 +43,14 @@ commands:
                         modules one by one against their tests, then a score table
                         (caught / viable per module; fails below 90 %); --smoke runs one
                         small module (the CI check), --iterate retests only the mutants
-                        the module's last run did not catch, --list names the modules"
+                        the module's last run did not catch, --list names the modules
+  perf list             the performance chapter's measures (docs/perf/figures.json): each id,
+                        the command that records it, what it needs
+  perf record ID... [--from FILE]
+                        run the measures' commands (each once; the machine and its load
+                        average read as they run), or read the JSON result FILE a command
+                        wrote on this machine; set the measures' latest figures and rewrite
+                        the chapter's table (docs/src/performance.md)"
 }
 
 fn main() -> ExitCode {

@@ -123,20 +123,7 @@ fn measure(m: &Measure, command: &str) -> Result<(Value, (f64, f64)), String> {
             std::io::Read::read_to_string(&mut out, &mut s).map(|_| s)
         })
     });
-    let mut load = (f64::INFINITY, f64::NEG_INFINITY);
-    let mut last = Instant::now() - Duration::from_secs(1);
-    let status = loop {
-        if last.elapsed() >= Duration::from_secs(1) {
-            if let Some(l) = load_average() {
-                load = (load.0.min(l), load.1.max(l));
-            }
-            last = Instant::now();
-        }
-        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
-            break s;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let (status, load) = wait_sampling_load(&mut child)?;
     if !status.success() {
         return Err(format!("`{command}` failed ({status})"));
     }
@@ -152,10 +139,32 @@ fn measure(m: &Measure, command: &str) -> Result<(Value, (f64, f64)), String> {
         }
         (None, None) => unreachable!("stdout is piped when there is no result file"),
     };
+    Ok((result, load))
+}
+
+/// Waits for `child`, reading the one-minute load average every second meanwhile; its
+/// range (min, max), to two decimals.
+fn wait_sampling_load(
+    child: &mut std::process::Child,
+) -> Result<(std::process::ExitStatus, (f64, f64)), String> {
+    let mut load = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut last = Instant::now() - Duration::from_secs(1);
+    let status = loop {
+        if last.elapsed() >= Duration::from_secs(1) {
+            if let Some(l) = load_average() {
+                load = (load.0.min(l), load.1.max(l));
+            }
+            last = Instant::now();
+        }
+        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     if !load.0.is_finite() {
         return Err("cannot read the load average (/proc/loadavg)".into());
     }
-    Ok((result, (round2(load.0), round2(load.1))))
+    Ok((status, (round2(load.0), round2(load.1))))
 }
 
 fn round2(x: f64) -> f64 {
