@@ -14,6 +14,7 @@ use crate::config::{Config, WorkloadKind};
 const POOL_KEYS: &[&str] = &[
     "workload",
     "request_rate",
+    "request_rate_schedule",
     "arrival_model",
     "burstiness",
     "num_requests",
@@ -29,6 +30,7 @@ const POOL_KEYS: &[&str] = &[
 const SESSION_KEYS: &[&str] = &[
     "workload",
     "session_rate",
+    "request_rate_schedule",
     "num_sessions",
     "turns",
     "turn_input_len",
