@@ -135,6 +135,14 @@ mod tests {
             changed_keys(&hot, &apply(&broken, &fewer).unwrap()),
             ["request_rate", "num_requests", "block_size"]
         );
+        // A rate schedule changes when the calls arrive: it is the workload's too.
+        let step = json!({"request_rate_schedule": "0s:30,10s:60"});
+        assert_eq!(
+            changed_keys(&hot, &apply(&broken, &step).unwrap()),
+            ["request_rate_schedule"]
+        );
+        let spike = lesson("spike-cold-replicas").unwrap();
+        assert_eq!(workload(&spike)["request_rate_schedule"], json!("0s:4,60s:24"));
         // A setting the lesson's workload does not use is no change of it.
         let unused = json!({"session_rate": 5.0});
         assert!(changed_keys(&hot, &apply(&broken, &unused).unwrap()).is_empty());
