@@ -142,7 +142,10 @@ mod tests {
             ["request_rate_schedule"]
         );
         let spike = lesson("spike-cold-replicas").unwrap();
-        assert_eq!(workload(&spike)["request_rate_schedule"], json!("0s:4,60s:24"));
+        assert_eq!(
+            workload(&spike)["request_rate_schedule"],
+            json!("0s:4,60s:24")
+        );
         // A setting the lesson's workload does not use is no change of it.
         let unused = json!({"session_rate": 5.0});
         assert!(changed_keys(&hot, &apply(&broken, &unused).unwrap()).is_empty());

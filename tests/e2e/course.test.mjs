@@ -71,6 +71,11 @@ for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replica
         assert.deepEqual(second.goals, lesson.checks.filter((c) => c.metric === want.diagram.second.metric).map((c) => [c.value, c.value]));
         assert.ok(second.goals.length > 0, `${id}: the goal's line on the second panel`);
         assert.equal(second.log, want.diagram.second.log_y ? 'logarithmic' : 'linear');
+        // A panel of GPU-hours (fixed2) writes its numbers with two decimals, not rounded to 0 or 1.
+        if (want.diagram.second.format === 'fixed2') {
+          const words = await page.getAttribute('[data-testid=lesson-diagram-second]', 'aria-label');
+          for (const y of want.diagram.second_points.flat()) assert.ok(words.includes(`→ ${y.toFixed(2)}`), `${words} lacks ${y.toFixed(2)}`);
+        }
       } else {
         assert.equal(await page.locator('[data-testid=lesson-diagram-second]').count(), 0);
       }
