@@ -1474,6 +1474,14 @@ fn spike_lesson_numbers_hold() {
         .collect();
     assert_eq!(first_wave.len(), 10, "{readies:?}");
     assert_eq!(a.peak_ready, 12);
+    // "replica 2, the first new one" and "replica 0, up from the start".
+    let first_ready = a
+        .changes
+        .iter()
+        .find(|c| c.kind == ChangeKind::Ready)
+        .unwrap();
+    assert_eq!(first_ready.replica, 2);
+    assert!(cfg.instances > 0 && a.changes.iter().all(|c| c.replica != 0));
     let rec = &a.recoveries[0];
     assert_eq!((rec.t_s, rec.kind), (readies[0], ChangeKind::Ready));
     // "about a minute" to recover under round robin; prefix_aware "in 9 s".

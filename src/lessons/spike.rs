@@ -179,7 +179,7 @@ const QUIZ: &[Quiz] = &[
             "1 GB or more",
         ],
         correct: 0,
-        why: "kvfleet's shared tier is written by evictions; unbounded caches never evict, so the tier stays empty and a new replica computes every document it is sent.",
+        why: "kvfleet's shared tier is written by evictions; unbounded caches never evict, so the tier stays empty and a new replica computes each document the first time it is sent one.",
         verify: Verify::Range {
             metric: "summary.shared_tier.loaded_bytes",
             changes: shared_tier(),
