@@ -1647,6 +1647,27 @@ fn spike_lesson_numbers_hold() {
         let want = (p99.into(), hit.into(), peak, back.into(), gpu.into(), goal);
         assert_eq!(got, want, "{changes}");
     }
+    // With one H100's 833 blocks a replica the caches evict, and a shared tier then warms the
+    // new replicas: it loads from the tier and the first recovery is shorter than without it.
+    let recovery = |r: &Report| {
+        r.autoscale.as_ref().unwrap().recoveries[0]
+            .recovered_s
+            .unwrap()
+    };
+    let h100 = at(serde_json::json!({"kv_blocks": 833}));
+    let pool = at(serde_json::json!({"kv_blocks": 833, "shared_kv_blocks": 10000}));
+    assert!(h100.summary.evictions > 0);
+    assert!(pool.summary.shared_tier.as_ref().unwrap().loaded_bytes > 0);
+    assert!(
+        recovery(&pool) < recovery(&h100),
+        "{} {}",
+        recovery(&pool),
+        recovery(&h100)
+    );
+    assert_eq!(
+        kvfleet::timing::EnginePreset::Llama3_8bH100.kv_blocks(512),
+        Some(833)
+    );
     // A lower scaling target is no fix: the replicas it asks for sooner still load for 38 s.
     assert!(!met(&l, &at(serde_json::json!({"kpa_target": 4.0}))));
     assert!(!met(&l, &broken));

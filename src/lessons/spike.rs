@@ -31,6 +31,16 @@ const fn shared_tier() -> Changes {
     config(&[("shared_kv_blocks", Int(10000))])
 }
 
+/// One H100's HBM for KV a replica (833 blocks of 512 tokens), which evicts.
+const fn h100() -> Changes {
+    config(&[("kv_blocks", Int(833))])
+}
+
+/// The same with the shared tier, which the evictions fill.
+const fn h100_shared() -> Changes {
+    config(&[("kv_blocks", Int(833)), ("shared_kv_blocks", Int(10000))])
+}
+
 pub(super) const LESSON: Lesson = Lesson {
     id: "spike-cold-replicas",
     title: "The spike and the cold replicas",
@@ -121,13 +131,15 @@ const INTERVIEW: &[Interview] = {
         },
         Interview {
             question: "What does a cold replica cost, and which router warms the new ones fastest?",
-            answer: "Each new replica starts with an empty cache. Round robin sends it its share of every document at once, so it computes each of the 64 again: replica 2, the first new one, serves {new} of its prompt tokens from cache against {old} on replica 0, up from the start, and the fleet's request hit rate takes {rr} to come back within 5 points after the first new replicas arrive. prefix_aware gives each document one home, so a new replica computes only the documents whose home moved to it: {pa}. kv, which weighs each replica's cache against its load, takes {kv}.",
+            answer: "Each new replica starts with an empty cache. Round robin sends it its share of every document at once, so it computes each of the 64 again: replica 2, the first new one, serves {new} of its prompt tokens from cache against {old} on replica 0, up from the start, and the fleet's request hit rate takes {rr} to come back within 5 points after the first new replicas arrive. prefix_aware gives each document one home, so a new replica computes only the documents whose home moved to it: {pa}. kv, which weighs each replica's cache against its load, takes {kv}. A shared tier warms them only where replicas evict: these caches evict nothing, but with one H100's 833 blocks a replica a tier of 10,000 blocks brings the hit rate back in {sh} after the first new replicas arrive, against {nosh} without it.",
             figures: &[
                 fig("new", config(&[]), "per_instance.2.hit_rate_tokens", Format::Percent),
                 fig("old", config(&[]), "per_instance.0.hit_rate_tokens", Format::Percent),
                 fig("rr", config(&[]), recovery, Format::Seconds),
                 fig("pa", routing!("prefix_aware"), recovery, Format::Seconds),
                 fig("kv", routing!("kv"), recovery, Format::Seconds),
+                fig("sh", h100_shared(), recovery, Format::Seconds),
+                fig("nosh", h100(), recovery, Format::Seconds),
             ],
         },
         Interview {
