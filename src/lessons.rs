@@ -22,6 +22,7 @@ mod reuse;
 mod router_cpu;
 #[cfg(test)]
 mod slider_tests;
+mod spike;
 mod timeout;
 mod weight;
 
@@ -176,6 +177,7 @@ pub fn lessons() -> Vec<Lesson> {
         router_cpu::LESSON,
         pileup::LESSON,
         disagg::LESSON,
+        spike::LESSON,
     ]
 }
 

@@ -25,6 +25,8 @@ pub enum Format {
     Fixed2,
     /// Bytes as terabytes (10^12 B) with two decimals ("1.96 TB").
     Terabytes,
+    /// Seconds as a duration ("66.24 s", "850 ms").
+    Seconds,
 }
 
 /// A number an answer quotes: `{name}` in the text is replaced by `metric` of the run of
@@ -232,6 +234,7 @@ pub fn write(x: f64, format: Format) -> String {
         Format::Count => crate::numbers::thousands(libm::round(x) as i64),
         Format::Fixed2 => format!("{x:.2}"),
         Format::Terabytes => format!("{:.2} TB", x / 1e12),
+        Format::Seconds => crate::numbers::duration(1000.0 * x),
     }
 }
 

@@ -14,6 +14,7 @@ use crate::config::{Config, WorkloadKind};
 const POOL_KEYS: &[&str] = &[
     "workload",
     "request_rate",
+    "request_rate_schedule",
     "arrival_model",
     "burstiness",
     "num_requests",
@@ -29,6 +30,7 @@ const POOL_KEYS: &[&str] = &[
 const SESSION_KEYS: &[&str] = &[
     "workload",
     "session_rate",
+    "request_rate_schedule",
     "num_sessions",
     "turns",
     "turn_input_len",
@@ -132,6 +134,17 @@ mod tests {
         assert_eq!(
             changed_keys(&hot, &apply(&broken, &fewer).unwrap()),
             ["request_rate", "num_requests", "block_size"]
+        );
+        // A rate schedule changes when the calls arrive: it is the workload's too.
+        let step = json!({"request_rate_schedule": "0s:30,10s:60"});
+        assert_eq!(
+            changed_keys(&hot, &apply(&broken, &step).unwrap()),
+            ["request_rate_schedule"]
+        );
+        let spike = lesson("spike-cold-replicas").unwrap();
+        assert_eq!(
+            workload(&spike)["request_rate_schedule"],
+            json!("0s:4,60s:24")
         );
         // A setting the lesson's workload does not use is no change of it.
         let unused = json!({"session_rate": 5.0});

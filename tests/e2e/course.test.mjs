@@ -22,7 +22,7 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'router-bottleneck', 'smallest-tree-pile-up', 'when-disaggregation-pays']) {
+for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'router-bottleneck', 'smallest-tree-pile-up', 'when-disaggregation-pays', 'spike-cold-replicas']) {
   test(`${id}: interview answers and the short check equal the CLI's, and the check answers`, async () => {
     const want = JSON.parse(execFileSync(BIN, ['lesson', id, '--material', '--material-json'], { cwd: ROOT, encoding: 'utf8' }));
     const want0 = want;
@@ -71,6 +71,11 @@ for (const id of ['reuse-at-all', 'cache-too-small', 'hot-prefix', 'more-replica
         assert.deepEqual(second.goals, lesson.checks.filter((c) => c.metric === want.diagram.second.metric).map((c) => [c.value, c.value]));
         assert.ok(second.goals.length > 0, `${id}: the goal's line on the second panel`);
         assert.equal(second.log, want.diagram.second.log_y ? 'logarithmic' : 'linear');
+        // A panel of GPU-hours (fixed2) writes its numbers with two decimals, not rounded to 0 or 1.
+        if (want.diagram.second.format === 'fixed2') {
+          const words = await page.getAttribute('[data-testid=lesson-diagram-second]', 'aria-label');
+          for (const y of want.diagram.second_points.flat()) assert.ok(words.includes(`→ ${y.toFixed(2)}`), `${words} lacks ${y.toFixed(2)}`);
+        }
       } else {
         assert.equal(await page.locator('[data-testid=lesson-diagram-second]').count(), 0);
       }
@@ -128,7 +133,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     // The index lists every lesson with its difficulty and time; none is done yet.
     await page.click('#course > summary');
     const items = page.locator('[data-testid=course-index] li');
-    assert.equal(await items.count(), 11);
+    assert.equal(await items.count(), 12);
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /Routers that herd · advanced · about 15 min/);
     assert.doesNotMatch(await page.textContent(`[data-testid=course-${id}]`), /completed/);
     let n = await page.evaluate(() => window.kvfleet.runCount);
@@ -153,7 +158,7 @@ test('a new lesson completed end to end through the controls and the check; the 
     await page.reload();
     await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
     assert.match(await page.textContent(`[data-testid=course-${id}]`), /✓ completed/);
-    assert.match(await page.textContent('#course-summary'), /11 lessons, 1 completed in this browser/);
+    assert.match(await page.textContent('#course-summary'), /12 lessons, 1 completed in this browser/);
     await page.click('#course > summary');
     await screenshot(page, 'course-index');
     assert.deepEqual(errors, []);
@@ -423,7 +428,7 @@ test('no lesson shows its rule of thumb twice: once the goal is met, each rule i
   try {
     await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
     const lessons = await page.evaluate(() => window.kvfleet.lessonsList);
-    assert.equal(lessons.length, 11);
+    assert.equal(lessons.length, 12);
     for (const l of lessons) {
       await page.click(`[data-testid=lesson-${l.id}]`);
       await page.waitForFunction(ranWith, l.broken, { timeout: 60000 });

@@ -64,7 +64,7 @@ function misfits() {
 
 const IDS = ['reuse-at-all', 'more-replicas-slower', 'hot-prefix', 'timeout-below-p99', 'retune-the-weight',
   'won-on-an-infinite-cache', 'routers-that-herd', 'smallest-tree-pile-up', 'when-disaggregation-pays',
-  'cache-too-small', 'router-bottleneck'];
+  'cache-too-small', 'router-bottleneck', 'spike-cold-replicas'];
 let lessons; // the page's lessons (their checks and fixes), read from the full page once
 
 test('the page has the lessons this test covers', async () => {

@@ -31,7 +31,7 @@ async function sliderList(page, key) {
   }, key);
 }
 
-const IDS = ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'smallest-tree-pile-up', 'when-disaggregation-pays', 'cache-too-small', 'router-bottleneck'];
+const IDS = ['reuse-at-all', 'hot-prefix', 'more-replicas-slower', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'smallest-tree-pile-up', 'when-disaggregation-pays', 'cache-too-small', 'router-bottleneck', 'spike-cold-replicas'];
 
 test('every value a lesson\'s fixes set is a stop of the lesson\'s own slider for it', async () => {
   const checked = [];

@@ -431,7 +431,7 @@ test('a lesson: load the broken setup, reveal hints, apply a fix, see the goal m
   const { page, errors, close } = await openPage('/', NO_HERO);
   try {
     const ids = await page.evaluate(() => window.kvfleet.lessons);
-    assert.deepEqual(ids, ['reuse-at-all', 'cache-too-small', 'more-replicas-slower', 'hot-prefix', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'router-bottleneck', 'smallest-tree-pile-up', 'when-disaggregation-pays'], 'the build exports every lesson');
+    assert.deepEqual(ids, ['reuse-at-all', 'cache-too-small', 'more-replicas-slower', 'hot-prefix', 'timeout-below-p99', 'retune-the-weight', 'won-on-an-infinite-cache', 'routers-that-herd', 'router-bottleneck', 'smallest-tree-pile-up', 'when-disaggregation-pays', 'spike-cold-replicas'], 'the build exports every lesson');
     let n = await runCount(page);
     await page.click('[data-testid="lesson-hot-prefix"]');
     await waitForRun(page, n);

@@ -128,7 +128,8 @@ export function drawLessonFigure(root, d, checks) {
 }
 
 const fmtX = (v) => (Number.isInteger(v) ? num(v) : String(v)); // "32,000", as the lesson's words print it
-const fmtY = (p) => (v) => (p.format === 'percent' ? pct(v) : p.format === 'ms' ? fmtMs(v) : num(v, 0));
+// A figure's y values in its format's words; `fixed2` (GPU-hours) keeps its two decimals ("0.64").
+const fmtY = (p) => (v) => (p.format === 'percent' ? pct(v) : p.format === 'ms' ? fmtMs(v) : num(v, p.format === 'fixed2' ? 2 : 0));
 
 /** A panel's points in words, for its aria-label: "round_robin: 1 → 92.0%, 2 → 85.8%; sticky: ...". */
 function panelWords(p) {
