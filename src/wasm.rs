@@ -275,3 +275,16 @@ pub fn run_seeds_json(config_json: &str, seeds: u32) -> Result<String, JsError> 
 pub fn spread_json(values: &[f64]) -> Result<String, JsError> {
     api::spread_json(values).map_err(|m| JsError::new(&m))
 }
+
+/// Fits a step log (CSV or JSONL text, `name` for messages) in `form` (`linear` |
+/// `polynomial`), the polynomial's utilisation over `kv_capacity_tokens` (or none); the fit
+/// as JSON, the numbers `kvfleet calibrate --calibrate-json` writes.
+#[wasm_bindgen]
+pub fn calibrate_json(
+    text: &str,
+    name: &str,
+    form: &str,
+    kv_capacity_tokens: Option<f64>,
+) -> Result<String, JsError> {
+    api::calibrate_json(text, name, form, kv_capacity_tokens).map_err(|m| JsError::new(&m))
+}

@@ -1,0 +1,104 @@
+// tests/e2e/calibrate.test.mjs: "Calibrate the engine to your GPU" in real Chromium. The sample step
+// log fitted in the page's worker gives, to the bit, the JSON `kvfleet calibrate --calibrate-json`
+// writes for it (tests/golden/calibrate_sample.json, which tests/calibrate.rs checks against the
+// CLI), and the table shows the CLI's figures; a log without decode-only steps shows the fit's
+// warning; a bad log shows the simulator's message with its line and keeps the last fit on screen;
+// "Use this fit as the engine" puts the four coefficients into the page's config and its link; the
+// planner's answers on the preset and on the fit are each a plan_policy run (the preset's equals the
+// CLI's `kvfleet plan` of the same config). Screenshots: the panel at 1280 px and at 360 px.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { startSite, ROOT, RESULTS, settledUrl, nativeBin } from './harness.mjs';
+
+const GOLDEN = JSON.parse(readFileSync(path.join(ROOT, 'tests/golden/calibrate_sample.json'), 'utf8'));
+let site;
+
+before(async () => { site = await startSite({ heroSweep: false }); });
+after(async () => { await site?.close(); });
+
+async function openPage({ width = 1280, height = 900 } = {}) {
+  const { page, errors, context } = await site.open('/', { viewport: { width, height } });
+  await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+  return { page, errors, close: () => context.close() };
+}
+
+/** Clicks `what` (a selector) or sets the file input to `file`, and waits for a new fit or an error. */
+async function fitBy(page, { click, file }) {
+  const before = await page.evaluate(() => window.kvfleet.lastCalibration ?? null);
+  await page.evaluate(() => { document.querySelector('[data-testid=cal-error]').hidden = true; });
+  if (click) await page.click(click);
+  else await page.setInputFiles('[data-testid=cal-file]', file);
+  await page.waitForFunction((b) => (window.kvfleet.lastCalibration ?? null) !== b
+    || !document.querySelector('[data-testid=cal-error]').hidden, before, { timeout: 30000 });
+}
+
+/** `kvfleet calibrate FILE ARGS --calibrate-json OUT`'s fit. */
+function cliFit(file, args) {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-cal-')), 'fit.json');
+  execFileSync(nativeBin(), ['calibrate', file, ...args, '--calibrate-json', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+function tmpFile(name, text) {
+  const p = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-cal-')), name);
+  writeFileSync(p, text);
+  return p;
+}
+
+test('the sample fitted in the page is the CLI fit; warnings, errors, the fit as the engine, and the plans', async () => {
+  const { page, errors, close } = await openPage();
+  try {
+    await page.locator('[data-testid=calibrate]').scrollIntoViewIfNeeded();
+    await fitBy(page, { click: '[data-testid=cal-sample]' });
+    const got = await page.evaluate(() => window.kvfleet.lastCalibration);
+    assert.ok(got, await page.textContent('[data-testid=cal-error]'));
+    assert.deepEqual(got.fit, GOLDEN, 'the page fit of the sample equals `kvfleet calibrate --calibrate-json`');
+    const rows = await page.$$eval('[data-testid=cal-table] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    // The CLI's table, as `kvfleet calibrate` prints it (6 decimals).
+    assert.deepEqual(rows[0], ['step_fixed_us', GOLDEN.coefficients[0].value.toFixed(6), GOLDEN.coefficients[0].se.toFixed(6), 'µs']);
+    assert.equal(rows.length, 4);
+    const head = await page.textContent('[data-testid=cal-headline]');
+    assert.ok(head.includes(`R² ${GOLDEN.r2.toFixed(6)}, RMS residual ${GOLDEN.rmse_us.toFixed(1)} µs over 600 steps`), head);
+    assert.match(await page.textContent('[data-testid=cal-status]'), /generated from the llama3-8b-h100 preset .* not measured/);
+
+    // No decode-only steps: the fit says d0 and c0 cannot be told apart (the CLI's warning).
+    const mixed = ['prefill_tokens,decode_seqs,kv_tokens_read,step_us'];
+    for (let i = 1; i <= 30; i++) mixed.push(`${100 * i},${i % 7 + 1},${1000 * (i % 5 + 1)},${6000 + 32 * 100 * i + 20 * (i % 7 + 1) + 49 * (i % 5 + 1) + (i % 3) * 50}`);
+    await page.selectOption('[data-testid=cal-form]', 'polynomial');
+    const mixedFile = tmpFile('mixed.csv', mixed.join('\n'));
+    await fitBy(page, { file: mixedFile });
+    const warn = await page.textContent('[data-testid=cal-warnings]');
+    assert.match(warn, /Warning: .*no decode-only steps/, warn);
+    const polyFit = await page.evaluate(() => window.kvfleet.lastCalibration);
+    assert.deepEqual(polyFit.fit, cliFit(mixedFile, ['--form', 'polynomial']), 'the page fit equals the CLI fit of the same file');
+    assert.equal((await page.$$('[data-testid=cal-warnings] li')).length, polyFit.fit.warnings.length);
+    assert.equal(await page.isDisabled('[data-testid=cal-use]'), true, 'a polynomial fit cannot be set as the page engine');
+
+    // A bad log: the simulator's message with the file and line; the last fit stays.
+    await fitBy(page, { file: tmpFile('bad.csv', 'prefill_tokens,decode_seqs,kv_tokens_read,step_us\n10,1,100,500\n10,1,100,-3\n') });
+    const err = await page.textContent('[data-testid=cal-error]');
+    assert.match(err, /bad\.csv:3/, err);
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastCalibration), polyFit, 'the last good fit stays');
+    assert.equal(await page.isHidden('[data-testid=cal-out]'), false);
+
+    // Back to the sample, linear: use it as the engine.
+    await page.selectOption('[data-testid=cal-form]', 'linear');
+    await page.waitForFunction(() => window.kvfleet.lastCalibration?.form === 'linear', null, { timeout: 30000 });
+    assert.equal(await page.evaluate(() => window.kvfleet.lastCalibration.name), 'mixed.csv', 'a new form refits the log on screen');
+    await fitBy(page, { click: '[data-testid=cal-sample]' });
+    await page.click('[data-testid=cal-use]');
+    await page.waitForFunction(() => window.kvfleet.config?.engine === 'custom', null, { timeout: 30000 });
+    const url = new URL(await settledUrl(page));
+    assert.equal(url.searchParams.get('engine'), 'custom');
+    for (const c of GOLDEN.coefficients) assert.equal(Number(url.searchParams.get(c.name)), c.value, `${c.name} in the link`);
+  } finally {
+    await close();
+  }
+  assert.deepEqual(errors, []);
+});
