@@ -30,11 +30,11 @@ async function openPage({ width = 1280, height = 900 } = {}) {
 
 /** Clicks `what` (a selector) or sets the file input to `file`, and waits for a new fit or an error. */
 async function fitBy(page, { click, file }) {
-  const before = await page.evaluate(() => window.kvfleet.lastCalibration ?? null);
+  const before = await page.evaluate(() => window.kvfleet.lastCalibration?.id ?? 0);
   await page.evaluate(() => { document.querySelector('[data-testid=cal-error]').hidden = true; });
   if (click) await page.click(click);
   else await page.setInputFiles('[data-testid=cal-file]', file);
-  await page.waitForFunction((b) => (window.kvfleet.lastCalibration ?? null) !== b
+  await page.waitForFunction((b) => (window.kvfleet.lastCalibration?.id ?? 0) !== b
     || !document.querySelector('[data-testid=cal-error]').hidden, before, { timeout: 30000 });
 }
 
@@ -43,6 +43,19 @@ function cliFit(file, args) {
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-cal-')), 'fit.json');
   execFileSync(nativeBin(), ['calibrate', file, ...args, '--calibrate-json', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+/** `kvfleet plan -q ARGS --plan-json OUT`'s plan. */
+function cliPlan(args) {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-cal-')), 'plan.json');
+  execFileSync(nativeBin(), ['plan', '-q', ...args, '--plan-json', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+/** A screenshot of the panel alone, into test-results/. */
+async function shoot(page, name) {
+  await mkdir(RESULTS, { recursive: true });
+  await page.locator('[data-testid=calibrate]').screenshot({ path: path.join(RESULTS, `${name}.png`) });
 }
 
 function tmpFile(name, text) {
@@ -60,8 +73,8 @@ test('the sample fitted in the page is the CLI fit; warnings, errors, the fit as
     assert.ok(got, await page.textContent('[data-testid=cal-error]'));
     assert.deepEqual(got.fit, GOLDEN, 'the page fit of the sample equals `kvfleet calibrate --calibrate-json`');
     const rows = await page.$$eval('[data-testid=cal-table] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-    // The CLI's table, as `kvfleet calibrate` prints it (6 decimals).
-    assert.deepEqual(rows[0], ['step_fixed_us', GOLDEN.coefficients[0].value.toFixed(6), GOLDEN.coefficients[0].se.toFixed(6), 'µs']);
+    // The CLI's table, as `kvfleet calibrate` prints it (6 decimals), the unit under the name.
+    assert.deepEqual(rows[0], ['step_fixed_us µs', GOLDEN.coefficients[0].value.toFixed(6), GOLDEN.coefficients[0].se.toFixed(6)]);
     assert.equal(rows.length, 4);
     const head = await page.textContent('[data-testid=cal-headline]');
     assert.ok(head.includes(`R² ${GOLDEN.r2.toFixed(6)}, RMS residual ${GOLDEN.rmse_us.toFixed(1)} µs over 600 steps`), head);
@@ -87,16 +100,63 @@ test('the sample fitted in the page is the CLI fit; warnings, errors, the fit as
     assert.deepEqual(await page.evaluate(() => window.kvfleet.lastCalibration), polyFit, 'the last good fit stays');
     assert.equal(await page.isHidden('[data-testid=cal-out]'), false);
 
-    // Back to the sample, linear: use it as the engine.
+    // Linear again: the log on screen is fitted again. Then the faster GPU's sample, its plans and its use.
     await page.selectOption('[data-testid=cal-form]', 'linear');
-    await page.waitForFunction(() => window.kvfleet.lastCalibration?.form === 'linear', null, { timeout: 30000 });
+    await page.waitForFunction((b) => window.kvfleet.lastCalibration?.form === 'linear' && window.kvfleet.lastCalibration.id !== b,
+      polyFit.id, { timeout: 30000 });
     assert.equal(await page.evaluate(() => window.kvfleet.lastCalibration.name), 'mixed.csv', 'a new form refits the log on screen');
-    await fitBy(page, { click: '[data-testid=cal-sample]' });
+    const b200 = path.join(ROOT, 'data/kvfleet/steps_generated_llama3-8b-b200.csv');
+    const b200Fit = cliFit(b200, []);
+    await fitBy(page, { click: '[data-testid=cal-sample-b200]' });
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastCalibration.fit), b200Fit);
+
+    // Is the preset right? The page's engine (the H100 preset) and the fit, each planned as the CLI
+    // plans them with the capacity panel's targets (300 ms p99 TTFT, up to 32 replicas).
+    await page.click('[data-testid=cal-plan]');
+    await page.waitForFunction(() => window.kvfleet.lastCalibrationPlans, null, { timeout: 60000 });
+    const plans = await page.evaluate(() => window.kvfleet.lastCalibrationPlans);
+    assert.equal(plans.policy, 'round_robin');
+    const fitFile = tmpFile('b200.json', JSON.stringify(b200Fit));
+    const flags = ['--plan-routing', 'round_robin', '--slo-ttft-p99-ms', '300', '--plan-max-replicas', '32'];
+    const want = [cliPlan(flags), cliPlan([...flags, '--des-engine-file', fitFile])].map((c) => c.policies[0]);
+    assert.deepEqual(plans.sides.map((x) => x.plan), want, 'each side is the CLI plan of its engine');
+    const [a, b] = want.map((w) => w.at_min.instances);
+    assert.ok(b < a, `the faster GPU's fit needs fewer replicas (${b} against ${a})`);
+    assert.equal(await page.textContent('[data-testid=cal-plan-move]'),
+      `The fit needs ${a - b} replica${a - b === 1 ? '' : 's'} fewer than the llama3-8b-h100 preset (${b} against ${a}).`);
+    assert.match(await page.textContent('[data-testid=cal-plan-preset]'), new RegExp(`^On the llama3-8b-h100 preset${a} replicas`));
+    await shoot(page, 'calibrate-desktop');
+
+    // Use it as the engine: the page's config and its link carry the four coefficients.
     await page.click('[data-testid=cal-use]');
     await page.waitForFunction(() => window.kvfleet.config?.engine === 'custom', null, { timeout: 30000 });
     const url = new URL(await settledUrl(page));
     assert.equal(url.searchParams.get('engine'), 'custom');
-    for (const c of GOLDEN.coefficients) assert.equal(Number(url.searchParams.get(c.name)), c.value, `${c.name} in the link`);
+    for (const c of b200Fit.coefficients) assert.equal(Number(url.searchParams.get(c.name)), c.value, `${c.name} in the link`);
+  } finally {
+    await close();
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('on a 360 px phone the panel fits the column', async () => {
+  const { page, errors, close } = await openPage({ width: 360, height: 780 });
+  try {
+    await page.locator('[data-testid=calibrate]').scrollIntoViewIfNeeded();
+    await fitBy(page, { click: '[data-testid=cal-sample-b200]' });
+    await page.click('[data-testid=cal-plan]');
+    await page.waitForFunction(() => window.kvfleet.lastCalibrationPlans, null, { timeout: 60000 });
+    const wide = await page.evaluate(() => {
+      const box = document.querySelector('[data-testid=calibrate]').getBoundingClientRect();
+      const out = [...document.querySelectorAll('[data-testid=calibrate] *')].filter((el) => el.getBoundingClientRect().right > box.right + 1);
+      const wrap = document.querySelector('[data-testid=calibrate] .table-wrap');
+      return { panel: box.right, page: document.documentElement.scrollWidth, out: out.map((el) => el.tagName + (el.id ? `#${el.id}` : '')),
+        tableScrolls: wrap.scrollWidth > wrap.clientWidth };
+    });
+    assert.deepEqual(wide.out, [], 'nothing sticks out of the panel');
+    assert.equal(wide.tableScrolls, false, 'the coefficients fit the column without scrolling');
+    assert.ok(wide.page <= 360, `the page scrolls sideways: ${wide.page} px`);
+    await shoot(page, 'calibrate-phone');
   } finally {
     await close();
   }

@@ -7,15 +7,21 @@
 // planner's answer on the page's engine and on the fit, side by side: calibrate-plan.js. A bad log
 // shows the simulator's message (file and line) and keeps the last good fit on screen.
 //
-// Test hook on window.kvfleet: `lastCalibration` = {name, form, kvCapacityTokens, fit (the parsed
-// JSON)}.
+// Test hook on window.kvfleet: `lastCalibration` = {id (one more for each fit asked for), name, form,
+// kvCapacityTokens, fit (the parsed JSON)}.
 
 import { num } from './format.js';
 import { fitPoints, fittedConfig, residConfig, drawChart } from './calibrate-chart.js';
 import { PlanCompare } from './calibrate-plan.js';
 
-/** The shipped sample step log (generated from a preset, not measured: its name says so). */
-export const SAMPLE = { name: 'steps_generated_llama3-8b-h100.csv', url: 'data/steps_generated_llama3-8b-h100.csv' };
+/**
+ * The shipped sample step logs, generated from a preset with 2 % noise, not measured (their names
+ * say so; data/kvfleet/README.md): the page's default engine's, and a faster GPU's.
+ */
+export const SAMPLES = {
+  'steps_generated_llama3-8b-h100.csv': 'the llama3-8b-h100 preset',
+  'steps_generated_llama3-8b-b200.csv': 'the llama3-8b-b200 preset (standing in for a faster GPU)',
+};
 
 /** The linear form's coefficients: the custom engine's four settings, same names and units. */
 export const LINEAR_KEYS = ['step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'];
@@ -39,7 +45,7 @@ export function summaryLine(fit) {
 
 export class Calibrate {
   /**
-   * els: sample, file, drop, form, kv, error, status, out, headline, table, warnings, chart, resid, use, useNote,
+   * els: samples (buttons, data-sample: the file), file, drop, form, kv, error, status, out, headline, table, warnings, chart, resid, use, useNote,
    *      plan, planCancel, planOut, planStatus.
    * opts: workerUrl; state() -> {config, source, presets, policies}; load(config); spec(config, presets) (the
    *       capacity panel's targets as a plan spec; throws a message).
@@ -57,7 +63,10 @@ export class Calibrate {
     this.charts = { fitted: null, resid: null };
     this.plans = new PlanCompare({ run: els.plan, cancel: els.planCancel, out: els.planOut, status: els.planStatus },
       { workerUrl, state, spec, fitted: () => this.fittedConfig() });
-    els.sample.addEventListener('click', () => this.fit({ ...SAMPLE, url: new URL(SAMPLE.url, document.baseURI).href }));
+    for (const b of els.samples) {
+      const name = b.dataset.sample;
+      b.addEventListener('click', () => this.fit({ name, url: new URL(`data/${name}`, document.baseURI).href }));
+    }
     els.file.addEventListener('change', () => { const f = els.file.files?.[0]; if (f) this.fit({ name: f.name, file: f }); });
     this.watchDrop(els.drop);
     els.form.addEventListener('change', () => this.refit());
@@ -112,7 +121,7 @@ export class Calibrate {
     w.onmessage = (e) => {
       const m = e.data;
       if (m.id !== id) return;
-      if (m.type === 'calibrate-result') { this.shownLog = log; this.show({ name: m.name, ...opts, fit: m.fit }); }
+      if (m.type === 'calibrate-result') { this.shownLog = log; this.show({ id, name: m.name, ...opts, fit: m.fit }); }
       else if (m.type === 'calibrate-error' || m.type === 'error') {
         this.fail(String(m.message).replace(/^(Error:\s*)+/, ''));
         if (m.trap) this.dropWorker();
@@ -140,7 +149,7 @@ export class Calibrate {
     window.kvfleet = window.kvfleet || {};
     window.kvfleet.lastCalibration = result;
     const { fit, name } = result;
-    const sample = name === SAMPLE.name ? ' (the sample: generated from the llama3-8b-h100 preset with 2 % noise, not measured)' : '';
+    const sample = SAMPLES[name] ? ` (a sample: generated from ${SAMPLES[name]} with 2 % noise, not measured)` : '';
     this.els.status.textContent = `Fitted ${name}${sample}.`;
     this.els.out.hidden = false;
     this.els.headline.textContent = `${name}: ${fit.form} form. ${summaryLine(fit)}.`;
@@ -154,7 +163,7 @@ export class Calibrate {
   renderTable(fit) {
     const thead = document.createElement('thead');
     const hr = document.createElement('tr');
-    for (const h of ['Coefficient', 'Value', '± SE', 'Unit']) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; hr.append(th); }
+    for (const h of ['Coefficient', 'Value', '± SE']) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; hr.append(th); }
     thead.append(hr);
     const tbody = document.createElement('tbody');
     for (const c of fit.coefficients) {
@@ -162,9 +171,12 @@ export class Calibrate {
       tr.dataset.name = c.name;
       const th = document.createElement('th');
       th.scope = 'row';
-      th.textContent = c.name;
+      const unit = document.createElement('span');
+      unit.className = 'cal-unit';
+      unit.textContent = c.unit;
+      th.append(c.name, ' ', unit);
       tr.append(th);
-      for (const cell of [shown(c.value), seCell(c), c.unit]) { const td = document.createElement('td'); td.textContent = cell; tr.append(td); }
+      for (const cell of [shown(c.value), seCell(c)]) { const td = document.createElement('td'); td.textContent = cell; tr.append(td); }
       if (!c.identified) tr.className = 'cal-unidentified';
       tbody.append(tr);
     }

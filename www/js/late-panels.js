@@ -29,7 +29,7 @@ export async function buildLatePanels(page) {
     out: $('cap-out'), headline: $('cap-headline'), notes: $('cap-notes'), canvas: $('cap-chart'), table: $('cap-table'),
   }, { workerUrl, state: page.capacityState, load: page.loadConfig });
   const calibrate = new Calibrate({
-    sample: $('cal-sample'), file: $('cal-file'), drop: $('cal-drop'), form: $('cal-form'), kv: $('cal-kv'), error: $('cal-error'),
+    samples: [...document.querySelectorAll('[data-sample]')], file: $('cal-file'), drop: $('cal-drop'), form: $('cal-form'), kv: $('cal-kv'), error: $('cal-error'),
     status: $('cal-status'), out: $('cal-out'), headline: $('cal-headline'), table: $('cal-table'), warnings: $('cal-warnings'),
     chart: $('cal-chart'), resid: $('cal-resid'), use: $('cal-use'), useNote: $('cal-use-note'),
     plan: $('cal-plan'), planCancel: $('cal-plan-cancel'), planOut: $('cal-plans'), planStatus: $('cal-plan-status'),
