@@ -162,3 +162,55 @@ test('on a 360 px phone the panel fits the column', async () => {
   }
   assert.deepEqual(errors, []);
 });
+
+/** Starts the request log sample's fit by simulation and waits for its result or its error. */
+async function fitRequests(page, { start, budget, cancelAfter = null }) {
+  await page.selectOption('[data-testid=rf-start]', start);
+  await page.fill('[data-testid=rf-budget]', String(budget));
+  const before = await page.evaluate(() => window.kvfleet.lastRequestFit?.id ?? 0);
+  // A cancel once the progress line counts `cancelAfter` replays (watched in the page, so it lands
+  // between two batches however fast they run).
+  await page.evaluate((after) => {
+    if (after === null) return;
+    const status = document.querySelector('[data-testid=rf-status]');
+    const obs = new MutationObserver(() => {
+      const m = /: ([\d,]+) of at most/.exec(status.textContent);
+      if (m && Number(m[1].replace(/,/g, '')) >= after) { obs.disconnect(); document.querySelector('[data-testid=rf-cancel]').click(); }
+    });
+    obs.observe(status, { childList: true, characterData: true, subtree: true });
+  }, cancelAfter);
+  await page.click('[data-testid=rf-sample]');
+  await page.waitForFunction((b) => (window.kvfleet.lastRequestFit?.id ?? 0) !== b
+    || !document.querySelector('[data-testid=rf-error]').hidden, before, { timeout: 60000 });
+  assert.equal(await page.isHidden('[data-testid=rf-error]'), true, await page.textContent('[data-testid=rf-error]'));
+  return page.evaluate(() => window.kvfleet.lastRequestFit);
+}
+
+test('the fit by simulation in the workers is the CLI fit; Cancel keeps the best so far', async () => {
+  const { page, errors, close } = await openPage();
+  try {
+    const sample = path.join(ROOT, 'data/kvfleet/requests_generated_llama3-8b-h100.csv');
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-cal-')), 'req.json');
+    execFileSync(nativeBin(), ['calibrate', '--requests', sample, '--start', 'llama3-8b-b200', '--max-evaluations', '120', '--calibrate-json', out],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const want = JSON.parse(readFileSync(out, 'utf8'));
+    await page.locator('#rf-h').scrollIntoViewIfNeeded();
+    const got = await fitRequests(page, { start: 'llama3-8b-b200', budget: 120 });
+    assert.ok(got.workers >= 2, `the replays ran on ${got.workers} workers`);
+    assert.deepEqual(got.fit, want, 'the page fit equals `kvfleet calibrate --requests ... --calibrate-json`');
+    const fitted = await page.$$eval('[data-testid=rf-coefs] tbody tr td:last-child', (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(fitted, ['step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'].map((k) => want.engine[k].toFixed(3)));
+    assert.match(await page.textContent('[data-testid=rf-headline]'),
+      new RegExp(`Distance \\(RMS of the relative errors\\): ${(want.fit.distance * 100).toFixed(1)}% \\(start ${(want.start_distance * 100).toFixed(1)}%\\), ${want.evaluations} replays, stopped at the replay budget`));
+
+    // Cancelled after 30 replays: the best so far, said so, better than the start.
+    const cut = await fitRequests(page, { start: 'llama3-8b-b200', budget: 1000, cancelAfter: 30 });
+    assert.equal(cut.fit.ended, 'stopped');
+    assert.ok(cut.fit.evaluations >= 30 && cut.fit.evaluations < 649, `${cut.fit.evaluations} replays`);
+    assert.ok(cut.fit.fit.distance < cut.fit.start_distance);
+    assert.match(await page.textContent('[data-testid=rf-headline]'), /cancelled: the best so far/);
+  } finally {
+    await close();
+  }
+  assert.deepEqual(errors, []);
+});

@@ -18,6 +18,7 @@
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'calibrate', id, log: {name, url} | {name, file}, form, kvCapacityTokens}  fits a step log (calibrate_json)
 //          -> {type:'calibrate-result', id, fit, name} | {type:'calibrate-error', id, message}
+//      {type:'reqfit-*', ...}  the fit by simulation of a request log, a batch at a time: worker-reqfit.js
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 // Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
 //      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
@@ -32,6 +33,7 @@
 // replaces it with a fresh worker and a fresh module; the error says what happened in plain words.
 
 import { pointOf } from './sweep-point.js';
+import { handleReqfit } from './worker-reqfit.js';
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
@@ -388,6 +390,7 @@ self.onmessage = async (e) => {
   if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
   if (msg.type === 'capacity-headline') { await booted; if (wasm) handleCapacityHeadline(msg); return; }
   if (msg.type === 'calibrate') { await booted; if (wasm) await handleCalibrate(msg); return; }
+  if (msg.type.startsWith('reqfit-')) { await booted; if (wasm) await handleReqfit(wasm, msg, (err) => (isTrap(err) ? trapWords(err) : messageOf(err))); return; }
   if (msg.type === 'lesson-material') { await booted; if (wasm) await handleLessonMaterial(msg); return; }
   if (msg.type in LANE_OF) {
     const lane = LANE_OF[msg.type] || msg.lane;
