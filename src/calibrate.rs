@@ -32,7 +32,6 @@ pub mod request_search;
 pub mod requests;
 pub mod sample;
 pub mod search;
-mod stepper;
 
 use serde::{Deserialize, Serialize};
 

@@ -19,7 +19,8 @@ use super::requests::Measured;
 use crate::timing::Timing;
 use crate::workload::Request;
 
-pub use super::stepper::Stepper;
+mod stepper;
+pub use stepper::Stepper;
 
 /// The coefficients searched, in `Timing`'s order.
 pub const NAMES: [&str; 4] = [

@@ -10,7 +10,7 @@
 //! The steps are `search`'s (its head comment): Nelder-Mead in log space, rebuilt around
 //! the best `RESTARTS` times once the simplex collapses.
 
-use super::search::{
+use super::{
     along, coefficients, spread, timing_at, Ended, Found, Point, Progress, Score, SearchOptions,
     FLOOR,
 };
