@@ -416,6 +416,18 @@ fn the_stepwise_search_gives_the_clis_fit() {
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let text = std::fs::read_to_string(SAMPLE).unwrap();
     assert_eq!(stepwise(&text, 120, None), want);
+    // To its end, the fit the book prints (docs/src/calibration.md, "The output"): 649
+    // replays, converged, 8243.549 µs, 32.314 µs, 2.382 µs, 43.739 ns.
+    let full = stepwise(&text, 1000, None);
+    assert_eq!(
+        (&full["evaluations"], &full["ended"]),
+        (&649.into(), &"converged".into())
+    );
+    let book = [8243.549, 32.314, 2.382, 43.739];
+    for (name, v) in kvfleet::calibrate::search::NAMES.iter().zip(book) {
+        let got = full["engine"][name].as_f64().unwrap();
+        assert!((got - v).abs() < 0.0005, "{name}: {got}, the book says {v}");
+    }
     assert_eq!(want["ended"], "budget");
     let stopped = stepwise(&text, 120, Some(2));
     assert_eq!(stopped["ended"], "stopped");
