@@ -14,6 +14,7 @@
 import { num } from './format.js';
 import { poolSize } from './sweep.js';
 import { LINEAR_KEYS } from './calibrate.js';
+import { scrollCue } from './page-bits.js';
 
 const QUANTILE_NAMES = (qs) => qs.map((q) => `p${Math.round(q * 100)}`);
 const pct = (e) => (Number.isFinite(e) ? `${e >= 0 ? '+' : ''}${(e * 100).toFixed(1)}%` : '–');
@@ -199,7 +200,11 @@ export class RequestFit {
     const head = ['Quantile', 'TTFT measured', 'simulated', 'error', ...(hasTpot ? ['TPOT measured', 'simulated', 'error'] : [])];
     const rows = QUANTILE_NAMES(fit.quantiles).map((q, i) => [q, ms2(fit.measured_ttft_ms[i]), ms2(s.ttft_ms[i]), pct(s.ttft_rel_err[i]),
       ...(hasTpot ? [ms2(fit.measured_tpot_ms[i]), ms2(s.tpot_ms[i]), pct(s.tpot_rel_err[i])] : [])]);
-    this.els.quantiles.replaceChildren(table(head, rows));
+    // On a phone the seven columns scroll sideways: say so above the table (page-bits.js).
+    this.fitHint ||= scrollCue(this.els.quantiles, 'rf-scroll-hint');
+    this.els.quantiles.querySelector('table')?.remove();
+    this.els.quantiles.append(table(head, rows));
+    this.fitHint();
   }
 
   use() {
