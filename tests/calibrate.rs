@@ -559,3 +559,20 @@ fn when_every_step_both_prefills_and_decodes_the_two_constants_cannot_be_told_ap
     assert_near(&f, "prefill_poly_ms[1]", 1.518344e-2, 0.02);
     assert_near(&f, "decode_poly_ms[1]", 54.01, 0.02);
 }
+
+/// The page's entry (`api::calibrate_json`, what the wasm's `calibrate_json` calls) is the
+/// library's fit with the form and capacity by name, and refuses a bad form by name.
+#[test]
+fn the_pages_entry_is_the_librarys_fit() {
+    let log = std::fs::read_to_string(SAMPLE).unwrap();
+    let cap = Some(2_097_152.0);
+    let page = kvfleet::api::calibrate_json(&log, "s.csv", "polynomial", cap).unwrap();
+    let opts = Options {
+        kv_capacity_tokens: cap,
+    };
+    let lib = calibrate::calibrate_json(&log, "s.csv", Form::Polynomial, opts).unwrap();
+    assert_eq!(page, lib);
+    assert!(page.contains("\"form\":\"polynomial\""), "{page:.80}");
+    let err = kvfleet::api::calibrate_json(&log, "s.csv", "cubic", None).unwrap_err();
+    assert!(err.starts_with("form: expected linear or polynomial"), "{err}");
+}
