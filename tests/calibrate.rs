@@ -574,5 +574,8 @@ fn the_pages_entry_is_the_librarys_fit() {
     assert_eq!(page, lib);
     assert!(page.contains("\"form\":\"polynomial\""), "{page:.80}");
     let err = kvfleet::api::calibrate_json(&log, "s.csv", "cubic", None).unwrap_err();
-    assert!(err.starts_with("form: expected linear or polynomial"), "{err}");
+    assert!(
+        err.starts_with("form: expected linear or polynomial"),
+        "{err}"
+    );
 }
