@@ -3,9 +3,13 @@
 // writes for it (tests/golden/calibrate_sample.json, which tests/calibrate.rs checks against the
 // CLI), and the table shows the CLI's figures; a log without decode-only steps shows the fit's
 // warning; a bad log shows the simulator's message with its line and keeps the last fit on screen;
-// "Use this fit as the engine" puts the four coefficients into the page's config and its link; the
-// planner's answers on the preset and on the fit are each a plan_policy run (the preset's equals the
-// CLI's `kvfleet plan` of the same config). Screenshots: the panel at 1280 px and at 360 px.
+// the faster GPU's sample fits as the CLI fits it, and the planner's answers on the page's preset and
+// on that fit are each the CLI's `kvfleet plan` (the fit's with --des-engine-file), the fit needing
+// fewer replicas; "Use this fit as the engine" puts the four coefficients into the page's config and
+// its link. The fit by simulation of the sample request log, run over
+// the page's workers, is the CLI's `--calibrate-json` for the same start and budget; Cancel keeps the
+// best so far; a bad request log shows its line and keeps the last fit. Screenshots: the panel at
+// 1280 px and at 360 px.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -209,6 +213,14 @@ test('the fit by simulation in the workers is the CLI fit; Cancel keeps the best
     assert.ok(cut.fit.evaluations >= 30 && cut.fit.evaluations < 649, `${cut.fit.evaluations} replays`);
     assert.ok(cut.fit.fit.distance < cut.fit.start_distance);
     assert.match(await page.textContent('[data-testid=rf-headline]'), /cancelled: the best so far/);
+
+    // A bad request log: the CLI's message with its line; the last fit stays on screen.
+    await page.evaluate(() => { document.querySelector('[data-testid=rf-error]').hidden = true; });
+    await page.setInputFiles('[data-testid=rf-file]', tmpFile('bad-req.csv', 'arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms\n0,5,5,x,1\n'));
+    await page.waitForFunction(() => !document.querySelector('[data-testid=rf-error]').hidden, null, { timeout: 30000 });
+    assert.match(await page.textContent('[data-testid=rf-error]'), /bad-req\.csv:2: `ttft_ms` is not a number/);
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastRequestFit), cut, 'the last fit stays');
+    assert.equal(await page.isHidden('[data-testid=rf-out]'), false);
   } finally {
     await close();
   }
