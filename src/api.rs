@@ -127,6 +127,21 @@ pub fn spread_json(values: &[f64]) -> Result<String, String> {
     Ok(serde_json::to_string(&crate::noise::spread(values)).expect("a spread serialises"))
 }
 
+/// Fits a step log (`calibrate::read_steps`, then `calibrate::fit`) in `form` (`linear` or
+/// `polynomial`), the polynomial's utilisation over `kv_capacity_tokens` when given; the fit
+/// as JSON, byte for byte what `kvfleet calibrate --calibrate-json` holds (compact). Errors
+/// name the file and line (`NAME:LINE: ...`), as the CLI's.
+pub fn calibrate_json(
+    text: &str,
+    name: &str,
+    form: &str,
+    kv_capacity_tokens: Option<f64>,
+) -> Result<String, String> {
+    let form = crate::calibrate::Form::parse(form)?;
+    let opts = crate::calibrate::Options { kv_capacity_tokens };
+    crate::calibrate::calibrate_json(text, name, form, opts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::presets_json;

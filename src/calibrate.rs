@@ -28,6 +28,7 @@ mod read;
 pub mod replay;
 mod request_files;
 pub mod request_sample;
+pub mod request_search;
 pub mod requests;
 pub mod sample;
 pub mod search;

@@ -275,3 +275,83 @@ pub fn run_seeds_json(config_json: &str, seeds: u32) -> Result<String, JsError> 
 pub fn spread_json(values: &[f64]) -> Result<String, JsError> {
     api::spread_json(values).map_err(|m| JsError::new(&m))
 }
+
+/// Fits a step log (CSV or JSONL text, `name` for messages) in `form` (`linear` |
+/// `polynomial`), the polynomial's utilisation over `kv_capacity_tokens` (or none); the fit
+/// as JSON, the numbers `kvfleet calibrate --calibrate-json` writes.
+#[wasm_bindgen]
+pub fn calibrate_json(
+    text: &str,
+    name: &str,
+    form: &str,
+    kv_capacity_tokens: Option<f64>,
+) -> Result<String, JsError> {
+    api::calibrate_json(text, name, form, kv_capacity_tokens).map_err(|m| JsError::new(&m))
+}
+
+/// A request log's fit by simulation, driven a batch at a time by the page's workers
+/// (`calibrate::request_search`): the same fit as `kvfleet calibrate --requests FILE`.
+#[wasm_bindgen]
+pub struct RequestSearch {
+    inner: crate::calibrate::request_search::RequestSearch,
+}
+
+#[wasm_bindgen]
+impl RequestSearch {
+    /// Reads a request log (text; `name` for messages) and prepares the search from the
+    /// preset `start`'s engine with at most `max_evaluations` replays.
+    pub fn open(
+        text: &str,
+        name: &str,
+        start: &str,
+        max_evaluations: u32,
+    ) -> Result<RequestSearch, JsError> {
+        crate::calibrate::request_search::RequestSearch::open(text, name, start, max_evaluations)
+            .map(|inner| RequestSearch { inner })
+            .map_err(|m| JsError::new(&m))
+    }
+
+    /// Requests in the log.
+    pub fn requests(&self) -> usize {
+        self.inner.requests()
+    }
+
+    /// The next batch: four coefficients per candidate; empty once the search has ended.
+    pub fn next_batch(&mut self) -> Vec<f64> {
+        self.inner.next_batch()
+    }
+
+    /// One candidate's score (a replay of the log), as numbers for `tell`.
+    pub fn score(&self, coefficients: &[f64]) -> Result<Vec<f64>, JsError> {
+        self.inner.score(coefficients).map_err(|m| JsError::new(&m))
+    }
+
+    /// The batch's scores, in order; true when a step has just finished (`progress`).
+    pub fn tell(&mut self, scores: &[f64]) -> Result<bool, JsError> {
+        self.inner
+            .tell(scores)
+            .map(|p| p.is_some())
+            .map_err(|m| JsError::new(&m))
+    }
+
+    /// Replays made, the most allowed, the best distance, the simplex's spread.
+    pub fn progress(&self) -> Vec<f64> {
+        let p = self.inner.progress();
+        vec![
+            p.evaluations as f64,
+            p.max_evaluations as f64,
+            p.distance,
+            p.factor,
+        ]
+    }
+
+    /// Stops the search: the fit is the best so far.
+    pub fn stop(&mut self) {
+        self.inner.stop()
+    }
+
+    /// The fit (the best so far while it runs) as JSON; undefined before the start is scored.
+    pub fn fit_json(&self) -> Option<String> {
+        self.inner.fit_json()
+    }
+}

@@ -371,3 +371,78 @@ fn the_cli_rejects_a_bad_request_log_with_its_line() {
         "{err}"
     );
 }
+
+/// Drives `RequestSearch` a batch at a time, as the page's workers do (each candidate scored
+/// apart, its score passed as numbers), until it ends or `stop_after` steps have reported.
+fn stepwise(text: &str, budget: u32, stop_after: Option<u32>) -> serde_json::Value {
+    use kvfleet::calibrate::request_search::RequestSearch;
+    let mut s = RequestSearch::open(text, SAMPLE, "llama3-8b-b200", budget).unwrap();
+    let mut steps = 0;
+    loop {
+        let batch = s.next_batch();
+        if batch.is_empty() {
+            break;
+        }
+        let flat: Vec<f64> = batch.chunks(4).flat_map(|c| s.score(c).unwrap()).collect();
+        if s.tell(&flat).unwrap().is_some() {
+            steps += 1;
+            if Some(steps) == stop_after {
+                s.stop();
+            }
+        }
+    }
+    serde_json::from_str(&s.fit_json().unwrap()).unwrap()
+}
+
+/// The page's step-wise search gives, for the same log, start and budget, the fit the CLI
+/// writes; stopped after two steps, it keeps the best so far (`ended`: `stopped`), as
+/// the CLI's Ctrl-C does.
+#[test]
+fn the_stepwise_search_gives_the_clis_fit() {
+    let out = tmp("stepwise_fit.json");
+    let (code, _, err) = kvfleet(&[
+        "calibrate",
+        "--requests",
+        SAMPLE,
+        "--start",
+        "llama3-8b-b200",
+        "--max-evaluations",
+        "120",
+        "--calibrate-json",
+        &out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    assert_eq!(stepwise(&text, 120, None), want);
+    // To its end, the fit the book prints (docs/src/calibration.md, "The output"): 649
+    // replays, converged, 8243.549 µs, 32.314 µs, 2.382 µs, 43.739 ns.
+    let full = stepwise(&text, 1000, None);
+    assert_eq!(
+        (&full["evaluations"], &full["ended"]),
+        (&649.into(), &"converged".into())
+    );
+    let book = [8243.549, 32.314, 2.382, 43.739];
+    for (name, v) in kvfleet::calibrate::search::NAMES.iter().zip(book) {
+        let got = full["engine"][name].as_f64().unwrap();
+        assert!((got - v).abs() < 0.0005, "{name}: {got}, the book says {v}");
+    }
+    assert_eq!(want["ended"], "budget");
+    let stopped = stepwise(&text, 120, Some(2));
+    assert_eq!(stopped["ended"], "stopped");
+    let (e, d0) = (&stopped["evaluations"], &stopped["start_distance"]);
+    assert!(e.as_u64().unwrap() <= 1 + 4 + 2 * 8, "{e}");
+    assert!(stopped["fit"]["distance"].as_f64().unwrap() <= d0.as_f64().unwrap());
+    // A bad log or start is an error with its place, never a panic.
+    use kvfleet::calibrate::request_search::RequestSearch;
+    let bad = RequestSearch::open(
+        "arrival_s,prompt_tokens,output_tokens,ttft_ms,tpot_ms\n0,5,5,x,1\n",
+        "r.csv",
+        "llama3-8b-h100",
+        10,
+    );
+    assert!(bad.err().unwrap().starts_with("r.csv:2"));
+    let bad = RequestSearch::open(&text, "r.csv", "gpu9000", 10);
+    assert!(bad.err().unwrap().starts_with("start: expected one of"));
+}

@@ -19,6 +19,9 @@ use super::requests::Measured;
 use crate::timing::Timing;
 use crate::workload::Request;
 
+mod stepper;
+pub use stepper::Stepper;
+
 /// The coefficients searched, in `Timing`'s order.
 pub const NAMES: [&str; 4] = [
     "step_fixed_us",
@@ -28,7 +31,7 @@ pub const NAMES: [&str; 4] = [
 ];
 
 /// The smallest value a coefficient may take (the search works on its logarithm).
-const FLOOR: f64 = 1e-6;
+pub(super) const FLOOR: f64 = 1e-6;
 
 /// What is fitted: the requests as the simulator replays them, and the measured quantiles.
 pub struct Problem {
@@ -118,7 +121,8 @@ impl Problem {
     }
 }
 
-fn far(p: &Problem) -> Score {
+/// The score of a replay the simulator refused: infinitely far.
+pub fn far(p: &Problem) -> Score {
     Score {
         ttft_ms: vec![f64::NAN; QUANTILES.len()],
         tpot_ms: vec![f64::NAN; p.measured_tpot_ms.len()],
@@ -203,7 +207,7 @@ pub struct Found {
     pub ended: Ended,
 }
 
-fn coefficients(t: &Timing) -> [f64; 4] {
+pub(super) fn coefficients(t: &Timing) -> [f64; 4] {
     [
         t.step_fixed_us,
         t.prefill_token_us,
@@ -212,7 +216,8 @@ fn coefficients(t: &Timing) -> [f64; 4] {
     ]
 }
 
-fn with_coefficients(c: [f64; 4]) -> Timing {
+/// The linear engine of four coefficients, in `NAMES`' order.
+pub fn with_coefficients(c: [f64; 4]) -> Timing {
     Timing {
         step_fixed_us: c[0],
         prefill_token_us: c[1],
@@ -224,14 +229,14 @@ fn with_coefficients(c: [f64; 4]) -> Timing {
     }
 }
 
-type Point = [f64; 4];
+pub(super) type Point = [f64; 4];
 
-fn timing_at(x: &Point) -> Timing {
+pub(super) fn timing_at(x: &Point) -> Timing {
     with_coefficients(x.map(|v| libm::exp(v).max(FLOOR)))
 }
 
 /// `a + t·(b − a)`, coordinate by coordinate.
-fn along(a: &Point, b: &Point, t: f64) -> Point {
+pub(super) fn along(a: &Point, b: &Point, t: f64) -> Point {
     let mut out = *a;
     for i in 0..4 {
         out[i] = a[i] + t * (b[i] - a[i]);
@@ -240,7 +245,7 @@ fn along(a: &Point, b: &Point, t: f64) -> Point {
 }
 
 /// The largest spread of the simplex from its best vertex, as a factor.
-fn spread(simplex: &[(Point, Score)]) -> f64 {
+pub(super) fn spread(simplex: &[(Point, Score)]) -> f64 {
     let best = &simplex[0].0;
     let most = simplex
         .iter()
@@ -249,160 +254,29 @@ fn spread(simplex: &[(Point, Score)]) -> f64 {
     libm::exp(most)
 }
 
-/// A search's state: the simplex (best first) and the replays made.
-struct State<'a> {
-    simplex: Vec<(Point, Score)>,
-    evaluations: u32,
-    evaluate: &'a dyn Fn(&[Timing]) -> Vec<Score>,
-}
-
-impl State<'_> {
-    fn scored(&mut self, points: Vec<Point>) -> Vec<(Point, Score)> {
-        let timings: Vec<Timing> = points.iter().map(timing_at).collect();
-        let scores = (self.evaluate)(&timings);
-        self.evaluations += points.len() as u32;
-        points.into_iter().zip(scores).collect()
-    }
-
-    /// The simplex around `x`: it and each coordinate times `factor`.
-    fn around(&mut self, x: Point, x_score: Score, factor: f64) {
-        let step = libm::log(factor);
-        let points = (0..4)
-            .map(|i| {
-                let mut p = x;
-                p[i] += step;
-                p
-            })
-            .collect();
-        self.simplex = vec![(x, x_score)];
-        let scored = self.scored(points);
-        self.simplex.extend(scored);
-        self.sort();
-    }
-
-    fn sort(&mut self) {
-        self.simplex
-            .sort_by(|a, b| a.1.distance.total_cmp(&b.1.distance));
-    }
-
-    /// One Nelder-Mead step: reflection, expansion and both contractions scored as one
-    /// batch, then the textbook choice among them (or a shrink toward the best).
-    fn step(&mut self) {
-        let n = self.simplex.len();
-        let mut centroid = [0.0; 4];
-        for (x, _) in &self.simplex[..n - 1] {
-            for i in 0..4 {
-                centroid[i] += x[i] / (n - 1) as f64;
-            }
-        }
-        let worst = self.simplex[n - 1].0;
-        let tries = vec![
-            along(&centroid, &worst, -1.0),
-            along(&centroid, &worst, -2.0),
-            along(&centroid, &worst, -0.5),
-            along(&centroid, &worst, 0.5),
-        ];
-        let mut got = self.scored(tries).into_iter();
-        let (r, e, oc, ic) = (
-            got.next().unwrap(),
-            got.next().unwrap(),
-            got.next().unwrap(),
-            got.next().unwrap(),
-        );
-        let d = |p: &(Point, Score)| p.1.distance;
-        let (best, second_worst, worst_d) = (
-            d(&self.simplex[0]),
-            d(&self.simplex[n - 2]),
-            d(&self.simplex[n - 1]),
-        );
-        let keep = if d(&r) < best {
-            Some(if d(&e) < d(&r) { e } else { r })
-        } else if d(&r) < second_worst {
-            Some(r)
-        } else if d(&r) < worst_d {
-            (d(&oc) <= d(&r)).then_some(oc)
-        } else {
-            (d(&ic) < worst_d).then_some(ic)
-        };
-        match keep {
-            Some(p) => self.simplex[n - 1] = p,
-            None => self.shrink(),
-        }
-        self.sort();
-    }
-
-    fn shrink(&mut self) {
-        let best = self.simplex[0].0;
-        let points = self.simplex[1..]
-            .iter()
-            .map(|(x, _)| along(&best, x, 0.5))
-            .collect();
-        let scored = self.scored(points);
-        self.simplex.truncate(1);
-        self.simplex.extend(scored);
-    }
-}
-
-/// Restarts after the simplex first collapses (a collapsed simplex may sit in a valley),
-/// each around the best vertex, reaching the other way from the one before.
-const RESTARTS: u32 = 4;
-
 /// Searches from `opts.start` by Nelder-Mead in log space, restarted `RESTARTS` times
 /// around the best point once the simplex collapses. `evaluate` scores a batch of candidates, in
 /// order (the CLI spreads it over threads); `progress` hears after each step and may stop
-/// the search.
+/// the search. The steps are `Stepper`'s, which the page drives a batch at a time.
 pub fn search(
     problem: &Problem,
     opts: &SearchOptions,
     evaluate: &dyn Fn(&[Timing]) -> Vec<Score>,
     progress: &mut dyn FnMut(&Progress) -> Flow,
 ) -> Found {
-    let x0: Point = coefficients(&opts.start).map(|c| libm::log(c.max(FLOOR)));
-    let start_score = problem.score(&timing_at(&x0));
-    let mut state = State {
-        simplex: Vec::new(),
-        evaluations: 1,
-        evaluate,
-    };
-    let first = opts.first_factor.max(opts.min_factor * opts.min_factor);
-    state.around(x0, start_score.clone(), first);
-    let mut restarts = 0;
-    let ended = loop {
-        if spread(&state.simplex) < opts.min_factor {
-            if restarts == RESTARTS {
-                break Ended::Converged;
-            }
-            restarts += 1;
-            let (x, score) = state.simplex[0].clone();
-            let factor = if restarts % 2 == 1 {
-                1.0 / libm::sqrt(first)
-            } else {
-                libm::sqrt(first)
-            };
-            state.around(x, score, factor);
-        }
-        if state.evaluations >= opts.max_evaluations {
-            break Ended::Budget;
-        }
-        state.step();
-        let now = Progress {
-            evaluations: state.evaluations,
-            max_evaluations: opts.max_evaluations,
-            distance: state.simplex[0].1.distance,
-            factor: spread(&state.simplex),
+    let mut s = Stepper::new(opts);
+    while let Some(batch) = s.next_batch() {
+        let scores = if s.started() {
+            evaluate(&batch)
+        } else {
+            batch.iter().map(|t| problem.score(t)).collect()
         };
-        if progress(&now) == Flow::Stop {
-            break Ended::Stopped;
+        let now = s.tell(scores).expect("one score per candidate");
+        if now.is_some_and(|p| progress(&p) == Flow::Stop) {
+            s.stop();
         }
-    };
-    let (x, score) = state.simplex.swap_remove(0);
-    Found {
-        engine: timing_at(&x),
-        score,
-        start_score,
-        evaluations: state.evaluations,
-        ended,
     }
+    s.found()
 }
 
 /// `search` with the candidates scored one after another (no threads).

@@ -1,13 +1,14 @@
-// www/js/late-panels.js: the panels below the first screen (compare, sweep, capacity, decisions,
-// transfers), loaded and built after the first chart is drawn, so their modules' requests and their
+// www/js/late-panels.js: the panels below the first screen (compare, sweep, capacity, calibration,
+// decisions, transfers), loaded and built after the first chart is drawn, so their modules' requests and their
 // building do not delay it. main.js hands over its state and callbacks; this file only wires them.
 
 const $ = (id) => document.getElementById(id);
 
 /** Imports the panels' modules and builds them; resolves to the panels and compare's planner. */
 export async function buildLatePanels(page) {
-  const [{ Compare, comparePlan }, { Capacity }, { Sweep }, { Decisions }, { Transfers }] = await Promise.all([
+  const [{ Compare, comparePlan }, { Capacity }, { Sweep }, { Decisions }, { Transfers }, { Calibrate }, { RequestFit }] = await Promise.all([
     import('./compare.js'), import('./capacity.js'), import('./sweep.js'), import('./decisions.js'), import('./transfers.js'),
+    import('./calibrate.js'), import('./calibrate-requests.js'),
   ]);
   const workerUrl = new URL('./worker.js', import.meta.url);
   const transfers = new Transfers({ workerUrl });
@@ -27,9 +28,22 @@ export async function buildLatePanels(page) {
     run: $('cap-run'), cancel: $('cap-cancel'), progress: $('cap-progress'), status: $('cap-status'), error: $('cap-error'),
     out: $('cap-out'), headline: $('cap-headline'), notes: $('cap-notes'), canvas: $('cap-chart'), table: $('cap-table'),
   }, { workerUrl, state: page.capacityState, load: page.loadConfig });
+  const calibrate = new Calibrate({
+    samples: [...document.querySelectorAll('[data-sample]')], file: $('cal-file'), drop: $('cal-drop'), form: $('cal-form'), kv: $('cal-kv'), error: $('cal-error'),
+    status: $('cal-status'), out: $('cal-out'), headline: $('cal-headline'), table: $('cal-table'), warnings: $('cal-warnings'),
+    chart: $('cal-chart'), resid: $('cal-resid'), use: $('cal-use'), useNote: $('cal-use-note'),
+    plan: $('cal-plan'), planCancel: $('cal-plan-cancel'), planOut: $('cal-plans'), planStatus: $('cal-plan-status'),
+  }, { workerUrl, state: page.capacityState, load: page.loadConfig, spec: (config, presets) => capacity.spec(config, presets) });
+  const requestFit = new RequestFit({
+    samples: [...document.querySelectorAll('[data-request-sample]')], file: $('rf-file'), drop: $('rf-drop'), start: $('rf-start'),
+    budget: $('rf-budget'), cancel: $('rf-cancel'), progress: $('rf-progress'), status: $('rf-status'), error: $('rf-error'),
+    out: $('rf-out'), headline: $('rf-headline'), assumptions: $('rf-assumptions'), coefs: $('rf-coefs'), quantiles: $('rf-quantiles'),
+    use: $('rf-use'), useNote: $('rf-use-note'),
+  }, { workerUrl, state: page.capacityState, load: page.loadConfig });
+  requestFit.setPresets(page.capacityState().presets);
   $('cmp-sweep-more').addEventListener('click', () => { $('sweep-h').scrollIntoView({ block: 'start' }); sweep.preset('replicas'); });
   const decisions = new Decisions({
     from: $('dec-from'), to: $('dec-to'), count: $('dec-count'), show: $('dec-show'), status: $('dec-status'), error: $('dec-error'), table: $('dec-table'),
   }, { request: page.requestDecisions });
-  return { compare, comparePlan, capacity, sweep, decisions, transfers };
+  return { compare, comparePlan, capacity, calibrate, sweep, decisions, transfers };
 }

@@ -56,7 +56,7 @@ const st = {
 };
 let early = null; // the full page's charts, made while the simulator boots (they need no settings)
 let timeSeries = null; // the load-over-time card (a rate schedule's runs), made with the charts
-let host, controls, charts, compare, capacity, traces, lessons, sweep, tasks, transfers, replicaTable, hero, embedView, decisions;
+let host, controls, charts, compare, capacity, calibrate, traces, lessons, sweep, tasks, transfers, replicaTable, hero, embedView, decisions;
 let comparePlan = null; // compare.js's planner, once the late panels are loaded
 let late = null;        // the late panels' build (a promise), once started
 const worker = { postMessage: (m) => host.post(m) };
@@ -259,7 +259,7 @@ function startLatePanels() {
     capacityState: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
       policies: st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv'] }),
   }).then((p) => {
-    ({ compare, capacity, sweep, decisions, transfers } = p);
+    ({ compare, capacity, calibrate, sweep, decisions, transfers } = p);
     comparePlan = p.comparePlan;
     sweep.setParams(st.params, st.config);
     if (hook.lastReport) {
@@ -425,6 +425,7 @@ function retheme() {
   if (hook.lastReport) replicaTable.update(hook.lastReport);
   compare?.retheme();
   capacity?.retheme();
+  calibrate?.retheme();
   sweep?.retheme();
 }
 

@@ -16,6 +16,9 @@
 //      {type:'capacity-headline', plans} -> {type:'capacity-headline', headline}  (plan_headline over the plans' JSON)
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
+//      {type:'calibrate', id, log: {name, url} | {name, file}, form, kvCapacityTokens}  fits a step log (calibrate_json)
+//          -> {type:'calibrate-result', id, fit, name} | {type:'calibrate-error', id, message}
+//      {type:'reqfit-*', ...}  the fit by simulation of a request log, a batch at a time: worker-reqfit.js
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 // Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
 //      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
@@ -30,6 +33,7 @@
 // replaces it with a fresh worker and a fresh module; the error says what happened in plain words.
 
 import { pointOf } from './sweep-point.js';
+import { handleReqfit } from './worker-reqfit.js';
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
@@ -335,6 +339,26 @@ async function handleLessonMaterial(msg) {
   }
 }
 
+// A step log's fit (src/calibrate: the numbers `kvfleet calibrate --calibrate-json` writes), read here.
+async function handleCalibrate(msg) {
+  try {
+    if (typeof wasm.calibrate_json !== 'function') throw new Error('this build of the simulator has no calibration');
+    const log = msg.log;
+    let text;
+    if (log.file) text = await log.file.text();
+    else {
+      const res = await fetch(log.url);
+      if (!res.ok) throw new Error(`${log.name}: could not load the sample (HTTP ${res.status} for ${log.url})`);
+      text = await res.text();
+    }
+    const fit = JSON.parse(wasm.calibrate_json(text, log.name, msg.form, msg.kvCapacityTokens ?? undefined));
+    postMessage({ type: 'calibrate-result', id: msg.id, fit, name: log.name });
+  } catch (err) {
+    if (isTrap(err) && !trapped) trapped = trapWords(err);
+    postMessage({ type: 'calibrate-error', id: msg.id, message: trapped || messageOf(err) });
+  }
+}
+
 function handleCapacityHeadline(msg) {
   try {
     postMessage({ type: 'capacity-headline', headline: wasm.plan_headline(msg.plans) });
@@ -365,6 +389,8 @@ self.onmessage = async (e) => {
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
   if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
   if (msg.type === 'capacity-headline') { await booted; if (wasm) handleCapacityHeadline(msg); return; }
+  if (msg.type === 'calibrate') { await booted; if (wasm) await handleCalibrate(msg); return; }
+  if (msg.type.startsWith('reqfit-')) { await booted; if (wasm) await handleReqfit(wasm, msg, (err) => (isTrap(err) ? trapWords(err) : messageOf(err))); return; }
   if (msg.type === 'lesson-material') { await booted; if (wasm) await handleLessonMaterial(msg); return; }
   if (msg.type in LANE_OF) {
     const lane = LANE_OF[msg.type] || msg.lane;

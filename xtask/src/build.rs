@@ -90,11 +90,17 @@ pub fn build(locked: bool) -> Result<u64, String> {
     for name in ["conversation_trace.jsonl", "synthetic_trace.jsonl"] {
         copy(&root.join("data/mooncake").join(name), &data.join(name))?;
     }
-    // kvfleet's own built-in trace (a lesson's; its recipe is a test in tests/lessons.rs).
-    copy(
-        &root.join("data/kvfleet/doc_chat_trace.jsonl"),
-        &data.join("doc_chat_trace.jsonl"),
-    )?;
+    // kvfleet's own built-in trace (a lesson's; its recipe is a test in tests/lessons.rs), and
+    // the sample step and request logs the calibration panel offers (generated; their recipes are a test in
+    // tests/calibrate.rs).
+    for name in [
+        "doc_chat_trace.jsonl",
+        "steps_generated_llama3-8b-h100.csv",
+        "steps_generated_llama3-8b-b200.csv",
+        "requests_generated_llama3-8b-h100.csv",
+    ] {
+        copy(&root.join("data/kvfleet").join(name), &data.join(name))?;
+    }
 
     let raw = size(&wasm)?;
     let gz = gzip_size(&wasm)?;
