@@ -86,5 +86,8 @@ fn a_wrong_admission_rule_names_the_field_and_the_rules() {
     assert_eq!(cfg.admission, Admission::Reserve);
     let json = serde_json::to_string(&cfg).unwrap();
     assert!(json.contains(r#""admission":"reserve""#), "{json}");
-    assert_eq!(kvfleet::api::parse_config(&json).unwrap().admission, Admission::Reserve);
+    assert_eq!(
+        kvfleet::api::parse_config(&json).unwrap().admission,
+        Admission::Reserve
+    );
 }

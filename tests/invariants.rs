@@ -76,7 +76,11 @@ fn every_policy_workload_and_admission_setting_keeps_the_invariants() {
                 for timeout in [None, Some(120.0)] {
                     for bounded in [false, true] {
                         // Unbounded, the two rules run alike; bounded, both are run.
-                        let rules = if bounded { &Admission::ALL[..] } else { &[Admission::Preempt] };
+                        let rules = if bounded {
+                            &Admission::ALL[..]
+                        } else {
+                            &[Admission::Preempt]
+                        };
                         for &admission in rules {
                             let cfg = Config {
                                 admission,

@@ -117,9 +117,17 @@ fn under_the_default_rule_the_small_cache_is_kv_bound_and_preempts() {
     assert!(p["preemptions"].as_u64().unwrap() > 10, "{p}");
     assert!(p["recomputed_tokens"].as_u64().unwrap() > 0, "{p}");
     assert!(reserve["summary"].get("preemption").is_none());
-    assert!(text.contains("  Preemptions (admission=preempt): "), "{text}");
+    assert!(
+        text.contains("  Preemptions (admission=preempt): "),
+        "{text}"
+    );
     let admit = |r: &Value| r["summary"]["ttft_admit_ms_p50"].as_f64().unwrap();
-    assert!(admit(&r) > admit(&reserve), "{} {}", admit(&r), admit(&reserve));
+    assert!(
+        admit(&r) > admit(&reserve),
+        "{} {}",
+        admit(&r),
+        admit(&reserve)
+    );
     assert!(kv_bound(&r).is_some(), "{}", r["findings"]);
     assert!(s["kv_wait_share"].as_f64().unwrap() > 0.5, "{s}");
 }
