@@ -587,9 +587,10 @@ pub struct Config {
     /// its source does; seeded) or `lowest` (the lower index).
     #[serde(skip_serializing_if = "tie_break::is_default")]
     pub tie_break: TieBreak,
-    /// How a replica admits into KV: `reserve` (prompt and output must fit at admission)
-    /// or `preempt` (admit on the prompt, grow while decoding, preempt the most recently
-    /// admitted request when a step finds no block; vLLM V1's rule).
+    /// How a replica admits into KV: `preempt` (the default; admit on the prompt, grow
+    /// while decoding, preempt the most recently admitted request when a step finds no
+    /// block; vLLM V1's rule) or `reserve` (prompt and output must fit at admission;
+    /// TensorRT-LLM's default).
     #[serde(skip_serializing_if = "admission::is_default")]
     pub admission: Admission,
     /// Disaggregated fleet: prefill replicas (with `decode_instances`; `instances` is
@@ -744,7 +745,7 @@ impl Default for Config {
             sglang_miss: SglangMiss::Load,
             llmd_weights: "3,2,2".to_string(),
             tie_break: TieBreak::Random,
-            admission: Admission::Reserve,
+            admission: Admission::Preempt,
             prefill_instances: None,
             decode_instances: None,
             decode_routing: DecodeRouting::LeastKv,

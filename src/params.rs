@@ -180,7 +180,7 @@ fn table() -> Vec<ParamSpec> {
         num("prefix_len", "--des-prefix-len", "Prefix length", "int", (0.0, 1_000_000.0, 64.0), true, "tok", "Tokens in each shared prefix (at most the shortest prompt)."),
         choice("prefix_popularity", "--des-prefix-popularity", "Prefix popularity", "text", &["uniform", "zipf:1.1", "hot:0.85"], "How requests pick a prefix: uniform, zipf:S (S > 0, skewed), or hot:SHARE (one prefix takes SHARE of all requests)."),
         num("kv_blocks", "--des-kv-blocks", "Cache per replica", "optional_int", (1.0, 100_000_000.0, 1.0), true, "blocks", "KV capacity per replica in blocks, shared by cached prefixes and running requests; unbounded when unset."),
-        choice("admission", "--des-admission", "KV admission", "choice", &["reserve", "preempt"], "How a replica admits a request into KV. reserve: only when its prompt and whole output fit (nothing is preempted). preempt: vLLM V1's rule: when its prompt fits; running requests grow a block at a time as they decode, and a step that finds no block preempts the most recently admitted one, which recomputes its prompt and output so far when it runs again."),
+        choice("admission", "--des-admission", "KV admission", "choice", &["preempt", "reserve"], "How a replica admits a request into KV. preempt (vLLM V1's rule): when its prompt fits; running requests grow a block at a time as they decode, and a step that finds no block preempts the most recently admitted one, which recomputes its prompt and output so far when it runs again. reserve (TensorRT-LLM's default): only when its prompt and whole output fit, so nothing is preempted."),
         num("cpu_kv_blocks", "--des-cpu-kv-blocks", "CPU tier per replica", "optional_int", (0.0, 100_000_000.0, 1.0), true, "blocks", "A CPU offload tier per replica: blocks evicted from HBM are written to it (least recently written dropped first when full), and a prefix hit found there is loaded back over PCIe instead of prefilled; the request computes nothing until its load ends. Unset or 0: none."),
         num("cpu_load_gbps", "--des-cpu-load-gbps", "CPU tier bandwidth", "float", (0.001, 100_000.0, 1.0), true, "GB/s", "CPU tier only: load bandwidth of each replica's PCIe link (63 GB/s: PCIe 5.0 x16 in one direction). Loads into one replica are served first come, first served."),
         num("cpu_load_base_us", "--des-cpu-load-base-us", "CPU load base", "float", (0.0, 1_000_000.0, 1.0), false, "µs", "CPU tier only: fixed cost of one load (one per request that finds blocks in the tier), added to bytes / bandwidth."),
@@ -372,7 +372,7 @@ mod tests {
         }
         let of = |name: &str| spec(name).default;
         assert_eq!(of("decode_routing"), Value::from("least_kv"));
-        assert_eq!(of("admission"), Value::from("reserve"));
+        assert_eq!(of("admission"), Value::from("preempt"));
         assert_eq!(of("autoscale"), Value::from("off"));
         assert_eq!(of("kpa_stable_window_s"), Value::from(60.0));
         assert_eq!(of("kv_transfer_gbps"), Value::from(d.kv_transfer_gbps));

@@ -71,7 +71,8 @@ fn a_wrong_variant_names_the_choices() {
 }
 
 /// A wrong admission rule in a JSON config names the field, the value and both rules; a
-/// config without the key reads as `reserve`, and one at `reserve` writes no key.
+/// config without the key reads as `preempt` (the default), and one at `preempt` writes no
+/// key; one that says `reserve` keeps it and writes it back.
 #[test]
 fn a_wrong_admission_rule_names_the_field_and_the_rules() {
     let e = kvfleet::api::parse_config(r#"{"admission": "swap"}"#).unwrap_err();
@@ -79,6 +80,14 @@ fn a_wrong_admission_rule_names_the_field_and_the_rules() {
         assert!(e.contains(part), "{e}");
     }
     let cfg = kvfleet::api::parse_config("{}").unwrap();
-    assert_eq!(cfg.admission, Admission::Reserve);
+    assert_eq!(cfg.admission, Admission::Preempt);
     assert!(!serde_json::to_string(&cfg).unwrap().contains("admission"));
+    let cfg = kvfleet::api::parse_config(r#"{"admission": "reserve"}"#).unwrap();
+    assert_eq!(cfg.admission, Admission::Reserve);
+    let json = serde_json::to_string(&cfg).unwrap();
+    assert!(json.contains(r#""admission":"reserve""#), "{json}");
+    assert_eq!(
+        kvfleet::api::parse_config(&json).unwrap().admission,
+        Admission::Reserve
+    );
 }

@@ -75,9 +75,20 @@ fn every_policy_workload_and_admission_setting_keeps_the_invariants() {
             for queue in [None, Some(0), Some(2)] {
                 for timeout in [None, Some(120.0)] {
                     for bounded in [false, true] {
-                        let cfg = small(routing, workload, queue, timeout, bounded);
-                        params::validate(&cfg).unwrap();
-                        fuzzing::run(&cfg);
+                        // Unbounded, the two rules run alike; bounded, both are run.
+                        let rules = if bounded {
+                            &Admission::ALL[..]
+                        } else {
+                            &[Admission::Preempt]
+                        };
+                        for &admission in rules {
+                            let cfg = Config {
+                                admission,
+                                ..small(routing, workload, queue, timeout, bounded)
+                            };
+                            params::validate(&cfg).unwrap();
+                            fuzzing::run(&cfg);
+                        }
                     }
                 }
             }

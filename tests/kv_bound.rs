@@ -1,8 +1,10 @@
 //! The KV-bound finding on whole runs from the CLI: it names the small-cache run (32
-//! prefixes, 8 replicas, kv routing, 16 blocks per replica), where a cache that holds one
-//! request runs about one at a time, with the run's own numbers; it stays silent when the
-//! slots are the limit (one slot, a large cache) and when little waits (a low rate). On
-//! the same run the routing picks found blocks that evictions took before admission.
+//! prefixes, 8 replicas, kv routing, 16 blocks per replica, `--des-admission reserve`),
+//! where a cache that holds one request runs about one at a time, with the run's own
+//! numbers; it stays silent when the slots are the limit (one slot, a large cache) and
+//! when little waits (a low rate). On the same run the routing picks found blocks that
+//! evictions took before admission. Under the default rule (`preempt`) the same cache is
+//! still KV-bound, and the requests it lets in on their prompts preempt one another.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -18,6 +20,8 @@ const SMALL_CACHE: &[&str] = &[
     "kv",
     "--des-kv-blocks",
     "16",
+    "--des-admission",
+    "reserve",
 ];
 
 /// Runs the CLI with `args`; returns the JSON report and the text report (on stderr when
@@ -97,6 +101,35 @@ fn the_small_cache_run_is_kv_bound_and_the_report_says_why() {
         .collect();
     assert_eq!(got, named);
     assert!(!got.is_empty());
+}
+
+#[test]
+fn under_the_default_rule_the_small_cache_is_kv_bound_and_preempts() {
+    // The same run without `--des-admission reserve` (the last two flags): two 8-block
+    // prompts fit in 16 blocks, and when both grow a ninth block one is preempted and
+    // recomputes, so the first token after admission comes later than under reserve.
+    let preempt = &SMALL_CACHE[..SMALL_CACHE.len() - 2];
+    assert!(!preempt.contains(&"--des-admission"));
+    let (r, text) = run(preempt);
+    let (reserve, _) = run(SMALL_CACHE);
+    let s = &r["summary"];
+    let p = &s["preemption"];
+    assert!(p["preemptions"].as_u64().unwrap() > 10, "{p}");
+    assert!(p["recomputed_tokens"].as_u64().unwrap() > 0, "{p}");
+    assert!(reserve["summary"].get("preemption").is_none());
+    assert!(
+        text.contains("  Preemptions (admission=preempt): "),
+        "{text}"
+    );
+    let admit = |r: &Value| r["summary"]["ttft_admit_ms_p50"].as_f64().unwrap();
+    assert!(
+        admit(&r) > admit(&reserve),
+        "{} {}",
+        admit(&r),
+        admit(&reserve)
+    );
+    assert!(kv_bound(&r).is_some(), "{}", r["findings"]);
+    assert!(s["kv_wait_share"].as_f64().unwrap() > 0.5, "{s}");
 }
 
 #[test]

@@ -694,11 +694,11 @@ fn every_diagram_shows_what_its_caption_says() {
     assert!(d[0][0] < 20.0 && d[0][1] < 20.0, "colocated {:?}", d[0]);
     assert!(d[0][2] > 200.0 && d[0][3] > 200.0, "colocated {:?}", d[0]);
     assert!(d[1].iter().all(|&x| x < 20.0), "split {:?}", d[1]);
-    // reuse-at-all, 833 .. 128,000 blocks: rising, 34.1 % at 32,000, and only about 3
+    // reuse-at-all, 833 .. 128,000 blocks: rising, 34.2 % at 32,000, and only about 3
     // points more at four times that.
     let d = diagram("reuse-at-all");
     assert!(d[0].windows(2).all(|w| w[1] > w[0]), "{:?}", d[0]);
-    assert!((d[0][3] - 0.341).abs() < 0.0005, "{:?}", d[0]);
+    assert!((d[0][3] - 0.342).abs() < 0.0005, "{:?}", d[0]);
     assert!((d[0][4] - d[0][3] - 0.03).abs() < 0.005, "{:?}", d[0]);
     // smallest-tree-pile-up, 8 .. 64 slots: the tree rule over 1 s up to 32 slots and under
     // 100 ms at 64; the least-loaded rule under 100 ms from 12.
@@ -727,9 +727,9 @@ fn every_diagram_shows_what_its_caption_says() {
 
 #[test]
 fn infinite_cache_lesson_numbers_hold() {
-    // Round robin's p99 a little below kv's on unbounded caches; about seven times that in
-    // production (80 blocks: about 1.06 s, 13% of tokens cached); kv at weight 4 about
-    // 31% and 320 ms; thousands of blocks evicted.
+    // Round robin's p99 a little below kv's on unbounded caches; about six times that in
+    // production (80 blocks: about 910 ms, 13% of tokens cached); kv at weight 4 about
+    // 31% and 310 ms; thousands of blocks evicted.
     let l = lessons::lesson("won-on-an-infinite-cache").unwrap();
     let at =
         |changes: serde_json::Value| run(&apply(&broken_config(&l), &changes).unwrap()).summary;
@@ -741,12 +741,12 @@ fn infinite_cache_lesson_numbers_hold() {
         rr_inf.ttft_ms_p99 < kv_inf.ttft_ms_p99 && kv_inf.ttft_ms_p99 < 1.1 * rr_inf.ttft_ms_p99
     );
     let ratio = rr.ttft_ms_p99 / rr_inf.ttft_ms_p99;
-    assert!((6.5..7.8).contains(&ratio), "{ratio}");
-    assert!((rr.ttft_ms_p99 - 1060.0).abs() < 20.0 && (rr.hit_rate_tokens - 0.13).abs() < 0.01);
-    assert!((kv4.ttft_ms_p99 - 320.0).abs() < 15.0 && (kv4.hit_rate_tokens - 0.31).abs() < 0.01);
+    assert!((5.7..6.5).contains(&ratio), "{ratio}");
+    assert!((rr.ttft_ms_p99 - 910.0).abs() < 20.0 && (rr.hit_rate_tokens - 0.13).abs() < 0.01);
+    assert!((kv4.ttft_ms_p99 - 310.0).abs() < 15.0 && (kv4.hit_rate_tokens - 0.31).abs() < 0.01);
     assert!(rr.evictions > 1000);
     let kv1 = at(serde_json::json!({ "routing": "kv" }));
-    assert!(kv1.ttft_ms_p99 > 600.0 && (kv1.ttft_ms_p99 - 726.0).abs() < 15.0);
+    assert!(kv1.ttft_ms_p99 > 600.0 && (kv1.ttft_ms_p99 - 622.0).abs() < 15.0);
     assert!(!met(&l, &run(&broken_config(&l))));
     check_fixes(&l);
 }
@@ -940,12 +940,14 @@ fn pileup_lesson_numbers_hold() {
     let three = at(serde_json::json!({ "instances": 3 })).summary;
     assert!((three.ttft_ms_p99 - 14.0).abs() < 1.0);
     // The explanation: prefix_aware meets the goal too (186 ms, 94.8 %); replica 3's cache
-    // holds the most blocks on average while its tree is the smallest.
+    // holds more blocks on average than two of the three replicas with a document (0 to 2),
+    // while its tree is the smallest.
     let pa = at(serde_json::json!({ "routing": "prefix_aware" })).summary;
     assert!((pa.ttft_ms_p99 - 186.0).abs() < 1.0 && (pa.hit_rate_tokens - 0.948).abs() < 0.0005);
     let mean = |xs: &Vec<u64>| xs.iter().sum::<u64>() as f64 / xs.len() as f64;
     let cache: Vec<f64> = broken.series.cache_blocks.iter().map(mean).collect();
-    assert!(cache[..3].iter().all(|&c| c < cache[3]), "{cache:?}");
+    let below = cache[..3].iter().filter(|&&c| c < cache[3]).count();
+    assert_eq!(below, 2, "{cache:?}");
     // The interview: "over 50 requests wait" before the guard acts.
     assert!(r3.peak_queue > 50);
     assert!(!met(&l, &broken));
@@ -1214,11 +1216,11 @@ fn cache_too_small_lesson_numbers_hold() {
         h(serde_json::json!({"kv_blocks": null, "routing": "kv"})),
         "28.0%"
     );
-    assert_eq!(h(serde_json::json!({"routing": "kv"})), "6.3%");
+    assert_eq!(h(serde_json::json!({"routing": "kv"})), "6.1%");
     let rr16 = at(serde_json::json!({"instances": 16, "routing": "round_robin"}));
     assert_eq!(pct(rr16.hit_rate_tokens), "6.0%");
     let kv16 = at(serde_json::json!({"instances": 16, "routing": "kv"}));
-    assert_eq!(pct(kv16.hit_rate_tokens), "19.1%");
+    assert_eq!(pct(kv16.hit_rate_tokens), "19.2%");
     // GPU-hours: 16 GPUs for the run's hour against 4.
     let gpu_hours = |n: f64, s: &kvfleet::report::Summary| n * s.makespan_s / 3600.0;
     assert_eq!(format!("{:.0}", gpu_hours(16.0, &kv16)), "16");
@@ -1245,7 +1247,7 @@ fn cache_too_small_lesson_numbers_hold() {
     let write = lessons::material::write;
     use lessons::Format::{Ms, Terabytes};
     assert_eq!(write(tier.loaded_bytes as f64, Terabytes), "2.03 TB");
-    assert_eq!(write(tier.load_ms, Ms), "32.26 s");
+    assert_eq!(write(tier.load_ms, Ms), "32.25 s");
     // The shared tier: 33.3 %, above round robin's unbounded 19.6 %; about 5.3 TB, 214 s.
     let shared = at(serde_json::json!({"shared_kv_blocks": 30000}));
     assert_eq!(pct(shared.hit_rate_tokens), "33.3%");
@@ -1261,8 +1263,8 @@ fn cache_too_small_lesson_numbers_hold() {
         pool.load_ms
     );
     assert_eq!(write(pool.loaded_bytes as f64, Terabytes), "5.34 TB");
-    assert_eq!(write(pool.load_ms, Ms), "213.80 s");
-    // The figure's caption: round robin near 5 % at 4, 8 and 16 replicas; kv climbing to 19.1 %.
+    assert_eq!(write(pool.load_ms, Ms), "213.65 s");
+    // The figure's caption: round robin near 5 % at 4, 8 and 16 replicas; kv climbing to 19.2 %.
     let d = diagram("cache-too-small");
     assert!(
         d[0].iter().all(|x| (0.045..0.065).contains(x)),
@@ -1270,7 +1272,7 @@ fn cache_too_small_lesson_numbers_hold() {
         d[0]
     );
     assert!(d[1].windows(2).all(|w| w[1] > w[0]), "{:?}", d[1]);
-    assert_eq!(pct(d[1][2]), "19.1%");
+    assert_eq!(pct(d[1][2]), "19.2%");
     assert!(!met(&l, &run_lesson(&l, &broken_config(&l))));
     check_fixes(&l);
 }

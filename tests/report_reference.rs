@@ -330,10 +330,8 @@ fn real_reports_fit_the_schema_and_write_every_field() {
             ]),
         ),
         ("trace replay", with(&["--des-mooncake-trace", &trace])),
-        (
-            "preemption",
-            with(&["--des-admission", "preempt", "--des-kv-blocks", "40"]),
-        ),
+        // The default rule, `preempt`, in a cache small enough to preempt.
+        ("preemption", with(&["--des-kv-blocks", "40"])),
         ("nothing completed", with(&["--des-timeout-ms", "1"])),
         ("three seeds", with(&["--des-seeds", "3"])),
         (
@@ -437,6 +435,10 @@ fn real_reports_fit_the_schema_and_write_every_field() {
                 "--des-router-tiers",
                 "all",
             ]),
+        ),
+        (
+            "whole reservation",
+            with(&["--des-admission", "reserve", "--des-kv-blocks", "40"]),
         ),
     ];
     let schema = report_schema();

@@ -1,7 +1,8 @@
-//! How a replica admits a request into KV: `reserve` (the whole prompt and output must
-//! fit at admission; the default) or `preempt` (vLLM V1's rule: admit on the prompt's
-//! blocks, grow a running request's KV a block at a time as it decodes, and preempt the
-//! most recently admitted running request when a step finds no block).
+//! How a replica admits a request into KV: `preempt` (the default; vLLM V1's rule: admit
+//! on the prompt's blocks, grow a running request's KV a block at a time as it decodes,
+//! and preempt the most recently admitted running request when a step finds no block) or
+//! `reserve` (the whole prompt and output must fit at admission, as TensorRT-LLM's
+//! default `GUARANTEED_NO_EVICT` capacity scheduler reserves).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,15 +17,16 @@ use super::ConfigError;
 #[serde(rename_all = "snake_case", try_from = "String")]
 pub enum Admission {
     /// Admit only when the prompt and the whole output fit; nothing is ever preempted.
-    #[default]
     Reserve,
     /// Admit when the prompt's blocks fit; grow as the request decodes; when a step
     /// finds no block, preempt the most recently admitted running request (recompute).
+    #[default]
     Preempt,
 }
 
 impl Admission {
-    /// Both rules, the default first.
+    /// Both rules, in a fixed order (the fuzzers draw from it by index, so the stored
+    /// regressions replay as found).
     pub const ALL: [Admission; 2] = [Admission::Reserve, Admission::Preempt];
 
     /// The name used on the command line and in the config.
@@ -35,7 +37,7 @@ impl Admission {
         }
     }
 
-    /// Parses `reserve` or `preempt`.
+    /// Parses `preempt` or `reserve`.
     pub fn parse(text: &str) -> Result<Admission, ConfigError> {
         Admission::ALL
             .into_iter()
@@ -44,7 +46,7 @@ impl Admission {
                 ConfigError::new(
                     "admission",
                     text,
-                    "one of reserve (prompt and output must fit at admission), preempt (admit on the prompt, grow while decoding, preempt the newest when out of blocks)",
+                    "one of preempt (admit on the prompt, grow while decoding, preempt the newest when out of blocks), reserve (prompt and output must fit at admission)",
                 )
             })
     }
@@ -58,8 +60,8 @@ impl TryFrom<String> for Admission {
     }
 }
 
-/// Whether `a` is the default rule (left out of the config's JSON, so a config that does
-/// not set it reads as before).
+/// Whether `a` is the default rule (left out of the config's JSON: a config without the
+/// key means `preempt`).
 pub(super) fn is_default(a: &Admission) -> bool {
-    *a == Admission::Reserve
+    *a == Admission::default()
 }

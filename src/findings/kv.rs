@@ -1,7 +1,9 @@
 //! The KV-bound finding: KV capacity, not the batch slots, is what limits how many
-//! requests a replica runs at once. A replica admits a request only when its whole prompt
-//! and output fit in its cache, so a cache that holds one or two requests runs one or two,
-//! however many slots are free, and the rest wait.
+//! requests a replica runs at once. A replica admits a request only when its prompt
+//! (under `preempt`) or its whole prompt and output (under `reserve`) fit in its cache, and
+//! under `preempt` a request that grows past the room preempts another, so a cache that
+//! holds one or two requests runs one or two, however many slots are free, and the rest
+//! wait.
 //!
 //! Rule (thresholds are named constants): the cache is bounded, the fleet got at least
 //! `MIN_REQUESTS_PER_REPLICA` requests per replica on average, and on average a replica

@@ -20,7 +20,7 @@ pub(super) const LESSON: Lesson = Lesson {
     id: "won-on-an-infinite-cache",
     title: "The policy that won on an infinite cache",
     story: "A team benchmarked routing policies on a staging fleet with far more KV memory than production: 4 replicas, 10 requests a second, 32 prompt templates of 2,048 tokens. Round robin had the best p99 time to first token there, so it shipped. Each production replica holds 80 blocks of 512 tokens: room for a few templates besides the requests it is running.",
-    symptom: "In production p99 TTFT is about seven times what staging showed and the caches evict thousands of blocks: every replica tries to keep all 32 templates and keeps few of them.",
+    symptom: "In production p99 TTFT is about six times what staging showed and the caches evict thousands of blocks: every replica tries to keep all 32 templates and keeps few of them.",
     broken: config(&[("num_prefixes", Int(32)), ("num_requests", Int(1000)), ("request_rate", Float(10.0)), ("routing", Text("round_robin")), ("kv_blocks", Int(80))]),
     goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica), every call served.",
     checks: &[
@@ -37,7 +37,7 @@ pub(super) const LESSON: Lesson = Lesson {
         Fix { name: "kv, weight 4", config: kv4() },
         Fix { name: "dynamo", config: config(&[("routing", Text("dynamo"))]) },
     ],
-    explanation: "On unbounded caches every replica soon holds all 32 templates, so the best policy is the one that balances load best: round robin's p99 was a little lower than kv's. With 80 blocks a replica holds only a few templates besides its running requests. Round robin sends each template everywhere, so every replica keeps evicting what its next request needs: about 13% of prompt tokens come from cache and p99 is about 1.06 s. A cache-aware router sends a request where its template is, so each replica keeps a subset and the fleet's caches add up: kv at weight 4 serves about 31% from cache with p99 about 320 ms. The benchmark ranked policies on a cache that production does not have.",
+    explanation: "On unbounded caches every replica soon holds all 32 templates, so the best policy is the one that balances load best: round robin's p99 was a little lower than kv's. With 80 blocks a replica holds only a few templates besides its running requests. Round robin sends each template everywhere, so every replica keeps evicting what its next request needs: about 13% of prompt tokens come from cache and p99 is about 910 ms. A cache-aware router sends a request where its template is, so each replica keeps a subset and the fleet's caches add up: kv at weight 4 serves about 31% from cache with p99 about 310 ms. The benchmark ranked policies on a cache that production does not have.",
     rule_of_thumb: "Rank routing policies under the cache size you will run, not on an unbounded one.",
     difficulty: "intermediate",
     minutes: 12,

@@ -39,7 +39,7 @@ pub(super) const LESSON: Lesson = Lesson {
     trace: TRACE,
     how: "A request hits on the blocks of its prompt that are already in the cache of the replica it lands on. On one engine every block the traffic has seen is a candidate, so the hit rate depends only on the content and on how much the cache keeps: the more blocks, the further back in time reuse can reach. That curve is the traffic's reuse profile: what a cache of each size can win back. With unbounded caches, a fleet of replicas can at best match one engine's ceiling.",
     diagram: Diagram {
-        caption: "Token hit rate of one engine replaying the conversation trace, by cache size: it climbs to 34.1% at 32,000 blocks; four times that cache adds only 3 points more.",
+        caption: "Token hit rate of one engine replaying the conversation trace, by cache size: it climbs to 34.2% at 32,000 blocks; four times that cache adds only 3 points more.",
         x_key: "kv_blocks",
         x_label: "KV cache (blocks of 512 tokens)",
         values: &[833.0, 4000.0, 16000.0, 32000.0, 128000.0],

@@ -2,9 +2,10 @@
 // per replica) set through the URL, in real Chromium: the hero and the results both show the KV-bound
 // finding, titled, with the words and numbers the native CLI prints for the same flags; the routing
 // capture figure says why its picks found more blocks than admissions reused (evictions while requests
-// waited), with the CLI's counts. Ten times the cache: no finding and no such clause. The same small
-// cache under `admission=preempt` (the KV cache group's control reads it) preempts, with the CLI's
-// counts, and the fleet lines end with the CLI's preemption line. With a CPU tier (the KV cache group's
+// waited), with the CLI's counts. Ten times the cache: no finding and no such clause. A link without
+// `admission` runs the default rule, preempt (the KV cache group's control reads it): the small cache
+// preempts, with the CLI's counts, and the fleet lines end with the CLI's preemption line; a link
+// with `admission=reserve` keeps the whole reservation (the control reads it, and nothing preempts). With a CPU tier (the KV cache group's
 // control reads it), the report's tier figures are the CLI's, and the fleet lines end with its tier line.
 // With a CPU tier, a shared tier and a router that counts them, the controls read them, the shared
 // tier's figures and line are the CLI's, and the per-replica hit chart splits each bar per tier.
@@ -101,17 +102,18 @@ test('ten times the cache: no KV-bound finding, and picks and admissions agree w
   } finally { await context.close(); }
 });
 
-test('the small cache under admission=preempt: the control reads it, and the run preempts as the CLI\'s does', async () => {
-  const preempt = { ...SMALL, admission: 'preempt' };
-  const native = cli(preempt);
+test('a link without admission runs preempt: the control reads it, and the small cache preempts as the CLI\'s does; admission=reserve keeps reserving', async () => {
+  // SMALL names no admission rule, on the page and on the command line: both run the default.
+  assert.equal('admission' in SMALL, false);
+  const native = cli(SMALL);
   const line = native.lines.find((l) => l.startsWith('  Preemptions (admission=preempt): '));
   const p = native.report.summary.preemption;
   assert.ok(line && p.preemptions > 0, native.lines.join('\n'));
-  const { page, errors, context, report } = await open(preempt);
+  const { page, errors, context, report } = await open(SMALL);
   try {
     const control = page.locator('[data-testid=input-admission]');
     assert.equal(await control.inputValue(), 'preempt');
-    assert.deepEqual(await control.locator('option').allTextContents(), ['reserve', 'preempt']);
+    assert.deepEqual(await control.locator('option').allTextContents(), ['preempt', 'reserve']);
     assert.deepEqual(report.summary.preemption, p);
     assert.deepEqual(report.per_instance.map((r) => r.preemption), native.report.per_instance.map((r) => r.preemption));
     // The fleet lines' box ends with the CLI's preemption line, word for word.
@@ -121,6 +123,19 @@ test('the small cache under admission=preempt: the control reads it, and the run
     await screenshot(page, 'kv-preempt', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
+
+  const reserve = { ...SMALL, admission: 'reserve' };
+  const old = cli(reserve);
+  assert.equal(old.report.summary.preemption, undefined);
+  const r = await open(reserve);
+  try {
+    assert.equal(await r.page.locator('[data-testid=input-admission]').inputValue(), 'reserve');
+    assert.equal(r.report.summary.preemption, undefined);
+    assert.equal(r.report.summary.ttft_ms_p50, old.report.summary.ttft_ms_p50, 'the page ran what the CLI ran');
+    const box = await r.page.locator('[data-testid=fleet-lines]').textContent();
+    assert.equal(box.includes('Preemptions'), false, box);
+    assert.deepEqual(r.errors, []);
+  } finally { await r.context.close(); }
 });
 
 test('the small cache with a CPU tier: the control reads it, and the tier serves hits as the CLI\'s does', async () => {

@@ -486,11 +486,12 @@ pub struct RunArgs {
     /// too; seeded) or lowest (the lower index).
     #[arg(long = "des-tie-break", value_name = "RULE", default_value = "random", value_parser = tie_break)]
     pub tie_break: TieBreak,
-    /// How a replica admits into KV: reserve (the prompt and the whole output must fit
-    /// at admission) or preempt (vLLM V1's rule: admit on the prompt's blocks, grow a
-    /// block at a time while decoding, and when a step finds no block preempt the most
-    /// recently admitted request, which recomputes when it runs again).
-    #[arg(long = "des-admission", value_name = "RULE", default_value = "reserve", value_parser = admission)]
+    /// How a replica admits into KV: preempt (vLLM V1's rule: admit on the prompt's
+    /// blocks, grow a block at a time while decoding, and when a step finds no block
+    /// preempt the most recently admitted request, which recomputes when it runs again)
+    /// or reserve (the prompt and the whole output must fit at admission, as
+    /// TensorRT-LLM's default capacity scheduler does; nothing is preempted).
+    #[arg(long = "des-admission", value_name = "RULE", default_value = "preempt", value_parser = admission)]
     pub admission: Admission,
     /// Disaggregated fleet: replicas that only prefill (with --des-decode-instances; the
     /// routing policy picks among them) [default: colocated].
