@@ -4,8 +4,8 @@
 //! properties: a shared tier of 0 blocks reports byte for byte as none; with an unbounded
 //! shared tier every block ever computed is reached again (its request's leading run,
 //! computed here by an independent model of the fleet's caches); and a shared tier keeps
-//! every request ending once under every policy. Last, the book's Mooncake comparison is
-//! measured here, row by row.
+//! every request ending once under every policy. The book's Mooncake comparison is
+//! measured in tests/mooncake_comparison.rs.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::HashSet;
@@ -446,98 +446,4 @@ fn a_router_that_sees_the_tiers_sends_the_prefix_where_it_was_offloaded() {
         picks(kvfleet::RouterTiers::All),
         (0, Some(2), vec![2, 0], 8)
     );
-}
-
-/// A built-in trace's requests.
-fn trace(name: &str) -> Vec<Request> {
-    let path = format!(
-        "{}/data/mooncake/{name}_trace.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let reader = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
-    let options = kvfleet::trace::TraceOptions::default();
-    kvfleet::trace::parse_mooncake(reader, name, &options).unwrap()
-}
-
-/// Whole ms with a thousands comma, as the book's table prints them.
-fn ms(x: f64) -> String {
-    let x = x.round() as u64;
-    if x >= 1000 {
-        format!("{},{:03}", x / 1000, x % 1000)
-    } else {
-        x.to_string()
-    }
-}
-
-/// One row of the book's Mooncake table as it prints it: hit rate, split (M tokens) and GB loaded.
-fn row_words(r: &kvfleet::Report) -> (String, String, String) {
-    let s = &r.summary;
-    let m = |tok: u64| format!("{:.1}", tok as f64 / 1e6);
-    let (split, loaded) = match (&s.shared_tier, &s.cpu_tier) {
-        (Some(t), _) => (
-            format!("{} / – / {}", m(t.hbm_hit_tokens), m(t.shared_hit_tokens)),
-            t.loaded_bytes,
-        ),
-        (None, Some(t)) => (
-            format!("{} / {} / –", m(t.hbm_hit_tokens), m(t.cpu_hit_tokens)),
-            t.loaded_bytes,
-        ),
-        (None, None) => (format!("{} / – / –", m(s.cached_tokens)), 0),
-    };
-    let gb = (loaded as f64 / 1e9).round() as u64;
-    let loaded = if loaded == 0 {
-        "–".to_string()
-    } else if gb >= 1000 {
-        format!("{},{:03} GB", gb / 1000, gb % 1000)
-    } else {
-        format!("{gb} GB")
-    };
-    (format!("{:.1}%", s.hit_rate_tokens * 100.0), split, loaded)
-}
-
-// The book's comparison of local caches and one pool (docs/src/memory-hierarchy.md) is
-// measured: each row of its table is this run's hit rate, split, bytes loaded and TTFT.
-#[test]
-fn the_books_mooncake_comparison_is_measured() {
-    let book = include_str!("../docs/src/memory-hierarchy.md");
-    let rows: Vec<Vec<&str>> = book
-        .lines()
-        .filter(|l| l.starts_with("| conversation |") || l.starts_with("| synthetic |"))
-        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
-        .collect();
-    assert_eq!(rows.len(), 10, "the table's rows");
-    for name in ["conversation", "synthetic"] {
-        let requests = trace(name);
-        for row in rows.iter().filter(|r| r[0] == name) {
-            let mut cfg = Config {
-                instances: 10,
-                kv_blocks: Some(900),
-                block_size: 512,
-                routing: Policy::Kv,
-                router_tiers: if row[2] == "all" {
-                    kvfleet::RouterTiers::All
-                } else {
-                    kvfleet::RouterTiers::Hbm
-                },
-                ..Config::default()
-            };
-            if row[1].starts_with("local") {
-                cfg.cpu_kv_blocks = Some(5860);
-            } else if row[1].starts_with("pooled") {
-                cfg.shared_kv_blocks = Some(58_594);
-            }
-            let r = api::replay_simulation(&cfg, requests.clone(), name)
-                .unwrap()
-                .into_report();
-            let (hit, split, loaded) = row_words(&r);
-            assert_eq!(
-                (row[3], row[4], row[5]),
-                (&*hit, &*split, &*loaded),
-                "{row:?}"
-            );
-            let s = &r.summary;
-            let ttft = format!("{} / {} ms", ms(s.ttft_ms_mean), ms(s.ttft_ms_p90));
-            assert_eq!(row[6], ttft, "{row:?}");
-        }
-    }
 }
