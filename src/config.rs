@@ -16,7 +16,7 @@ mod tie_break;
 mod tier;
 
 pub use admission::Admission;
-pub use autoscale::Autoscale;
+pub use autoscale::{Autoscale, SloTargets};
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
@@ -563,12 +563,16 @@ pub struct Config {
     /// `kpa`: one decision asks for at least the ready replicas divided by this.
     #[serde(skip_serializing_if = "autoscale::is_default_kpa_max_scale_down_rate")]
     pub kpa_max_scale_down_rate: f64,
-    /// `slo`: the TTFT target, ms.
-    #[serde(skip_serializing_if = "autoscale::is_default_slo_ttft_ms")]
-    pub slo_ttft_ms: f64,
-    /// `slo`: the inter-token latency target, ms.
-    #[serde(skip_serializing_if = "autoscale::is_default_slo_itl_ms")]
-    pub slo_itl_ms: f64,
+    /// The TTFT target, ms: the `slo` scaler's (unset: 500 ms) and, when set, what
+    /// `series.slo_attained` counts on any run (`Config::slo_targets`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub slo_ttft_ms: Option<f64>,
+    /// The inter-token latency target, ms: the `slo` scaler's (unset: 50 ms) and, when
+    /// set, a request's TPOT in `series.slo_attained`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub slo_itl_ms: Option<f64>,
     /// `slo`: seconds between decisions.
     #[serde(skip_serializing_if = "autoscale::is_default_slo_interval_s")]
     pub slo_interval_s: f64,
@@ -735,8 +739,8 @@ impl Default for Config {
             kpa_panic_threshold_pct: autoscale::DEFAULT_KPA_PANIC_THRESHOLD_PCT,
             kpa_max_scale_up_rate: autoscale::DEFAULT_KPA_MAX_SCALE_UP_RATE,
             kpa_max_scale_down_rate: autoscale::DEFAULT_KPA_MAX_SCALE_DOWN_RATE,
-            slo_ttft_ms: autoscale::DEFAULT_SLO_TTFT_MS,
-            slo_itl_ms: autoscale::DEFAULT_SLO_ITL_MS,
+            slo_ttft_ms: None,
+            slo_itl_ms: None,
             slo_interval_s: autoscale::DEFAULT_SLO_INTERVAL_S,
             slo_scale_down_pct: autoscale::DEFAULT_SLO_SCALE_DOWN_PCT,
             dynamo_temperature: 0.0,

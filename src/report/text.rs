@@ -334,7 +334,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "{}", crate::report::mixed_line(presets));
     }
     if let Some(schedule) = schedule_of(r) {
-        for line in crate::report::over_time::lines(&r.series, &schedule) {
+        for line in crate::report::over_time::lines(&r.series, &schedule, r.config.slo_targets()) {
             let _ = writeln!(out, "{line}");
         }
     }

@@ -447,12 +447,14 @@ pub struct RunArgs {
     /// kpa: one decision asks for at least the ready replicas divided by this.
     #[arg(long = "des-kpa-max-scale-down-rate", value_name = "X", default_value = "2", value_parser = number)]
     pub kpa_max_scale_down_rate: f64,
-    /// slo: the TTFT target, ms.
-    #[arg(long = "des-slo-ttft-ms", value_name = "MS", default_value = "500", value_parser = number)]
-    pub slo_ttft_ms: f64,
-    /// slo: the inter-token latency target, ms.
-    #[arg(long = "des-slo-itl-ms", value_name = "MS", default_value = "50", value_parser = number)]
-    pub slo_itl_ms: f64,
+    /// The TTFT target, ms: the slo scaler's (unset: 500); set on any run, the report's
+    /// SLO attainment over time counts it.
+    #[arg(long = "des-slo-ttft-ms", value_name = "MS", value_parser = number)]
+    pub slo_ttft_ms: Option<f64>,
+    /// The inter-token latency target, ms: the slo scaler's (unset: 50); set on any run,
+    /// the SLO attainment over time holds each request's TPOT to it.
+    #[arg(long = "des-slo-itl-ms", value_name = "MS", value_parser = number)]
+    pub slo_itl_ms: Option<f64>,
     /// slo: seconds between decisions.
     #[arg(long = "des-slo-interval-s", value_name = "S", default_value = "5", value_parser = number)]
     pub slo_interval_s: f64,
