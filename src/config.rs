@@ -10,6 +10,7 @@ mod admission;
 mod autoscale;
 mod disagg;
 mod fleet;
+mod gpu_price;
 mod router_cpu;
 mod router_tiers;
 mod tie_break;
@@ -21,6 +22,7 @@ pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
 pub use fleet::{parse_fleet, validate_fleet_mix, FleetGroup};
+pub use gpu_price::{parse_gpu_prices, GpuPrices, MAX_GPU_HOUR_USD};
 pub use router_tiers::RouterTiers;
 pub use tie_break::TieBreak;
 pub use tier::{
@@ -429,6 +431,12 @@ pub struct Config {
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub fleet: String,
+    /// The price of one GPU-hour, US dollars, overriding the presets' assumed on-demand
+    /// prices: `PRESET=USD` entries joined by commas (e.g. `llama3-8b-mi300x=2.10`), or one
+    /// price for every preset. Empty: each preset's own. Every dollar figure uses it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub gpu_hour_usd: String,
     /// Routing policy.
     pub routing: Policy,
     /// `kv` policy: weight of missed blocks against load (0 = pure load balance).
@@ -695,6 +703,7 @@ impl Default for Config {
             prefix_popularity: "uniform".to_string(),
             instances: 4,
             fleet: String::new(),
+            gpu_hour_usd: String::new(),
             routing: Policy::Kv,
             overlap_weight: 1.0,
             block_size: 512,

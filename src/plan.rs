@@ -71,8 +71,8 @@ pub struct PlanSpec {
     pub limits: PlanLimits,
 }
 
-/// Default price of one GPU-hour (kept with the presets' hardware, which the autoscaler's
-/// report prices too).
+/// Price of one GPU-hour of an engine without hardware (a preset with hardware has its own,
+/// `Config::gpu_hour_usd_of`).
 pub use crate::timing::DEFAULT_GPU_HOUR_USD;
 
 /// Default largest fleet a plan tries.
@@ -86,8 +86,9 @@ pub const MAX_SEEDS: u32 = crate::noise::MAX_SEEDS;
 pub const MAX_GPUS_PER_REPLICA: u32 = 1024;
 
 /// Highest price of one GPU-hour, US dollars: thousands of times any cloud price, and low
-/// enough that the largest fleet's price per hour and per token stay finite.
-pub const MAX_GPU_HOUR_USD: f64 = 10_000.0;
+/// enough that the largest fleet's price per hour and per token stay finite (the config's
+/// `gpu_hour_usd` bound too).
+pub use crate::config::MAX_GPU_HOUR_USD;
 
 impl Slo {
     /// Checks the targets: at least one given, each a finite number > 0, the rejected

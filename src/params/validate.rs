@@ -312,6 +312,7 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
         check_range("timeout_ms", timeout)?;
     }
     crate::config::validate_fleet_mix(cfg)?;
+    crate::config::parse_gpu_prices(&cfg.gpu_hour_usd)?;
     validate_router_cpu(cfg)?;
     validate_autoscale(cfg)?;
     validate_pools(cfg)?;

@@ -266,6 +266,11 @@ pub struct RunArgs {
     /// without autoscaling.
     #[arg(long = "des-fleet", value_name = "GROUPS")]
     pub fleet: Option<String>,
+    /// The price of one GPU-hour in US dollars, overriding each preset's assumed on-demand
+    /// price: PRESET=USD entries joined by commas (e.g. llama3-8b-mi300x=2.10), or one USD
+    /// for every preset. Every dollar figure (mixed fleet, autoscaler, planner) uses it.
+    #[arg(long = "des-gpu-hour-usd", value_name = "PRICES")]
+    pub gpu_prices: Option<String>,
     /// Routing policy: round_robin, random, prefix_aware, kv, sticky, least_loaded, p2c,
     /// dynamo, sglang, llm_d or aibrix.
     #[arg(long = "des-routing", value_name = "POLICY", default_value = "kv", value_parser = routing)]
@@ -627,6 +632,7 @@ impl RunArgs {
                 },
             ),
             fleet: self.fleet.clone().unwrap_or_default(),
+            gpu_hour_usd: self.gpu_prices.clone().unwrap_or_default(),
             routing: self.routing,
             overlap_weight: self.overlap_weight,
             block_size: self.block_size,

@@ -81,14 +81,16 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         seeds: f.seeds,
         exhaustive: f.exhaustive,
         gpus_per_replica: f.gpus_per_replica.unwrap_or(cfg.engine.gpus()),
-        gpu_hour_usd: f.gpu_hour_usd,
+        gpu_hour_usd: f
+            .gpu_hour_usd
+            .unwrap_or_else(|| cfg.gpu_hour_usd_of(cfg.engine)),
     };
     limits.validate()?;
     plan::check_plan(&cfg, &limits)?;
     let mix = match &f.mix {
         Some(flag) => {
             check_mix_flags(f)?;
-            Some(crate::plan_mix::presets(flag, &cfg, &limits)?)
+            Some(crate::plan_mix::presets(flag, &cfg, f.gpu_hour_usd)?)
         }
         None if !cfg.fleet.is_empty() => {
             return Err(

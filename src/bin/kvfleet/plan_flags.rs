@@ -38,16 +38,17 @@ pub struct PlanFlags {
     /// a smaller answer that a non-monotone result hides from the bracketing search).
     #[arg(long = "plan-exhaustive")]
     pub exhaustive: bool,
-    /// Price of one GPU-hour, US dollars, 0 to 10000 (assumed: a round on-demand price
-    /// for one H100-class GPU; set your own).
-    #[arg(long = "gpu-hour-usd", value_name = "USD", default_value_t = plan::DEFAULT_GPU_HOUR_USD)]
-    pub gpu_hour_usd: f64,
+    /// Price of one GPU-hour, US dollars, 0 to 10000 [default: the engine preset's GPU's
+    /// (--des-gpu-hour-usd when it names one), an assumed on-demand list price; $2.50 for
+    /// an engine without hardware].
+    #[arg(long = "gpu-hour-usd", value_name = "USD")]
+    pub gpu_hour_usd: Option<f64>,
     /// GPUs per replica, 1 to 1024 [default: the engine preset's, 1 for custom].
     #[arg(long = "plan-gpus-per-replica", value_name = "G")]
     pub gpus_per_replica: Option<u32>,
     /// Search mixes of two presets of one model instead of one preset's fleet:
     /// PRESET[=USD],PRESET[=USD] (USD: the price of one of its GPUs for an hour
-    /// [default: --gpu-hour-usd]). Per policy, the cheapest fleet of a of the first and b
+    /// [default: --gpu-hour-usd when given, else the preset's GPU's]). Per policy, the cheapest fleet of a of the first and b
     /// of the second (a + b at most --plan-max-replicas) that meets the targets.
     #[arg(long = "plan-mix", value_name = "PAIR", value_parser = mix)]
     pub mix: Option<MixFlag>,
