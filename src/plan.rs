@@ -13,11 +13,16 @@ use serde::{Deserialize, Serialize};
 use crate::config::Config;
 use crate::report::Summary;
 
+mod autoscale;
 mod headline;
 mod mix;
 mod runners;
 mod search;
 
+pub use autoscale::{
+    answer as autoscale_answer, compare_autoscale, comparison_configs, fleet_run, fleet_words,
+    AutoscaleComparison, FleetRun,
+};
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
 pub use mix::{check_mix, mix_config, mix_price, plan_mix, MixPlan, MixPoint, MixPreset};
 pub use runners::{SyntheticRunner, TraceRunner};
@@ -327,6 +332,14 @@ pub fn cost(replicas: u32, m: &Measured, limits: &PlanLimits) -> Cost {
 pub trait Runner {
     /// The summary of `cfg` at `rate_scale`.
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String>;
+    /// The whole report of `cfg` at `rate_scale` (the autoscaled comparison needs its
+    /// series and billing); a runner that keeps only summaries refuses.
+    fn report(&self, _cfg: &Config, _rate_scale: f64) -> Result<crate::report::Report, String> {
+        Err(
+            "this planner runs only summaries; the autoscaled comparison needs whole reports"
+                .into(),
+        )
+    }
     /// The workload's own rate at scale 1 and its unit ("req/s", "tasks/s").
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str);
     /// The rate scales this workload accepts (a synthetic rate has limits).

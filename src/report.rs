@@ -283,6 +283,13 @@ pub struct Summary {
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     #[cfg_attr(feature = "schema", schemars(with = "f64"))]
     pub gpu_hours: Option<f64>,
+    /// With an SLO target (`slo_ttft_ms` / `slo_itl_ms` set, or the `slo` scaler's): the
+    /// share of the completed requests whose TTFT, and TPOT, met it, a fraction 0..=1
+    /// (`series.slo_attained` over the whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "f64"))]
+    pub slo_attained: Option<f64>,
     /// Mixed fleets only (`fleet`): each preset's GPUs at its GPU's price of a GPU-hour
     /// (the preset's assumed on-demand price, or `gpu_hour_usd`), US dollars per hour.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -578,6 +585,7 @@ impl Simulation<'_> {
             .chain(findings.iter().map(|f| f.text.clone()))
             .collect();
         summary.gpu_hours = gpu_hours;
+        summary.slo_attained = series.slo_attained_share();
         let fleet_lines = self.fleet_lines(&summary, &per_instance);
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);

@@ -82,6 +82,25 @@ pub struct Series {
     pub link_busy: Vec<Vec<Option<f64>>>,
 }
 
+impl Series {
+    /// With an SLO target: the share of all the requests completed in the run that met it
+    /// (each window's share times its completions, summed, over all completions); `None`
+    /// without a target or a completion.
+    pub fn slo_attained_share(&self) -> Option<f64> {
+        if self.slo_attained.is_empty() {
+            return None;
+        }
+        let (mut met, mut done) = (0.0, 0.0);
+        for k in 1..self.t_s.len() {
+            let completed = self.served_rate[k].unwrap_or(0.0) * (self.t_s[k] - self.t_s[k - 1]);
+            let completed = libm::round(completed);
+            met += libm::round(self.slo_attained[k].unwrap_or(0.0) * completed);
+            done += completed;
+        }
+        (done > 0.0).then(|| met / done)
+    }
+}
+
 /// Samples replica state on a regular grid as the simulation advances.
 #[derive(Clone, Debug)]
 pub struct Sampler {

@@ -120,6 +120,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         }
     };
     let chosen: Vec<Policy> = f.plan_routing.clone().map_or(Policy::ALL.to_vec(), |l| l.0);
+    crate::plan_autoscale::check(&cfg, f, &chosen)?;
     if let Some(presets) = mix {
         let mixes =
             crate::plan_mix::plan_all(&cfg, &chosen, presets, &slo, &limits, runner.as_ref())?;
@@ -160,6 +161,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         limits,
         config: &cfg,
         headline: plan::headline(&plans),
+        autoscale: crate::plan_autoscale::compare(&cfg, f, &plans, &slo, &limits, runner.as_ref())?,
         policies: plans,
     };
     let text = crate::plan_text::render(&report);

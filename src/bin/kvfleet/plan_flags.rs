@@ -52,6 +52,12 @@ pub struct PlanFlags {
     /// of the second (a + b at most --plan-max-replicas) that meets the targets.
     #[arg(long = "plan-mix", value_name = "PAIR", value_parser = mix)]
     pub mix: Option<MixFlag>,
+    /// Then compare the static fleet the plan sized for --des-routing's policy with an
+    /// autoscaled one (kpa or slo) on the same workload: from --des-min-instances (default
+    /// 1) up to --des-max-instances (default: the static fleet's size), held to the plan's
+    /// targets; prints GPU-hours, cost, p99 TTFT, SLO attainment and hit rate side by side.
+    #[arg(long = "plan-autoscale", value_name = "SCALER", value_parser = scaler)]
+    pub plan_autoscale: Option<kvfleet::config::Autoscale>,
     /// Write the whole plan as JSON to FILE ("-" for standard output).
     #[arg(long = "plan-json", value_name = "FILE")]
     pub json: Option<String>,
@@ -86,6 +92,14 @@ fn mix(text: &str) -> Result<MixFlag, String> {
         Ok((preset, price))
     };
     Ok(MixFlag([one(a)?, one(b)?]))
+}
+
+fn scaler(text: &str) -> Result<kvfleet::config::Autoscale, String> {
+    use kvfleet::config::Autoscale;
+    match Autoscale::parse(text.trim()) {
+        Ok(a) if a != Autoscale::Off => Ok(a),
+        _ => Err("expected kpa (Knative's autoscaler) or slo (a Dynamo-planner-style rule)".into()),
+    }
 }
 
 fn positive(text: &str) -> Result<f64, String> {
