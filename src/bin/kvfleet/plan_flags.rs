@@ -53,9 +53,9 @@ pub struct PlanFlags {
     #[arg(long = "plan-mix", value_name = "PAIR", value_parser = mix)]
     pub mix: Option<MixFlag>,
     /// Then compare the static fleet the plan sized for --des-routing's policy with an
-    /// autoscaled one (kpa or slo) on the same workload: from --des-min-instances (default
-    /// 1) up to --des-max-instances (default: the static fleet's size), held to the plan's
-    /// targets; prints GPU-hours, cost, p99 TTFT, SLO attainment and hit rate side by side.
+    /// autoscaled one (kpa or slo) on the same workload: from --des-min-instances (default:
+    /// one replica) up to --des-max-instances (default: the static fleet's size), held to
+    /// the plan's targets; prints GPU-hours, cost, p99 TTFT, SLO attainment and hit rate.
     #[arg(long = "plan-autoscale", value_name = "SCALER", value_parser = scaler)]
     pub plan_autoscale: Option<kvfleet::config::Autoscale>,
     /// Write the whole plan as JSON to FILE ("-" for standard output).
