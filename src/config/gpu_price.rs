@@ -36,7 +36,8 @@ pub fn parse_gpu_prices(text: &str) -> Result<GpuPrices, ConfigError> {
         return Ok(out);
     }
     let price = |s: &str| -> Result<f64, ConfigError> {
-        let usd: f64 = s.trim().parse().map_err(|_| bad())?;
+        // `decimal::finite_f64`, not `str::parse`: one float parser in the page's wasm.
+        let usd = crate::decimal::finite_f64(s.trim()).ok_or_else(bad)?;
         if (0.0..=MAX_GPU_HOUR_USD).contains(&usd) {
             Ok(usd)
         } else {
