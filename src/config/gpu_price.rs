@@ -124,3 +124,31 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod help_tests {
+    use crate::timing::{
+        B200_GPU_HOUR_USD, H100_GPU_HOUR_USD, H200_GPU_HOUR_USD, MI300X_GPU_HOUR_USD,
+    };
+
+    /// The page's mixed-fleet field states the prices the run uses.
+    #[test]
+    fn the_fleet_fields_help_states_the_prices() {
+        let spec = crate::params::specs()
+            .into_iter()
+            .find(|s| s.name == "fleet")
+            .unwrap();
+        let help = spec.help.to_string();
+        assert_eq!(
+            H100_GPU_HOUR_USD, MI300X_GPU_HOUR_USD,
+            "the help names them together"
+        );
+        for words in [
+            format!("${H100_GPU_HOUR_USD:.2} an H100 or MI300X"),
+            format!("${H200_GPU_HOUR_USD:.2} an H200"),
+            format!("${B200_GPU_HOUR_USD:.2} a B200"),
+        ] {
+            assert!(help.contains(&words), "{words}: {help}");
+        }
+    }
+}
