@@ -228,3 +228,58 @@ fn the_comparison_refuses_what_it_cannot_run() {
         assert!(err.contains(want), "{extra:?}: {err}");
     }
 }
+
+/// Under the `slo` scaler a target the plan does not set is the scaler's own default (ITL
+/// 50 ms), for both runs alike: the static fleet's attainment is an ordinary run's with the
+/// same two targets.
+#[test]
+fn under_the_slo_scaler_both_runs_count_the_same_targets() {
+    let out = tmp("plan-autoscale-slo.json");
+    let (code, text, err) = kvfleet(&[
+        "plan",
+        "--des-num-requests",
+        "200",
+        "--slo-ttft-p99-ms",
+        "400",
+        "--plan-routing",
+        "kv",
+        "--plan-autoscale",
+        "slo",
+        "--plan-json",
+        &out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let plan = json_of(&out);
+    let c = &plan["autoscale"];
+    assert_eq!(
+        (c["slo_ttft_ms"].as_f64(), c["slo_itl_ms"].as_f64()),
+        (Some(400.0), Some(50.0))
+    );
+    assert!(
+        text.contains("SLO met: completed requests with TTFT <= 400 ms and TPOT <= 50.0 ms."),
+        "{text}"
+    );
+    let n = plan["policies"][0]["min_replicas"]
+        .as_u64()
+        .unwrap()
+        .to_string();
+    let report = tmp("plan-autoscale-slo-static.json");
+    let (code, _, err) = kvfleet(&[
+        "--des-num-requests",
+        "200",
+        "--des-routing",
+        "kv",
+        "--des-instances",
+        &n,
+        "--des-slo-ttft-ms",
+        "400",
+        "--des-slo-itl-ms",
+        "50",
+        "--des-report-json",
+        &report,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r = json_of(&report);
+    assert_eq!(c["static"]["slo_attained"], r["summary"]["slo_attained"]);
+    assert_eq!(c["autoscaled"]["fleet"], "slo");
+}

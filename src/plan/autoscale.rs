@@ -5,7 +5,9 @@
 //!
 //! Both runs carry the plan's targets as the run's SLO (`slo_ttft_ms` from the TTFT p99
 //! target, `slo_itl_ms` from the TPOT p99 one: the one definition `series.slo_attained` and
-//! the `slo` scaler use), so their SLO attainment counts the same requests the same way.
+//! the `slo` scaler use; under the `slo` scaler a target the plan does not set is the
+//! scaler's default, for both runs), so their SLO attainment counts the same requests the
+//! same way.
 //! GPU-hours are replica time from 0 to the run's end (the autoscaler's billing: starting,
 //! ready and draining replicas) x GPUs per replica; the static fleet's is its replicas for
 //! that whole time. Cost is GPU-hours x the plan's price of a GPU-hour.
@@ -45,6 +47,11 @@ pub struct FleetRun {
 pub struct AutoscaleComparison {
     /// The routing policy both fleets run.
     pub policy: String,
+    /// The TTFT target both runs' SLO attainment counts, ms (`null`: none).
+    pub slo_ttft_ms: Option<f64>,
+    /// The TPOT (inter-token latency) target both runs' SLO attainment counts, ms
+    /// (`null`: none).
+    pub slo_itl_ms: Option<f64>,
     /// The static fleet the plan sized.
     #[serde(rename = "static")]
     pub static_fleet: FleetRun,
@@ -64,10 +71,17 @@ pub fn comparison_configs(
     scaler: Autoscale,
     slo: &Slo,
 ) -> [Config; 2] {
+    let scaler_default = |v: f64| (scaler == Autoscale::Slo).then_some(v);
     let held = Config {
         routing: policy,
-        slo_ttft_ms: slo.ttft_p99_ms.or(base.slo_ttft_ms),
-        slo_itl_ms: slo.tpot_p99_ms.or(base.slo_itl_ms),
+        slo_ttft_ms: slo
+            .ttft_p99_ms
+            .or(base.slo_ttft_ms)
+            .or(scaler_default(base.slo_ttft_ms_or_default())),
+        slo_itl_ms: slo
+            .tpot_p99_ms
+            .or(base.slo_itl_ms)
+            .or(scaler_default(base.slo_itl_ms_or_default())),
         ..base.clone()
     };
     let min = base.min_instances.unwrap_or(1).clamp(1, replicas);
@@ -105,6 +119,8 @@ pub fn compare_autoscale(
     let answer = answer(&static_fleet, &autoscaled);
     Ok(AutoscaleComparison {
         policy: policy.name().to_string(),
+        slo_ttft_ms: fixed.slo_ttft_ms,
+        slo_itl_ms: fixed.slo_itl_ms,
         static_fleet,
         autoscaled,
         answer,

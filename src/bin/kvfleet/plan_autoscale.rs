@@ -83,8 +83,8 @@ fn row(f: &FleetRun) -> String {
 }
 
 /// The comparison's lines: a heading, one row per fleet, the answer.
-pub fn render(c: &AutoscaleComparison, slo: &Slo, usd: f64) -> String {
-    let held: Vec<String> = [("TTFT", slo.ttft_p99_ms), ("TPOT", slo.tpot_p99_ms)]
+pub fn render(c: &AutoscaleComparison, usd: f64) -> String {
+    let held: Vec<String> = [("TTFT", c.slo_ttft_ms), ("TPOT", c.slo_itl_ms)]
         .into_iter()
         .filter_map(|(name, ms)| ms.map(|ms| format!("{name} <= {}", duration(ms))))
         .collect();

@@ -234,7 +234,7 @@ pub fn render(r: &PlanReport) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     if let Some(c) = &r.autoscale {
-        out.push_str(&crate::plan_autoscale::render(c, &r.slo, l.gpu_hour_usd));
+        out.push_str(&crate::plan_autoscale::render(c, l.gpu_hour_usd));
     }
     out
 }
