@@ -63,6 +63,13 @@ fn each_window_counts_the_requests_it_finished_that_met_the_ttft_target() {
         })
         .collect();
     assert_eq!(s.slo_attained, want);
+    // Over the run: 4 of the 10 requests, in the summary and the text's line.
+    assert_eq!(r.summary.slo_attained, Some(0.4));
+    let text = kvfleet::report::text::render(&r);
+    assert!(
+        text.contains("\n  SLO attained: 40.0% of the 10 completed requests had TTFT ≤ 55.0 ms\n"),
+        "{text}"
+    );
 }
 
 /// The run's TTFTs straddle the target the other way: at 75 ms, requests 0 to 5 meet it.

@@ -138,6 +138,21 @@ pub fn lines(s: &Series, schedule: &Schedule, slo: Option<SloTargets>) -> Vec<St
     out
 }
 
+/// The run's SLO attainment line ("  SLO attained: 93.1% of the 780 completed requests
+/// had TTFT ≤ 100 ms"), with a target and a completed request.
+pub fn attained_line(
+    share: Option<f64>,
+    completed: u64,
+    slo: Option<SloTargets>,
+) -> Option<String> {
+    let (share, t) = (share?, slo?);
+    Some(format!(
+        "  SLO attained: {:.1}% of the {completed} completed requests had {}",
+        100.0 * share,
+        words(t)
+    ))
+}
+
 /// "TTFT ≤ 500 ms and TPOT ≤ 50 ms": the targets a request must meet.
 fn words(t: SloTargets) -> String {
     let parts: Vec<String> = [("TTFT", t.ttft_ms), ("TPOT", t.itl_ms)]

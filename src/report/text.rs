@@ -250,6 +250,12 @@ pub fn render(r: &Report) -> String {
         "End-to-end",
         [s.e2e_ms_mean, s.e2e_ms_p50, s.e2e_ms_p90, s.e2e_ms_p99],
     );
+    let targets = c.slo_targets();
+    if let Some(line) =
+        crate::report::over_time::attained_line(s.slo_attained, s.completed, targets)
+    {
+        let _ = writeln!(out, "{line}");
+    }
     for line in &r.fleet_lines {
         let _ = writeln!(out, "{line}");
     }
