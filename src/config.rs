@@ -10,17 +10,19 @@ mod admission;
 mod autoscale;
 mod disagg;
 mod fleet;
+mod gpu_price;
 mod router_cpu;
 mod router_tiers;
 mod tie_break;
 mod tier;
 
 pub use admission::Admission;
-pub use autoscale::Autoscale;
+pub use autoscale::{Autoscale, SloTargets};
 pub use disagg::{
     transfer_us, DecodeRouting, Pools, DEFAULT_TRANSFER_BASE_US, DEFAULT_TRANSFER_GBPS,
 };
 pub use fleet::{parse_fleet, validate_fleet_mix, FleetGroup};
+pub use gpu_price::{parse_gpu_prices, GpuPrices, MAX_GPU_HOUR_USD};
 pub use router_tiers::RouterTiers;
 pub use tie_break::TieBreak;
 pub use tier::{
@@ -429,6 +431,12 @@ pub struct Config {
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub fleet: String,
+    /// The price of one GPU-hour, US dollars, overriding the presets' assumed on-demand
+    /// prices: `PRESET=USD` entries joined by commas (e.g. `llama3-8b-mi300x=2.10`), or one
+    /// price for every preset. Empty: each preset's own. Every dollar figure uses it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub gpu_hour_usd: String,
     /// Routing policy.
     pub routing: Policy,
     /// `kv` policy: weight of missed blocks against load (0 = pure load balance).
@@ -563,12 +571,16 @@ pub struct Config {
     /// `kpa`: one decision asks for at least the ready replicas divided by this.
     #[serde(skip_serializing_if = "autoscale::is_default_kpa_max_scale_down_rate")]
     pub kpa_max_scale_down_rate: f64,
-    /// `slo`: the TTFT target, ms.
-    #[serde(skip_serializing_if = "autoscale::is_default_slo_ttft_ms")]
-    pub slo_ttft_ms: f64,
-    /// `slo`: the inter-token latency target, ms.
-    #[serde(skip_serializing_if = "autoscale::is_default_slo_itl_ms")]
-    pub slo_itl_ms: f64,
+    /// The TTFT target, ms: the `slo` scaler's (unset: 500 ms) and, when set, what
+    /// `series.slo_attained` counts on any run (`Config::slo_targets`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub slo_ttft_ms: Option<f64>,
+    /// The inter-token latency target, ms: the `slo` scaler's (unset: 50 ms) and, when
+    /// set, a request's TPOT in `series.slo_attained`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
+    pub slo_itl_ms: Option<f64>,
     /// `slo`: seconds between decisions.
     #[serde(skip_serializing_if = "autoscale::is_default_slo_interval_s")]
     pub slo_interval_s: f64,
@@ -692,6 +704,7 @@ impl Default for Config {
             prefix_popularity: "uniform".to_string(),
             instances: 4,
             fleet: String::new(),
+            gpu_hour_usd: String::new(),
             routing: Policy::Kv,
             overlap_weight: 1.0,
             block_size: 512,
@@ -736,8 +749,8 @@ impl Default for Config {
             kpa_panic_threshold_pct: autoscale::DEFAULT_KPA_PANIC_THRESHOLD_PCT,
             kpa_max_scale_up_rate: autoscale::DEFAULT_KPA_MAX_SCALE_UP_RATE,
             kpa_max_scale_down_rate: autoscale::DEFAULT_KPA_MAX_SCALE_DOWN_RATE,
-            slo_ttft_ms: autoscale::DEFAULT_SLO_TTFT_MS,
-            slo_itl_ms: autoscale::DEFAULT_SLO_ITL_MS,
+            slo_ttft_ms: None,
+            slo_itl_ms: None,
             slo_interval_s: autoscale::DEFAULT_SLO_INTERVAL_S,
             slo_scale_down_pct: autoscale::DEFAULT_SLO_SCALE_DOWN_PCT,
             dynamo_temperature: 0.0,

@@ -24,6 +24,7 @@ mod invariants;
 mod pools;
 mod preemption;
 mod shared;
+mod slo;
 mod tier;
 
 pub use configs::{config, Draws};

@@ -150,8 +150,6 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
         "kpa_panic_threshold_pct" => Value::from(cfg.kpa_panic_threshold_pct),
         "kpa_max_scale_up_rate" => Value::from(cfg.kpa_max_scale_up_rate),
         "kpa_max_scale_down_rate" => Value::from(cfg.kpa_max_scale_down_rate),
-        "slo_ttft_ms" => Value::from(cfg.slo_ttft_ms),
-        "slo_itl_ms" => Value::from(cfg.slo_itl_ms),
         "slo_interval_s" => Value::from(cfg.slo_interval_s),
         "slo_scale_down_pct" => Value::from(cfg.slo_scale_down_pct),
         _ => Value::Null,
@@ -162,7 +160,7 @@ fn omitted_default(cfg: &Config, name: &str) -> Value {
 fn table() -> Vec<ParamSpec> {
     vec![
         num("instances", "--des-instances", "Replicas", "int", (1.0, 256.0, 1.0), false, "replicas", "Engine replicas behind the router. More replicas spread load, but each one must warm its own cache."),
-        choice("fleet", "--des-fleet", "Mixed fleet", "text", &["2:llama3-8b-h100,2:llama3-8b-mi300x", "4:llama3-8b-h100,2:llama3-8b-b200", "1:llama3-8b-h100,1:llama3-8b-mi300x"], "A fleet of different GPUs: COUNT:PRESET groups joined by commas, presets of one model. Each replica takes its preset's step times and KV capacity (a Cache per replica, when set, is every replica's); sets Replicas and Engine. Colocated, without autoscaling. Empty: every replica is Engine."),
+        choice("fleet", "--des-fleet", "Mixed fleet", "text", &["2:llama3-8b-h100,2:llama3-8b-mi300x", "4:llama3-8b-h100,2:llama3-8b-b200", "1:llama3-8b-h100,1:llama3-8b-mi300x"], "A fleet of different GPUs: COUNT:PRESET groups joined by commas, presets of one model. Each replica takes its preset's step times, KV capacity (a Cache per replica, when set, is every replica's) and its GPUs' price per hour (an assumed on-demand list price per GPU: $3.49 an H100 or MI300X, $4.59 an H200, $6.79 a B200); sets Replicas and Engine. Colocated, without autoscaling. Empty: every replica is Engine."),
         choice("routing", "--des-routing", "Routing policy", "choice", &["round_robin", "random", "prefix_aware", "kv", "sticky", "least_loaded", "p2c", "dynamo", "sglang", "llm_d", "aibrix"], "Simple: round_robin / random ignore locality; prefix_aware hashes the leading block to a home replica; kv is overlap weight x missed blocks + load; sticky sends a session back to its replica; least_loaded picks the fewest in flight; p2c the less busy of two drawn at random. Deployed routers, each restating its project's scoring: dynamo (NVIDIA Dynamo's KV cost), sglang (SGLang's cache-aware tree), llm_d (llm-d's weighted scorers), aibrix (AIBrix's prefix-cache router)."),
         num("overlap_weight", "--des-overlap-weight", "Overlap weight", "float", (0.0, 20.0, 0.1), false, "x", "kv only: weight of missed blocks against load. 0 is pure load balance; higher chases cache hits."),
         num("dynamo_temperature", "--des-dynamo-temperature", "Dynamo temperature", "float", (0.0, 100.0, 0.05), false, "x", "dynamo only: 0 takes the lowest cost; above 0 samples with p ∝ exp(-(cost - min) / ((max - min) x T)), seeded."),
@@ -235,8 +233,8 @@ fn table() -> Vec<ParamSpec> {
         num("kpa_panic_threshold_pct", "--des-kpa-panic-threshold-pct", "KPA panic threshold", "float", (110.0, 1000.0, 10.0), false, "%", "kpa: panic (scale on the short window, never down) when it wants this share of the ready replicas or more (Knative's default 200 %)."),
         num("kpa_max_scale_up_rate", "--des-kpa-max-scale-up-rate", "KPA scale-up rate", "float", (1.0, 10_000.0, 1.0), true, "x", "kpa: one decision asks for at most this many times the ready replicas (Knative's default 1000)."),
         num("kpa_max_scale_down_rate", "--des-kpa-max-scale-down-rate", "KPA scale-down rate", "float", (1.0, 10_000.0, 1.0), true, "x", "kpa: one decision asks for at least the ready replicas divided by this (Knative's default 2)."),
-        num("slo_ttft_ms", "--des-slo-ttft-ms", "SLO TTFT", "float", (1.0, 3_600_000.0, 10.0), true, "ms", "slo: the TTFT target (Dynamo planner's default 500 ms)."),
-        num("slo_itl_ms", "--des-slo-itl-ms", "SLO ITL", "float", (0.1, 100_000.0, 1.0), true, "ms", "slo: the inter-token latency target (Dynamo planner's default 50 ms)."),
+        num("slo_ttft_ms", "--des-slo-ttft-ms", "SLO TTFT", "optional_float", (1.0, 3_600_000.0, 10.0), true, "ms", "The TTFT target: the Load over time card's SLO attained counts the requests within it, on any run, and the slo scaler scales on it. Unset: no target (the slo scaler uses Dynamo planner's default, 500 ms)."),
+        num("slo_itl_ms", "--des-slo-itl-ms", "SLO ITL", "optional_float", (0.1, 100_000.0, 1.0), true, "ms", "The inter-token latency target: a request's TPOT must be within it to count as SLO attained, on any run, and the slo scaler scales on it. Unset: no target (the slo scaler uses Dynamo planner's default, 50 ms)."),
         num("slo_interval_s", "--des-slo-interval-s", "SLO interval", "float", (1.0, 3600.0, 1.0), true, "s", "slo: seconds between decisions (Dynamo planner's load adjustment interval, 5 s)."),
         num("slo_scale_down_pct", "--des-slo-scale-down-pct", "SLO scale-down", "float", (1.0, 100.0, 1.0), false, "%", "slo: scale down only when TTFT and ITL are both below this share of their targets (Dynamo planner's default 80 %)."),
         num("seed", "--seed", "Seed", "int", (0.0, MAX_SEED as f64, 1.0), false, "", "The one seed behind every random draw: same seed, same run."),

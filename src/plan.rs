@@ -13,11 +13,16 @@ use serde::{Deserialize, Serialize};
 use crate::config::Config;
 use crate::report::Summary;
 
+mod autoscale;
 mod headline;
 mod mix;
 mod runners;
 mod search;
 
+pub use autoscale::{
+    answer as autoscale_answer, compare_autoscale, comparison_configs, fleet_run, fleet_words,
+    AutoscaleComparison, FleetRun,
+};
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
 pub use mix::{check_mix, mix_config, mix_price, plan_mix, MixPlan, MixPoint, MixPreset};
 pub use runners::{SyntheticRunner, TraceRunner};
@@ -71,8 +76,8 @@ pub struct PlanSpec {
     pub limits: PlanLimits,
 }
 
-/// Default price of one GPU-hour (kept with the presets' hardware, which the autoscaler's
-/// report prices too).
+/// Price of one GPU-hour of an engine without hardware (a preset with hardware has its own,
+/// `Config::gpu_hour_usd_of`).
 pub use crate::timing::DEFAULT_GPU_HOUR_USD;
 
 /// Default largest fleet a plan tries.
@@ -86,8 +91,9 @@ pub const MAX_SEEDS: u32 = crate::noise::MAX_SEEDS;
 pub const MAX_GPUS_PER_REPLICA: u32 = 1024;
 
 /// Highest price of one GPU-hour, US dollars: thousands of times any cloud price, and low
-/// enough that the largest fleet's price per hour and per token stay finite.
-pub const MAX_GPU_HOUR_USD: f64 = 10_000.0;
+/// enough that the largest fleet's price per hour and per token stay finite (the config's
+/// `gpu_hour_usd` bound too).
+pub use crate::config::MAX_GPU_HOUR_USD;
 
 impl Slo {
     /// Checks the targets: at least one given, each a finite number > 0, the rejected
@@ -326,6 +332,14 @@ pub fn cost(replicas: u32, m: &Measured, limits: &PlanLimits) -> Cost {
 pub trait Runner {
     /// The summary of `cfg` at `rate_scale`.
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String>;
+    /// The whole report of `cfg` at `rate_scale` (the autoscaled comparison needs its
+    /// series and billing); a runner that keeps only summaries refuses.
+    fn report(&self, _cfg: &Config, _rate_scale: f64) -> Result<crate::report::Report, String> {
+        Err(
+            "this planner runs only summaries; the autoscaled comparison needs whole reports"
+                .into(),
+        )
+    }
     /// The workload's own rate at scale 1 and its unit ("req/s", "tasks/s").
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str);
     /// The rate scales this workload accepts (a synthetic rate has limits).

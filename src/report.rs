@@ -283,8 +283,15 @@ pub struct Summary {
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     #[cfg_attr(feature = "schema", schemars(with = "f64"))]
     pub gpu_hours: Option<f64>,
-    /// Mixed fleets only (`fleet`): the fleet's GPUs at the assumed price of a GPU-hour
-    /// (the planner's, the same for every GPU), US dollars per hour.
+    /// With an SLO target (`slo_ttft_ms` / `slo_itl_ms` set, or the `slo` scaler's): the
+    /// share of the completed requests whose TTFT, and TPOT, met it, a fraction 0..=1
+    /// (`series.slo_attained` over the whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "f64"))]
+    pub slo_attained: Option<f64>,
+    /// Mixed fleets only (`fleet`): each preset's GPUs at its GPU's price of a GPU-hour
+    /// (the preset's assumed on-demand price, or `gpu_hour_usd`), US dollars per hour.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     #[cfg_attr(feature = "schema", schemars(with = "f64"))]
@@ -578,6 +585,7 @@ impl Simulation<'_> {
             .chain(findings.iter().map(|f| f.text.clone()))
             .collect();
         summary.gpu_hours = gpu_hours;
+        summary.slo_attained = series.slo_attained_share();
         let fleet_lines = self.fleet_lines(&summary, &per_instance);
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
@@ -618,13 +626,17 @@ impl Simulation<'_> {
         let initial = self.cfg.instances;
         series.replicas = autoscale::replicas_series(&series.t_s, initial, &billing.changes);
         let gpus = self.cfg.engine.gpus();
-        let priced = self.cfg.engine.hardware().is_some();
+        let price = self
+            .cfg
+            .engine
+            .hardware()
+            .map(|_| self.cfg.gpu_hour_usd_of(self.cfg.engine));
         Some(autoscale::report(
             self.cfg.autoscale.name(),
             &billing,
             series,
             (initial, gpus),
-            priced,
+            price,
         ))
     }
 

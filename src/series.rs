@@ -1,6 +1,6 @@
 //! Columnar time series for charts: per-replica queue depth, running requests, cache
-//! occupancy and windowed hit rate, and the fleet's offered and served rates and mean TTFT
-//! per window, on a grid that coarsens (by decimation) so a run of
+//! occupancy and windowed hit rate, and the fleet's offered and served rates, mean TTFT
+//! and (with an SLO target) the share of completions that met it per window, on a grid that coarsens (by decimation) so a run of
 //! any length keeps at most a few hundred points and sampling costs O(points).
 //!
 //! A sample reads only the replicas touched since their last one (`touch`, called after
@@ -59,6 +59,13 @@ pub struct Series {
     /// Mean time to first token of the requests completed in the window ending at each
     /// sample, ms (`null` when none completed).
     pub ttft_ms_mean: Vec<Option<f64>>,
+    /// With an SLO target only (the `slo` scaler's, defaults included, or `slo_ttft_ms` /
+    /// `slo_itl_ms` when set): the share of the requests completed in the window
+    /// ending at each sample whose TTFT, and TPOT, met the targets, a fraction 0..=1 (`null`
+    /// when none completed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub slo_attained: Vec<Option<f64>>,
     /// With a rate schedule only: the schedule's rate at each sample, per second (requests,
     /// or tasks started for sessions).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -73,6 +80,25 @@ pub struct Series {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub link_busy: Vec<Vec<Option<f64>>>,
+}
+
+impl Series {
+    /// With an SLO target: the share of all the requests completed in the run that met it
+    /// (each window's share times its completions, summed, over all completions); `None`
+    /// without a target or a completion.
+    pub fn slo_attained_share(&self) -> Option<f64> {
+        if self.slo_attained.is_empty() {
+            return None;
+        }
+        let (mut met, mut done) = (0.0, 0.0);
+        for k in 1..self.t_s.len() {
+            let completed = self.served_rate[k].unwrap_or(0.0) * (self.t_s[k] - self.t_s[k - 1]);
+            let completed = libm::round(completed);
+            met += libm::round(self.slo_attained[k].unwrap_or(0.0) * completed);
+            done += completed;
+        }
+        (done > 0.0).then(|| met / done)
+    }
 }
 
 /// Samples replica state on a regular grid as the simulation advances.
@@ -104,9 +130,11 @@ pub struct Sampler {
     /// Reads every replica at every sample, as if each were touched (for tests: the
     /// series must be the same).
     read_all: bool,
-    /// Fleet counts per window: arrivals, completions, and their TTFTs summed (µs); the
-    /// last entry of each is the open window.
+    /// Fleet counts per window: arrivals, completions, their TTFTs summed (µs), and the
+    /// completions that met the SLO targets; the last entry of each is the open window.
     fleet: FleetCounts,
+    /// Whether the series carries `slo_attained`.
+    slo: bool,
 }
 
 /// A replica's sampled state: waiting and running requests, KV blocks in use.
@@ -127,12 +155,12 @@ impl Held {
     }
 }
 
-/// The fleet's per-window counts (arrivals, completions, their TTFTs summed in µs), one
-/// entry per sample, plus the open window's.
+/// The fleet's per-window counts (arrivals, completions, their TTFTs summed in µs, the
+/// completions that met the SLO targets), one entry per sample, plus the open window's.
 #[derive(Clone, Debug, Default)]
 struct FleetCounts {
-    closed: Vec<[u64; 3]>,
-    open: [u64; 3],
+    closed: Vec<[u64; 4]>,
+    open: [u64; 4],
 }
 
 impl FleetCounts {
@@ -144,7 +172,7 @@ impl FleetCounts {
     fn decimate(&mut self, trailing_odd: bool) {
         let c = &self.closed;
         let n = c.len();
-        let add = |a: [u64; 3], b: [u64; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+        let add = |a: [u64; 4], b: [u64; 4]| [0, 1, 2, 3].map(|i| a[i] + b[i]);
         if trailing_odd {
             self.open = add(self.open, c[n - 1]);
         }
@@ -157,15 +185,16 @@ impl FleetCounts {
         self.closed = merged;
     }
 
-    /// Per window: (offered req/s, served req/s, mean TTFT ms); rates `null` for the first
-    /// sample, whose window has no length. The first window with a length spans [0, t1]:
-    /// it takes what the sample at 0 closed (the arrivals at 0 s) with its own.
-    fn columns(&self, times_us: &[u64]) -> [Vec<Option<f64>>; 3] {
-        let mut out: [Vec<Option<f64>>; 3] = Default::default();
+    /// Per window: (offered req/s, served req/s, mean TTFT ms, share of completions that
+    /// met the SLO); rates `null` for the first sample, whose window has no length. The
+    /// first window with a length spans [0, t1]: it takes what the sample at 0 closed (the
+    /// arrivals at 0 s) with its own.
+    fn columns(&self, times_us: &[u64]) -> [Vec<Option<f64>>; 4] {
+        let mut out: [Vec<Option<f64>>; 4] = Default::default();
         let at_zero = self.closed.first().copied().unwrap_or_default();
         for (k, &counts) in self.closed.iter().enumerate() {
-            let [arrivals, completions, ttft_us] = match k {
-                1 => [0, 1, 2].map(|i| counts[i] + at_zero[i]),
+            let [arrivals, completions, ttft_us, met] = match k {
+                1 => [0, 1, 2, 3].map(|i| counts[i] + at_zero[i]),
                 _ => counts,
             };
             let span = k.checked_sub(1).map_or(0, |p| times_us[k] - times_us[p]);
@@ -173,6 +202,7 @@ impl FleetCounts {
             out[0].push(per_s(arrivals));
             out[1].push(per_s(completions));
             out[2].push((completions > 0).then(|| ttft_us as f64 / completions as f64 / 1000.0));
+            out[3].push((completions > 0).then(|| met as f64 / completions as f64));
         }
         out
     }
@@ -207,7 +237,13 @@ impl Sampler {
             touched: (0..replicas as u32).collect(),
             read_all: false,
             fleet: FleetCounts::default(),
+            slo: false,
         }
+    }
+
+    /// Carries `slo_attained` (the run has an SLO target; `completed` says which met it).
+    pub fn track_slo(&mut self) {
+        self.slo = true;
     }
 
     /// Reads every replica at every sample from now on (the series must not change).
@@ -249,10 +285,12 @@ impl Sampler {
         self.fleet.open[0] += 1;
     }
 
-    /// Counts a completion, and its time to first token, in the current window.
-    pub fn completed(&mut self, ttft_us: u64) {
+    /// Counts a completion, its time to first token, and whether it met the SLO targets,
+    /// in the current window.
+    pub fn completed(&mut self, ttft_us: u64, met_slo: bool) {
         self.fleet.open[1] += 1;
         self.fleet.open[2] += ttft_us;
+        self.fleet.open[3] += met_slo as u64;
     }
 
     /// Closes the series with one last sample at `end_us` and converts to columns.
@@ -280,13 +318,15 @@ impl Sampler {
             .map(|(a, h)| a.iter().zip(h).map(|(&a, &h)| rate(h, a)).collect())
             .collect();
         let link_busy = self.link_busy_shares();
-        let [offered_rate, served_rate, ttft_ms_mean] = self.fleet.columns(&self.times_us);
+        let [offered_rate, served_rate, ttft_ms_mean, slo_attained] =
+            self.fleet.columns(&self.times_us);
         Series {
             interval_s: self.interval_us as f64 / 1e6,
             offered_rate,
             served_rate,
             admitted,
             ttft_ms_mean,
+            slo_attained: if self.slo { slo_attained } else { Vec::new() },
             schedule_rate: Vec::new(),
             replicas: Vec::new(),
             t_s: self.times_us.iter().map(|&t| t as f64 / 1e6).collect(),

@@ -166,7 +166,7 @@ impl<'w> Simulation<'w> {
             views: LiveViews::new(n),
             new_blocks: Vec::with_capacity(n),
             recorder: Recorder::new(n, cfg.block_size),
-            sampler: Sampler::new(n),
+            sampler: sampler_for(cfg, n),
             outbox: Outbox::default(),
             events: 0,
             now_us: 0,
@@ -469,7 +469,12 @@ impl<'w> Simulation<'w> {
             if let Some(t) = self.preset_ttft.as_mut() {
                 t.finished(f.replica, f.first_token_us - f.arrival_us);
             }
-            self.sampler.completed(f.first_token_us - f.arrival_us);
+            let ttft_us = f.first_token_us - f.arrival_us;
+            let met = self
+                .cfg
+                .slo_targets()
+                .is_some_and(|t| t.met(ttft_us, f.done_us - f.first_token_us, f.output_tokens));
+            self.sampler.completed(ttft_us, met);
             let ended = EndedRequest {
                 id: f.id,
                 session: f.session,
@@ -516,6 +521,15 @@ impl<'w> Simulation<'w> {
             self.start_transfers();
         }
     }
+}
+
+/// The series' sampler for `n` replicas, carrying `slo_attained` when `cfg` has a target.
+fn sampler_for(cfg: &Config, n: usize) -> Sampler {
+    let mut s = Sampler::new(n);
+    if cfg.slo_targets().is_some() {
+        s.track_slo();
+    }
+    s
 }
 
 #[cfg(test)]

@@ -154,11 +154,28 @@ pub struct Hardware {
     pub weights_gb: f64,
     /// KV cache bytes per token (bf16, all layers).
     pub kv_bytes_per_token: u64,
+    /// Assumed price of one of its GPUs for one hour, US dollars (`GPU_HOUR_USD_SOURCE`).
+    pub gpu_hour_usd: f64,
 }
 
-/// Default price of one GPU-hour: an assumed round on-demand cloud price for one
-/// H100-class GPU (the book's planner chapter states it); every dollar figure scales with it.
+/// Price of one GPU-hour for an engine that names no hardware (`custom`, `dynamo-mocker`):
+/// an assumed round figure; every dollar figure of such a run scales with it.
 pub const DEFAULT_GPU_HOUR_USD: f64 = 2.5;
+
+/// Where the presets' GPU prices come from: on-demand list prices of one GPU for one hour,
+/// an assumption a run overrides with `gpu_hour_usd` (`--des-gpu-hour-usd PRESET=USD`).
+pub const GPU_HOUR_USD_SOURCE: &str = "RunPod's on-demand Secure Cloud list prices per GPU-hour \
+(runpod.io/pricing, US dollars, as published in September-October 2026; the MI300X's as \
+reported in October 2025)";
+
+/// H100 SXM 80 GB, RunPod on-demand (Secure Cloud), $/GPU-hour.
+pub const H100_GPU_HOUR_USD: f64 = 3.49;
+/// H200 SXM 141 GB, RunPod on-demand (Secure Cloud), $/GPU-hour.
+pub const H200_GPU_HOUR_USD: f64 = 4.59;
+/// B200 180 GB, RunPod on-demand (Secure Cloud), $/GPU-hour.
+pub const B200_GPU_HOUR_USD: f64 = 6.79;
+/// MI300X 192 GB, RunPod on-demand, $/GPU-hour (deploybase.ai, "MI300X vs H100", 2025-10-07).
+pub const MI300X_GPU_HOUR_USD: f64 = 3.49;
 
 /// Share of HBM left for KV: vLLM's default `gpu_memory_utilization`.
 pub const KV_HBM_SHARE: f64 = 0.9;
@@ -196,7 +213,19 @@ const fn hw(
         hbm_gb,
         weights_gb,
         kv_bytes_per_token: kv,
+        gpu_hour_usd: gpu_price(gpu),
     })
+}
+
+/// The assumed price of one GPU-hour of `gpu` (a preset's accelerator name).
+const fn gpu_price(gpu: &str) -> f64 {
+    match gpu.as_bytes() {
+        b"H100 SXM" => H100_GPU_HOUR_USD,
+        b"H200 SXM" => H200_GPU_HOUR_USD,
+        b"B200" => B200_GPU_HOUR_USD,
+        b"MI300X" => MI300X_GPU_HOUR_USD,
+        _ => DEFAULT_GPU_HOUR_USD,
+    }
 }
 
 const KV_8B: u64 = 131_072;
@@ -350,6 +379,13 @@ impl EnginePreset {
     /// GPUs per replica (1 for `custom`).
     pub fn gpus(self) -> u32 {
         self.hardware().map_or(1, |h| h.gpus)
+    }
+
+    /// The assumed price of one of its GPUs for one hour, US dollars (`DEFAULT_GPU_HOUR_USD`
+    /// without hardware).
+    pub fn gpu_hour_usd(self) -> f64 {
+        self.hardware()
+            .map_or(DEFAULT_GPU_HOUR_USD, |h| h.gpu_hour_usd)
     }
 
     /// The KV blocks of `block_size` tokens one replica holds (`None` for `custom`):

@@ -265,7 +265,7 @@ fn the_ready_replicas_never_leave_the_bounds() {
                 max_instances: Some(5),
                 startup_s: Some(5.0),
                 kpa_target: 4.0,
-                slo_ttft_ms: 30.0,
+                slo_ttft_ms: Some(30.0),
                 request_rate_schedule: "0s:2,20s:24,50s:2".to_string(),
                 num_requests: 700,
                 input_len: 2048,

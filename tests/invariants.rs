@@ -540,7 +540,7 @@ fn widened_config() -> impl Strategy<Value = Config> {
                     startup_s: Some(startup_s),
                     kpa_target: target,
                     kpa_stable_window_s: 6.0,
-                    slo_ttft_ms,
+                    slo_ttft_ms: Some(slo_ttft_ms),
                     slo_interval_s: 1.0,
                     ..cfg
                 },

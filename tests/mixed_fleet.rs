@@ -102,8 +102,9 @@ fn each_replica_holds_its_presets_kv_unless_kv_blocks_is_set() {
 }
 
 #[test]
-fn the_fleet_costs_its_gpus_at_the_assumed_price() {
-    // 4 one-GPU H100 replicas + 2 one-GPU MI300X ones: 6 GPUs x $2.50 = $15.00 per hour.
+fn the_fleet_costs_each_gpu_at_its_own_price() {
+    // 4 one-GPU H100 replicas at $3.49 + 2 one-GPU MI300X ones at $3.49 (the presets'
+    // assumed on-demand prices): 6 x $3.49 = $20.94 per hour.
     let cfg = Config {
         fleet: "4:llama3-8b-h100,2:llama3-8b-mi300x".into(),
         instances: 6,
@@ -111,15 +112,31 @@ fn the_fleet_costs_its_gpus_at_the_assumed_price() {
         ..Config::default()
     };
     let (_, r) = run_logged(&cfg);
-    assert_eq!(r.summary.usd_per_hour, Some(15.0));
-    let line = "  Mixed fleet: 4 x llama3-8b-h100 + 2 x llama3-8b-mi300x; 6 GPUs, $15.00/h at \
-                $2.50/GPU-h";
+    assert_eq!(r.summary.usd_per_hour, Some(6.0 * 3.49));
+    let line = "  Mixed fleet: 4 x llama3-8b-h100 + 2 x llama3-8b-mi300x; 6 GPUs, $20.94/h at \
+                $3.49/GPU-h llama3-8b-h100, $3.49/GPU-h llama3-8b-mi300x";
     assert!(
         r.fleet_lines.iter().any(|l| l == line),
         "{:?}",
         r.fleet_lines
     );
-    // Tensor-parallel replicas count every GPU: 1 x 4 H100 + 1 x 2 H200 = 6 GPUs.
+    // The MI300X at $2.10 (an override): 4 x 3.49 + 2 x 2.10 = $18.16, each preset's row
+    // at its own price.
+    let cheaper = Config {
+        gpu_hour_usd: "llama3-8b-mi300x=2.10".into(),
+        ..cfg.clone()
+    };
+    let (_, r) = run_logged(&cheaper);
+    assert_eq!(r.summary.usd_per_hour, Some(4.0 * 3.49 + 2.0 * 2.10));
+    let rows: Vec<(f64, f64)> = r
+        .presets
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|p| (p.gpu_hour_usd, p.usd_per_hour))
+        .collect();
+    assert_eq!(rows, [(3.49, 4.0 * 3.49), (2.10, 2.0 * 2.10)]);
+    // Tensor-parallel replicas count every GPU: 1 x 4 H100 at $3.49 + 1 x 2 H200 at $4.59.
     let cfg = Config {
         fleet: "1:llama3-70b-4xh100,1:llama3-70b-2xh200".into(),
         instances: 2,
@@ -128,7 +145,30 @@ fn the_fleet_costs_its_gpus_at_the_assumed_price() {
         ..Config::default()
     };
     let (_, r) = run_logged(&cfg);
+    assert_eq!(r.summary.usd_per_hour, Some(4.0 * 3.49 + 2.0 * 4.59));
+}
+
+/// One price for every preset (`--des-gpu-hour-usd 2.5`) gives the old, uniform price.
+#[test]
+fn one_price_for_every_gpu_is_an_override_too() {
+    let cfg = Config {
+        fleet: "4:llama3-8b-h100,2:llama3-8b-b200".into(),
+        instances: 6,
+        num_requests: 30,
+        gpu_hour_usd: "2.5".into(),
+        ..Config::default()
+    };
+    let (_, r) = run_logged(&cfg);
     assert_eq!(r.summary.usd_per_hour, Some(15.0));
+    let bad = Config {
+        gpu_hour_usd: "llama3-8b-h100=cheap".into(),
+        ..cfg
+    };
+    let e = kvfleet::run::synthetic_simulation(&bad).err().unwrap();
+    assert!(
+        e.contains("gpu_hour_usd") && e.contains("PRESET=USD"),
+        "{e}"
+    );
 }
 
 fn error_of(fleet: &str, instances: u32) -> String {

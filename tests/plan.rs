@@ -95,21 +95,21 @@ fn the_answer_worked_out_by_hand() {
         let p99 = r["summary"]["ttft_ms_p99"].as_f64().unwrap();
         assert_eq!(p99 <= 50.0, meets, "{n} replicas: p99 {p99} ms");
     }
-    // The headline: both policies need 4 replicas, $10.00/h; the 200 requests arrive from
-    // 0 to 1.99 s and the last finishes 38.768 ms later, so 200 output tokens over
-    // 2.028768 s cost 10 x 2.028768 / 3600 / 200 x 1e6 = $28.18 per million.
+    // The headline: both policies need 4 replicas, 4 H100s at $3.49 = $13.96/h; the 200
+    // requests arrive from 0 to 1.99 s and the last finishes 38.768 ms later, so 200 output
+    // tokens over 2.028768 s cost 13.96 x 2.028768 / 3600 / 200 x 1e6 = $39.34 per million.
     let headline = plan["headline"].as_str().unwrap();
     let first = headline.lines().next().unwrap();
     assert_eq!(
         first,
-        "Cheapest: round_robin on 4 replicas (4 GPUs) at $10.00/h, $28.18 per million output \
+        "Cheapest: round_robin on 4 replicas (4 GPUs) at $13.96/h, $39.34 per million output \
          tokens, meeting the targets.",
     );
     // The tie goes to the details, and round robin, the cheapest, is not compared with
     // itself.
     let details = headline.lines().nth(1).unwrap();
     assert!(
-        details.starts_with("Tied at $10.00/h with least_loaded. "),
+        details.starts_with("Tied at $13.96/h with least_loaded. "),
         "{details}"
     );
     assert!(
@@ -393,9 +393,9 @@ fn a_growing_backlog_misses_unless_allowed() {
 #[test]
 fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     // The page's default plan (the seed's workload, 300 ms p99 TTFT): round robin and
-    // dynamo both need 2 replicas ($5.00/h), and their $/M output tokens differ by 0.009%
+    // dynamo both need 2 replicas ($6.98/h at the H100's $3.49), and their $/M output tokens differ by 0.009%
     // (the makespans end 3 ms apart), which once named dynamo "the least per million output
-    // tokens, $0.9050 against $0.9051". That is level, so round robin's higher goodput
+    // tokens, $0.9050 against $0.9051" (at $2.50 a GPU-hour). That is level, so round robin's higher goodput
     // decides, and the words say so. The case needs dynamo's ties given to the lower
     // index (`--des-tie-break lowest`): with its ties drawn, as Dynamo draws them, its
     // price is the higher one too ($0.9089 against $0.9051) and nothing is left to decide.
@@ -424,11 +424,11 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     // A short headline, then the details: the tie, what decided it, and (round robin being
     // the cheapest) no comparison of round robin with itself.
     let head = format!(
-        "Cheapest: round_robin on 2 replicas (2 GPUs) at $5.00/h, ${rr:.2} per million \
+        "Cheapest: round_robin on 2 replicas (2 GPUs) at $6.98/h, ${rr:.2} per million \
          output tokens, meeting the targets."
     );
-    let details = "Tied at $5.00/h with dynamo. Both cost the same per million output tokens \
-         to within 0.5% ($0.91), so the higher goodput on the fleet as configured decides \
+    let details = "Tied at $6.98/h with dynamo. Both cost the same per million output tokens \
+         to within 0.5% ($1.26), so the higher goodput on the fleet as configured decides \
          between them. round_robin has the higher goodput of the two. No other policy costs \
          less per hour, so cache-aware routing saves nothing here.";
     assert_eq!(plan["headline"], format!("{head}\n{details}"));

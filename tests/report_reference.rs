@@ -418,8 +418,13 @@ fn real_reports_fit_the_schema_and_write_every_field() {
             ]),
         ),
         (
-            "mixed fleet",
-            with(&["--des-fleet", "1:llama3-8b-h100,1:llama3-8b-mi300x"]),
+            "mixed fleet, one GPU's price overridden",
+            with(&[
+                "--des-fleet",
+                "1:llama3-8b-h100,1:llama3-8b-mi300x",
+                "--des-gpu-hour-usd",
+                "llama3-8b-mi300x=2.1",
+            ]),
         ),
         (
             "shared tier, a router that sees it",

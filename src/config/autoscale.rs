@@ -126,6 +126,57 @@ impl Config {
     }
 }
 
+/// The latency targets a request is held to: one definition for the `slo` scaler and
+/// `series.slo_attained`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SloTargets {
+    /// Time to first token (from arrival), ms.
+    pub ttft_ms: Option<f64>,
+    /// Inter-token latency: a request's mean gap between output tokens (its TPOT), ms.
+    pub itl_ms: Option<f64>,
+}
+
+impl SloTargets {
+    /// Whether a finished request met every target: TTFT at most `ttft_ms`, and, with
+    /// more than one output token, (decode time) / (tokens - 1) at most `itl_ms`.
+    pub fn met(&self, ttft_us: u64, decode_us: u64, output_tokens: u32) -> bool {
+        let ttft_ok = self.ttft_ms.is_none_or(|t| ttft_us as f64 <= t * 1000.0);
+        let gaps = output_tokens.saturating_sub(1);
+        let itl_ok = gaps == 0
+            || self
+                .itl_ms
+                .is_none_or(|t| decode_us as f64 <= t * 1000.0 * gaps as f64);
+        ttft_ok && itl_ok
+    }
+}
+
+impl Config {
+    /// The `slo` scaler's TTFT target, ms (unset: Dynamo planner's default).
+    pub fn slo_ttft_ms_or_default(&self) -> f64 {
+        self.slo_ttft_ms.unwrap_or(DEFAULT_SLO_TTFT_MS)
+    }
+
+    /// The `slo` scaler's ITL target, ms (unset: Dynamo planner's default).
+    pub fn slo_itl_ms_or_default(&self) -> f64 {
+        self.slo_itl_ms.unwrap_or(DEFAULT_SLO_ITL_MS)
+    }
+
+    /// The targets a run is held to: under the `slo` scaler its two (defaults filling
+    /// the unset); otherwise those set, and `None` when neither is.
+    pub fn slo_targets(&self) -> Option<SloTargets> {
+        if self.autoscale == Autoscale::Slo {
+            return Some(SloTargets {
+                ttft_ms: Some(self.slo_ttft_ms_or_default()),
+                itl_ms: Some(self.slo_itl_ms_or_default()),
+            });
+        }
+        (self.slo_ttft_ms.is_some() || self.slo_itl_ms.is_some()).then_some(SloTargets {
+            ttft_ms: self.slo_ttft_ms,
+            itl_ms: self.slo_itl_ms,
+        })
+    }
+}
+
 pub(super) fn is_off(a: &Autoscale) -> bool {
     *a == Autoscale::Off
 }
@@ -149,8 +200,6 @@ is_default_fns! {
     is_default_kpa_panic_threshold_pct, DEFAULT_KPA_PANIC_THRESHOLD_PCT;
     is_default_kpa_max_scale_up_rate, DEFAULT_KPA_MAX_SCALE_UP_RATE;
     is_default_kpa_max_scale_down_rate, DEFAULT_KPA_MAX_SCALE_DOWN_RATE;
-    is_default_slo_ttft_ms, DEFAULT_SLO_TTFT_MS;
-    is_default_slo_itl_ms, DEFAULT_SLO_ITL_MS;
     is_default_slo_interval_s, DEFAULT_SLO_INTERVAL_S;
     is_default_slo_scale_down_pct, DEFAULT_SLO_SCALE_DOWN_PCT;
 }

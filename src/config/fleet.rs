@@ -1,11 +1,11 @@
 //! A mixed fleet (`fleet`, `--des-fleet "4:llama3-8b-h100,2:llama3-8b-mi300x"`): groups
 //! of replicas of different engine presets behind one router. Each replica takes its
 //! preset's timing, its preset's KV capacity (unless `kv_blocks` sets one for every
-//! replica) and its preset's GPUs at the assumed price of a GPU-hour. Empty (the default):
+//! replica) and its preset's GPUs at that GPU's price per hour (`Config::gpu_hour_usd_of`). Empty (the default):
 //! every replica is `engine`, and the config's JSON leaves the field out.
 
 use super::{Config, ConfigError};
-use crate::timing::{EnginePreset, DEFAULT_GPU_HOUR_USD};
+use crate::timing::EnginePreset;
 
 /// `count` replicas of one preset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,15 +101,22 @@ impl Config {
         }
     }
 
-    /// A mixed fleet's price per hour: its GPUs at the assumed price of a GPU-hour (the
-    /// planner's, the same for every GPU), US dollars.
+    /// A mixed fleet's price per hour: each group's GPUs at its GPU's price per hour
+    /// (`gpu_hour_usd_of`), US dollars.
     pub fn fleet_usd_per_hour(&self) -> Option<f64> {
-        let gpus: u32 = self
-            .fleet_groups()?
-            .iter()
-            .map(|g| g.count * g.preset.gpus())
-            .sum();
-        Some(gpus as f64 * DEFAULT_GPU_HOUR_USD)
+        let groups = self.fleet_groups()?;
+        Some(
+            groups
+                .iter()
+                .map(|g| (g.count * g.preset.gpus()) as f64 * self.gpu_hour_usd_of(g.preset))
+                .sum(),
+        )
+    }
+
+    /// A mixed fleet's GPUs.
+    pub fn fleet_gpus(&self) -> Option<u32> {
+        let groups = self.fleet_groups()?;
+        Some(groups.iter().map(|g| g.count * g.preset.gpus()).sum())
     }
 
     /// The groups as the report writes them: `4 x llama3-8b-h100 + 2 x llama3-8b-mi300x`.
@@ -193,8 +200,15 @@ mod tests {
         let p = cfg.replica_presets().unwrap();
         use EnginePreset as P;
         assert_eq!(p, [P::Llama3_8bH100, P::Llama3_8bH100, P::Llama3_8bMi300x]);
-        assert_eq!(cfg.fleet_usd_per_hour(), Some(7.5));
+        // Two H100s at $3.49 and one MI300X at $3.49 an hour; then the MI300X at $2.
+        assert_eq!(cfg.fleet_usd_per_hour(), Some(3.0 * 3.49));
+        assert_eq!(cfg.fleet_gpus(), Some(3));
         assert!(validate_fleet_mix(&cfg).is_ok());
+        let cheaper = Config {
+            gpu_hour_usd: "llama3-8b-mi300x=2".into(),
+            ..cfg
+        };
+        assert_eq!(cheaper.fleet_usd_per_hour(), Some(2.0 * 3.49 + 2.0));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use super::ensure::ensure;
 use super::pools::pools;
 use super::preemption::preemption;
 use super::shared::shared_tier;
+use super::slo::slo_attained;
 use super::tier::cpu_tier;
 
 /// Checks `report` (and its `json`, and the decision log when given) of a run of `cfg`.
@@ -34,6 +35,7 @@ pub fn check_report(cfg: &Config, report: &Report, json: &str, decisions: Option
         .and_then(|_| preemption(cfg, report, decisions))
         .and_then(|_| cpu_tier(cfg, report))
         .and_then(|_| shared_tier(cfg, report))
+        .and_then(|_| slo_attained(cfg, report))
         .and_then(|_| rates(report))
         .and_then(|_| quantiles(report))
         .and_then(|_| numbers_where_due(json))
@@ -442,9 +444,16 @@ fn numbers_where_due(json: &str) -> Result<(), String> {
         }
         no_null(value, key)?;
     }
-    // Null where due: a window's hit rate with nothing admitted, its mean TTFT with nothing
-    // completed, and the first sample's rates and link share (no window ends there).
-    let due = ["link_busy", "offered_rate", "served_rate", "ttft_ms_mean"];
+    // Null where due: a window's hit rate with nothing admitted, its mean TTFT and SLO
+    // attainment with nothing completed, and the first sample's rates and link share (no
+    // window ends there).
+    let due = [
+        "link_busy",
+        "offered_rate",
+        "served_rate",
+        "ttft_ms_mean",
+        "slo_attained",
+    ];
     for (key, value) in v["series"].as_object().into_iter().flatten() {
         if !key.starts_with("hit_rate") && !due.contains(&key.as_str()) {
             no_null(value, &format!("series.{key}"))?;

@@ -53,13 +53,9 @@ const KPA_FIELDS: [&str; 6] = [
     "kpa_max_scale_down_rate",
 ];
 
-/// The SLO rule's knobs.
-const SLO_FIELDS: [&str; 4] = [
-    "slo_ttft_ms",
-    "slo_itl_ms",
-    "slo_interval_s",
-    "slo_scale_down_pct",
-];
+/// The SLO rule's own knobs (its targets, `slo_ttft_ms` and `slo_itl_ms`, also define
+/// `series.slo_attained` on any run, so they are never inert).
+const SLO_FIELDS: [&str; 2] = ["slo_interval_s", "slo_scale_down_pct"];
 
 /// The autoscaler's settings: all of them on a fixed fleet, the other scaler's knobs.
 fn autoscale_inert(
@@ -309,8 +305,6 @@ mod tests {
             "kpa_panic_threshold_pct",
             "kpa_max_scale_up_rate",
             "kpa_max_scale_down_rate",
-            "slo_ttft_ms",
-            "slo_itl_ms",
             "slo_interval_s",
             "slo_scale_down_pct",
             "router_refresh_ms",

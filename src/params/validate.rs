@@ -312,6 +312,7 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
         check_range("timeout_ms", timeout)?;
     }
     crate::config::validate_fleet_mix(cfg)?;
+    crate::config::parse_gpu_prices(&cfg.gpu_hour_usd)?;
     validate_router_cpu(cfg)?;
     validate_autoscale(cfg)?;
     validate_pools(cfg)?;
@@ -329,8 +330,8 @@ fn validate_autoscale(cfg: &Config) -> Result<(), ConfigError> {
         ("kpa_panic_threshold_pct", cfg.kpa_panic_threshold_pct),
         ("kpa_max_scale_up_rate", cfg.kpa_max_scale_up_rate),
         ("kpa_max_scale_down_rate", cfg.kpa_max_scale_down_rate),
-        ("slo_ttft_ms", cfg.slo_ttft_ms),
-        ("slo_itl_ms", cfg.slo_itl_ms),
+        ("slo_ttft_ms", cfg.slo_ttft_ms_or_default()),
+        ("slo_itl_ms", cfg.slo_itl_ms_or_default()),
         ("slo_interval_s", cfg.slo_interval_s),
         ("slo_scale_down_pct", cfg.slo_scale_down_pct),
     ] {

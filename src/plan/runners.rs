@@ -4,7 +4,7 @@
 
 use super::Runner;
 use crate::config::{Config, WorkloadKind};
-use crate::report::Summary;
+use crate::report::{Report, Summary};
 use crate::run;
 use crate::workload::{schedule, Request};
 
@@ -17,6 +17,10 @@ pub struct SyntheticRunner;
 
 impl Runner for SyntheticRunner {
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
+        Ok(self.report(cfg, rate_scale)?.summary)
+    }
+
+    fn report(&self, cfg: &Config, rate_scale: f64) -> Result<Report, String> {
         let mut cfg = cfg.clone();
         let count = |n: u32| libm::round(n as f64 * rate_scale).clamp(1.0, u32::MAX as f64) as u32;
         match (schedule::of(&cfg).is_some(), cfg.workload) {
@@ -31,7 +35,7 @@ impl Runner for SyntheticRunner {
             (false, WorkloadKind::Pool) => cfg.request_rate *= rate_scale,
             (false, WorkloadKind::Sessions) => cfg.session_rate *= rate_scale,
         }
-        Ok(run::synthetic_simulation(&cfg)?.into_report().summary)
+        Ok(run::synthetic_simulation(&cfg)?.into_report())
     }
 
     fn base_rate(&self, cfg: &Config) -> (f64, &'static str) {
@@ -89,10 +93,12 @@ impl TraceRunner {
 
 impl Runner for TraceRunner {
     fn run(&self, cfg: &Config, rate_scale: f64) -> Result<Summary, String> {
+        Ok(self.report(cfg, rate_scale)?.summary)
+    }
+
+    fn report(&self, cfg: &Config, rate_scale: f64) -> Result<Report, String> {
         let requests = self.scaled(rate_scale);
-        Ok(run::replay_simulation(cfg, requests, &self.name)?
-            .into_report()
-            .summary)
+        Ok(run::replay_simulation(cfg, requests, &self.name)?.into_report())
     }
 
     /// Requests per second between the first and the last arrival ((n - 1) / span).

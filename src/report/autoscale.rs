@@ -15,7 +15,6 @@ use serde::Serialize;
 
 use crate::series::Series;
 use crate::sim::{Billing, Change, ChangeKind};
-use crate::timing::DEFAULT_GPU_HOUR_USD;
 
 /// How far below its baseline the hit rate may stay and count as recovered, a fraction
 /// (5 points).
@@ -41,12 +40,17 @@ pub struct AutoscaleReport {
     pub gpu_hours: f64,
     /// GPUs per replica (the preset's; 1 without hardware).
     pub gpus_per_replica: u32,
-    /// `gpu_hours` x the assumed price of a GPU-hour (the planner's), US dollars; absent
-    /// when the preset names no hardware.
+    /// `gpu_hours` x `gpu_hour_usd`, US dollars; absent when the preset names no hardware.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     #[cfg_attr(feature = "schema", schemars(with = "f64"))]
     pub cost_usd: Option<f64>,
+    /// The price of one GPU-hour it is billed at (the preset's assumed on-demand price, or
+    /// `gpu_hour_usd`), US dollars; absent when the preset names no hardware.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "f64"))]
+    pub gpu_hour_usd: Option<f64>,
     /// The most replicas ready at once.
     pub peak_ready: u32,
     /// `kpa`: decisions made in panic mode.
@@ -72,14 +76,14 @@ pub struct Recovery {
     pub recovered_s: Option<f64>,
 }
 
-/// The report of a run's `billing` over its `series`, for a replica of `gpus` GPUs
-/// (`priced`: the preset names hardware).
+/// The report of a run's `billing` over its `series`, for a replica of `gpus` GPUs at
+/// `price` dollars per GPU-hour (`None`: the preset names no hardware).
 pub fn report(
     scaler: &'static str,
     billing: &Billing,
     series: &Series,
     (initial, gpus): (u32, u32),
-    priced: bool,
+    price: Option<f64>,
 ) -> AutoscaleReport {
     let replica_seconds = billing.replica_us as f64 / 1e6;
     let gpu_hours = replica_seconds * gpus as f64 / 3600.0;
@@ -97,7 +101,8 @@ pub fn report(
         replica_seconds,
         gpu_hours,
         gpus_per_replica: gpus,
-        cost_usd: priced.then_some(gpu_hours * DEFAULT_GPU_HOUR_USD),
+        cost_usd: price.map(|usd| gpu_hours * usd),
+        gpu_hour_usd: price,
         peak_ready: billing
             .changes
             .iter()
@@ -147,9 +152,10 @@ fn recovery(c: &Change, s: &Series) -> Recovery {
 
 /// The text report's lines: the scaler and its books, then the recoveries (at most 8).
 pub fn lines(a: &AutoscaleReport) -> Vec<String> {
-    let cost = a.cost_usd.map_or(String::new(), |usd| {
-        format!(" = ${usd:.2} at ${DEFAULT_GPU_HOUR_USD:.2}/GPU-h")
-    });
+    let cost = match (a.cost_usd, a.gpu_hour_usd) {
+        (Some(usd), Some(price)) => format!(" = ${usd:.2} at ${price:.2}/GPU-h"),
+        _ => String::new(),
+    };
     let mut out = vec![format!(
         "  Autoscale: {}, {}–{} replicas, start-up {:.0} s | peak {} ready, {} changes | {:.0} replica-s, {:.3} GPU-h{cost}",
         a.scaler,

@@ -1,5 +1,5 @@
 //! A mixed fleet in the report (`presets`): per preset of `fleet`, its replicas, GPUs,
-//! KV capacity and price per hour, the requests routed to them and the TTFT of those
+//! KV capacity, price of a GPU-hour and price per hour, the requests routed to them and the TTFT of those
 //! they finished, so a policy that sends a slower GPU as much as a faster one shows in
 //! the slower one's TTFT. Absent without `fleet`.
 
@@ -10,7 +10,6 @@ use crate::config::Config;
 use crate::histogram::Quantiles;
 use crate::numbers::duration;
 use crate::sim::PresetTtft;
-use crate::timing::DEFAULT_GPU_HOUR_USD;
 
 /// One preset's share of a mixed fleet (`presets[]`).
 #[derive(Clone, Debug, Serialize)]
@@ -26,7 +25,10 @@ pub struct PresetReport {
     /// KV capacity of each of its replicas, blocks (its preset's, or `kv_blocks` when
     /// set).
     pub capacity_blocks: u64,
-    /// Their GPUs at the assumed price of a GPU-hour, US dollars per hour.
+    /// The price of one of its GPUs for one hour (the preset's assumed on-demand price, or
+    /// `gpu_hour_usd`), US dollars.
+    pub gpu_hour_usd: f64,
+    /// Their GPUs at that price, US dollars per hour.
     pub usd_per_hour: f64,
     /// Requests routed to its replicas.
     pub requests: u64,
@@ -54,7 +56,8 @@ pub fn report(cfg: &Config, t: &PresetTtft, rows: &[InstanceReport]) -> Vec<Pres
                 gpus,
                 // A fleet's presets have hardware (validated), so a capacity.
                 capacity_blocks: cfg.fleet_kv_blocks(g.preset).unwrap_or_default(),
-                usd_per_hour: gpus as f64 * DEFAULT_GPU_HOUR_USD,
+                gpu_hour_usd: cfg.gpu_hour_usd_of(g.preset),
+                usd_per_hour: gpus as f64 * cfg.gpu_hour_usd_of(g.preset),
                 requests,
                 ttft_ms: quantiles(&t.ttft[k]),
             }

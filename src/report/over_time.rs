@@ -1,8 +1,10 @@
 //! The text report's compact time series ("Over time"): the run's sample windows grouped
 //! into at most ten rows, each with the scheduled, offered and served rates, the deepest
 //! fleet-wide queue, the hit rate and the mean TTFT, merged exactly from the series'
-//! per-window counts; autoscaled, the replicas ready at each row's end too.
+//! per-window counts; with an SLO target, the share of completions that met it; autoscaled,
+//! the replicas ready at each row's end too.
 
+use crate::config::SloTargets;
 use crate::numbers::duration;
 use crate::series::Series;
 use crate::workload::Schedule;
@@ -21,6 +23,7 @@ struct Row {
     admitted: u32,
     hits: f64,
     ttft_ms_sum: f64,
+    slo_met: f64,
 }
 
 /// Windows `k` in `first..=last` (each ends at sample k and starts at sample k - 1).
@@ -38,6 +41,7 @@ fn row(s: &Series, schedule: &Schedule, first: usize, last: usize) -> Row {
         admitted: 0,
         hits: 0.0,
         ttft_ms_sum: 0.0,
+        slo_met: 0.0,
     };
     for k in first..=last {
         let completions = s.served_rate[k].unwrap_or(0.0) * span(k);
@@ -47,19 +51,25 @@ fn row(s: &Series, schedule: &Schedule, first: usize, last: usize) -> Row {
         r.admitted += s.admitted[k];
         r.hits += s.hit_rate_fleet[k].unwrap_or(0.0) * s.admitted[k] as f64;
         r.ttft_ms_sum += s.ttft_ms_mean[k].unwrap_or(0.0) * libm::round(completions);
+        if let Some(Some(share)) = s.slo_attained.get(k) {
+            r.slo_met += libm::round(share * libm::round(completions));
+        }
     }
     r
 }
 
 /// The table's lines for a run under `schedule` (none when the series has fewer than two
-/// samples). `scheduled` is the schedule's mean rate over the row.
-pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
+/// samples). `scheduled` is the schedule's mean rate over the row; `slo`, the run's
+/// targets, names what the "SLO met" column counts.
+pub fn lines(s: &Series, schedule: &Schedule, slo: Option<SloTargets>) -> Vec<String> {
     let windows = s.t_s.len().saturating_sub(1);
     if windows == 0 {
         return Vec::new();
     }
     let per_row = windows.div_ceil(MAX_ROWS);
     let scaled = !s.replicas.is_empty();
+    let targets = slo.filter(|_| !s.slo_attained.is_empty());
+    let slo = targets.is_some();
     let mut out = vec![
         format!(
             "  Over time, rows of {:.2} s (the last ends with the run). Per second: the schedule's mean rate, arrivals, completions;",
@@ -68,6 +78,10 @@ pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
         "  queue: the most requests waiting fleet-wide at a sample; TTFT: mean of the requests completed in the row.".to_string(),
         "       from        to  scheduled  offered   served  queue  hit rate      TTFT".to_string(),
     ];
+    if let Some(t) = targets {
+        out[1].push_str(&format!(" SLO met: of those, the share with {}.", words(t)));
+        out[2].push_str("  SLO met");
+    }
     if scaled {
         out[1].push_str(" Replicas: ready at the row's end.");
         out[2].push_str("  replicas");
@@ -107,6 +121,14 @@ pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
             hit,
             ttft
         );
+        if slo {
+            let met = if completed > 0.0 {
+                format!("{:.1}%", 100.0 * r.slo_met / completed)
+            } else {
+                "–".into()
+            };
+            line.push_str(&format!(" {met:>8}"));
+        }
         if scaled {
             line.push_str(&format!(" {:>9}", s.replicas[last]));
         }
@@ -114,4 +136,28 @@ pub fn lines(s: &Series, schedule: &Schedule) -> Vec<String> {
         first = last + 1;
     }
     out
+}
+
+/// The run's SLO attainment line ("  SLO attained: 93.1% of the 780 completed requests
+/// had TTFT ≤ 100 ms"), with a target and a completed request.
+pub fn attained_line(
+    share: Option<f64>,
+    completed: u64,
+    slo: Option<SloTargets>,
+) -> Option<String> {
+    let (share, t) = (share?, slo?);
+    Some(format!(
+        "  SLO attained: {:.1}% of the {completed} completed requests had {}",
+        100.0 * share,
+        words(t)
+    ))
+}
+
+/// "TTFT ≤ 500 ms and TPOT ≤ 50 ms": the targets a request must meet.
+fn words(t: SloTargets) -> String {
+    let parts: Vec<String> = [("TTFT", t.ttft_ms), ("TPOT", t.itl_ms)]
+        .into_iter()
+        .filter_map(|(name, ms)| ms.map(|ms| format!("{name} ≤ {}", duration(ms))))
+        .collect();
+    parts.join(" and ")
 }

@@ -80,14 +80,26 @@ fn mixed_capacity(cfg: &Config) -> Option<String> {
     Some(parts.join(", "))
 }
 
-/// A mixed fleet's line: its groups, its GPUs and their price per hour.
+/// A mixed fleet's line: its groups, its GPUs, their price per hour and each preset's
+/// price of a GPU-hour.
 fn mixed_line(cfg: &Config, s: &Summary) -> Option<String> {
     let label = cfg.fleet_label()?;
     let usd = s.usd_per_hour?;
-    let price = crate::timing::DEFAULT_GPU_HOUR_USD;
-    let gpus = usd / price;
+    let gpus = cfg.fleet_gpus()?;
+    let prices: Vec<String> = cfg
+        .fleet_groups()?
+        .iter()
+        .map(|g| {
+            format!(
+                "${:.2}/GPU-h {}",
+                cfg.gpu_hour_usd_of(g.preset),
+                g.preset.name()
+            )
+        })
+        .collect();
     Some(format!(
-        "  Mixed fleet: {label}; {gpus:.0} GPUs, ${usd:.2}/h at ${price:.2}/GPU-h"
+        "  Mixed fleet: {label}; {gpus} GPUs, ${usd:.2}/h at {}",
+        prices.join(", ")
     ))
 }
 
@@ -238,6 +250,12 @@ pub fn render(r: &Report) -> String {
         "End-to-end",
         [s.e2e_ms_mean, s.e2e_ms_p50, s.e2e_ms_p90, s.e2e_ms_p99],
     );
+    let targets = c.slo_targets();
+    if let Some(line) =
+        crate::report::over_time::attained_line(s.slo_attained, s.completed, targets)
+    {
+        let _ = writeln!(out, "{line}");
+    }
     for line in &r.fleet_lines {
         let _ = writeln!(out, "{line}");
     }
@@ -334,7 +352,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "{}", crate::report::mixed_line(presets));
     }
     if let Some(schedule) = schedule_of(r) {
-        for line in crate::report::over_time::lines(&r.series, &schedule) {
+        for line in crate::report::over_time::lines(&r.series, &schedule, r.config.slo_targets()) {
             let _ = writeln!(out, "{line}");
         }
     }

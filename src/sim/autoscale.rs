@@ -127,8 +127,8 @@ impl Scaler {
             }
             Autoscale::Slo => (
                 Decider::Slo(slo::Slo::new(
-                    cfg.slo_ttft_ms,
-                    cfg.slo_itl_ms,
+                    cfg.slo_ttft_ms_or_default(),
+                    cfg.slo_itl_ms_or_default(),
                     cfg.slo_scale_down_pct / 100.0,
                 )),
                 s_to_us(cfg.slo_interval_s),

@@ -227,3 +227,22 @@ fn the_preset_names_are_listed_in_table_order_for_error_messages() {
          mixtral-8x7b-mi300x, dynamo-mocker, custom"
     );
 }
+
+/// Each preset's GPU has its own cited price (none falls back to the round figure for an
+/// engine without hardware), and an engine without hardware has that figure.
+#[test]
+fn every_gpu_has_its_listed_price() {
+    let want = |gpu: &str| match gpu {
+        "H100 SXM" => 3.49,
+        "H200 SXM" => 4.59,
+        "B200" => 6.79,
+        "MI300X" => 3.49,
+        other => panic!("{other}: no listed price"),
+    };
+    for p in EnginePreset::ALL {
+        match p.hardware() {
+            Some(h) => assert_eq!(p.gpu_hour_usd(), want(h.gpu), "{}", p.name()),
+            None => assert_eq!(p.gpu_hour_usd(), DEFAULT_GPU_HOUR_USD, "{}", p.name()),
+        }
+    }
+}

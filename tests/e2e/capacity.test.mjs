@@ -265,7 +265,7 @@ test('bad targets are said and the last plan stays; cancel stops; a row loads it
     for (const [field, value, want] of [
       ['cap-ttft', '-5', /TTFT p99: enter a number of ms above 0/],
       ['cap-max', '0', /Up to: enter a whole number of replicas from 1 to 256/],
-      ['cap-price', '', /Price: enter a number of dollars/],
+      ['cap-price', '-1', /Price: enter a number of dollars/],
       ['cap-seeds', '17', /Seeds: enter a whole number from 1 to 16/],
     ]) {
       const keep = await page.inputValue(`[data-testid=${field}]`);
@@ -326,10 +326,10 @@ test('the default plan: the x axis has 3+ labelled ticks spanning the points; ev
     assert.equal(new Set(labels).size, labels.length, 'no two ticks read the same');
     assert.ok(axis.ticks[0].value <= lo, `the first tick (${labels[0]}) is at or below the fastest point, ${lo} ms`);
     assert.ok(axis.ticks.at(-1).value >= hi, `the last tick (${labels.at(-1)}) is at or above the slowest point, ${hi} ms`);
-    // The cost axis: every cost a plotted point has (3 replicas' $7.50 included) reads off a tick
+    // The cost axis: every cost a plotted point has (3 replicas' $10.47 included, H100s at $3.49) reads off a tick
     // labelled with it in dollars, cents only when there are any.
     const costs = [...new Set(got.plans.flatMap((p) => p.points.filter((q) => Number.isFinite(q.measured.ttft_ms_p99)).map((q) => q.cost.usd_per_hour)))].sort((a, b) => a - b);
-    assert.ok(costs.length <= 8 && costs.includes(7.5), JSON.stringify(costs));
+    assert.ok(costs.length <= 8 && costs.includes(3 * 3.49), JSON.stringify(costs));
     const yTicks = await page.evaluate(() => {
       const ch = Object.values(window.Chart.instances).find((c) => c.canvas.id === 'cap-chart');
       return ch.scales.y.ticks.map((t) => ({ value: t.value, label: String(t.label) }));
@@ -375,11 +375,12 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 unde
     // short and bold, its figures round robin's own; the details say the rest, plain.
     const rr = got.plans.find((p) => p.policy === 'round_robin').at_min;
     const headline = await page.textContent('[data-testid=cap-headline]');
-    assert.equal(headline, `Cheapest: round_robin on 2 replicas (2 GPUs) at $5.00/h, $${rr.cost.usd_per_m_tokens.toFixed(2)} per million output tokens, meeting the targets.`);
+    assert.equal(headline, `Cheapest: round_robin on 2 replicas (2 GPUs) at $6.98/h, $${rr.cost.usd_per_m_tokens.toFixed(2)} per million output tokens, meeting the targets.`);
     assert.ok(headline.split(/\s+/).length <= 25, headline);
     const details = await page.textContent('[data-testid=cap-details]');
-    assert.match(details, /^Tied at \$5\.00\/h with /);
-    assert.match(details, /round_robin, least_loaded, aibrix, p2c, kv and dynamo cost the same per million output tokens to within 0\.5% \(\$0\.905 to \$0\.909, against \$0\.910 or more for the rest\), so the higher goodput on the fleet as configured decides between them\. /);
+    // (H100s at $3.49 a GPU-hour: 2 replicas $6.98/h.)
+    assert.match(details, /^Tied at \$6\.98\/h with /);
+    assert.match(details, /round_robin, least_loaded, aibrix, p2c, kv and dynamo cost the same per million output tokens to within 0\.5% \(\$1\.263 to \$1\.269, against \$1\.271 or more for the rest\), so the higher goodput on the fleet as configured decides between them\. /);
     // Then the chain's last link, worked from the plan: the level ones with round robin's goodput
     // share it, so only as a last resort does the price decide, round robin's lower by a hair.
     const at = (name) => got.plans.find((p) => p.policy === name);
@@ -387,7 +388,10 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 unde
     assert.deepEqual(top, ['least_loaded']);
     const next = Math.min(...top.map((n) => at(n).at_min.cost.usd_per_m_tokens));
     assert.ok(rr.cost.usd_per_m_tokens < next && next < rr.cost.usd_per_m_tokens * 1.005, `${rr.cost.usd_per_m_tokens} ${next}`);
-    assert.ok(details.includes(`round_robin and least_loaded share the highest goodput of those; only then, as a last resort, does the price per million output tokens decide: round_robin's is the lower by a hair, $${rr.cost.usd_per_m_tokens.toFixed(3)} against $${next.toFixed(3)}.`), details);
+    const hair = /round_robin and least_loaded share the highest goodput of those; only then, as a last resort, does the price per million output tokens decide: round_robin's is the lower by a hair, \$([0-9.]+) against \$([0-9.]+)\./.exec(details);
+    assert.ok(hair, details);
+    // The two prices as printed (the fewest decimals that tell them apart), each its policy's.
+    assert.ok(Math.abs(Number(hair[1]) - rr.cost.usd_per_m_tokens) <= 0.005 && Math.abs(Number(hair[2]) - next) <= 0.005 && Number(hair[1]) < Number(hair[2]), details);
     assert.doesNotMatch(details, /slightly lower price| %/);
     // Round robin is the cheapest: the last sentence compares it with no one, itself included.
     assert.ok(details.endsWith(' No other policy costs less per hour, so cache-aware routing saves nothing here.'), details);

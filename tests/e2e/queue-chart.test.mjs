@@ -51,8 +51,8 @@ test('the timeline embed names the deepest queue the table has', async () => {
   assert.deepEqual(errors, []);
 });
 
-test('a rate schedule in the link shows the load-over-time card: the schedule, offered and served rates as the report has them', async () => {
-  const { page, errors } = await site.open('/?request_rate_schedule=0s:2,40s:12&num_requests=800&routing=kv', { viewport: { width: 1440, height: 900 } });
+test('a rate schedule in the link shows the load-over-time card: the schedule, offered and served rates, and the SLO attained, as the report has them', async () => {
+  const { page, errors } = await site.open('/?request_rate_schedule=0s:2,40s:12&num_requests=800&routing=kv&slo_ttft_ms=90', { viewport: { width: 1440, height: 900 } });
   await page.waitForFunction(() => window.kvfleet?.lastReport?.config.request_rate_schedule === '0s:2,40s:12', null, { timeout: PAGE_TIMEOUT });
   await page.locator('[data-testid=ts-rate]').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => (window.Chart.getChart(document.querySelector('[data-testid=ts-rate]'))?.data.datasets.length || 0) === 3, null, { timeout: PAGE_TIMEOUT });
@@ -63,11 +63,34 @@ test('a rate schedule in the link shows the load-over-time card: the schedule, o
       hidden: document.querySelector('[data-testid=timeseries]').hidden,
       field: document.querySelector('[data-testid=input-request_rate_schedule]')?.value,
       drawn: Object.fromEntries(c.data.datasets.map((d) => [d.label, d.data])),
+      hit: Object.fromEntries(window.Chart.getChart(document.querySelector('[data-testid=ts-hit]')).data.datasets.map((d) => [d.label, d.data])),
+      attained: window.kvfleet.lastReport.summary.slo_attained,
       series: s,
       words: document.querySelector('[data-testid=ts-words]').textContent,
     };
   });
   assert.equal(got.hidden, false);
+  // SLO attained per bin, worked from the report's windows here: each window's completions (served rate
+  // x its length) times its share met, summed over the windows a bin ends with, over its completions.
+  const win = got.series;
+  const bins = got.hit['SLO attained'];
+  assert.ok(bins && bins.length === got.hit['fleet hit rate'].length, Object.keys(got.hit).join());
+  let k = 1, allMet = 0, allDone = 0;
+  const want = bins.map((b) => {
+    let met = 0, done = 0;
+    for (; k < win.t_s.length && win.t_s[k] <= b.x + 1e-9; k++) {
+      const n = Math.round((win.served_rate[k] ?? 0) * (win.t_s[k] - win.t_s[k - 1]));
+      met += Math.round((win.slo_attained[k] ?? 0) * n);
+      done += n;
+    }
+    allMet += met; allDone += done;
+    return done > 0 ? (100 * met) / done : null;
+  });
+  bins.forEach((b, i) => assert.ok(b.y === want[i] || Math.abs(b.y - want[i]) < 1e-9, `bin ${i}: ${b.y} vs ${want[i]}`));
+  assert.ok(Math.abs(allMet / allDone - got.attained) < 1e-12, `${allMet}/${allDone} vs ${got.attained}`);
+  const shown = want.filter((y) => y !== null);
+  assert.ok(Math.min(...shown) < 100, 'some interval misses the 90 ms target');
+  assert.ok(got.words.endsWith(`Requests completed within the SLO (TTFT ≤ 90 ms) per interval: ${Math.min(...shown).toFixed(0)}–${Math.max(...shown).toFixed(0)}%.`), got.words);
   assert.equal(got.field, '0s:2,40s:12');
   const s = got.series;
   // The schedule is drawn at every sample: 2/s before 40 s, 12/s from it.
@@ -111,6 +134,7 @@ test('an autoscaled link shows its settings beside the schedule and the ready re
     const shown = (name) => !document.querySelector(`[data-testid=field-${name}]`)?.closest('[hidden]');
     return {
       labels: c.data.datasets.map((d) => d.label),
+      hitLabels: window.Chart.getChart(document.querySelector('[data-testid=ts-hit]')).data.datasets.map((d) => d.label),
       ready: c.data.datasets[3].data.map((p) => p.y),
       axis: c.data.datasets[3].yAxisID,
       series: r.series.replicas,
@@ -119,10 +143,13 @@ test('an autoscaled link shows its settings beside the schedule and the ready re
       scaler: r.autoscale,
       words: document.querySelector('[data-testid=ts-words]').textContent,
       status: document.getElementById('status-text').textContent,
-      fields: { kpa: shown('kpa_target'), slo: shown('slo_ttft_ms'), startup: shown('startup_s'), value: document.querySelector('[data-testid=input-kpa_target]')?.value },
+      fields: { kpa: shown('kpa_target'), slo: shown('slo_interval_s'), sloTarget: shown('slo_ttft_ms'), startup: shown('startup_s'), value: document.querySelector('[data-testid=input-kpa_target]')?.value },
     };
   });
   assert.deepEqual(got.labels, ['offered', 'served', 'schedule', 'ready replicas']);
+  // No latency target (the KPA has none): no SLO line, no SLO sentence.
+  assert.deepEqual(got.hitLabels, ['fleet hit rate']);
+  assert.ok(!got.words.includes('SLO'), got.words);
   assert.equal(got.axis, 'y2');
   // The line is the report's series; worked from the changes: the ready count after the last change
   // at or before each sample (2 at the start).
@@ -141,7 +168,8 @@ test('an autoscaled link shows its settings beside the schedule and the ready re
     `Starting on 2 replicas (kpa autoscaled, ${lo}–${hi} ready), kv serves`, { timeout: PAGE_TIMEOUT });
   const head = await page.evaluate(() => document.querySelector('[data-testid=hero-reps-head]').textContent);
   assert.match(head, /^This run \(autoscaled; replicas came and went\): busiest R\d+, [\d.]+% of requests$/);
-  // The KPA's knobs are shown under kpa, the SLO rule's are not.
-  assert.deepEqual(got.fields, { kpa: true, slo: false, startup: true, value: '4' });
+  // The KPA's knobs are shown under kpa, the SLO rule's are not; its targets are (they define the SLO
+  // attained on any run).
+  assert.deepEqual(got.fields, { kpa: true, slo: false, sloTarget: true, startup: true, value: '4' });
   assert.deepEqual(errors, []);
 });

@@ -97,6 +97,9 @@ function bad(input, message) {
   return err;
 }
 
+/** The price of a GPU-hour of an engine without hardware (the simulator's DEFAULT_GPU_HOUR_USD). */
+const NO_HARDWARE_USD = 2.5;
+
 /** A target input's value: null when empty, else a number > 0 (or the reason it is not). */
 function target(input, label) {
   const t = input.value.trim();
@@ -160,8 +163,10 @@ export class Capacity {
     }
     const max = Number(e.max.value);
     if (!Number.isInteger(max) || max < 1 || max > 256) throw bad(e.max, 'Up to: enter a whole number of replicas from 1 to 256');
-    const price = Number(e.price.value);
-    if (!Number.isFinite(price) || price < 0 || e.price.value.trim() === '') throw bad(e.price, 'Price: enter a number of dollars per GPU-hour, 0 or more');
+    // Empty: the preset's GPU at its assumed list price (the simulator's; $2.50 for an engine without hardware).
+    const listed = (presets || []).find((p) => p.name === config.engine)?.hardware?.gpu_hour_usd ?? NO_HARDWARE_USD;
+    const price = e.price.value.trim() === '' ? listed : Number(e.price.value);
+    if (!Number.isFinite(price) || price < 0) throw bad(e.price, 'Price: enter a number of dollars per GPU-hour, 0 or more, or leave it empty for the GPU\'s list price');
     const seeds = Number(e.seeds.value);
     if (!Number.isInteger(seeds) || seeds < 1 || seeds > 16) throw bad(e.seeds, 'Seeds: enter a whole number from 1 to 16');
     const preset = (presets || []).find((p) => p.name === config.engine);

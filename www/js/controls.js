@@ -12,6 +12,9 @@ const AUTOSCALE = ['autoscale', 'min_instances', 'max_instances', 'startup_s', '
   'kpa_panic_window_pct', 'kpa_panic_threshold_pct', 'kpa_max_scale_up_rate', 'kpa_max_scale_down_rate',
   'slo_ttft_ms', 'slo_itl_ms', 'slo_interval_s', 'slo_scale_down_pct'];
 
+/** The latency targets: the slo scaler's, and what the Load over time card's SLO attained counts on any run. */
+const SLO_TARGETS = ['slo_ttft_ms', 'slo_itl_ms'];
+
 // Presentation only: which group a parameter sits in and which groups start open. Parameters the
 // simulator adds later land in "More" with a generic control, so the page never needs to know them all.
 const GROUPS = [
@@ -79,7 +82,8 @@ const SHOWN_WHEN = {
   ...Object.fromEntries(ROUTER_CPU.map((n) => [n, (c) => c.router_vcpu != null])),
   ...Object.fromEntries(AUTOSCALE.slice(1, 4).map((n) => [n, (c) => (c.autoscale ?? 'off') !== 'off'])),
   ...Object.fromEntries(AUTOSCALE.filter((n) => n.startsWith('kpa_')).map((n) => [n, (c) => c.autoscale === 'kpa'])),
-  ...Object.fromEntries(AUTOSCALE.filter((n) => n.startsWith('slo_')).map((n) => [n, (c) => c.autoscale === 'slo'])),
+  // The SLO rule's own knobs; its targets (SLO_TARGETS) count on any run (the SLO attained), so always shown.
+  ...Object.fromEntries(AUTOSCALE.filter((n) => n.startsWith('slo_') && !SLO_TARGETS.includes(n)).map((n) => [n, (c) => c.autoscale === 'slo'])),
   ...Object.fromEntries(POOL_ONLY.map((n) => [n, isPool])),
   ...Object.fromEntries(SESSIONS_ONLY.map((n) => [n, (c) => !isPool(c)])),
 };
@@ -98,11 +102,13 @@ const NONE = {
   min_instances: ['1', 'Default: 1 replica'],
   max_instances: ['4 x start', 'Default: 4 x the starting replicas (at most 256)'],
   startup_s: ['preset', "The engine preset's assumed delay: 30 s + weights / (2 GB/s per GPU)"],
+  slo_ttft_ms: ['no target', 'No TTFT target (the slo scaler uses 500 ms)'],
+  slo_itl_ms: ['no target', 'No ITL target (the slo scaler uses 50 ms)'],
 };
 const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
 const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024, shared_kv_blocks: 8192, router_vcpu: 2, router_queue: 256,
-  min_instances: 1, max_instances: 16, startup_s: 30 };
+  min_instances: 1, max_instances: 16, startup_s: 30, slo_ttft_ms: 500, slo_itl_ms: 50 };
 // Where "no value" is a value on the slider (the simulator's rule, src/config.rs affinity_share): the
 // thumb sits there while the checkbox is on, and clearing the checkbox starts from it.
 const NONE_AT = { session_affinity: (c) => (c.routing === 'sticky' ? 100 : 0) };

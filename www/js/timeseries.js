@@ -1,6 +1,7 @@
 // www/js/timeseries.js: the "Load over time" card, shown for a run under a rate schedule or an
 // autoscaler: the schedule, the offered and served rates (and, autoscaled, the ready replicas on the
-// right axis), the fleet's hit rate and the mean TTFT per interval (the report's sampling windows merged
+// right axis), the fleet's hit rate (and, with an SLO target, the share of completions that met it) and
+// the mean TTFT per interval (the report's sampling windows merged
 // into at most 48), as three small charts on one time axis, with a caption computed from the same numbers.
 
 import { themeInk, num } from './format.js';
@@ -19,8 +20,9 @@ export const MAX_BINS = 48;
 
 /**
  * The series' windows merged into at most `maxBins` runs of consecutive windows, exactly: arrivals and
- * completions are rate × length, hits are hit rate × admitted, TTFT sums are mean × completions. Each
- * bin is {end: its last sample's time, offered, served (per s), hit (0–1), ttft (ms)}, null where empty.
+ * completions are rate × length, hits are hit rate × admitted, TTFT sums are mean × completions, SLO
+ * met is share × completions. Each bin is {end: its last sample's time, offered, served (per s), hit (0–1),
+ * ttft (ms), slo (0–1; null without `series.slo_attained`)}, null where empty.
  */
 export function mergeWindows(series, maxBins = MAX_BINS) {
   const t = series.t_s || [];
@@ -29,7 +31,7 @@ export function mergeWindows(series, maxBins = MAX_BINS) {
   const bins = [];
   for (let first = 1; first <= windows; first += per) {
     const last = Math.min(windows, first + per - 1);
-    let arrivals = 0, done = 0, admitted = 0, hits = 0, ttft = 0;
+    let arrivals = 0, done = 0, admitted = 0, hits = 0, ttft = 0, met = 0;
     for (let k = first; k <= last; k++) {
       const span = t[k] - t[k - 1];
       const served = (series.served_rate?.[k] ?? 0) * span;
@@ -39,11 +41,13 @@ export function mergeWindows(series, maxBins = MAX_BINS) {
       admitted += a;
       hits += (series.hit_rate_fleet?.[k] ?? 0) * a;
       ttft += (series.ttft_ms_mean?.[k] ?? 0) * Math.round(served);
+      met += Math.round((series.slo_attained?.[k] ?? 0) * Math.round(served));
     }
     const len = t[last] - t[first - 1];
     const completed = Math.round(done);
     bins.push({ end: t[last], offered: len > 0 ? arrivals / len : null, served: len > 0 ? done / len : null,
-      hit: admitted > 0 ? hits / admitted : null, ttft: completed > 0 ? ttft / completed : null });
+      hit: admitted > 0 ? hits / admitted : null, ttft: completed > 0 ? ttft / completed : null,
+      slo: series.slo_attained?.length && completed > 0 ? met / completed : null });
   }
   return { bins, binS: per * (series.interval_s ?? 0) };
 }
@@ -60,8 +64,25 @@ export function replicaWords(series, autoscale) {
     + ` ${autoscale.gpu_hours.toFixed(3)} GPU-hours${cost}.`;
 }
 
+/** "TTFT ≤ 300 ms and TPOT ≤ 50 ms" from the config's targets, or the slo scaler's (its defaults when unset). */
+export function sloTargetWords(config, autoscale) {
+  const scaler = autoscale?.scaler === 'slo';
+  const parts = [['TTFT', config?.slo_ttft_ms], ['TPOT', config?.slo_itl_ms]]
+    .filter(([, v]) => Number.isFinite(v)).map(([name, v]) => `${name} ≤ ${ms(v)}`);
+  if (scaler && parts.length < 2) parts.push(parts.length ? 'the slo scaler\'s default for the other' : 'the slo scaler\'s default targets');
+  return parts.join(' and ');
+}
+
+/** The SLO sentence: the range of the share of completions that met the targets per interval. */
+export function sloWords(bins, config, autoscale) {
+  const met = finite(bins.map((b) => b.slo));
+  if (!met.length) return '';
+  return `Requests completed within the SLO (${sloTargetWords(config, autoscale)}) per interval: `
+    + `${(100 * Math.min(...met)).toFixed(0)}–${(100 * Math.max(...met)).toFixed(0)}%.`;
+}
+
 /** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit rate and TTFT. */
-export function timeSeriesWords(series, sessions, autoscale) {
+export function timeSeriesWords(series, sessions, autoscale, config = null) {
   const { bins, binS } = mergeWindows(series);
   const sched = finite(series.schedule_rate || []);
   const served = finite(bins.map((b) => b.served));
@@ -77,6 +98,8 @@ export function timeSeriesWords(series, sessions, autoscale) {
   if (scaled) parts.push(scaled);
   if (hit.length) parts.push(`Hit rate per interval: ${(100 * Math.min(...hit)).toFixed(0)}–${(100 * Math.max(...hit)).toFixed(0)}%.`);
   if (ttft.length) parts.push(`Mean TTFT per interval: ${ms(Math.min(...ttft))} to ${ms(Math.max(...ttft))}.`);
+  const slo = sloWords(bins, config, autoscale);
+  if (slo) parts.push(slo);
   return parts.join(' ');
 }
 
@@ -110,7 +133,7 @@ export class TimeSeries {
     });
     this.charts = {
       rate: chart('ts-rate', 'Rate (per s)', {}, 'Ready replicas'),
-      hit: chart('ts-hit', 'Hit rate (%)', { max: 100 }),
+      hit: chart('ts-hit', 'Share (%)', { max: 100 }),
       ttft: chart('ts-ttft', 'Mean TTFT (ms)'),
     };
     for (const c of Object.values(this.charts)) lazyDraw.watch(c);
@@ -151,13 +174,16 @@ export class TimeSeries {
         { stepped: 'after', yAxisID: 'y2', borderDash: [2, 2] }));
     }
     hit.data.datasets = [line('fleet hit rate', at('hit', 100), t.accent, { stepped: true })];
+    if (s.slo_attained?.length) {
+      hit.data.datasets.push(line('SLO attained', at('slo', 100), t.ink, { stepped: true, borderDash: [5, 3] }));
+    }
     ttft.data.datasets = [line('mean TTFT', at('ttft'), t.err, { stepped: true })];
     const end = ts.length ? ts[ts.length - 1] : undefined;
     for (const c of [rate, hit, ttft]) { c.options.scales.x.max = end; lazyDraw.draw(c); }
-    const words = timeSeriesWords(s, sessions, report.autoscale);
+    const words = timeSeriesWords(s, sessions, report.autoscale, report.config);
     this.card.querySelector('#ts-words').textContent = words;
     rate.canvas.setAttribute('aria-label', `Rates over time. ${words}`);
-    hit.canvas.setAttribute('aria-label', `Fleet hit rate per interval, ${num(bins.length)} intervals.`);
+    hit.canvas.setAttribute('aria-label', `Fleet hit rate${s.slo_attained?.length ? ' and SLO attainment' : ''} per interval, ${num(bins.length)} intervals.`);
     ttft.canvas.setAttribute('aria-label', 'Mean TTFT of the requests completed in each interval.');
   }
 }

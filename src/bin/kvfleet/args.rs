@@ -270,6 +270,11 @@ pub struct RunArgs {
     /// without autoscaling.
     #[arg(long = "des-fleet", value_name = "GROUPS")]
     pub fleet: Option<String>,
+    /// The price of one GPU-hour in US dollars, overriding each preset's assumed on-demand
+    /// price: PRESET=USD entries joined by commas (e.g. llama3-8b-mi300x=2.10), or one USD
+    /// for every preset. Every dollar figure (mixed fleet, autoscaler, planner) uses it.
+    #[arg(long = "des-gpu-hour-usd", value_name = "PRICES")]
+    pub gpu_prices: Option<String>,
     /// Routing policy: round_robin, random, prefix_aware, kv, sticky, least_loaded, p2c,
     /// dynamo, sglang, llm_d or aibrix.
     #[arg(long = "des-routing", value_name = "POLICY", default_value = "kv", value_parser = routing)]
@@ -451,12 +456,14 @@ pub struct RunArgs {
     /// kpa: one decision asks for at least the ready replicas divided by this.
     #[arg(long = "des-kpa-max-scale-down-rate", value_name = "X", default_value = "2", value_parser = number)]
     pub kpa_max_scale_down_rate: f64,
-    /// slo: the TTFT target, ms.
-    #[arg(long = "des-slo-ttft-ms", value_name = "MS", default_value = "500", value_parser = number)]
-    pub slo_ttft_ms: f64,
-    /// slo: the inter-token latency target, ms.
-    #[arg(long = "des-slo-itl-ms", value_name = "MS", default_value = "50", value_parser = number)]
-    pub slo_itl_ms: f64,
+    /// The TTFT target, ms: the slo scaler's (unset: 500); set on any run, the report's
+    /// SLO attainment over time counts it.
+    #[arg(long = "des-slo-ttft-ms", value_name = "MS", value_parser = number)]
+    pub slo_ttft_ms: Option<f64>,
+    /// The inter-token latency target, ms: the slo scaler's (unset: 50); set on any run,
+    /// the SLO attainment over time holds each request's TPOT to it.
+    #[arg(long = "des-slo-itl-ms", value_name = "MS", value_parser = number)]
+    pub slo_itl_ms: Option<f64>,
     /// slo: seconds between decisions.
     #[arg(long = "des-slo-interval-s", value_name = "S", default_value = "5", value_parser = number)]
     pub slo_interval_s: f64,
@@ -630,6 +637,7 @@ impl RunArgs {
                 },
             ),
             fleet: self.fleet.clone().unwrap_or_default(),
+            gpu_hour_usd: self.gpu_prices.clone().unwrap_or_default(),
             routing: self.routing,
             overlap_weight: self.overlap_weight,
             block_size: self.block_size,

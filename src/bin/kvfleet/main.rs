@@ -31,6 +31,8 @@ mod output;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan;
 #[cfg(not(target_arch = "wasm32"))]
+mod plan_autoscale;
+#[cfg(not(target_arch = "wasm32"))]
 mod plan_flags;
 #[cfg(not(target_arch = "wasm32"))]
 mod plan_mix;

@@ -81,14 +81,16 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         seeds: f.seeds,
         exhaustive: f.exhaustive,
         gpus_per_replica: f.gpus_per_replica.unwrap_or(cfg.engine.gpus()),
-        gpu_hour_usd: f.gpu_hour_usd,
+        gpu_hour_usd: f
+            .gpu_hour_usd
+            .unwrap_or_else(|| cfg.gpu_hour_usd_of(cfg.engine)),
     };
     limits.validate()?;
     plan::check_plan(&cfg, &limits)?;
     let mix = match &f.mix {
         Some(flag) => {
             check_mix_flags(f)?;
-            Some(crate::plan_mix::presets(flag, &cfg, &limits)?)
+            Some(crate::plan_mix::presets(flag, &cfg, f.gpu_hour_usd)?)
         }
         None if !cfg.fleet.is_empty() => {
             return Err(
@@ -118,6 +120,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         }
     };
     let chosen: Vec<Policy> = f.plan_routing.clone().map_or(Policy::ALL.to_vec(), |l| l.0);
+    crate::plan_autoscale::check(&cfg, f, &chosen)?;
     if let Some(presets) = mix {
         let mixes =
             crate::plan_mix::plan_all(&cfg, &chosen, presets, &slo, &limits, runner.as_ref())?;
@@ -158,6 +161,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         limits,
         config: &cfg,
         headline: plan::headline(&plans),
+        autoscale: crate::plan_autoscale::compare(&cfg, f, &plans, &slo, &limits, runner.as_ref())?,
         policies: plans,
     };
     let text = crate::plan_text::render(&report);

@@ -38,19 +38,26 @@ pub struct PlanFlags {
     /// a smaller answer that a non-monotone result hides from the bracketing search).
     #[arg(long = "plan-exhaustive")]
     pub exhaustive: bool,
-    /// Price of one GPU-hour, US dollars, 0 to 10000 (assumed: a round on-demand price
-    /// for one H100-class GPU; set your own).
-    #[arg(long = "gpu-hour-usd", value_name = "USD", default_value_t = plan::DEFAULT_GPU_HOUR_USD)]
-    pub gpu_hour_usd: f64,
+    /// Price of one GPU-hour, US dollars, 0 to 10000 [default: the engine preset's GPU's
+    /// (--des-gpu-hour-usd when it names one), an assumed on-demand list price; $2.50 for
+    /// an engine without hardware].
+    #[arg(long = "gpu-hour-usd", value_name = "USD")]
+    pub gpu_hour_usd: Option<f64>,
     /// GPUs per replica, 1 to 1024 [default: the engine preset's, 1 for custom].
     #[arg(long = "plan-gpus-per-replica", value_name = "G")]
     pub gpus_per_replica: Option<u32>,
     /// Search mixes of two presets of one model instead of one preset's fleet:
     /// PRESET[=USD],PRESET[=USD] (USD: the price of one of its GPUs for an hour
-    /// [default: --gpu-hour-usd]). Per policy, the cheapest fleet of a of the first and b
+    /// [default: --gpu-hour-usd when given, else the preset's GPU's]). Per policy, the cheapest fleet of a of the first and b
     /// of the second (a + b at most --plan-max-replicas) that meets the targets.
     #[arg(long = "plan-mix", value_name = "PAIR", value_parser = mix)]
     pub mix: Option<MixFlag>,
+    /// Then compare the static fleet the plan sized for --des-routing's policy with an
+    /// autoscaled one (kpa or slo) on the same workload: from --des-min-instances (default:
+    /// one replica) up to --des-max-instances (default: the static fleet's size), held to
+    /// the plan's targets; prints GPU-hours, cost, p99 TTFT, SLO attainment and hit rate.
+    #[arg(long = "plan-autoscale", value_name = "SCALER", value_parser = scaler)]
+    pub plan_autoscale: Option<kvfleet::config::Autoscale>,
     /// Write the whole plan as JSON to FILE ("-" for standard output).
     #[arg(long = "plan-json", value_name = "FILE")]
     pub json: Option<String>,
@@ -85,6 +92,14 @@ fn mix(text: &str) -> Result<MixFlag, String> {
         Ok((preset, price))
     };
     Ok(MixFlag([one(a)?, one(b)?]))
+}
+
+fn scaler(text: &str) -> Result<kvfleet::config::Autoscale, String> {
+    use kvfleet::config::Autoscale;
+    match Autoscale::parse(text.trim()) {
+        Ok(a) if a != Autoscale::Off => Ok(a),
+        _ => Err("expected kpa (Knative's autoscaler) or slo (a Dynamo-planner-style rule)".into()),
+    }
 }
 
 fn positive(text: &str) -> Result<f64, String> {

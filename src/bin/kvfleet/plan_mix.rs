@@ -23,12 +23,12 @@ pub struct MixReport<'a> {
     pub mixes: Vec<MixPlan>,
 }
 
-/// The two presets with their prices (`--gpu-hour-usd` where none is given), checked,
-/// and the base config checked as a fleet of one of each.
+/// The two presets with their prices (where none is given, `--gpu-hour-usd`, else the
+/// preset's GPU's in `cfg`), checked, and the base config checked as a fleet of one of each.
 pub fn presets(
     flag: &MixFlag,
     cfg: &Config,
-    limits: &PlanLimits,
+    all_usd: Option<f64>,
 ) -> Result<[MixPreset; 2], String> {
     if !cfg.fleet.is_empty() {
         return Err("--des-fleet: --plan-mix sets the fleet of every point; leave it out".into());
@@ -38,10 +38,11 @@ pub fn presets(
                     --des-prefill-instances and --des-decode-instances"
             .into());
     }
-    let price = |p: Option<f64>| p.unwrap_or(limits.gpu_hour_usd);
     let presets = flag.0.map(|(preset, usd)| MixPreset {
         preset,
-        gpu_hour_usd: price(usd),
+        gpu_hour_usd: usd
+            .or(all_usd)
+            .unwrap_or_else(|| cfg.gpu_hour_usd_of(preset)),
     });
     plan::check_mix(&presets)?;
     let one_each = plan::mix_config(cfg, &presets, [1, 1]);

@@ -19,6 +19,9 @@ pub struct PlanReport<'a> {
     pub config: &'a Config,
     pub headline: String,
     pub policies: Vec<PolicyPlan>,
+    /// With `--plan-autoscale`: the static fleet against the autoscaled one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscale: Option<kvfleet::plan::AutoscaleComparison>,
 }
 
 pub(crate) fn targets(slo: &Slo) -> String {
@@ -229,6 +232,9 @@ pub fn render(r: &PlanReport) -> String {
     out.push_str(&inversions(&r.policies));
     for line in r.headline.lines() {
         out.push_str(&format!("  {line}\n"));
+    }
+    if let Some(c) = &r.autoscale {
+        out.push_str(&crate::plan_autoscale::render(c, l.gpu_hour_usd));
     }
     out
 }
