@@ -6,7 +6,10 @@
 // the faster GPU's sample fits as the CLI fits it, and the planner's answers on the page's preset and
 // on that fit are each the CLI's `kvfleet plan` (the fit's with --des-engine-file), the fit needing
 // fewer replicas; "Use this fit as the engine" puts the four coefficients into the page's config and
-// its link. The fit by simulation of the sample request log, run over
+// its link. A polynomial fit (of a log timed by Dynamo's mocker) used as the engine runs as the CLI
+// runs it with --des-engine-file, the settings panel shows its phases, and its link reproduces the
+// run; a phase the engine refuses keeps the run on screen, and bad phases in a link are each named in
+// a note. The fit by simulation of the sample request log, run over
 // the page's workers, is the CLI's `--calibrate-json` for the same start and budget; Cancel keeps the
 // best so far; a bad request log shows its line and keeps the last fit. Screenshots: the panel at
 // 1280 px and at 360 px.
@@ -95,7 +98,6 @@ test('the sample fitted in the page is the CLI fit; warnings, errors, the fit as
     const polyFit = await page.evaluate(() => window.kvfleet.lastCalibration);
     assert.deepEqual(polyFit.fit, cliFit(mixedFile, ['--form', 'polynomial']), 'the page fit equals the CLI fit of the same file');
     assert.equal((await page.$$('[data-testid=cal-warnings] li')).length, polyFit.fit.warnings.length);
-    assert.equal(await page.isDisabled('[data-testid=cal-use]'), true, 'a polynomial fit cannot be set as the page engine');
 
     // A bad log: the simulator's message with the file and line; the last fit stays.
     await fitBy(page, { file: tmpFile('bad.csv', 'prefill_tokens,decode_seqs,kv_tokens_read,step_us\n10,1,100,500\n10,1,100,-3\n') });
@@ -140,6 +142,83 @@ test('the sample fitted in the page is the CLI fit; warnings, errors, the fit as
   } finally {
     await close();
   }
+  assert.deepEqual(errors, []);
+});
+
+/** The CLI's report of the page's `config` run on the fit in `fitFile` (--des-engine-file in place of the engine's settings). */
+function cliRunOnFit(config, params, fitFile) {
+  const engineKeys = new Set(['engine', 'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns', 'prefill_poly_ms', 'decode_poly_ms']);
+  const args = [];
+  for (const p of params) {
+    const v = config[p.name];
+    if (v === null || v === undefined || v === '' || engineKeys.has(p.name)) continue;
+    args.push(p.flag, String(v));
+  }
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-cal-')), 'report.json');
+  execFileSync(nativeBin(), [...args, '--des-engine-file', fitFile, '--des-report-json', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+test('a polynomial fit as the engine runs as the CLI runs it with --des-engine-file, and its link reproduces it', async () => {
+  // A step log timed by Dynamo's mocker polynomial over 2,097,152 tokens of KV (4,096 blocks of 512),
+  // fitted with that capacity so all six coefficients are identified, on a page whose cache is that size.
+  const cap = '2097152';
+  const log = tmpFile('mocker.csv', execFileSync(nativeBin(), ['calibrate', '--generate', 'dynamo-mocker', '--kv-capacity-tokens', cap,
+    '--steps', '300', '--seed', '5'], { cwd: ROOT, encoding: 'utf8' }));
+  const want = cliFit(log, ['--form', 'polynomial', '--kv-capacity-tokens', cap]);
+  assert.ok(want.engine.decode_poly_ms.every((d) => d !== 0) && want.engine.prefill_poly_ms[0] > 0, 'the fit has both phases');
+  const { page, errors, context } = await site.open('/?kv_blocks=4096', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+    await page.locator('[data-testid=calibrate]').scrollIntoViewIfNeeded();
+    await page.selectOption('[data-testid=cal-form]', 'polynomial');
+    await page.fill('[data-testid=cal-kv]', cap);
+    await fitBy(page, { file: log });
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastCalibration.fit), want, 'the page fit is the CLI fit');
+    assert.equal(await page.isDisabled('[data-testid=cal-use]'), false, 'a polynomial fit can be used');
+    await page.click('[data-testid=cal-use]');
+    await page.waitForFunction(() => window.kvfleet.lastReport?.config?.engine === 'custom', null, { timeout: 30000 });
+    const report = await page.evaluate(() => window.kvfleet.lastReport);
+    const config = await page.evaluate(() => window.kvfleet.config);
+    assert.deepEqual([config.prefill_poly_ms, config.decode_poly_ms], [want.engine.prefill_poly_ms, want.engine.decode_poly_ms]);
+    const params = await page.evaluate(() => window.kvfleet.params);
+    assert.deepEqual(report, cliRunOnFit(config, params, tmpFile('fit.json', JSON.stringify(want))), 'the run is the CLI\'s with --des-engine-file');
+    // The settings panel shows the phases as the CLI's flags take them.
+    assert.equal(await page.inputValue('[data-testid=input-decode_poly_ms]'), want.engine.decode_poly_ms.join(','));
+
+    // The link alone reproduces the run.
+    const url = new URL(await settledUrl(page));
+    assert.equal(url.searchParams.get('decode_poly_ms'), want.engine.decode_poly_ms.join(','));
+    const again = await site.open(url.pathname + url.search, { viewport: { width: 1280, height: 900 } });
+    try {
+      await again.page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.lastReport, null, { timeout: 30000 });
+      assert.deepEqual(await again.page.evaluate(() => window.kvfleet.lastReport), report, 'the link gives the same run');
+      assert.deepEqual(again.errors, []);
+    } finally { await again.context.close(); }
+
+    // A phase the engine refuses, typed in the settings: the simulator's message, the run on screen stays.
+    await page.evaluate(() => { document.querySelector('details#group-engine, [data-group=engine]')?.setAttribute('open', ''); });
+    await page.fill('[data-testid=input-decode_poly_ms]', '1,-5,0');
+    await page.dispatchEvent('[data-testid=input-decode_poly_ms]', 'change');
+    await page.waitForFunction(() => window.kvfleet.errors?.some((m) => /decode_poly_ms/.test(m)), null, { timeout: 30000 });
+    assert.match(await page.textContent('[data-testid=error-decode_poly_ms]'), /decode_poly_ms/);
+    assert.deepEqual(await page.evaluate(() => window.kvfleet.lastReport), report, 'the last good run stays');
+  } finally { await context.close(); }
+  assert.deepEqual(errors, []);
+});
+
+test('bad polynomial values in a link: each named in a note, and the page runs without them', async () => {
+  const { page, errors, context } = await site.open('/?engine=custom&prefill_poly_ms=1,x,0&decode_poly_ms=1,-5,0', { viewport: { width: 1280, height: 900 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.lastReport, null, { timeout: 30000 });
+    const notes = await page.textContent('#url-notes');
+    assert.match(notes, /\(prefill_poly_ms\) was not valid: “x” in “1,x,0” is not a number\. Using the default, 0,0,0\./, notes);
+    assert.match(notes, /\(decode_poly_ms\) was rejected by the simulator: .*reaches -4.*Using the default, 0,0,0\./, notes);
+    const config = await page.evaluate(() => window.kvfleet.lastReport.config);
+    assert.equal(config.engine, 'custom');
+    assert.equal(config.prefill_poly_ms, undefined, 'no prefill phase');
+    assert.equal(config.decode_poly_ms, undefined, 'no decode phase');
+  } finally { await context.close(); }
   assert.deepEqual(errors, []);
 });
 

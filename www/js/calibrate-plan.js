@@ -51,7 +51,7 @@ export class PlanCompare {
     this.els.out.hidden = true;
     this.els.out.replaceChildren();
     this.els.run.disabled = !fittedConfig;
-    this.els.status.textContent = fittedConfig ? '' : 'The comparison needs a linear fit (the page\'s engine settings are linear).';
+    this.els.status.textContent = fittedConfig ? '' : 'The comparison needs a fit the engine can run (see the warnings).';
   }
 
   stop() {

@@ -13,7 +13,7 @@
 
 import { num } from './format.js';
 import { poolSize } from './sweep.js';
-import { LINEAR_KEYS } from './calibrate.js';
+import { LINEAR_KEYS, engineSettings } from './calibrate.js';
 import { scrollCue } from './page-bits.js';
 
 const QUANTILE_NAMES = (qs) => qs.map((q) => `p${Math.round(q * 100)}`);
@@ -209,8 +209,7 @@ export class RequestFit {
 
   use() {
     if (!this.last) return;
-    const engine = Object.fromEntries(LINEAR_KEYS.map((k) => [k, this.last.fit.engine[k]]));
-    this.load({ ...this.state().config, engine: 'custom', ...engine });
+    this.load({ ...this.state().config, ...engineSettings(this.last.fit.engine) }); // (no polynomial phases: 0,0,0)
     this.els.useNote.textContent = `Engine set to custom with the fit of ${this.last.name}: the charts at the top and the link now use it.`;
   }
 }

@@ -3,7 +3,8 @@
 // `kvfleet calibrate FILE --calibrate-json` (same numbers), and shows it: the CLI's summary line (R²,
 // RMS residual), each coefficient with its standard error, the fit's warnings, predicted against
 // measured and the residuals (calibrate-chart.js). "Use this fit as the engine" sets the page's
-// custom engine to the linear fit's four coefficients (so the link and every run carry them); the
+// custom engine to the fit's six settings (a linear fit's four, or a polynomial fit's two phases;
+// poly-params.js), so the link and every run carry them, as --des-engine-file runs the fit; the
 // planner's answer on the page's engine and on the fit, side by side: calibrate-plan.js. A bad log
 // shows the simulator's message (file and line) and keeps the last good fit on screen.
 //
@@ -25,6 +26,17 @@ export const SAMPLES = {
 
 /** The linear form's coefficients: the custom engine's four settings, same names and units. */
 export const LINEAR_KEYS = ['step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'];
+
+/** The custom engine's six settings (a fit's `engine`, what --des-engine-file reads): the linear four and the two polynomial phases. */
+export const ENGINE_KEYS = [...LINEAR_KEYS, 'prefill_poly_ms', 'decode_poly_ms'];
+
+/** A fit's `engine` as the page's custom engine: its six settings (a linear fit's polynomials are 0,0,0). */
+export function engineSettings(engine) {
+  return { engine: 'custom', ...Object.fromEntries(ENGINE_KEYS.map((k) => [k, engine[k] ?? (k.endsWith('_poly_ms') ? [0, 0, 0] : 0)])) };
+}
+
+/** Whether the fit's warnings say the engine would refuse its polynomial (src/calibrate/fit.rs engine_warnings). */
+const refused = (fit) => fit.warnings.some((w) => /breaks the engine's rule/.test(w));
 
 /** A coefficient as the CLI's table shows it: 6 decimals, or 6 significant digits below 0.01. */
 export function shown(x) {
@@ -198,28 +210,30 @@ export class Calibrate {
     this.els.resid.setAttribute('aria-label', `Residuals (measured − predicted) of ${num(n)} steps against measured step time`);
   }
 
-  /** The page's config with the linear fit as its custom engine (null for a polynomial fit). */
+  /** The page's config with the fit as its custom engine, its six settings (null when none, or one the engine refuses). */
   fittedConfig() {
     const fit = this.last?.fit;
-    if (!fit || fit.form !== 'linear') return null;
-    const engine = Object.fromEntries(LINEAR_KEYS.map((k) => [k, fit.engine[k]]));
-    return { ...this.state().config, engine: 'custom', ...engine };
+    if (!fit || refused(fit)) return null;
+    return { ...this.state().config, ...engineSettings(fit.engine) };
   }
 
   renderUse(fit) {
-    const linear = fit.form === 'linear';
-    this.els.use.disabled = !linear;
-    this.els.useNote.textContent = linear
-      ? 'Sets Engine to custom with these four coefficients: every run, the planner and the link then use them.'
-      : 'The page\'s settings hold the linear form\'s four coefficients only: fit the linear form to use it here '
-        + '(the CLI\'s --des-engine-file runs either).';
+    this.els.use.disabled = refused(fit);
+    if (refused(fit)) {
+      this.els.useNote.textContent = 'The engine would refuse this polynomial (see the warnings): it cannot run as the engine.';
+    } else if (fit.form === 'linear') {
+      this.els.useNote.textContent = 'Sets Engine to custom with these four coefficients (no polynomial phases): every run, the planner and the link then use them.';
+    } else {
+      this.els.useNote.textContent = 'Sets Engine to custom with the two polynomial phases (the linear four at 0), as --des-engine-file does with this fit: '
+        + 'every run, the planner and the link then use them. The decode phase is over the KV utilisation of the page\'s cache (unbounded: 0).';
+    }
   }
 
   use() {
     const config = this.fittedConfig();
     if (!config) return;
     this.load(config);
-    this.els.useNote.textContent = `Engine set to custom with the fit of ${this.last.name}: the charts at the top and the link now use it.`;
+    this.els.useNote.textContent = `Engine set to custom with the ${this.last.fit.form} fit of ${this.last.name}: the charts at the top and the link now use it.`;
   }
 
   retheme() { this.draw(); }

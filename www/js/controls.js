@@ -6,6 +6,7 @@ import { groupPolicies, describePolicy, followsNote, policyInfo } from './polici
 import { linkTerms } from './terms.js';
 import { isDisagg, fleetGroups } from './layout.js';
 import { SCALES, cacheFloor } from './scales.js';
+import { parsePoly, polyText } from './poly-params.js';
 
 /** The autoscaler's settings, beside the rate schedule (a load that changes is what it answers). */
 const AUTOSCALE = ['autoscale', 'min_instances', 'max_instances', 'startup_s', 'kpa_target', 'kpa_stable_window_s',
@@ -27,7 +28,7 @@ const GROUPS = [
   { id: 'traffic', title: 'Traffic', open: false, names: ['request_rate', 'request_rate_schedule', 'num_requests', 'session_rate', 'num_sessions', 'arrival_model', 'burstiness',
     'input_len', 'output_len', 'range_ratio', ...AUTOSCALE] },
   { id: 'engine', title: 'Engine and overload', open: false, names: ['engine', 'max_batch', 'max_batched_tokens', 'queue_capacity', 'timeout_ms',
-    'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns'] },
+    'step_fixed_us', 'prefill_token_us', 'decode_seq_us', 'kv_read_token_ns', 'prefill_poly_ms', 'decode_poly_ms'] },
   { id: 'disagg', title: 'Prefill + decode: the KV link', open: true, names: ['decode_routing', 'kv_transfer_gbps', 'kv_transfer_base_us',
     'kv_bytes_per_token', 'disagg_min_uncached_tokens'] },
   { id: 'router', title: 'Advanced: what the router knows', open: false, names: ['router_view', 'router_refresh_ms', 'kv_event_lag_ms',
@@ -70,6 +71,8 @@ const SHOWN_WHEN = {
   prefill_token_us: (c) => c.engine === 'custom',
   decode_seq_us: (c) => c.engine === 'custom',
   kv_read_token_ns: (c) => c.engine === 'custom',
+  prefill_poly_ms: (c) => c.engine === 'custom',
+  decode_poly_ms: (c) => c.engine === 'custom',
   router_refresh_ms: (c) => c.router_view === 'snapshot',
   kv_event_lag_ms: (c) => c.router_view === 'snapshot',
   router_predict_ttl_ms: (c) => c.router_view !== 'offline',
@@ -177,6 +180,7 @@ const SINGULAR = { replicas: 'replica', requests: 'request', prefixes: 'prefix',
 
 export function formatValue(p, v) {
   if (v === null || v === undefined) return p.kind.startsWith('optional') ? noneWords(p)[0] : '–';
+  if (Array.isArray(v)) return `${polyText(v)} ${p.unit}`;
   if (typeof v !== 'number') return String(v);
   if (p.name === 'seed') return String(v); // a name for a run, not a quantity: every digit counts
   const u = v === 1 && SINGULAR[p.unit] ? SINGULAR[p.unit] : p.unit;
@@ -419,6 +423,16 @@ export class Controls {
         sl.set(v === null && meant !== null ? meant : lastBounded ?? p.min);
         if (v === null && meant !== null) setAttr(sl.input, 'aria-valuetext', readoutText(p, v, config));
       };
+    } else if (p.kind === 'poly') {
+      // Three coefficients as the CLI's flag takes them ("c0,c1,c2"); a bad text is said at the field.
+      const t = el('input', { type: 'text', id, name: p.name, spellcheck: 'false', inputmode: 'decimal', 'data-testid': `${pre}input-${p.name}` });
+      t.addEventListener('change', () => {
+        const r = parsePoly(t.value);
+        if (r.error) this.showError(p.name, `${p.label}: ${r.error}.`); else this.emit(p.name, r.value);
+      });
+      inputs = [t];
+      root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), t);
+      set = (v) => setProp(t, 'value', polyText(v));
     } else if (p.name === 'prefix_popularity') {
       ({ root, set, inputs } = this.popularity(p, id, readout));
     } else {

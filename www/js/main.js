@@ -28,6 +28,7 @@ import { buildLatePanels } from './late-panels.js';
 import { onWorker, sendRun, scheduleRun, cancelRun, requestDecisions, runCompare, connect } from './runs.js';
 import { watchStatusHeight } from './status-bar.js';
 import { watchTermClicks } from './terms.js';
+import { POLY_PARAMS } from './poly-params.js';
 
 const $ = (id) => document.getElementById(id);
 const LATE_PANELS_AFTER_MS = 2000; // build the panels below the first screen by then even without a first chart
@@ -132,8 +133,8 @@ function onReady(msg) {
   markEpochs(msg.marks);
   hook.version = msg.version;
   $('version').textContent = msg.version;
-  st.params = msg.params;
-  hook.params = msg.params;
+  st.params = [...msg.params, ...POLY_PARAMS]; // (the polynomial phases: described by the page)
+  hook.params = st.params;
   st.simDefaults = { ...msg.defaults };
   for (const p of st.params) if (!(p.name in st.simDefaults)) st.simDefaults[p.name] = p.default;
   // A link is the page's defaults plus its own values: a bare link opens on the experiment the page

@@ -123,7 +123,7 @@ export class Sweep {
 
   /** Fills the parameter picker (numeric and choice parameters) and the routing-series picker. */
   setParams(params, config) {
-    const usable = params.filter((p) => p.name !== 'seed' && p.kind !== 'text');
+    const usable = params.filter((p) => p.name !== 'seed' && p.kind !== 'text' && p.kind !== 'poly');
     const ordered = [...FIRST.map((n) => usable.find((p) => p.name === n)).filter(Boolean),
       ...usable.filter((p) => !FIRST.includes(p.name))];
     this.els.param.replaceChildren(...ordered.map((p) => {

@@ -5,6 +5,7 @@
 
 import { BUILTIN } from './traces.js';
 import { num } from './format.js';
+import { parsePoly, polyText } from './poly-params.js';
 
 const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption', 'sweep', 'sweep_routing']);
 const BUILTIN_TRACES = Object.keys(BUILTIN);
@@ -57,6 +58,8 @@ export function parseValue(p, raw, emptyOk = false) {
       const err = checkNumber(p, raw);
       return err ? { error: err } : { value: Number(raw.trim()) };
     }
+    case 'poly':
+      return parsePoly(raw);
     case 'choice':
       return p.choices.includes(raw) ? { value: raw } : { error: `“${raw}” is not one of ${p.choices.join(', ')}` };
     default:
@@ -102,6 +105,7 @@ export function readUrl(search, params, defaults) {
 /** A value as the link writes it (null is "unbounded"; an empty text, such as no rate schedule, "none"). */
 export function fmtValue(v) {
   if (v === '') return 'none';
+  if (Array.isArray(v)) return polyText(v);
   return v === null || v === undefined ? 'unbounded' : typeof v === 'number' ? big(v) : String(v);
 }
 
@@ -124,7 +128,7 @@ export function queryFor(config, params, { base = null, embed = false, trace = n
   for (const p of params) {
     const v = config[p.name];
     if (base && same(v, base[p.name])) continue;
-    q.set(p.name, v === null || v === undefined ? 'unbounded' : String(v));
+    q.set(p.name, v === null || v === undefined ? 'unbounded' : Array.isArray(v) ? polyText(v) : String(v));
   }
   if (trace) q.set('trace', trace);
   if (lesson) q.set('lesson', lesson);
