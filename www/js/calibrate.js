@@ -225,7 +225,8 @@ export class Calibrate {
       this.els.useNote.textContent = 'Sets Engine to custom with these four coefficients (no polynomial phases): every run, the planner and the link then use them.';
     } else {
       this.els.useNote.textContent = 'Sets Engine to custom with the two polynomial phases (the linear four at 0), as --des-engine-file does with this fit: '
-        + 'every run, the planner and the link then use them. The decode phase is over the KV utilisation of the page\'s cache (unbounded: 0).';
+        + `every run, the planner and the link then use them. Its decode phase is over the KV utilisation of the page's cache (KV cache × block size; unbounded: 0)${
+          fit.kv_capacity_tokens ? `; the log's replica had ${num(fit.kv_capacity_tokens)} tokens` : ''}.`;
     }
   }
 
