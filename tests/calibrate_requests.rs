@@ -205,11 +205,31 @@ fn bad_csv_rows_name_their_line() {
             "f:1:",
             "output_tokens",
         ),
+        // A time in another unit is named, not taken for a missing column (nor, for the
+        // optional arrivals, for a log without times).
+        (
+            "arrival_s,prompt_tokens,output_tokens,ttft_s,tpot_ms\n0,100,10,0.05,9\n".to_string(),
+            "f:1:",
+            "the header has `ttft_s` but no `ttft_ms`: give it in milliseconds",
+        ),
+        (
+            "arrival_s,prompt_tokens,output_tokens,ttft_ms,TPOT_US\n0,100,10,50,9000\n".to_string(),
+            "f:1:",
+            "the header has `tpot_us` but no `tpot_ms`",
+        ),
+        (
+            "arrival_ms,prompt_tokens,output_tokens,ttft_ms,tpot_ms\n500,100,10,50,9\n".to_string(),
+            "f:1:",
+            "the header has `arrival_ms` but no `arrival_s`: give it in seconds",
+        ),
     ];
     for (text, line, word) in cases {
         let e = err(&text, RequestFormat::Csv, None);
         assert!(e.starts_with(line) && e.contains(word), "{text:?}: {e}");
     }
+    // With a rate too: arrivals in milliseconds are refused, not replaced by even spacing.
+    let in_ms = "arrival_ms,prompt_tokens,output_tokens,ttft_ms,tpot_ms\n500,100,10,50,9\n";
+    assert!(read_requests(in_ms, "f", RequestFormat::Csv, Some(2.0)).is_err());
     let no_arrivals = "prompt_tokens,output_tokens,ttft_ms,tpot_ms\n100,10,50,9\n";
     assert!(err(no_arrivals, RequestFormat::Csv, None).contains("--request-rate"));
     let read = read_requests(no_arrivals, "f", RequestFormat::Csv, Some(2.0)).unwrap();

@@ -235,6 +235,28 @@ fn workload_csv_and_jsonl_agree() {
 }
 
 #[test]
+fn a_spreadsheets_quoted_cells_are_read_as_one_cell_each() {
+    // As a spreadsheet exports a workload with a free-text column: quotes around a cell
+    // that holds commas or quotes, and around numbers too.
+    let text = "\"note, free text\",arrival_s,prompt_tokens,output_tokens\n\
+                \"summarise, then answer\",0.5,100,7\n\
+                \"say \"\"hi\"\", twice\",\"1.25\",\"2048\",3\n";
+    let opts = TraceOptions::default();
+    let got = parse_workload_file(text.as_bytes(), "w.csv", WorkloadFormat::Csv, &opts).unwrap();
+    let rows: Vec<_> = got
+        .iter()
+        .map(|r| (r.arrival_us, r.prompt_tokens, r.output_tokens))
+        .collect();
+    assert_eq!(rows, [(500_000, 100, 7), (1_250_000, 2048, 3)]);
+    // A number written with a thousands separator is one cell, and not a number: its line.
+    let bad = "arrival_s,prompt_tokens,output_tokens\n0,10,1\n1,\"1,024\",5\n";
+    let err = parse_workload_file(bad.as_bytes(), "w.csv", WorkloadFormat::Csv, &opts);
+    let err = err.unwrap_err();
+    assert_eq!(err.line, Some(3));
+    assert!(err.message.contains("prompt_tokens"), "{}", err.message);
+}
+
+#[test]
 fn csv_errors_name_line_and_column() {
     let opts = TraceOptions::default();
     let csv = |text: &str| {

@@ -110,6 +110,23 @@ const CSV_COLUMNS: [&str; 6] = [
     "cached_tokens",
 ];
 
+/// Time columns in another unit than kvfleet's (column, the unit it wants, names in
+/// other units): named in the error, so a log in seconds is not read as one without times.
+const OTHER_UNITS: [(&str, &str, [&str; 2]); 3] = [
+    ("arrival_s", "seconds", ["arrival_ms", "arrival_us"]),
+    ("ttft_ms", "milliseconds", ["ttft_s", "ttft_us"]),
+    ("tpot_ms", "milliseconds", ["tpot_s", "tpot_us"]),
+];
+
+/// The error for a time column given in another unit instead of `column`'s, if one is.
+fn other_unit(column: &str, names: &[String]) -> Option<String> {
+    let (_, unit, others) = OTHER_UNITS.iter().find(|(c, _, _)| *c == column)?;
+    let found = names.iter().find(|n| others.contains(&n.as_str()))?;
+    Some(format!(
+        "the header has `{found}` but no `{column}`: give it in {unit}, in a column named {column}"
+    ))
+}
+
 fn csv_positions(header: &csv::StringRecord) -> Result<[Option<usize>; 6], String> {
     let names: Vec<String> = header
         .iter()
@@ -120,6 +137,9 @@ fn csv_positions(header: &csv::StringRecord) -> Result<[Option<usize>; 6], Strin
         let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *column).collect();
         out[k] = match found.as_slice() {
             [one] => Some(*one),
+            [] if other_unit(column, &names).is_some() => {
+                return Err(other_unit(column, &names).unwrap_or_default())
+            }
             [] if k == 0 || k == 5 => None,
             [] => {
                 return Err(format!(
