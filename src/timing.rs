@@ -50,7 +50,8 @@
 //! sequences' context tokens over the replica's KV capacity in tokens (0 when the cache
 //! is unbounded). The roofline presets leave both at 0.
 //! - `dynamo-mocker`: the default timing of NVIDIA Dynamo's mocker, `PerfModel::Polynomial`
-//!   in ai-dynamo 1.4.2's `lib/mocker/src/common/perf_model.rs`
+//!   in ai-dynamo 1.4.2's `lib/mocker/src/common/perf_model.rs` (the same coefficients
+//!   at ai-dynamo/dynamo commit f80944a4c0c32d6e8ba9ab7a58a399eae18a053a)
 //!   (`predict_prefill_aggregates`, `predict_decode_aggregates`): prefill
 //!   4.209989e-7·T² + 1.518344e-2·T + 16.50142 ms over the step's new tokens, decode
 //!   −25.74·u² + 54.01·u + 5.74 ms over the active KV blocks over the KV capacity

@@ -57,8 +57,13 @@ fn a_noisy_preset_log_gives_back_the_presets_coefficients() {
 
 #[test]
 fn dynamos_mocker_polynomial_is_fitted_within_two_percent() {
-    // The dynamo-mocker preset's coefficients (ai-dynamo's perf_model.rs), on a replica
-    // of 2,097,152 KV tokens (256 sequences × 8,192): every drawn batch fits in it.
+    // Steps timed by the dynamo-mocker preset, on a replica of 2,097,152 KV tokens (256
+    // sequences × 8,192): every drawn batch fits in it. The expected coefficients are typed
+    // from Dynamo's own source, not from the preset: `PerfModel::Polynomial` in
+    // ai-dynamo/dynamo `lib/mocker/src/common/perf_model.rs` at commit
+    // f80944a4c0c32d6e8ba9ab7a58a399eae18a053a (`predict_prefill_aggregates`:
+    // 4.209989e-07·T² + 1.518344e-02·T + 1.650142e+01 ms; `predict_decode_aggregates`:
+    // -25.74·u² + 54.01·u + 5.74 ms), so a wrong preset fails here too.
     let capacity = 256.0 * 8192.0;
     let truth = Timing {
         kv_capacity_tokens: capacity,

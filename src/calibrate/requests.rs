@@ -137,17 +137,17 @@ fn csv_positions(header: &csv::StringRecord) -> Result<[Option<usize>; 6], Strin
         let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *column).collect();
         out[k] = match found.as_slice() {
             [one] => Some(*one),
-            [] if other_unit(column, &names).is_some() => {
-                return Err(other_unit(column, &names).unwrap_or_default())
-            }
-            [] if k == 0 || k == 5 => None,
-            [] => {
-                return Err(format!(
-                    "the header has no `{column}` column (it needs {}; arrival_s and \
-                     cached_tokens are optional)",
-                    CSV_COLUMNS[..5].join(", ")
-                ))
-            }
+            [] => match other_unit(column, &names) {
+                Some(wrong_unit) => return Err(wrong_unit),
+                None if k == 0 || k == 5 => None,
+                None => {
+                    return Err(format!(
+                        "the header has no `{column}` column (it needs {}; arrival_s and \
+                         cached_tokens are optional)",
+                        CSV_COLUMNS[..5].join(", ")
+                    ))
+                }
+            },
             _ => return Err(format!("the header has two `{column}` columns: keep one")),
         };
     }
