@@ -369,9 +369,14 @@ pub fn render(r: &Report) -> String {
 }
 
 /// The line a `preempt` run adds: preemptions in the fleet and per replica, the tokens
-/// recomputed and the time lost.
+/// recomputed and the time lost. Left out where no replica's cache is bounded, since a
+/// replica preempts only for want of a block (the JSON keeps its zeros).
 pub fn preemption_line(r: &Report) -> Option<String> {
     let p = r.summary.preemption.as_ref()?;
+    let unbounded = r.config.kv_blocks.is_none() && r.config.fleet_groups().is_none();
+    if unbounded && p.preemptions == 0 {
+        return None;
+    }
     let per: Vec<String> = r
         .per_instance
         .iter()

@@ -118,10 +118,13 @@ function cliDuration(x) {
   return `${x.toFixed(x >= 100 ? 0 : x >= 10 ? 1 : 2)} ms`;
 }
 
-/** The CLI's preemption line (src/report/text.rs preemption_line), or null under `reserve`. */
+/** The CLI's preemption line (src/report/text.rs preemption_line), or null under `reserve`
+ * and where no replica's cache is bounded (a replica preempts only for want of a block). */
 export function preemptionLine(report) {
   const p = report.summary?.preemption;
   if (!p) return null;
+  const cfg = report.config || {};
+  if (p.preemptions === 0 && cfg.kv_blocks == null && !(cfg.fleet || '').trim()) return null;
   const per = (report.per_instance || []).map((r) => r.preemption?.preemptions ?? 0).join('/');
   return `  Preemptions (admission=preempt): ${p.preemptions} (per replica ${per}), `
     + `recomputed ${p.recomputed_tokens} tok, time lost ${cliDuration(p.time_lost_ms)}`;
