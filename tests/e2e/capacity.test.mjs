@@ -10,8 +10,11 @@
 // price by a hair only as the last resort, when the goodput ties too), every plotted cost has a
 // labelled tick on the cost axis, and a policy that never meets the targets says what it reached
 // (llm_d's flat p99 and why, checked against a run); round robin, the cheapest there, is not
-// compared with itself; counts read "1 replica", "2 replicas", "1 seed", "2 seeds". Screenshots: the
-// panel after a plan (light, 1280 px) and at 390 px.
+// compared with itself; counts read "1 replica", "2 replicas", "1 seed", "2 seeds". Under a load step
+// with kpa set on the page, the autoscaled-against-static comparison equals `--plan-autoscale kpa`'s,
+// and the "compare GPUs" mode's mix plan and headline equal `--plan-mix`'s (the same preset twice is
+// said, the last mix stays). Screenshots: the panel after a plan (light, 1280 px) and at 390 px; the
+// comparison (1280 px) and the mix (1280 and 360 px).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
