@@ -51,6 +51,7 @@ function ask(cap, gen, job, resultType) {
   cap.ensurePool(Math.max(1, cap.pool.length));
   const w = cap.pool[0];
   return new Promise((resolve) => {
+    cap.abandon = () => resolve(null); // Capacity.stop() terminates the worker, so nothing answers
     w.onmessage = (e) => {
       const m = e.data;
       if (gen !== cap.generation) return resolve(null);
@@ -183,7 +184,10 @@ export async function runAutoscale(cap, gen, { config, spec, plans, source }) {
   box.hidden = false;
   const job = { type: 'capacity-autoscale', id: gen, config, replicas, spec, trace: source || undefined };
   const m = await ask(cap, gen, job, 'capacity-autoscale-result');
-  if (!m || gen !== cap.generation) return;
+  if (!m || gen !== cap.generation) {
+    cap.els.autoWords.textContent = 'Stopped before the comparison finished: plan again to run it.';
+    return;
+  }
   if (m.error) { cap.els.autoWords.textContent = `Can't compare with the autoscaled fleet: ${m.error}`; return; }
   window.kvfleet.lastCapacityAutoscale = { config, spec, replicas, comparison: m.comparison };
   renderAutoscale(cap.els, m.comparison, spec.limits.gpu_hour_usd);

@@ -203,6 +203,8 @@ export class Capacity {
   /** Stops everything in flight: the plans are blocking calls, so the workers are terminated. */
   stop() {
     this.generation += 1;
+    this.abandon?.();
+    this.abandon = null;
     for (const w of this.pool) w.terminate();
     this.pool = [];
   }
