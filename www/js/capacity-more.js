@@ -14,6 +14,13 @@
 import { countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { money, count } from './capacity-chart.js';
+import { scrollCue } from './page-bits.js';
+
+/** A scroll hint above a table while it is wider than its box (a phone), made once per table. */
+function cue(els, key, table, testid) {
+  els[key] ||= scrollCue(table.parentElement, testid);
+  els[key]();
+}
 
 /** "llama3-8b" of "llama3-8b-h100": a mix is of one model. */
 export function modelOf(name) {
@@ -152,6 +159,7 @@ export function renderMix(els, last) {
   }
   const [a, b] = mix.presets.map((p) => p.preset);
   els.mixTable.replaceChildren(head([`${a} + ${b}`, 'GPUs', '$/hour', 'TTFT p99', 'TPOT p99', 'Unserved', 'Targets']), tbody);
+  cue(els, 'mixFit', els.mixTable, 'cap-mix-scroll-hint');
 }
 
 /** Why no comparison runs, or null when one can: the page needs an autoscaler, and a plan that met. */
@@ -209,4 +217,5 @@ export function renderAutoscale(els, c, usd) {
     tbody.append(cellRow([fleetWords(f), f.gpu_hours.toFixed(3), `$${f.cost_usd.toFixed(3)}`, fmtMs(f.ttft_ms_p99 ?? NaN), share(f.slo_attained), share(f.hit_rate_tokens), f.misses.length ? `missed: ${f.misses.join(', ')}` : 'met']));
   }
   els.autoTable.replaceChildren(head(['Fleet', 'GPU-h', '$', 'TTFT p99', 'SLO met', 'Token hit', 'Targets']), tbody);
+  cue(els, 'autoFit', els.autoTable, 'cap-autoscale-scroll-hint');
 }
