@@ -142,6 +142,118 @@ pub fn calibrate_json(
     crate::calibrate::calibrate_json(text, name, form, opts)
 }
 
+/// The runner of a plan: a parsed trace's requests, or the synthetic workload; the config
+/// checked for it either way.
+fn plan_runner(
+    cfg: &crate::Config,
+    trace: Option<&ParsedTrace>,
+) -> Result<Box<dyn crate::plan::Runner>, String> {
+    match trace {
+        Some(t) => {
+            let requests = t.requests_for(cfg)?;
+            params::validate_fleet(cfg).map_err(|e| e.to_string())?;
+            params::validate_replay(cfg, &requests, &t.name)?;
+            Ok(Box::new(crate::plan::TraceRunner {
+                requests,
+                name: t.name.clone(),
+            }))
+        }
+        None => {
+            params::validate(cfg).map_err(|e| e.to_string())?;
+            Ok(Box::new(crate::plan::SyntheticRunner))
+        }
+    }
+}
+
+/// Plans the cheapest mix of two presets for one routing policy (`plan::plan_mix`, as
+/// `kvfleet plan --plan-mix A,B --plan-routing POLICY`): `spec_json` is
+/// `{"slo": {...}, "limits": {...}, "presets": [{"preset": NAME, "gpu_hour_usd": USD}, ...]}`,
+/// a price `null` or left out being the preset's GPU's in the config. Returns
+/// `{"mix": MixPlan, "headline": TEXT}`, the plan as `--plan-json` writes it in `mixes` and
+/// the CLI's last line.
+pub fn plan_mix_json(
+    config_json: &str,
+    policy: &str,
+    spec_json: &str,
+    trace: Option<&ParsedTrace>,
+) -> Result<String, String> {
+    let cfg = parse_config(config_json)?;
+    let policy = crate::Policy::parse(policy).map_err(|e| e.to_string())?;
+    let spec: crate::plan::MixSpec = serde_json::from_str(spec_json)
+        .map_err(|e| crate::echo::cut_long_lines(&format!("invalid plan: {e}"), 400))?;
+    spec.slo.validate()?;
+    let presets = spec.presets(&cfg)?;
+    let one_each = crate::plan::mix_config(&cfg, &presets, [1, 1]);
+    params::validate_fleet(&one_each).map_err(|e| e.to_string())?;
+    let runner = plan_runner(&cfg, trace)?;
+    let mix = crate::plan::plan_mix(
+        &cfg,
+        policy,
+        presets,
+        &spec.slo,
+        &spec.limits,
+        runner.as_ref(),
+    )?;
+    let headline = crate::plan::mix_headline(std::slice::from_ref(&mix));
+    let mut v = serde_json::Map::new();
+    v.insert("mix".into(), crate::json::value_of(&mix));
+    v.insert("headline".into(), serde_json::Value::String(headline));
+    Ok(crate::json::text(&serde_json::Value::Object(v)))
+}
+
+/// The autoscaled-against-static comparison (`plan::compare_autoscale`, as `kvfleet plan
+/// --plan-autoscale SCALER` prints under the plan) for the config's routing policy: the
+/// static fleet of `replicas` (the plan's answer) against the config's scaler
+/// (`autoscale`, which must be set), on the config with autoscaling off otherwise the same.
+/// `spec_json` is the plan's `{"slo": {...}, "limits": {...}}`. Returns the comparison as
+/// `--plan-json` writes it in `autoscale`.
+pub fn plan_autoscale_json(
+    config_json: &str,
+    replicas: u32,
+    spec_json: &str,
+    trace: Option<&ParsedTrace>,
+) -> Result<String, String> {
+    let mut cfg = parse_config(config_json)?;
+    let spec: crate::plan::PlanSpec = serde_json::from_str(spec_json)
+        .map_err(|e| crate::echo::cut_long_lines(&format!("invalid plan: {e}"), 400))?;
+    spec.slo.validate()?;
+    spec.limits.validate()?;
+    let scaler = cfg.autoscale;
+    if scaler == crate::config::Autoscale::Off {
+        return Err("autoscale: set a scaler (kpa or slo) to compare with the static fleet".into());
+    }
+    if cfg.pools().is_some() || !cfg.fleet.is_empty() {
+        return Err("autoscale: an autoscaled fleet is colocated and of one preset".into());
+    }
+    if !(1..=crate::plan::max_instances()).contains(&replicas) {
+        return Err(format!(
+            "replicas: invalid count: got {replicas}; allowed: 1 to {}",
+            crate::plan::max_instances()
+        ));
+    }
+    cfg.autoscale = crate::config::Autoscale::Off;
+    let runner = plan_runner(&cfg, trace)?;
+    let (policy, slo) = (cfg.routing, spec.slo);
+    for c in crate::plan::comparison_configs(&cfg, policy, replicas, scaler, &slo) {
+        match trace {
+            Some(_) => params::validate_fleet(&c).map_err(|e| e.to_string())?,
+            None => params::validate(&c)
+                .map(|_| ())
+                .map_err(|e| e.to_string())?,
+        }
+    }
+    let c = crate::plan::compare_autoscale(
+        &cfg,
+        policy,
+        replicas,
+        scaler,
+        &slo,
+        &spec.limits,
+        runner.as_ref(),
+    )?;
+    Ok(serde_json::to_string(&c).expect("comparison serialises"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::presets_json;

@@ -16,6 +16,8 @@ use crate::report::Summary;
 mod autoscale;
 mod headline;
 mod mix;
+mod mix_spec;
+mod mix_words;
 mod runners;
 mod search;
 
@@ -25,6 +27,8 @@ pub use autoscale::{
 };
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
 pub use mix::{check_mix, mix_config, mix_price, plan_mix, MixPlan, MixPoint, MixPreset};
+pub use mix_spec::{MixPresetSpec, MixSpec};
+pub use mix_words::{counts_text, mix_headline};
 pub use runners::{SyntheticRunner, TraceRunner};
 pub use search::{plan_policy, smallest_fleet, Goodput, Point, PolicyPlan, SeedSpread};
 

@@ -251,6 +251,49 @@ pub fn plan_policy_trace_json(
         .map_err(|m| JsError::new(&m))
 }
 
+/// The cheapest mix of two presets for one routing policy: `spec_json` is
+/// `{"slo", "limits", "presets": [{"preset", "gpu_hour_usd"}, ...]}`. Returns
+/// `{"mix": MixPlan, "headline": TEXT}`.
+#[wasm_bindgen]
+pub fn plan_mix_json(config_json: &str, policy: &str, spec_json: &str) -> Result<String, JsError> {
+    api::plan_mix_json(config_json, policy, spec_json, None).map_err(|m| JsError::new(&m))
+}
+
+/// `plan_mix_json` over a trace parsed earlier.
+#[wasm_bindgen]
+pub fn plan_mix_trace_json(
+    config_json: &str,
+    policy: &str,
+    spec_json: &str,
+    trace: &Trace,
+) -> Result<String, JsError> {
+    api::plan_mix_json(config_json, policy, spec_json, Some(&trace.inner))
+        .map_err(|m| JsError::new(&m))
+}
+
+/// The static fleet of `replicas` against the config's scaler, on the same workload.
+/// Returns the comparison JSON.
+#[wasm_bindgen]
+pub fn plan_autoscale_json(
+    config_json: &str,
+    replicas: u32,
+    spec_json: &str,
+) -> Result<String, JsError> {
+    api::plan_autoscale_json(config_json, replicas, spec_json, None).map_err(|m| JsError::new(&m))
+}
+
+/// `plan_autoscale_json` over a trace parsed earlier.
+#[wasm_bindgen]
+pub fn plan_autoscale_trace_json(
+    config_json: &str,
+    replicas: u32,
+    spec_json: &str,
+    trace: &Trace,
+) -> Result<String, JsError> {
+    api::plan_autoscale_json(config_json, replicas, spec_json, Some(&trace.inner))
+        .map_err(|m| JsError::new(&m))
+}
+
 /// Every engine preset with its hardware and KV capacity at `block_size`, as JSON.
 #[wasm_bindgen]
 pub fn presets_json(block_size: u32) -> String {

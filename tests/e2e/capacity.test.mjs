@@ -10,8 +10,11 @@
 // price by a hair only as the last resort, when the goodput ties too), every plotted cost has a
 // labelled tick on the cost axis, and a policy that never meets the targets says what it reached
 // (llm_d's flat p99 and why, checked against a run); round robin, the cheapest there, is not
-// compared with itself; counts read "1 replica", "2 replicas", "1 seed", "2 seeds". Screenshots: the
-// panel after a plan (light, 1280 px) and at 390 px.
+// compared with itself; counts read "1 replica", "2 replicas", "1 seed", "2 seeds". Under a load step
+// with kpa set on the page, the autoscaled-against-static comparison equals `--plan-autoscale kpa`'s,
+// and the "compare GPUs" mode's mix plan and headline equal `--plan-mix`'s (the same preset twice is
+// said, the last mix stays). Screenshots: the panel after a plan (light, 1280 px) and at 390 px; the
+// comparison (1280 px) and the mix (1280 and 360 px).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -435,6 +438,56 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 unde
     const head = await page.$$eval('[data-testid=cap-table] thead th', (ths) => ths.map((th) => th.textContent));
     assert.equal(head.at(-1), 'Goodput on your 4 replicas');
     assert.doesNotMatch(`${headline} ${details} ${notes}`, /\(s\)/);
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
+test('autoscaled against static and the cheapest GPU mix equal the CLI; the same preset twice is said and the last mix stays', async () => {
+  // A load step under kpa on the page; the CLI gets the same workload with the scaler as --plan-autoscale.
+  const flags = ['--request-rate-schedule', '0s:4,20s:24', '--des-num-requests', '400', '--des-routing', 'kv',
+    '--slo-ttft-p99-ms', '360', '--plan-max-replicas', '12', '--plan-routing', 'kv'];
+  const { page, errors, close } = await openPage('/?request_rate_schedule=0s:4,20s:24&num_requests=400&routing=kv&autoscale=kpa');
+  try {
+    await plan(page, { ttft: '360', max: '12' });
+    await page.waitForFunction(() => window.kvfleet.lastCapacityAutoscale?.comparison, null, { timeout: 60000 });
+    const auto = await page.evaluate(() => window.kvfleet.lastCapacityAutoscale);
+    const cli = cliPlan([...flags, '--plan-autoscale', 'kpa']);
+    assert.equal(auto.replicas, cli.policies[0].min_replicas, 'the static fleet is the plan\'s answer for kv');
+    assert.deepEqual(auto.comparison, cli.autoscale, 'the comparison equals the CLI\'s');
+    const words = await page.textContent('[data-testid=cap-autoscale-words]');
+    assert.ok(words.includes(cli.autoscale.answer), words);
+    const rows = await page.$$eval('[data-testid=cap-autoscale-table] tbody tr', (trs) => trs.map((tr) => tr.textContent));
+    assert.equal(rows.length, 2);
+    assert.ok(rows[0].includes(`static, ${cli.autoscale.static.max_replicas} replicas`) && rows[0].includes(cli.autoscale.static.gpu_hours.toFixed(3)), rows[0]);
+    assert.ok(rows[1].includes(`$${cli.autoscale.autoscaled.cost_usd.toFixed(3)}`), rows[1]);
+    await shoot(page, 'capacity-autoscale-1280');
+
+    // Compare GPUs: the H100 (the engine) against the B200, both at their list prices, under kv.
+    await page.selectOption('[data-testid=cap-mode]', 'mix');
+    await page.selectOption('[data-testid=cap-mix-a]', 'llama3-8b-h100');
+    await page.selectOption('[data-testid=cap-mix-b]', 'llama3-8b-b200');
+    await page.click('[data-testid=cap-run]');
+    await page.waitForFunction(() => window.kvfleet.lastCapacityMix, null, { timeout: 60000 });
+    const mix = await page.evaluate(() => window.kvfleet.lastCapacityMix);
+    const cliMix = cliPlan([...flags, '--plan-mix', 'llama3-8b-h100,llama3-8b-b200']);
+    assert.deepEqual(mix.mix, cliMix.mixes[0], 'the mix plan equals the CLI\'s');
+    assert.equal(mix.headline, cliMix.headline);
+    assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
+    const mixRows = await page.$$eval('[data-testid=cap-mix-table] tbody tr', (trs) => trs.map((tr) => tr.textContent));
+    assert.equal(mixRows.length, cliMix.mixes[0].points.length, 'one row per mix simulated');
+    const [a, b] = cliMix.mixes[0].answer;
+    assert.ok(mixRows.some((r) => r.startsWith(`${a} + ${b}`) && r.includes('← cheapest') && r.endsWith('meets')), mixRows.join('\n'));
+    assert.equal(await page.isVisible('[data-testid=cap-out]'), false, 'the per-policy plan is hidden in the mix mode');
+    await shoot(page, 'capacity-mix-1280');
+    // The same preset twice: said, marked, and the last mix stays.
+    await page.selectOption('[data-testid=cap-mix-b]', 'llama3-8b-h100');
+    await page.click('[data-testid=cap-run]');
+    assert.match(await page.textContent('[data-testid=cap-error]'), /pick two different presets/);
+    assert.equal(await page.getAttribute('[data-testid=cap-mix-b]', 'aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => window.kvfleet.lastCapacityMix.ms), mix.ms);
+    assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
+    await page.setViewportSize({ width: 360, height: 800 });
+    await shoot(page, 'capacity-mix-360');
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -210,7 +210,7 @@ test('after a plan the planner table scrolls at 390 px with a cue (edge shadows,
     try {
       await page.click('[data-testid=cap-run]');
       await page.waitForFunction(() => window.kvfleet.lastCapacity, null, { timeout: 120000 });
-      const wrap = page.locator('[data-testid=capacity] .table-wrap');
+      const wrap = page.locator('[data-testid=capacity] .table-wrap', { has: page.locator('[data-testid=cap-table]') });
       const box = await wrap.evaluate((e) => ({ sw: e.scrollWidth, cw: e.clientWidth, bg: getComputedStyle(e).backgroundImage }));
       const hint = await page.isVisible('[data-testid=cap-scroll-hint]');
       if (viewport === PHONE) {

@@ -9,6 +9,10 @@
 // faded where one is missed, whatever the marker) and the Pareto front of the points that meet every
 // target; clicking a point loads that configuration. The chart's config and looks: capacity-chart.js.
 //
+// The "compare GPUs" mode (the cheapest mix of two presets) and the autoscaled-against-static
+// comparison under a plan: capacity-more.js. With an autoscaler set, the plan sizes the static fleet
+// (autoscaling off), as `kvfleet plan` does.
+//
 // Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
 // headline, ms, workers}.
 
@@ -17,6 +21,7 @@ import { fmtMs } from './charts.js';
 import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
 import { scrollCue } from './page-bits.js';
+import { fillMixPresets, runMix, runAutoscale } from './capacity-more.js';
 
 export { paretoFront, logTicks } from './capacity-chart.js';
 
@@ -111,7 +116,8 @@ function target(input, label) {
 
 export class Capacity {
   /**
-   * els: ttft, tpot, e2e, rejected, max, price, run, cancel, progress, status, error, out, headline, notes, canvas, table.
+   * els: ttft, tpot, e2e, rejected, max, price, run, cancel, progress, status, error, out, headline, notes, canvas, table;
+   * mode, mixPick, mixA, mixB, mixOut, mixHeadline, mixWords, mixTable; auto, autoWords, autoTable.
    * opts: workerUrl; state() -> {config, source, policies, presets}; load(config).
    */
   constructor(els, { workerUrl, state, load }) {
@@ -123,7 +129,9 @@ export class Capacity {
     this.generation = 0;
     this.chart = null;
     this.last = null;
-    els.run.addEventListener('click', () => this.run());
+    els.run.addEventListener('click', () => (els.mode.value === 'mix' ? runMix(this) : this.run()));
+    els.mode.addEventListener('change', () => this.showMode());
+    this.showMode();
     els.cancel.addEventListener('click', () => this.cancel('Planning cancelled.'));
     // "on 1 seed", "on 2 seeds": the word after the input follows its value.
     const unit = els.seeds.parentElement?.querySelector('.cap-unit');
@@ -132,6 +140,16 @@ export class Capacity {
       els.seeds.addEventListener('input', say);
       say();
     }
+  }
+
+  /** Shows the preset pickers in the mix mode, and the mode's last answer. */
+  showMode() {
+    const mix = this.els.mode.value === 'mix';
+    this.els.mixPick.hidden = !mix;
+    if (mix) fillMixPresets(this.els, this.state().presets || [], this.state().config.engine);
+    this.els.mixOut.hidden = !(mix && this.lastMix);
+    this.els.out.hidden = mix || !this.last;
+    this.els.run.textContent = mix ? 'Plan the mix' : 'Plan';
   }
 
   /** The plain paragraph under the headline for its details (made once, after the headline). */
@@ -185,6 +203,8 @@ export class Capacity {
   /** Stops everything in flight: the plans are blocking calls, so the workers are terminated. */
   stop() {
     this.generation += 1;
+    this.abandon?.();
+    this.abandon = null;
     for (const w of this.pool) w.terminate();
     this.pool = [];
   }
@@ -192,7 +212,7 @@ export class Capacity {
   setBusy(on) {
     this.els.cancel.hidden = !on;
     this.els.progress.hidden = !on;
-    this.els.run.textContent = on ? 'Restart' : 'Plan';
+    this.els.run.textContent = on ? 'Restart' : (this.els.mode.value === 'mix' ? 'Plan the mix' : 'Plan');
   }
 
   showError(message, input = null) {
@@ -203,7 +223,7 @@ export class Capacity {
 
   clearError() {
     this.els.error.hidden = true;
-    for (const k of ['ttft', 'tpot', 'e2e', 'rejected', 'max', 'price', 'seeds']) this.els[k].removeAttribute('aria-invalid');
+    for (const k of ['ttft', 'tpot', 'e2e', 'rejected', 'max', 'price', 'seeds', 'mixB']) this.els[k].removeAttribute('aria-invalid');
   }
 
   fail(message) {
@@ -221,7 +241,9 @@ export class Capacity {
   }
 
   async run() {
-    const { config, source, policies, presets } = this.state();
+    const { config: page, source, policies, presets } = this.state();
+    // The plan sizes a static fleet: an autoscaler set on the page is what the plan is compared with.
+    const config = (page.autoscale ?? 'off') === 'off' ? page : { ...page, autoscale: 'off' };
     this.clearError();
     let spec;
     try { spec = this.spec(config, presets); } catch (err) { this.showError(err.message, err.input); return; }
@@ -273,6 +295,7 @@ export class Capacity {
     window.kvfleet.lastCapacity = this.last;
     this.els.status.textContent = `Done in ${(ms / 1000).toFixed(1)} s on ${count(n, 'worker')} · seed ${config.seed} · ${source ? source.name : 'synthetic'}.`;
     this.render();
+    await runAutoscale(this, gen, { config: page, spec, plans, source });
   }
 
   /** The CLI's headline and its details, from the simulator (plan_headline in a pool worker). */
@@ -290,6 +313,7 @@ export class Capacity {
   render() {
     const { plans, headline, config, spec } = this.last;
     this.els.out.hidden = false;
+    this.els.mixOut.hidden = true;
     // plan_headline's first line is the headline, the rest its details.
     const [head, ...rest] = headline.split('\n');
     this.els.headline.textContent = head;

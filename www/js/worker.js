@@ -13,6 +13,10 @@
 //          first .. first + count - 1 -> {type:'decisions-result', id, decisions} (a JSON array, as the CLI writes them)
 //      {type:'capacity', id, config, policy, spec, trace?}  one policy's capacity plan (blocking; the page
 //          cancels by terminating the worker) -> {type:'capacity-result', id, plan} | {type:'capacity-error', id, message}
+//      {type:'capacity-mix', id, config, policy, spec, trace?}  the cheapest mix of two presets (plan_mix_json)
+//          -> {type:'capacity-mix-result', id, result: {mix, headline}} | {type:'capacity-error', id, message}
+//      {type:'capacity-autoscale', id, config, replicas, spec, trace?}  the static fleet against the config's
+//          scaler (plan_autoscale_json) -> {type:'capacity-autoscale-result', id, comparison} | capacity-error
 //      {type:'capacity-headline', plans} -> {type:'capacity-headline', headline}  (plan_headline over the plans' JSON)
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
@@ -328,6 +332,26 @@ async function handleCapacity(msg) {
   }
 }
 
+// The mix search and the autoscaled-against-static comparison (src/plan/mix.rs, src/plan/autoscale.rs).
+async function handleCapacityMore(msg) {
+  try {
+    if (typeof wasm.plan_mix_json !== 'function') throw new Error('this build of the simulator has no mix planner');
+    const config = JSON.stringify(msg.config);
+    const spec = JSON.stringify(msg.spec);
+    const trace = msg.trace ? await parsedTrace(msg.trace, msg.config.block_size ?? 512) : null;
+    if (msg.type === 'capacity-mix') {
+      const out = trace ? wasm.plan_mix_trace_json(config, msg.policy, spec, trace) : wasm.plan_mix_json(config, msg.policy, spec);
+      postMessage({ type: 'capacity-mix-result', id: msg.id, result: JSON.parse(out) });
+    } else {
+      const out = trace ? wasm.plan_autoscale_trace_json(config, msg.replicas, spec, trace) : wasm.plan_autoscale_json(config, msg.replicas, spec);
+      postMessage({ type: 'capacity-autoscale-result', id: msg.id, comparison: JSON.parse(out) });
+    }
+  } catch (err) {
+    if (isTrap(err) && !trapped) trapped = trapWords(err);
+    postMessage({ type: 'capacity-error', id: msg.id, message: trapped || messageOf(err) });
+  }
+}
+
 async function handleLessonMaterial(msg) {
   try {
     const text = msg.trace
@@ -388,6 +412,7 @@ self.onmessage = async (e) => {
   if (msg.type === 'debug-trap') { await booted; if (wasm) debugTrap(); return; }
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
   if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
+  if (msg.type === 'capacity-mix' || msg.type === 'capacity-autoscale') { await booted; if (wasm) await handleCapacityMore(msg); return; }
   if (msg.type === 'capacity-headline') { await booted; if (wasm) handleCapacityHeadline(msg); return; }
   if (msg.type === 'calibrate') { await booted; if (wasm) await handleCalibrate(msg); return; }
   if (msg.type.startsWith('reqfit-')) { await booted; if (wasm) await handleReqfit(wasm, msg, (err) => (isTrap(err) ? trapWords(err) : messageOf(err))); return; }

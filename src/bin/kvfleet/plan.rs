@@ -131,7 +131,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
             slo,
             limits,
             config: &cfg,
-            headline: crate::plan_mix::headline(&mixes),
+            headline: plan::mix_headline(&mixes),
             mixes,
         };
         return write_out(

@@ -3,7 +3,7 @@
 //! frontier and answer, and the cheapest overall; writes `--plan-json`.
 
 use kvfleet::numbers::duration;
-use kvfleet::plan::{self, MixPlan, MixPreset, PlanLimits, Runner, Slo};
+use kvfleet::plan::{self, counts_text, MixPlan, MixPreset, PlanLimits, Runner, Slo};
 use kvfleet::{Config, Policy};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -63,63 +63,6 @@ pub fn plan_all(
         .par_iter()
         .map(|&p| plan::plan_mix(cfg, p, presets, slo, limits, runner))
         .collect()
-}
-
-fn counts_text(m: &MixPlan, c: [u32; 2]) -> String {
-    let parts: Vec<String> = (0..2)
-        .filter(|&i| c[i] > 0)
-        .map(|i| format!("{} x {}", c[i], m.presets[i].preset.name()))
-        .collect();
-    parts.join(" + ")
-}
-
-/// The cheapest answer over the policies: "Cheapest mix: kv, 2 x A + 3 x B, $13.00/h".
-pub fn headline(mixes: &[MixPlan]) -> String {
-    let best = mixes
-        .iter()
-        .filter_map(|m| m.at_answer.as_ref().map(|a| (m, a)))
-        .min_by(|x, y| {
-            x.1.usd_per_hour
-                .total_cmp(&y.1.usd_per_hour)
-                .then((x.1.counts[0] + x.1.counts[1]).cmp(&(y.1.counts[0] + y.1.counts[1])))
-        });
-    let Some((m, a)) = best else {
-        return "No mix within the largest fleet meets the targets.".to_string();
-    };
-    format!(
-        "Cheapest mix: {}, {} ({} GPUs, ${:.2}/h){}{}",
-        m.policy,
-        counts_text(m, a.counts),
-        a.gpus,
-        a.usd_per_hour,
-        if m.verified { "" } else { " (not verified)" },
-        single_preset_words(mixes, a.usd_per_hour)
-    )
-}
-
-/// "; the cheapest fleet of one preset: kv, 5 x A ($12.50/h)", from every policy's ends
-/// of its frontier (a fleet of one preset), when one met.
-fn single_preset_words(mixes: &[MixPlan], usd: f64) -> String {
-    let ends = mixes.iter().flat_map(|m| {
-        m.points
-            .iter()
-            .filter(|p| p.meets && (p.counts[0] == 0 || p.counts[1] == 0))
-            .map(move |p| (m, p))
-    });
-    let Some((m, p)) = ends.min_by(|x, y| x.1.usd_per_hour.total_cmp(&y.1.usd_per_hour)) else {
-        return "; no fleet of one preset met".to_string();
-    };
-    let verdict = if p.usd_per_hour > usd {
-        "more"
-    } else {
-        "no more"
-    };
-    format!(
-        "; the cheapest fleet of one preset, {}, {}, costs {verdict} (${:.2}/h)",
-        m.policy,
-        counts_text(m, p.counts),
-        p.usd_per_hour
-    )
 }
 
 fn policy_block(m: &MixPlan, max: u32) -> String {

@@ -1,0 +1,63 @@
+//! The words of a mix plan (`kvfleet plan --plan-mix`'s last line, and the page's "compare
+//! GPUs" headline): the cheapest mix over the policies planned, and what the cheapest fleet
+//! of one preset costs beside it.
+
+use super::MixPlan;
+
+/// "2 x A + 3 x B": the presets of `c` that have replicas.
+pub fn counts_text(m: &MixPlan, c: [u32; 2]) -> String {
+    let parts: Vec<String> = (0..2)
+        .filter(|&i| c[i] > 0)
+        .map(|i| format!("{} x {}", c[i], m.presets[i].preset.name()))
+        .collect();
+    parts.join(" + ")
+}
+
+/// The cheapest answer over the policies: "Cheapest mix: kv, 2 x A + 3 x B, $13.00/h".
+pub fn mix_headline(mixes: &[MixPlan]) -> String {
+    let best = mixes
+        .iter()
+        .filter_map(|m| m.at_answer.as_ref().map(|a| (m, a)))
+        .min_by(|x, y| {
+            x.1.usd_per_hour
+                .total_cmp(&y.1.usd_per_hour)
+                .then((x.1.counts[0] + x.1.counts[1]).cmp(&(y.1.counts[0] + y.1.counts[1])))
+        });
+    let Some((m, a)) = best else {
+        return "No mix within the largest fleet meets the targets.".to_string();
+    };
+    format!(
+        "Cheapest mix: {}, {} ({} GPUs, ${:.2}/h){}{}",
+        m.policy,
+        counts_text(m, a.counts),
+        a.gpus,
+        a.usd_per_hour,
+        if m.verified { "" } else { " (not verified)" },
+        single_preset_words(mixes, a.usd_per_hour)
+    )
+}
+
+/// "; the cheapest fleet of one preset: kv, 5 x A ($12.50/h)", from every policy's ends
+/// of its frontier (a fleet of one preset), when one met.
+fn single_preset_words(mixes: &[MixPlan], usd: f64) -> String {
+    let ends = mixes.iter().flat_map(|m| {
+        m.points
+            .iter()
+            .filter(|p| p.meets && (p.counts[0] == 0 || p.counts[1] == 0))
+            .map(move |p| (m, p))
+    });
+    let Some((m, p)) = ends.min_by(|x, y| x.1.usd_per_hour.total_cmp(&y.1.usd_per_hour)) else {
+        return "; no fleet of one preset met".to_string();
+    };
+    let verdict = if p.usd_per_hour > usd {
+        "more"
+    } else {
+        "no more"
+    };
+    format!(
+        "; the cheapest fleet of one preset, {}, {}, costs {verdict} (${:.2}/h)",
+        m.policy,
+        counts_text(m, p.counts),
+        p.usd_per_hour
+    )
+}

@@ -1,0 +1,221 @@
+// www/js/capacity-more.js: the capacity panel's two further answers, both from the simulator in a
+// pool worker. "Compare GPUs": the cheapest mix of two presets of one model that meets the targets
+// under the current routing policy (src/plan/mix.rs via plan_mix_json, the search `kvfleet plan
+// --plan-mix A,B --plan-routing POLICY` runs: for each count of the first preset the fewest of the
+// second that meets, the cheapest of those, verified against one replica fewer of each), shown as
+// the CLI's headline and a table of every mix simulated. "Autoscaled against static": after a plan,
+// the fleet it sized for the current policy against the page's autoscaler on the same workload
+// (src/plan/autoscale.rs via plan_autoscale_json, as `--plan-autoscale`), or what to set for it.
+//
+// Test hooks on window.kvfleet: `lastCapacityMix` = {config, spec, mix, headline, ms};
+// `lastCapacityAutoscale` = {config, spec, replicas, comparison} (comparison null with `why` when
+// none was run).
+
+import { countPct } from './format.js';
+import { fmtMs } from './charts.js';
+import { money, count } from './capacity-chart.js';
+import { scrollCue } from './page-bits.js';
+
+/** A scroll hint above a table while it is wider than its box (a phone), made once per table. */
+function cue(els, key, table, testid) {
+  els[key] ||= scrollCue(table.parentElement, testid);
+  els[key]();
+}
+
+/** "llama3-8b" of "llama3-8b-h100": a mix is of one model. */
+export function modelOf(name) {
+  return String(name).split('-').slice(0, 2).join('-');
+}
+
+/** Fills the two preset pickers with the presets (with hardware) of the engine's model, keeping a valid choice. */
+export function fillMixPresets(els, presets, engine) {
+  const hw = presets.filter((p) => p.hardware);
+  const model = modelOf(hw.some((p) => p.name === engine) ? engine : hw[0]?.name ?? '');
+  const names = hw.map((p) => p.name).filter((n) => modelOf(n) === model);
+  for (const [sel, fallback] of [[els.mixA, names.includes(engine) ? engine : names[0]], [els.mixB, names.find((n) => n !== engine && n !== names[0]) ?? names[1]]]) {
+    const keep = names.includes(sel.value) ? sel.value : fallback;
+    sel.replaceChildren(...names.map((n) => new Option(n, n)));
+    if (keep) sel.value = keep;
+  }
+  if (els.mixA.value === els.mixB.value) els.mixB.value = names.find((n) => n !== els.mixA.value) ?? els.mixB.value;
+}
+
+/** The mix search's spec: the form's targets and bounds, the two presets, the form's price for both when given. */
+export function mixSpec(cap, config, presets) {
+  const { slo, limits } = cap.spec(config, presets);
+  const e = cap.els;
+  if (e.mixA.value === e.mixB.value) {
+    const err = new Error('Compare GPUs: pick two different presets');
+    err.input = e.mixB;
+    throw err;
+  }
+  const usd = e.price.value.trim() === '' ? null : limits.gpu_hour_usd;
+  return { slo, limits, presets: [e.mixA.value, e.mixB.value].map((preset) => ({ preset, gpu_hour_usd: usd })) };
+}
+
+/** Posts one job to the first pool worker and resolves with its answer, or null when stopped or failed. */
+function ask(cap, gen, job, resultType) {
+  cap.ensurePool(Math.max(1, cap.pool.length));
+  const w = cap.pool[0];
+  return new Promise((resolve) => {
+    cap.abandon = () => resolve(null); // Capacity.stop() terminates the worker, so nothing answers
+    w.onmessage = (e) => {
+      const m = e.data;
+      if (gen !== cap.generation) return resolve(null);
+      if (m.type === 'ready') return;
+      if (m.type === resultType) resolve(m);
+      else if (m.type === 'capacity-error' || m.type === 'error' || m.type === 'fatal') resolve({ error: String(m.message).replace(/^(Error:\s*)+/, '') });
+    };
+    w.postMessage(job);
+  });
+}
+
+/** Runs the mix search for the current policy; keeps the last answer on bad input or failure. */
+export async function runMix(cap) {
+  const { config: page, source, presets } = cap.state();
+  // A mix is a static fleet (the autoscaler would not know which preset a new replica takes).
+  const config = (page.autoscale ?? 'off') === 'off' ? page : { ...page, autoscale: 'off' };
+  cap.clearError();
+  let spec;
+  try { spec = mixSpec(cap, config, presets); } catch (err) { cap.showError(err.message, err.input); return; }
+  cap.stop();
+  const gen = cap.generation;
+  cap.ensurePool(1);
+  cap.setBusy(true);
+  cap.els.progress.removeAttribute('value');
+  cap.els.status.textContent = `Searching mixes of ${spec.presets[0].preset} and ${spec.presets[1].preset} under ${config.routing}…`;
+  const t0 = performance.now();
+  const job = { type: 'capacity-mix', id: gen, config, policy: config.routing, spec, trace: source || undefined };
+  const m = await ask(cap, gen, job, 'capacity-mix-result');
+  if (!m || gen !== cap.generation) return;
+  if (m.error) { cap.fail(`Can't plan the mix: ${m.error}`); return; }
+  cap.setBusy(false);
+  const ms = performance.now() - t0;
+  cap.lastMix = { config, spec, mix: m.result.mix, headline: m.result.headline, ms };
+  window.kvfleet = window.kvfleet || {};
+  window.kvfleet.lastCapacityMix = cap.lastMix;
+  cap.els.status.textContent = `Done in ${(ms / 1000).toFixed(1)} s: ${m.result.mix.points.length} ${m.result.mix.points.length === 1 ? 'mix' : 'mixes'} simulated · seed ${config.seed} · ${source ? source.name : 'synthetic'}.`;
+  renderMix(cap.els, cap.lastMix);
+}
+
+/** "2 x A + 3 x B", as the CLI writes a mix. */
+function countsText(mix, c) {
+  return [0, 1].filter((i) => c[i] > 0).map((i) => `${c[i]} x ${mix.presets[i].preset}`).join(' + ');
+}
+
+/** The sentences under the mix headline: the walk, the verification, inversions (the CLI's words). */
+function mixWords({ mix, spec }) {
+  const [a, b] = mix.presets;
+  const out = [`${mix.policy}, ${a.preset} at ${money(a.gpu_hour_usd)} and ${b.preset} at ${money(b.gpu_hour_usd)} per GPU-hour`
+    + ` (up to ${count(spec.limits.max_replicas, 'replica')} in all, on ${count(spec.limits.seeds, 'seed')}):`
+    + ` for each count of the first, the fewest of the second that meets the targets (◆ in the table), then the cheapest of those.`];
+  if (mix.answer && mix.verified) out.push(`Verified: ${countsText(mix, mix.answer)} meets; one replica fewer of either preset misses.`);
+  else if (mix.answer) out.push(`Not verified: ${countsText(mix, mix.answer)} meets, but one replica fewer of a preset also met (more replicas did worse somewhere on the walk).`);
+  else out.push(`No mix of at most ${count(spec.limits.max_replicas, 'replica')} meets the targets.`);
+  for (const [p, q] of mix.non_monotone) out.push(`Not monotone: ${countsText(mix, p)} meets the targets but ${countsText(mix, q)} misses them: more replicas did worse.`);
+  return out.join(' ');
+}
+
+function cellRow(cells, cls = '') {
+  const tr = document.createElement('tr');
+  if (cls) tr.className = cls;
+  for (const [i, c] of cells.entries()) {
+    const td = document.createElement(i === 0 ? 'th' : 'td');
+    if (i === 0) td.scope = 'row';
+    td.textContent = String(c);
+    tr.append(td);
+  }
+  return tr;
+}
+
+function head(names) {
+  const thead = document.createElement('thead');
+  const tr = document.createElement('tr');
+  for (const h of names) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; tr.append(th); }
+  thead.append(tr);
+  return thead;
+}
+
+/** "meets" or "misses ttft_p99, rejected". */
+const verdict = (misses) => (misses.length ? `misses ${misses.join(', ')}` : 'meets');
+
+/** The mix answer: the CLI's headline, the walk in words, and every mix simulated with its cost and verdict. */
+export function renderMix(els, last) {
+  const { mix, headline } = last;
+  els.mixOut.hidden = false;
+  els.out.hidden = true;
+  els.mixHeadline.textContent = headline;
+  els.mixWords.textContent = mixWords(last);
+  const key = (c) => `${c[0]},${c[1]}`;
+  const front = new Set(mix.frontier.map(key));
+  const pts = [...mix.points].sort((p, q) => p.counts[0] - q.counts[0] || p.counts[1] - q.counts[1]);
+  const tbody = document.createElement('tbody');
+  for (const p of pts) {
+    const isAnswer = mix.answer && key(mix.answer) === key(p.counts);
+    const mark = `${front.has(key(p.counts)) ? ' ◆' : ''}${isAnswer ? ' ← cheapest' : ''}`;
+    const m = p.measured;
+    tbody.append(cellRow([`${p.counts[0]} + ${p.counts[1]}${mark}`, p.gpus, money(p.usd_per_hour), fmtMs(m.ttft_ms_p99), fmtMs(m.tpot_ms_p99), countPct(m.rejected_share), verdict(p.misses)],
+      isAnswer ? 'cap-answer' : (p.meets ? '' : 'cap-miss-row')));
+  }
+  const [a, b] = mix.presets.map((p) => p.preset);
+  els.mixTable.replaceChildren(head([`${a} + ${b}`, 'GPUs', '$/hour', 'TTFT p99', 'TPOT p99', 'Unserved', 'Targets']), tbody);
+  cue(els, 'mixFit', els.mixTable, 'cap-mix-scroll-hint');
+}
+
+/** Why no comparison runs, or null when one can: the page needs an autoscaler, and a plan that met. */
+function autoscaleWhy(config, plans) {
+  if ((config.autoscale ?? 'off') === 'off') {
+    return 'To compare the fleet this plan sized with an autoscaled one on the same workload, set Autoscale to kpa or slo'
+      + ' (under Traffic; a rate schedule gives it a load that changes) and plan again.';
+  }
+  const plan = plans.find((p) => p.policy === config.routing);
+  if (!plan) return `The autoscaled comparison runs the current policy (${config.routing}), which was not planned.`;
+  if (plan.min_replicas === null) return `${config.routing} met the targets on no fleet tried, so there is no static fleet to compare with the ${config.autoscale} autoscaler.`;
+  return null;
+}
+
+/** After a plan: the static fleet it sized for the current policy against the page's autoscaler, or what to set. */
+export async function runAutoscale(cap, gen, { config, spec, plans, source }) {
+  const box = cap.els.auto;
+  const why = autoscaleWhy(config, plans);
+  window.kvfleet = window.kvfleet || {};
+  if (why) {
+    box.hidden = false;
+    cap.els.autoWords.textContent = why;
+    cap.els.autoTable.replaceChildren();
+    window.kvfleet.lastCapacityAutoscale = { config, spec, replicas: null, comparison: null, why };
+    return;
+  }
+  const replicas = plans.find((p) => p.policy === config.routing).min_replicas;
+  cap.els.autoWords.textContent = `Running ${config.routing} on the static ${replicas} replicas and under the ${config.autoscale} autoscaler…`;
+  cap.els.autoTable.replaceChildren();
+  box.hidden = false;
+  const job = { type: 'capacity-autoscale', id: gen, config, replicas, spec, trace: source || undefined };
+  const m = await ask(cap, gen, job, 'capacity-autoscale-result');
+  if (!m || gen !== cap.generation) {
+    cap.els.autoWords.textContent = 'Stopped before the comparison finished: plan again to run it.';
+    return;
+  }
+  if (m.error) { cap.els.autoWords.textContent = `Can't compare with the autoscaled fleet: ${m.error}`; return; }
+  window.kvfleet.lastCapacityAutoscale = { config, spec, replicas, comparison: m.comparison };
+  renderAutoscale(cap.els, m.comparison, spec.limits.gpu_hour_usd);
+}
+
+/** "kpa, 1–4 replicas" or "static, 4 replicas" (the CLI's words). */
+function fleetWords(f) {
+  return f.min_replicas === f.max_replicas ? `${f.fleet}, ${count(f.max_replicas, 'replica')}` : `${f.fleet}, ${f.min_replicas}–${f.max_replicas} replicas`;
+}
+
+/** The comparison: what each column counts, one row per fleet, and the simulator's answer. */
+export function renderAutoscale(els, c, usd) {
+  const held = [['TTFT', c.slo_ttft_ms], ['TPOT', c.slo_itl_ms]].filter(([, ms]) => ms != null).map(([n, ms]) => `${n} ≤ ${fmtMs(ms)}`);
+  const met = held.length ? `SLO met: completed requests with ${held.join(' and ')}` : 'SLO met: – (no TTFT or TPOT target)';
+  els.autoWords.textContent = `${c.policy} on the same workload and seed. GPU-h: replica time from 0 to the run's end; $ at ${money(usd)} per GPU-hour; ${met}. ${c.answer}`;
+  const share = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)}%`);
+  const tbody = document.createElement('tbody');
+  for (const f of [c.static, c.autoscaled]) {
+    tbody.append(cellRow([fleetWords(f), f.gpu_hours.toFixed(3), `$${f.cost_usd.toFixed(3)}`, fmtMs(f.ttft_ms_p99 ?? NaN), share(f.slo_attained), share(f.hit_rate_tokens), f.misses.length ? `missed: ${f.misses.join(', ')}` : 'met']));
+  }
+  els.autoTable.replaceChildren(head(['Fleet', 'GPU-h', '$', 'TTFT p99', 'SLO met', 'Token hit', 'Targets']), tbody);
+  cue(els, 'autoFit', els.autoTable, 'cap-autoscale-scroll-hint');
+}
