@@ -430,8 +430,9 @@ pub struct RunArgs {
     /// and booking; Dynamo's routing path), microseconds.
     #[arg(long = "des-router-cpu-us-fixed", value_name = "US", default_value = "700", value_parser = number)]
     pub router_cpu_us_fixed: f64,
-    /// With --des-router-vcpu: a router core's CPU time per full prompt block (hashing
-    /// and prefix matching), microseconds.
+    /// With --des-router-vcpu: a router core's CPU time per full prompt block its policy
+    /// hashes (hashing and prefix matching; every block for the cache-aware policies, the
+    /// leading one for prefix_aware, none for the load balancers), microseconds.
     #[arg(long = "des-router-cpu-us-per-block", value_name = "US", default_value = "0.5", value_parser = number)]
     pub router_cpu_us_per_block: f64,
     /// With --des-router-vcpu: requests allowed to wait for a core per router; beyond it
