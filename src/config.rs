@@ -510,10 +510,10 @@ pub struct Config {
     pub router_predict_ttl_ms: f64,
     /// Independent router replicas; arrivals are dealt to them in turn.
     pub routers: u32,
-    /// CPU cores of each router: a request waits for a free core and takes
+    /// CPU cores of each router: a request waits for a free core, takes
     /// `router_cpu_us_fixed + router_cpu_us_per_block` x the full prompt blocks its policy
-    /// hashes (every block for the cache-aware policies, the leading one for
-    /// `prefix_aware`, none for the load balancers) of it, then is routed. Unset: a free,
+    /// hashes of it (every block for the cache-aware policies, the leading one for
+    /// `prefix_aware`, none for the load balancers), then is routed. Unset: a free,
     /// instant router.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]

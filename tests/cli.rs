@@ -572,7 +572,10 @@ fn router_queue_unbounded_clears_a_lessons_queue() {
     assert!(out.contains("| router queue 64, rejected"), "{out}");
     let (code, out, err) = kvfleet(&[&small[..], &["--des-router-queue", "unbounded"]].concat());
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("| router queue unbounded, rejected 0"), "{out}");
+    assert!(
+        out.contains("| router queue unbounded, rejected 0"),
+        "{out}"
+    );
     let (code, out, err) = kvfleet(&[&small[..], &["--des-router-queue", "5"]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("| router queue 5, rejected"), "{out}");

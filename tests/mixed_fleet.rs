@@ -550,7 +550,10 @@ fn sticky_and_sglang_agree_on_the_pool_and_part_under_the_threshold() {
         .count();
     assert_eq!(policy_picks, 8);
     // After its first request a prefix lives on one replica, which both choose.
-    for d in sticky.iter().filter(|d| d.reason == kvfleet::router::Reason::Sticky) {
+    for d in sticky
+        .iter()
+        .filter(|d| d.reason == kvfleet::router::Reason::Sticky)
+    {
         let holders: Vec<u32> = d
             .candidates
             .iter()

@@ -448,7 +448,11 @@ fn a_deadline_passed_at_the_router_is_the_routers_timeout() {
         },
         requests.clone(),
     );
-    assert!(free.summary.ttft_ms_p99 < 50.0, "{}", free.summary.ttft_ms_p99);
+    assert!(
+        free.summary.ttft_ms_p99 < 50.0,
+        "{}",
+        free.summary.ttft_ms_p99
+    );
     let (r, d) = run(&c, requests);
     let x = cpu(&r);
     assert_eq!((x.routed, x.rejected, x.timed_out), (2, 0, 2), "{x:?}");
@@ -462,5 +466,8 @@ fn a_deadline_passed_at_the_router_is_the_routers_timeout() {
     // The core ran three CPU times (request 3 took none).
     assert!((busy_us(&r) - 300_000.0).abs() < 1e-3, "{}", busy_us(&r));
     let text = r.to_text();
-    assert!(text.contains("router queue unbounded, rejected 0, timed out 2"), "{text}");
+    assert!(
+        text.contains("router queue unbounded, rejected 0, timed out 2"),
+        "{text}"
+    );
 }
