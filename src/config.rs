@@ -23,6 +23,7 @@ pub use disagg::{
 };
 pub use fleet::{parse_fleet, validate_fleet_mix, FleetGroup};
 pub use gpu_price::{parse_gpu_prices, GpuPrices, MAX_GPU_HOUR_USD};
+pub use router_cpu::Hashed;
 pub use router_tiers::RouterTiers;
 pub use tie_break::TieBreak;
 pub use tier::{

@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use crate::config::{Config, Policy};
+use crate::config::{Config, Hashed};
 use crate::histogram::LogHistogram;
 use crate::workload::Request;
 
@@ -25,46 +25,6 @@ struct Cores {
     peak_queue: u32,
     rejected: u64,
     timed_out: u64,
-}
-
-/// Which of a prompt's full blocks a policy hashes (and matches) to route it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hashed {
-    /// None: `round_robin`, `random`, `least_loaded`, `p2c`, `sticky` (a session table).
-    Nothing,
-    /// The leading block only: `prefix_aware` (its consistent-hash key).
-    Leading,
-    /// Every full block: `kv`, `dynamo`, `sglang`, `llm_d`, `aibrix` (prefix matching).
-    All,
-}
-
-impl Hashed {
-    /// What `policy` hashes of its own.
-    pub fn by(policy: Policy) -> Hashed {
-        match policy {
-            Policy::RoundRobin
-            | Policy::Random
-            | Policy::LeastLoaded
-            | Policy::P2c
-            | Policy::Sticky => Hashed::Nothing,
-            Policy::PrefixAware => Hashed::Leading,
-            Policy::Kv | Policy::Dynamo | Policy::Sglang | Policy::LlmD | Policy::Aibrix => {
-                Hashed::All
-            }
-        }
-    }
-
-    /// The blocks hashed of a request with `full_blocks` full blocks; `affinity` says
-    /// session affinity is on and the request has no session, so the router looks for
-    /// the replica holding the longest prefix: every block.
-    pub fn blocks(self, full_blocks: u32, affinity: bool) -> u32 {
-        match self {
-            _ if affinity => full_blocks,
-            Hashed::Nothing => 0,
-            Hashed::Leading => full_blocks.min(1),
-            Hashed::All => full_blocks,
-        }
-    }
 }
 
 /// What became of a request that reached a router.
@@ -264,8 +224,8 @@ impl RouterCpu {
 
 #[cfg(test)]
 mod tests {
-    use super::{cpu_us, Hashed};
-    use crate::config::Policy;
+    use super::cpu_us;
+    use crate::config::{Hashed, Policy};
 
     #[test]
     fn cpu_time_is_fixed_plus_per_block() {
