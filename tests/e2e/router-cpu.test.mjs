@@ -2,7 +2,7 @@
 // settings group "Advanced: what the router knows" shows its cores, CPU times and queue; the fleet
 // lines end with the native CLI's router CPU line for the same flags, word for word (busy share,
 // routing delay, router rejections and timeouts), and the hero's turned-away figure gives their reasons; clearing the cores (a free, instant router) hides the CPU settings
-// and drops the line.
+// and drops the line; under round robin (which hashes no prompt blocks) the per-block CPU hides.
 // Screenshot: test-results/router-cpu.png (light, 1280 px).
 
 import { test, before, after } from 'node:test';
@@ -62,8 +62,16 @@ test('one busy router core: its settings, and the CLI\'s router CPU line under t
     await page.locator('[data-testid=input-router_vcpu]').scrollIntoViewIfNeeded();
     await screenshot(page, 'router-cpu', { fullPage: false });
 
+    // Round robin hashes no prompt blocks: the per-block CPU hides, the fixed CPU stays.
+    assert.equal(await page.locator('[data-testid=input-router_cpu_us_per_block]').isVisible(), true);
+    let runs = await page.evaluate(() => window.kvfleet.runCount);
+    await page.locator('[data-testid="input-routing-round_robin"]').locator('xpath=..').click();
+    await page.waitForFunction((n) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.routing === 'round_robin', runs, { timeout: 60000 });
+    assert.equal(await page.locator('[data-testid=input-router_cpu_us_per_block]').isVisible(), false);
+    assert.equal(await page.locator('[data-testid=input-router_cpu_us_fixed]').isVisible(), true);
+
     // A free, instant router: the CPU settings hide and the line goes.
-    const runs = await page.evaluate(() => window.kvfleet.runCount);
+    runs = await page.evaluate(() => window.kvfleet.runCount);
     await page.locator('[data-testid=input-router_vcpu-unbounded]').check();
     await page.waitForFunction((n) => window.kvfleet.runCount > n && !window.kvfleet.lastReport.router_cpu, runs, { timeout: 60000 });
     assert.equal(await page.locator('[data-testid=input-router_cpu_us_fixed]').isVisible(), false);
