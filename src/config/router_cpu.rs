@@ -33,7 +33,8 @@ pub(super) fn is_default_per_block_us(v: &f64) -> bool {
 /// Which of a prompt's full blocks a policy hashes (and matches) to route it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hashed {
-    /// None: `round_robin`, `random`, `least_loaded`, `p2c`, `sticky` (a session table).
+    /// None: `round_robin`, `random`, `least_loaded`, `p2c`, `sticky` (a session table;
+    /// under session affinity a request without a session is matched: see `blocks`).
     Nothing,
     /// The leading block only: `prefix_aware` (its consistent-hash key).
     Leading,
