@@ -23,6 +23,7 @@ pub use disagg::{
 };
 pub use fleet::{parse_fleet, validate_fleet_mix, FleetGroup};
 pub use gpu_price::{parse_gpu_prices, GpuPrices, MAX_GPU_HOUR_USD};
+pub use router_cpu::Hashed;
 pub use router_tiers::RouterTiers;
 pub use tie_break::TieBreak;
 pub use tier::{
@@ -510,9 +511,11 @@ pub struct Config {
     pub router_predict_ttl_ms: f64,
     /// Independent router replicas; arrivals are dealt to them in turn.
     pub routers: u32,
-    /// CPU cores of each router: a request waits for a free core and takes
-    /// `router_cpu_us_fixed + router_cpu_us_per_block` x its full prompt blocks of it,
-    /// then is routed. Unset: a free, instant router.
+    /// CPU cores of each router: a request waits for a free core, takes
+    /// `router_cpu_us_fixed + router_cpu_us_per_block` x the full prompt blocks its policy
+    /// hashes of it (every block for the cache-aware policies, the leading one for
+    /// `prefix_aware`, none for the load balancers), then is routed. Unset: a free,
+    /// instant router.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     pub router_vcpu: Option<u32>,
@@ -522,8 +525,8 @@ pub struct Config {
         default = "router_cpu::default_fixed_us"
     )]
     pub router_cpu_us_fixed: f64,
-    /// With `router_vcpu`: a router core's CPU time per full prompt block (hashing and
-    /// prefix matching), µs.
+    /// With `router_vcpu`: a router core's CPU time per full prompt block its policy
+    /// hashes (hashing and prefix matching), µs.
     #[serde(
         skip_serializing_if = "router_cpu::is_default_per_block_us",
         default = "router_cpu::default_per_block_us"

@@ -454,8 +454,8 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "PoolsReport"))]
     pub pools: Option<PoolsReport>,
-    /// The routers' own CPU: busy share, routing delay and router rejections; present
-    /// only with `router_vcpu` set.
+    /// The routers' own CPU: busy share, routing delay, router rejections and timeouts;
+    /// present only with `router_vcpu` set.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "RouterCpuReport"))]
     pub router_cpu: Option<RouterCpuReport>,

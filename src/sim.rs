@@ -347,13 +347,31 @@ impl<'w> Simulation<'w> {
         let t = cpu.next_end_us().expect("a router CPU time is running");
         self.advance_clock(t);
         self.events += 1;
-        let (k, req) = self
+        let cpu = self
             .router_cpu
             .as_mut()
-            .expect("a router CPU time is running")
-            .pop_done();
-        self.dispatch(k, req);
+            .expect("a router CPU time is running");
+        let (k, req) = cpu.pop_done();
+        for late in cpu.drain_expired() {
+            self.time_out_at_router(late);
+        }
+        if let Some(req) = req {
+            self.dispatch(k, req);
+        }
         true
+    }
+
+    /// A request whose caller's timeout passed at the router ends here, timed out.
+    fn time_out_at_router(&mut self, req: crate::workload::Request) {
+        self.ledger.end(req.id);
+        self.timed_out += 1;
+        let ended = EndedRequest {
+            id: req.id,
+            session: req.session,
+            ok: false,
+            output_tokens: 0,
+        };
+        self.source.on_end(ended, self.now_us);
     }
 
     /// A request refused at a full router queue ends here, rejected.

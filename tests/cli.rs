@@ -563,3 +563,26 @@ fn a_preset_run_on_other_calls_does_not_judge_the_goal() {
         "{out}"
     );
 }
+
+#[test]
+fn router_queue_unbounded_clears_a_lessons_queue() {
+    let small = ["--preset", "router-bottleneck", "--des-num-requests", "300"];
+    let (code, out, err) = kvfleet(&small);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("| router queue 64, rejected"), "{out}");
+    let (code, out, err) = kvfleet(&[&small[..], &["--des-router-queue", "unbounded"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("| router queue unbounded, rejected 0"),
+        "{out}"
+    );
+    let (code, out, err) = kvfleet(&[&small[..], &["--des-router-queue", "5"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("| router queue 5, rejected"), "{out}");
+    let (code, _, err) = kvfleet(&["--des-router-vcpu", "1", "--des-router-queue", "lots"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--des-router-queue") && err.contains("or unbounded"),
+        "{err}"
+    );
+}

@@ -1381,6 +1381,19 @@ fn router_bottleneck_lesson_numbers_hold() {
         b12 < 0.9 && b135 > 0.9 && d12 < 10.0 && d135 > 2.0 * d12,
         "{b12} {d12} {b135} {d135}"
     );
+    // The interview: round robin "pays the fixed path only" (no per-block cost whatever
+    // the setting says), kv 0.5 µs more for its one block: 701 µs against 700 µs a request.
+    let rr = at(serde_json::json!({"router_vcpu": 2, "routing": "round_robin"}));
+    let core_us_per_request = |r: &kvfleet::Report| {
+        let c = r.router_cpu.as_ref().unwrap();
+        c.busy_share.iter().sum::<f64>() * 2.0 * r.summary.makespan_s * 1e6 / c.routed as f64
+    };
+    assert_eq!(format!("{:.3}", core_us_per_request(&rr)), "700.000");
+    assert_eq!(format!("{:.3}", core_us_per_request(&two)), "701.000");
+    assert!(
+        rr.router_cpu.unwrap().routing_delay_ms_mean < rc2.routing_delay_ms_mean,
+        "kv's matching makes its routing delay the longer"
+    );
     // The figure: one core refuses 1,022; from two none, and p99 under 20 ms.
     let l2 = lessons::material::material(&l, None).unwrap().diagram;
     assert_eq!(l2.second_points[0][0], 1022.0);

@@ -519,3 +519,67 @@ fn a_request_larger_than_the_smallest_presets_kv_names_the_fleet() {
     })
     .is_ok());
 }
+
+/// The book's account of `sticky` and `sglang` on the mixed fleet: the same 600 decisions
+/// on the seed's pool (8 misses, one per prefix, then every request to its prefix's
+/// replica, never out of balance), and apart when the prefix is under SGLang's 0.3
+/// threshold (the second table, measured again here).
+#[test]
+fn sticky_and_sglang_agree_on_the_pool_and_part_under_the_threshold() {
+    use kvfleet::numbers::duration;
+    let at = |policy: Policy, input_len: u32| Config {
+        fleet: "2:llama3-8b-h100,2:llama3-8b-b200".into(),
+        request_rate: 20.0,
+        num_requests: 600,
+        input_len,
+        routing: policy,
+        ..Config::default()
+    };
+    let (sticky, _) = run_logged(&at(Policy::Sticky, 4096));
+    let (sglang, _) = run_logged(&at(Policy::Sglang, 4096));
+    // 8 blocks a prompt, 4 of them the prefix: a match rate of 0.5 over 0.3.
+    assert_eq!(sticky[0].request_blocks, 8);
+    let picks = |d: &[Decision]| d.iter().map(|d| d.chosen).collect::<Vec<_>>();
+    assert_eq!(picks(&sticky), picks(&sglang), "the same decisions");
+    let rules = |d: &[Decision], rule: &str| d.iter().filter(|d| d.rule == Some(rule)).count();
+    assert_eq!((rules(&sglang, "miss"), rules(&sglang, "match")), (8, 592));
+    // Sticky's own rule: round robin for the 8 first requests, the prefix's replica after.
+    let policy_picks = sticky
+        .iter()
+        .filter(|d| d.reason == kvfleet::router::Reason::Policy)
+        .count();
+    assert_eq!(policy_picks, 8);
+    // After its first request a prefix lives on one replica, which both choose.
+    for d in sticky
+        .iter()
+        .filter(|d| d.reason == kvfleet::router::Reason::Sticky)
+    {
+        let holders: Vec<u32> = d
+            .candidates
+            .iter()
+            .filter(|c| c.hit_blocks > 0)
+            .map(|c| c.replica)
+            .collect();
+        assert_eq!(holders, vec![d.chosen], "request {}", d.id);
+    }
+    let book = include_str!("../docs/src/mixed-fleets.md");
+    let flat = book.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("make the same 600 decisions here"));
+    // Under the threshold: 16 blocks, 4 shared (0.25); sglang routes every request by load.
+    for policy in [Policy::Sticky, Policy::Sglang] {
+        let (d, r) = run_logged(&at(policy, 8192));
+        if policy == Policy::Sglang {
+            assert_eq!(rules(&d, "miss"), 600, "every request by load");
+        }
+        let p = r.presets.as_ref().unwrap();
+        let cell = |k: usize| format!("{}, {}", p[k].requests, duration(p[k].ttft_ms.p99));
+        let row = format!(
+            "| {} | {} | {} | {} |",
+            policy.name(),
+            cell(0),
+            cell(1),
+            duration(r.summary.ttft_ms_p99)
+        );
+        assert!(book.contains(&row), "{row}");
+    }
+}

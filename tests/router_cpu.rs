@@ -27,7 +27,8 @@ fn simultaneous(n: u64) -> Vec<Request> {
 }
 
 /// Round robin over `replicas` replicas (each request alone on its own), a router core
-/// taking `fixed_us + per_block_us` x 10 blocks per request.
+/// taking `fixed_us` per request (round robin hashes no blocks, so `per_block_us` is
+/// charged only when a test switches to a policy that matches them).
 fn cfg(replicas: u32, vcpu: Option<u32>, fixed_us: f64, per_block_us: f64) -> Config {
     Config {
         instances: replicas,
@@ -59,9 +60,13 @@ fn cpu(r: &Report) -> &RouterCpuReport {
 
 #[test]
 fn one_core_makes_the_second_request_wait_the_first_ones_cpu_time() {
-    // 400 µs fixed + 10 blocks x 60 µs = 1,000 µs per request.
-    let free = cfg(2, None, 400.0, 60.0);
-    let busy = cfg(2, Some(1), 400.0, 60.0);
+    // kv: 400 µs fixed + 10 blocks x 60 µs = 1,000 µs per request (kv sends the second
+    // request away from the first's active blocks, so each is alone on a replica).
+    let kv = |vcpu| Config {
+        routing: Policy::Kv,
+        ..cfg(2, vcpu, 400.0, 60.0)
+    };
+    let (free, busy) = (kv(None), kv(Some(1)));
     let (r0, d0) = run(&free, simultaneous(2));
     let (r1, d1) = run(&busy, simultaneous(2));
     assert!(
@@ -141,8 +146,11 @@ fn each_router_has_its_own_cores() {
 
 #[test]
 fn busy_share_is_cpu_time_over_cores_and_makespan() {
-    // 3 requests x (100 + 10 x 20) µs = 900 µs of core time, 2 cores.
-    let c = cfg(3, Some(2), 100.0, 20.0);
+    // kv: 3 requests x (100 + 10 x 20) µs = 900 µs of core time, 2 cores.
+    let c = Config {
+        routing: Policy::Kv,
+        ..cfg(3, Some(2), 100.0, 20.0)
+    };
     let (r, _) = run(&c, simultaneous(3));
     let makespan_us = r.summary.makespan_s * 1e6;
     let want = 900.0 / (2.0 * makespan_us);
@@ -344,4 +352,122 @@ fn the_books_router_cpu_table_is_measured() {
         assert_eq!(row[4], delay, "{row:?}");
         assert_eq!(row[5], ms(r.summary.ttft_ms_p99), "{row:?}");
     }
+}
+
+/// The routers' busy core time, µs: busy share x cores x makespan.
+fn busy_us(r: &Report) -> f64 {
+    let c = cpu(r);
+    c.busy_share.iter().sum::<f64>() * c.vcpu as f64 * r.summary.makespan_s * 1e6
+}
+
+#[test]
+fn per_block_cpu_is_charged_only_for_the_blocks_a_policy_hashes() {
+    // Four requests of 10 full blocks at t = 0, one core, 100 µs fixed + 30 µs a block,
+    // four replicas. Each policy's CPU per request: round robin and least_loaded hash
+    // nothing (100 µs), prefix_aware its leading block (130 µs), kv every block (400 µs).
+    // One core serves them in turn, so the k-th (from 1) is routed at k CPU times and the
+    // mean routing delay is 2.5 CPU times; the core is busy 4 CPU times.
+    for (policy, cpu_us) in [
+        (Policy::RoundRobin, 100.0),
+        (Policy::LeastLoaded, 100.0),
+        (Policy::PrefixAware, 130.0),
+        (Policy::Kv, 400.0),
+    ] {
+        let c = Config {
+            routing: policy,
+            ..cfg(4, Some(1), 100.0, 30.0)
+        };
+        let (r, d) = run(&c, simultaneous(4));
+        let x = cpu(&r);
+        assert_eq!(x.routed, 4, "{policy:?}");
+        let mean_ms = 2.5 * cpu_us / 1000.0;
+        assert!(
+            (x.routing_delay_ms_mean - mean_ms).abs() < 1e-9,
+            "{policy:?}: {x:?}"
+        );
+        assert!(
+            (x.routing_delay_ms_max - 4.0 * cpu_us / 1000.0).abs() < 1e-9,
+            "{policy:?}: {x:?}"
+        );
+        let busy = busy_us(&r);
+        assert!((busy - 4.0 * cpu_us).abs() < 1e-6, "{policy:?}: {busy}");
+        // Round robin's four decisions at 100, 200, 300 and 400 µs; kv's at 400 .. 1,600.
+        if policy == Policy::RoundRobin || policy == Policy::Kv {
+            let (_, free) = run(
+                &Config {
+                    router_vcpu: None,
+                    ..c.clone()
+                },
+                simultaneous(4),
+            );
+            let grew: Vec<f64> = ttft_ms(&d)
+                .iter()
+                .zip(ttft_ms(&free))
+                .map(|(a, b)| ((a - b) * 1e3).round())
+                .collect();
+            let want: Vec<f64> = (1..=4).map(|k| k as f64 * cpu_us).collect();
+            assert_eq!(grew, want, "{policy:?}");
+        }
+    }
+    // Session affinity on requests without a session: the router looks for the replica
+    // holding the longest prefix, so even sticky pays for every block.
+    let sticky = Config {
+        routing: Policy::Sticky,
+        ..cfg(4, Some(1), 100.0, 30.0)
+    };
+    let (r, _) = run(&sticky, simultaneous(4));
+    assert!((busy_us(&r) - 1600.0).abs() < 1e-6, "{}", busy_us(&r));
+}
+
+#[test]
+fn a_deadline_passed_at_the_router_is_the_routers_timeout() {
+    // One core, 100 ms of CPU a request, four one-block requests at t = 0 with a 250 ms
+    // caller timeout. Request 0 is routed at 100 ms, request 1 at 200 ms; request 2 takes
+    // the core at 200 ms (still in time) and ends it at 300 ms, past its deadline: a
+    // router timeout; request 3 would take the core at 300 ms, already late: dropped
+    // without CPU. Neither reaches a replica.
+    let requests: Vec<Request> = simultaneous(4)
+        .into_iter()
+        .map(|r| Request {
+            prompt_tokens: 512,
+            output_tokens: 1,
+            block_ids: r.block_ids[..1].to_vec().into(),
+            ..r
+        })
+        .collect();
+    let c = Config {
+        timeout_ms: Some(250.0),
+        ..cfg(4, Some(1), 100_000.0, 0.0)
+    };
+    // The replicas answer within the deadline once routed: alone, a one-block prefill
+    // takes far less than the 50 ms left to request 1.
+    let (free, _) = run(
+        &Config {
+            router_vcpu: None,
+            ..c.clone()
+        },
+        requests.clone(),
+    );
+    assert!(
+        free.summary.ttft_ms_p99 < 50.0,
+        "{}",
+        free.summary.ttft_ms_p99
+    );
+    let (r, d) = run(&c, requests);
+    let x = cpu(&r);
+    assert_eq!((x.routed, x.rejected, x.timed_out), (2, 0, 2), "{x:?}");
+    assert_eq!((r.summary.completed, r.summary.timed_out), (2, 2));
+    let at_replicas: u64 = r.per_instance.iter().map(|p| p.timed_out).sum();
+    assert_eq!(at_replicas, 0, "the replicas never saw the late requests");
+    let reached: u64 = r.per_instance.iter().map(|p| p.requests).sum();
+    assert_eq!(reached, 2);
+    assert!(r.unended.is_none(), "every request ended exactly once");
+    assert_eq!(d.iter().map(|d| d.id).collect::<Vec<_>>(), vec![0, 1]);
+    // The core ran three CPU times (request 3 took none).
+    assert!((busy_us(&r) - 300_000.0).abs() < 1e-3, "{}", busy_us(&r));
+    let text = r.to_text();
+    assert!(
+        text.contains("router queue unbounded, rejected 0, timed out 2"),
+        "{text}"
+    );
 }

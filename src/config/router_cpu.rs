@@ -1,5 +1,8 @@
-//! The routers' own CPU settings' defaults (the model is in `sim::router_cpu`; the
-//! measurement behind the defaults is in the book's router-knowledge chapter).
+//! The routers' own CPU settings' defaults and which prompt blocks each policy hashes
+//! (the model is in `sim::router_cpu`; the measurement behind the defaults is in the
+//! book's router-knowledge chapter).
+
+use super::Policy;
 
 /// Default fixed CPU time per request on a router core, µs: Dynamo's routing path
 /// (`kv_router` + `routing_host`: selection and booking) was 9-12 % of the on-CPU samples
@@ -25,4 +28,45 @@ pub(super) fn is_default_fixed_us(v: &f64) -> bool {
 
 pub(super) fn is_default_per_block_us(v: &f64) -> bool {
     *v == DEFAULT_PER_BLOCK_US
+}
+
+/// Which of a prompt's full blocks a policy hashes (and matches) to route it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hashed {
+    /// None: `round_robin`, `random`, `least_loaded`, `p2c`, `sticky` (a session table;
+    /// under session affinity a request without a session is matched: see `blocks`).
+    Nothing,
+    /// The leading block only: `prefix_aware` (its consistent-hash key).
+    Leading,
+    /// Every full block: `kv`, `dynamo`, `sglang`, `llm_d`, `aibrix` (prefix matching).
+    All,
+}
+
+impl Hashed {
+    /// What `policy` hashes of its own.
+    pub fn by(policy: Policy) -> Hashed {
+        match policy {
+            Policy::RoundRobin
+            | Policy::Random
+            | Policy::LeastLoaded
+            | Policy::P2c
+            | Policy::Sticky => Hashed::Nothing,
+            Policy::PrefixAware => Hashed::Leading,
+            Policy::Kv | Policy::Dynamo | Policy::Sglang | Policy::LlmD | Policy::Aibrix => {
+                Hashed::All
+            }
+        }
+    }
+
+    /// The blocks hashed of a request with `full_blocks` full blocks; `affinity` says
+    /// session affinity is on and the request has no session, so the router looks for
+    /// the replica holding the longest prefix: every block.
+    pub fn blocks(self, full_blocks: u32, affinity: bool) -> u32 {
+        match self {
+            _ if affinity => full_blocks,
+            Hashed::Nothing => 0,
+            Hashed::Leading => full_blocks.min(1),
+            Hashed::All => full_blocks,
+        }
+    }
 }

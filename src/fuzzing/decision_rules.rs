@@ -8,15 +8,18 @@ use crate::report::Report;
 use crate::router::Reason;
 use crate::sim::Decision;
 
-/// One record per routed request (all but those refused at a full router queue), each
-/// ending once; a completed request's first token came
+/// One record per routed request (all but those refused at a full router queue or timed
+/// out there), each ending once; a completed request's first token came
 /// within the timeout; reasons are consistent with the settings.
 pub(super) fn decision_log(cfg: &Config, r: &Report, d: &[Decision]) -> Result<(), String> {
     let s = &r.summary;
-    let at_router = r.router_cpu.as_ref().map_or(0, |c| c.rejected);
+    let at_router = r
+        .router_cpu
+        .as_ref()
+        .map_or(0, |c| c.rejected + c.timed_out);
     ensure(d.len() as u64 + at_router == s.requests, || {
         format!(
-            "{} decisions for {} requests ({at_router} refused at the router)",
+            "{} decisions for {} requests ({at_router} refused or timed out at the router)",
             d.len(),
             s.requests
         )

@@ -60,17 +60,23 @@ fn accounting(r: &Report) -> Result<(), String> {
         )
     })?;
     let rows = &r.per_instance;
-    // A request refused at a full router queue never reaches a replica.
+    // A request refused at a full router queue, or timed out there, never reaches a
+    // replica.
     let at_router = r.router_cpu.as_ref().map_or(0, |c| c.rejected);
+    let late_at_router = r.router_cpu.as_ref().map_or(0, |c| c.timed_out);
     let sum = |f: fn(&crate::report::InstanceReport) -> u64| rows.iter().map(f).sum::<u64>();
     for (name, per, fleet) in [
         (
             "requests",
             sum(|p| p.requests),
-            s.requests + second_arrivals(r) - at_router,
+            s.requests + second_arrivals(r) - at_router - late_at_router,
         ),
         ("rejected", sum(|p| p.rejected) + at_router, s.rejected),
-        ("timed_out", sum(|p| p.timed_out), s.timed_out),
+        (
+            "timed_out",
+            sum(|p| p.timed_out) + late_at_router,
+            s.timed_out,
+        ),
         ("prompt_tokens", sum(|p| p.prompt_tokens), s.prompt_tokens),
         ("cached_tokens", sum(|p| p.cached_tokens), s.cached_tokens),
         ("evictions", sum(|p| p.evictions), s.evictions),
@@ -114,12 +120,15 @@ fn router_cpu(r: &Report) -> Result<(), String> {
     let Some(c) = &r.router_cpu else {
         return Ok(());
     };
-    ensure(c.routed + c.rejected == r.summary.requests, || {
-        format!(
-            "routed {} + refused at the router {} != requests {}",
-            c.routed, c.rejected, r.summary.requests
-        )
-    })?;
+    ensure(
+        c.routed + c.rejected + c.timed_out == r.summary.requests,
+        || {
+            format!(
+                "routed {} + refused {} + timed out at the router {} != requests {}",
+                c.routed, c.rejected, c.timed_out, r.summary.requests
+            )
+        },
+    )?;
     for (k, b) in c.busy_share.iter().enumerate() {
         ensure(b.is_nan() || (0.0..=1.0 + 1e-9).contains(b), || {
             format!("router {k}: busy share {b} outside 0..1")

@@ -33,8 +33,11 @@ pub(super) fn pools(cfg: &Config, r: &Report) -> Result<(), String> {
             )
         },
     )?;
-    // A request refused at a full router queue reaches neither pool.
-    let at_router = r.router_cpu.as_ref().map_or(0, |c| c.rejected);
+    // A request refused at a full router queue, or timed out there, reaches neither pool.
+    let at_router = r
+        .router_cpu
+        .as_ref()
+        .map_or(0, |c| c.rejected + c.timed_out);
     identities(pools, r.summary.requests - at_router)?;
     pools_end_what_they_take(pools, r)?;
     skips_and_lateness(cfg, pools)

@@ -19,13 +19,10 @@ const fn kv2() -> Changes {
     config(&[("router_vcpu", Int(2))])
 }
 
-/// Two cores under round robin, which hashes and matches no blocks.
+/// Two cores under round robin, which hashes and matches no blocks (so it pays the
+/// fixed path only).
 const fn rr2() -> Changes {
-    config(&[
-        ("router_vcpu", Int(2)),
-        ("routing", Text("round_robin")),
-        ("router_cpu_us_per_block", Float(0.0)),
-    ])
+    config(&[("router_vcpu", Int(2)), ("routing", Text("round_robin"))])
 }
 
 pub(super) const LESSON: Lesson = Lesson {
@@ -81,7 +78,7 @@ pub(super) const LESSON: Lesson = Lesson {
         Setting { key: "router_vcpu", rule: "Needed ≈ calls per second × CPU per request ÷ 1000. Above about 90% busy it slows down and may crash.", live: "vcpu_rule" },
         Setting { key: "router_queue", rule: "A longer queue turns refusals into waits; it adds no capacity.", live: "" },
         Setting { key: "routers", rule: "Each router has its own cores; arrivals are dealt to them in turn.", live: "" },
-        Setting { key: "router_cpu_us_per_block", rule: "A cache-aware router pays per prompt block; round robin hashes nothing (kvfleet charges what you set whatever the policy, so give a round-robin router 0).", live: "" },
+        Setting { key: "router_cpu_us_per_block", rule: "A cache-aware router pays per prompt block it hashes and matches; round robin and the other load balancers hash nothing, and prefix_aware hashes its leading block only (kvfleet charges each policy what it hashes).", live: "" },
     ],
     interview: INTERVIEW,
     quiz: QUIZ,
@@ -124,7 +121,7 @@ const INTERVIEW: &[Interview] = {
         },
         Interview {
             question: "Does a cache-aware router need more cores than round robin?",
-            answer: "Only by its matching: kv hashes and matches every full prompt block (0.5 µs each here) on top of the fixed path, round robin does not. On two cores the mean routing delay is {kv_d} under kv and {rr_d} under round robin with no per-block cost; on these one-block prompts the difference is small, and it grows with the prompt's blocks (a 64,000-token prompt has 125).",
+            answer: "Only by its matching: kv hashes and matches every full prompt block (0.5 µs each here) on top of the fixed path, round robin does not. On two cores the mean routing delay is {kv_d} under kv and {rr_d} under round robin, which pays the fixed path only; on these one-block prompts the difference is small, and it grows with the prompt's blocks (a 64,000-token prompt has 125).",
             figures: &[
                 fig("kv_d", kv2(), "router_cpu.routing_delay_ms_mean", Format::Ms),
                 fig("rr_d", rr2(), "router_cpu.routing_delay_ms_mean", Format::Ms),

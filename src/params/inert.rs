@@ -4,7 +4,7 @@
 //! workload's settings on a replay, the tie rule where no pick ever ties. A caller that knows which ones the user set (the
 //! CLI's typed flags, a sweep's parameter) warns.
 
-use crate::config::{ArrivalModel, Autoscale, Config, DecodeRouting, Policy, RouterView};
+use crate::config::{ArrivalModel, Autoscale, Config, DecodeRouting, Hashed, Policy, RouterView};
 use crate::timing::EnginePreset;
 
 /// A parameter that has no effect, and why.
@@ -151,6 +151,9 @@ pub fn inert(cfg: &Config, flag: impl Fn(&str) -> String) -> Vec<Inert> {
             ],
             format!("on a free, instant router ({needs})"),
         );
+    } else if Hashed::by(cfg.routing) == Hashed::Nothing && cfg.affinity_share() == 0.0 {
+        let note = "it hashes no prompt blocks";
+        add(&["router_cpu_us_per_block"], with("routing", routing, note));
     }
     autoscale_inert(cfg, &with, &mut add);
     if cfg.router_view != RouterView::Snapshot {
@@ -402,6 +405,26 @@ mod tests {
         let why = inert(&offline, |f| format!("--{f}"));
         let ttl = why.iter().find(|i| i.field == "router_predict_ttl_ms");
         assert!(ttl.is_some_and(|i| i.why.contains("--router_view offline")));
+    }
+
+    #[test]
+    fn the_per_block_cpu_counts_only_where_the_router_hashes_blocks() {
+        let inert = |routing, session_affinity| {
+            let cfg = Config {
+                routing,
+                session_affinity,
+                router_vcpu: Some(1),
+                ..Config::default()
+            };
+            fields(&cfg).contains(&"router_cpu_us_per_block")
+        };
+        assert!(inert(Policy::RoundRobin, None));
+        assert!(inert(Policy::P2c, None));
+        assert!(!inert(Policy::Kv, None));
+        assert!(!inert(Policy::PrefixAware, None));
+        // Sticky's affinity looks for the replica holding the longest prefix.
+        assert!(!inert(Policy::Sticky, None));
+        assert!(!inert(Policy::RoundRobin, Some(50.0)));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The routers' own CPU in the report (`router_cpu`): each router's busy share and
 //! longest queue, the routing delay (queue wait + CPU time, part of TTFT) and the
-//! requests refused at a full router queue. Absent when `router_vcpu` is unset.
+//! requests refused at a full router queue or timed out waiting there. Absent when `router_vcpu` is unset.
 
 use serde::Serialize;
 
@@ -40,6 +40,10 @@ pub struct RouterCpuReport {
     /// Requests refused because their router's queue (`router_queue`) was full; counted
     /// in `summary.rejected`.
     pub rejected: u64,
+    /// Requests whose caller's timeout (`timeout_ms`) passed while they waited at their
+    /// router (queued or on a core): dropped there, never sent to a replica; counted in
+    /// `summary.timed_out`.
+    pub timed_out: u64,
 }
 
 impl Simulation<'_> {
@@ -67,6 +71,7 @@ impl Simulation<'_> {
             routing_delay_ms_p99: q.p99,
             routing_delay_ms_max: max,
             rejected: c.rejected(),
+            timed_out: c.timed_out(),
         })
     }
 }

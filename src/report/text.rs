@@ -440,14 +440,18 @@ pub fn router_cpu_line(r: &Report) -> Option<String> {
     let x = r.router_cpu.as_ref()?;
     let busy: Vec<String> = x.busy_share.iter().map(|&b| pct0(b)).collect();
     Some(format!(
-        "  Router CPU: {} vCPU x {} router(s), busy {} | routing delay (in TTFT) mean {}, p99 {} | router queue {}, rejected {}",
+        "  Router CPU: {} vCPU x {} router(s), busy {} | routing delay (in TTFT) mean {}, p99 {} | router queue {}, rejected {}{}",
         x.vcpu,
         x.busy_share.len(),
         busy.join("/"),
         duration(x.routing_delay_ms_mean),
         duration(x.routing_delay_ms_p99),
         r.config.router_queue.map_or("unbounded".to_string(), |q| q.to_string()),
-        x.rejected
+        x.rejected,
+        match x.timed_out {
+            0 => String::new(),
+            n => format!(", timed out {n}"),
+        }
     ))
 }
 

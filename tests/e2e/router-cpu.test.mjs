@@ -1,8 +1,8 @@
 // tests/e2e/router-cpu.test.mjs: a router with one core set through the URL, in real Chromium: the
 // settings group "Advanced: what the router knows" shows its cores, CPU times and queue; the fleet
 // lines end with the native CLI's router CPU line for the same flags, word for word (busy share,
-// routing delay, router rejections), and the hero's turned-away figure gives their reason; clearing the cores (a free, instant router) hides the CPU settings
-// and drops the line.
+// routing delay, router rejections and timeouts), and the hero's turned-away figure gives their reasons; clearing the cores (a free, instant router) hides the CPU settings
+// and drops the line; under round robin (which hashes no prompt blocks) the per-block CPU hides.
 // Screenshot: test-results/router-cpu.png (light, 1280 px).
 
 import { test, before, after } from 'node:test';
@@ -12,8 +12,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, screenshot, nativeBin, ROOT } from './harness.mjs';
 
-// 150 ms of a core per request at 6 req/s: 90 % busy, and a queue of 3 that overflows.
-const BUSY = { routing: 'kv', router_vcpu: 1, router_cpu_us_fixed: 150000, router_queue: 3 };
+// 150 ms of a core per request at 6 req/s: 90 % busy, and a queue of 3 that overflows; a 400 ms
+// caller timeout that some requests reach while still at the router (the router's timeouts).
+const BUSY = { routing: 'kv', router_vcpu: 1, router_cpu_us_fixed: 150000, router_queue: 3, timeout_ms: 400 };
 let site;
 
 before(async () => {
@@ -33,7 +34,8 @@ function cli(settings) {
 test('one busy router core: its settings, and the CLI\'s router CPU line under the fleet lines', async () => {
   const native = cli(BUSY);
   const x = native.report.router_cpu;
-  assert.ok(native.line && x.rejected > 0 && x.busy_share[0] > 0.5, `${native.line}\n${JSON.stringify(x)}`);
+  assert.ok(native.line && x.rejected > 0 && x.timed_out > 0 && x.busy_share[0] > 0.5, `${native.line}\n${JSON.stringify(x)}`);
+  assert.ok(native.line.endsWith(`rejected ${x.rejected}, timed out ${x.timed_out}`), native.line);
   const query = new URLSearchParams(Object.entries(BUSY).map(([k, v]) => [k, String(v)]));
   const { page, errors, context } = await site.open(`/?${query}`, { viewport: { width: 1280, height: 900 } });
   try {
@@ -54,13 +56,22 @@ test('one busy router core: its settings, and the CLI\'s router CPU line under t
     // The hero names the reason: all the turned-away requests were refused at the router.
     const turned = await page.textContent('[data-testid=fig-dropped]');
     assert.ok(turned.includes(`${x.rejected} rejected: router queue full`), turned);
+    assert.ok(turned.includes(`${report.summary.timed_out} timed out (${x.timed_out} at the router)`), turned);
     assert.match(await page.textContent('[data-testid=readout-router_queue]'), /^3 req$/);
     assert.equal(await page.locator('[data-testid=input-router_cpu_us_fixed]').isVisible(), true);
     await page.locator('[data-testid=input-router_vcpu]').scrollIntoViewIfNeeded();
     await screenshot(page, 'router-cpu', { fullPage: false });
 
+    // Round robin hashes no prompt blocks: the per-block CPU hides, the fixed CPU stays.
+    assert.equal(await page.locator('[data-testid=input-router_cpu_us_per_block]').isVisible(), true);
+    let runs = await page.evaluate(() => window.kvfleet.runCount);
+    await page.locator('[data-testid="input-routing-round_robin"]').locator('xpath=..').click();
+    await page.waitForFunction((n) => window.kvfleet.runCount > n && window.kvfleet.lastReport.config.routing === 'round_robin', runs, { timeout: 60000 });
+    assert.equal(await page.locator('[data-testid=input-router_cpu_us_per_block]').isVisible(), false);
+    assert.equal(await page.locator('[data-testid=input-router_cpu_us_fixed]').isVisible(), true);
+
     // A free, instant router: the CPU settings hide and the line goes.
-    const runs = await page.evaluate(() => window.kvfleet.runCount);
+    runs = await page.evaluate(() => window.kvfleet.runCount);
     await page.locator('[data-testid=input-router_vcpu-unbounded]').check();
     await page.waitForFunction((n) => window.kvfleet.runCount > n && !window.kvfleet.lastReport.router_cpu, runs, { timeout: 60000 });
     assert.equal(await page.locator('[data-testid=input-router_cpu_us_fixed]').isVisible(), false);

@@ -58,6 +58,7 @@ const DISAGG_ONLY = ['prefill_instances', 'decode_instances', 'decode_routing', 
 const POOL_SIZES = ['prefill_instances', 'decode_instances'];
 /** A router's CPU times and queue (shown only once it has cores). */
 const ROUTER_CPU = ['router_cpu_us_fixed', 'router_cpu_us_per_block', 'router_queue'];
+const HASHES_BLOCKS = ['kv', 'dynamo', 'sglang', 'llm_d', 'aibrix', 'prefix_aware'];
 const SHOWN_WHEN = {
   instances: (c) => !isDisagg(c),
   ...Object.fromEntries(DISAGG_ONLY.map((n) => [n, isDisagg])),
@@ -83,6 +84,10 @@ const SHOWN_WHEN = {
   // Only the policies that score the engines' caches (src/params/inert.rs reads_engine_cache).
   router_tiers: (c) => (c.cpu_kv_blocks > 0 || c.shared_kv_blocks > 0) && ['kv', 'dynamo', 'llm_d', 'sticky'].includes(c.routing),
   ...Object.fromEntries(ROUTER_CPU.map((n) => [n, (c) => c.router_vcpu != null])),
+  // The per-block CPU only where the router hashes prompt blocks (src/config/router_cpu.rs Hashed):
+  // the cache-aware policies, prefix_aware's leading block, and session affinity's longest-prefix look-up.
+  router_cpu_us_per_block: (c) => c.router_vcpu != null
+    && (HASHES_BLOCKS.includes(c.routing) || (c.session_affinity ?? (c.routing === 'sticky' ? 100 : 0)) > 0),
   ...Object.fromEntries(AUTOSCALE.slice(1, 4).map((n) => [n, (c) => (c.autoscale ?? 'off') !== 'off'])),
   ...Object.fromEntries(AUTOSCALE.filter((n) => n.startsWith('kpa_')).map((n) => [n, (c) => c.autoscale === 'kpa'])),
   // The SLO rule's own knobs; its targets (SLO_TARGETS) count on any run (the SLO attained), so always shown.

@@ -77,7 +77,9 @@ export function renderHeadline(root, report) {
     const atReplicas = rejected - atRouter;
     if (atReplicas) why.push(rejectedWords(atReplicas, s.rejected_queue_full, s.rejected_too_large, (report.config || {}).kv_blocks));
     if (atRouter) why.push(`${num(atRouter)} rejected: router queue full`);
-    if (timedOut) why.push(`${num(timedOut)} timed out`);
+    // Timed out while waiting at the router (a router with cores): said apart from the replicas'.
+    const lateAtRouter = report.router_cpu?.timed_out || 0;
+    if (timedOut) why.push(`${num(timedOut)} timed out${lateAtRouter ? ` (${num(lateAtRouter)} at the router)` : ''}`);
     const share = s.requests ? dropped / s.requests : NaN;
     const f = figure('alarm', 'fig-dropped', 'Turned away', num(dropped), `of ${num(s.requests)}`,
       `⚠ ${countPct(share, share < 0.1 ? 1 : 0)} got no answer: ${why.join(', ')}`);
@@ -158,7 +160,7 @@ export function routerCpuLine(report) {
   const queue = report.config?.router_queue ?? 'unbounded';
   return `  Router CPU: ${x.vcpu} vCPU x ${x.busy_share.length} router(s), busy ${x.busy_share.map(pct0).join('/')}`
     + ` | routing delay (in TTFT) mean ${cliDuration(x.routing_delay_ms_mean)}, p99 ${cliDuration(x.routing_delay_ms_p99)}`
-    + ` | router queue ${queue}, rejected ${x.rejected}`;
+    + ` | router queue ${queue}, rejected ${x.rejected}${x.timed_out ? `, timed out ${x.timed_out}` : ''}`;
 }
 
 export function renderFleetLines(pre, report) {

@@ -137,6 +137,22 @@ fn whole32(text: &str) -> Result<u32, String> {
         .map_err(|_| format!("expected a whole number from 0 to {}", u32::MAX))
 }
 
+/// `--des-router-queue`: a number of requests, or `unbounded` (`None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouterQueue(pub Option<u32>);
+
+fn router_queue(text: &str) -> Result<RouterQueue, String> {
+    match text.trim() {
+        "unbounded" => Ok(RouterQueue(None)),
+        t => t.parse::<u32>().map(|n| RouterQueue(Some(n))).map_err(|_| {
+            format!(
+                "expected a whole number of requests from 0 to {}, or unbounded",
+                u32::MAX
+            )
+        }),
+    }
+}
+
 /// `--des-kv-blocks`: a number of blocks, or `auto` (derived from the engine preset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KvBlocks {
@@ -414,14 +430,16 @@ pub struct RunArgs {
     /// and booking; Dynamo's routing path), microseconds.
     #[arg(long = "des-router-cpu-us-fixed", value_name = "US", default_value = "700", value_parser = number)]
     pub router_cpu_us_fixed: f64,
-    /// With --des-router-vcpu: a router core's CPU time per full prompt block (hashing
-    /// and prefix matching), microseconds.
+    /// With --des-router-vcpu: a router core's CPU time per full prompt block its policy
+    /// hashes (hashing and prefix matching; every block for the cache-aware policies, the
+    /// leading one for prefix_aware, none for the load balancers), microseconds.
     #[arg(long = "des-router-cpu-us-per-block", value_name = "US", default_value = "0.5", value_parser = number)]
     pub router_cpu_us_per_block: f64,
     /// With --des-router-vcpu: requests allowed to wait for a core per router; beyond it
-    /// they are rejected (0 rejects whenever every core is busy) [default: unbounded].
-    #[arg(long = "des-router-queue", value_name = "REQS", value_parser = whole32)]
-    pub router_queue: Option<u32>,
+    /// they are rejected (0 rejects whenever every core is busy); `unbounded` (the
+    /// default; given explicitly, it clears a lesson's limit).
+    #[arg(long = "des-router-queue", value_name = "REQS|unbounded", value_parser = router_queue)]
+    pub router_queue: Option<RouterQueue>,
     /// Autoscaling: off (a fixed fleet of --des-instances), kpa (Knative's autoscaler on
     /// requests in flight) or slo (a Dynamo-planner-style rule on TTFT and ITL);
     /// --des-instances is then the starting size.
@@ -677,7 +695,7 @@ impl RunArgs {
             router_vcpu: self.router_vcpu,
             router_cpu_us_fixed: self.router_cpu_us_fixed,
             router_cpu_us_per_block: self.router_cpu_us_per_block,
-            router_queue: self.router_queue,
+            router_queue: self.router_queue.and_then(|q| q.0),
             autoscale: self.autoscale,
             min_instances: self.min_instances,
             max_instances: self.max_instances,

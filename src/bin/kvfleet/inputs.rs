@@ -11,7 +11,7 @@ use kvfleet::params;
 use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
 use kvfleet::{Config, ConfigError, Request};
 
-use crate::args::{KvBlocks, RunArgs};
+use crate::args::{KvBlocks, RouterQueue, RunArgs};
 
 /// A config error with the flag's name (`--des-...`) in front.
 pub(crate) fn flag_error(e: ConfigError) -> String {
@@ -161,6 +161,12 @@ pub(crate) fn config(
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    let mut explicit = explicit;
+    // An unset router queue is left out of the config's JSON: given as `unbounded` on the
+    // command line, it clears the lesson's queue.
+    if a.router_queue == Some(RouterQueue(None)) {
+        explicit.insert("router_queue".to_string(), serde_json::Value::Null);
+    }
     let cfg = lessons::apply(&lessons::broken_config(&lesson), &explicit.into())?;
     Ok((with_engine_file(a, cfg)?, Some(lesson)))
 }
