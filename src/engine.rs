@@ -153,7 +153,11 @@ pub struct Replica {
     spec: EngineSpec,
     cache: BlockCache,
     waiting: VecDeque<Request>,
-    running: Vec<Active>,
+    /// Boxed: a step's end takes the finished requests out and moves the rest up, a
+    /// pointer each rather than a whole request (the first screen's sweep in wasm took
+    /// 6 % longer unboxed).
+    #[allow(clippy::vec_box)]
+    running: Vec<Box<Active>>,
     prompt_private_blocks: u64,
     plan: Plan,
     generation: u64,
@@ -617,11 +621,12 @@ impl Replica {
         }
         // In one pass, in running order (removing each from the middle would move the
         // rest every time).
-        let done: Vec<Active> = self
+        let done: Vec<Box<Active>> = self
             .running
             .extract_if(.., |a| a.generated >= a.req.output_tokens)
             .collect();
         for a in done {
+            let a = *a;
             self.cache.release_with_output(
                 &a.req.block_ids[..a.full_blocks],
                 a.private_blocks,

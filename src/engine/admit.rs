@@ -192,7 +192,7 @@ impl Replica {
                 hit_blocks: hit as u32,
                 turn: req.session.map(|t| t.turn),
             });
-            self.running.push(Active {
+            self.running.push(Box::new(Active {
                 full_blocks: full,
                 private_blocks: private,
                 prompt_private_blocks: prompt_private,
@@ -205,7 +205,7 @@ impl Replica {
                 lost_from_us: None,
                 loaded_at_us: if hit > hbm_hit { loaded_at_us } else { 0 },
                 req,
-            });
+            }));
         }
     }
 
@@ -228,6 +228,6 @@ impl Replica {
             req,
         };
         self.admit_prefilled(&mut a);
-        self.running.push(a);
+        self.running.push(Box::new(a));
     }
 }

@@ -168,7 +168,7 @@ impl Replica {
     /// Preempts running request `i`: frees its blocks and puts it at the front of the
     /// waiting queue, to resume with a prefill of its prompt and generated tokens.
     fn preempt(&mut self, i: usize, now_us: u64, out: &mut Outbox) {
-        let a = self.running.remove(i);
+        let a = *self.running.remove(i);
         let held = a.full_blocks as u64 + a.private_blocks;
         self.cache
             .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
@@ -227,7 +227,7 @@ impl Replica {
             recomputed_tokens: recomputed,
         });
         let (full, private, prompt_private) = needs;
-        self.running.push(Active {
+        self.running.push(Box::new(Active {
             full_blocks: full,
             private_blocks: private,
             prompt_private_blocks: prompt_private,
@@ -240,7 +240,7 @@ impl Replica {
             lost_from_us: Some(r.lost_from_us),
             loaded_at_us: 0,
             req,
-        });
+        }));
     }
 
     /// A resumed request's recomputation is done at `now_us` (its next token is out):

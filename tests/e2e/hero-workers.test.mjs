@@ -61,3 +61,45 @@ test('the sweep spreads over the workers; a changed setting\'s sweep starts afte
   assert.equal(here.point, here.run);
   assert.deepEqual(errors, []);
 });
+
+test('a worker holds at most two of the sweep\'s points at a time, and is handed the next as each comes back', async () => {
+  // In order, per worker: each batch of points the page posts, and each point that comes back (logged
+  // before the page handles it, so a point comes before the one handed out in its place).
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(() => {
+    window.__batchLog = [];
+    let workers = 0;
+    window.Worker = class extends window.Worker {
+      constructor(...args) {
+        super(...args);
+        const w = workers++;
+        this.addEventListener('message', (e) => { if (e.data?.type === 'batch-part') window.__batchLog.push({ w, got: e.data.id }); });
+        const post = this.postMessage.bind(this);
+        this.postMessage = (msg, ...rest) => {
+          if (msg?.type === 'batch') window.__batchLog.push({ w, sent: msg.id, n: msg.configs.length });
+          return post(msg, ...rest);
+        };
+      }
+    };
+  });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${site.url}/?routing=kv`);
+    await whole(page, 1);
+    const { log, id } = await page.evaluate(() => ({ log: window.__batchLog, id: window.kvfleet.hero.nextId - 1 }));
+    const held = new Map(); // worker -> points handed to it and not yet back
+    let most = 0, handed = 0, messages = 0;
+    for (const e of log) {
+      if (e.sent === id) {
+        held.set(e.w, (held.get(e.w) || 0) + e.n);
+        most = Math.max(most, held.get(e.w));
+        handed += e.n;
+        messages += 1;
+      } else if (e.got === id) held.set(e.w, held.get(e.w) - 1);
+    }
+    assert.equal(handed, 59, 'the 59 points to run (the run on screen is the 60th) were handed out once each');
+    assert.ok(most <= 2, `a worker held ${most} points at once`);
+    assert.ok(messages > 2 * held.size, `the points went out as the workers sent theirs back (${messages} messages to ${held.size} workers)`);
+    assert.ok([...held.values()].every((n) => n === 0), `every point handed out came back: ${[...held]}`);
+  } finally { await context.close(); }
+});

@@ -33,6 +33,9 @@ export function sweepKey(config, source) {
 /** The sweep's workers at most (each holds the simulator and the parsed trace). */
 const MAX_WORKERS = 4;
 
+/** The sweep's points a worker holds at once: the one it runs and the next. */
+const QUEUED_POINTS = 2;
+
 /** How long a changed setting's sweep waits for the setting's run to be drawn before it starts anyway. */
 const RUN_FIRST_MS = 1000;
 
@@ -81,7 +84,7 @@ export class HeroPanel {
     this.syncedRouting = null; // the policy of the last settings synced
     this.sweeps = {};      // policy -> points, for this.key
     this.timing = null;    // the last sweep's {requested, started, done} times
-    this.pending = null;   // {id, key, jobs, dealt (to the workers), busy (batches running), source, after}
+    this.pending = null;   // {id, key, jobs, dealt, next (the first job not handed out), left (points not in), source, after}
     this.nextId = 1;
     this.config = null;
     this.source = null;
@@ -164,7 +167,7 @@ export class HeroPanel {
       if (!(this.sweeps[routing] || []).some((q) => q.instances === x)) jobs.push({ ...withCacheReplicas(this.config, x), routing });
     }
     if (this.pending) clearTimeout(this.pending.after);
-    this.pending = { id, key: this.key, jobs, busy: 0, source: this.source, dealt: false };
+    this.pending = { id, key: this.key, jobs, source: this.source, dealt: false };
     // When this sweep was asked for, its first point handed out, its last one in (performance.now()).
     this.timing = { requested: performance.now(), started: null, done: null };
     // A changed setting's sweep waits for its run's result (the run on screen is drawn first),
@@ -174,10 +177,10 @@ export class HeroPanel {
   }
 
   /**
-   * Deals the pending sweep's points out to the workers, one batch each, in turn and back (1 2 2 1
-   * 1 2 ...): the points come in order of replica count, and a point at 256 replicas costs several
-   * at 4, so each worker gets its share of the costly ones. A worker runs its batch without waiting
-   * on the page between points (on a busy machine that wait outlasted the points).
+   * Hands the pending sweep's points out to the workers, QUEUED_POINTS to each, then one more to a
+   * worker each time one of its points comes in: a worker never waits on the page between points (on
+   * a busy machine that wait outlasted the points), and the last points go to whichever worker is
+   * free, so neither is left with a long tail while the other idles.
    */
   feed() {
     const p = this.pending;
@@ -188,21 +191,26 @@ export class HeroPanel {
     this.takeRunOnScreen(p);
     this.startHosts();
     this.timing.started = performance.now();
-    const n = this.hosts.length;
-    const batches = this.hosts.map(() => []);
-    p.jobs.forEach((job, i) => {
-      const k = i % (2 * n);
-      batches[k < n ? k : 2 * n - 1 - k].push(job);
-    });
     p.dealt = true;
-    // A worker still on an earlier sweep drops it at once: for this one's batch (a newer batch
+    p.next = 0;              // the first job not yet handed out
+    p.left = p.jobs.length;  // the points not yet in
+    // A worker still on an earlier sweep drops it at once: for this one's points (a newer batch
     // supersedes), or, with no point of this one, by a cancel.
-    this.hosts.forEach((h, k) => {
-      if (!batches[k].length) { h.host.post({ type: 'cancel', lane: 'batch' }); return; }
-      p.busy += 1;
-      h.host.post({ type: 'batch', id: p.id, configs: batches[k], trace: p.source });
-    });
-    if (!p.busy) this.done(); // the run on screen was the one point missing
+    for (const h of this.hosts) {
+      h.queued = 0;
+      this.handOut(h, p);
+      if (!h.queued) h.host.post({ type: 'cancel', lane: 'batch' });
+    }
+    if (!p.left) this.done(); // the run on screen was the one point missing
+  }
+
+  /** Gives worker `h` the sweep's next points until it holds QUEUED_POINTS (or none are left). */
+  handOut(h, p) {
+    const configs = p.jobs.slice(p.next, p.next + QUEUED_POINTS - h.queued);
+    if (!configs.length) return;
+    p.next += configs.length;
+    h.queued += configs.length;
+    h.host.post({ type: 'batch', id: p.id, configs, trace: p.source });
   }
 
   /**
@@ -232,7 +240,7 @@ export class HeroPanel {
     if (this.hosts.length) return;
     const n = Math.min(MAX_WORKERS, Math.max(2, (navigator.hardwareConcurrency || 2) - 1));
     for (let i = 0; i < n; i++) {
-      const h = { points: 0, parses: 0 };
+      const h = { points: 0, parses: 0, queued: 0 }; // queued: the points it holds, not yet sent back
       h.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m, h), onFatal: (m) => this.onFatal(m) });
       this.hosts.push(h);
     }
@@ -266,12 +274,13 @@ export class HeroPanel {
     if (!p || msg.id !== p.id) return;
     if (msg.type === 'batch-part') {
       h.points += 1;
+      h.queued -= 1;
+      p.left -= 1;
+      this.handOut(h, p);
       this.addPoint(msg.point);
-      this.drawSoon();
       this.words();
-    } else if (msg.type === 'batch-done') {
-      p.busy -= 1;
-      if (!p.busy) this.done();
+      if (p.left) this.drawSoon();
+      else this.done();
     } else if (msg.type === 'error') {
       this.pending = null;
       this.els.caption.textContent = `The replica sweep could not run: ${msg.message}`;

@@ -5,7 +5,8 @@
 //      {type:'compare', id, configs: [config, ...], trace?}  (reports come back in the same order)
 //      {type:'cancel', lane}
 //      {type:'plan', id, config, spec}  -> {type:'plan-result', id, plan} | {type:'plan-error', id, message}
-//      {type:'batch', id, configs, trace?}  lane 'batch': each config's summary point as it finishes
+//      {type:'batch', id, configs, trace?}  lane 'batch': each config's summary point as it finishes (a
+//          batch of the id still running adds its configs to those it has still to run)
 //      {type:'seeds', id, jobs: [{config, base?}], k, trace?}  lane 'seeds': each config on seeds config.seed ..
 //          config.seed + k - 1 (base: seed config.seed's {hit_rate_tokens, ttft_ms_p99}, known already), each
 //          figure's spread by the wasm's spread_json -> {type:'seeds-part', id, index, point} | {type:'seeds-done', id}
@@ -29,7 +30,7 @@
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
-//      {type:'batch-part', id, index, point} | {type:'batch-done', id, ms, parses}
+//      {type:'batch-part', id, index, point, parses} | {type:'batch-done', id, ms, parses}
 // A trace is {name, url} (a built-in file to fetch) or {name, file} (a File the reader chose).
 //
 // A trap (a WebAssembly RuntimeError: out of memory, a panic) leaves the module's state broken, so
@@ -177,22 +178,37 @@ function postError(id, lane, err) {
   else postMessage({ type: 'error', id, lane, message: messageOf(err) });
 }
 
-// Runs a list of configs, posting each one's point as soon as it is done (the hero's curves fill in).
+// The batch lane's queue: the configs of batch `id` not yet run. A batch of the same id (the page
+// handing a worker its next points as the earlier ones come in) joins it; a newer id replaces it.
+let batchQueue = { id: 0, configs: [], running: false };
+
+// Runs a batch's configs, and those later sent with the same id, posting each one's point as soon
+// as it is done (the hero's curves fill in), then 'batch-done' once the queue is empty.
 async function handleBatch(msg) {
-  const { id, configs } = msg;
+  const { id } = msg;
   const lane = 'batch';
+  if (batchQueue.id === id) {
+    batchQueue.configs.push(...msg.configs);
+    if (batchQueue.running) return;
+  } else {
+    batchQueue = { id, configs: [...msg.configs], running: false };
+  }
+  const queue = batchQueue;
+  queue.running = true;
   const t0 = performance.now();
   try {
-    for (let i = 0; i < configs.length; i++) {
-      const report = await runJob(lane, id, configs[i], msg.trace, () => {}, null, true);
+    for (let i = 0; queue.configs.length; i++) {
+      const report = await runJob(lane, id, queue.configs.shift(), msg.trace, () => {}, null, true);
       if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
-      postMessage({ type: 'batch-part', id, index: i, point: pointOf(JSON.parse(report)) });
+      postMessage({ type: 'batch-part', id, index: i, point: pointOf(JSON.parse(report)), parses });
       await yieldToQueue();
       if (latest[lane] !== id) { postMessage({ type: 'cancelled', id, lane }); return; }
     }
     postMessage({ type: 'batch-done', id, ms: performance.now() - t0, parses });
   } catch (err) {
     postError(id, lane, err);
+  } finally {
+    queue.running = false;
   }
 }
 

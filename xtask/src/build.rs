@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 const TARGET: &str = "wasm32-unknown-unknown";
-/// The cargo profile of the page's wasm (Cargo.toml's `[profile.wasm]`: release, for size).
+/// The cargo profile of the page's wasm (Cargo.toml's `[profile.wasm]`: release, at opt-level 3).
 const PROFILE: &str = "wasm";
 /// The crate's wasm output (crate name with `-` as `_`).
 const WASM_NAME: &str = "kvfleet";

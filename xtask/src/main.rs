@@ -19,7 +19,7 @@ fn usage() -> &'static str {
     "usage: cargo xtask <command>
 
 commands:
-  build                 wasm32 build (profile wasm, opt-level s, stable toolchain) ->
+  build                 wasm32 build (profile wasm, opt-level 3, stable toolchain) ->
                         wasm-bindgen (--target web) -> wasm-opt -Oz (twice) into pkg/, then
                         copy pkg/ to www/pkg/, chart.js to www/vendor/ and the built-in
                         Mooncake traces to www/data/
