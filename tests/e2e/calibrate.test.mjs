@@ -80,9 +80,16 @@ test('the sample fitted in the page is the CLI fit; warnings, errors, the fit as
     assert.ok(got, await page.textContent('[data-testid=cal-error]'));
     assert.deepEqual(got.fit, GOLDEN, 'the page fit of the sample equals `kvfleet calibrate --calibrate-json`');
     const rows = await page.$$eval('[data-testid=cal-table] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-    // The CLI's table, as `kvfleet calibrate` prints it (6 decimals), the unit under the name.
-    assert.deepEqual(rows[0], ['step_fixed_us µs', GOLDEN.coefficients[0].value.toFixed(6), GOLDEN.coefficients[0].se.toFixed(6)]);
-    assert.equal(rows.length, 4);
+    // Each coefficient to the precision its error supports (the error to two significant digits,
+    // the value to the same place), the unit under the name; the CLI's exact figures in the tooltip.
+    assert.deepEqual(rows, [
+      ['step_fixed_us µs', '5,847', '210'],
+      ['prefill_token_us µs/token', '32.023', '0.042'],
+      ['decode_seq_us µs/sequence', '17.6', '2.0'],
+      ['kv_read_token_ns ns/token', '49.69', '0.36'],
+    ]);
+    const tips = await page.$$eval('[data-testid=cal-table] tbody tr td:first-of-type', (tds) => tds.map((td) => td.title));
+    assert.deepEqual(tips, GOLDEN.coefficients.map((c) => `Exact: ${c.value.toFixed(6)} ± ${c.se.toFixed(6)} ${c.unit}`));
     const head = await page.textContent('[data-testid=cal-headline]');
     assert.ok(head.includes(`R² ${GOLDEN.r2.toFixed(6)}, RMS residual ${GOLDEN.rmse_us.toFixed(1)} µs over 600 steps`), head);
     assert.match(await page.textContent('[data-testid=cal-status]'), /generated from the llama3-8b-h100 preset .* not measured/);
@@ -272,6 +279,8 @@ async function fitRequests(page, { start, budget, cancelAfter = null }) {
 test('the fit by simulation in the workers is the CLI fit; Cancel keeps the best so far', async () => {
   const { page, errors, close } = await openPage();
   try {
+    // The default start is another GPU's engine, not the sample's own preset (from which there is nothing to fit).
+    assert.equal(await page.inputValue('[data-testid=rf-start]'), 'llama3-8b-b200');
     const sample = path.join(ROOT, 'data/kvfleet/requests_generated_llama3-8b-h100.csv');
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'kvfleet-cal-')), 'req.json');
     execFileSync(nativeBin(), ['calibrate', '--requests', sample, '--start', 'llama3-8b-b200', '--max-evaluations', '120', '--calibrate-json', out],

@@ -402,6 +402,12 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 unde
     const weight = (sel) => page.$eval(sel, (el) => Number(getComputedStyle(el).fontWeight));
     assert.ok(await weight('[data-testid=cap-headline]') >= 600, 'the headline is bold');
     assert.ok(await weight('[data-testid=cap-details]') < 600, 'the details are not');
+    // The one-line answer leads; the tie-break is behind a closed "why" disclosure, one click away.
+    assert.equal(await page.isVisible('[data-testid=cap-details]'), false, 'the tie-break starts folded');
+    await page.click('[data-testid=cap-why] > summary');
+    assert.equal(await page.isVisible('[data-testid=cap-details]'), true, 'a click on "why" shows it');
+    // An empty price field says the price it uses: the H100's list price.
+    assert.equal(await page.getAttribute('[data-testid=cap-price]', 'placeholder'), 'list: $3.49/GPU-h');
     // llm_d: its ties drawn, as llm-d's max-score picker draws them, it needs 2 replicas like the
     // rest, and the page says nothing of it. Given to the lowest index (`--des-tie-break lowest`), a
     // new prefix's first request always took the first idle replica, so llm_d never met the targets

@@ -2,6 +2,7 @@
 // every cell (the last column, Findings, included) lies inside the table's box, with no sideways scroll
 // and no scroll hint; on a 390 px phone the table scrolls inside its box, a hint says so and edge
 // shadows mark the side with more columns, and scrolling to the end brings the Findings column into view.
+// At both widths the panel holds its space before it runs: filling it does not move the next section.
 // Screenshots: compare-table-1280, compare-table-390.
 
 import { test, before, after } from 'node:test';
@@ -16,12 +17,18 @@ after(async () => { await site?.close(); });
 async function openCompare(width, height) {
   const { page, errors, context } = await site.open('/', { viewport: { width, height } });
   await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
+  const before = await below(page);
   await page.locator('[data-testid="compare"]').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="compare-table"] tbody tr').length >= 4
     && !document.querySelector('[data-testid="compare-run"]').disabled, null, { timeout: 60000 });
+  const after = await below(page);
   await page.locator('[data-testid="compare-table"]').scrollIntoViewIfNeeded();
-  return { page, errors, close: () => context.close() };
+  return { page, errors, close: () => context.close(), moved: after - before };
 }
+
+/** How far the next section's top lies below the comparison's top, px (what its filling would move). */
+const below = (page) => page.evaluate(() => document.querySelector('[data-testid="capacity"]').getBoundingClientRect().top
+  - document.querySelector('[data-testid="compare"]').getBoundingClientRect().top);
 
 /** The table's box, its scroll extent, and how far each column's rightmost cell reaches past the box. */
 const measure = (page) => page.evaluate(() => {
@@ -41,8 +48,10 @@ const measure = (page) => page.evaluate(() => {
 });
 
 test('at 1280 px every cell of the compare table lies inside its box, with no scroll hint', async () => {
-  const { page, errors, close } = await openCompare(1280, 900);
+  const { page, errors, close, moved } = await openCompare(1280, 900);
   try {
+    // Its space was held before it ran: filling it moved the next section by nothing.
+    assert.ok(Math.abs(moved) <= 1, `the next section moved ${moved} px when the comparison filled`);
     const m = await measure(page);
     assert.equal(m.heads.at(-1), 'Findings', 'the last column is Findings');
     assert.deepEqual(m.past, [], `cells past the table's right edge: ${JSON.stringify(m.past)}`);
@@ -54,8 +63,9 @@ test('at 1280 px every cell of the compare table lies inside its box, with no sc
 });
 
 test('on a 390 px phone the compare table scrolls in its box, with a hint and edge shadows, to the Findings column', async () => {
-  const { page, errors, close } = await openCompare(390, 844);
+  const { page, errors, close, moved } = await openCompare(390, 844);
   try {
+    assert.ok(Math.abs(moved) <= 1, `the next section moved ${moved} px when the comparison filled`);
     const m = await measure(page);
     assert.ok(m.scrollWidth > m.clientWidth + 1, 'the table is wider than a phone');
     assert.ok(m.hint, 'a hint says the table scrolls sideways');

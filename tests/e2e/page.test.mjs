@@ -1,6 +1,6 @@
 // tests/e2e/page.test.mjs: the playground page in real Chromium: loads clean, keyboard slider changes
 // charts and numbers (equal to the native CLI's), policy switch, URL round-trip and bad values, a
-// broken trace upload, compare, embed layout; screenshots of each state; the input->redraw figure
+// broken trace upload, compare, a "none" checkbox greying its slider, the mixed fleet's example and help, embed layout; screenshots of each state; the input->redraw figure
 // (printed, never asserted; the cold load is cold-load.test.mjs's).
 
 import { test, before, after } from 'node:test';
@@ -228,6 +228,56 @@ test('compare runs every policy and shows a table, bars and a replica sweep', as
     await shot(page, 'page-compare', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await close(); }
+});
+
+test('a "none" checkbox greys its slider and the readout says none; the mixed fleet shows an example and its help in the flow', async () => {
+  const { page, errors, close } = await openPage('/', NO_HERO);
+  try {
+    await page.evaluate(() => document.querySelectorAll('#controls details').forEach((d) => { d.open = true; }));
+    // Every optional setting with a checkbox, checked and cleared: checked, the slider is off and faded
+    // and the readout is the checkbox's word; cleared, the slider is on and at full strength.
+    const boxes = await page.$$eval('input[type=checkbox][data-testid$="-unbounded"]', (bs) => bs
+      .filter((b) => !b.dataset.testid.startsWith('hero-') && b.closest('.field') && !b.closest('[hidden]'))
+      .map((b) => b.dataset.testid.replace(/^input-|-unbounded$/g, '')));
+    assert.ok(boxes.includes('cpu_kv_blocks') && boxes.includes('shared_kv_blocks'), boxes.join(' '));
+    const look = (name) => page.evaluate((n) => {
+      const field = document.querySelector(`[data-testid=field-${n}]`);
+      const range = field.querySelector('input[type=range]');
+      return { box: document.querySelector(`[data-testid=input-${n}-unbounded]`).checked, disabled: range.disabled,
+        opacity: Number(getComputedStyle(range).opacity), readout: field.querySelector('output').textContent };
+    }, name);
+    for (const name of boxes) {
+      const box = `[data-testid=input-${name}-unbounded]`;
+      if (!(await look(name)).box) await page.click(box);
+      const on = await look(name);
+      assert.equal(on.disabled, true, `${name}: the slider is off while its checkbox is on`);
+      assert.ok(on.opacity <= 0.5, `${name}: the slider is greyed (opacity ${on.opacity})`);
+      assert.match(on.readout, /^[a-z]/, `${name}: the readout says what no value means (${on.readout}), not a number`);
+      await page.click(box);
+      const off = await look(name);
+      assert.equal(off.disabled, false, `${name}: cleared, the slider is on`);
+      assert.equal(off.opacity, 1, `${name}: cleared, at full strength`);
+      assert.notEqual(off.readout, on.readout, `${name}: cleared, the readout is the slider's value`);
+    }
+
+    // The mixed fleet: an example as the placeholder; typing in it, its help is a line in the flow
+    // that covers nothing (the routing buttons below stay where a click lands).
+    const fleet = '[data-testid=input-fleet]';
+    assert.match(await page.getAttribute(fleet, 'placeholder'), /^\d+:llama3-8b-[a-z0-9]+(,\d+:llama3-8b-[a-z0-9]+)+$/);
+    await page.focus(fleet);
+    const boxesAt = await page.evaluate(() => {
+      const r = (el) => { const b = el.getBoundingClientRect(); return { top: b.top, bottom: b.bottom, left: b.left, right: b.right, h: b.height }; };
+      const help = document.getElementById('help-fleet');
+      return { help: r(help), pos: getComputedStyle(help).position, routing: r(document.querySelector('[data-testid=field-routing]')) };
+    });
+    assert.ok(boxesAt.help.h > 0, 'the help shows');
+    assert.notEqual(boxesAt.pos, 'absolute', 'the help is in the flow, not laid over what follows');
+    assert.ok(boxesAt.help.bottom <= boxesAt.routing.top, 'the help ends above the routing buttons');
+    await shot(page, 'polish-settings', { fullPage: false });
+  } finally {
+    await close();
+  }
+  assert.deepEqual(errors, []);
 });
 
 test('the hot-prefix scenario shows a plain-words hot-spot warning', async () => {

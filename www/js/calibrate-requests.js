@@ -19,6 +19,11 @@ import { scrollCue } from './page-bits.js';
 const QUANTILE_NAMES = (qs) => qs.map((q) => `p${Math.round(q * 100)}`);
 const pct = (e) => (Number.isFinite(e) ? `${e >= 0 ? '+' : ''}${(e * 100).toFixed(1)}%` : '–');
 const ms2 = (x) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : '–');
+/**
+ * The search's default start: not the sample's own preset (llama3-8b-h100), from which the fit has
+ * nowhere to go, but another GPU's engine, so the sample shows the search close a real distance.
+ */
+export const DEFAULT_START = 'llama3-8b-b200';
 const ENDED = { converged: 'converged', budget: 'stopped at the replay budget', stopped: 'cancelled: the best so far' };
 
 /** "1.6% (start 85.2%), 649 replays, converged": the CLI's distance line. */
@@ -61,7 +66,7 @@ export class RequestFit {
   /** The start presets (every preset but custom), once the simulator has listed them. */
   setPresets(presets) {
     const names = presets.map((p) => p.name).filter((n) => n !== 'custom');
-    const keep = this.els.start.value || 'llama3-8b-h100';
+    const keep = this.els.start.value || DEFAULT_START;
     this.els.start.replaceChildren(...names.map((n) => new Option(n, n, false, n === keep)));
   }
 
@@ -127,7 +132,7 @@ export class RequestFit {
     this.stop();
     const gen = this.generation;
     const id = gen;
-    const start = this.els.start.value || 'llama3-8b-h100';
+    const start = this.els.start.value || DEFAULT_START;
     const n = poolSize();
     for (let i = 0; i < n; i++) this.pool.push(new Worker(this.workerUrl, { type: 'module' }));
     this.stopAsked = false;

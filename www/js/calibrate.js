@@ -43,10 +43,25 @@ export function shown(x) {
   return x !== 0 && Math.abs(x) < 0.01 ? x.toExponential(5) : x.toFixed(6);
 }
 
-/** The CLI's "± SE" cell: the error, "at bound" (held at 0, no error) or "not identified". */
-function seCell(c) {
-  if (!c.identified) return 'not identified';
-  return c.se === null ? 'at bound' : shown(c.se);
+/** Decimal places that keep two significant digits of `se` (0 for an error of 10 or more). */
+function seDecimals(se) {
+  return Math.max(0, 1 - Math.floor(Math.log10(se)));
+}
+
+/**
+ * A coefficient and its error as far as the error supports them: the error to two significant
+ * digits, the value to the same decimal place ("5,847" and "210" for 5846.82 ± 209.83). A value
+ * without an error (at bound, or not identified) to four significant digits.
+ */
+export function rounded(c) {
+  if (c.identified && c.se !== null && c.se > 0 && Number.isFinite(c.se)) {
+    const d = seDecimals(c.se);
+    const se = Number(c.se.toPrecision(2));
+    return { value: num(c.value, d), se: num(se, Math.max(d, seDecimals(se))) };
+  }
+  const value = c.value === 0 ? '0' : num(Number(c.value.toPrecision(4)), Math.max(0, 3 - Math.floor(Math.log10(Math.abs(c.value)))));
+  if (!c.identified) return { value, se: 'not identified' };
+  return { value, se: c.se === null ? 'at bound' : shown(c.se) };
 }
 
 /** The CLI's summary line: "R² 0.998999, RMS residual 2686.7 µs over 600 steps". */
@@ -188,7 +203,15 @@ export class Calibrate {
       unit.textContent = c.unit;
       th.append(c.name, ' ', unit);
       tr.append(th);
-      for (const cell of [shown(c.value), seCell(c)]) { const td = document.createElement('td'); td.textContent = cell; tr.append(td); }
+      // Rounded to what the error supports; the exact figures (the CLI's table) in the tooltip.
+      const r = rounded(c);
+      const exact = c.identified && c.se !== null ? `${shown(c.value)} ± ${shown(c.se)}` : shown(c.value);
+      for (const cell of [r.value, r.se]) {
+        const td = document.createElement('td');
+        td.textContent = cell;
+        td.title = `Exact: ${exact} ${c.unit}`;
+        tr.append(td);
+      }
       if (!c.identified) tr.className = 'cal-unidentified';
       tbody.append(tr);
     }

@@ -105,6 +105,11 @@ function bad(input, message) {
 /** The price of a GPU-hour of an engine without hardware (the simulator's DEFAULT_GPU_HOUR_USD). */
 const NO_HARDWARE_USD = 2.5;
 
+/** The price an empty price field stands for: the preset's GPU at its assumed list price (the simulator's; $2.50 for an engine without hardware). */
+export function listPrice(config, presets) {
+  return (presets || []).find((p) => p.name === config.engine)?.hardware?.gpu_hour_usd ?? NO_HARDWARE_USD;
+}
+
 /** A target input's value: null when empty, else a number > 0 (or the reason it is not). */
 function target(input, label) {
   const t = input.value.trim();
@@ -132,6 +137,7 @@ export class Capacity {
     els.run.addEventListener('click', () => (els.mode.value === 'mix' ? runMix(this) : this.run()));
     els.mode.addEventListener('change', () => this.showMode());
     this.showMode();
+    this.followEngine();
     els.cancel.addEventListener('click', () => this.cancel('Planning cancelled.'));
     // "on 1 seed", "on 2 seeds": the word after the input follows its value.
     const unit = els.seeds.parentElement?.querySelector('.cap-unit');
@@ -140,6 +146,12 @@ export class Capacity {
       els.seeds.addEventListener('input', say);
       say();
     }
+  }
+
+  /** The price field's placeholder names the list price an empty field uses, for the engine on screen. */
+  followEngine() {
+    const { config, presets } = this.state();
+    this.els.price.placeholder = `list: $${listPrice(config, presets).toFixed(2)}/GPU-h`;
   }
 
   /** Shows the preset pickers in the mix mode, and the mode's last answer. */
@@ -152,13 +164,22 @@ export class Capacity {
     this.els.run.textContent = mix ? 'Plan the mix' : 'Plan';
   }
 
-  /** The plain paragraph under the headline for its details (made once, after the headline). */
+  /**
+   * The plain paragraph of the headline's details (how ties were broken), behind a "why" disclosure
+   * under the one-line answer (made once, after the headline; closed until the reader opens it).
+   */
   details() {
     if (!this.detailsEl) {
+      this.whyEl = document.createElement('details');
+      this.whyEl.className = 'cap-why';
+      this.whyEl.dataset.testid = 'cap-why';
+      const summary = document.createElement('summary');
+      summary.textContent = 'Why this one?';
       this.detailsEl = document.createElement('p');
       this.detailsEl.className = 'cap-details';
       this.detailsEl.dataset.testid = 'cap-details';
-      this.els.headline.after(this.detailsEl);
+      this.whyEl.append(summary, this.detailsEl);
+      this.els.headline.after(this.whyEl);
     }
     return this.detailsEl;
   }
@@ -181,8 +202,7 @@ export class Capacity {
     }
     const max = Number(e.max.value);
     if (!Number.isInteger(max) || max < 1 || max > 256) throw bad(e.max, 'Up to: enter a whole number of replicas from 1 to 256');
-    // Empty: the preset's GPU at its assumed list price (the simulator's; $2.50 for an engine without hardware).
-    const listed = (presets || []).find((p) => p.name === config.engine)?.hardware?.gpu_hour_usd ?? NO_HARDWARE_USD;
+    const listed = listPrice(config, presets);
     const price = e.price.value.trim() === '' ? listed : Number(e.price.value);
     if (!Number.isFinite(price) || price < 0) throw bad(e.price, 'Price: enter a number of dollars per GPU-hour, 0 or more, or leave it empty for the GPU\'s list price');
     const seeds = Number(e.seeds.value);
@@ -318,7 +338,7 @@ export class Capacity {
     const [head, ...rest] = headline.split('\n');
     this.els.headline.textContent = head;
     this.details().textContent = rest.join(' ');
-    this.details().hidden = rest.length === 0;
+    this.whyEl.hidden = rest.length === 0;
     const notes = [];
     for (const p of plans) {
       for (const [a, b] of p.non_monotone) {

@@ -52,6 +52,51 @@ export class Compare {
     els.button.addEventListener('click', () => run());
   }
 
+  /**
+   * Before the first run: the panel at its final size, its table a row of "…" per policy and its
+   * charts empty, so that filling it (it runs when a reader scrolls to it) moves nothing below.
+   */
+  reserve(policies) {
+    if (this.last || this.placeholder) return;
+    // A table of its own beside the real one (which stays empty until the run), hidden from screen readers.
+    this.placeholder = document.createElement('table');
+    this.placeholder.className = 'cmp-placeholder';
+    this.placeholder.setAttribute('aria-hidden', 'true');
+    this.renderTable(this.placeholder, policies.map((policy) => ({ policy, cells: COLUMNS.slice(1).map(() => '…') })), null);
+    this.els.table.before(this.placeholder);
+    this.els.out.classList.add('pending');
+    this.els.out.hidden = false;
+    if (!this.els.status.textContent) this.els.status.textContent = 'Every policy runs when this panel comes into view.';
+    this.watchOverflow();
+  }
+
+  /** Fills `table`: a header row, then per row its policy (a swatch and the name) and its cells' texts. */
+  renderTable(table, rows, currentPolicy) {
+    const thead = document.createElement('thead');
+    const hr = document.createElement('tr');
+    for (const [h] of COLUMNS) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; hr.append(th); }
+    thead.append(hr);
+    const tbody = document.createElement('tbody');
+    for (const { policy, cells } of rows) {
+      const tr = document.createElement('tr');
+      tr.dataset.policy = policy;
+      if (policy === currentPolicy) tr.className = 'current';
+      const th = document.createElement('th');
+      th.scope = 'row';
+      const sw = document.createElement('span'); sw.className = 'swatch'; sw.style.background = policyColor(policy);
+      th.append(sw, document.createTextNode(policy));
+      tr.append(th);
+      cells.forEach((text, i) => {
+        const td = document.createElement('td');
+        td.textContent = text;
+        if (COLUMNS[i + 1][1] === flags) td.className = 'cmp-findings';
+        tr.append(td);
+      });
+      tbody.append(tr);
+    }
+    table.replaceChildren(thead, tbody);
+  }
+
   /** Says the table no longer matches the settings (they changed since it ran). */
   markStale() {
     if (!this.last || this.els.button.disabled) return;
@@ -79,30 +124,12 @@ export class Compare {
     this.last = { reports, currentPolicy, sweep, policies, sweepReports: all.slice(policies.length), sweepConfigs: plan.configs.slice(policies.length) };
     const src = reports[0]?.source || 'synthetic';
     this.els.status.textContent = `Done in ${Math.round(ms)} ms · seed ${reports[0]?.seed ?? '?'} · ${src}. Your current policy is highlighted.`;
-    const table = this.els.table;
-    const thead = document.createElement('thead');
-    const hr = document.createElement('tr');
-    for (const [h] of COLUMNS) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; hr.append(th); }
-    thead.append(hr);
-    const tbody = document.createElement('tbody');
-    for (const r of reports) {
-      const policy = r.config?.routing ?? '?';
-      const tr = document.createElement('tr');
-      tr.dataset.policy = policy;
-      if (policy === currentPolicy) tr.className = 'current';
-      for (const [, f] of COLUMNS) {
-        const td = document.createElement(f ? 'td' : 'th');
-        if (!f) {
-          td.scope = 'row';
-          const sw = document.createElement('span'); sw.className = 'swatch'; sw.style.background = policyColor(policy);
-          td.append(sw, document.createTextNode(policy));
-        } else td.textContent = f({ ...r, summary: r.summary || {} });
-        if (f === flags) td.className = 'cmp-findings';
-        tr.append(td);
-      }
-      tbody.append(tr);
-    }
-    table.replaceChildren(thead, tbody);
+    const rows = reports.map((r) => ({ policy: r.config?.routing ?? '?',
+      cells: COLUMNS.slice(1).map(([, f]) => f({ ...r, summary: r.summary || {} })) }));
+    this.renderTable(this.els.table, rows, currentPolicy);
+    this.placeholder?.remove();
+    this.placeholder = null;
+    this.els.out.classList.remove('pending');
     this.els.out.hidden = false;
     this.watchOverflow();
     this.draw();

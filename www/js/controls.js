@@ -412,6 +412,7 @@ export class Controls {
       let meant = null;
       box.addEventListener('change', () => {
         sl.input.disabled = box.checked;
+        root.classList.toggle('is-none', box.checked);
         this.emit(p.name, box.checked ? null : lastBounded ?? meant ?? p.min);
       });
       sl.input.addEventListener('input', () => { lastBounded = sl.value(); });
@@ -423,6 +424,8 @@ export class Controls {
       set = (v, config) => {
         setProp(box, 'checked', v === null);
         setProp(sl.input, 'disabled', v === null);
+        // Checked: the slider greyed (its readout says none or unbounded), so it cannot read as a value.
+        if (root.classList.contains('is-none') !== (v === null)) root.classList.toggle('is-none', v === null);
         if (v !== null) lastBounded = v;
         meant = noneAt(p, config);
         sl.set(v === null && meant !== null ? meant : lastBounded ?? p.min);
@@ -441,8 +444,12 @@ export class Controls {
     } else if (p.name === 'prefix_popularity') {
       ({ root, set, inputs } = this.popularity(p, id, readout));
     } else {
-      const t = el('input', { type: 'text', id, name: p.name, spellcheck: 'false', 'data-testid': `${pre}input-${p.name}` });
+      // An example of the form as the placeholder (the first of the parameter's examples).
+      const t = el('input', { type: 'text', id, name: p.name, spellcheck: 'false', placeholder: p.choices?.[0] ?? '', 'data-testid': `${pre}input-${p.name}` });
       t.addEventListener('change', () => this.emit(p.name, t.value.trim()));
+      // The mixed fleet's help is a line in the flow under its box (its first sentence; the rest in
+      // the tooltip), not the card laid over the routing buttons below while one types.
+      if (p.name === 'fleet' && p.help) { help.className = 'help inline'; help.textContent = p.help.split(/(?<=\.)\s/)[0]; }
       inputs = [t];
       root = el('div', { class: 'field' }, el('div', { class: 'field-top' }, el('label', { for: id, text: p.label }), readout), t);
       set = (v) => setProp(t, 'value', v ?? '');

@@ -7,7 +7,7 @@ import { Controls } from './controls.js';
 import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote, pageDefaults } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
 import { TimeSeries } from './timeseries.js';
-import { resetTheme } from './format.js';
+import { resetTheme, orderPolicies } from './format.js';
 import { Traces, BUILTIN, builtin } from './traces.js';
 import { renderScenarios } from './scenarios.js';
 import { Lessons } from './lessons.js';
@@ -67,7 +67,7 @@ const planWaiters = new Map();
 connect({ st, hook, worker, planWaiters, fail, onReady, refresh, configOf, errBox, startLatePanels, keepGoodLink,
   get resolveReady() { return resolveReady; }, get host() { return host; },
   get controls() { return controls; }, get charts() { return charts; }, get timeSeries() { return timeSeries; },
-  get compare() { return compare; }, get comparePlan() { return comparePlan; },
+  get compare() { return compare; }, get comparePlan() { return comparePlan; }, get capacity() { return capacity; },
   get traces() { return traces; }, get lessons() { return lessons; },
   get tasks() { return tasks; }, get transfers() { return transfers; },
   get replicaTable() { return replicaTable; }, get hero() { return hero; },
@@ -267,11 +267,13 @@ function startLatePanels() {
       transfers.update(hook.lastReport, st.goodSource ?? st.source);
       decisions.followRun(hook.lastReport);
     }
-    // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep).
+    // The comparison runs once, when a reader first scrolls to it (the hero already runs a sweep);
+    // until then its space is held, so its filling moves nothing below it.
+    compare.reserve(orderPolicies(st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv']));
     const io = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting) && hook.runCount > 0) { io.disconnect(); if (!compare.last) runCompare(); }
     });
-    io.observe($('compare-h'));
+    io.observe($('compare-h').closest('section')); // (any of it: the held space is taller than a screen)
     hook.panelsBuilt = true;
     mark('panelsBuilt');
   }).catch((err) => { hook.errors.push(`late panels: ${err.message}`); console.error(err); });

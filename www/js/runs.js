@@ -161,6 +161,7 @@ function render(report, runMs, run) {
     app.traces?.shown(app.st.goodSource, report);
     app.lessons.update(report);
     app.decisions?.followRun(report);
+    app.capacity?.followEngine();
   }
   app.hook.lastReport = report;
   app.hook.lastRunMs = runMs;
