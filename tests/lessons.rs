@@ -1225,6 +1225,16 @@ fn cache_too_small_lesson_numbers_hold() {
     assert_eq!(format!("{:.0}", gpu_hours(16.0, &kv16)), "16");
     assert_eq!(format!("{:.0}", gpu_hours(4.0, &broken)), "4");
     assert_eq!(format!("{:.0}", gpu_hours(16.0, &rr16)), "16");
+    // Brute force: 32 replicas behind kv reach 27.4 % for 31 GPU-hours, past the goal's 16 GPUs.
+    let kv32_cfg = apply(
+        &broken_config(&l),
+        &serde_json::json!({"instances": 32, "routing": "kv"}),
+    )
+    .unwrap();
+    let kv32 = run_lesson(&l, &kv32_cfg);
+    assert_eq!(pct(kv32.summary.hit_rate_tokens), "27.4%");
+    assert_eq!(format!("{:.0}", gpu_hours(32.0, &kv32.summary)), "31");
+    assert!(!met(&l, &kv32));
     // The CPU tier: 8,000 blocks of 64 MiB is 500 GiB; 15.8 %, about 2 TB loaded over
     // PCIe in thousands of loads, about 32 s of link time.
     assert_eq!(8_000u64 * (64 << 20), 500 << 30);
