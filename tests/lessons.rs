@@ -1762,6 +1762,11 @@ fn brute_force_does_not_meet_a_goal() {
         ),
         (
             "retune-the-weight",
+            json!({"instances": 12}),
+            "p99 TTFT under 300 ms",
+        ),
+        (
+            "retune-the-weight",
             json!({"routing": "round_robin"}),
             "p99 TTFT under 300 ms",
         ),
@@ -1779,6 +1784,11 @@ fn brute_force_does_not_meet_a_goal() {
             "when-disaggregation-pays",
             json!({"autoscale": "kpa", "max_instances": 32}),
             "",
+        ),
+        (
+            "spike-cold-replicas",
+            json!({"instances": 12, "min_instances": 12}),
+            "at most 0.5 GPU-hours, autoscaled",
         ),
     ];
     for (id, changes, only) in cases {
