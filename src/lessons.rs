@@ -48,7 +48,8 @@ pub struct Setting {
 /// One measurable check of a lesson's goal: `metric op value` on the report JSON.
 #[derive(Clone, Debug, Serialize)]
 pub struct Check {
-    /// Path into the report JSON, e.g. `summary.ttft_ms_p99`.
+    /// Path into the report JSON, e.g. `summary.ttft_ms_p99`; paths joined by `|` are
+    /// alternatives, the first one present (`FLEET_CEILING`).
     pub metric: &'static str,
     /// `<=` or `>=`.
     pub op: &'static str,
