@@ -48,7 +48,8 @@ pub struct Setting {
 /// One measurable check of a lesson's goal: `metric op value` on the report JSON.
 #[derive(Clone, Debug, Serialize)]
 pub struct Check {
-    /// Path into the report JSON, e.g. `summary.ttft_ms_p99`.
+    /// Path into the report JSON, e.g. `summary.ttft_ms_p99`; paths joined by `|` are
+    /// alternatives, the first one present (`FLEET_CEILING`).
     pub metric: &'static str,
     /// `<=` or `>=`.
     pub op: &'static str,
@@ -226,9 +227,21 @@ pub struct CheckResult {
     pub met: bool,
 }
 
+/// A check's metric for the most replicas a run can have: the autoscaler's ceiling when
+/// one runs, else the fixed fleet's size (a bound on it refuses buying the goal with GPUs,
+/// autoscaled or not).
+pub const FLEET_CEILING: &str = "autoscale.max_instances|config.instances";
+
 /// The number at `path` (`summary.ttft_ms_p99`, `per_instance.3.requests`) in a report's
-/// JSON (NaN if absent).
+/// JSON (NaN if absent). Paths joined by `|` are alternatives: the first one present.
 pub fn metric_of(v: &Value, path: &str) -> f64 {
+    path.split('|')
+        .find_map(|p| number_at(v, p))
+        .unwrap_or(f64::NAN)
+}
+
+/// The number at one dotted path, if present.
+fn number_at(v: &Value, path: &str) -> Option<f64> {
     // A number in the path indexes an array: `per_instance.3.requests`.
     path.split('.')
         .try_fold(v, |node, key| match key.parse::<usize>() {
@@ -236,7 +249,6 @@ pub fn metric_of(v: &Value, path: &str) -> f64 {
             _ => node.get(key),
         })
         .and_then(Value::as_f64)
-        .unwrap_or(f64::NAN)
 }
 
 /// Evaluates a lesson's goal on a report.

@@ -244,8 +244,7 @@ fn lessons_serialise_for_the_page() {
         }
         for check in l["checks"].as_array().unwrap() {
             let path = check["metric"].as_str().unwrap();
-            let value = path.split('.').try_fold(&report, |n, k| n.get(k));
-            assert!(value.and_then(|x| x.as_f64()).is_some(), "{path}");
+            assert!(lessons::metric_of(&report, path).is_finite(), "{path}");
             assert!(matches!(check["op"].as_str(), Some("<=" | ">=")), "{check}");
             assert!(check["value"].is_number() && !check["label"].as_str().unwrap().is_empty());
         }
@@ -1226,6 +1225,16 @@ fn cache_too_small_lesson_numbers_hold() {
     assert_eq!(format!("{:.0}", gpu_hours(16.0, &kv16)), "16");
     assert_eq!(format!("{:.0}", gpu_hours(4.0, &broken)), "4");
     assert_eq!(format!("{:.0}", gpu_hours(16.0, &rr16)), "16");
+    // Brute force: 32 replicas behind kv reach 27.4 % for 31 GPU-hours, past the goal's 16 GPUs.
+    let kv32_cfg = apply(
+        &broken_config(&l),
+        &serde_json::json!({"instances": 32, "routing": "kv"}),
+    )
+    .unwrap();
+    let kv32 = run_lesson(&l, &kv32_cfg);
+    assert_eq!(pct(kv32.summary.hit_rate_tokens), "27.4%");
+    assert_eq!(format!("{:.0}", gpu_hours(32.0, &kv32.summary)), "31");
+    assert!(!met(&l, &kv32));
     // The CPU tier: 8,000 blocks of 64 MiB is 500 GiB; 15.8 %, about 2 TB loaded over
     // PCIe in thousands of loads, about 32 s of link time.
     assert_eq!(8_000u64 * (64 << 20), 500 << 30);
@@ -1687,4 +1696,114 @@ fn spike_lesson_numbers_hold() {
     assert!(!met(&l, &at(serde_json::json!({"kpa_target": 4.0}))));
     assert!(!met(&l, &broken));
     check_fixes(&l);
+}
+
+/// A goal bought by brute force, changes the lesson does not intend (many more replicas,
+/// an autoscaler with a high ceiling, more routers, an unbounded cache, fewer replicas), is
+/// not met. `only`: the one check that refuses it, where the other checks would pass (the
+/// bound that closes the hole); empty where several checks refuse it.
+#[test]
+fn brute_force_does_not_meet_a_goal() {
+    use serde_json::json;
+    let cases = [
+        // Bounds on the fleet: every other check passes.
+        (
+            "cache-too-small",
+            json!({"instances": 32, "routing": "kv"}),
+            "at most 16 GPUs (16 replicas, an autoscaler's ceiling included)",
+        ),
+        (
+            "cache-too-small",
+            json!({"instances": 16, "routing": "kv", "autoscale": "slo", "min_instances": 16, "max_instances": 64, "slo_ttft_ms": 200.0}),
+            "at most 16 GPUs (16 replicas, an autoscaler's ceiling included)",
+        ),
+        (
+            "won-on-an-infinite-cache",
+            json!({"instances": 32}),
+            "the same 4 replicas (an autoscaler's ceiling included)",
+        ),
+        (
+            "routers-that-herd",
+            json!({"instances": 64}),
+            "the same 8 replicas (an autoscaler's ceiling included)",
+        ),
+        (
+            "router-bottleneck",
+            json!({"routers": 16, "router_vcpu": 8}),
+            "at most 2 routers",
+        ),
+        // Goals that refused brute force already.
+        (
+            "reuse-at-all",
+            json!({"kv_blocks": null}),
+            "at most 32,000 blocks",
+        ),
+        (
+            "reuse-at-all",
+            json!({"kv_blocks": 30000, "autoscale": "kpa", "max_instances": 8}),
+            "",
+        ),
+        ("more-replicas-slower", json!({"instances": 64}), ""),
+        (
+            "more-replicas-slower",
+            json!({"instances": 2}),
+            "p99 TTFT under 300 ms",
+        ),
+        ("hot-prefix", json!({"instances": 48}), ""),
+        (
+            "timeout-below-p99",
+            json!({"instances": 32}),
+            "at most 10 of 1,000 calls time out",
+        ),
+        (
+            "retune-the-weight",
+            json!({"instances": 48}),
+            "p99 TTFT under 300 ms",
+        ),
+        (
+            "retune-the-weight",
+            json!({"instances": 12}),
+            "p99 TTFT under 300 ms",
+        ),
+        (
+            "retune-the-weight",
+            json!({"routing": "round_robin"}),
+            "p99 TTFT under 300 ms",
+        ),
+        (
+            "retune-the-weight",
+            json!({"spill_queue": 2}),
+            "p99 TTFT under 300 ms",
+        ),
+        (
+            "smallest-tree-pile-up",
+            json!({"autoscale": "kpa", "max_instances": 16, "routing": "dynamo"}),
+            "",
+        ),
+        (
+            "when-disaggregation-pays",
+            json!({"autoscale": "kpa", "max_instances": 32}),
+            "",
+        ),
+        (
+            "spike-cold-replicas",
+            json!({"instances": 12, "min_instances": 12}),
+            "at most 0.5 GPU-hours, autoscaled",
+        ),
+    ];
+    for (id, changes, only) in cases {
+        let l = lessons::lesson(id).unwrap();
+        let report = run_with(&l, &broken_config(&l), changes.clone());
+        let checks = evaluate(&l, &report);
+        let unmet: Vec<&str> = checks.iter().filter(|c| !c.met).map(|c| c.label).collect();
+        assert!(!unmet.is_empty(), "{id} met with {changes}: {checks:?}");
+        if !only.is_empty() {
+            assert_eq!(unmet, [only], "{id} with {changes}: {checks:?}");
+        }
+    }
+    // The fleet bound reads the autoscaler's ceiling, else the fixed fleet.
+    let v = json!({"config": {"instances": 4}, "autoscale": {"max_instances": 64}});
+    assert_eq!(lessons::metric_of(&v, lessons::FLEET_CEILING), 64.0);
+    let v = json!({"config": {"instances": 4}});
+    assert_eq!(lessons::metric_of(&v, lessons::FLEET_CEILING), 4.0);
 }

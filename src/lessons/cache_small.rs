@@ -28,10 +28,11 @@ pub(super) const LESSON: Lesson = Lesson {
     story: "A chat service runs Llama-3-8B on 4 H100s behind a round-robin router and replays an hour of Mooncake's conversation traffic (12,031 requests, prompts of 12,000 tokens on average). Each H100 has 80 GB of HBM; after the 16 GB of weights and a 10% reserve, 833 blocks of 512 tokens are left for KV (at 128 KiB a token, 64 MiB a block). Conversations come back turn after turn, so their earlier turns are there to reuse, if the cache still holds them.",
     symptom: "Only 5.1% of prompt tokens come from cache: each replica keeps 833 blocks, room for about 35 prompts of average length while 3.4 new requests arrive every second, so a conversation's earlier turns are evicted before it comes back.",
     broken: config(&[("instances", Int(4)), ("kv_blocks", Int(833)), ("routing", Text("round_robin"))]),
-    goal: "Serve at least 15% of prompt tokens from cache, with each replica's HBM still one H100's 833 blocks, every call served. Then read what your fix costs.",
+    goal: "Serve at least 15% of prompt tokens from cache, with each replica's HBM still one H100's 833 blocks, on at most 16 GPUs (four times today's), every call served. Then read what your fix costs.",
     checks: &[
         Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.15, label: "token hit rate at least 15%" },
         Check { metric: "config.kv_blocks", op: "<=", value: 833.0, label: "at most 833 HBM blocks a replica (one H100)" },
+        Check { metric: super::FLEET_CEILING, op: "<=", value: 16.0, label: "at most 16 GPUs (16 replicas, an autoscaler's ceiling included)" },
         Check { metric: "summary.completed", op: ">=", value: 12031.0, label: "all 12,031 calls served, none rejected or timed out" },
     ],
     hints: &[

@@ -28,7 +28,7 @@ pub(super) const LESSON: Lesson = Lesson {
     checks: &[
         Check { metric: "summary.tpot_ms_p99", op: "<=", value: 20.0, label: "p99 TPOT under 20 ms" },
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 1000.0, label: "p99 TTFT under 1 s" },
-        Check { metric: "config.instances", op: "<=", value: 8.0, label: "at most 8 replicas" },
+        Check { metric: super::FLEET_CEILING, op: "<=", value: 8.0, label: "at most 8 replicas" },
         Check { metric: "summary.completed", op: ">=", value: 1500.0, label: "all 1,500 calls served, none rejected or timed out" },
     ],
     hints: &[

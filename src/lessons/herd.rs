@@ -11,10 +11,11 @@ pub(super) const LESSON: Lesson = Lesson {
     story: "For high availability the gateway runs four router replicas in front of 8 model replicas. Traffic is bursty: 30 requests a second on average, arriving in clumps, over 32 shared prefixes. To keep the load signals cheap, the routers share one snapshot of the replicas' queues, refreshed every 100 ms. One router on the same snapshot was fine.",
     symptom: "p99 time to first token more than doubles against one router on the same snapshot, although the run's load spread looks even: within a burst, all four routers find the same replica least loaded and send it their requests.",
     broken: config(&[("arrival_model", Text("gamma")), ("burstiness", Float(0.1)), ("request_rate", Float(30.0)), ("num_requests", Int(2000)), ("instances", Int(8)), ("num_prefixes", Int(32)), ("router_view", Text("snapshot")), ("routers", Int(4)), ("router_refresh_ms", Float(100.0))]),
-    goal: "p99 TTFT under 600 ms, still with at least 4 routers, every call served.",
+    goal: "p99 TTFT under 600 ms, still with at least 4 routers, on the same 8 replicas, every call served.",
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
         Check { metric: "config.routers", op: ">=", value: 4.0, label: "at least 4 routers" },
+        Check { metric: super::FLEET_CEILING, op: "<=", value: 8.0, label: "the same 8 replicas (an autoscaler's ceiling included)" },
         Check { metric: "summary.completed", op: ">=", value: 2000.0, label: "all 2,000 calls served, none rejected or timed out" },
     ],
     hints: &[

@@ -22,10 +22,11 @@ pub(super) const LESSON: Lesson = Lesson {
     story: "A team benchmarked routing policies on a staging fleet with far more KV memory than production: 4 replicas, 10 requests a second, 32 prompt templates of 2,048 tokens. Round robin had the best p99 time to first token there, so it shipped. Each production replica holds 80 blocks of 512 tokens: room for a few templates besides the requests it is running.",
     symptom: "In production p99 TTFT is about six times what staging showed and the caches evict thousands of blocks: every replica tries to keep all 32 templates and keeps few of them.",
     broken: config(&[("num_prefixes", Int(32)), ("num_requests", Int(1000)), ("request_rate", Float(10.0)), ("routing", Text("round_robin")), ("kv_blocks", Int(80))]),
-    goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica), every call served.",
+    goal: "p99 TTFT under 600 ms with the production cache (at most 80 blocks per replica) on the same 4 replicas, every call served.",
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 600.0, label: "p99 TTFT under 600 ms" },
         Check { metric: "config.kv_blocks", op: "<=", value: 80.0, label: "at most 80 blocks per replica" },
+        Check { metric: super::FLEET_CEILING, op: "<=", value: 4.0, label: "the same 4 replicas (an autoscaler's ceiling included)" },
         Check { metric: "summary.completed", op: ">=", value: 1000.0, label: "all 1,000 calls served, none rejected or timed out" },
     ],
     hints: &[

@@ -17,7 +17,7 @@ pub(super) const LESSON: Lesson = Lesson {
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 500.0, label: "p99 TTFT under 500 ms" },
         Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.92, label: "token hit rate at least 92%" },
-        Check { metric: "config.instances", op: "<=", value: 4.0, label: "at most 4 replicas" },
+        Check { metric: super::FLEET_CEILING, op: "<=", value: 4.0, label: "at most 4 replicas" },
         Check { metric: "config.max_batch", op: "<=", value: 16.0, label: "at most 16 slots per replica" },
         Check { metric: "summary.completed", op: ">=", value: 420.0, label: "all 420 calls served, none rejected or timed out" },
     ],

@@ -18,7 +18,7 @@ pub(super) const LESSON: Lesson = Lesson {
     goal: "Find a cache that keeps nine tenths of the reuse an unbounded cache finds: a token hit rate of 33.6% or more, on one engine, with at most 32,000 blocks, every call served.",
     checks: &[
         Check { metric: "summary.hit_rate_tokens", op: ">=", value: 0.336, label: "token hit rate at least 33.6%" },
-        Check { metric: "config.instances", op: "<=", value: 1.0, label: "one engine" },
+        Check { metric: super::FLEET_CEILING, op: "<=", value: 1.0, label: "one engine" },
         Check { metric: "config.kv_blocks", op: "<=", value: 32000.0, label: "at most 32,000 blocks" },
         Check { metric: "summary.completed", op: ">=", value: 12031.0, label: "all 12,031 calls served, none rejected or timed out" },
     ],

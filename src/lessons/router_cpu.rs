@@ -40,12 +40,13 @@ pub(super) const LESSON: Lesson = Lesson {
         ("router_vcpu", Int(1)),
         ("router_queue", Int(64)),
     ]),
-    goal: "Every call served and a p99 TTFT under 20 ms, on a router of at most 8 vCPU.",
+    goal: "Every call served and a p99 TTFT under 20 ms, on a router of at most 8 vCPU (two routers at most).",
     checks: &[
         Check { metric: "summary.ttft_ms_p99", op: "<=", value: 20.0, label: "p99 TTFT under 20 ms" },
         Check { metric: "summary.completed", op: ">=", value: 20000.0, label: "all 20,000 calls served, none rejected or timed out" },
         Check { metric: "summary.rejected", op: "<=", value: 0.0, label: "no call refused" },
         Check { metric: "config.router_vcpu", op: "<=", value: 8.0, label: "a router of at most 8 vCPU" },
+        Check { metric: "config.routers", op: "<=", value: 2.0, label: "at most 2 routers" },
     ],
     hints: &[
         "Read the Router CPU line under the fleet lines: how busy is the core, and how many requests did its queue refuse?",

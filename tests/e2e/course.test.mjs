@@ -242,7 +242,7 @@ test('a lesson on a built-in trace replays it: the link, its goal on the trace, 
   } finally { await context.close(); }
 });
 
-test('a run that changes the lesson\'s calls is not judged, and one that cuts calls off does not meet the goal', async () => {
+test('a run that changes the lesson\'s calls is not judged, and one that cuts calls off or buys GPUs does not meet the goal', async () => {
   const { page, errors, context } = await site.open('/?lesson=timeout-below-p99', { viewport: { width: 1280, height: 900 } });
   try {
     await page.waitForFunction(() => window.kvfleet?.lastReport?.config?.timeout_ms === 100, null, { timeout: 60000 });
@@ -286,6 +286,19 @@ test('a run that changes the lesson\'s calls is not judged, and one that cuts ca
     assert.equal(await hot.page.isVisible('[data-testid=lesson-done]'), false);
     assert.deepEqual(hot.errors, []);
   } finally { await hot.context.close(); }
+  // Brute force on the cache lesson: 16 replicas behind kv that an autoscaler may grow to 64 meet
+  // the hit rate, but the fleet bound reads the autoscaler's ceiling (a static fleet's size else).
+  const gpus = await site.open('/?lesson=cache-too-small&instances=16&routing=kv&autoscale=slo&min_instances=16&max_instances=64&slo_ttft_ms=200', { viewport: { width: 1280, height: 900 } });
+  try {
+    await gpus.page.waitForFunction(() => window.kvfleet?.lastReport?.autoscale?.max_instances === 64, null, { timeout: 60000 });
+    await gpus.page.waitForSelector('[data-testid=lesson-checks] li');
+    const text = await gpus.page.textContent('[data-testid=lesson-checks]');
+    assert.match(text, /✓ token hit rate at least 15%: now 30\.3%/);
+    assert.match(text, /✗ at most 16 GPUs \(16 replicas, an autoscaler's ceiling included\): now 64/);
+    assert.equal(await gpus.page.isVisible('[data-testid=lesson-done]'), false);
+    await screenshot(gpus.page, 'course-gpu-bound');
+    assert.deepEqual(gpus.errors, []);
+  } finally { await gpus.context.close(); }
 });
 
 test('a lesson whose material worker cannot load the simulator says so instead of measuring forever', async () => {

@@ -38,8 +38,12 @@ export function hintLabel(shown, total) {
 
 /** Reads `summary.hit_rate_tokens`-style paths from a report. */
 function valueAt(report, path) {
-  const v = path.split('.').reduce((node, key) => (node == null ? undefined : node[key]), report);
-  return typeof v === 'number' ? v : NaN;
+  // Paths joined by '|' are alternatives: the first one present (as the core's `metric_of`).
+  for (const p of path.split('|')) {
+    const v = p.split('.').reduce((node, key) => (node == null ? undefined : node[key]), report);
+    if (typeof v === 'number') return v;
+  }
+  return NaN;
 }
 
 function fmtMetric(metric, v) {
