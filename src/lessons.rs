@@ -27,7 +27,9 @@ mod timeout;
 mod weight;
 
 pub use material::{Diagram, Figure, Format, Interview, Quiz, Verify};
-pub use pinned::{changed_keys, ignored_keys, workload, workload_keys};
+pub use pinned::{
+    changed_hardware, changed_keys, hardware, hardware_keys, ignored_keys, workload, workload_keys,
+};
 
 /// A setting a lesson uses: the config key (the page shows its label, help and value
 /// from the parameter table) and the card's rule of thumb for it.
@@ -188,13 +190,15 @@ pub fn lesson(id: &str) -> Option<Lesson> {
 }
 
 /// Every lesson as the page reads it: its fields, and `workload`, the settings of the
-/// workload it pins with the values its runs use (`pinned::workload`).
+/// workload it pins with the values its runs use (`pinned::workload`), and `hardware`, the
+/// GPU it pins (`pinned::hardware`).
 pub fn lessons_value() -> Value {
     lessons()
         .iter()
         .map(|l| {
             let mut v = crate::json::value_of(l);
             v["workload"] = Value::Object(workload(l));
+            v["hardware"] = Value::Object(hardware(l));
             v
         })
         .collect()
@@ -280,7 +284,7 @@ pub fn evaluate_json(lesson: &Lesson, v: &Value) -> Vec<CheckResult> {
 #[cfg(test)]
 mod tests {
     use super::material::Verify;
-    use super::{config, lessons, lessons_value, workload, Changes};
+    use super::{config, hardware, lessons, lessons_value, workload, Changes};
     use serde_json::{json, Value};
 
     /// The course's JSON (read through text) is what serde_json's own value serializer
@@ -292,6 +296,7 @@ mod tests {
             .map(|l| {
                 let mut v = serde_json::to_value(l).unwrap();
                 v["workload"] = Value::Object(workload(l));
+                v["hardware"] = Value::Object(hardware(l));
                 v
             })
             .collect();

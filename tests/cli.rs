@@ -490,6 +490,18 @@ fn a_lesson_check_on_other_calls_is_not_judged() {
         &["--des-block-size", "32"],
         "--des-block-size 32",
     );
+    // A faster GPU or a mixed fleet is not a fix of the fleet: every lesson pins its engine.
+    for id in kvfleet::lessons::lessons().iter().map(|l| l.id) {
+        let b200 = ["--des-engine", "llama3-8b-b200"];
+        assert_not_judged(id, &b200, "--des-engine llama3-8b-b200 changes the GPU");
+        let fast = ["--des-engine", "custom", "--des-step-fixed-us", "1"];
+        assert_not_judged(id, &fast, "--des-engine custom changes the GPU");
+    }
+    assert_not_judged(
+        "hot-prefix",
+        &["--des-fleet", "2:llama3-8b-b200,2:llama3-8b-h100"],
+        "it runs --des-engine llama3-8b-h100 on every replica",
+    );
     // A workload setting the lesson's runs ignore is named as such.
     assert_not_judged(
         "more-replicas-slower",

@@ -3,7 +3,9 @@
 //! reader changes the fleet (routing, replicas, cache, queue, timeout), not the calls. A
 //! run of other calls is not judged against the goal (`changed_keys`), and a synthetic
 //! workload setting that the lesson's runs ignore (a trace lesson's request rate) is named
-//! as such (`ignored_keys`).
+//! as such (`ignored_keys`). A lesson pins its GPU too (`hardware`): a goal about
+//! routing, replicas or cache is not met by a faster engine, so a run on another engine or
+//! a mixed fleet is not judged either (`changed_hardware`).
 
 use serde_json::{Map, Value};
 
@@ -42,6 +44,43 @@ const SESSION_KEYS: &[&str] = &[
 /// How prompts are cut into blocks: every lesson pins it (a trace's block ids are of one
 /// size; a synthetic lesson's cache limit is counted in blocks of its size).
 const BLOCK_KEYS: &[&str] = &["block_size"];
+
+/// The settings of the GPU a lesson's replicas run on: the engine preset (a custom engine
+/// is another preset name) and a mixed fleet's presets.
+const PRESET_KEYS: &[&str] = &["engine", "fleet"];
+
+/// The custom engine's coefficients: pinned as well when a lesson's engine is `custom`.
+const CUSTOM_KEYS: &[&str] = &[
+    "step_fixed_us",
+    "prefill_token_us",
+    "decode_seq_us",
+    "kv_read_token_ns",
+    "prefill_poly_ms",
+    "decode_poly_ms",
+];
+
+/// The config keys that set the lesson's GPU.
+pub fn hardware_keys(lesson: &Lesson) -> Vec<&'static str> {
+    let custom = broken_config(lesson).engine == crate::timing::EnginePreset::Custom;
+    let extra: &[&str] = if custom { CUSTOM_KEYS } else { &[] };
+    PRESET_KEYS.iter().chain(extra).copied().collect()
+}
+
+/// The lesson's GPU: each of its keys with the value its runs use.
+pub fn hardware(lesson: &Lesson) -> Map<String, Value> {
+    values(&broken_config(lesson), &hardware_keys(lesson))
+}
+
+/// The keys of `lesson`'s GPU that `cfg` sets otherwise: a run of `cfg` is not on the
+/// lesson's GPU unless this is empty.
+pub fn changed_hardware(lesson: &Lesson, cfg: &Config) -> Vec<&'static str> {
+    let pinned = hardware(lesson);
+    let now = values(cfg, &hardware_keys(lesson));
+    hardware_keys(lesson)
+        .into_iter()
+        .filter(|k| pinned.get(*k) != now.get(*k))
+        .collect()
+}
 
 /// The config keys that set the lesson's workload.
 pub fn workload_keys(lesson: &Lesson) -> Vec<&'static str> {
@@ -95,7 +134,7 @@ fn values(cfg: &Config, keys: &[&str]) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::super::{apply, broken_config, lesson};
-    use super::{changed_keys, ignored_keys, workload, workload_keys};
+    use super::{changed_hardware, changed_keys, hardware, ignored_keys, workload, workload_keys};
     use serde_json::json;
 
     #[test]
@@ -146,6 +185,20 @@ mod tests {
             workload(&spike)["request_rate_schedule"],
             json!("0s:4,60s:24")
         );
+        // The GPU is pinned apart from the calls: a faster engine or a mixed fleet.
+        assert!(changed_hardware(&hot, &broken).is_empty());
+        let b200 = json!({"engine": "llama3-8b-b200"});
+        assert_eq!(
+            changed_hardware(&hot, &apply(&broken, &b200).unwrap()),
+            ["engine"]
+        );
+        assert!(changed_keys(&hot, &apply(&broken, &b200).unwrap()).is_empty());
+        let mixed = json!({"fleet": "2:llama3-8b-b200,2:llama3-8b-h100"});
+        assert_eq!(
+            changed_hardware(&hot, &apply(&broken, &mixed).unwrap()),
+            ["fleet"]
+        );
+        assert_eq!(hardware(&hot)["engine"], json!("llama3-8b-h100"));
         // A setting the lesson's workload does not use is no change of it.
         let unused = json!({"session_rate": 5.0});
         assert!(changed_keys(&hot, &apply(&broken, &unused).unwrap()).is_empty());

@@ -242,7 +242,7 @@ test('a lesson on a built-in trace replays it: the link, its goal on the trace, 
   } finally { await context.close(); }
 });
 
-test('a run that changes the lesson\'s calls is not judged, and one that cuts calls off or buys GPUs does not meet the goal', async () => {
+test('a run that changes the lesson\'s calls or its GPU is not judged, and one that cuts calls off or buys GPUs does not meet the goal', async () => {
   const { page, errors, context } = await site.open('/?lesson=timeout-below-p99', { viewport: { width: 1280, height: 900 } });
   try {
     await page.waitForFunction(() => window.kvfleet?.lastReport?.config?.timeout_ms === 100, null, { timeout: 60000 });
@@ -299,6 +299,19 @@ test('a run that changes the lesson\'s calls is not judged, and one that cuts ca
     await screenshot(gpus.page, 'course-gpu-bound');
     assert.deepEqual(gpus.errors, []);
   } finally { await gpus.context.close(); }
+  // A faster GPU is not a fix of the fleet: the hot prefix on B200s (which meet its latency) is
+  // not judged, and says which engine the lesson runs.
+  const b200 = await site.open('/?lesson=hot-prefix&engine=llama3-8b-b200', { viewport: { width: 1280, height: 900 } });
+  try {
+    await b200.page.waitForFunction(() => window.kvfleet?.lastReport?.config?.engine === 'llama3-8b-b200', null, { timeout: 60000 });
+    await b200.page.waitForSelector('[data-testid=lesson-wrong-gpu]');
+    const lesson = await b200.page.evaluate(() => window.kvfleet.lessonsList.find((l) => l.id === 'hot-prefix'));
+    assert.equal(lesson.hardware.engine, 'llama3-8b-h100', 'the lesson pins its GPU');
+    assert.match(await b200.page.textContent('[data-testid=lesson-checks]'),
+      /Not judged: this run changes the GPU the lesson is about \(engine llama3-8b-b200; the lesson’s llama3-8b-h100 on every replica\)/);
+    assert.equal(await b200.page.locator('[data-testid=lesson-checks] li').count(), 1, 'no check is judged');
+    assert.deepEqual(b200.errors, []);
+  } finally { await b200.context.close(); }
 });
 
 test('a lesson whose material worker cannot load the simulator says so instead of measuring forever', async () => {

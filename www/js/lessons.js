@@ -58,9 +58,25 @@ function fmtMetric(metric, v) {
  * config sets otherwise.
  */
 export function changedWorkload(lesson, config) {
-  return Object.entries(lesson.workload || {})
-    .filter(([k, v]) => JSON.stringify(config?.[k] ?? null) !== JSON.stringify(v))
+  return changedOf(lesson.workload, config);
+}
+
+/** The settings of the lesson's GPU (`hardware`: engine, mixed fleet) that the run's config sets otherwise. */
+export function changedHardware(lesson, config) {
+  return changedOf(lesson.hardware, config);
+}
+
+/** The keys of `pinned` whose value `config` sets otherwise (an absent key reads as null). */
+function changedOf(pinned, config) {
+  return Object.entries(pinned || {})
+    .filter(([k, v]) => JSON.stringify(config?.[k] ?? null) !== JSON.stringify(v ?? null))
     .map(([k]) => k);
+}
+
+/** The run's GPU in words: its engine, or its mixed fleet. */
+function gpuWords(config) {
+  const fleet = (config?.fleet || '').trim();
+  return fleet ? `mixed fleet ${fleet}` : `engine ${config?.engine}`;
 }
 
 export class Lessons {
@@ -437,6 +453,12 @@ export class Lessons {
     const changed = changedWorkload(l, report.config);
     if (changed.length) {
       this.notJudged('lesson-wrong-workload', `Not judged: this run changes the calls the lesson is about (${this.workloadWords(changed, report.config)}). Change the fleet, not the calls: press “Break it again” to go back to them.`);
+      return;
+    }
+    // And about its GPU: a faster engine or a mixed fleet is not a fix of the fleet.
+    const gpu = changedHardware(l, report.config);
+    if (gpu.length) {
+      this.notJudged('lesson-wrong-gpu', `Not judged: this run changes the GPU the lesson is about (${gpuWords(report.config)}; the lesson’s ${l.hardware.engine} on every replica). Change the fleet’s routing, size or cache, not its engine: press “Break it again” to go back to it.`);
       return;
     }
     this.renderSettings(report.config || null, report);

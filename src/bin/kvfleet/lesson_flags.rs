@@ -82,10 +82,10 @@ fn calls_of(lesson: &Lesson) -> String {
 /// changes, with the lesson's values; None when it runs the lesson's workload.
 pub fn not_judged(lesson: &Lesson, cfg: &Config) -> Option<String> {
     let changed = lessons::changed_keys(lesson, cfg);
-    if changed.is_empty() {
-        return None;
-    }
     let broken = lessons::broken_config(lesson);
+    if changed.is_empty() {
+        return gpu_not_judged(lesson, cfg, &broken);
+    }
     Some(format!(
         "{} {} the workload the lesson is about (it runs {}); a goal is judged on the \
          lesson's own calls only: change the fleet, not the calls",
@@ -96,6 +96,31 @@ pub fn not_judged(lesson: &Lesson, cfg: &Config) -> Option<String> {
             "change"
         },
         flags_with_values(&changed, &broken)
+    ))
+}
+
+/// Why a run of `cfg` is not judged for its GPU: the engine or mixed fleet it sets
+/// otherwise, with the lesson's; None on the lesson's GPU.
+fn gpu_not_judged(lesson: &Lesson, cfg: &Config, broken: &Config) -> Option<String> {
+    let changed = lessons::changed_hardware(lesson, cfg);
+    if changed.is_empty() {
+        return None;
+    }
+    // The lesson's side names its engine: a lesson sets no mixed fleet.
+    let pinned: Vec<&str> = lessons::hardware_keys(lesson)
+        .into_iter()
+        .filter(|k| *k != "fleet")
+        .collect();
+    Some(format!(
+        "{} {} the GPU the lesson is about (it runs {} on every replica); a goal is judged \
+         on the lesson's own GPU only: change the fleet's routing, size or cache, not its engine",
+        flags_with_values(&changed, cfg),
+        if changed.len() == 1 {
+            "changes"
+        } else {
+            "change"
+        },
+        flags_with_values(&pinned, broken)
     ))
 }
 
