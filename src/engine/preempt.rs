@@ -77,17 +77,34 @@ impl Replica {
         self.resumes.iter().position(|r| r.id == id)
     }
 
-    /// Blocks a running request needs for its KV through `steps` more steps (0: what
-    /// it holds now): a prefilling request, its whole prefill's.
-    fn blocks_through(&self, a: &Active, steps: u64) -> u64 {
-        let bs = self.spec.block_size as u64;
+    /// KV tokens a running request holds through `steps` more steps (0: now): a
+    /// prefilling request, its whole prefill's.
+    fn kv_tokens_through(a: &Active, steps: u64) -> u64 {
         let end = a.prompt_end() as u64;
         if a.prefilled_tokens < a.prompt_end() {
-            return end.div_ceil(bs);
+            return end;
         }
         // Decoding: prompt + generated - 1 KV tokens now, one more per step.
-        let tokens = a.req.prompt_tokens as u64 + a.generated as u64 - 1 + steps;
-        tokens.div_ceil(bs).max(end.div_ceil(bs))
+        (a.req.prompt_tokens as u64 + a.generated as u64 - 1 + steps).max(end)
+    }
+
+    /// Blocks a running request needs for its KV through `steps` more steps (0: what
+    /// it holds now).
+    fn blocks_through(&self, a: &Active, steps: u64) -> u64 {
+        Self::kv_tokens_through(a, steps).div_ceil(self.spec.block_size as u64)
+    }
+
+    /// Blocks a running request must add to those it holds for its KV through `steps`
+    /// more steps: most steps fill a block already held, found without a division.
+    fn more_blocks(&self, a: &Active, steps: u64) -> u64 {
+        let held = a.full_blocks as u64 + a.private_blocks;
+        let bs = self.spec.block_size as u64;
+        let tokens = Self::kv_tokens_through(a, steps);
+        if tokens <= held * bs {
+            0
+        } else {
+            tokens.div_ceil(bs) - held
+        }
     }
 
     /// At a step boundary: gives back blocks a cut-short run took ahead of need, then
@@ -95,20 +112,15 @@ impl Replica {
     /// preempting the most recently admitted running request while a block is missing.
     /// Returns whether it preempted.
     pub(super) fn grow_for_step(&mut self, now_us: u64, out: &mut Outbox) -> bool {
-        self.run_growth_blocks = 0;
-        for i in 0..self.running.len() {
-            let a = &self.running[i];
-            let held = a.full_blocks as u64 + a.private_blocks;
-            let extra = held.saturating_sub(self.blocks_through(a, 0));
-            self.cache.shrink_private(extra);
-            self.running[i].private_blocks -= extra;
+        // Only a run that took blocks ahead can leave some unused (a step takes just its own).
+        if self.run_growth_blocks > 0 {
+            self.give_back_unused();
         }
+        self.run_growth_blocks = 0;
         let mut preempted = false;
         let mut i = 0;
         while i < self.running.len() {
-            let a = &self.running[i];
-            let held = a.full_blocks as u64 + a.private_blocks;
-            let need = self.blocks_through(a, 1).saturating_sub(held);
+            let need = self.more_blocks(&self.running[i], 1);
             if self.cache.grow_private(need).is_ok() {
                 self.running[i].private_blocks += need;
                 i += 1;
@@ -121,19 +133,22 @@ impl Replica {
         preempted
     }
 
+    /// Gives back the blocks a run cut short took ahead of need.
+    fn give_back_unused(&mut self) {
+        for i in 0..self.running.len() {
+            let a = &self.running[i];
+            let held = a.full_blocks as u64 + a.private_blocks;
+            let extra = held.saturating_sub(self.blocks_through(a, 0));
+            self.cache.shrink_private(extra);
+            self.running[i].private_blocks -= extra;
+        }
+    }
+
     /// Before a decode run of `steps` steps (the first step's blocks already taken):
     /// takes the blocks of as many of them as fit, and returns that many (at least 1).
     pub(super) fn reserve_run(&mut self, steps: u64) -> u64 {
         let spare = self.cache.spare_blocks();
-        let extra = |k: u64| -> u64 {
-            self.running
-                .iter()
-                .map(|a| {
-                    let held = a.full_blocks as u64 + a.private_blocks;
-                    self.blocks_through(a, k).saturating_sub(held)
-                })
-                .sum()
-        };
+        let extra = |k: u64| -> u64 { self.running.iter().map(|a| self.more_blocks(a, k)).sum() };
         // The largest k in 1..=steps whose extra blocks fit (extra(1) is 0): most often the
         // whole run, checked first.
         let (mut lo, mut hi) = if extra(steps) <= spare {
@@ -152,9 +167,7 @@ impl Replica {
         let k = lo;
         let mut total = 0;
         for i in 0..self.running.len() {
-            let a = &self.running[i];
-            let held = a.full_blocks as u64 + a.private_blocks;
-            let more = self.blocks_through(a, k).saturating_sub(held);
+            let more = self.more_blocks(&self.running[i], k);
             self.running[i].private_blocks += more;
             total += more;
         }
