@@ -321,52 +321,86 @@ fn the_lesson_command_lists_runs_and_checks() {
     );
 }
 
-#[test]
-fn every_lesson_has_the_cards_parts_and_its_answers_hold() {
-    for l in lessons::lessons() {
-        assert_eq!(l.interview.len(), 3, "{}: three interview questions", l.id);
-        assert_eq!(l.quiz.len(), 4, "{}: a four-question check", l.id);
-        let m = material_of(&l);
-        for (q, r) in l.interview.iter().zip(&m.interview) {
-            assert!(!r.answer.contains('{'), "{}: {}", l.id, r.answer);
-            // Each quoted number is what an independent run of that config measures.
-            for f in q.figures {
-                let cfg = apply(&broken_config(&l), &f.changes.value()).unwrap();
-                let v = serde_json::to_value(run_lesson(&l, &cfg)).unwrap();
-                let x = lessons::metric_of(&v, f.metric);
-                assert!(x.is_finite(), "{}: {}", l.id, f.name);
-                let written = lessons::material::write(x, f.format);
-                assert!(
-                    r.answer.contains(&written),
-                    "{}: {} = {written} in {}",
-                    l.id,
-                    f.name,
-                    r.answer
-                );
-            }
+/// A lesson has the card's parts, and each of its interview figures and short-check answers
+/// is what an independent run measures.
+fn lesson_has_the_cards_parts_and_its_answers_hold(id: &str) {
+    let l = lessons::lesson(id).unwrap();
+    assert_eq!(l.interview.len(), 3, "{}: three interview questions", l.id);
+    assert_eq!(l.quiz.len(), 4, "{}: a four-question check", l.id);
+    let m = material_of(&l);
+    for (q, r) in l.interview.iter().zip(&m.interview) {
+        assert!(!r.answer.contains('{'), "{}: {}", l.id, r.answer);
+        // Each quoted number is what an independent run of that config measures.
+        for f in q.figures {
+            let cfg = apply(&broken_config(&l), &f.changes.value()).unwrap();
+            let v = serde_json::to_value(run_lesson(&l, &cfg)).unwrap();
+            let x = lessons::metric_of(&v, f.metric);
+            assert!(x.is_finite(), "{}: {}", l.id, f.name);
+            let written = lessons::material::write(x, f.format);
+            assert!(
+                r.answer.contains(&written),
+                "{}: {} = {written} in {}",
+                l.id,
+                f.name,
+                r.answer
+            );
         }
-        for q in &m.quiz {
-            assert!(q.quiz.correct < q.quiz.choices.len());
-            match q.quiz.verify {
-                lessons::Verify::Concept => assert_eq!(q.verified, None),
-                _ => assert_eq!(
-                    q.verified,
-                    Some(true),
-                    "{}: {} ({})",
-                    l.id,
-                    q.quiz.question,
-                    q.evidence
-                ),
-            }
-        }
-        let behaviour = m.quiz.iter().filter(|q| q.verified.is_some()).count();
-        assert!(
-            behaviour >= 3,
-            "{}: most questions are about behaviour, verified by runs",
-            l.id
-        );
     }
+    for q in &m.quiz {
+        assert!(q.quiz.correct < q.quiz.choices.len());
+        match q.quiz.verify {
+            lessons::Verify::Concept => assert_eq!(q.verified, None),
+            _ => assert_eq!(
+                q.verified,
+                Some(true),
+                "{}: {} ({})",
+                l.id,
+                q.quiz.question,
+                q.evidence
+            ),
+        }
+    }
+    let behaviour = m.quiz.iter().filter(|q| q.verified.is_some()).count();
+    assert!(
+        behaviour >= 3,
+        "{}: most questions are about behaviour, verified by runs",
+        l.id
+    );
 }
+
+/// One test per lesson, so the lessons' runs spread over the test threads.
+macro_rules! material_holds {
+    ($($test:ident => $id:literal),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                lesson_has_the_cards_parts_and_its_answers_hold($id);
+            }
+        )*
+        /// Every lesson has its test above: a new lesson cannot go unchecked.
+        #[test]
+        fn every_lesson_has_its_material_test() {
+            let listed: Vec<&str> = vec![$($id),*];
+            let all: Vec<&str> = lessons::lessons().iter().map(|l| l.id).collect();
+            assert_eq!(listed, all);
+        }
+    };
+}
+
+material_holds!(
+    reuse_at_all_material_holds => "reuse-at-all",
+    cache_too_small_material_holds => "cache-too-small",
+    more_replicas_slower_material_holds => "more-replicas-slower",
+    hot_prefix_material_holds => "hot-prefix",
+    timeout_below_p99_material_holds => "timeout-below-p99",
+    retune_the_weight_material_holds => "retune-the-weight",
+    won_on_an_infinite_cache_material_holds => "won-on-an-infinite-cache",
+    routers_that_herd_material_holds => "routers-that-herd",
+    router_bottleneck_material_holds => "router-bottleneck",
+    smallest_tree_pile_up_material_holds => "smallest-tree-pile-up",
+    when_disaggregation_pays_material_holds => "when-disaggregation-pays",
+    spike_cold_replicas_material_holds => "spike-cold-replicas",
+);
 
 #[test]
 fn a_wrong_answer_would_be_caught() {

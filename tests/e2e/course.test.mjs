@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, screenshot, ROOT, nativeBin, nextFrames } from './harness.mjs';
+import { goalMet } from './goal-checks.mjs';
 
 const BIN = nativeBin();
 let site;
@@ -427,12 +428,6 @@ test('a lesson figure\'s log axis prints its numbers as the lesson\'s words do, 
   } finally { await context.close(); }
 });
 
-/** A check of a lesson's goal on a report, computed here: its metric's path, its bound. */
-function checkMet(c, report) {
-  const v = c.metric.split('.').reduce((node, k) => (node == null ? undefined : node[k]), report);
-  return typeof v === 'number' && (c.op === '<=' ? v <= c.value : v >= c.value);
-}
-const goalMet = (lesson, report) => lesson.checks.every((c) => checkMet(c, report));
 
 /** Whether a report ran with every setting of `set` (a lesson's broken setup, a fix). */
 const ranWith = (set) => window.kvfleet?.lastReport

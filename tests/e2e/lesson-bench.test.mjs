@@ -11,16 +11,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startSite, ROOT } from './harness.mjs';
+import { checkMet } from './goal-checks.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
 after(async () => { await site?.close(); });
 
-/** A check of a lesson's goal on a report, computed here: its metric's path, its bound. */
-function checkMet(c, report) {
-  const v = c.metric.split('.').reduce((node, k) => (node == null ? undefined : node[k]), report);
-  return typeof v === 'number' && (c.op === '<=' ? v <= c.value : v >= c.value);
-}
 
 /** Resolves once window.scrollY has held still for five frames (a smooth scroll has ended). */
 const scrollSettled = () => new Promise((resolve) => {

@@ -11,16 +11,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startSite, ROOT } from './harness.mjs';
+import { checkMet } from './goal-checks.mjs';
 
 let site;
 before(async () => { site = await startSite({ heroSweep: false }); }); // (no test here looks at the first screen's figure)
 after(async () => { await site?.close(); });
 
-/** A check of a lesson's goal on a report, computed here: its metric's path, its bound. */
-function checkMet(c, report) {
-  const v = c.metric.split('.').reduce((node, k) => (node == null ? undefined : node[k]), report);
-  return typeof v === 'number' && (c.op === '<=' ? v <= c.value : v >= c.value);
-}
 
 /** What does not fit the frame, in words (empty when everything does); read in the embed's page. */
 function misfits() {

@@ -9,18 +9,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot } from './harness.mjs';
+import { checkMet } from './goal-checks.mjs';
 
 const ID = 'hot-prefix';
 const KEY = 'kvfleet.lessons.completed';
 let site;
 before(async () => { site = await startSite({ heroSweep: false }); }); // (no test here looks at the first screen's figure)
 after(async () => { await site?.close(); });
-
-/** A check of a lesson's goal on a report, computed here: its metric's path, its bound. */
-function checkMet(c, report) {
-  const v = c.metric.split('.').reduce((node, k) => (node == null ? undefined : node[k]), report);
-  return typeof v === 'number' && (c.op === '<=' ? v <= c.value : v >= c.value);
-}
 
 async function openLesson(page) {
   await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 60000 });
