@@ -363,21 +363,19 @@ impl<'w> Simulation<'w> {
 
     /// A request whose caller's timeout passed at the router ends here, timed out.
     fn time_out_at_router(&mut self, req: crate::workload::Request) {
-        self.ledger.end(req.id);
         self.timed_out += 1;
-        let ended = EndedRequest {
-            id: req.id,
-            session: req.session,
-            ok: false,
-            output_tokens: 0,
-        };
-        self.source.on_end(ended, self.now_us);
+        self.end_at_router(req);
     }
 
     /// A request refused at a full router queue ends here, rejected.
     fn refuse_at_router(&mut self, req: crate::workload::Request) {
-        self.ledger.end(req.id);
         self.rejected += 1;
+        self.end_at_router(req);
+    }
+
+    /// A request that never reaches a replica ends at the router, unserved.
+    fn end_at_router(&mut self, req: crate::workload::Request) {
+        self.ledger.end(req.id);
         let ended = EndedRequest {
             id: req.id,
             session: req.session,

@@ -74,12 +74,7 @@ pub fn hardware(lesson: &Lesson) -> Map<String, Value> {
 /// The keys of `lesson`'s GPU that `cfg` sets otherwise: a run of `cfg` is not on the
 /// lesson's GPU unless this is empty.
 pub fn changed_hardware(lesson: &Lesson, cfg: &Config) -> Vec<&'static str> {
-    let pinned = hardware(lesson);
-    let now = values(cfg, &hardware_keys(lesson));
-    hardware_keys(lesson)
-        .into_iter()
-        .filter(|k| pinned.get(*k) != now.get(*k))
-        .collect()
+    changed(&broken_config(lesson), cfg, hardware_keys(lesson))
 }
 
 /// The config keys that set the lesson's workload.
@@ -115,11 +110,15 @@ pub fn workload(lesson: &Lesson) -> Map<String, Value> {
 /// The keys of `lesson`'s workload that `cfg` sets otherwise: a run of `cfg` is not of the
 /// lesson's workload unless this is empty.
 pub fn changed_keys(lesson: &Lesson, cfg: &Config) -> Vec<&'static str> {
-    let pinned = workload(lesson);
-    let now = values(cfg, &workload_keys(lesson));
-    workload_keys(lesson)
-        .into_iter()
-        .filter(|k| pinned.get(*k) != now.get(*k))
+    changed(&broken_config(lesson), cfg, workload_keys(lesson))
+}
+
+/// The `keys` whose value in `cfg` differs from the lesson's (`pinned`).
+fn changed(pinned: &Config, cfg: &Config, keys: Vec<&'static str>) -> Vec<&'static str> {
+    let was = values(pinned, &keys);
+    let now = values(cfg, &keys);
+    keys.into_iter()
+        .filter(|k| was.get(*k) != now.get(*k))
         .collect()
 }
 
