@@ -165,8 +165,8 @@ fn plan_runner(
     }
 }
 
-/// Plans the cheapest mix of two presets for one routing policy (`plan::plan_mix`, as
-/// `kvfleet plan --plan-mix A,B --plan-routing POLICY`): `spec_json` is
+/// Plans the cheapest mix of two or more presets for one routing policy (`plan::plan_mix`,
+/// as `kvfleet plan --plan-mix A,B,... --plan-routing POLICY`): `spec_json` is
 /// `{"slo": {...}, "limits": {...}, "presets": [{"preset": NAME, "gpu_hour_usd": USD}, ...]}`,
 /// a price `null` or left out being the preset's GPU's in the config. Returns
 /// `{"mix": MixPlan, "headline": TEXT}`, the plan as `--plan-json` writes it in `mixes` and
@@ -183,13 +183,13 @@ pub fn plan_mix_json(
         .map_err(|e| crate::echo::cut_long_lines(&format!("invalid plan: {e}"), 400))?;
     spec.slo.validate()?;
     let presets = spec.presets(&cfg)?;
-    let one_each = crate::plan::mix_config(&cfg, &presets, [1, 1]);
+    let one_each = crate::plan::mix_config(&cfg, &presets, &vec![1; presets.len()]);
     params::validate_fleet(&one_each).map_err(|e| e.to_string())?;
     let runner = plan_runner(&cfg, trace)?;
     let mix = crate::plan::plan_mix(
         &cfg,
         policy,
-        presets,
+        &presets,
         &spec.slo,
         &spec.limits,
         runner.as_ref(),

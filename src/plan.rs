@@ -16,7 +16,9 @@ use crate::report::Summary;
 mod autoscale;
 mod headline;
 mod mix;
+mod mix_local;
 mod mix_spec;
+mod mix_walk;
 mod mix_words;
 mod runners;
 mod search;
@@ -26,7 +28,9 @@ pub use autoscale::{
     AutoscaleComparison, FleetRun,
 };
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
-pub use mix::{check_mix, mix_config, mix_price, plan_mix, MixPlan, MixPoint, MixPreset};
+pub use mix::{
+    check_mix, mix_config, mix_price, model_presets, plan_mix, MixPlan, MixPoint, MixPreset,
+};
 pub use mix_spec::{MixPresetSpec, MixSpec};
 pub use mix_words::{counts_text, mix_headline};
 pub use runners::{SyntheticRunner, TraceRunner};
@@ -369,6 +373,8 @@ pub(crate) fn sort_small<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp
 
 #[cfg(test)]
 mod bounds_tests;
+#[cfg(test)]
+mod mix_tests;
 #[cfg(test)]
 mod seeds_tests;
 #[cfg(test)]

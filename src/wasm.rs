@@ -251,7 +251,7 @@ pub fn plan_policy_trace_json(
         .map_err(|m| JsError::new(&m))
 }
 
-/// The cheapest mix of two presets for one routing policy: `spec_json` is
+/// The cheapest mix of two or more presets for one routing policy: `spec_json` is
 /// `{"slo", "limits", "presets": [{"preset", "gpu_hour_usd"}, ...]}`. Returns
 /// `{"mix": MixPlan, "headline": TEXT}`.
 #[wasm_bindgen]

@@ -1,6 +1,6 @@
 //! What the page asks of the mix search (`api::plan_mix_json`): the targets, the bounds, and
-//! the two presets by name with their prices, each price left out being the preset's GPU's
-//! in the config (as `kvfleet plan --plan-mix A,B` without `=USD`).
+//! the presets (two or more) by name with their prices, each price left out being the
+//! preset's GPU's in the config (as `kvfleet plan --plan-mix A,B,...` without `=USD`).
 
 use serde::Deserialize;
 
@@ -27,20 +27,20 @@ pub struct MixSpec {
     pub slo: Slo,
     /// The search bounds (its GPUs per replica and price are each preset's own here).
     pub limits: PlanLimits,
-    /// The two presets.
+    /// The presets, two or more of one model.
     pub presets: Vec<MixPresetSpec>,
 }
 
 impl MixSpec {
-    /// The two presets, named and priced, checked (`check_mix`) along with the bounds.
-    pub fn presets(&self, cfg: &Config) -> Result<[MixPreset; 2], String> {
+    /// The presets, named and priced, checked (`check_mix`) along with the bounds.
+    pub fn presets(&self, cfg: &Config) -> Result<Vec<MixPreset>, String> {
         self.limits.validate()?;
-        let [a, b] = self.presets.as_slice() else {
+        if self.presets.len() < 2 {
             return Err(format!(
-                "presets: invalid count: got {}; allowed: 2",
+                "presets: invalid count: got {}; allowed: 2 or more",
                 self.presets.len()
             ));
-        };
+        }
         let one = |p: &MixPresetSpec| -> Result<MixPreset, String> {
             let preset = EnginePreset::parse(&p.preset).ok_or_else(|| {
                 format!(
@@ -56,7 +56,11 @@ impl MixSpec {
                     .unwrap_or_else(|| cfg.gpu_hour_usd_of(preset)),
             })
         };
-        let presets = [one(a)?, one(b)?];
+        let presets = self
+            .presets
+            .iter()
+            .map(one)
+            .collect::<Result<Vec<_>, _>>()?;
         check_mix(&presets)?;
         Ok(presets)
     }

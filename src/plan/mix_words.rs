@@ -5,12 +5,16 @@
 use super::MixPlan;
 
 /// "2 x A + 3 x B": the presets of `c` that have replicas.
-pub fn counts_text(m: &MixPlan, c: [u32; 2]) -> String {
-    let parts: Vec<String> = (0..2)
+pub fn counts_text(m: &MixPlan, c: &[u32]) -> String {
+    let parts: Vec<String> = (0..c.len())
         .filter(|&i| c[i] > 0)
         .map(|i| format!("{} x {}", c[i], m.presets[i].preset.name()))
         .collect();
     parts.join(" + ")
+}
+
+fn total(counts: &[u32]) -> u32 {
+    counts.iter().sum()
 }
 
 /// The cheapest answer over the policies: "Cheapest mix: kv, 2 x A + 3 x B, $13.00/h".
@@ -21,7 +25,7 @@ pub fn mix_headline(mixes: &[MixPlan]) -> String {
         .min_by(|x, y| {
             x.1.usd_per_hour
                 .total_cmp(&y.1.usd_per_hour)
-                .then((x.1.counts[0] + x.1.counts[1]).cmp(&(y.1.counts[0] + y.1.counts[1])))
+                .then(total(&x.1.counts).cmp(&total(&y.1.counts)))
         });
     let Some((m, a)) = best else {
         return "No mix within the largest fleet meets the targets.".to_string();
@@ -29,7 +33,7 @@ pub fn mix_headline(mixes: &[MixPlan]) -> String {
     format!(
         "Cheapest mix: {}, {} ({} GPUs, ${:.2}/h){}{}",
         m.policy,
-        counts_text(m, a.counts),
+        counts_text(m, &a.counts),
         a.gpus,
         a.usd_per_hour,
         if m.verified { "" } else { " (not verified)" },
@@ -43,7 +47,7 @@ fn single_preset_words(mixes: &[MixPlan], usd: f64) -> String {
     let ends = mixes.iter().flat_map(|m| {
         m.points
             .iter()
-            .filter(|p| p.meets && (p.counts[0] == 0 || p.counts[1] == 0))
+            .filter(|p| p.meets && p.counts.iter().filter(|&&n| n > 0).count() == 1)
             .map(move |p| (m, p))
     });
     let Some((m, p)) = ends.min_by(|x, y| x.1.usd_per_hour.total_cmp(&y.1.usd_per_hour)) else {
@@ -57,7 +61,7 @@ fn single_preset_words(mixes: &[MixPlan], usd: f64) -> String {
     format!(
         "; the cheapest fleet of one preset, {}, {}, costs {verdict} (${:.2}/h)",
         m.policy,
-        counts_text(m, p.counts),
+        counts_text(m, &p.counts),
         p.usd_per_hour
     )
 }

@@ -48,7 +48,7 @@ fn check_mix_flags(f: &crate::plan_flags::PlanFlags) -> Result<(), String> {
     }
     if f.exhaustive {
         return Err(
-            "--plan-exhaustive: --plan-mix walks the frontier of the two presets; \
+            "--plan-exhaustive: --plan-mix walks the frontier of each pair of presets; \
                     leave it out"
                 .to_string(),
         );
@@ -95,7 +95,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         None if !cfg.fleet.is_empty() => {
             return Err(
                 "--des-fleet: kvfleet plan sizes a fleet of one preset; to search \
-                        mixes of two, give --plan-mix PRESET,PRESET instead"
+                        mixes, give --plan-mix PRESET,PRESET[,...] or --plan-mix all instead"
                     .to_string(),
             )
         }
@@ -123,7 +123,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     crate::plan_autoscale::check(&cfg, f, &chosen)?;
     if let Some(presets) = mix {
         let mixes =
-            crate::plan_mix::plan_all(&cfg, &chosen, presets, &slo, &limits, runner.as_ref())?;
+            crate::plan_mix::plan_all(&cfg, &chosen, &presets, &slo, &limits, runner.as_ref())?;
         let report = crate::plan_mix::MixReport {
             kvfleet_version: kvfleet::api::version(),
             seed: cfg.seed,

@@ -46,11 +46,13 @@ pub struct PlanFlags {
     /// GPUs per replica, 1 to 1024 [default: the engine preset's, 1 for custom].
     #[arg(long = "plan-gpus-per-replica", value_name = "G")]
     pub gpus_per_replica: Option<u32>,
-    /// Search mixes of two presets of one model instead of one preset's fleet:
-    /// PRESET[=USD],PRESET[=USD] (USD: the price of one of its GPUs for an hour
-    /// [default: --gpu-hour-usd when given, else the preset's GPU's]). Per policy, the cheapest fleet of a of the first and b
-    /// of the second (a + b at most --plan-max-replicas) that meets the targets.
-    #[arg(long = "plan-mix", value_name = "PAIR", value_parser = mix)]
+    /// Search mixes of presets of one model instead of one preset's fleet:
+    /// PRESET[=USD],PRESET[=USD][,...] (two or more; USD: the price of one of its GPUs for
+    /// an hour [default: --gpu-hour-usd when given, else the preset's GPU's]), or `all`:
+    /// every preset with hardware of --des-engine's model. Per policy, the cheapest fleet
+    /// (a count of each preset, at most --plan-max-replicas in all) that meets the targets:
+    /// every pair walked along its staircase, then local moves to mixes of three or more.
+    #[arg(long = "plan-mix", value_name = "PRESETS", value_parser = mix)]
     pub mix: Option<MixFlag>,
     /// Then compare the static fleet the plan sized for --des-routing's policy with an
     /// autoscaled one (kpa or slo) on the same workload: from --des-min-instances (default:
@@ -63,23 +65,27 @@ pub struct PlanFlags {
     pub json: Option<String>,
 }
 
-/// `--plan-mix`'s two presets and the prices given (`None`: `--gpu-hour-usd`).
+/// `--plan-mix`'s presets and the prices given (`None`: `--gpu-hour-usd`), or `all`.
 #[derive(Clone, Debug)]
-pub struct MixFlag(pub [(EnginePreset, Option<f64>); 2]);
+pub enum MixFlag {
+    /// Every preset with hardware of the engine's model.
+    All,
+    /// The presets named, in order.
+    Named(Vec<(EnginePreset, Option<f64>)>),
+}
 
 fn mix(text: &str) -> Result<MixFlag, String> {
     let allowed = || {
         format!(
-            "expected two presets with hardware, each with an optional price per GPU-hour, \
-             as PRESET[=USD],PRESET[=USD] (e.g. llama3-8b-h100=2.5,llama3-8b-mi300x=2); \
-             presets: {}",
+            "expected `all`, or two or more presets with hardware, each with an optional \
+             price per GPU-hour, as PRESET[=USD],PRESET[=USD][,...] (e.g. \
+             llama3-8b-h100=2.5,llama3-8b-mi300x=2); presets: {}",
             EnginePreset::names()
         )
     };
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    let [a, b] = parts[..] else {
-        return Err(allowed());
-    };
+    if text.trim() == "all" {
+        return Ok(MixFlag::All);
+    }
     let one = |part: &str| -> Result<(EnginePreset, Option<f64>), String> {
         let (name, price) = match part.split_once('=') {
             Some((n, usd)) => {
@@ -91,7 +97,14 @@ fn mix(text: &str) -> Result<MixFlag, String> {
         let preset = EnginePreset::parse(name).ok_or_else(allowed)?;
         Ok((preset, price))
     };
-    Ok(MixFlag([one(a)?, one(b)?]))
+    let named = text
+        .split(',')
+        .map(|p| one(p.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if named.len() < 2 {
+        return Err(allowed());
+    }
+    Ok(MixFlag::Named(named))
 }
 
 fn scaler(text: &str) -> Result<kvfleet::config::Autoscale, String> {
