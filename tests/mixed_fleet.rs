@@ -342,13 +342,15 @@ fn the_mix_planners_answer_meets_and_one_replica_fewer_of_either_misses() {
         gpus_per_replica: 1,
         gpu_hour_usd: 2.5,
     };
-    let p = plan::plan_mix(&base, Policy::Kv, presets, &slo, &limits, &SyntheticRunner).unwrap();
-    let [a, b] = p.answer.expect("a mix meets 200 ms");
+    let p = plan::plan_mix(&base, Policy::Kv, &presets, &slo, &limits, &SyntheticRunner).unwrap();
+    let &[a, b] = p.answer.as_deref().expect("a mix meets 200 ms") else {
+        panic!("two counts");
+    };
     assert!(p.verified);
     // Checked here by running each fleet again, outside the planner.
     let misses = |counts: [u32; 2]| {
         let mut sim =
-            api::synthetic_simulation(&plan::mix_config(&base, &presets, counts)).unwrap();
+            api::synthetic_simulation(&plan::mix_config(&base, &presets, &counts)).unwrap();
         sim.run_to_end();
         slo.misses(&plan::Measured::of(&sim.into_report().summary))
     };
@@ -365,6 +367,10 @@ fn the_mix_planners_answer_meets_and_one_replica_fewer_of_either_misses() {
     for c in &p.frontier {
         assert!(c[0] as f64 * 2.5 + c[1] as f64 * 4.5 >= usd, "{c:?}");
     }
+    assert!(
+        p.local_moves.is_empty(),
+        "two presets: no third for a local move"
+    );
 }
 
 #[test]
@@ -381,11 +387,11 @@ fn plan_mix_flags_are_checked_by_name() {
         (&["--plan-mix", "llama3-8b-h100"][..], "--plan-mix"),
         (
             &["--plan-mix", "llama3-8b-h100,llama3-70b-2xh200"][..],
-            "presets of one model",
+            "allowed: presets of one model",
         ),
         (
             &["--plan-mix", "llama3-8b-h100,llama3-8b-h100"][..],
-            "two different presets",
+            "two or more different presets",
         ),
         (
             &["--plan-mix", "llama3-8b-h100=-1,llama3-8b-b200"][..],
@@ -400,13 +406,48 @@ fn plan_mix_flags_are_checked_by_name() {
             "--plan-exhaustive",
         ),
         (
+            &[
+                "--plan-mix",
+                "llama3-8b-h100,llama3-8b-b200,llama3-8b-h100=3",
+            ][..],
+            "got llama3-8b-h100 twice",
+        ),
+        (
+            &[
+                "--plan-mix",
+                "llama3-8b-h100,llama3-8b-b200,mixtral-8x7b-h200",
+            ][..],
+            "allowed: presets of one model",
+        ),
+        (
+            &["--plan-mix", "llama3-8b-h100,llama3-8b-b200=abc"][..],
+            "expected `all`, or two or more presets",
+        ),
+        (
+            &["--plan-mix", "all", "--des-engine", "custom"][..],
+            "the engine custom serves no model of its own",
+        ),
+        (
+            &["--plan-mix", "all", "--des-engine", "dynamo-mocker"][..],
+            "the engine dynamo-mocker serves no model of its own",
+        ),
+        (
             &["--des-fleet", "1:llama3-8b-h100,1:llama3-8b-b200"][..],
-            "--plan-mix PRESET,PRESET",
+            "--plan-mix PRESET,PRESET[,...] or --plan-mix all",
         ),
     ] {
         let args: Vec<&str> = base.iter().chain(extra).copied().collect();
-        let (ok, _, err) = cli(&args);
-        assert!(!ok && err.contains(says), "{extra:?}: {err}");
+        let out = Command::new(env!("CARGO_BIN_EXE_kvfleet"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(says), "{extra:?}: {err}");
+        // A mix that no price can make valid is a malformed command line (exit 2); the
+        // rest are bad values (exit 1).
+        let malformed = extra[0] == "--plan-mix" && extra.len() == 2;
+        let want = if malformed { 2 } else { 1 };
+        assert_eq!(out.status.code(), Some(want), "{extra:?}: {err}");
     }
 }
 

@@ -1,7 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! The page's planner calls (`api::plan_mix_json`, `api::plan_autoscale_json`, what the
 //! capacity panel's worker runs) give the CLI's answers: the mix plan and its headline equal
-//! `kvfleet plan --plan-mix`'s JSON, and the autoscaled-against-static comparison equals
+//! `kvfleet plan --plan-mix`'s JSON (two presets, and every preset of a model), and the autoscaled-against-static comparison equals
 //! `kvfleet plan --plan-autoscale`'s, each fed the config the CLI's JSON reports. Bad input is
 //! an error that names the field.
 
@@ -71,6 +71,60 @@ fn the_page_mix_search_is_the_clis() {
 }
 
 #[test]
+fn the_page_mix_search_over_every_preset_is_the_clis() {
+    let cli = cli_json(
+        &[
+            "--request-rate",
+            "24",
+            "--slo-ttft-p99-ms",
+            "200",
+            "--plan-max-replicas",
+            "8",
+            "--plan-routing",
+            "kv",
+            "--plan-mix",
+            "all",
+        ],
+        "mix-page-all.json",
+    );
+    // `all` under the default engine (llama3-8b-h100): the model's four presets, in the
+    // order the presets are listed, each at its GPU's list price.
+    let names = [
+        "llama3-8b-h100",
+        "llama3-8b-h200",
+        "llama3-8b-mi300x",
+        "llama3-8b-b200",
+    ];
+    let presets: Vec<Value> = names
+        .iter()
+        .map(|n| json!({ "preset": n, "gpu_hour_usd": null }))
+        .collect();
+    let config = cli["config"].to_string();
+    let out = api::plan_mix_json(&config, "kv", &spec(&cli, json!(presets)), None).unwrap();
+    let page: Value = serde_json::from_str(&out).unwrap();
+    let want = &cli["mixes"][0];
+    assert_eq!(page["mix"], *want, "the page's mix plan equals the CLI's");
+    assert_eq!(page["headline"], cli["headline"]);
+    let got: Vec<&str> = want["presets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["preset"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, names);
+    // One count per preset at every point; all six pairs walked (each pair's staircase
+    // starts with its second preset alone, so the frontier holds every preset alone that
+    // met), and the bound the docs state: 6 pairs x (3 x 8 + 2 x 3 + 1) + (4 x 8 - 2) x 10
+    // + 4 = 186 + 300 + 4 = 490 mixes.
+    let points = want["points"].as_array().unwrap();
+    assert!(points
+        .iter()
+        .all(|p| p["counts"].as_array().unwrap().len() == 4));
+    assert!(points.len() > 10 && points.len() <= 490, "{}", points.len());
+    assert_eq!(want["answer"].as_array().unwrap().len(), 4, "{want}");
+}
+
+#[test]
 fn the_page_comparison_is_the_clis() {
     let cli = cli_json(
         &[
@@ -127,6 +181,20 @@ fn bad_page_input_names_the_field() {
     assert!(err.contains("unknown preset \"nope\""), "{err}");
     let models = json!([{ "preset": "llama3-8b-h100" }, { "preset": "llama3-70b-2xh200" }]);
     assert!(api::plan_mix_json(cfg, "kv", &with(models), None).is_err());
+    let twice = json!([
+        { "preset": "llama3-8b-h100" },
+        { "preset": "llama3-8b-b200" },
+        { "preset": "llama3-8b-h100" },
+    ]);
+    let err = api::plan_mix_json(cfg, "kv", &with(twice), None).unwrap_err();
+    assert!(err.contains("got llama3-8b-h100 twice"), "{err}");
+    let price = json!([
+        { "preset": "llama3-8b-h100" },
+        { "preset": "llama3-8b-b200" },
+        { "preset": "llama3-8b-mi300x", "gpu_hour_usd": -2.0 },
+    ]);
+    let err = api::plan_mix_json(cfg, "kv", &with(price), None).unwrap_err();
+    assert!(err.contains("invalid price of llama3-8b-mi300x"), "{err}");
     // No scaler set: the comparison says what to set.
     let err = api::plan_autoscale_json(cfg, 4, &spec.to_string(), None).unwrap_err();
     assert!(err.contains("autoscale: set a scaler"), "{err}");

@@ -159,11 +159,25 @@ pub fn check_mix(presets: &[MixPreset]) -> Result<(), String> {
             presets.len()
         ));
     }
-    let text: Vec<String> = presets
-        .iter()
-        .map(|p| format!("1:{}", p.preset.name()))
-        .collect();
-    crate::config::parse_fleet(&text.join(",")).map_err(|e| format!("--plan-mix: {e}"))?;
+    let model = model_presets(presets[0].preset).unwrap_or_default();
+    for p in presets {
+        if p.preset.hardware().is_none() {
+            return Err(format!(
+                "--plan-mix: invalid preset: got {}, which has no hardware; allowed: presets \
+                 with hardware of one model",
+                p.preset.name()
+            ));
+        }
+        if !model.contains(&p.preset) {
+            return Err(format!(
+                "--plan-mix: invalid presets: got {} with {}; allowed: presets of one model \
+                 (their caches hold the same blocks), e.g. llama3-8b-h100 with \
+                 llama3-8b-mi300x",
+                presets[0].preset.name(),
+                p.preset.name()
+            ));
+        }
+    }
     for (i, p) in presets.iter().enumerate() {
         if presets[..i].iter().any(|q| q.preset == p.preset) {
             return Err(format!(

@@ -80,7 +80,12 @@ fn mix(text: &str) -> Result<MixFlag, String> {
             "expected `all`, or two or more presets with hardware, each with an optional \
              price per GPU-hour, as PRESET[=USD],PRESET[=USD][,...] (e.g. \
              llama3-8b-h100=2.5,llama3-8b-mi300x=2); presets: {}",
-            EnginePreset::names()
+            EnginePreset::ALL
+                .iter()
+                .filter(|p| p.hardware().is_some())
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     };
     if text.trim() == "all" {
@@ -104,6 +109,16 @@ fn mix(text: &str) -> Result<MixFlag, String> {
     if named.len() < 2 {
         return Err(allowed());
     }
+    // Checked here so that a mix no price can make valid exits as a malformed command
+    // line does (the price left out is checked once known).
+    let priced: Vec<plan::MixPreset> = named
+        .iter()
+        .map(|&(preset, usd)| plan::MixPreset {
+            preset,
+            gpu_hour_usd: usd.unwrap_or(0.0),
+        })
+        .collect();
+    plan::check_mix(&priced).map_err(|e| e.trim_start_matches("--plan-mix: ").to_string())?;
     Ok(MixFlag::Named(named))
 }
 
