@@ -1,9 +1,10 @@
 // www/js/capacity-more.js: the capacity panel's two further answers, both from the simulator in a
-// pool worker. "Compare GPUs": the cheapest mix of two presets of one model that meets the targets
-// under the current routing policy (src/plan/mix.rs via plan_mix_json, the search `kvfleet plan
-// --plan-mix A,B --plan-routing POLICY` runs: for each count of the first preset the fewest of the
-// second that meets, the cheapest of those, verified against one replica fewer of each), shown as
-// the CLI's headline and a table of every mix simulated. "Autoscaled against static": after a plan,
+// pool worker. "Compare GPUs": the cheapest mix of the presets checked (two or more of one model)
+// that meets the targets under the current routing policy (src/plan/mix.rs via plan_mix_json, the
+// search `kvfleet plan --plan-mix A,B,... --plan-routing POLICY` runs: every pair's staircase, for
+// each count of the first preset the fewest of the second that meets; the cheapest of those; local
+// moves to cheaper mixes of three or more; verified against one replica fewer of each), shown as the
+// CLI's headline and a table of every mix simulated. "Autoscaled against static": after a plan,
 // the fleet it sized for the current policy against the page's autoscaler on the same workload
 // (src/plan/autoscale.rs via plan_autoscale_json, as `--plan-autoscale`), or what to set for it.
 //
@@ -27,30 +28,41 @@ export function modelOf(name) {
   return String(name).split('-').slice(0, 2).join('-');
 }
 
-/** Fills the two preset pickers with the presets (with hardware) of the engine's model, keeping a valid choice. */
+/** One checkbox per preset (with hardware) of the engine's model, all checked when the model changes; a kept model keeps its choice. */
 export function fillMixPresets(els, presets, engine) {
   const hw = presets.filter((p) => p.hardware);
   const model = modelOf(hw.some((p) => p.name === engine) ? engine : hw[0]?.name ?? '');
   const names = hw.map((p) => p.name).filter((n) => modelOf(n) === model);
-  for (const [sel, fallback] of [[els.mixA, names.includes(engine) ? engine : names[0]], [els.mixB, names.find((n) => n !== engine && n !== names[0]) ?? names[1]]]) {
-    const keep = names.includes(sel.value) ? sel.value : fallback;
-    sel.replaceChildren(...names.map((n) => new Option(n, n)));
-    if (keep) sel.value = keep;
-  }
-  if (els.mixA.value === els.mixB.value) els.mixB.value = names.find((n) => n !== els.mixA.value) ?? els.mixB.value;
+  const boxes = [...els.mixBoxes.querySelectorAll('input')];
+  if (boxes.map((b) => b.value).join() === names.join()) return;
+  els.mixBoxes.replaceChildren(...names.map((n) => {
+    const label = document.createElement('label');
+    label.className = 'cap-field cap-mix-box';
+    const box = document.createElement('input');
+    Object.assign(box, { type: 'checkbox', value: n, checked: true });
+    box.dataset.testid = 'cap-mix-preset';
+    label.append(box, ` ${n}`);
+    return label;
+  }));
 }
 
-/** The mix search's spec: the form's targets and bounds, the two presets, the form's price for both when given. */
+/** The mix search's spec: the form's targets and bounds, the presets checked (in the model's order), the form's price for all when given. */
 export function mixSpec(cap, config, presets) {
   const { slo, limits } = cap.spec(config, presets);
   const e = cap.els;
-  if (e.mixA.value === e.mixB.value) {
-    const err = new Error('Compare GPUs: pick two different presets');
-    err.input = e.mixB;
+  const chosen = [...e.mixBoxes.querySelectorAll('input:checked')].map((b) => b.value);
+  if (chosen.length < 2) {
+    const err = new Error(`Compare GPUs: check at least two presets (${chosen.length} checked)`);
+    err.input = e.mixBoxes;
     throw err;
   }
   const usd = e.price.value.trim() === '' ? null : limits.gpu_hour_usd;
-  return { slo, limits, presets: [e.mixA.value, e.mixB.value].map((preset) => ({ preset, gpu_hour_usd: usd })) };
+  return { slo, limits, presets: chosen.map((preset) => ({ preset, gpu_hour_usd: usd })) };
+}
+
+/** "A, B and C". */
+function listed(words) {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
 /** Posts one job to the first pool worker and resolves with its answer, or null when stopped or failed. */
@@ -83,7 +95,7 @@ export async function runMix(cap) {
   cap.ensurePool(1);
   cap.setBusy(true);
   cap.els.progress.removeAttribute('value');
-  cap.els.status.textContent = `Searching mixes of ${spec.presets[0].preset} and ${spec.presets[1].preset} under ${config.routing}…`;
+  cap.els.status.textContent = `Searching mixes of ${listed(spec.presets.map((p) => p.preset))} under ${config.routing}…`;
   const t0 = performance.now();
   const job = { type: 'capacity-mix', id: gen, config, policy: config.routing, spec, trace: source || undefined };
   const m = await ask(cap, gen, job, 'capacity-mix-result');
@@ -100,16 +112,21 @@ export async function runMix(cap) {
 
 /** "2 x A + 3 x B", as the CLI writes a mix. */
 function countsText(mix, c) {
-  return [0, 1].filter((i) => c[i] > 0).map((i) => `${c[i]} x ${mix.presets[i].preset}`).join(' + ');
+  return c.map((n, i) => [n, i]).filter(([n]) => n > 0).map(([n, i]) => `${n} x ${mix.presets[i].preset}`).join(' + ');
 }
 
-/** The sentences under the mix headline: the walk, the verification, inversions (the CLI's words). */
+/** The sentences under the mix headline: the walk, the local moves, the verification, inversions (the CLI's words). */
 function mixWords({ mix, spec }) {
-  const [a, b] = mix.presets;
-  const out = [`${mix.policy}, ${a.preset} at ${money(a.gpu_hour_usd)} and ${b.preset} at ${money(b.gpu_hour_usd)} per GPU-hour`
-    + ` (up to ${count(spec.limits.max_replicas, 'replica')} in all, on ${count(spec.limits.seeds, 'seed')}):`
-    + ` for each count of the first, the fewest of the second that meets the targets (◆ in the table), then the cheapest of those.`];
-  if (mix.answer && mix.verified) out.push(`Verified: ${countsText(mix, mix.answer)} meets; one replica fewer of either preset misses.`);
+  const priced = listed(mix.presets.map((p) => `${p.preset} at ${money(p.gpu_hour_usd)}`));
+  const two = mix.presets.length === 2;
+  const walk = two ? 'for each count of the first, the fewest of the second that meets the targets (◆ in the table), then the cheapest of those'
+    : 'for each pair of presets, for each count of the first, the fewest of the second that meets the targets (◆ in the table), then the cheapest of those,'
+      + ' then moves that trade or drop one replica to reach a cheaper mix of three or more (◇)';
+  const out = [`${mix.policy}, ${priced} per GPU-hour (up to ${count(spec.limits.max_replicas, 'replica')} in all, on ${count(spec.limits.seeds, 'seed')}): ${walk}.`];
+  if (mix.local_moves.length) out.push(`Local moves: ${mix.local_moves.map((c) => countsText(mix, c)).join(', then ')}.`);
+  else if (!two && mix.answer) out.push('No local move found a cheaper mix.');
+  const fewer = two ? 'either preset' : 'any preset it has';
+  if (mix.answer && mix.verified) out.push(`Verified: ${countsText(mix, mix.answer)} meets; one replica fewer of ${fewer} misses.`);
   else if (mix.answer) out.push(`Not verified: ${countsText(mix, mix.answer)} meets, but one replica fewer of a preset also met (more replicas did worse somewhere on the walk).`);
   else out.push(`No mix of at most ${count(spec.limits.max_replicas, 'replica')} meets the targets.`);
   for (const [p, q] of mix.non_monotone) out.push(`Not monotone: ${countsText(mix, p)} meets the targets but ${countsText(mix, q)} misses them: more replicas did worse.`);
@@ -139,26 +156,33 @@ function head(names) {
 /** "meets" or "misses ttft_p99, rejected". */
 const verdict = (misses) => (misses.length ? `misses ${misses.join(', ')}` : 'meets');
 
-/** The mix answer: the CLI's headline, the walk in words, and every mix simulated with its cost and verdict. */
+/** Orders count vectors: by the first count, then the second, ... */
+function byCounts(p, q) {
+  for (let i = 0; i < p.length; i++) if (p[i] !== q[i]) return p[i] - q[i];
+  return 0;
+}
+
+/** The mix answer: the CLI's headline, the walk in words, and every mix simulated (a count column per preset) with its cost and verdict. */
 export function renderMix(els, last) {
   const { mix, headline } = last;
   els.mixOut.hidden = false;
   els.out.hidden = true;
   els.mixHeadline.textContent = headline;
   els.mixWords.textContent = mixWords(last);
-  const key = (c) => `${c[0]},${c[1]}`;
+  const key = (c) => c.join(',');
   const front = new Set(mix.frontier.map(key));
-  const pts = [...mix.points].sort((p, q) => p.counts[0] - q.counts[0] || p.counts[1] - q.counts[1]);
+  const local = new Set(mix.local_moves.map(key));
+  const pts = [...mix.points].sort((p, q) => byCounts(p.counts, q.counts));
   const tbody = document.createElement('tbody');
   for (const p of pts) {
     const isAnswer = mix.answer && key(mix.answer) === key(p.counts);
-    const mark = `${front.has(key(p.counts)) ? ' ◆' : ''}${isAnswer ? ' ← cheapest' : ''}`;
+    const found = `${front.has(key(p.counts)) ? '◆' : ''}${local.has(key(p.counts)) ? '◇' : ''}${isAnswer ? ' ← cheapest' : ''}`.trim();
     const m = p.measured;
-    tbody.append(cellRow([`${p.counts[0]} + ${p.counts[1]}${mark}`, p.gpus, money(p.usd_per_hour), fmtMs(m.ttft_ms_p99), fmtMs(m.tpot_ms_p99), countPct(m.rejected_share), verdict(p.misses)],
+    tbody.append(cellRow([...p.counts, p.gpus, money(p.usd_per_hour), fmtMs(m.ttft_ms_p99), fmtMs(m.tpot_ms_p99), countPct(m.rejected_share), found, verdict(p.misses)],
       isAnswer ? 'cap-answer' : (p.meets ? '' : 'cap-miss-row')));
   }
-  const [a, b] = mix.presets.map((p) => p.preset);
-  els.mixTable.replaceChildren(head([`${a} + ${b}`, 'GPUs', '$/hour', 'TTFT p99', 'TPOT p99', 'Unserved', 'Targets']), tbody);
+  const names = mix.presets.map((p) => p.preset);
+  els.mixTable.replaceChildren(head([...names, 'GPUs', '$/hour', 'TTFT p99', 'TPOT p99', 'Unserved', 'Walk', 'Targets']), tbody);
   cue(els, 'mixFit', els.mixTable, 'cap-mix-scroll-hint');
 }
 

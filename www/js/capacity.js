@@ -9,7 +9,7 @@
 // faded where one is missed, whatever the marker) and the Pareto front of the points that meet every
 // target; clicking a point loads that configuration. The chart's config and looks: capacity-chart.js.
 //
-// The "compare GPUs" mode (the cheapest mix of two presets) and the autoscaled-against-static
+// The "compare GPUs" mode (the cheapest mix of the presets checked) and the autoscaled-against-static
 // comparison under a plan: capacity-more.js. With an autoscaler set, the plan sizes the static fleet
 // (autoscaling off), as `kvfleet plan` does.
 //
@@ -122,7 +122,7 @@ function target(input, label) {
 export class Capacity {
   /**
    * els: ttft, tpot, e2e, rejected, max, price, run, cancel, progress, status, error, out, headline, notes, canvas, table;
-   * mode, mixPick, mixA, mixB, mixOut, mixHeadline, mixWords, mixTable; auto, autoWords, autoTable.
+   * mode, mixPick, mixBoxes, mixOut, mixHeadline, mixWords, mixTable; auto, autoWords, autoTable.
    * opts: workerUrl; state() -> {config, source, policies, presets}; load(config).
    */
   constructor(els, { workerUrl, state, load }) {
@@ -148,10 +148,11 @@ export class Capacity {
     }
   }
 
-  /** The price field's placeholder names the list price an empty field uses, for the engine on screen. */
+  /** The price field's placeholder names the list price an empty field uses, and the mix's boxes the model, for the engine on screen. */
   followEngine() {
     const { config, presets } = this.state();
     this.els.price.placeholder = `list: $${listPrice(config, presets).toFixed(2)}/GPU-h`;
+    if (this.els.mode.value === 'mix') fillMixPresets(this.els, presets || [], config.engine);
   }
 
   /** Shows the preset pickers in the mix mode, and the mode's last answer. */
@@ -243,7 +244,7 @@ export class Capacity {
 
   clearError() {
     this.els.error.hidden = true;
-    for (const k of ['ttft', 'tpot', 'e2e', 'rejected', 'max', 'price', 'seeds', 'mixB']) this.els[k].removeAttribute('aria-invalid');
+    for (const k of ['ttft', 'tpot', 'e2e', 'rejected', 'max', 'price', 'seeds', 'mixBoxes']) this.els[k].removeAttribute('aria-invalid');
   }
 
   fail(message) {

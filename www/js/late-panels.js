@@ -27,7 +27,7 @@ export async function buildLatePanels(page) {
     seeds: $('cap-seeds'), sustained: $('cap-sustained'),
     run: $('cap-run'), cancel: $('cap-cancel'), progress: $('cap-progress'), status: $('cap-status'), error: $('cap-error'),
     out: $('cap-out'), headline: $('cap-headline'), notes: $('cap-notes'), canvas: $('cap-chart'), table: $('cap-table'),
-    mode: $('cap-mode'), mixPick: $('cap-mix-pick'), mixA: $('cap-mix-a'), mixB: $('cap-mix-b'), mixOut: $('cap-mix-out'),
+    mode: $('cap-mode'), mixPick: $('cap-mix-pick'), mixBoxes: $('cap-mix-boxes'), mixOut: $('cap-mix-out'),
     mixHeadline: $('cap-mix-headline'), mixWords: $('cap-mix-words'), mixTable: $('cap-mix-table'),
     auto: $('cap-auto'), autoWords: $('cap-auto-words'), autoTable: $('cap-auto-table'),
   }, { workerUrl, state: page.capacityState, load: page.loadConfig });
