@@ -12,8 +12,9 @@
 // (llm_d's flat p99 and why, checked against a run); round robin, the cheapest there, is not
 // compared with itself; counts read "1 replica", "2 replicas", "1 seed", "2 seeds". Under a load step
 // with kpa set on the page, the autoscaled-against-static comparison equals `--plan-autoscale kpa`'s,
-// and the "compare GPUs" mode's mix plan and headline equal `--plan-mix`'s (the same preset twice is
-// said, the last mix stays). Screenshots: the panel after a plan (light, 1280 px) and at 390 px; the
+// and the "compare GPUs" mode's mix plan of three presets and its headline equal `--plan-mix`'s
+// (every preset of the model offered and checked; one preset checked is said; Cancel stops a search;
+// the last mix stays). Screenshots: the panel after a plan (light, 1280 px) and at 390 px; the
 // comparison (1280 px) and the mix (1280 and 360 px).
 
 import { test, before, after } from 'node:test';
@@ -448,7 +449,7 @@ test("the default plan: a level price goes to the goodput; llm_d's flat p99 unde
   } finally { await close(); }
 });
 
-test('autoscaled against static and the cheapest GPU mix equal the CLI; the same preset twice is said and the last mix stays', async () => {
+test('autoscaled against static and the cheapest GPU mix of three presets equal the CLI; one preset checked is said, Cancel works, and the last mix stays', async () => {
   // A load step under kpa on the page; the CLI gets the same workload with the scaler as --plan-autoscale.
   const flags = ['--request-rate-schedule', '0s:4,20s:24', '--des-num-requests', '400', '--des-routing', 'kv',
     '--slo-ttft-p99-ms', '360', '--plan-max-replicas', '12', '--plan-routing', 'kv'];
@@ -468,28 +469,48 @@ test('autoscaled against static and the cheapest GPU mix equal the CLI; the same
     assert.ok(rows[1].includes(`$${cli.autoscale.autoscaled.cost_usd.toFixed(3)}`), rows[1]);
     await shoot(page, 'capacity-autoscale-1280');
 
-    // Compare GPUs: the H100 (the engine) against the B200, both at their list prices, under kv.
+    // Compare GPUs: every preset of the engine's model is offered and checked; with the H200
+    // unchecked, the H100 (the engine), the MI300X and the B200, each at its list price, under kv.
     await page.selectOption('[data-testid=cap-mode]', 'mix');
-    await page.selectOption('[data-testid=cap-mix-a]', 'llama3-8b-h100');
-    await page.selectOption('[data-testid=cap-mix-b]', 'llama3-8b-b200');
+    const boxes = () => page.$$eval('[data-testid=cap-mix-preset]', (bs) => bs.map((b) => [b.value, b.checked]));
+    assert.deepEqual(await boxes(), [['llama3-8b-h100', true], ['llama3-8b-h200', true], ['llama3-8b-mi300x', true], ['llama3-8b-b200', true]]);
+    await page.uncheck('[data-testid=cap-mix-preset][value=llama3-8b-h200]');
     await page.click('[data-testid=cap-run]');
-    await page.waitForFunction(() => window.kvfleet.lastCapacityMix, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.kvfleet.lastCapacityMix, null, { timeout: 120000 });
     const mix = await page.evaluate(() => window.kvfleet.lastCapacityMix);
-    const cliMix = cliPlan([...flags, '--plan-mix', 'llama3-8b-h100,llama3-8b-b200']);
+    const cliMix = cliPlan([...flags, '--plan-mix', 'llama3-8b-h100,llama3-8b-mi300x,llama3-8b-b200']);
     assert.deepEqual(mix.mix, cliMix.mixes[0], 'the mix plan equals the CLI\'s');
     assert.equal(mix.headline, cliMix.headline);
+    assert.equal(mix.mix.presets.length, 3);
     assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
-    const mixRows = await page.$$eval('[data-testid=cap-mix-table] tbody tr', (trs) => trs.map((tr) => tr.textContent));
+    const mixHead = await page.$$eval('[data-testid=cap-mix-table] thead th', (ths) => ths.map((th) => th.textContent));
+    assert.deepEqual(mixHead.slice(0, 4), ['llama3-8b-h100', 'llama3-8b-mi300x', 'llama3-8b-b200', 'GPUs'], 'one count column per preset');
+    const mixRows = await page.$$eval('[data-testid=cap-mix-table] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     assert.equal(mixRows.length, cliMix.mixes[0].points.length, 'one row per mix simulated');
-    const [a, b] = cliMix.mixes[0].answer;
-    assert.ok(mixRows.some((r) => r.startsWith(`${a} + ${b}`) && r.includes('← cheapest') && r.endsWith('meets')), mixRows.join('\n'));
+    const answer = cliMix.mixes[0].answer.map(String);
+    const at = mixRows.filter((r) => r.slice(0, 3).join() === answer.join());
+    assert.equal(at.length, 1, mixRows.join('\n'));
+    assert.ok(at[0].at(-2).includes('← cheapest') && at[0].at(-1) === 'meets', at[0].join(' | '));
+    const mixSays = await page.textContent('[data-testid=cap-mix-words]');
+    assert.match(mixSays, /for each pair of presets/);
+    assert.match(mixSays, /one replica fewer of any preset it has misses|Not verified/);
     assert.equal(await page.isVisible('[data-testid=cap-out]'), false, 'the per-policy plan is hidden in the mix mode');
     await shoot(page, 'capacity-mix-1280');
-    // The same preset twice: said, marked, and the last mix stays.
-    await page.selectOption('[data-testid=cap-mix-b]', 'llama3-8b-h100');
+    // One preset checked: said, marked, and the last mix stays.
+    await page.uncheck('[data-testid=cap-mix-preset][value=llama3-8b-h100]');
+    await page.uncheck('[data-testid=cap-mix-preset][value=llama3-8b-mi300x]');
     await page.click('[data-testid=cap-run]');
-    assert.match(await page.textContent('[data-testid=cap-error]'), /pick two different presets/);
-    assert.equal(await page.getAttribute('[data-testid=cap-mix-b]', 'aria-invalid'), 'true');
+    assert.match(await page.textContent('[data-testid=cap-error]'), /check at least two presets \(1 checked\)/);
+    assert.equal(await page.getAttribute('[data-testid=cap-mix-boxes]', 'aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => window.kvfleet.lastCapacityMix.ms), mix.ms);
+    assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
+    // Cancel stops a search of all four, and the last mix stays.
+    for (const n of ['llama3-8b-h100', 'llama3-8b-h200', 'llama3-8b-mi300x']) await page.check(`[data-testid=cap-mix-preset][value=${n}]`);
+    await page.click('[data-testid=cap-run]');
+    assert.equal(await page.getAttribute('[data-testid=cap-mix-boxes]', 'aria-invalid'), null);
+    await page.waitForSelector('[data-testid=cap-cancel]:visible');
+    await page.click('[data-testid=cap-cancel]');
+    assert.match(await page.textContent('[data-testid=cap-status]'), /Planning cancelled/);
     assert.equal(await page.evaluate(() => window.kvfleet.lastCapacityMix.ms), mix.ms);
     assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
     await page.setViewportSize({ width: 360, height: 800 });
