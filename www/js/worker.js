@@ -14,7 +14,7 @@
 //          first .. first + count - 1 -> {type:'decisions-result', id, decisions} (a JSON array, as the CLI writes them)
 //      {type:'capacity', id, config, policy, spec, trace?}  one policy's capacity plan (blocking; the page
 //          cancels by terminating the worker) -> {type:'capacity-result', id, plan} | {type:'capacity-error', id, message}
-//      {type:'capacity-mix', id, config, policy, spec, trace?}  the cheapest mix of two presets (plan_mix_json)
+//      {type:'capacity-mix', id, config, policy, spec, trace?}  the cheapest mix of the presets given (plan_mix_json)
 //          -> {type:'capacity-mix-result', id, result: {mix, headline}} | {type:'capacity-error', id, message}
 //      {type:'capacity-autoscale', id, config, replicas, spec, trace?}  the static fleet against the config's
 //          scaler (plan_autoscale_json) -> {type:'capacity-autoscale-result', id, comparison} | capacity-error
