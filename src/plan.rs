@@ -16,6 +16,7 @@ use crate::report::Summary;
 mod autoscale;
 mod headline;
 mod mix;
+mod mix_fleet;
 mod mix_local;
 mod mix_spec;
 mod mix_walk;
@@ -28,9 +29,8 @@ pub use autoscale::{
     AutoscaleComparison, FleetRun,
 };
 pub use headline::{headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
-pub use mix::{
-    check_mix, mix_config, mix_price, model_presets, plan_mix, MixPlan, MixPoint, MixPreset,
-};
+pub use mix::{plan_mix, MixPlan};
+pub use mix_fleet::{check_mix, mix_config, mix_price, model_presets, MixPoint, MixPreset};
 pub use mix_spec::{MixPresetSpec, MixSpec};
 pub use mix_words::{counts_text, mix_headline};
 pub use runners::{SyntheticRunner, TraceRunner};

@@ -5,8 +5,7 @@
 //! until none does. Mixes of at most two presets are left to the pair walks, whose
 //! staircases hold the cheapest of each pair under the monotone assumption.
 
-use super::mix::cheaper;
-use super::mix_price;
+use super::mix_fleet::{cheaper, mix_price};
 use super::mix_walk::Walk;
 
 /// The moves from `c` worth evaluating: lower price, or equal price and fewer replicas,

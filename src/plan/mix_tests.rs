@@ -4,6 +4,7 @@
 use std::cell::Cell;
 
 use super::mix::*;
+use super::mix_fleet::*;
 use super::{PlanLimits, Runner, Slo};
 use crate::config::{Config, Policy};
 use crate::report::Summary;

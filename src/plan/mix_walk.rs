@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{mix_config, mix_price, Measured, MixPoint, MixPreset, PlanLimits, Runner, Slo};
+use super::mix_fleet::{mix_config, mix_price, MixPoint, MixPreset};
+use super::{Measured, PlanLimits, Runner, Slo};
 use crate::config::Config;
 
 /// The evaluations of one mix plan, memoised by counts (one count per preset, in order).
