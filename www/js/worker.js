@@ -24,9 +24,14 @@
 //      {type:'calibrate', id, log: {name, url} | {name, file}, form, kvCapacityTokens}  fits a step log (calibrate_json)
 //          -> {type:'calibrate-result', id, fit, name} | {type:'calibrate-error', id, message}
 //      {type:'reqfit-*', ...}  the fit by simulation of a request log, a batch at a time: worker-reqfit.js
+//      {type:'prepare', trace, blockSize}  fetches and parses the trace now (a sweep's worker, while the
+//          page's first run is computed elsewhere), so its first points need not; nothing comes back
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
-// Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
-//      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
+//      {type:'module', module}  a sweep worker's first message: the compiled WebAssembly.Module to run (or null)
+// Out: {type:'ready', version, params, defaults, lessons, presets, marks, module} | {type:'fatal', message}
+//      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms;
+//      module: the compiled WebAssembly.Module, left out where the browser cannot post one; a worker
+//      named 'sweep' sends only version and marks: no one reads the rest from it)
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
@@ -42,14 +47,22 @@ import { handleReqfit } from './worker-reqfit.js';
 
 const epochNow = () => performance.timeOrigin + performance.now();
 const bootMarks = { workerStart: epochNow() };
-// The wasm module: the download the page's first script started in this worker's first lines
+// A worker the page names 'sweep' only runs a sweep's points (hero-panel.js). The page hands it the
+// module the page's first worker compiled (its first message, {type:'module', module}), so the
+// wasm is downloaded and compiled once however many workers run it; it downloads its own only if
+// that message brings none.
+const SWEEP = self.name === 'sweep';
+let resolveHanded;
+const handed = SWEEP ? new Promise((resolve) => { resolveHanded = resolve; }) : null;
+// The wasm: the download the page's first script started in this worker's first lines
 // (self.kvfleetWasm) or, in a worker started otherwise, or if that download failed, one of its own.
 const WASM_URL = new URL('../pkg/kvfleet_bg.wasm', import.meta.url);
 const early = self.kvfleetWasm;
-const wasmSource = early
+const wasmSource = SWEEP ? null : early
   ? early.then((res) => (res.ok ? res : fetch(WASM_URL)), () => fetch(WASM_URL))
   : fetch(WASM_URL);
-wasmSource.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
+wasmSource?.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
+let compiled = null; // the WebAssembly.Module this worker runs (the page's first worker sends it to the page)
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
 const latest = { main: 0, compare: 0, batch: 0, decisions: 0, seeds: 0 };
@@ -110,10 +123,18 @@ async function traceText(trace) {
 // A trace is read and parsed once per (trace, block size) and kept (the most recent few), so a
 // slider step replays the parsed requests instead of parsing the text again. `parses` counts the
 // parses this worker has done (the page's tests read it from every result).
+// A parse in progress is shared: a sweep worker told to prepare a trace (`prepare`) and then handed
+// its first points waits for that one parse.
 let parses = 0;
-async function parsedTrace(trace, blockSize) {
+const parsing = new Map(); // trace key | block size -> the promise of a parse in progress
+function parsedTrace(trace, blockSize) {
   const key = `${traceKey(trace)}|${blockSize}`;
-  if (traceCache.has(key)) return traceCache.get(key);
+  if (traceCache.has(key)) return Promise.resolve(traceCache.get(key));
+  if (!parsing.has(key)) parsing.set(key, parseTrace(trace, blockSize, key).finally(() => parsing.delete(key)));
+  return parsing.get(key);
+}
+
+async function parseTrace(trace, blockSize, key) {
   const text = await traceText(trace);
   const parsed = wasm.Trace.parse(text, trace.name, blockSize);
   parses += 1;
@@ -301,13 +322,18 @@ async function boot() {
       throw new Error(`its JavaScript bindings (pkg/kvfleet.js) did not load (${messageOf(err)})`);
     }
     try {
-      await mod.default({ module_or_path: await wasmSource });
+      compiled = await wasmModule();
+      await mod.default({ module_or_path: compiled });
     } catch (err) {
       throw new Error(`the WebAssembly module (pkg/kvfleet_bg.wasm) could not be downloaded or compiled; the browser said: ${messageOf(err)}`);
     }
     wasm = mod;
     bootMarks.wasmCompiled = epochNow();
-    postMessage({
+    if (SWEEP) {
+      postMessage({ type: 'ready', version: mod.version(), marks: { ...bootMarks, readySent: epochNow() } });
+      return;
+    }
+    postReady({
       type: 'ready',
       version: mod.version(),
       params: JSON.parse(mod.params_json()),
@@ -321,7 +347,35 @@ async function boot() {
   }
 }
 
+/** The compiled module: the one the page handed this sweep worker, else compiled from a download. */
+async function wasmModule() {
+  const given = handed ? await handed : null;
+  if (given instanceof WebAssembly.Module) return given;
+  const res = await (wasmSource ?? fetch(WASM_URL));
+  if (!res.ok) throw new Error(`HTTP ${res.status} for ${res.url}`);
+  // Compiled as it downloads where the server says it is wasm (as a static host does).
+  if (typeof WebAssembly.compileStreaming === 'function' && /^application\/wasm\b/.test(res.headers.get('Content-Type') || '')) {
+    return WebAssembly.compileStreaming(res);
+  }
+  return WebAssembly.compile(await res.arrayBuffer());
+}
+
+/** The 'ready' message, with the compiled module for the sweep's workers where the browser can post one. */
+function postReady(msg) {
+  try {
+    postMessage({ ...msg, module: compiled });
+  } catch {
+    postMessage(msg);
+  }
+}
+
 const booted = boot();
+
+// A trace a sweep's worker reads ahead of its points. A failure is left to the points' own runs,
+// which report it.
+async function prepare(msg) {
+  if (msg.trace) await parsedTrace(msg.trace, msg.blockSize ?? 512).catch(() => {});
+}
 
 function handlePlan(msg) {
   try {
@@ -419,6 +473,7 @@ const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'dec
 
 self.onmessage = async (e) => {
   const msg = e.data;
+  if (msg.type === 'module') { resolveHanded?.(msg.module); return; }
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
   if (trapped) {
     // A broken module answers nothing else; the page is replacing this worker.
@@ -426,6 +481,7 @@ self.onmessage = async (e) => {
     return;
   }
   if (msg.type === 'debug-trap') { await booted; if (wasm) debugTrap(); return; }
+  if (msg.type === 'prepare') { await booted; if (wasm) await prepare(msg); return; }
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
   if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
   if (msg.type === 'capacity-mix' || msg.type === 'capacity-autoscale') { await booted; if (wasm) await handleCapacityMore(msg); return; }
