@@ -1,4 +1,5 @@
-// www/js/hero-panel.js: runs the hero's experiment. Owns workers of its own (two to four) that sweep
+// www/js/hero-panel.js: runs the hero's experiment. Owns workers of its own (two to four, each running the
+// page's compiled module; on the full page they boot and read the trace while its first run computes) that sweep
 // the replica count for round robin, prefix_aware and the chosen policy (points arrive one by one and
 // the curves fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
 // Keeps the run "was X → now Y" compares with: the last one the reader had time to read. Its sliders
@@ -100,8 +101,8 @@ export class HeroPanel {
     this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.workerUrl = workerUrl;
     this.wasmModule = wasmModule; // the simulator's compiled module, handed to each sweep worker (worker.js)
-    this.hosts = [];     // the sweep's workers ({host, points, parses}), started with the first request once not held
-    this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
+    this.hosts = [];     // the sweep's workers ({host, points, parses}): with the panel when held, else with the first request
+    this.hold = hold;    // requests wait for release() (the page's first run is drawn before any point runs)
     this.held = null;    // a request was made while held
     this.prepared = false; // the workers were told to read the held sweep's trace ahead (prepare)
     // The "spread over K seeds" option, last in the hero (off until asked for: the first screen stays one seed).

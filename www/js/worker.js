@@ -25,7 +25,8 @@
 //          -> {type:'calibrate-result', id, fit, name} | {type:'calibrate-error', id, message}
 //      {type:'reqfit-*', ...}  the fit by simulation of a request log, a batch at a time: worker-reqfit.js
 //      {type:'prepare', trace, blockSize}  fetches and parses the trace now (a sweep's worker, while the
-//          page's first run is computed elsewhere), so its first points need not; nothing comes back
+//          page's first run is computed elsewhere), so its first points need not -> {type:'prepared', parses, marks}
+//          (marks: when it began and when the trace was parsed, epoch ms; for a profile of the page's opening)
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
 //      {type:'module', module}  a sweep worker's first message: the compiled WebAssembly.Module to run (or null)
 // Out: {type:'ready', version, params, defaults, lessons, presets, marks, module} | {type:'fatal', message}
@@ -371,10 +372,12 @@ function postReady(msg) {
 
 const booted = boot();
 
-// A trace a sweep's worker reads ahead of its points. A failure is left to the points' own runs,
-// which report it.
+// A trace a sweep's worker reads ahead of its points, then says when it was read (epoch ms). A
+// failure is left to the points' own runs, which report it.
 async function prepare(msg) {
+  const start = epochNow();
   if (msg.trace) await parsedTrace(msg.trace, msg.blockSize ?? 512).catch(() => {});
+  postMessage({ type: 'prepared', parses, marks: { prepareStart: start, traceParsed: epochNow() } });
 }
 
 function handlePlan(msg) {
