@@ -45,25 +45,8 @@
 
 import { pointOf } from './sweep-point.js';
 import { handleReqfit } from './worker-reqfit.js';
+import { SWEEP, bootMarks, epochNow, handModule, postReady, wasmModule } from './worker-wasm.js';
 
-const epochNow = () => performance.timeOrigin + performance.now();
-const bootMarks = { workerStart: epochNow() };
-// A worker the page names 'sweep' only runs a sweep's points (hero-panel.js). The page hands it the
-// module the page's first worker compiled (its first message, {type:'module', module}), so the
-// wasm is downloaded and compiled once however many workers run it; it downloads its own only if
-// that message brings none.
-const SWEEP = self.name === 'sweep';
-let resolveHanded;
-const handed = SWEEP ? new Promise((resolve) => { resolveHanded = resolve; }) : null;
-// The wasm: the download the page's first script started in this worker's first lines
-// (self.kvfleetWasm) or, in a worker started otherwise, or if that download failed, one of its own.
-const WASM_URL = new URL('../pkg/kvfleet_bg.wasm', import.meta.url);
-const early = self.kvfleetWasm;
-const wasmSource = SWEEP ? null : early
-  ? early.then((res) => (res.ok ? res : fetch(WASM_URL)), () => fetch(WASM_URL))
-  : fetch(WASM_URL);
-wasmSource?.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
-let compiled = null; // the WebAssembly.Module this worker runs (the page's first worker sends it to the page)
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
 const latest = { main: 0, compare: 0, batch: 0, decisions: 0, seeds: 0 };
@@ -322,6 +305,7 @@ async function boot() {
     } catch (err) {
       throw new Error(`its JavaScript bindings (pkg/kvfleet.js) did not load (${messageOf(err)})`);
     }
+    let compiled; // the WebAssembly.Module this worker runs (the page's first worker sends it to the page)
     try {
       compiled = await wasmModule();
       await mod.default({ module_or_path: compiled });
@@ -342,31 +326,9 @@ async function boot() {
       lessons: typeof mod.lessons_json === 'function' ? JSON.parse(mod.lessons_json()) : [],
       presets: typeof mod.presets_json === 'function' ? JSON.parse(mod.presets_json(512)) : [],
       marks: { ...bootMarks, readySent: epochNow() },
-    });
+    }, compiled);
   } catch (err) {
     postMessage({ type: 'fatal', message: messageOf(err) });
-  }
-}
-
-/** The compiled module: the one the page handed this sweep worker, else compiled from a download. */
-async function wasmModule() {
-  const given = handed ? await handed : null;
-  if (given instanceof WebAssembly.Module) return given;
-  const res = await (wasmSource ?? fetch(WASM_URL));
-  if (!res.ok) throw new Error(`HTTP ${res.status} for ${res.url}`);
-  // Compiled as it downloads where the server says it is wasm (as a static host does).
-  if (typeof WebAssembly.compileStreaming === 'function' && /^application\/wasm\b/.test(res.headers.get('Content-Type') || '')) {
-    return WebAssembly.compileStreaming(res);
-  }
-  return WebAssembly.compile(await res.arrayBuffer());
-}
-
-/** The 'ready' message, with the compiled module for the sweep's workers where the browser can post one. */
-function postReady(msg) {
-  try {
-    postMessage({ ...msg, module: compiled });
-  } catch {
-    postMessage(msg);
   }
 }
 
@@ -476,7 +438,7 @@ const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'dec
 
 self.onmessage = async (e) => {
   const msg = e.data;
-  if (msg.type === 'module') { resolveHanded?.(msg.module); return; }
+  if (msg.type === 'module') { handModule(msg.module); return; }
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
   if (trapped) {
     // A broken module answers nothing else; the page is replacing this worker.
