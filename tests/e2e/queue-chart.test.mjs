@@ -173,3 +173,27 @@ test('an autoscaled link shows its settings beside the schedule and the ready re
   assert.deepEqual(got.fields, { kpa: true, slo: false, sloTarget: true, startup: true, value: '4' });
   assert.deepEqual(errors, []);
 });
+
+test('the run\'s last sliver of time is no bin of its own: "served up to" is a rate over an interval as long as the words say', async () => {
+  // The schedule field's own example at the page's defaults ends at about 49 s, a few hundredths of a second
+  // after a sample: drawn alone, its one completion read as a rate of hundreds of requests a second.
+  const { page, errors } = await site.open('/?request_rate_schedule=0s:4,60s:16,120s:4', { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.lastReport?.config.request_rate_schedule === '0s:4,60s:16,120s:4', null, { timeout: PAGE_TIMEOUT });
+  await page.locator('[data-testid=ts-rate]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => (window.Chart.getChart(document.querySelector('[data-testid=ts-rate]'))?.data.datasets.length || 0) >= 3, null, { timeout: PAGE_TIMEOUT });
+  const got = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.querySelector('[data-testid=ts-rate]'));
+    const pts = (label) => c.data.datasets.find((d) => d.label.toLowerCase().startsWith(label)).data;
+    return { offered: pts('offered'), served: pts('served'), words: document.querySelector('[data-testid=ts-words]')?.textContent ?? '' };
+  });
+  const binS = Number(got.words.match(/over intervals of ([0-9.]+) s/)?.[1]);
+  assert.ok(binS > 0, got.words);
+  got.served.forEach((p, i) => {
+    const len = p.x - (i ? got.served[i - 1].x : 0);
+    assert.ok(len >= binS / 2 - 1e-9, `bin ${i} spans ${len} s, under half of ${binS} s`);
+  });
+  // At 4 requests a second nothing queues on the default fleet: a bin serves about what it was offered.
+  const most = (pts) => Math.max(...pts.map((p) => p.y ?? 0));
+  assert.ok(most(got.served) <= 3 * most(got.offered), `served up to ${most(got.served)} against offered ${most(got.offered)}`);
+  assert.deepEqual(errors, []);
+});
