@@ -123,6 +123,23 @@ fn the_staircase_finds_each_fewest_and_the_cheapest() {
 }
 
 #[test]
+fn the_headline_names_a_mix_or_one_preset_alone() {
+    // $2 and $3: 2 H100 + 3 B200 (5 GPUs, 4 + 9 = $13); the cheapest one-preset fleet on
+    // the walk is 7 H100 ($14) against 5 B200 ($15).
+    assert_eq!(
+        super::mix_headline(&[two([2.0, 3.0])]),
+        "Cheapest mix: kv, 2 x llama3-8b-h100 + 3 x llama3-8b-b200 (5 GPUs, $13.00/h); \
+         the cheapest fleet of one preset, kv, 7 x llama3-8b-h100, costs more ($14.00/h)"
+    );
+    // $1 and $3: 7 H100 alone ($7) is the answer, said once, not as a mix.
+    assert_eq!(
+        super::mix_headline(&[two([1.0, 3.0])]),
+        "Cheapest: kv, 7 x llama3-8b-h100 (7 GPUs, $7.00/h), one preset alone; no mix \
+         searched costs less"
+    );
+}
+
+#[test]
 fn two_presets_simulate_the_walk_alone() {
     // The walk of 2a + 3b >= 13 by hand. The second alone: 1, 2, 4 fail, 8 meets; then
     // 6, 5 meet (6 points). a = 1: b = 5, 4 meet, 3 fails (3); a = 2: 4, 3, 2 (3);

@@ -17,7 +17,9 @@ fn total(counts: &[u32]) -> u32 {
     counts.iter().sum()
 }
 
-/// The cheapest answer over the policies: "Cheapest mix: kv, 2 x A + 3 x B, $13.00/h".
+/// The cheapest answer over the policies: "Cheapest mix: kv, 2 x A + 3 x B (5 GPUs,
+/// $13.00/h); the cheapest fleet of one preset, ...", or, when the cheapest is one
+/// preset alone, "Cheapest: kv, 7 x A (7 GPUs, $7.00/h), one preset alone; ...".
 pub fn mix_headline(mixes: &[MixPlan]) -> String {
     let best = mixes
         .iter()
@@ -30,13 +32,20 @@ pub fn mix_headline(mixes: &[MixPlan]) -> String {
     let Some((m, a)) = best else {
         return "No mix within the largest fleet meets the targets.".to_string();
     };
-    format!(
-        "Cheapest mix: {}, {} ({} GPUs, ${:.2}/h){}{}",
+    let fleet = format!(
+        "{}, {} ({} GPU{}, ${:.2}/h){}",
         m.policy,
         counts_text(m, &a.counts),
         a.gpus,
+        if a.gpus == 1 { "" } else { "s" },
         a.usd_per_hour,
         if m.verified { "" } else { " (not verified)" },
+    );
+    if a.counts.iter().filter(|&&n| n > 0).count() == 1 {
+        return format!("Cheapest: {fleet}, one preset alone; no mix searched costs less");
+    }
+    format!(
+        "Cheapest mix: {fleet}{}",
         single_preset_words(mixes, a.usd_per_hour)
     )
 }
