@@ -103,28 +103,3 @@ test('a worker holds at most two of the sweep\'s points at a time, and is handed
     assert.ok([...held.values()].every((n) => n === 0), `every point handed out came back: ${[...held]}`);
   } finally { await context.close(); }
 });
-
-test('a sweep worker runs the compiled module the page hands it, downloading none; handed none, it downloads its own: the same point', async () => {
-  const { page, errors, context } = await site.open('/?routing=kv', { viewport: { width: 1280, height: 900 } });
-  await whole(page, 1);
-  assert.equal(await page.evaluate(() => window.kvfleet.hero.wasmModule instanceof WebAssembly.Module), true, 'the page holds its first worker\'s compiled module');
-  const wasmFetches = [];
-  context.on('request', (r) => { if (r.url().endsWith('/kvfleet_bg.wasm')) wasmFetches.push(r.url()); });
-  /** The point a worker named 'sweep' sends back for the run on screen's settings, handed the page's module or none. */
-  const sweepPoint = (handModule) => page.evaluate((give) => new Promise((resolve, reject) => {
-    const h = window.kvfleet.hero;
-    const w = new Worker(h.workerUrl, { type: 'module', name: 'sweep' });
-    w.onmessage = ({ data: m }) => {
-      if (m.type === 'batch-part') { w.terminate(); resolve(m.point); }
-      if (m.type === 'error' || m.type === 'fatal') { w.terminate(); reject(new Error(m.message)); }
-    };
-    w.postMessage({ type: 'module', module: give ? h.wasmModule : null });
-    w.postMessage({ type: 'batch', id: 1, configs: [{ ...h.config }], trace: h.source });
-  }), handModule);
-  const shown = JSON.stringify(await shownPoint(page));
-  assert.equal(JSON.stringify(await sweepPoint(true)), shown, 'handed the module: the run on screen\'s point');
-  assert.deepEqual(wasmFetches, [], 'handed the module, the worker downloads no wasm');
-  assert.equal(JSON.stringify(await sweepPoint(false)), shown, 'handed none: the same point');
-  assert.equal(wasmFetches.length, 1, `handed none, the worker downloads the wasm itself: ${wasmFetches}`);
-  assert.deepEqual(errors, []);
-});

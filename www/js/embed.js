@@ -92,7 +92,7 @@ export function embedSentence(show, report, config, sweeps) {
 }
 
 export class EmbedView {
-  /** hooks: {onControl, onPick, workerUrl, wasmModule, fullUrl(), compare(configs), and for show=sweep: plan, state, note, fallback}. */
+  /** hooks: {onControl, onPick, workerUrl, fullUrl(), compare(configs), and for show=sweep: plan, state, note, fallback}. */
   constructor(body, params, opts, hooks) {
     this.params = params;
     this.opts = opts;
@@ -180,7 +180,7 @@ export class EmbedView {
       const c = this.canvas('embed-hero', title);
       const sink = { numbers: el('div'), lead: el('p'), detail: el('p'), why: el('p'), findings: el('div'), caption: el('p') };
       this.hero = new HeroPanel({ canvas: c, controls: null, ...sink }, this.params, { onControl: this.hooks.onControl, onPick: this.hooks.onPick },
-        { workerUrl: this.hooks.workerUrl, wasmModule: this.hooks.wasmModule });
+        { workerUrl: this.hooks.workerUrl });
       document.addEventListener('kvfleet:hero-done', () => this.words());
     } else if (show === 'sweep') {
       // The sweep panel's code, loaded on demand (the first run computes meanwhile).

@@ -1,5 +1,4 @@
-// www/js/hero-panel.js: runs the hero's experiment. Owns workers of its own (two to four, each running the
-// page's compiled module; on the full page they boot and read the trace while its first run computes) that sweep
+// www/js/hero-panel.js: runs the hero's experiment. Owns workers of its own (two to four) that sweep
 // the replica count for round robin, prefix_aware and the chosen policy (points arrive one by one and
 // the curves fill in), keeps the sweeps of the current settings, and redraws the figure, numbers and sentences.
 // Keeps the run "was X → now Y" compares with: the last one the reader had time to read. Its sliders
@@ -67,7 +66,7 @@ export class HeroPanel {
    * run's per-replica chart), controls, numbers, lead, detail, why, findings, caption};
    * hooks: {onControl(name, value), onPick(replicas)}; names: the controls shown beside the figure.
    */
-  constructor(els, params, hooks, { names = HERO_CONTROLS, workerUrl, wasmModule = null, hold = false, band = false } = {}) {
+  constructor(els, params, hooks, { names = HERO_CONTROLS, workerUrl, hold = false, band = false } = {}) {
     this.els = els;
     this.params = params;
     this.hooks = hooks;
@@ -100,17 +99,13 @@ export class HeroPanel {
     this.drawnAt = -Infinity; // when the figure was last drawn
     this.late = 0;       // a draw waiting for the run's result (drawLater)
     this.workerUrl = workerUrl;
-    this.wasmModule = wasmModule; // the simulator's compiled module, handed to each sweep worker (worker.js)
-    this.hosts = [];     // the sweep's workers ({host, points, parses}): with the panel when held, else with the first request
-    this.hold = hold;    // requests wait for release() (the page's first run is drawn before any point runs)
+    this.hosts = [];     // the sweep's workers ({host, points, parses}), started with the first request once not held
+    this.hold = hold;    // requests wait for release() (the page's first run has the cores to itself)
     this.held = null;    // a request was made while held
-    this.prepared = false; // the workers were told to read the held sweep's trace ahead (prepare)
     // The "spread over K seeds" option, last in the hero (off until asked for: the first screen stays one seed).
     const root = band ? this.chart.canvas?.closest('.hero') : null;
     this.band = root ? new HeroBand(root, { workerUrl, onChange: () => { this.drawSoon(); this.words(); } }) : null;
     window.kvfleet = Object.assign(window.kvfleet || {}, { hero: this });
-    // The page's first sweep is held until its first run is drawn: its workers boot meanwhile.
-    if (hold && window.kvfleetHeroHeld !== true) this.startHosts();
   }
 
   /**
@@ -192,11 +187,10 @@ export class HeroPanel {
     if (!p || p.dealt) return;
     clearTimeout(p.after);
     p.after = 0;
-    if (this.hold) { this.held = true; this.prepare(p); return; }
+    if (this.hold) { this.held = true; return; }
     this.takeRunOnScreen(p);
     this.startHosts();
     this.timing.started = performance.now();
-    mark('heroSweep'); // the first sweep's first point handed out (the cold-load test: after the first chart)
     p.dealt = true;
     p.next = 0;              // the first job not yet handed out
     p.left = p.jobs.length;  // the points not yet in
@@ -241,30 +235,16 @@ export class HeroPanel {
     list.sort((a, b) => a.instances - b.instances);
   }
 
-  /**
-   * While the page's first run computes (the sweep held until it is drawn), the sweep's workers
-   * (started with the panel) read the trace, so the sweep begins with its points. Not for a page
-   * test that keeps the sweep held (release).
-   */
-  prepare(p) {
-    if (window.kvfleetHeroHeld === true || this.prepared) return;
-    this.prepared = true;
-    this.startHosts();
-    if (p.source) for (const h of this.hosts) h.host.post({ type: 'prepare', trace: p.source, blockSize: this.config.block_size });
-  }
-
   /** The sweep's workers: as many as the machine has cores to spare, from 2 to MAX_WORKERS. */
   startHosts() {
     if (this.hosts.length) return;
     const n = Math.min(MAX_WORKERS, Math.max(2, (navigator.hardwareConcurrency || 2) - 1));
-    mark('heroWorker');
     for (let i = 0; i < n; i++) {
       const h = { points: 0, parses: 0, queued: 0 }; // queued: the points it holds, not yet sent back
-      h.host = new WorkerHost(this.workerUrl, {
-        onMessage: (m) => this.onWorker(m, h), onFatal: (m) => this.onFatal(m), name: 'sweep', first: { type: 'module', module: this.wasmModule },
-      });
+      h.host = new WorkerHost(this.workerUrl, { onMessage: (m) => this.onWorker(m, h), onFatal: (m) => this.onFatal(m) });
       this.hosts.push(h);
     }
+    mark('heroWorker'); // (the page's cold-load test checks it comes after the first chart)
   }
 
   /**

@@ -64,7 +64,7 @@ const worker = { postMessage: (m) => host.post(m) };
 const planWaiters = new Map();
 // Shared with runs.js, which sends the runs and handles the worker's replies (getters: the
 // panels are made at boot).
-connect({ st, hook, worker, planWaiters, fail, onReady, refresh, configOf, errBox, latePanelsAfterSweep, keepGoodLink,
+connect({ st, hook, worker, planWaiters, fail, onReady, refresh, configOf, errBox, startLatePanels, keepGoodLink,
   get resolveReady() { return resolveReady; }, get host() { return host; },
   get controls() { return controls; }, get charts() { return charts; }, get timeSeries() { return timeSeries; },
   get compare() { return compare; }, get comparePlan() { return comparePlan; }, get capacity() { return capacity; },
@@ -186,7 +186,6 @@ function initEmbed(msg, lesson) {
   embedView = new EmbedView(document.body, st.params, opts, {
     onControl, onPick: (n) => onControl('instances', n),
     workerUrl: new URL('./worker.js', import.meta.url),
-    wasmModule: msg.module, // the simulator's compiled module, for the replica sweep's workers
     fullUrl: () => {
       const q = queryFor(st.config, st.params, { base: linkBase(), trace: st.source?.builtin ? st.source.name : null, lesson: lesson?.id ?? null });
       return q ? `./?${q}` : './';
@@ -208,7 +207,7 @@ function initFull(msg, lesson) {
   hero = new HeroPanel({
     chart: early.hero, minis: early.minis, replicas: early.replicas, controls: $('hero-controls'), numbers: $('hero-numbers'), lead: $('takeaway'),
     detail: $('takeaway-detail'), workload: $('workload'), why: $('why-rates'), findings: $('hero-findings'), caption: $('hero-caption'),
-  }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), wasmModule: msg.module, hold: true, band: true });
+  }, st.params, { onControl, onPick: (n) => onControl('instances', n) }, { workerUrl: new URL('./worker.js', import.meta.url), hold: true, band: true });
   if (lesson) hero.startAfresh(lessonFix(lesson)); // a lesson's link: its fix drawn beside the setup
   // Built here, not in index.html: the Tasks panel (sessions runs only) under the headline, the
   // per-replica table under the charts.
@@ -239,20 +238,8 @@ function initFull(msg, lesson) {
   setTimeout(startLatePanels, LATE_PANELS_AFTER_MS); // a first run that fails still gets them
 }
 
-/**
- * After the first chart: the panels below the first screen are built once the first screen's sweep
- * is whole (the frame after it), or at once when no sweep runs (a page test's held sweep). Built
- * during the sweep, they took the main thread from it for 90 ms or more, and with it the hand-out of
- * the sweep's next points to its workers.
- */
-function latePanelsAfterSweep() {
-  const soon = () => requestAnimationFrame(() => setTimeout(startLatePanels, 0));
-  if (hero && !hero.hold && hero.pending) document.addEventListener('kvfleet:hero-done', soon, { once: true });
-  else soon();
-}
-
-// The panels below the first screen: loaded and built after the first chart (latePanelsAfterSweep),
-// then brought up to the run on screen. window.kvfleet.panelsBuilt says they are.
+// The panels below the first screen: loaded and built once the first chart is on the screen (the
+// frame after it), then brought up to the run on screen. window.kvfleet.panelsBuilt says they are.
 function startLatePanels() {
   if (late || embedView) return;
   hero.release(); // (here too for a first run that failed)

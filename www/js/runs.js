@@ -175,7 +175,7 @@ function render(report, runMs, run) {
     app.hero?.release();
     mark('firstRender', app.hook.firstRenderAt);
     app.resolveReady();
-    if (!app.embedView) app.latePanelsAfterSweep();
+    if (!app.embedView) requestAnimationFrame(() => setTimeout(app.startLatePanels, 0)); // after the first chart is painted
   }
 }
 

@@ -8,35 +8,29 @@ import { afterPress } from './press.js';
 let blobRefused = false;
 
 /**
- * A module worker running `url` (named `name`, if given: the worker reads it as self.name), started
- * from a one-line module in memory that imports it, with `viaBlob` saying so. Chromium fetches a
- * worker's own script at a low priority, after everything the page is loading (100 to 300 ms on a
- * cold load); a module the worker imports is fetched at once. A plain worker if the browser refuses
- * the in-memory module at once.
+ * A module worker running `url`, started from a one-line module in memory that imports it, with
+ * `viaBlob` saying so. Chromium fetches a worker's own script at a low priority, after everything
+ * the page is loading (100 to 300 ms on a cold load); a module the worker imports is fetched at
+ * once. A plain worker if the browser refuses the in-memory module at once.
  */
-export function startModuleWorker(url, name = undefined) {
+export function startModuleWorker(url) {
   const href = new URL(url, location.href).href;
-  const opts = name ? { type: 'module', name } : { type: 'module' };
-  if (blobRefused) return { worker: new Worker(href, opts), viaBlob: false };
+  if (blobRefused) return { worker: new Worker(href, { type: 'module' }), viaBlob: false };
   try {
     const src = URL.createObjectURL(new Blob([`import ${JSON.stringify(href)};\n`], { type: 'text/javascript' }));
-    return { worker: new Worker(src, opts), viaBlob: true };
+    return { worker: new Worker(src, { type: 'module' }), viaBlob: true };
   } catch {
-    return { worker: new Worker(href, opts), viaBlob: false };
+    return { worker: new Worker(href, { type: 'module' }), viaBlob: false };
   }
 }
 
 export class WorkerHost {
   /**
    * url: the worker script; onMessage(msg) gets every message but 'ready' and 'fatal', which go to
-   * onReady(msg) and onFatal(message); name: the worker's name (worker.js's 'sweep': a worker that
-   * only runs a sweep's points); first: a message posted to each worker this host starts (a
-   * replacement's too) before any other.
+   * onReady(msg) and onFatal(message).
    */
-  constructor(url, { onMessage, onReady = () => {}, onFatal = () => {}, adopt = false, name = undefined, first = null }) {
+  constructor(url, { onMessage, onReady = () => {}, onFatal = () => {}, adopt = false }) {
     this.url = url;
-    this.name = name;
-    this.first = first;
     this.adopt = adopt; // take over the worker index.html's first script started for this url, if there is one
     this.onMessage = onMessage;
     this.onReady = onReady;
@@ -55,8 +49,7 @@ export class WorkerHost {
     const gen = ++this.generation;
     if (!keepReady) this.ready = new Promise((resolve) => { this.resolveReady = resolve; });
     const early = direct ? null : this.adopted();
-    const opts = this.name ? { type: 'module', name: this.name } : { type: 'module' };
-    const started = early || (direct ? { worker: new Worker(this.url, opts), viaBlob: false } : startModuleWorker(this.url, this.name));
+    const started = early || (direct ? { worker: new Worker(this.url, { type: 'module' }), viaBlob: false } : startModuleWorker(this.url));
     this.worker = started.worker;
     this.viaBlob = started.viaBlob;
     let heard = false;
@@ -87,7 +80,6 @@ export class WorkerHost {
       }
       this.onFatal(`the worker script failed to load (${e.message || 'is www/pkg/ built? run `cargo xtask build`'})`);
     };
-    if (this.first && !keepReady) this.post(this.first); // (a fallback's restart sends it again with the unheard)
     // What the early worker said before these handlers existed, in the order it said it: in a
     // microtask, after the constructor has returned (onReady may use the host), before any later
     // message (those arrive as tasks).

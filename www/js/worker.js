@@ -24,15 +24,9 @@
 //      {type:'calibrate', id, log: {name, url} | {name, file}, form, kvCapacityTokens}  fits a step log (calibrate_json)
 //          -> {type:'calibrate-result', id, fit, name} | {type:'calibrate-error', id, message}
 //      {type:'reqfit-*', ...}  the fit by simulation of a request log, a batch at a time: worker-reqfit.js
-//      {type:'prepare', trace, blockSize}  fetches and parses the trace now (a sweep's worker, while the
-//          page's first run is computed elsewhere), so its first points need not -> {type:'prepared', parses, marks}
-//          (marks: when it began and when the trace was parsed, epoch ms; for a profile of the page's opening)
 //      {type:'debug-trap'}  (tests) traps the module on purpose, to exercise recovery
-//      {type:'module', module}  a sweep worker's first message: the compiled WebAssembly.Module to run (or null)
-// Out: {type:'ready', version, params, defaults, lessons, presets, marks, module} | {type:'fatal', message}
-//      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms;
-//      module: the compiled WebAssembly.Module, left out where the browser cannot post one; a worker
-//      named 'sweep' sends only version and marks: no one reads the rest from it)
+// Out: {type:'ready', version, params, defaults, lessons, presets, marks} | {type:'fatal', message}
+//      (marks: when this script started, its bindings loaded and the wasm was compiled, epoch ms)
 //      {type:'progress', id, lane, p} | {type:'result', id, lane, report, ms, parses}  (parses: traces parsed so far)
 //      {type:'error', id, lane, message, trap?} | {type:'cancelled', id, lane}
 //      {type:'compare-result', id, reports, ms}
@@ -45,8 +39,17 @@
 
 import { pointOf } from './sweep-point.js';
 import { handleReqfit } from './worker-reqfit.js';
-import { SWEEP, bootMarks, epochNow, handModule, postReady, wasmModule } from './worker-wasm.js';
 
+const epochNow = () => performance.timeOrigin + performance.now();
+const bootMarks = { workerStart: epochNow() };
+// The wasm module: the download the page's first script started in this worker's first lines
+// (self.kvfleetWasm) or, in a worker started otherwise, or if that download failed, one of its own.
+const WASM_URL = new URL('../pkg/kvfleet_bg.wasm', import.meta.url);
+const early = self.kvfleetWasm;
+const wasmSource = early
+  ? early.then((res) => (res.ok ? res : fetch(WASM_URL)), () => fetch(WASM_URL))
+  : fetch(WASM_URL);
+wasmSource.catch(() => {}); // awaited in boot(), after the bindings load: no unhandled rejection meanwhile
 let wasm = null;
 let trapped = null; // the plain-words message of the trap that broke this module, if any
 const latest = { main: 0, compare: 0, batch: 0, decisions: 0, seeds: 0 };
@@ -107,18 +110,10 @@ async function traceText(trace) {
 // A trace is read and parsed once per (trace, block size) and kept (the most recent few), so a
 // slider step replays the parsed requests instead of parsing the text again. `parses` counts the
 // parses this worker has done (the page's tests read it from every result).
-// A parse in progress is shared: a sweep worker told to prepare a trace (`prepare`) and then handed
-// its first points waits for that one parse.
 let parses = 0;
-const parsing = new Map(); // trace key | block size -> the promise of a parse in progress
-function parsedTrace(trace, blockSize) {
+async function parsedTrace(trace, blockSize) {
   const key = `${traceKey(trace)}|${blockSize}`;
-  if (traceCache.has(key)) return Promise.resolve(traceCache.get(key));
-  if (!parsing.has(key)) parsing.set(key, parseTrace(trace, blockSize, key).finally(() => parsing.delete(key)));
-  return parsing.get(key);
-}
-
-async function parseTrace(trace, blockSize, key) {
+  if (traceCache.has(key)) return traceCache.get(key);
   const text = await traceText(trace);
   const parsed = wasm.Trace.parse(text, trace.name, blockSize);
   parses += 1;
@@ -305,20 +300,14 @@ async function boot() {
     } catch (err) {
       throw new Error(`its JavaScript bindings (pkg/kvfleet.js) did not load (${messageOf(err)})`);
     }
-    let compiled; // the WebAssembly.Module this worker runs (the page's first worker sends it to the page)
     try {
-      compiled = await wasmModule();
-      await mod.default({ module_or_path: compiled });
+      await mod.default({ module_or_path: await wasmSource });
     } catch (err) {
       throw new Error(`the WebAssembly module (pkg/kvfleet_bg.wasm) could not be downloaded or compiled; the browser said: ${messageOf(err)}`);
     }
     wasm = mod;
     bootMarks.wasmCompiled = epochNow();
-    if (SWEEP) {
-      postMessage({ type: 'ready', version: mod.version(), marks: { ...bootMarks, readySent: epochNow() } });
-      return;
-    }
-    postReady({
+    postMessage({
       type: 'ready',
       version: mod.version(),
       params: JSON.parse(mod.params_json()),
@@ -326,21 +315,13 @@ async function boot() {
       lessons: typeof mod.lessons_json === 'function' ? JSON.parse(mod.lessons_json()) : [],
       presets: typeof mod.presets_json === 'function' ? JSON.parse(mod.presets_json(512)) : [],
       marks: { ...bootMarks, readySent: epochNow() },
-    }, compiled);
+    });
   } catch (err) {
     postMessage({ type: 'fatal', message: messageOf(err) });
   }
 }
 
 const booted = boot();
-
-// A trace a sweep's worker reads ahead of its points, then says when it was read (epoch ms). A
-// failure is left to the points' own runs, which report it.
-async function prepare(msg) {
-  const start = epochNow();
-  if (msg.trace) await parsedTrace(msg.trace, msg.blockSize ?? 512).catch(() => {});
-  postMessage({ type: 'prepared', parses, marks: { prepareStart: start, traceParsed: epochNow() } });
-}
 
 function handlePlan(msg) {
   try {
@@ -438,7 +419,6 @@ const LANE_OF = { run: null, compare: 'compare', batch: 'batch', decisions: 'dec
 
 self.onmessage = async (e) => {
   const msg = e.data;
-  if (msg.type === 'module') { handModule(msg.module); return; }
   if (msg.type === 'cancel') { cancelled[msg.lane] = latest[msg.lane]; return; }
   if (trapped) {
     // A broken module answers nothing else; the page is replacing this worker.
@@ -446,7 +426,6 @@ self.onmessage = async (e) => {
     return;
   }
   if (msg.type === 'debug-trap') { await booted; if (wasm) debugTrap(); return; }
-  if (msg.type === 'prepare') { await booted; if (wasm) await prepare(msg); return; }
   if (msg.type === 'plan') { await booted; if (wasm) handlePlan(msg); return; }
   if (msg.type === 'capacity') { await booted; if (wasm) await handleCapacity(msg); return; }
   if (msg.type === 'capacity-mix' || msg.type === 'capacity-autoscale') { await booted; if (wasm) await handleCapacityMore(msg); return; }
