@@ -505,11 +505,18 @@ test('autoscaled against static and the cheapest GPU mix of three presets equal 
     assert.equal(await page.evaluate(() => window.kvfleet.lastCapacityMix.ms), mix.ms);
     assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
     // Cancel stops a search of all four, and the last mix stays.
+    // (on four seeds, so that the search is still running when Cancel is clicked, however fast the
+    // machine; the click is made as soon as the button shows, in the page)
     for (const n of ['llama3-8b-h100', 'llama3-8b-h200', 'llama3-8b-mi300x']) await page.check(`[data-testid=cap-mix-preset][value=${n}]`);
+    await page.fill('[data-testid=cap-seeds]', '4');
     await page.click('[data-testid=cap-run]');
     assert.equal(await page.getAttribute('[data-testid=cap-mix-boxes]', 'aria-invalid'), null);
-    await page.waitForSelector('[data-testid=cap-cancel]:visible');
-    await page.click('[data-testid=cap-cancel]');
+    await page.waitForFunction(() => {
+      const b = document.querySelector('[data-testid=cap-cancel]');
+      if (!b || b.hidden) return false;
+      b.click();
+      return true;
+    }, null, { timeout: 30000, polling: 10 });
     assert.match(await page.textContent('[data-testid=cap-status]'), /Planning cancelled/);
     assert.equal(await page.evaluate(() => window.kvfleet.lastCapacityMix.ms), mix.ms);
     assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
