@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { startSite, screenshot } from './harness.mjs';
 
 let site;
-before(async () => { site = await startSite(); });
+before(async () => { site = await startSite({ heroSweep: false }); });
 after(async () => { await site?.close(); });
 
 /** Opens the page at `width`, scrolls to the comparison and waits for its table (it runs on sight). */

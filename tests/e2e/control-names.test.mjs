@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';
 
 let site;
-before(async () => { site = await startSite(); });
+before(async () => { site = await startSite({ heroSweep: false }); });
 after(async () => { await site?.close(); });
 
 const ROLES = new Set(['slider', 'combobox', 'spinbutton', 'radio', 'checkbox', 'group']);

@@ -24,8 +24,9 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-async function openPage(where, { width = 1280, height = 900 } = {}) {
-  const { page, errors, context } = await site.open(where, { viewport: { width, height } });
+/** Opens `where`; `heroSweep: false` holds the first screen's sweep, for a test that never looks at it. */
+async function openPage(where, { width = 1280, height = 900, heroSweep = true } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height }, heroSweep });
   await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
@@ -145,7 +146,7 @@ test('the P:D split preset equals the CLI sweep at 8 replicas, point by point', 
   const base = ['--des-instances', '8', '--request-rate', '24', '--des-num-requests', '2000', '--des-routing', 'kv'];
   const rows = cli([...base, '--des-sweep', 'prefill-instances=1:7', '--des-sweep-json']);
   // On the page's own routing (round robin): the preset's kv line and its colocated reference route by kv.
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', { heroSweep: false });
   try {
     const before = await page.evaluate(() => window.kvfleet.lastSweep?.seq ?? 0);
     await page.click('[data-testid="sweep-preset-pd"]');
@@ -195,7 +196,7 @@ test('a link with one pool only names the missing field and draws nothing wrong'
 
 test('the layout\'s line counts the replicas in words that fit the count: one replica, or n replicas each', async () => {
   for (const [n, start] of [[1, 'One replica, prefilling and decoding. '], [3, '3 replicas, each prefilling and decoding. ']]) {
-    const { page, errors, close } = await openPage(`/?instances=${n}`);
+    const { page, errors, close } = await openPage(`/?instances=${n}`, { heroSweep: false });
     try {
       const about = await page.textContent('[data-testid=layout-about]');
       assert.ok(about.startsWith(start), `${n}: ${about}`);
@@ -206,7 +207,7 @@ test('the layout\'s line counts the replicas in words that fit the count: one re
 });
 
 test('a mixed fleet typed in the fleet settings sets replicas and engine, equals the CLI, and each bar names its GPU', async () => {
-  const { page, errors, close } = await openPage('/?routing=kv');
+  const { page, errors, close } = await openPage('/?routing=kv', { heroSweep: false });
   try {
     const fleet = '2:llama3-8b-h100,1:llama3-8b-mi300x';
     let r = await afterRun(page, async () => {
@@ -249,7 +250,7 @@ test('a mixed fleet typed in the fleet settings sets replicas and engine, equals
 });
 
 test('a link with an unknown preset in the fleet names the field and what is allowed', async () => {
-  const { page, errors, context } = await site.open('/?fleet=2:llama3-8b-a100', { viewport: { width: 1280, height: 900 } });
+  const { page, errors, context } = await site.open('/?fleet=2:llama3-8b-a100', { viewport: { width: 1280, height: 900 }, heroSweep: false });
   try {
     await page.waitForFunction(() => /invalid fleet/.test(document.body.textContent), null, { timeout: 30000 });
     assert.match(await page.textContent('body'), /invalid fleet: got 2:llama3-8b-a100; allowed: COUNT:PRESET groups/);

@@ -16,11 +16,14 @@ before(async () => {
 });
 after(async () => { await site?.close(); });
 
-async function openPage(where, { width = 1440, height = 900, colorScheme = 'light' } = {}) {
-  const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme });
+async function openPage(where, { width = 1440, height = 900, colorScheme = 'light', heroSweep = true } = {}) {
+  const { page, errors, context } = await site.open(where, { viewport: { width, height }, colorScheme, heroSweep });
   await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   return { page, errors, close: () => context.close() };
 }
+
+/** openPage's options for a test that never looks at the first screen's sweep (held: harness.mjs). */
+const HELD = { heroSweep: false };
 
 /** Waits until the hero's sweep has every point of every drawn policy. */
 async function heroDone(page) {
@@ -140,7 +143,7 @@ test('coinciding policies stay visible: every policy has its own dash pattern an
 });
 
 test('the headline is the token hit rate: lesson 1 broken reads about 62%, not 99%', async () => {
-  const { page, errors, close } = await openPage('/?lesson=more-replicas-slower');
+  const { page, errors, close } = await openPage('/?lesson=more-replicas-slower', HELD);
   try {
     const r = await page.evaluate(() => window.kvfleet.lastReport);
     assert.equal(r.config.session_rate, 0.3, 'the lesson link loads the lesson\'s own setup');
@@ -160,7 +163,7 @@ test('the headline is the token hit rate: lesson 1 broken reads about 62%, not 9
 });
 
 test('?lesson=hot-prefix opens with the lesson\'s own replica count and rate', async () => {
-  const { page, errors, close } = await openPage('/?lesson=hot-prefix');
+  const { page, errors, close } = await openPage('/?lesson=hot-prefix', HELD);
   try {
     const r = await page.evaluate(() => window.kvfleet.lastReport);
     assert.equal(r.config.instances, 6);
@@ -179,7 +182,7 @@ test('?lesson=hot-prefix opens with the lesson\'s own replica count and rate', a
 });
 
 test('findings: silent for round robin at 16 replicas, loud for the hot prefix under prefix_aware', async () => {
-  const { page, errors, close } = await openPage('/?routing=round_robin&instances=16');
+  const { page, errors, close } = await openPage('/?routing=round_robin&instances=16', HELD);
   try {
     const r = await page.evaluate(() => window.kvfleet.lastReport);
     assert.deepEqual(r.findings, []);
@@ -201,7 +204,7 @@ test('findings: silent for round robin at 16 replicas, loud for the hot prefix u
 });
 
 test('statistics over nothing read "–": every request timed out', async () => {
-  const { page, errors, close } = await openPage('/?routing=kv&timeout_ms=1&num_requests=50');
+  const { page, errors, close } = await openPage('/?routing=kv&timeout_ms=1&num_requests=50', HELD);
   try {
     const r = await page.evaluate(() => window.kvfleet.lastReport);
     assert.equal(r.summary.completed, 0);
@@ -215,7 +218,7 @@ test('statistics over nothing read "–": every request timed out', async () => 
 
 test('a replica that served nothing shows "–", not 0.0%', async () => {
   // prefix_aware with one prefix: every request has the same home replica; the others admit nothing.
-  const { page, errors, close } = await openPage('/?routing=prefix_aware&num_prefixes=1&instances=4');
+  const { page, errors, close } = await openPage('/?routing=prefix_aware&num_prefixes=1&instances=4', HELD);
   try {
     const r = await page.evaluate(() => window.kvfleet.lastReport);
     const idle = r.per_instance.filter((p) => p.admitted === 0);
@@ -230,7 +233,7 @@ test('a replica that served nothing shows "–", not 0.0%', async () => {
 });
 
 test('a trap in the worker shows its real error, the worker is replaced, and the next run is right', async () => {
-  const { page, errors, close } = await openPage('/?routing=kv');
+  const { page, errors, close } = await openPage('/?routing=kv', HELD);
   try {
     await page.evaluate(() => window.kvfleet.debugTrap());
     await page.waitForFunction(() => (window.kvfleet.traps || 0) > 0 && window.kvfleet.workerReplacements() > 0, null, { timeout: 20000 });
@@ -290,7 +293,7 @@ async function noteUses(page, key) {
 
 test('a dropped link value: the note names the policy the page runs, and a written link reopens on its own policy', async () => {
   for (const where of ['/?routing=bogus', '/?routing=bogus&instances=4', '/?instances=4']) {
-    const { page, errors, close } = await openPage(where);
+    const { page, errors, close } = await openPage(where, HELD);
     try {
       const ran = await page.evaluate(() => window.kvfleet.lastReport.config.routing);
       const checked = await page.evaluate(() => document.querySelector('#controls input[name="routing"]:checked')?.value);
@@ -308,7 +311,7 @@ test('a dropped link value: the note names the policy the page runs, and a writt
     } finally { await close(); }
   }
   // A value the simulator rejects on a lesson link falls back to the lesson's setup, and says so.
-  const lesson = await openPage('/?lesson=hot-prefix&prefix_popularity=hot%3A7');
+  const lesson = await openPage('/?lesson=hot-prefix&prefix_popularity=hot%3A7', HELD);
   try {
     const want = await lesson.page.evaluate(() => window.kvfleet.lessonsList.find((l) => l.id === 'hot-prefix').broken.prefix_popularity);
     await lesson.page.waitForFunction((w) => window.kvfleet.lastReport.config.prefix_popularity === w, want, { timeout: 20000 });
@@ -316,7 +319,7 @@ test('a dropped link value: the note names the policy the page runs, and a writt
   } finally { await lesson.close(); }
   // A link the page writes after choosing round robin and moving a slider reopens on round robin.
   let url;
-  const first = await openPage('/?routing=kv');
+  const first = await openPage('/?routing=kv', HELD);
   try {
     const { page } = first;
     let n = await page.evaluate(() => window.kvfleet.runCount);
@@ -330,7 +333,7 @@ test('a dropped link value: the note names the policy the page runs, and a writt
     url = u.pathname + u.search;
     assert.equal(u.searchParams.has('routing'), false, 'round robin, the page\'s default, is left out of the written link');
   } finally { await first.close(); }
-  const second = await openPage(url);
+  const second = await openPage(url, HELD);
   try {
     assert.equal(await second.page.evaluate(() => window.kvfleet.lastReport.config.routing), 'round_robin');
     assert.equal(await notesText(second.page), '');
@@ -339,7 +342,7 @@ test('a dropped link value: the note names the policy the page runs, and a writt
 });
 
 test('while a built-in trace is replayed, the sidebar shows the trace as the workload', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', HELD);
   try {
     const button = page.locator('[data-testid="trace-conversation"]');
     const name = (await button.textContent()).replace(/^Built-in:\s*/, '').trim();
@@ -366,7 +369,7 @@ test('while a built-in trace is replayed, the sidebar shows the trace as the wor
 });
 
 test('the session affinity thumb sits at the value "policy default" stands for', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', HELD);
   try {
     // The simulator's rule (src/config.rs): unset is 100% for sticky, 0% for every other policy.
     const thumb = () => page.evaluate(() => {
@@ -395,7 +398,7 @@ test('the session affinity thumb sits at the value "policy default" stands for',
 });
 
 test('numbers read with thousands separators and spaced units: status line, readouts, link notes', async () => {
-  const { page, errors, close } = await openPage('/?routing=kv&num_requests=3000&kv_blocks=200000000');
+  const { page, errors, close } = await openPage('/?routing=kv&num_requests=3000&kv_blocks=200000000', HELD);
   try {
     const en = (x) => Number(x).toLocaleString('en-US');
     const r = await page.evaluate(() => window.kvfleet.lastReport);
@@ -411,7 +414,7 @@ test('numbers read with thousands separators and spaced units: status line, read
 });
 
 test('the explainer names every routing policy the figure offers, and claims no count of them', async () => {
-  const { page, errors, close } = await openPage('/');
+  const { page, errors, close } = await openPage('/', HELD);
   const got = await page.evaluate(() => ({
     buttons: [...document.querySelectorAll('input[type=radio][data-testid^="hero-input-routing-"]')].map((r) => r.value).sort(),
     named: [...document.querySelectorAll('#explainer .stories strong')].map((s) => s.textContent.trim()).sort(),

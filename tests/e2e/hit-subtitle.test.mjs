@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { startSite } from './harness.mjs';
 
 let site;
-before(async () => { site = await startSite(); });
+before(async () => { site = await startSite({ heroSweep: false }); });
 after(async () => { await site?.close(); });
 
 const subtitleOf = (page) => page.evaluate(() => {

@@ -17,7 +17,7 @@ let site;
 
 before(async () => {
   assert.ok(existsSync(path.join(ROOT, 'www/pkg/kvfleet_bg.wasm')), 'www/pkg is missing: run `cargo xtask build` first');
-  site = await startSite();
+  site = await startSite({ heroSweep: false });
 });
 after(async () => { await site?.close(); });
 
