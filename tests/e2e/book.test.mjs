@@ -5,7 +5,7 @@
 //   2. Every internal link in the chapters (main content, the sidebar, the previous/next arrows)
 //      resolves: HTTP 200, and a #fragment names an element of the target page.
 //   3. Every live figure (an <iframe src="../?embed=1&..."> in a chapter), in the book page itself
-//      with the content column 640 px and then 360 px wide: the embed finishes by its own signals,
+//      with the content column 640 px and 360 px wide (each chapter opened at one, then resized): the embed finishes by its own signals,
 //      draws a Chart.js chart with data (a lesson's exercise, which has no chart by design, shows
 //      its live checks instead), shows no note about its address nor a run error, has no
 //      scrollbars, nothing sticking out of the frame or its own box, and its parts (chart, caption,
@@ -199,55 +199,62 @@ async function fitColumn(page, column, height) {
   return page.evaluate(() => document.querySelector('main').clientWidth);
 }
 
-for (const column of [640, 360]) {
-  test(`every live figure in a ${column} px column: done, a chart with data, no scrollbars, nothing cut`, async () => {
-    // (Every page has an <iframe> for its sidebar, in <noscript>; the figures are those in <main>.)
-    const withFigures = chapters().filter((p) => /<main>[\s\S]*<iframe\b[\s\S]*<\/main>/.test(readFileSync(path.join(ROOT, 'www', p), 'utf8')));
-    assert.ok(withFigures.length >= 5, `chapters with figures: ${withFigures}`);
-    const problems = [];
-    let figures = 0;
-    for (const p of withFigures) {
-      const t0 = Date.now();
-      const { page, errors, context } = await site.open(p, { viewport: { width: column + 40, height: 900 } });
-      try {
-        const got = await fitColumn(page, column, 900);
-        assert.equal(got, column, `${p}: the content column is ${got} px, not ${column}`);
-        const frames = await page.$$('main iframe');
-        for (const [i, h] of frames.entries()) {
-          figures += 1;
-          const src = await h.getAttribute('src');
-          const label = `${p} figure ${i + 1} (${src.replace(/^\.\.\/\?embed=1&/, '').slice(0, 70)}) at ${column} px`;
-          if (!/^\.\.\/\?embed=1&/.test(src)) problems.push(`${label}: not a figure of the playground beside the book (\`../?embed=1&...\`)`);
-          await h.scrollIntoViewIfNeeded();
-          const box = await h.boundingBox();
-          if (Math.abs(box.width - column) > 0.5) problems.push(`${label}: the frame is ${box.width} px wide`);
-          try {
-            await page.waitForFunction(figureDone, h, { timeout: 90_000 });
-          } catch (e) {
-            problems.push(`${label}: not done within 90 s (${e.message.split('\n')[0]})`);
-            continue;
-          }
-          // Two frames more inside the figure for its charts to take their size.
-          await h.evaluate((f) => new Promise((r) => f.contentWindow.requestAnimationFrame(() => f.contentWindow.requestAnimationFrame(r))));
-          const s = await h.evaluate(figureState);
-          await h.screenshot({ path: path.join(RESULTS, `book-${path.basename(p, '.html')}-fig${i + 1}-${column}.png`) });
-          if (s.show === 'lesson') {
-            if (!s.checks.length || !s.checks.every((c) => /\d/.test(c))) problems.push(`${label}: the lesson's checks show no measured values: ${JSON.stringify(s.checks)}`);
-          } else if (!s.points.length || !s.points.every((n) => n > 0)) {
-            problems.push(`${label}: a chart without data (points per chart: ${JSON.stringify(s.points)})`);
-          }
-          if (s.scroll.sw > s.scroll.cw) problems.push(`${label}: scrolls sideways, ${s.scroll.sw} px in ${s.scroll.cw}`);
-          if (s.scroll.sh > s.scroll.ch) problems.push(`${label}: scrolls down, ${s.scroll.sh} px in ${s.scroll.ch} (${s.scroll.sh - s.scroll.ch} px too short)`);
-          for (const b of s.bad) problems.push(`${label}: ${b}`);
-          if (s.notes) problems.push(`${label}: a note about its address: ${s.notes}`);
-          if (s.error) problems.push(`${label}: an error: ${s.error}`);
-        }
-        await screenshot(page, `book-${path.basename(p, '.html')}-${column}`);
-        for (const e of errors) problems.push(`${p} at ${column} px: ${e}`);
-        console.log(`book.test: ${p} at ${column} px, ${frames.length} figure(s), ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      } finally { await context.close(); }
+/** Checks every figure of the open chapter `p` with its content column `column` px wide, into `problems`; returns how many. */
+async function checkFigures(page, p, column, problems) {
+  const got = await fitColumn(page, column, 900);
+  assert.equal(got, column, `${p}: the content column is ${got} px, not ${column}`);
+  const frames = await page.$$('main iframe');
+  for (const [i, h] of frames.entries()) {
+    const src = await h.getAttribute('src');
+    const label = `${p} figure ${i + 1} (${src.replace(/^\.\.\/\?embed=1&/, '').slice(0, 70)}) at ${column} px`;
+    if (!/^\.\.\/\?embed=1&/.test(src)) problems.push(`${label}: not a figure of the playground beside the book (\`../?embed=1&...\`)`);
+    await h.scrollIntoViewIfNeeded();
+    const box = await h.boundingBox();
+    if (Math.abs(box.width - column) > 0.5) problems.push(`${label}: the frame is ${box.width} px wide`);
+    try {
+      await page.waitForFunction(figureDone, h, { timeout: 90_000 });
+    } catch (e) {
+      problems.push(`${label}: not done within 90 s (${e.message.split('\n')[0]})`);
+      continue;
     }
-    assert.ok(figures >= 10, `${figures} figures checked`);
-    assert.deepEqual(problems, [], `every figure at ${column} px`);
-  });
+    // Three frames more inside the figure for its charts to take their (new) size.
+    await h.evaluate((f) => new Promise((r) => { const w = f.contentWindow; w.requestAnimationFrame(() => w.requestAnimationFrame(() => w.requestAnimationFrame(r))); }));
+    const s = await h.evaluate(figureState);
+    await h.screenshot({ path: path.join(RESULTS, `book-${path.basename(p, '.html')}-fig${i + 1}-${column}.png`) });
+    if (s.show === 'lesson') {
+      if (!s.checks.length || !s.checks.every((c) => /\d/.test(c))) problems.push(`${label}: the lesson's checks show no measured values: ${JSON.stringify(s.checks)}`);
+    } else if (!s.points.length || !s.points.every((n) => n > 0)) {
+      problems.push(`${label}: a chart without data (points per chart: ${JSON.stringify(s.points)})`);
+    }
+    if (s.scroll.sw > s.scroll.cw) problems.push(`${label}: scrolls sideways, ${s.scroll.sw} px in ${s.scroll.cw}`);
+    if (s.scroll.sh > s.scroll.ch) problems.push(`${label}: scrolls down, ${s.scroll.sh} px in ${s.scroll.ch} (${s.scroll.sh - s.scroll.ch} px too short)`);
+    for (const b of s.bad) problems.push(`${label}: ${b}`);
+    if (s.notes) problems.push(`${label}: a note about its address: ${s.notes}`);
+    if (s.error) problems.push(`${label}: an error: ${s.error}`);
+  }
+  await screenshot(page, `book-${path.basename(p, '.html')}-${column}`);
+  return frames.length;
 }
+
+// Each chapter is opened once, its column at one of the two widths (in turn, so each width is also
+// a figure's first size), checked, then narrowed or widened to the other and checked again: the
+// embeds follow their frame's size (CSS and the charts' resize observers).
+test('every live figure in a 640 px and a 360 px column: done, a chart with data, no scrollbars, nothing cut', async () => {
+  // (Every page has an <iframe> for its sidebar, in <noscript>; the figures are those in <main>.)
+  const withFigures = chapters().filter((p) => /<main>[\s\S]*<iframe\b[\s\S]*<\/main>/.test(readFileSync(path.join(ROOT, 'www', p), 'utf8')));
+  assert.ok(withFigures.length >= 5, `chapters with figures: ${withFigures}`);
+  const problems = [];
+  const figures = { 640: 0, 360: 0 };
+  for (const [k, p] of withFigures.entries()) {
+    const t0 = Date.now();
+    const columns = k % 2 === 0 ? [640, 360] : [360, 640];
+    const { page, errors, context } = await site.open(p, { viewport: { width: columns[0] + 40, height: 900 } });
+    try {
+      for (const column of columns) figures[column] += await checkFigures(page, p, column, problems);
+      for (const e of errors) problems.push(`${p}: ${e}`);
+      console.log(`book.test: ${p} at ${columns.join(' then ')} px, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    } finally { await context.close(); }
+  }
+  assert.ok(figures[640] >= 10 && figures[360] === figures[640], `figures checked: ${JSON.stringify(figures)}`);
+  assert.deepEqual(problems, [], 'every figure at 640 and 360 px');
+});
