@@ -165,12 +165,21 @@ export async function nextFrames(page, n = 2) {
   }), n);
 }
 
-/** Writes a full-page PNG to test-results/NAME.png and returns its path. */
+/**
+ * Full-page images are for people to look at; nothing reads them. KVFLEET_E2E_SHOTS=0 (what
+ * .ci/run sets: a fresh machine keeps no test-results/) skips capturing them, about a second of
+ * CPU each on a page 9,000 px tall; every chart is still drawn, so a chart that fails to draw is
+ * still an error the test sees.
+ */
+export const FULL_PAGE_SHOTS = process.env.KVFLEET_E2E_SHOTS !== '0';
+
+/** Writes a full-page PNG to test-results/NAME.png and returns its path (null when FULL_PAGE_SHOTS is off). */
 export async function screenshot(page, name, opts = {}) {
-  await mkdir(RESULTS, { recursive: true });
   // The page draws a chart when it comes near the screen (or when idle); a full-page image shows
   // them all at once, so have them drawn first.
   await page.evaluate(() => window.kvfleet?.drawAllCharts?.()).catch(() => {});
+  if (!FULL_PAGE_SHOTS) return null;
+  await mkdir(RESULTS, { recursive: true });
   const path = join(RESULTS, `${name.replace(/[^\w.-]+/g, '_')}.png`);
   await page.screenshot({ path, fullPage: true, ...opts });
   return path;
