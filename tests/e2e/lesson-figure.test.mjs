@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startSite, ROOT, nativeBin } from './harness.mjs';
+import { startSite, ROOT, nativeBin, nextFrames } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite({ heroSweep: false }); }); // (no test here looks at the first screen's figure)
@@ -55,41 +55,49 @@ function labelValue(label) {
   return n;
 }
 
-for (const lesson of LESSONS) {
-  test(`${lesson}: a log x axis ticked at the swept values where they double or span 8x, y ticks without a needless ".0"`, async () => {
-    for (const width of [1280, 390]) {
-      const { page, errors, context } = await site.open(`/?lesson=${lesson}`, { viewport: { width, height: 900 } });
-      try {
-        const f = await figure(page);
-        const log = expectLog(f.xs);
-        assert.equal(f.type, log ? 'logarithmic' : 'linear', `${lesson} (${f.xs}): x axis`);
-        // The axis spans the swept values, no further (a linear one had run on to 20 past a last run at 16).
-        assert.deepEqual([f.xMin, f.xMax], [Math.min(...f.xs), Math.max(...f.xs)], `${lesson}: the x axis's ends`);
-        if (log) {
-          // A tick at each swept value (on a phone, less any whose label would touch its neighbour's),
-          // printed with thousands separators, and nothing else.
-          const ticks = f.xTicks.map((t) => t.value);
-          if (width >= 1280) assert.deepEqual(ticks, f.xs);
-          else assert.ok(ticks.every((v) => f.xs.includes(v)) && ticks[0] === f.xs[0] && ticks.at(-1) === f.xs.at(-1), `ticks ${ticks} of ${f.xs}`);
-          for (const t of f.xTicks) assert.equal(labelValue(t.label), t.value, `x tick "${t.label}"`);
-          for (let i = 1; i < f.xLabels.length; i += 1) {
-            assert.ok(f.xLabels[i].left > f.xLabels[i - 1].right, `${lesson} at ${width}px: x labels "${f.xTicks[i - 1].label}" and "${f.xTicks[i].label}" overlap`);
-          }
-          // Equal ratios are equal steps on the page.
-          for (let i = 2; i < f.xs.length; i += 1) {
-            const want = (f.px[1] - f.px[0]) * Math.log(f.xs[i] / f.xs[i - 1]) / Math.log(f.xs[1] / f.xs[0]);
-            assert.ok(Math.abs(f.px[i] - f.px[i - 1] - want) < 1, `${lesson}: x step ${i} is to log scale`);
-          }
-        }
-        // Each y tick says its value exactly, the labels differ, and not every one ends in a needless ".0".
-        assert.ok(f.yTicks.length >= 2, 'the y axis has ticks');
-        for (const t of f.yTicks) assert.ok(Math.abs(labelValue(t.label) - t.value) < 1e-9 * Math.max(1, Math.abs(t.value)), `y tick "${t.label}" is ${t.value}`);
-        assert.equal(new Set(f.yTicks.map((t) => t.label)).size, f.yTicks.length, `distinct y labels: ${f.yTicks.map((t) => t.label)}`);
-        assert.ok(!f.yTicks.every((t) => /\.0(%| ms| s)?$/.test(t.label)), `no needless ".0": ${f.yTicks.map((t) => t.label)}`);
-        await page.locator('[data-testid=lesson-diagram]').screenshot({ path: path.join(ROOT, 'test-results', `lesson-figure-${lesson}-${width}.png`) });
-        assert.deepEqual(errors, []);
-      } finally { await context.close(); }
+/** The figure's axes checked at `width` (the page open, or resized to it). */
+async function checkAxes(page, lesson, width) {
+  await page.setViewportSize({ width, height: 900 });
+  await nextFrames(page, 3);
+  const f = await figure(page);
+  const log = expectLog(f.xs);
+  assert.equal(f.type, log ? 'logarithmic' : 'linear', `${lesson} (${f.xs}): x axis`);
+  // The axis spans the swept values, no further (a linear one had run on to 20 past a last run at 16).
+  assert.deepEqual([f.xMin, f.xMax], [Math.min(...f.xs), Math.max(...f.xs)], `${lesson}: the x axis's ends`);
+  if (log) {
+    // A tick at each swept value (on a phone, less any whose label would touch its neighbour's),
+    // printed with thousands separators, and nothing else.
+    const ticks = f.xTicks.map((t) => t.value);
+    if (width >= 1280) assert.deepEqual(ticks, f.xs);
+    else assert.ok(ticks.every((v) => f.xs.includes(v)) && ticks[0] === f.xs[0] && ticks.at(-1) === f.xs.at(-1), `ticks ${ticks} of ${f.xs}`);
+    for (const t of f.xTicks) assert.equal(labelValue(t.label), t.value, `x tick "${t.label}"`);
+    for (let i = 1; i < f.xLabels.length; i += 1) {
+      assert.ok(f.xLabels[i].left > f.xLabels[i - 1].right, `${lesson} at ${width}px: x labels "${f.xTicks[i - 1].label}" and "${f.xTicks[i].label}" overlap`);
     }
+    // Equal ratios are equal steps on the page.
+    for (let i = 2; i < f.xs.length; i += 1) {
+      const want = (f.px[1] - f.px[0]) * Math.log(f.xs[i] / f.xs[i - 1]) / Math.log(f.xs[1] / f.xs[0]);
+      assert.ok(Math.abs(f.px[i] - f.px[i - 1] - want) < 1, `${lesson}: x step ${i} is to log scale`);
+    }
+  }
+  // Each y tick says its value exactly, the labels differ, and not every one ends in a needless ".0".
+  assert.ok(f.yTicks.length >= 2, 'the y axis has ticks');
+  for (const t of f.yTicks) assert.ok(Math.abs(labelValue(t.label) - t.value) < 1e-9 * Math.max(1, Math.abs(t.value)), `y tick "${t.label}" is ${t.value}`);
+  assert.equal(new Set(f.yTicks.map((t) => t.label)).size, f.yTicks.length, `distinct y labels: ${f.yTicks.map((t) => t.label)}`);
+  assert.ok(!f.yTicks.every((t) => /\.0(%| ms| s)?$/.test(t.label)), `no needless ".0": ${f.yTicks.map((t) => t.label)}`);
+  await page.locator('[data-testid=lesson-diagram]').screenshot({ path: path.join(ROOT, 'test-results', `lesson-figure-${lesson}-${width}.png`) });
+}
+
+for (const [k, lesson] of LESSONS.entries()) {
+  // Each lesson opens at one of the two widths, in turn, and is resized to the other: the figure's
+  // chart follows its box's size (Chart.js's resize observer), ticks and all.
+  const widths = k % 2 === 0 ? [1280, 390] : [390, 1280];
+  test(`${lesson}: a log x axis ticked at the swept values where they double or span 8x, y ticks without a needless ".0" (opened at ${widths[0]} px)`, async () => {
+    const { page, errors, context } = await site.open(`/?lesson=${lesson}`, { viewport: { width: widths[0], height: 900 } });
+    try {
+      for (const width of widths) await checkAxes(page, lesson, width);
+      assert.deepEqual(errors, []);
+    } finally { await context.close(); }
   });
 }
 
