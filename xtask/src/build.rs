@@ -187,8 +187,8 @@ fn write_package_json(root: &Path, pkg: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write pkg/package.json: {e}"))
 }
 
-/// The wasm-opt passes, in order (README, "Wasm size"): the producers and target-features
-/// sections dropped (no browser reads them), `-Oz`, then functions that differ only in
+/// The wasm-opt passes, in order (the book, Performance, "The wasm's optimisation level"): the
+/// producers and target-features sections dropped (no browser reads them), `-Oz`, then functions that differ only in
 /// constants merged and `-Oz` again (together 0.9 KB gzipped less than one `-Oz`).
 const WASM_OPT_PASSES: [&str; 5] = [
     "--strip-producers",
@@ -223,7 +223,8 @@ fn bindgen_and_optimise(
     println!("  wasm-bindgen (--target web) in {}", secs(t));
 
     // Kept for size work: wasm-bindgen's output still has its function names, so
-    // `twiggy top|dominators|monos` on it names what is heavy (README, "Wasm size").
+    // `twiggy top|dominators|monos` on it names what is heavy (the book, Performance, "The
+    // wasm's optimisation level").
     copy(wasm, pre_opt)?;
     let t = Instant::now();
     let raw_before = size(wasm)?;
