@@ -576,6 +576,34 @@ fn a_preset_run_on_other_calls_does_not_judge_the_goal() {
     );
 }
 
+/// The hot-prefix lesson's queue holds 32 requests per replica: `unbounded` clears it, a number
+/// replaces it (5 rejects 5 of the busy replica's arrivals at 300 requests), text is refused.
+#[test]
+fn queue_capacity_unbounded_clears_a_lessons_queue() {
+    let run = |extra: &[&str]| {
+        let base = ["--preset", "hot-prefix", "--des-num-requests", "300"];
+        let args = [&base[..], &["--des-report-json", "-"], extra].concat();
+        let (code, out, err) = kvfleet(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("the JSON report");
+        (
+            v["config"]["queue_capacity"].clone(),
+            v["summary"]["rejected"].clone(),
+        )
+    };
+    assert_eq!(run(&[]), (32.into(), 0.into()));
+    let (cap, rejected) = run(&["--des-queue-capacity", "unbounded"]);
+    assert!(cap.is_null(), "{cap}");
+    assert_eq!(rejected, 0);
+    assert_eq!(run(&["--des-queue-capacity", "5"]), (5.into(), 5.into()));
+    let (code, _, err) = kvfleet(&["--des-queue-capacity", "lots"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--des-queue-capacity") && err.contains("or unbounded"),
+        "{err}"
+    );
+}
+
 #[test]
 fn router_queue_unbounded_clears_a_lessons_queue() {
     let small = ["--preset", "router-bottleneck", "--des-num-requests", "300"];

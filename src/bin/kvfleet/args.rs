@@ -137,14 +137,15 @@ fn whole32(text: &str) -> Result<u32, String> {
         .map_err(|_| format!("expected a whole number from 0 to {}", u32::MAX))
 }
 
-/// `--des-router-queue`: a number of requests, or `unbounded` (`None`).
+/// `--des-router-queue` and `--des-queue-capacity`: a number of requests, or `unbounded`
+/// (`None`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RouterQueue(pub Option<u32>);
+pub struct QueueLimit(pub Option<u32>);
 
-fn router_queue(text: &str) -> Result<RouterQueue, String> {
+fn queue_limit(text: &str) -> Result<QueueLimit, String> {
     match text.trim() {
-        "unbounded" => Ok(RouterQueue(None)),
-        t => t.parse::<u32>().map(|n| RouterQueue(Some(n))).map_err(|_| {
+        "unbounded" => Ok(QueueLimit(None)),
+        t => t.parse::<u32>().map(|n| QueueLimit(Some(n))).map_err(|_| {
             format!(
                 "expected a whole number of requests from 0 to {}, or unbounded",
                 u32::MAX
@@ -393,9 +394,10 @@ pub struct RunArgs {
     #[arg(long = "des-spill-queue", value_name = "REQS", default_value = "0", value_parser = whole32)]
     pub spill_queue: u32,
     /// Requests allowed to wait for a free slot per replica; beyond it arrivals are
-    /// rejected (0 rejects whenever every slot is busy) [default: unbounded].
-    #[arg(long = "des-queue-capacity", value_name = "REQS", value_parser = whole32)]
-    pub queue_capacity: Option<u32>,
+    /// rejected (0 rejects whenever every slot is busy); `unbounded` clears a lesson's
+    /// [default: unbounded].
+    #[arg(long = "des-queue-capacity", value_name = "REQS|unbounded", value_parser = queue_limit)]
+    pub queue_capacity: Option<QueueLimit>,
     /// Caller timeout: a request with no first token this long after arrival is dropped,
     /// milliseconds [default: none].
     #[arg(long = "des-timeout-ms", value_name = "MS", value_parser = number)]
@@ -438,8 +440,8 @@ pub struct RunArgs {
     /// With --des-router-vcpu: requests allowed to wait for a core per router; beyond it
     /// they are rejected (0 rejects whenever every core is busy); `unbounded` (the
     /// default; given explicitly, it clears a lesson's limit).
-    #[arg(long = "des-router-queue", value_name = "REQS|unbounded", value_parser = router_queue)]
-    pub router_queue: Option<RouterQueue>,
+    #[arg(long = "des-router-queue", value_name = "REQS|unbounded", value_parser = queue_limit)]
+    pub router_queue: Option<QueueLimit>,
     /// Autoscaling: off (a fixed fleet of --des-instances), kpa (Knative's autoscaler on
     /// requests in flight) or slo (a Dynamo-planner-style rule on TTFT and ITL);
     /// --des-instances is then the starting size.
@@ -685,7 +687,7 @@ impl RunArgs {
             system_prompt_len: self.system_prompt_len,
             session_affinity: self.session_affinity,
             spill_queue: self.spill_queue,
-            queue_capacity: self.queue_capacity,
+            queue_capacity: self.queue_capacity.and_then(|q| q.0),
             timeout_ms: self.timeout_ms,
             router_view: self.router_view,
             router_refresh_ms: self.router_refresh_ms,

@@ -11,7 +11,7 @@ use kvfleet::params;
 use kvfleet::trace::{self, TraceOptions, WorkloadFormat};
 use kvfleet::{Config, ConfigError, Request};
 
-use crate::args::{KvBlocks, RouterQueue, RunArgs};
+use crate::args::{KvBlocks, QueueLimit, RunArgs};
 
 /// A config error with the flag's name (`--des-...`) in front.
 pub(crate) fn flag_error(e: ConfigError) -> String {
@@ -162,10 +162,13 @@ pub(crate) fn config(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let mut explicit = explicit;
-    // An unset router queue is left out of the config's JSON: given as `unbounded` on the
-    // command line, it clears the lesson's queue.
-    if a.router_queue == Some(RouterQueue(None)) {
+    // An unset queue is left out of the config's JSON: given as `unbounded` on the command
+    // line, it clears the lesson's queue.
+    if a.router_queue == Some(QueueLimit(None)) {
         explicit.insert("router_queue".to_string(), serde_json::Value::Null);
+    }
+    if a.queue_capacity == Some(QueueLimit(None)) {
+        explicit.insert("queue_capacity".to_string(), serde_json::Value::Null);
     }
     let cfg = lessons::apply(&lessons::broken_config(&lesson), &explicit.into())?;
     Ok((with_engine_file(a, cfg)?, Some(lesson)))
