@@ -81,6 +81,7 @@ test('compare GPUs: a price per preset, at its list price first; typed prices eq
     assert.deepEqual(Object.keys(listed), ALL);
     const prices = () => page.$$eval('[data-testid=cap-mix-price]', (xs) => xs.map((x) => [x.dataset.preset, Number(x.value)]));
     assert.deepEqual(await prices(), ALL.map((n) => [n, listed[n]]), 'each price field holds its preset\'s list price');
+    for (const n of ALL) assert.equal(await page.getByRole('spinbutton', { name: `${n} at $`, exact: true }).count(), 1, `${n}'s price is named by its preset`);
     const allMix = await runPanel(page, 'lastCapacityMix');
     assert.deepEqual(allMix.mix, cliAll.mixes[0], 'all four at their list prices: the CLI\'s `--plan-mix all`');
     await page.locator('[data-testid=cap-mix-table]').scrollIntoViewIfNeeded();

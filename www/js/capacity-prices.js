@@ -27,10 +27,11 @@ function listUsd(presets, name) {
 /** A price as an input shows it: "3.49", "2.5". */
 const shown = (usd) => String(Number(usd.toFixed(4)));
 
-/** One preset's checkbox and its price input. */
+/** One preset's checkbox and its price input, each in a label of its own (the price's names the preset for a screen reader). */
 function presetRow(name, usd) {
+  const row = document.createElement('span');
+  row.className = 'cap-field cap-mix-box';
   const label = document.createElement('label');
-  label.className = 'cap-field cap-mix-box';
   const box = document.createElement('input');
   Object.assign(box, { type: 'checkbox', value: name, checked: true });
   box.dataset.testid = 'cap-mix-preset';
@@ -41,9 +42,14 @@ function presetRow(name, usd) {
   price.dataset.preset = name;
   price.dataset.list = String(usd);
   price.title = `${name}: dollars per GPU-hour (its list price: $${usd.toFixed(2)}; empty: the list price)`;
-  price.setAttribute('aria-label', `${name}, $ per GPU-hour`);
-  label.append(box, ` ${name} $`, price);
-  return label;
+  const priced = document.createElement('label');
+  const who = document.createElement('span');
+  who.className = 'sr-only';
+  who.textContent = `${name} at `;
+  priced.append(who, '$', price);
+  label.append(box, ` ${name}`);
+  row.append(label, priced);
+  return row;
 }
 
 /** One checkbox and price per preset (with hardware) of the engine's model, all checked at their list prices when the model changes; a kept model keeps its choice. */
@@ -60,7 +66,7 @@ export function fillMixPresets(els, presets, engine) {
 export function chosenPresets(els) {
   const out = [];
   for (const box of els.mixBoxes.querySelectorAll('input[type=checkbox]:checked')) {
-    const input = box.parentElement.querySelector('[data-testid=cap-mix-price]');
+    const input = box.closest('.cap-mix-box').querySelector('[data-testid=cap-mix-price]');
     const text = input.value.trim();
     const usd = text === '' ? Number(input.dataset.list) : Number(text);
     if (!Number.isFinite(usd) || usd < 0 || usd > MAX_GPU_HOUR_USD) {
@@ -78,7 +84,7 @@ export function mixLink(els) {
   if (els.mode.value !== 'mix') return null;
   const parts = [];
   for (const box of els.mixBoxes.querySelectorAll('input[type=checkbox]:checked')) {
-    const input = box.parentElement.querySelector('[data-testid=cap-mix-price]');
+    const input = box.closest('.cap-mix-box').querySelector('[data-testid=cap-mix-price]');
     const text = input.value.trim();
     const usd = Number(text);
     parts.push(text === '' || !Number.isFinite(usd) || usd === Number(input.dataset.list) ? box.value : `${box.value}=${text}`);
@@ -104,7 +110,7 @@ export function applyMixLink(els, text) {
   if (asked.size) {
     for (const box of offered) {
       box.checked = asked.has(box.value);
-      const input = box.parentElement.querySelector('[data-testid=cap-mix-price]');
+      const input = box.closest('.cap-mix-box').querySelector('[data-testid=cap-mix-price]');
       if (asked.get(box.value) != null) input.value = asked.get(box.value);
     }
   }
