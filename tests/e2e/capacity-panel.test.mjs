@@ -198,6 +198,7 @@ test('the header\'s "How many GPUs?" brings the planner into view and focuses it
     boxes.title = await phone.page.locator('header h1').boundingBox();
     const overlap = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
     const p = boxes['planner-link'];
+    assert.equal((await phone.page.locator('header [data-testid=planner-link]').innerText()).trim(), 'GPU planner', 'the short words on a phone');
     assert.ok(p.x >= 0 && p.x + p.width <= 390 && p.y >= 0 && p.y + p.height <= 844, JSON.stringify(p));
     for (const other of ['book-link', 'share', 'title']) assert.ok(!overlap(p, boxes[other]), `the link does not cover ${other}: ${JSON.stringify(boxes)}`);
     await screenshot(phone.page, 'phone-header-planner', { fullPage: false });
