@@ -118,3 +118,15 @@ export function applyMixLink(els, text) {
   return `The link's plan_mix has ${bad.map((b) => `“${b.slice(0, 40)}”`).join(', ')}, not used: it takes presets of the engine's model`
     + ` (${names.join(', ')}), each with an optional price from 0 to ${MAX_GPU_HOUR_USD} dollars per GPU-hour, as PRESET=USD.`;
 }
+
+/** Opens the mode and choice a link's `plan_mix` names (a part it cannot use is said in the form's error), and calls `onLink` when the mode, presets or prices change. */
+export function wireMixLink(cap, link, onLink) {
+  const { els } = cap;
+  if (link) {
+    els.mode.value = 'mix';
+    cap.showMode();
+    const note = applyMixLink(els, link);
+    if (note) cap.showError(note);
+  }
+  for (const [el, ev] of [[els.mode, 'change'], [els.mixBoxes, 'input']]) el.addEventListener(ev, () => onLink?.());
+}

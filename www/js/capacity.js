@@ -10,7 +10,7 @@
 // target; clicking a point loads that configuration. The chart's config and looks: capacity-chart.js.
 //
 // The "compare GPUs" mode (the cheapest mix of the presets checked) and the autoscaled-against-static
-// comparison under a plan: capacity-more.js. With an autoscaler set, the plan sizes the static fleet
+// comparison under a plan: capacity-more.js (its presets and prices: capacity-prices.js). With an autoscaler set, the plan sizes the static fleet
 // (autoscaling off), as `kvfleet plan` does.
 //
 // Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
@@ -22,7 +22,7 @@ import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
 import { scrollCue } from './page-bits.js';
 import { runMix, runAutoscale } from './capacity-more.js';
-import { fillMixPresets, mixLink, applyMixLink } from './capacity-prices.js';
+import { fillMixPresets, mixLink, wireMixLink } from './capacity-prices.js';
 
 export { paretoFront, logTicks } from './capacity-chart.js';
 
@@ -140,13 +140,7 @@ export class Capacity {
     els.mode.addEventListener('change', () => this.showMode());
     this.showMode();
     this.followEngine();
-    if (link) {
-      els.mode.value = 'mix';
-      this.showMode();
-      const note = applyMixLink(els, link);
-      if (note) this.showError(note);
-    }
-    for (const [el, ev] of [[els.mode, 'change'], [els.mixBoxes, 'input']]) el.addEventListener(ev, () => onLink?.());
+    wireMixLink(this, link, onLink);
     els.cancel.addEventListener('click', () => this.cancel('Planning cancelled.'));
     // "on 1 seed", "on 2 seeds": the word after the input follows its value.
     const unit = els.seeds.parentElement?.querySelector('.cap-unit');
