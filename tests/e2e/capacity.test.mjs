@@ -483,8 +483,9 @@ test('autoscaled against static and the cheapest GPU mix of three presets equal 
     assert.equal(mix.headline, cliMix.headline);
     assert.equal(mix.mix.presets.length, 3);
     assert.equal(await page.textContent('[data-testid=cap-mix-headline]'), cliMix.headline);
-    const mixHead = await page.$$eval('[data-testid=cap-mix-table] thead th', (ths) => ths.map((th) => th.textContent));
-    assert.deepEqual(mixHead.slice(0, 4), ['llama3-8b-h100', 'llama3-8b-mi300x', 'llama3-8b-b200', 'GPUs'], 'one count column per preset');
+    const mixHead = await page.$$eval('[data-testid=cap-mix-table] thead th', (ths) => ths.map((th) => [th.textContent, th.title]));
+    assert.deepEqual(mixHead.slice(0, 4).map(([t]) => t), ['h100', 'mi300x', 'b200', 'GPUs'], 'one count column per preset, headed by its GPU');
+    assert.deepEqual(mixHead.slice(0, 3).map(([, t]) => t.split(':')[0]), ['llama3-8b-h100', 'llama3-8b-mi300x', 'llama3-8b-b200'], 'its tooltip names the preset');
     const mixRows = await page.$$eval('[data-testid=cap-mix-table] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     assert.equal(mixRows.length, cliMix.mixes[0].points.length, 'one row per mix simulated');
     const answer = cliMix.mixes[0].answer.map(String);

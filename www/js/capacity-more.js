@@ -16,6 +16,7 @@ import { countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { money, count } from './capacity-chart.js';
 import { scrollCue } from './page-bits.js';
+import { chosenPresets, gpuOf } from './capacity-prices.js';
 
 /** A scroll hint above a table while it is wider than its box (a phone), made once per table. */
 function cue(els, key, table, testid) {
@@ -23,41 +24,17 @@ function cue(els, key, table, testid) {
   els[key]();
 }
 
-/** "llama3-8b" of "llama3-8b-h100": a mix is of one model. */
-export function modelOf(name) {
-  return String(name).split('-').slice(0, 2).join('-');
-}
-
-/** One checkbox per preset (with hardware) of the engine's model, all checked when the model changes; a kept model keeps its choice. */
-export function fillMixPresets(els, presets, engine) {
-  const hw = presets.filter((p) => p.hardware);
-  const model = modelOf(hw.some((p) => p.name === engine) ? engine : hw[0]?.name ?? '');
-  const names = hw.map((p) => p.name).filter((n) => modelOf(n) === model);
-  const boxes = [...els.mixBoxes.querySelectorAll('input')];
-  if (boxes.map((b) => b.value).join() === names.join()) return;
-  els.mixBoxes.replaceChildren(...names.map((n) => {
-    const label = document.createElement('label');
-    label.className = 'cap-field cap-mix-box';
-    const box = document.createElement('input');
-    Object.assign(box, { type: 'checkbox', value: n, checked: true });
-    box.dataset.testid = 'cap-mix-preset';
-    label.append(box, ` ${n}`);
-    return label;
-  }));
-}
-
-/** The mix search's spec: the form's targets and bounds, the presets checked (in the model's order), the form's price for all when given. */
+/** The mix search's spec: the form's targets and bounds, the presets checked (in the model's order), each at the price beside it. */
 export function mixSpec(cap, config, presets) {
-  const { slo, limits } = cap.spec(config, presets);
+  const { slo, limits } = cap.spec(config, presets, { mix: true });
   const e = cap.els;
-  const chosen = [...e.mixBoxes.querySelectorAll('input:checked')].map((b) => b.value);
+  const chosen = chosenPresets(e);
   if (chosen.length < 2) {
     const err = new Error(`Compare GPUs: check at least two presets (${chosen.length} checked)`);
     err.input = e.mixBoxes;
     throw err;
   }
-  const usd = e.price.value.trim() === '' ? null : limits.gpu_hour_usd;
-  return { slo, limits, presets: chosen.map((preset) => ({ preset, gpu_hour_usd: usd })) };
+  return { slo, limits, presets: chosen };
 }
 
 /** "A, B and C". */
@@ -140,15 +117,23 @@ function cellRow(cells, cls = '') {
     const td = document.createElement(i === 0 ? 'th' : 'td');
     if (i === 0) td.scope = 'row';
     td.textContent = String(c);
+    if (i > 0 && i === cells.length - 1) td.className = 'cap-targets'; // "misses ttft_p99, overloaded" may wrap
     tr.append(td);
   }
   return tr;
 }
 
+/** A header row; a cell given as [text, title] carries a title (a preset's whole name over its GPU's). */
 function head(names) {
   const thead = document.createElement('thead');
   const tr = document.createElement('tr');
-  for (const h of names) { const th = document.createElement('th'); th.scope = 'col'; th.textContent = h; tr.append(th); }
+  for (const h of names) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    [th.textContent, th.title] = Array.isArray(h) ? h : [h, ''];
+    if (!th.title) th.removeAttribute('title');
+    tr.append(th);
+  }
   thead.append(tr);
   return thead;
 }
@@ -181,7 +166,8 @@ export function renderMix(els, last) {
     tbody.append(cellRow([...p.counts, p.gpus, money(p.usd_per_hour), fmtMs(m.ttft_ms_p99), fmtMs(m.tpot_ms_p99), countPct(m.rejected_share), found, verdict(p.misses)],
       isAnswer ? 'cap-answer' : (p.meets ? '' : 'cap-miss-row')));
   }
-  const names = mix.presets.map((p) => p.preset);
+  // A mix is of one model: each count column is headed by its preset's GPU, the whole name in its title.
+  const names = mix.presets.map((p) => [gpuOf(p.preset), `${p.preset}: replicas of this preset`]);
   els.mixTable.replaceChildren(head([...names, 'GPUs', '$/hour', 'TTFT p99', 'TPOT p99', 'Unserved', 'Walk', 'Targets']), tbody);
   cue(els, 'mixFit', els.mixTable, 'cap-mix-scroll-hint');
 }
@@ -222,7 +208,35 @@ export async function runAutoscale(cap, gen, { config, spec, plans, source }) {
   }
   if (m.error) { cap.els.autoWords.textContent = `Can't compare with the autoscaled fleet: ${m.error}`; return; }
   window.kvfleet.lastCapacityAutoscale = { config, spec, replicas, comparison: m.comparison };
-  renderAutoscale(cap.els, m.comparison, spec.limits.gpu_hour_usd);
+  renderAutoscale(cap.els, m.comparison, spec.limits.gpu_hour_usd, config);
+}
+
+/** The run on screen's autoscaler bounds (the simulator's defaults: fewest 1, most 4 x the starting replicas, at most 256, never below them). */
+export function screenBounds(config) {
+  const min = config.min_instances ?? 1;
+  const max = Math.max(config.max_instances ?? Math.min(4 * config.instances, 256), config.instances);
+  return [min, max];
+}
+
+/**
+ * Why the comparison's autoscaler runs other bounds than the run on screen (src/plan/autoscale.rs
+ * comparison_configs: its fewest is Fewest replicas, unset 1, at most the static fleet's size; its
+ * most is Most replicas, unset the static fleet's size), or that it runs the same.
+ */
+export function boundsWords(config, c) {
+  const [sMin, sMax] = screenBounds(config);
+  const { min_replicas: aMin, max_replicas: aMax } = c.autoscaled;
+  const n = c.static.max_replicas;
+  const range = (lo, hi) => (lo === hi ? count(hi, 'replica') : `${lo}–${hi} replicas`);
+  if (aMin === sMin && aMax === sMax) return `The autoscaler runs the same ${range(aMin, aMax)} as the run on screen.`;
+  const why = [];
+  if (aMax !== sMax && config.max_instances == null) {
+    why.push(`with Most replicas unset, the planner lets it grow only to the static fleet's ${count(n, 'replica')}, so it never runs more than the fleet it is compared with (the run on screen may grow to 4 x its ${count(config.instances, 'starting replica')})`);
+  } else if (aMax !== sMax) {
+    why.push(`its most is Most replicas, ${config.max_instances}, or its fewest when that is more, where the run on screen's is never below its ${count(config.instances, 'starting replica')}`);
+  }
+  if (aMin !== sMin) why.push(`its fewest is cut to the static fleet's ${count(n, 'replica')}`);
+  return `The autoscaler here runs ${range(aMin, aMax)}, not the ${range(sMin, sMax)} of the run on screen: ${why.join('; and ')}.`;
 }
 
 /** "kpa, 1–4 replicas" or "static, 4 replicas" (the CLI's words). */
@@ -231,10 +245,10 @@ function fleetWords(f) {
 }
 
 /** The comparison: what each column counts, one row per fleet, and the simulator's answer. */
-export function renderAutoscale(els, c, usd) {
+export function renderAutoscale(els, c, usd, config) {
   const held = [['TTFT', c.slo_ttft_ms], ['TPOT', c.slo_itl_ms]].filter(([, ms]) => ms != null).map(([n, ms]) => `${n} ≤ ${fmtMs(ms)}`);
   const met = held.length ? `SLO met: completed requests with ${held.join(' and ')}` : 'SLO met: – (no TTFT or TPOT target)';
-  els.autoWords.textContent = `${c.policy} on the same workload and seed. GPU-h: replica time from 0 to the run's end; $ at ${money(usd)} per GPU-hour; ${met}. ${c.answer}`;
+  els.autoWords.textContent = `${c.policy} on the same workload and seed. ${boundsWords(config, c)} GPU-h: replica time from 0 to the run's end; $ at ${money(usd)} per GPU-hour; ${met}. ${c.answer}`;
   const share = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)}%`);
   const tbody = document.createElement('tbody');
   for (const f of [c.static, c.autoscaled]) {

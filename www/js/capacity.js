@@ -10,7 +10,7 @@
 // target; clicking a point loads that configuration. The chart's config and looks: capacity-chart.js.
 //
 // The "compare GPUs" mode (the cheapest mix of the presets checked) and the autoscaled-against-static
-// comparison under a plan: capacity-more.js. With an autoscaler set, the plan sizes the static fleet
+// comparison under a plan: capacity-more.js (its presets and prices: capacity-prices.js). With an autoscaler set, the plan sizes the static fleet
 // (autoscaling off), as `kvfleet plan` does.
 //
 // Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
@@ -21,7 +21,8 @@ import { fmtMs } from './charts.js';
 import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
 import { scrollCue } from './page-bits.js';
-import { fillMixPresets, runMix, runAutoscale } from './capacity-more.js';
+import { runMix, runAutoscale } from './capacity-more.js';
+import { fillMixPresets, mixLink, wireMixLink } from './capacity-prices.js';
 
 export { paretoFront, logTicks } from './capacity-chart.js';
 
@@ -123,9 +124,10 @@ export class Capacity {
   /**
    * els: ttft, tpot, e2e, rejected, max, price, run, cancel, progress, status, error, out, headline, notes, canvas, table;
    * mode, mixPick, mixBoxes, mixOut, mixHeadline, mixWords, mixTable; auto, autoWords, autoTable.
-   * opts: workerUrl; state() -> {config, source, policies, presets}; load(config).
+   * opts: workerUrl; state() -> {config, source, policies, presets}; load(config); link: the address's
+   * plan_mix (capacity-prices.js); onLink(): the mode, presets or prices changed (the address follows).
    */
-  constructor(els, { workerUrl, state, load }) {
+  constructor(els, { workerUrl, state, load, link = null, onLink = null }) {
     this.els = els;
     this.workerUrl = workerUrl;
     this.state = state;
@@ -138,6 +140,7 @@ export class Capacity {
     els.mode.addEventListener('change', () => this.showMode());
     this.showMode();
     this.followEngine();
+    wireMixLink(this, link, onLink);
     els.cancel.addEventListener('click', () => this.cancel('Planning cancelled.'));
     // "on 1 seed", "on 2 seeds": the word after the input follows its value.
     const unit = els.seeds.parentElement?.querySelector('.cap-unit');
@@ -155,10 +158,14 @@ export class Capacity {
     if (this.els.mode.value === 'mix') fillMixPresets(this.els, presets || [], config.engine);
   }
 
-  /** Shows the preset pickers in the mix mode, and the mode's last answer. */
+  /** The address's plan_mix for the form on screen (null outside "compare GPUs"). */
+  link() { return mixLink(this.els); }
+
+  /** Shows the preset pickers (each with its price, so the single price field hides) in the mix mode, and the mode's last answer. */
   showMode() {
     const mix = this.els.mode.value === 'mix';
     this.els.mixPick.hidden = !mix;
+    this.els.price.closest('label').hidden = mix;
     if (mix) fillMixPresets(this.els, this.state().presets || [], this.state().config.engine);
     this.els.mixOut.hidden = !(mix && this.lastMix);
     this.els.out.hidden = mix || !this.last;
@@ -185,8 +192,8 @@ export class Capacity {
     return this.detailsEl;
   }
 
-  /** The targets and limits of the form, as plan::PlanSpec; throws a plain message when one is bad. */
-  spec(config, presets) {
+  /** The targets and limits of the form, as plan::PlanSpec (`mix`: each preset has its own price, the single field is not read); throws a plain message when one is bad. */
+  spec(config, presets, { mix = false } = {}) {
     const e = this.els;
     const slo = {
       ttft_p99_ms: target(e.ttft, 'TTFT p99'),
@@ -204,7 +211,7 @@ export class Capacity {
     const max = Number(e.max.value);
     if (!Number.isInteger(max) || max < 1 || max > 256) throw bad(e.max, 'Up to: enter a whole number of replicas from 1 to 256');
     const listed = listPrice(config, presets);
-    const price = e.price.value.trim() === '' ? listed : Number(e.price.value);
+    const price = mix || e.price.value.trim() === '' ? listed : Number(e.price.value);
     if (!Number.isFinite(price) || price < 0) throw bad(e.price, 'Price: enter a number of dollars per GPU-hour, 0 or more, or leave it empty for the GPU\'s list price');
     const seeds = Number(e.seeds.value);
     if (!Number.isInteger(seeds) || seeds < 1 || seeds > 16) throw bad(e.seeds, 'Seeds: enter a whole number from 1 to 16');
@@ -244,7 +251,8 @@ export class Capacity {
 
   clearError() {
     this.els.error.hidden = true;
-    for (const k of ['ttft', 'tpot', 'e2e', 'rejected', 'max', 'price', 'seeds', 'mixBoxes']) this.els[k].removeAttribute('aria-invalid');
+    const inputs = [...['ttft', 'tpot', 'e2e', 'rejected', 'max', 'price', 'seeds', 'mixBoxes'].map((k) => this.els[k]), ...this.els.mixBoxes.querySelectorAll('input')];
+    for (const input of inputs) input.removeAttribute('aria-invalid');
   }
 
   fail(message) {

@@ -30,7 +30,7 @@ export async function buildLatePanels(page) {
     mode: $('cap-mode'), mixPick: $('cap-mix-pick'), mixBoxes: $('cap-mix-boxes'), mixOut: $('cap-mix-out'),
     mixHeadline: $('cap-mix-headline'), mixWords: $('cap-mix-words'), mixTable: $('cap-mix-table'),
     auto: $('cap-auto'), autoWords: $('cap-auto-words'), autoTable: $('cap-auto-table'),
-  }, { workerUrl, state: page.capacityState, load: page.loadConfig });
+  }, { workerUrl, state: page.capacityState, load: page.loadConfig, link: page.planMix, onLink: page.onPlanMix });
   const calibrate = new Calibrate({
     samples: [...document.querySelectorAll('[data-sample]')], file: $('cal-file'), drop: $('cal-drop'), form: $('cal-form'), kv: $('cal-kv'), error: $('cal-error'),
     status: $('cal-status'), out: $('cal-out'), headline: $('cal-headline'), table: $('cal-table'), warnings: $('cal-warnings'),

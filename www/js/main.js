@@ -32,6 +32,7 @@ import { POLY_PARAMS } from './poly-params.js';
 
 const $ = (id) => document.getElementById(id);
 const LATE_PANELS_AFTER_MS = 2000; // build the panels below the first screen by then even without a first chart
+const PLAN_MIX = new URLSearchParams(location.search).get('plan_mix'); // the planner's mix, kept in the address until it is built
 
 let resolveReady, rejectReady;
 const hook = {
@@ -157,6 +158,7 @@ function onReady(msg) {
   if (st.embed) initEmbed(msg, lesson); else initFull(msg, lesson);
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', retheme);
   $('share').addEventListener('click', () => { flushUrl(); share($('share'), st.source); });
+  $('planner-link').addEventListener('click', (e) => { e.preventDefault(); $('capacity').scrollIntoView({ block: 'start' }); $('capacity').focus({ preventScroll: true }); });
   $('boot').hidden = true;
   refresh();
   mark('pageBuilt');
@@ -257,6 +259,7 @@ function startLatePanels() {
     before: replicaTable.el, runCompare, loadConfig, requestDecisions,
     plan: planSweep,
     state: () => ({ config: { ...st.config }, params: st.params, source: st.source }),
+    planMix: PLAN_MIX, onPlanMix: () => writeLink(st.config),
     capacityState: () => ({ config: { ...st.config }, source: st.source, presets: msg.presets || [],
       policies: st.params.find((p) => p.name === 'routing')?.choices || ['round_robin', 'kv'] }),
   }).then((p) => {
@@ -339,7 +342,7 @@ function refresh({ run = true } = {}) {
 function writeLink(config) {
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) writeUrl(config, st.params, { base: linkBase(), embed: true, trace: traceKey, extra: embedView.urlExtra() });
-  else writeUrl(config, st.params, { base: linkBase(), trace: traceKey, lesson: lessons.active?.id });
+  else writeUrl(config, st.params, { base: linkBase(), trace: traceKey, lesson: lessons.active?.id, extra: { plan_mix: capacity ? capacity.link() : PLAN_MIX } });
 }
 
 /** A rejected setting: the address keeps the last accepted settings (those of the result on screen). */

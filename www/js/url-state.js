@@ -7,7 +7,8 @@ import { BUILTIN } from './traces.js';
 import { num } from './format.js';
 import { parsePoly, polyText } from './poly-params.js';
 
-const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption', 'sweep', 'sweep_routing']);
+// plan_mix: the planner's "compare GPUs" presets and prices (capacity-prices.js).
+const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption', 'sweep', 'sweep_routing', 'plan_mix']);
 const BUILTIN_TRACES = Object.keys(BUILTIN);
 /** A limit or a value in a note, with thousands separators (100,000,000). */
 const big = (v) => (Number.isInteger(v) ? num(v) : String(v));
