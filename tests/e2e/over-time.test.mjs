@@ -91,7 +91,7 @@ test('a schedule whose changes come after the run\'s last arrival says which, wh
   const last1 = (s1.requests - 1) / s1.offered_rate;
   assert.ok(last1 > 30 && last1 < 100, `${last1}`);
   // 4 × 30 + 8 × 70 = 680 expected by 100 s; 748 with a tenth more, up to 750.
-  assert.equal(oneText, `⚠ The run's 200 requests arrived by ${last1.toFixed(1)} s; the schedule's change at 100 s is never reached: raise Requests to about 750 to reach them.`);
+  assert.equal(oneText, `⚠ The run's 200 requests arrived by ${last1.toFixed(1)} s; the schedule's change at 100 s is never reached: raise Requests to about 750 to reach it.`);
   assert.deepEqual([...errors, ...more.errors, ...one.errors], []);
 });
 

@@ -50,7 +50,7 @@ const secs = (t) => `${Number(t.toFixed(1)).toLocaleString('en-US')} s`;
 /** "a", "a and b", "a, b and c". */
 const listed = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 
-/** Requests a run needs to reach `t_s` on the schedule, with a tenth to spare, to two significant figures. */
+/** Arrivals (tasks, for sessions) a run needs to reach `t_s` on the schedule, a tenth to spare, rounded up to two figures. */
 export function requestsToReach(points, t_s) {
   const n = 1.1 * expectedArrivals(points, t_s);
   const step = 10 ** Math.max(0, Math.floor(Math.log10(n)) - 1);
@@ -70,11 +70,10 @@ export function unreachedWords(report) {
   const lastS = (s.requests - 1) / s.offered_rate;
   const missed = points.slice(1).filter((p) => p.t_s > lastS);
   if (!missed.length) return '';
-  const sessions = report.source === 'sessions';
+  // Sessions: the schedule starts tasks, so its expected arrivals are tasks.
+  const setting = report.source === 'sessions' ? 'Tasks' : 'Requests';
   const what = missed.length === 1 ? 'change' : 'changes';
-  const raise = sessions
-    ? 'raise Sessions to reach them'
-    : `raise Requests to about ${requestsToReach(points, missed.at(-1).t_s).toLocaleString('en-US')} to reach them`;
+  const raise = `raise ${setting} to about ${requestsToReach(points, missed.at(-1).t_s).toLocaleString('en-US')} to reach ${missed.length === 1 ? 'it' : 'them'}`;
   return `⚠ The run's ${s.requests.toLocaleString('en-US')} requests arrived by ${secs(lastS)}; the schedule's ${what} at `
     + `${listed(missed.map((p) => secs(p.t_s)))} ${missed.length === 1 ? 'is' : 'are'} never reached: ${raise}.`;
 }
