@@ -126,7 +126,11 @@ test('under an autoscaler the hero says why the busiest replica\'s share is not 
     note: document.querySelector('[data-testid=chart-hero-share-off]').textContent,
     canvas: document.querySelector('[data-testid=chart-hero-share]').hidden,
     ttft: document.querySelector('[data-testid=chart-hero-ttft]').hidden,
+    detail: document.querySelector('[data-testid=takeaway-detail]').textContent,
   }));
+  // Nor do the hero's words compare the busiest replica with an even share of a fleet that changed.
+  assert.ok(got.detail.length > 0);
+  assert.doesNotMatch(got.detail, /even share/, got.detail);
   assert.equal(got.note, 'Busiest replica\'s share of requests: not drawn under an autoscaler, where the replicas come and go and no share is even.');
   assert.deepEqual([got.canvas, got.ttft], [true, false]);
   // The same link on a fixed fleet: the chart, its even-share band, and no note.
