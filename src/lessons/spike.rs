@@ -45,7 +45,7 @@ pub(super) const LESSON: Lesson = Lesson {
     id: "spike-cold-replicas",
     title: "The spike and the cold replicas",
     story: "A document Q&A service runs Llama-3-8B on H100s behind a round-robin load balancer. Questions are about 64 documents of 6,144 tokens (12 blocks of 512); each prompt is its document plus 2,048 tokens of its own, and each answer 128 tokens. At night 4 questions a second arrive and 2 replicas serve them; at 60 s a campaign starts and the rate steps to 24 a second, for 4,500 questions in all. Knative's autoscaler (KPA, 16 requests in flight per replica) runs 2 to 12 replicas; a new replica loads the model for 38 s (the preset's assumed delay) before it takes a request, and it starts with an empty cache.",
-    symptom: "p99 TTFT is 16.46 s, almost all of it spent waiting in a queue, and the fleet bills 0.64 GPU-hours. The autoscaler starts replicas 6 s after the step, but none takes a request for 38 s: the 2 old replicas carry the step alone. Then 10 arrive within 6 s, cold, and the hit rate on the Load over time card falls.",
+    symptom: "p99 TTFT is 16.46 s, almost all of it spent waiting in a queue, and the fleet bills 0.64 GPU-hours. The autoscaler starts replicas 6 s after the step, but none takes a request for 38 s: the 2 old replicas carry the step alone. Then 10 arrive within 6 s, cold, and the share of requests with any cached block on the Load over time card falls.",
     broken: config(&[
         ("request_rate_schedule", Text("0s:4,60s:24")),
         ("num_requests", Int(4500)),
@@ -81,7 +81,7 @@ pub(super) const LESSON: Lesson = Lesson {
     difficulty: "intermediate",
     minutes: 15,
     trace: "",
-    how: "A reactive autoscaler measures load and adds replicas: Knative's KPA averages the requests in flight over a 6 s panic window and a 60 s stable window, every 2 s, and wants one replica per 16. Each replica it adds loads the model for the start-up delay, billed but serving nothing, and then takes requests with an empty cache. While it loads, the replicas already up carry the load alone; once it is up, it computes every prefix it is sent for the first time. The figure sweeps the start-up delay for the fleet that starts from 2 replicas and for 6 kept ready; the Load over time card shows the run on screen over time: the rates, the ready replicas, the hit rate and the TTFT.",
+    how: "A reactive autoscaler measures load and adds replicas: Knative's KPA averages the requests in flight over a 6 s panic window and a 60 s stable window, every 2 s, and wants one replica per 16. Each replica it adds loads the model for the start-up delay, billed but serving nothing, and then takes requests with an empty cache. While it loads, the replicas already up carry the load alone; once it is up, it computes every prefix it is sent for the first time. The figure sweeps the start-up delay for the fleet that starts from 2 replicas and for 6 kept ready; the Load over time card shows the run on screen over time: the rates, the ready replicas, the share of requests with any cached block and the TTFT.",
     diagram: Diagram {
         caption: "p99 time to first token and GPU-hours by the new replicas' start-up delay: from 2 ready replicas, p99 climbs from 884 ms with an instant start to 16.46 s at the preset's 38 s; 6 replicas kept ready hold it at 284 ms, for fewer GPU-hours than the fleet from 2 at every delay.",
         x_key: "startup_s",

@@ -74,7 +74,7 @@ test('a rate schedule in the link shows the load-over-time card: the schedule, o
   // x its length) times its share met, summed over the windows a bin ends with, over its completions.
   const win = got.series;
   const bins = got.hit['SLO attained'];
-  assert.ok(bins && bins.length === got.hit['fleet hit rate'].length, Object.keys(got.hit).join());
+  assert.ok(bins && bins.length === got.hit['requests with any cached block'].length, Object.keys(got.hit).join());
   let k = 1, allMet = 0, allDone = 0;
   const want = bins.map((b) => {
     let met = 0, done = 0;
@@ -148,7 +148,7 @@ test('an autoscaled link shows its settings beside the schedule and the ready re
   });
   assert.deepEqual(got.labels, ['offered', 'served', 'schedule', 'ready replicas']);
   // No latency target (the KPA has none): no SLO line, no SLO sentence.
-  assert.deepEqual(got.hitLabels, ['fleet hit rate']);
+  assert.deepEqual(got.hitLabels, ['requests with any cached block']);
   assert.ok(!got.words.includes('SLO'), got.words);
   assert.equal(got.axis, 'y2');
   // The line is the report's series; worked from the changes: the ready count after the last change

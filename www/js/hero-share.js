@@ -29,7 +29,13 @@ export const SHARE_METRIC = {
     borderWidth: 9, borderCapStyle: 'round', pointRadius: 0, order: 10 }],
   words: (q) => pct(q.busiest_share, 0),
   aria: (here, words) => `The busiest replica's share of requests against replicas. At ${here}: ${words}; an even share is ${pct(1 / here, 0)}.`,
+  // Under an autoscaler a point's replicas are only where it started: the fleet grows and shrinks, so
+  // neither the share nor 1 / replicas has one fleet to be of.
+  off: (config) => ((config?.autoscale ?? 'off') !== 'off' ? OFF_AUTOSCALED : ''),
 };
+
+/** Why the share chart is not drawn under an autoscaler (in its place, one line). */
+export const OFF_AUTOSCALED = 'Busiest replica\'s share of requests: not drawn under an autoscaler, where the replicas come and go and no share is even.';
 
 /** The y axis ticks of the time chart: 1, 2, 5 of each power of ten in ms, then minutes and hours. */
 const TIME_STEPS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 6e4, 12e4, 3e5, 6e5, 12e5, 18e5, 36e5, 72e5, 18e6, 36e6];
@@ -70,6 +76,7 @@ export const TTFT_METRIC = {
   },
   tip: (label, y) => ` ${label}: ${durationText(y)} p99`,
   extra: () => [],
+  off: () => '',
   words: (q) => durationText(q.ttft_ms_p99),
   aria: (here, words) => `The p99 time to first token against replicas, on a log scale. At ${here}: ${words}.`,
 };
@@ -129,8 +136,24 @@ export class HeroMini {
   destroy() { if (this.chart) lazyDraw.forget(this.chart); this.chart?.destroy(); this.chart = null; }
 
   /** padRight: the main chart's right padding (HeroChart.padRight), so the x axes line up. */
+  /** The chart in place of a line saying why it is not drawn (`why`), or back ('' ). */
+  showOff(why) {
+    const box = this.canvas.parentElement;
+    if (why && !this.offNote) {
+      this.offNote = Object.assign(document.createElement('p'), { className: 'hero-mini-off' });
+      this.offNote.dataset.testid = `${this.canvas.dataset.testid}-off`;
+      box.append(this.offNote);
+    }
+    if (this.offNote) { this.offNote.textContent = why; this.offNote.hidden = !why; }
+    this.canvas.hidden = !!why;
+    box.classList.toggle('off', !!why);
+  }
+
   update({ sweeps, policies, xs, max = Math.max(...xs), config, padRight = PAD_RIGHT }) {
     const m = this.metric;
+    const off = m.off(config);
+    this.showOff(off);
+    if (off) return;
     const t = themeInk();
     const sets = policies.map((p) => {
       const pts = (sweeps[p] || []).map((q) => ({ x: q.instances, y: m.value(q) })).filter((q) => Number.isFinite(q.y));

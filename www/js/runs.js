@@ -252,11 +252,23 @@ function onError(msg) {
   // Said at the field (the settings panel's, when built) and beside the hero's controls, on the
   // first screen; the result on screen, its figure and the address stay the last accepted run's.
   if (field) app.controls?.showError(field, msg.message);
-  app.errBox().textContent = rejectedWords(msg.message, app.st.params.find((x) => x.name === field), app.hook.lastReport);
+  const p = app.st.params.find((x) => x.name === field);
+  app.errBox().textContent = rejectedWords(msg.message, p, app.hook.lastReport);
   app.errBox().hidden = false;
   app.keepGoodLink();
   app.hero?.rejected();
-  $('status-text').textContent = app.hook.lastReport ? 'That setting was rejected; the previous result is still shown.' : 'That setting was rejected.';
+  $('status-text').textContent = rejectedStatus(p, run.config, !!app.hook.lastReport);
+}
+
+/**
+ * The status bar under a rejected run: the setting by name and the value it still holds (a rejected
+ * value stays set, so every later change, of any setting, is rejected for it until it changes).
+ */
+export function rejectedStatus(p, config, shown) {
+  const what = p && config && p.name in config
+    ? `${p.label} ${formatValue(p, config[p.name])} was rejected (change it to run again)`
+    : 'That setting was rejected';
+  return shown ? `${what}; the previous result is still shown.` : `${what}.`;
 }
 
 // The module trapped (out of memory, a panic): say so in plain words, put the settings back to those
@@ -275,6 +287,9 @@ function onTrap(msg) {
   app.refresh({ run: false });
   app.errBox().textContent = `That run could not finish: ${msg.message}. ${app.hook.lastReport ? 'The previous result and its settings are back.' : ''}`;
   app.errBox().hidden = false;
+  $('status-text').textContent = app.hook.lastReport
+    ? 'That run could not finish; the previous result and its settings are back.'
+    : 'That run could not finish. Change any setting to run again.';
   app.host.replace();
 }
 

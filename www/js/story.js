@@ -286,6 +286,9 @@ function ownWords(s, config, sweeps, r, first) {
  * words), only the why.
  */
 export function busiestWords(report, config, policy, traced = false, shareSaid = false) {
+  // Under an autoscaler replicas came and went: no share is even (the per-replica chart's head names
+  // the busiest replica and its share, with no even one).
+  if (report.autoscale) return '';
   // In a disaggregated fleet the router's policy spreads requests over the prefill pool only.
   const per = routedRows(report, config);
   const n = report.summary?.requests;

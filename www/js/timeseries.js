@@ -1,12 +1,14 @@
 // www/js/timeseries.js: the "Load over time" card, shown for a run under a rate schedule or an
 // autoscaler: the schedule, the offered and served rates (and, autoscaled, the ready replicas on the
-// right axis), the fleet's hit rate (and, with an SLO target, the share of completions that met it) and
-// the mean TTFT per interval (the report's sampling windows merged
-// into at most 48), as three small charts on one time axis, with a caption computed from the same numbers.
+// right axis), the share of the requests admitted with any cached block (and, with an SLO target, the
+// share of completions that met it) and the mean TTFT per interval (the report's sampling windows merged
+// into at most 48), as three charts on one time axis, with a caption computed from the same numbers
+// and a warning when the run's arrivals end before the schedule's later changes.
 
-import { themeInk, num } from './format.js';
+import { themeInk, num, countPct } from './format.js';
 import { lazyDraw } from './lazy-draw.js';
-import { axisTitle } from './charts.js';
+import { axisTitle, hexAlpha } from './charts.js';
+import { unreachedWords } from './schedule-reach.js';
 
 const finite = (xs) => xs.filter(Number.isFinite);
 const fixed1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
@@ -88,12 +90,28 @@ export function sloWords(bins, config, autoscale) {
     + `${(100 * Math.min(...met)).toFixed(0)}–${(100 * Math.max(...met)).toFixed(0)}%.`;
 }
 
-/** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit rate and TTFT. */
-export function timeSeriesWords(series, sessions, autoscale, config = null) {
+/** The hit chart's series: what the summary calls hit_rate_requests, per interval (not the token hit rate). */
+export const ANY_HIT_LABEL = 'requests with any cached block';
+
+/**
+ * The sentence of the requests with any cached block per interval, and how it differs from the
+ * headline's token hit rate (`summary`: the run's, for both over the whole run).
+ */
+export function anyHitWords(bins, summary) {
+  const hit = finite(bins.map((b) => b.hit));
+  if (!hit.length) return '';
+  const range = `${(100 * Math.min(...hit)).toFixed(0)}–${(100 * Math.max(...hit)).toFixed(0)}%`;
+  const whole = Number.isFinite(summary?.hit_rate_requests) && Number.isFinite(summary?.hit_rate_tokens)
+    ? ` (${countPct(summary.hit_rate_requests)} over the run; the token hit rate, ${countPct(summary.hit_rate_tokens)}, counts the prompt tokens served from cache instead)`
+    : '';
+  return `Requests with any cached block per interval: ${range}${whole}.`;
+}
+
+/** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit share and TTFT. */
+export function timeSeriesWords(series, sessions, autoscale, config = null, summary = null) {
   const { bins, binS } = mergeWindows(series);
   const sched = finite(series.schedule_rate || []);
   const served = finite(bins.map((b) => b.served));
-  const hit = finite(bins.map((b) => b.hit));
   const ttft = finite(bins.map((b) => b.ttft));
   if (!served.length || (!sched.length && !autoscale)) return '';
   const unit = sessions ? 'tasks/s started' : 'req/s';
@@ -103,7 +121,8 @@ export function timeSeriesWords(series, sessions, autoscale, config = null) {
     : `At a constant offered rate, ${most}`];
   const scaled = replicaWords(series, autoscale);
   if (scaled) parts.push(scaled);
-  if (hit.length) parts.push(`Hit rate per interval: ${(100 * Math.min(...hit)).toFixed(0)}–${(100 * Math.max(...hit)).toFixed(0)}%.`);
+  const anyHit = anyHitWords(bins, summary);
+  if (anyHit) parts.push(anyHit);
   if (ttft.length) parts.push(`Mean TTFT per interval: ${ms(Math.min(...ttft))} to ${ms(Math.max(...ttft))}.`);
   const slo = sloWords(bins, config, autoscale);
   if (slo) parts.push(slo);
@@ -111,7 +130,7 @@ export function timeSeriesWords(series, sessions, autoscale, config = null) {
 }
 
 export class TimeSeries {
-  /** `card`: the figure holding canvases #ts-rate, #ts-hit, #ts-ttft and a caption #ts-words. */
+  /** `card`: the figure holding canvases #ts-rate, #ts-hit, #ts-ttft, a caption #ts-words and a warning #ts-unreached. */
   constructor(card) {
     this.card = card;
     this.charts = null;
@@ -128,7 +147,7 @@ export class TimeSeries {
         normalized: true,
         spanGaps: false,
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
-        plugins: { legend: { position: 'top', labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } } },
+        plugins: { legend: { position: 'top', labels: { boxWidth: 12, boxHeight: 12, font: { size: 12 } } },
           tooltip: { callbacks: { title: (items) => (items.length ? `t = ${items[0].parsed.x.toFixed(1)} s` : '') } } },
         scales: {
           x: { type: 'linear', min: 0, title: axisTitle('Time (s)'), ticks: { includeBounds: false } },
@@ -140,7 +159,7 @@ export class TimeSeries {
     });
     this.charts = {
       rate: chart('ts-rate', 'Rate (per s)', {}, 'Ready replicas'),
-      hit: chart('ts-hit', 'Share (%)', { max: 100 }),
+      hit: chart('ts-hit', 'Share of requests (%)', { max: 100 }),
       ttft: chart('ts-ttft', 'Mean TTFT (ms)'),
     };
     for (const c of Object.values(this.charts)) lazyDraw.watch(c);
@@ -175,22 +194,26 @@ export class TimeSeries {
       rate.data.datasets.push(line(sessions ? 'schedule (tasks/s)' : 'schedule', points(ts, s.schedule_rate), t.ink,
         { borderDash: [6, 4], borderWidth: 2 }));
     }
-    // The ready replicas at each sample, held until the next (stepped), on the right axis.
+    // The ready replicas at each sample, held until the next (stepped), on the right axis: a solid
+    // line over a pale fill, drawn under the rates (order), so it reads beside them at any width.
     if (scaled) {
       rate.data.datasets.push(line('ready replicas', points(ts, s.replicas), t.muted,
-        { stepped: 'after', yAxisID: 'y2', borderDash: [2, 2] }));
+        { stepped: 'after', yAxisID: 'y2', borderWidth: 2.5, fill: 'origin', backgroundColor: hexAlpha(t.muted, 0.14), order: 5 }));
     }
-    hit.data.datasets = [line('fleet hit rate', at('hit', 100), t.accent, { stepped: true })];
+    hit.data.datasets = [line(ANY_HIT_LABEL, at('hit', 100), t.accent, { stepped: true })];
     if (s.slo_attained?.length) {
       hit.data.datasets.push(line('SLO attained', at('slo', 100), t.ink, { stepped: true, borderDash: [5, 3] }));
     }
     ttft.data.datasets = [line('mean TTFT', at('ttft'), t.err, { stepped: true })];
     const end = ts.length ? ts[ts.length - 1] : undefined;
     for (const c of [rate, hit, ttft]) { c.options.scales.x.max = end; lazyDraw.draw(c); }
-    const words = timeSeriesWords(s, sessions, report.autoscale, report.config);
+    const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary);
     this.card.querySelector('#ts-words').textContent = words;
+    const unreached = this.card.querySelector('#ts-unreached');
+    unreached.textContent = unreachedWords(report);
+    unreached.hidden = !unreached.textContent;
     rate.canvas.setAttribute('aria-label', `Rates over time. ${words}`);
-    hit.canvas.setAttribute('aria-label', `Fleet hit rate${s.slo_attained?.length ? ' and SLO attainment' : ''} per interval, ${num(bins.length)} intervals.`);
+    hit.canvas.setAttribute('aria-label', `Share of the requests admitted with any cached block${s.slo_attained?.length ? ' and SLO attainment' : ''} per interval, ${num(bins.length)} intervals.`);
     ttft.canvas.setAttribute('aria-label', 'Mean TTFT of the requests completed in each interval.');
   }
 }
