@@ -6,6 +6,7 @@
 import { num, policyColor, policyLine, countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { scrollCue } from './page-bits.js';
+import { startBounds, withCacheReplicas } from './layout.js';
 
 // Findings come from the report (src/findings.rs): each is evidence-gated, so a policy is flagged only
 // when its own run shows the problem.
@@ -35,11 +36,17 @@ const METRICS = [
 
 const SWEEP = [1, 2, 4, 8, 16, 32];
 
-/** The runs behind a comparison: every policy at the current config, then every policy x SWEEP replicas. */
+/**
+ * The runs behind a comparison: every policy at the current config, then every policy x SWEEP
+ * replicas, laid out as the hero's sweep lays them out (withCacheReplicas: a mixed fleet in its
+ * proportions, a split fleet's prefill pool), and under an autoscaler only the starting counts its
+ * bounds accept.
+ */
 export function comparePlan(config, policies, maxInstances = 256) {
   const configs = policies.map((routing) => ({ ...config, routing }));
-  const sweep = SWEEP.filter((n) => n <= maxInstances);
-  for (const routing of policies) for (const instances of sweep) configs.push({ ...config, routing, instances });
+  const b = startBounds(config);
+  const sweep = SWEEP.filter((n) => n <= maxInstances && (!b || (n >= b.lo && (b.hi === null || n <= b.hi))));
+  for (const routing of policies) for (const n of sweep) configs.push({ ...withCacheReplicas(config, n), routing });
   return { configs, sweep, policies };
 }
 

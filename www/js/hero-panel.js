@@ -11,7 +11,7 @@ import { WorkerHost } from './worker-host.js';
 import { HeroChart, heroReplicaCounts, heroPolicies, renderHeroNumbers, renderTakeaway } from './hero.js';
 import { HeroMini, SHARE_METRIC, TTFT_METRIC } from './hero-share.js';
 import { findingText } from './format.js';
-import { cacheReplicas, withCacheReplicas } from './layout.js';
+import { cacheReplicas, startBounds, withCacheReplicas } from './layout.js';
 import { patchChildren, setText } from './page-bits.js';
 import { linkTerms } from './terms.js';
 import { changeWords, heroCaption } from './story.js';
@@ -374,12 +374,16 @@ export class HeroPanel {
    * The replica counts on the figure: every one of heroReplicaCounts's up to the axis's end (the
    * fleet's limit), so the curves span the whole axis; 1 to 16 come first (the order `request`
    * posts), then 24 to 256, each far cheaper than a reader's wait (the page's timings in the
-   * README). The current count is added when it is not one of them.
+   * README). The current count is added when it is not one of them. Under an autoscaler, only the
+   * starting counts its bounds accept.
    */
   span() {
     const here = cacheReplicas(this.config), max = this.maxX(this.config);
     const xs = heroReplicaCounts(max, max);
-    return xs.includes(here) || here > max ? xs : [...xs, here].sort((a, b) => a - b);
+    const all = xs.includes(here) || here > max ? xs : [...xs, here].sort((a, b) => a - b);
+    // Under an autoscaler a count is where the fleet starts: only those its bounds accept run.
+    const b = startBounds(this.config);
+    return b ? all.filter((x) => x >= b.lo && (b.hi === null || x <= b.hi)) : all;
   }
 
   /**

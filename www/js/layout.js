@@ -94,3 +94,13 @@ export function fitPools(config, name, value) {
   }
   return c;
 }
+
+/**
+ * The starting replica counts an autoscaled run accepts, as the simulator checks them
+ * (src/params/validate.rs): at least min_instances (unset: 1) and, when max_instances is given, at
+ * most it. `{ lo, hi }` (hi null: no most), or null without an autoscaler.
+ */
+export function startBounds(config) {
+  if ((config?.autoscale ?? 'off') === 'off') return null;
+  return { lo: config.min_instances ?? 1, hi: config.max_instances ?? null };
+}

@@ -3,12 +3,17 @@
 // misses ≈ P × R on R replicas; one that keeps each prefix on one home replica misses ≈ P. The
 // seed's "Fleet and routing" page states both rules; here they become token hit rates.
 
-/** True when the model applies: the synthetic prefix-pool workload, with a pool, and caches that never evict. */
+/** True when the model applies: the synthetic prefix-pool workload, with a pool, caches that never evict, and a fixed fleet. */
 export function modelApplies(config, traced) {
   if (traced) return false;
   const pool = config.workload === undefined || config.workload === 'pool';
   const unbounded = config.kv_blocks === null || config.kv_blocks === undefined;
-  return pool && unbounded && config.num_prefixes > 0 && config.prefix_len > 0;
+  return pool && unbounded && !autoscaled(config) && config.num_prefixes > 0 && config.prefix_len > 0;
+}
+
+/** Whether an autoscaler resizes the fleet during the run (its replicas are only where it starts). */
+export function autoscaled(config) {
+  return (config?.autoscale ?? 'off') !== 'off';
 }
 
 /** Prompt tokens one hit reuses: the prefix's full blocks, at most floor((prompt - 1) / block). */

@@ -5,8 +5,8 @@
 // countPct, so a share of requests or tokens that is not all never reads "100%" (nor "0%" when some).
 
 import { seedsApart } from './noise.js';
-import { cacheReplicas, isDisagg } from './layout.js';
-import { expectedRepeats, predictedMisses, modelApplies, predictionCurves } from './predict.js';
+import { cacheReplicas, isDisagg, startBounds } from './layout.js';
+import { autoscaled, expectedRepeats, predictedMisses, modelApplies, predictionCurves } from './predict.js';
 import { at, compareWord, countText, durationText, pct1, pctText, policyName, SAME, smallPct, UNEVEN } from './story-words.js';
 import { captureWords, dipWords } from './story-capture.js';
 import { bothLesson, bothWords, crowdedTop, crowdedWords, CROWDED_SHARE, medianJump, timesWords, tradeoff, tradeoffWords } from './story-speed.js';
@@ -417,6 +417,7 @@ export function changeWords(before, after, params, fmt) {
 /** Why the simple model draws no line for these settings (modelApplies is false), true of each case. */
 export function noModelWhy(config, traced) {
   if (traced) return 'it counts the pool\'s shared prefixes, and a trace has no pool';
+  if (autoscaled(config)) return 'it counts a fixed fleet, and the autoscaler adds and removes replicas during the run';
   if (config.workload === 'sessions') return 'sessions have no prefix pool: each reuses its own earlier turns';
   if (!(config.num_prefixes > 0)) return 'with 0 prefixes no prompt shares one: there is nothing to predict';
   if (!(config.prefix_len > 0)) return 'with 0-token prefixes no prompt shares anything: there is nothing to predict';
@@ -428,7 +429,10 @@ export function noModelWhy(config, traced) {
  * sits 2 points or more above its model line (fewer misses than prefixes x replicas), it says so.
  */
 export function heroCaption({ config, traced, sweeps = {}, xs = [] }) {
-  const head = 'Points: your settings simulated at each replica count; click one to load it.';
+  const b = startBounds(config);
+  const head = b
+    ? `Points: your settings simulated from each starting replica count the autoscaler's bounds allow (${b.hi === null ? `${countText(b.lo)} or more` : `${countText(b.lo)} to ${countText(b.hi)}`}); click one to load it.`
+    : 'Points: your settings simulated at each replica count; click one to load it.';
   if (!modelApplies(config, traced)) {
     return `${head} No prediction line: the simple model (misses ≈ prefixes × replicas) draws none here, as ${noModelWhy(config, traced)}.`;
   }
