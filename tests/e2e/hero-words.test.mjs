@@ -460,3 +460,31 @@ test('a scenario has no "was": its numbers stand alone, and the next step compar
   assert.equal(await sub(page, 'hero-ttft'), `median · p99 was ${a} at ${hot.config.instances} replicas → now ${b}`);
   assert.deepEqual(errors, []);
 });
+
+test('was → now: setting a mixed fleet, then changing it, names the GPUs the earlier run had', async () => {
+  const { page, errors, context } = await site.open('/?routing=kv', { heroSweep: false, viewport: { width: 1280, height: 800 } });
+  try {
+    await page.waitForFunction(() => window.kvfleet?.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: PAGE_TIMEOUT });
+    const both = (r) => `${ms(r.summary.ttft_ms_p50)} · ${ms(r.summary.ttft_ms_p99)}`;
+    /** Types `fleet` in the mixed-fleet box after the run on screen was read; returns the new run. */
+    const setFleet = async (fleet) => {
+      await page.waitForTimeout(READ);
+      await page.locator('[data-testid=input-fleet]').fill(fleet);
+      await page.locator('[data-testid=input-fleet]').dispatchEvent('change');
+      await page.waitForFunction((f) => window.kvfleet.lastReport?.config.fleet === f, fleet, { timeout: PAGE_TIMEOUT });
+      await nextFrames(page);
+      return page.evaluate(() => window.kvfleet.lastReport);
+    };
+    const one = await page.evaluate(() => window.kvfleet.lastReport);
+    assert.equal(one.config.fleet ?? '', '', 'the page opens on one engine');
+    // Set: the earlier run was 4 replicas of the H100 preset (the page's defaults), not a mixed fleet.
+    const mixed = await setFleet('2:llama3-8b-h100,2:llama3-8b-mi300x');
+    assert.equal(`${one.config.instances} × ${one.config.engine}`, '4 × llama3-8b-h100');
+    const set = await sub(page, 'hero-ttft');
+    assert.equal(set, `median · p99 was ${both(one)} with 4 × llama3-8b-h100 → now ${both(mixed)}`);
+    // Changed: the earlier run's groups.
+    const bigger = await setFleet('4:llama3-8b-h100,2:llama3-8b-b200');
+    assert.equal(await sub(page, 'hero-ttft'), `median · p99 was ${both(mixed)} with 2 × llama3-8b-h100 + 2 × llama3-8b-mi300x → now ${both(bigger)}`);
+    assert.deepEqual(errors, []);
+  } finally { await context.close(); }
+});

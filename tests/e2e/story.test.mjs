@@ -160,6 +160,19 @@ test('"was X → now Y" names the settings of the run it compares with, from the
   assert.equal(words(run({ instances: 5, prefill_instances: 2 }), run({ instances: 6, prefill_instances: 3 })), 'at 2 prefill replicas');
   assert.equal(words(run({}), run({}, 'conversation')), 'with the synthetic workload');
   assert.equal(words(run({ instances: 4 }), run({})), '', 'the same settings: nothing to name');
+  // A mixed fleet sets Replicas and Engine: the words name the GPUs the earlier run had, never
+  // "with mixed fleet" (the label of a setting the earlier run left empty).
+  const fleetParams = [...params,
+    { name: 'engine', label: 'Engine', kind: 'choice', unit: '', default: 'llama3-8b-h100' },
+    { name: 'fleet', label: 'Mixed fleet', kind: 'text', unit: '', default: '' }];
+  const fleetWords = (x, y) => changeWords(x, y, fleetParams, formatValue);
+  const mixed = { fleet: '2:llama3-8b-h100,2:llama3-8b-mi300x', instances: 4 };
+  assert.equal(fleetWords(run({}), run(mixed)), 'with 4 × llama3-8b-h100', 'set on 4 H100s: they are what it was');
+  assert.equal(fleetWords(run({ instances: 8, engine: 'llama3-8b-b200' }), run(mixed)), 'with 8 × llama3-8b-b200');
+  assert.equal(fleetWords(run(mixed), run({ fleet: '4:llama3-8b-h100,2:llama3-8b-b200', instances: 6 })),
+    'with 2 × llama3-8b-h100 + 2 × llama3-8b-mi300x', 'changed: the groups before');
+  assert.equal(fleetWords(run(mixed), run({ instances: 4 })), 'with 2 × llama3-8b-h100 + 2 × llama3-8b-mi300x', 'cleared');
+  assert.equal(fleetWords(run({ ...mixed, routing: 'round_robin' }), run(mixed)), 'with round_robin', 'the same fleet is not named');
   const pc = (x) => `${(100 * x).toFixed(1)}%`;
   assert.equal(wasNow(0, 0.403, pc, 'at 256 replicas'), 'was 0.0% at 256 replicas → now 40.3%');
   assert.equal(wasNow(0.42, 0.42, pc, 'at 256 replicas'), 'same as at 256 replicas');
