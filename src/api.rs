@@ -90,18 +90,28 @@ pub fn presets_json(block_size: u32) -> String {
     crate::json::text(&serde_json::Value::Array(rows))
 }
 
-/// The planner's headline over a JSON array of policy plans (as `plan_policy_json` returns
-/// them): the cheapest policy, its ties, and what it saves against round robin.
-pub fn plan_headline(plans_json: &str) -> Result<String, String> {
+/// The headline's rows of a JSON array of policy plans (as `plan_policy_json` returns them).
+fn headline_rows_of(plans_json: &str) -> Result<Vec<crate::plan::HeadlineRow>, String> {
     let v: serde_json::Value =
         serde_json::from_str(plans_json).map_err(|e| format!("invalid plans: {e}"))?;
-    let rows: Vec<crate::plan::HeadlineRow> = v
-        .as_array()
+    Ok(v.as_array()
         .ok_or("invalid plans: expected a JSON array")?
         .iter()
         .map(crate::plan::HeadlineRow::of_json)
-        .collect();
-    Ok(crate::plan::headline_rows(&rows))
+        .collect())
+}
+
+/// The planner's headline over a JSON array of policy plans (as `plan_policy_json` returns
+/// them): the cheapest policy, its ties, and what it saves against round robin.
+pub fn plan_headline(plans_json: &str) -> Result<String, String> {
+    Ok(crate::plan::headline_rows(&headline_rows_of(plans_json)?))
+}
+
+/// The policy the planner's headline names over a JSON array of policy plans ("" when none
+/// meets the targets): the one the page's chart rings.
+pub fn plan_cheapest(plans_json: &str) -> Result<String, String> {
+    let rows = headline_rows_of(plans_json)?;
+    Ok(crate::plan::cheapest(&rows).unwrap_or_default().to_string())
 }
 
 /// Runs a synthetic workload described by a JSON config on `seeds` seeds (`--des-seeds`:

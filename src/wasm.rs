@@ -306,6 +306,12 @@ pub fn plan_headline(plans_json: &str) -> Result<String, JsError> {
     api::plan_headline(plans_json).map_err(|m| JsError::new(&m))
 }
 
+/// The policy the planner's headline names over a JSON array of policy plans ("" for none).
+#[wasm_bindgen]
+pub fn plan_cheapest(plans_json: &str) -> Result<String, JsError> {
+    api::plan_cheapest(plans_json).map_err(|m| JsError::new(&m))
+}
+
 /// Runs a synthetic workload (JSON config) on `seeds` seeds (`--des-seeds`); the report
 /// as JSON, with its `seeds` section when there are several.
 #[wasm_bindgen]

@@ -98,23 +98,26 @@ fn the_answer_worked_out_by_hand() {
     // The headline: both policies need 4 replicas, 4 H100s at $3.49 = $13.96/h; the 200
     // requests arrive from 0 to 1.99 s and the last finishes 38.768 ms later, so 200 output
     // tokens over 2.028768 s cost 13.96 x 2.028768 / 3600 / 200 x 1e6 = $39.34 per million.
+    // The two runs are the same (every TTFT 38.768 ms), so tied on cost and on the p99
+    // TTFT the name decides: least_loaded before round_robin.
     let headline = plan["headline"].as_str().unwrap();
     let first = headline.lines().next().unwrap();
     assert_eq!(
         first,
-        "Cheapest: round_robin on 4 replicas (4 GPUs) at $13.96/h, $39.34 per million output \
-         tokens, meeting the targets.",
+        "Cheapest: least_loaded on 4 replicas (4 GPUs) at $13.96/h, $39.34 per million output \
+         tokens, meeting the targets; tied on cost and p99 TTFT with round_robin, \
+         least_loaded comes first by name.",
     );
-    // The tie goes to the details, and round robin, the cheapest, is not compared with
-    // itself.
     let details = headline.lines().nth(1).unwrap();
     assert!(
-        details.starts_with("Tied at $13.96/h with least_loaded. "),
+        details.starts_with("Tied at $13.96/h with round_robin. "),
         "{details}"
     );
     assert!(
         details.ends_with(
-            " No other policy costs less per hour, so cache-aware routing saves nothing here."
+            " least_loaded and round_robin have the same p99 TTFT, 38.8 ms; least_loaded comes \
+             first by name. Against round_robin (4 replicas, $13.96/h), least_loaded saves \
+             nothing: both cost the same per hour."
         ),
         "{details}"
     );
@@ -395,8 +398,8 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     // The page's default plan (the seed's workload, 300 ms p99 TTFT): round robin and
     // dynamo both need 2 replicas ($6.98/h at the H100's $3.49), and their $/M output tokens differ by 0.009%
     // (the makespans end 3 ms apart), which once named dynamo "the least per million output
-    // tokens, $0.9050 against $0.9051" (at $2.50 a GPU-hour). That is level, so round robin's higher goodput
-    // decides, and the words say so. The case needs dynamo's ties given to the lower
+    // tokens, $0.9050 against $0.9051" (at $2.50 a GPU-hour). That is level: tied on cost,
+    // round robin's lower p99 TTFT decides, and the headline and the details say so. The case needs dynamo's ties given to the lower
     // index (`--des-tie-break lowest`): with its ties drawn, as Dynamo draws them, its
     // price is the higher one too ($0.9089 against $0.9051) and nothing is left to decide.
     let (plan, text) = plan_json_and_text(
@@ -421,16 +424,29 @@ fn a_tie_on_the_seed_workload_is_not_decided_by_a_rounding_level_price() {
     let (rr, dynamo) = (usd_m("round_robin"), usd_m("dynamo"));
     assert!(dynamo < rr && rr < dynamo * 1.005, "{dynamo} {rr}");
     assert!(goodput("round_robin") > goodput("dynamo"));
-    // A short headline, then the details: the tie, what decided it, and (round robin being
-    // the cheapest) no comparison of round robin with itself.
+    let ttft = |name: &str| {
+        policy(&plan, name)["at_min"]["measured"]["ttft_ms_p99"]
+            .as_f64()
+            .unwrap()
+    };
+    let (rr_ttft, dynamo_ttft) = (ttft("round_robin"), ttft("dynamo"));
+    assert!(
+        rr_ttft < dynamo_ttft && rr_ttft >= 100.0,
+        "{rr_ttft} {dynamo_ttft}"
+    );
+    // A headline that says what decided, then the details: the tie, the two p99s, and
+    // (round robin being the cheapest) no comparison of round robin with itself.
     let head = format!(
         "Cheapest: round_robin on 2 replicas (2 GPUs) at $6.98/h, ${rr:.2} per million \
-         output tokens, meeting the targets."
+         output tokens, meeting the targets; tied on cost with dynamo, round_robin has the \
+         lower p99 TTFT."
     );
-    let details = "Tied at $6.98/h with dynamo. Both cost the same per million output tokens \
-         to within 0.5% ($1.26), so the higher goodput on the fleet as configured decides \
-         between them. round_robin has the higher goodput of the two. No other policy costs \
-         less per hour, so cache-aware routing saves nothing here.";
+    let details = format!(
+        "Tied at $6.98/h with dynamo. Both cost the same per million output tokens to within \
+         0.5% ($1.26), so the lower p99 TTFT decides between them. round_robin has the lower \
+         p99 TTFT of the two: {rr_ttft:.0} ms against {dynamo_ttft:.0} ms. No other policy \
+         costs less per hour, so cache-aware routing saves nothing here."
+    );
     assert_eq!(plan["headline"], format!("{head}\n{details}"));
     // The CLI prints the headline, then the details on the next line, both indented.
     let lines: Vec<&str> = text.lines().collect();

@@ -1,15 +1,18 @@
 //! The planner's headline: a short line naming the cheapest policy that meets the targets,
 //! then details: what broke a tie on $/h (a lower $/M output tokens by more than
-//! `LEVEL_PRICE_SHARE`, else the higher goodput, and only at the same goodput, as a last
-//! resort, the $/M tokens lower by a hair) and how it compares with round robin. Over
-//! several seeds, two prices are level when they are within noise (`noise::beyond_noise`:
-//! their 95 % intervals over the seeds overlap) instead of within `LEVEL_PRICE_SHARE`.
+//! `LEVEL_PRICE_SHARE`; else, tied on cost, the lower p99 TTFT at the answer, then the
+//! higher goodput, then the name) and how it compares with round robin. Over several
+//! seeds, two prices are level when they are within noise (`noise::beyond_noise`: their
+//! 95 % intervals over the seeds overlap) instead of within `LEVEL_PRICE_SHARE`.
+//! `cheapest` is the same choice, for the page's chart to ring. The tie's words: `ties.rs`.
 
 use std::cmp::Ordering;
 
 use super::{sort_small, PolicyPlan};
 use crate::config::Policy;
 use crate::noise::{beyond_noise, spread, Spread};
+
+mod ties;
 
 /// Two $/M-token figures at the same $/h are level when the higher is within this share of
 /// the lower (0.5%). At the same $/h and with every request served they differ only in
@@ -30,6 +33,8 @@ pub struct HeadlineRow {
     pub answer: Option<Answer>,
     /// The goodput's rate (-inf when there is none).
     pub goodput_rate: f64,
+    /// At the answer: the p99 TTFT, ms (NaN when there is no answer or nothing finished).
+    pub ttft_ms_p99: f64,
     /// At the answer of a disaggregated fleet: its (prefill, decode) replicas.
     pub split: Option<(u32, u32)>,
     /// At the answer, over several seeds: each seed's $/M tokens and their spread (`None`
@@ -50,6 +55,10 @@ impl HeadlineRow {
                     a.cost.usd_per_m_tokens,
                 )
             }),
+            ttft_ms_p99: p
+                .at_min
+                .as_ref()
+                .map_or(f64::NAN, |a| a.measured.ttft_ms_p99),
             goodput_rate: p.goodput.as_ref().map_or(f64::NEG_INFINITY, |g| {
                 if g.rate.is_nan() {
                     f64::NEG_INFINITY
@@ -81,6 +90,10 @@ impl HeadlineRow {
             )
         });
         let rate = v.get("goodput").map_or(f64::NAN, |g| f(&g["rate"]));
+        let ttft_ms_p99 = v
+            .get("at_min")
+            .filter(|a| !a.is_null())
+            .map_or(f64::NAN, |a| f(&a["measured"]["ttft_ms_p99"]));
         let pool = |a: &serde_json::Value, key: &str| a[key].as_u64().map(|n| n as u32);
         let split = v
             .get("at_min")
@@ -93,6 +106,7 @@ impl HeadlineRow {
             } else {
                 rate
             },
+            ttft_ms_p99,
             split,
             price_spread: price_spread_of_json(v),
         }
@@ -148,6 +162,10 @@ impl Ranked<'_> {
         self.row.goodput_rate
     }
 
+    fn ttft(&self) -> f64 {
+        self.row.ttft_ms_p99
+    }
+
     /// Level with the lowest $/M tokens at its $/h: within noise of it over several seeds
     /// (their 95 % intervals overlap), else within `LEVEL_PRICE_SHARE` of it.
     fn level(&self) -> bool {
@@ -188,20 +206,27 @@ impl Ranked<'_> {
 }
 
 /// The order of the headline: the lower $/h; at the same $/h the rows level on $/M tokens
-/// first, by the higher goodput, then the lower $/M tokens; then the others by the lower
-/// $/M tokens, then the higher goodput.
+/// (tied on cost) first, among them the lower p99 TTFT at the answer, then the higher
+/// goodput (on the fleet as configured), then the name; then the others by the lower $/M
+/// tokens, then the same three.
 fn rank_order(p: &Ranked, q: &Ranked) -> Ordering {
-    let by_goodput = q.goodput().total_cmp(&p.goodput());
     p.usd_per_hour()
         .total_cmp(&q.usd_per_hour())
         .then(q.level().cmp(&p.level()))
         .then(if p.level() {
-            by_goodput
-        } else {
             Ordering::Equal
+        } else {
+            p.usd_per_m().total_cmp(&q.usd_per_m())
         })
-        .then(p.usd_per_m().total_cmp(&q.usd_per_m()))
-        .then(by_goodput)
+        .then(p.ttft().total_cmp(&q.ttft()))
+        .then(q.goodput().total_cmp(&p.goodput()))
+        .then(p.name().cmp(q.name()))
+}
+
+/// The policy the headline names: the first of `rows` in the headline's order (`None` when
+/// no row has an answer). The page rings its point on the chart.
+pub fn cheapest(rows: &[HeadlineRow]) -> Option<&str> {
+    rank(rows).first().map(|r| r.row.policy.as_str())
 }
 
 /// The answered rows in the headline's order.
@@ -265,132 +290,6 @@ fn two_prices(a: f64, b: f64) -> (String, String) {
     (format!("${a:.d$}"), format!("${b:.d$}"))
 }
 
-/// The details' sentences on a tie on $/h: which policies tied, what put `best` first (the
-/// $/M tokens, else among the level ones the goodput), and any tied policy whose goodput
-/// is higher after all.
-fn tie_sentences(best: &Ranked, tied: &[Ranked]) -> Vec<String> {
-    let (level, above): (Vec<Ranked>, Vec<Ranked>) = tied.iter().partition(|r| r.level());
-    let mut out = vec![format!(
-        "Tied at ${:.2}/h with {}.",
-        best.usd_per_hour(),
-        and_list(tied.iter().map(|r| r.name()))
-    )];
-    if level.is_empty() {
-        let (mine, theirs) = two_prices(best.usd_per_m(), above[0].usd_per_m());
-        out.push(format!(
-            "{} costs the least per million output tokens, {}: {mine} against {theirs}.",
-            best.name(),
-            best.apart_words("below the rest")
-        ));
-    } else {
-        out.push(format!(
-            "{}, so the higher goodput on the fleet as configured decides between them.",
-            level_price_words(best, &level, &above)
-        ));
-        out.push(level_goodput_words(best, &level, above.is_empty()));
-    }
-    let higher: Vec<&str> = above
-        .iter()
-        .filter(|r| r.goodput() > best.goodput())
-        .map(|r| r.name())
-        .collect();
-    if !higher.is_empty() {
-        let verb = if higher.len() == 1 { "has" } else { "have" };
-        out.push(format!(
-            "{} {verb} the higher goodput on the fleet as configured, but a price per million \
-             output tokens {}.",
-            and_list(higher),
-            best.apart_words("above the lowest")
-        ));
-    }
-    out
-}
-
-/// "dynamo and kv cost the same per million output tokens to within 0.5% ($2.00, against
-/// $2.20 for round_robin)": `best` and the `level` policies, and the cheapest `above` them.
-fn level_price_words(best: &Ranked, level: &[Ranked], above: &[Ranked]) -> String {
-    let group: Vec<&Ranked> = std::iter::once(best).chain(level).collect();
-    let prices = group.iter().map(|r| r.usd_per_m());
-    let lo = prices.clone().fold(f64::INFINITY, f64::min);
-    let hi = prices.fold(f64::NEG_INFINITY, f64::max);
-    let subject = match (above.is_empty(), group.len()) {
-        (true, 2) => "Both".to_string(),
-        (true, _) => "All".to_string(),
-        _ => and_list(group.iter().map(|r| r.name())),
-    };
-    let next = above.first().map(|r| r.usd_per_m());
-    let d = next.map_or(2, |n| decimals_apart(hi, n));
-    let (lo_s, hi_s) = (format!("${lo:.d$}"), format!("${hi:.d$}"));
-    let range = if lo_s == hi_s {
-        lo_s
-    } else {
-        format!("{lo_s} to {hi_s}")
-    };
-    let against = match (next, above) {
-        (Some(n), [one]) => format!(", against ${n:.d$} for {}", one.name()),
-        (Some(n), _) => format!(", against ${n:.d$} or more for the rest"),
-        (None, _) => String::new(),
-    };
-    format!(
-        "{subject} cost the same per million output tokens {} ({range}{against})",
-        best.level_words()
-    )
-}
-
-/// Why `best` comes before the `level` policies, as a sentence: its higher goodput; or, at
-/// the same goodput and only as the last resort, its $/M tokens lower by a hair (within
-/// `LEVEL_PRICE_SHARE`, so the words say it is level first); or nothing (it is listed first).
-fn level_goodput_words(best: &Ranked, level: &[Ranked], alone: bool) -> String {
-    let b = best.name();
-    let two = level.len() == 1;
-    let of = match (two, alone) {
-        (true, _) => "of the two",
-        (false, true) => "of them",
-        (false, false) => "of those",
-    };
-    let top: Vec<&Ranked> = level
-        .iter()
-        .filter(|r| r.goodput() == best.goodput())
-        .collect();
-    if top.is_empty() {
-        let most = if two { "higher" } else { "highest" };
-        return format!("{b} has the {most} goodput {of}.");
-    }
-    let with = and_list(std::iter::once(b).chain(top.iter().map(|r| r.name())));
-    let equal: Vec<&str> = top
-        .iter()
-        .filter(|r| r.usd_per_m() == best.usd_per_m())
-        .map(|r| r.name())
-        .collect();
-    if !equal.is_empty() {
-        let all = and_list(std::iter::once(b).chain(equal));
-        return format!("Nothing else tells {all} apart, and {b} is listed first.");
-    }
-    let same = if top.len() == level.len() {
-        "have the same goodput".to_string()
-    } else {
-        format!("share the highest goodput {of}")
-    };
-    format!("{with} {same}; {}", last_resort_words(best, &top))
-}
-
-/// The last resort among policies level on $/M tokens and with the same goodput: "only
-/// then, as a last resort, does the price per million output tokens decide: kv's is the
-/// lowest by a hair, $2.000 against $2.001" (`best` against the cheapest of `top`).
-fn last_resort_words(best: &Ranked, top: &[&Ranked]) -> String {
-    let next = top
-        .iter()
-        .map(|r| r.usd_per_m())
-        .fold(f64::INFINITY, f64::min);
-    let (mine, theirs) = two_prices(best.usd_per_m(), next);
-    let least = if top.len() == 1 { "lower" } else { "lowest" };
-    format!(
-        "only then, as a last resort, does the price per million output tokens decide: {}'s \
-         is the {least} by a hair, {mine} against {theirs}.",
-        best.name()
-    )
-}
-
 /// What the cheapest (`best`, not round robin) saves against round robin's answer, if
 /// round robin was planned.
 fn against_round_robin(rows: &[HeadlineRow], best: &Ranked) -> Option<String> {
@@ -442,8 +341,10 @@ fn round_robin_first(rows: &[HeadlineRow], ranked: &[Ranked]) -> Option<String> 
     }
 }
 
-/// The short headline: the cheapest policy, its size, $/h and $/M tokens.
-fn headline_sentence(best: &Ranked) -> String {
+/// The short headline: the cheapest policy, its size, $/h and $/M tokens, and when it is
+/// tied on cost with others (`tied`: those at its $/h), what put it first.
+fn headline_sentence(best: &Ranked, tied: &[Ranked]) -> String {
+    let tie = ties::tie_clause(best, tied);
     let (n, gpus, usd_h, usd_m) = best.answer;
     let per_m = if usd_m.is_finite() {
         format!(", ${usd_m:.2} per million output tokens")
@@ -455,7 +356,7 @@ fn headline_sentence(best: &Ranked) -> String {
         None => String::new(),
     };
     format!(
-        "Cheapest: {} on {} ({split}{}) at ${usd_h:.2}/h{per_m}, meeting the targets.",
+        "Cheapest: {} on {} ({split}{}) at ${usd_h:.2}/h{per_m}, meeting the targets{tie}.",
         best.name(),
         count(n.into(), "replica"),
         count(gpus.into(), "GPU")
@@ -463,10 +364,10 @@ fn headline_sentence(best: &Ranked) -> String {
 }
 
 /// The headline and its details: the cheapest policy that has an answer (ties on $/h
-/// broken by the lower $/M tokens when they differ by more than `LEVEL_PRICE_SHARE`, else
-/// by the higher goodput, and at the same goodput by the lower $/M tokens as a last
-/// resort); then the policies tied with it and what decided, and how it
-/// compares with `round_robin` (the details, empty when there is nothing to add).
+/// broken by the lower $/M tokens when they differ by more than `LEVEL_PRICE_SHARE`, else,
+/// tied on cost, by the lower p99 TTFT, the higher goodput, the name: `rank_order`); then the policies tied
+/// with it and what decided, and how it compares with `round_robin` (the details, empty
+/// when there is nothing to add).
 pub fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
     let ranked = rank(rows);
     let Some(best) = ranked.first() else {
@@ -482,7 +383,7 @@ pub fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
     let mut details = if tied.is_empty() {
         Vec::new()
     } else {
-        tie_sentences(best, &tied)
+        ties::tie_sentences(best, &tied)
     };
     let rr = if best.name() == Policy::RoundRobin.name() {
         round_robin_first(rows, &ranked)
@@ -490,7 +391,7 @@ pub fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
         against_round_robin(rows, best)
     };
     details.extend(rr);
-    (headline_sentence(best), details.join(" "))
+    (headline_sentence(best, &tied), details.join(" "))
 }
 
 /// The headline, then on a line of its own the details when there are any (see

@@ -362,28 +362,28 @@ fn the_headline_names_the_cheapest_and_the_saving() {
          tokens, meeting the targets."
     );
     // A tie on cost, at the same $/M tokens (the same makespan and tokens), goes to the
-    // higher goodput: at the default 4 replicas kv's TTFT is 125 ms x scale (goodput 1.2x)
-    // and this one's 100 ms x scale (1.5x).
+    // lower p99 TTFT at the answer: at 4 replicas kv's is 500 / 4 = 125 ms, this one's
+    // 400 / 4 = 100 ms.
     let fake_kv2 = Fake(|n, s, _| 400.0 * s / n as f64 + if n < 4 { 1000.0 } else { 0.0 });
     let mut kv2 = plan_policy(&base, Policy::Dynamo, &slo, &limits(), &fake_kv2).unwrap();
     assert_eq!(kv2.min_replicas, Some(4));
     kv2.policy = "dynamo".into();
-    let g_kv = kv.goodput.as_ref().unwrap().rate;
-    let g_kv2 = kv2.goodput.as_ref().unwrap().rate;
-    assert!(g_kv2 > g_kv, "{g_kv2} > {g_kv}");
     assert_eq!(
         headline(&[rr.clone(), kv.clone(), kv2]),
         "Cheapest: dynamo on 4 replicas (4 GPUs) at $10.00/h, $27.78 per million output \
-         tokens, meeting the targets.\nTied at $10.00/h with kv. Both cost the same per \
-         million output tokens to within 0.5% ($27.78), so the higher goodput on the fleet \
-         as configured decides between them. dynamo has the higher goodput of the two. \
-         Against round_robin (7 replicas, $17.50/h), dynamo saves 3 replicas, $7.50/h (43%)."
+         tokens, meeting the targets; tied on cost with kv, dynamo has the lower p99 TTFT.\n\
+         Tied at $10.00/h with kv. Both cost the same per million output tokens to within \
+         0.5% ($27.78), so the lower p99 TTFT decides between them. dynamo has the lower p99 \
+         TTFT of the two: 100 ms against 125 ms. Against round_robin (7 replicas, \
+         $17.50/h), dynamo saves 3 replicas, $7.50/h (43%)."
     );
-    // Round robin the cheapest, tied with kv: the details never compare it with itself.
+    // Tied on cost, p99 TTFT and goodput (the same runs): the name decides, kv before
+    // round_robin.
     let same = plan_policy(&base, Policy::Kv, &slo, &limits(), &fake_rr).unwrap();
     assert!(headline(&[rr.clone(), same]).ends_with(
-        " Nothing else tells round_robin and kv apart, and round_robin is listed first. No \
-         other policy costs less per hour, so cache-aware routing saves nothing here."
+        " kv and round_robin have the same p99 TTFT, 143 ms, and the same goodput; kv comes \
+         first by name. Against round_robin (7 replicas, $17.50/h), kv saves nothing: both \
+         cost the same per hour."
     ));
     let never = Fake(|_, _, _| 1e9);
     let mut l = limits();
@@ -455,17 +455,20 @@ fn a_price_must_be_finite_and_not_negative() {
 fn a_headline_row_reads_the_answer_only_when_there_is_one() {
     let with = serde_json::json!({
         "policy": "kv",
-        "at_min": { "instances": 3, "cost": { "gpus": 6, "usd_per_hour": 15.0, "usd_per_m_tokens": 2.25 } },
+        "at_min": { "instances": 3, "cost": { "gpus": 6, "usd_per_hour": 15.0, "usd_per_m_tokens": 2.25 },
+                    "measured": { "ttft_ms_p99": 81.5 } },
         "goodput": { "rate": 7.5 },
     });
     let row = HeadlineRow::of_json(&with);
     assert_eq!(row.policy, "kv");
     assert_eq!(row.answer, Some((3, 6, 15.0, 2.25)));
     assert_eq!(row.goodput_rate, 7.5);
+    assert_eq!(row.ttft_ms_p99, 81.5);
     let without = serde_json::json!({ "policy": "random", "at_min": null, "goodput": null });
     let row = HeadlineRow::of_json(&without);
     assert_eq!(row.answer, None);
     assert_eq!(row.goodput_rate, f64::NEG_INFINITY);
+    assert!(row.ttft_ms_p99.is_nan());
 }
 
 /// Four requests of 600 prompt tokens (two 512-token blocks, the first shared) arriving

@@ -16,13 +16,20 @@ export const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 /**
  * The Pareto front of points {x: p99 TTFT, y: $/h}: the cheapest point for each latency. The chart
  * passes only the points that meet every target, so the front never leads to a fleet that fails.
+ * `answer(p)`: the headline's answer, which stands alone at its cost (a tie on $/h goes to the lower
+ * $/M output tokens before the p99, src/plan/headline.rs), so the ring at the lowest cost is the
+ * fleet the headline names.
  */
-export function paretoFront(points) {
+export function paretoFront(points, answer = () => false) {
   const sorted = points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y))
     .sort((a, b) => a.y - b.y || a.x - b.x);
+  const pick = sorted.find(answer);
   const front = [];
   let best = Infinity;
-  for (const p of sorted) if (p.x < best) { front.push(p); best = p.x; }
+  for (const p of sorted) {
+    if (pick && p !== pick && p.y === pick.y) continue;
+    if (p.x < best) { front.push(p); best = p.x; }
+  }
   return front;
 }
 
@@ -198,16 +205,17 @@ function captionKey(span) {
     '· one marker per policy and fleet size tried; ',
     ...glyphs(MEETS), ' full size: meets every target; ',
     ...glyphs(MISSES), ' small, faded: misses at least one. ',
-    'Ringed and joined by the dashed line: the Pareto front, the cheapest fleet at each latency among those that meet every target.',
+    'Ringed and joined by the dashed line: the Pareto front, the cheapest fleet at each latency among those that meet every target; at the lowest cost, the fleet the headline names.',
   );
   span.dataset.testid = 'cap-key';
 }
 
 /**
  * One scatter dataset per policy (each point drawn as MEETS or MISSES), the Pareto front of the
- * points that meet every target, and the TTFT target.
+ * points that meet every target (its cheapest ring on `cheapest`'s answer, the policy the headline
+ * names), and the TTFT target.
  */
-export function chartSets({ plans, spec }) {
+export function chartSets({ plans, spec, cheapest = '' }) {
   const all = [];
   const sets = plans.map((p) => {
     const pts = p.points.map((x) => ({ x: x.measured.ttft_ms_p99, y: x.cost.usd_per_hour, n: x.instances, meets: x.meets, misses: x.misses, policy: p.policy }))
@@ -215,7 +223,8 @@ export function chartSets({ plans, spec }) {
     all.push(...pts);
     return pointSet(p.policy, pts);
   });
-  const front = paretoFront(all.filter((q) => q.meets));
+  const answer = plans.find((p) => p.policy === cheapest)?.at_min?.instances;
+  const front = paretoFront(all.filter((q) => q.meets), (q) => q.policy === cheapest && q.n === answer);
   if (front.length) {
     // A ring around each point of the front, joined by a dashed step line.
     const ink = themeInk().muted || '#888';

@@ -14,7 +14,7 @@
 // (autoscaling off), as `kvfleet plan` does.
 //
 // Test hook on window.kvfleet: `lastCapacity` = {config, spec, plans (the parsed JSON, policy order),
-// headline, ms, workers}.
+// headline, cheapest (the policy the headline names, '' for none: the chart rings its answer), ms, workers}.
 
 import { num, policyColor, orderPolicies, countPct } from './format.js';
 import { fmtMs } from './charts.js';
@@ -315,11 +315,11 @@ export class Capacity {
       for (const w of this.pool) feed(w);
     });
     if (!ok || gen !== this.generation) return;
-    const headline = await this.headline(plans);
+    const { headline, cheapest } = await this.headline(plans);
     if (gen !== this.generation) return;
     this.setBusy(false);
     const ms = performance.now() - t0;
-    this.last = { config, spec, plans, headline, ms, workers: n };
+    this.last = { config, spec, plans, headline, cheapest, ms, workers: n };
     window.kvfleet = window.kvfleet || {};
     window.kvfleet.lastCapacity = this.last;
     this.els.status.textContent = `Done in ${(ms / 1000).toFixed(1)} s on ${count(n, 'worker')} · seed ${config.seed} · ${source ? source.name : 'synthetic'}.`;
@@ -327,13 +327,16 @@ export class Capacity {
     await runAutoscale(this, gen, { config: page, spec, plans, source });
   }
 
-  /** The CLI's headline and its details, from the simulator (plan_headline in a pool worker). */
+  /**
+   * The CLI's headline and its details, and the policy it names, from the simulator (plan_headline
+   * and plan_cheapest in a pool worker): {headline, cheapest}.
+   */
   headline(plans) {
     const w = this.pool[0];
     return new Promise((resolve) => {
       w.onmessage = (e) => {
-        if (e.data.type === 'capacity-headline') resolve(e.data.headline);
-        else if (e.data.type === 'capacity-error') resolve(`(${e.data.message})`);
+        if (e.data.type === 'capacity-headline') resolve({ headline: e.data.headline, cheapest: e.data.cheapest });
+        else if (e.data.type === 'capacity-error') resolve({ headline: `(${e.data.message})`, cheapest: '' });
       };
       w.postMessage({ type: 'capacity-headline', plans: JSON.stringify(plans) });
     });
