@@ -98,14 +98,14 @@ fn the_answer_worked_out_by_hand() {
     // The headline: both policies need 4 replicas, 4 H100s at $3.49 = $13.96/h; the 200
     // requests arrive from 0 to 1.99 s and the last finishes 38.768 ms later, so 200 output
     // tokens over 2.028768 s cost 13.96 x 2.028768 / 3600 / 200 x 1e6 = $39.34 per million.
-    // The two runs are the same (every TTFT 38.768 ms), so tied on cost and on the p99
-    // TTFT the name decides: least_loaded before round_robin.
+    // The two runs are the same (every TTFT 38.768 ms, the same goodput), so tied on cost,
+    // p99 TTFT and goodput the name decides: least_loaded before round_robin.
     let headline = plan["headline"].as_str().unwrap();
     let first = headline.lines().next().unwrap();
     assert_eq!(
         first,
         "Cheapest: least_loaded on 4 replicas (4 GPUs) at $13.96/h, $39.34 per million output \
-         tokens, meeting the targets; tied on cost and p99 TTFT with round_robin, \
+         tokens, meeting the targets; tied on cost, p99 TTFT and goodput with round_robin, \
          least_loaded comes first by name.",
     );
     let details = headline.lines().nth(1).unwrap();
@@ -115,8 +115,8 @@ fn the_answer_worked_out_by_hand() {
     );
     assert!(
         details.ends_with(
-            " least_loaded and round_robin have the same p99 TTFT, 38.8 ms; least_loaded comes \
-             first by name. Against round_robin (4 replicas, $13.96/h), least_loaded saves \
+            " least_loaded and round_robin have the same p99 TTFT, 38.8 ms, and the same \
+             goodput; least_loaded comes first by name. Against round_robin (4 replicas, $13.96/h), least_loaded saves \
              nothing: both cost the same per hour."
         ),
         "{details}"
