@@ -2,8 +2,9 @@
 // policy is planned in a worker of its own pool (src/plan via plan_policy_json: the fewest replicas
 // that meet the targets, checked against one fewer, then the goodput of the current fleet), so
 // policies run in parallel; Cancel terminates the pool. Shows the headline (plan_headline, the CLI's
-// words: its first line in bold, the details under it in plain text), notes (inversions; for a policy
-// that never meets the targets, what it reached and, for llm_d's known case, why), a table (with a
+// words: its first line in bold, the details under it in plain text; when no policy meets the targets,
+// one sentence for them all instead, capacity-words.js), notes (inversions; for a policy that never
+// meets the targets, what it reached and, for llm_d's known case, why), a table (with a
 // hint and edge shadows while it scrolls sideways) and a chart of cost against p99 TTFT with one
 // point per (policy, replicas) evaluated (full size and colour where every target is met, small and
 // faded where one is missed, whatever the marker) and the Pareto front of the points that meet every
@@ -22,79 +23,11 @@ import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
 import { scrollCue } from './page-bits.js';
 import { runMix, runAutoscale } from './capacity-more.js';
+import { neverMetWords, noneMetWords } from './capacity-words.js';
 import { fillMixPresets, mixLink, wireMixLink } from './capacity-prices.js';
 
 export { paretoFront, logTicks } from './capacity-chart.js';
-
-// The latency targets a point can miss: its name in `misses`, the measured field, the words.
-const LATENCY = [
-  ['ttft_p99', 'ttft_ms_p99', 'ttft_p99_ms', 'p99 TTFT'],
-  ['tpot_p99', 'tpot_ms_p99', 'tpot_p99_ms', 'p99 TPOT'],
-  ['e2e_p99', 'e2e_ms_p99', 'e2e_p99_ms', 'p99 end-to-end latency'],
-];
-
-/** "at 347 ms" or "between 347 ms and 362 ms" for latencies `xs`. */
-function span(xs) {
-  const lo = fmtMs(Math.min(...xs)), hi = fmtMs(Math.max(...xs));
-  return lo === hi ? `at ${lo}` : `between ${lo} and ${hi}`;
-}
-
-/**
- * What a latency `key` reached over `pts` (sorted by size): the sizes at the end where it stayed
- * within 10 %, or the best it did when it kept moving.
- */
-function reached(pts, key, words, target) {
-  const xs = pts.map((q) => q.measured[key]);
-  let i = xs.length - 1;
-  while (i > 0 && Number.isFinite(xs[i - 1]) && Math.max(...xs.slice(i - 1)) <= 1.1 * Math.min(...xs.slice(i - 1))) i -= 1;
-  const goal = `against a target of ${fmtMs(target)}`;
-  if (i < xs.length - 1) return `its ${words} stayed ${span(xs.slice(i))} from ${pts[i].instances} to ${count(pts.at(-1).instances, 'replica')}, ${goal}`;
-  const finite = pts.filter((q) => Number.isFinite(q.measured[key]));
-  if (!finite.length) return `no request finished on any fleet tried`;
-  const best = finite.reduce((a, b) => (b.measured[key] < a.measured[key] ? b : a));
-  return `its best ${words} was ${fmtMs(best.measured[key])}, on ${count(best.instances, 'replica')}, ${goal}`;
-}
-
-/** The smallest size from which every evaluated run came out the same as the largest's (or null). */
-function sameFrom(pts) {
-  const last = JSON.stringify(pts.at(-1).measured);
-  let i = pts.length - 1;
-  while (i > 0 && JSON.stringify(pts[i - 1].measured) === last) i -= 1;
-  return i < pts.length - 1 ? pts[i].instances : null;
-}
-
-/**
- * Why llm_d cannot use added replicas, when the plan shows it (every run the same from some size
- * on, so the added replicas got no requests) and the config is the case the model explains: an
- * unbounded KV cache makes the KV-cache score equal everywhere, and a prefix weight above the queue
- * weight then lets a replica holding the start of a prompt beat any empty one.
- */
-function llmdWhy(plan, pts, config) {
-  if (plan.policy !== 'llm_d' || (config.kv_blocks !== null && config.kv_blocks !== undefined)) return '';
-  const from = sameFrom(pts);
-  const [prefix, queue] = String(config.llmd_weights ?? '3,2,2').split(',').map(Number);
-  if (from === null || !(prefix > queue)) return '';
-  return ` From ${from} to ${count(pts.at(-1).instances, 'replica')} every run came out the same: the replicas added got no requests.`
-    + ` With an unbounded KV cache llm-d's KV-cache score is the same on every replica, and its prefix weight (${prefix}) is above its queue weight (${queue}),`
-    + ' so the replica holding the most of a prompt\'s leading blocks always wins over an empty one, however long its queue.';
-}
-
-/**
- * A sentence for a policy that never met the targets: what it reached on the largest fleets tried
- * (the first latency target it still missed, else the other misses), and llm_d's known reason.
- */
-export function neverMetWords(plan, spec, config) {
-  const pts = [...plan.points].sort((a, b) => a.instances - b.instances);
-  if (!pts.length) return `${plan.policy} was not evaluated.`;
-  const last = pts.at(-1);
-  const max = count(last.instances, 'replica');
-  const lat = LATENCY.find(([miss]) => last.misses.includes(miss));
-  const parts = [];
-  if (lat) parts.push(reached(pts, lat[1], lat[3], spec.slo[lat[2]]));
-  if (last.misses.includes('rejected')) parts.push(`${countPct(last.measured.rejected_share)} of requests went unserved on ${max}`);
-  if (last.misses.includes('overloaded')) parts.push(`its backlog still grew through the run on ${max}`);
-  return `${plan.policy} never met the targets within ${max}: ${parts.join('; ')}.${llmdWhy(plan, pts, config)}`;
-}
+export { neverMetWords, noneMetWords } from './capacity-words.js';
 
 /** An error that names the input to mark invalid. */
 function bad(input, message) {
@@ -346,9 +279,11 @@ export class Capacity {
     const { plans, headline, config, spec } = this.last;
     this.els.out.hidden = false;
     this.els.mixOut.hidden = true;
-    // plan_headline's first line is the headline, the rest its details.
+    // plan_headline's first line is the headline, the rest its details. When no policy met the
+    // targets, one sentence says so for all of them, with the best reached and what to change.
+    const none = plans.every((p) => p.min_replicas === null);
     const [head, ...rest] = headline.split('\n');
-    this.els.headline.textContent = head;
+    this.els.headline.textContent = none ? noneMetWords(plans, spec) : head;
     this.details().textContent = rest.join(' ');
     this.whyEl.hidden = rest.length === 0;
     const notes = [];
@@ -358,7 +293,7 @@ export class Capacity {
         notes.push(`${p.policy} meets the targets at ${count(a, 'replica')} but misses them at ${b} (${miss}): more replicas did worse.`);
       }
     }
-    for (const p of plans) if (p.min_replicas === null) notes.push(neverMetWords(p, spec, config));
+    if (!none) for (const p of plans) if (p.min_replicas === null) notes.push(neverMetWords(p, spec, config));
     this.els.notes.textContent = notes.join(' ');
     this.renderTable(plans, config);
     this.draw();
