@@ -5,9 +5,10 @@
 // CLI's form) and a page opened on it shows them; a bad price or a bad `plan_mix` is said. At
 // 1280x800 the mix table of all four presets and the plan's tables end inside their panel and no
 // header takes more than two lines. "Autoscaled against static" names its autoscaler's bounds and
-// the run on screen's (from that run's report) and says why they differ. The header's "How many
-// GPUs?" link brings the planner into view and focuses it; on a phone it sits in the first screen
-// without covering the header's other links.
+// the run on screen's (from that run's report) and says why they differ. The planner has one name
+// (the header link's, the card's title, the book chapter's, the README's); the header's link brings
+// the planner into view and focuses it; on a phone it sits in the first screen without covering the
+// header's other links. No policy meeting the targets is one sentence.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -168,13 +169,29 @@ test('autoscaled against static says its bounds and the run on screen\'s, and wh
   } finally { await set.close(); }
 });
 
-test('the header\'s "How many GPUs?" brings the planner into view and focuses it; on a phone it is on the first screen beside the other links', async () => {
+/** The planner's one name, as the book's contents list it: "- [NAME](planner.md)". */
+const PLANNER = /^- \[([^\]]+)\]\(planner\.md\)$/m.exec(readFileSync(path.join(ROOT, 'docs/src/SUMMARY.md'), 'utf8'))[1];
+
+test('the planner has one name: the header link (on a phone too), the card\'s title, the book\'s chapter and the README\'s links', () => {
+  assert.equal(PLANNER, 'GPU planner');
+  const chapter = readFileSync(path.join(ROOT, 'docs/src/planner.md'), 'utf8');
+  assert.equal(chapter.split('\n')[0], `# ${PLANNER}`);
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const links = [...readme.matchAll(/\[([^\]]+)\]\(docs\/src\/planner\.md\)/g)].map((m) => m[1]);
+  assert.ok(links.length >= 2, 'the README links the chapter');
+  assert.deepEqual([...new Set(links)], [PLANNER]);
+  const html = readFileSync(path.join(ROOT, 'www/index.html'), 'utf8');
+  assert.doesNotMatch(html, /How many GPUs\?|How many GPUs for this SLO/);
+});
+
+test('the header\'s planner link brings the planner into view and focuses it; on a phone it is on the first screen beside the other links; both read as the card\'s title', async () => {
   const { page, errors, close } = await openPage('/');
   try {
     const link = page.locator('header [data-testid=planner-link]');
     const box = await link.boundingBox();
     assert.ok(box && box.y >= 0 && box.y + box.height <= 800, `the link is on the first screen: ${JSON.stringify(box)}`);
-    assert.equal((await link.innerText()).trim(), 'How many GPUs?');
+    assert.equal((await link.innerText()).trim(), PLANNER);
+    assert.equal((await page.textContent('#cap-h')).trim(), PLANNER, 'the card is titled as the link');
     const before = await page.evaluate(() => document.querySelector('[data-testid=capacity]').getBoundingClientRect().top);
     assert.ok(before > 800, `the planner starts below the first screen (${before} px)`);
     await link.click();
@@ -198,7 +215,7 @@ test('the header\'s "How many GPUs?" brings the planner into view and focuses it
     boxes.title = await phone.page.locator('header h1').boundingBox();
     const overlap = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
     const p = boxes['planner-link'];
-    assert.equal((await phone.page.locator('header [data-testid=planner-link]').innerText()).trim(), 'GPU planner', 'the short words on a phone');
+    assert.equal((await phone.page.locator('header [data-testid=planner-link]').innerText()).trim(), PLANNER, 'the same words on a phone');
     assert.ok(p.x >= 0 && p.x + p.width <= 390 && p.y >= 0 && p.y + p.height <= 844, JSON.stringify(p));
     for (const other of ['book-link', 'share', 'title']) assert.ok(!overlap(p, boxes[other]), `the link does not cover ${other}: ${JSON.stringify(boxes)}`);
     await screenshot(phone.page, 'phone-header-planner', { fullPage: false });
@@ -246,6 +263,10 @@ test('an impossible target on the page: one sentence for every policy, no senten
     const notes = await page.textContent('[data-testid=cap-notes]');
     assert.doesNotMatch(notes, /never met/);
     assert.equal(await page.isVisible('[data-testid=cap-why]'), false, 'no "why" under it');
+    // The advice under it names the autoscaler setting by its label.
+    const label = await page.evaluate(() => window.kvfleet.params.find((p) => p.name === 'autoscale').label);
+    assert.equal(label, 'Autoscaler');
+    assert.match(await page.textContent('[data-testid=cap-autoscale-words]'), new RegExp(`set ${label} to kpa or slo`));
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });

@@ -1,4 +1,4 @@
-// tests/e2e/capacity.test.mjs: "How many GPUs for this SLO?" in real Chromium. A plan of the seed's
+// tests/e2e/capacity.test.mjs: the GPU planner in real Chromium. A plan of the seed's
 // workload at 24 req/s equals `kvfleet plan --plan-json` policy for policy, headline included (its
 // first line bold, the details plain under it), and shows aibrix's inversion; a plan of the built-in
 // synthetic trace equals the CLI's on the same file; the trace is parsed once, however many slider

@@ -1,5 +1,5 @@
 // www/js/calibrate-plan.js: "Is the preset right for my GPU?": the capacity planner's answer (the
-// fewest replicas that meet the targets of "How many GPUs for this SLO?", for the routing on screen)
+// fewest replicas that meet the targets of the GPU planner, for the routing on screen)
 // on the page's engine and on the fitted one, side by side, each from a real planner run
 // (plan_policy_json, one worker each, in parallel; Cancel terminates them).
 //
@@ -83,7 +83,7 @@ export class PlanCompare {
     const label = config.engine === 'custom' ? 'the page\'s custom engine' : `the ${config.engine} preset`;
     const sides = [{ label, config }, { label: 'the fit', config: fittedConfig }];
     let specs;
-    try { specs = sides.map((s) => this.spec(s.config, presets)); } catch (err) { this.els.status.textContent = `Can't plan: ${err.message} (in “How many GPUs for this SLO?” above).`; return; }
+    try { specs = sides.map((s) => this.spec(s.config, presets)); } catch (err) { this.els.status.textContent = `Can't plan: ${err.message} (in the GPU planner above).`; return; }
     this.stop();
     const gen = this.generation;
     const policy = config.routing;

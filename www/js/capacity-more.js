@@ -175,7 +175,7 @@ export function renderMix(els, last) {
 /** Why no comparison runs, or null when one can: the page needs an autoscaler, and a plan that met. */
 function autoscaleWhy(config, plans) {
   if ((config.autoscale ?? 'off') === 'off') {
-    return 'To compare the fleet this plan sized with an autoscaled one on the same workload, set Autoscale to kpa or slo'
+    return 'To compare the fleet this plan sized with an autoscaled one on the same workload, set Autoscaler to kpa or slo'
       + ' (under Traffic; a rate schedule gives it a load that changes) and plan again.';
   }
   const plan = plans.find((p) => p.policy === config.routing);

@@ -1,4 +1,4 @@
-// www/js/capacity.js: "How many GPUs for this SLO?": the capacity planner in the page. Each routing
+// www/js/capacity.js: the GPU planner in the page (how many GPUs meet an SLO). Each routing
 // policy is planned in a worker of its own pool (src/plan via plan_policy_json: the fewest replicas
 // that meet the targets, checked against one fewer, then the goodput of the current fleet), so
 // policies run in parallel; Cancel terminates the pool. Shows the headline (plan_headline, the CLI's
