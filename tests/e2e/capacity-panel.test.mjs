@@ -270,3 +270,56 @@ test('an impossible target on the page: one sentence for every policy, no senten
     assert.deepEqual(errors, []);
   } finally { await close(); }
 });
+
+/** Each planner table shown: its box's scrollWidth and clientWidth. */
+function tableBoxes(page) {
+  return page.evaluate(() => [...document.querySelectorAll('[data-testid=capacity] table')].filter((t) => t.offsetParent !== null)
+    .map((t) => ({ id: t.id, sw: t.parentElement.scrollWidth, cw: t.parentElement.clientWidth })));
+}
+
+test('compare GPUs reads as one phrase and wraps whole at 1280 and 390 px; at 390 px every planner table fits its box', async () => {
+  for (const width of [1280, 390]) {
+    const { page, errors, close } = await openPage('/?request_rate_schedule=0s:4,20s:24&num_requests=200&routing=kv&autoscale=kpa', { width, height: 844 });
+    try {
+      await page.selectOption('[data-testid=cap-mode]', 'mix');
+      // "Plan [compare GPUs]", then on a line of its own what the boxes are, then the presets, each
+      // checkbox and its price on one line.
+      const form = await page.evaluate(() => {
+        const r = (e) => e.getBoundingClientRect();
+        const select = r(document.querySelector('[data-testid=cap-mode]'));
+        const lead = document.querySelector('[data-testid=cap-mix-lead]');
+        const boxes = [...document.querySelectorAll('.cap-mix-box')].map((b) => {
+          const [label, price] = b.querySelectorAll('label');
+          const a = r(label.querySelector('input')), p = r(price.querySelector('input'));
+          return { mid: [(a.top + a.bottom) / 2, (p.top + p.bottom) / 2], left: r(b).left };
+        });
+        return { select, lead: { text: lead.textContent, top: r(lead).top, left: r(lead).left }, boxes, formLeft: r(document.querySelector('.cap-form')).left };
+      });
+      assert.equal(form.lead.text, 'GPUs to compare, each at its price per GPU-hour:');
+      assert.ok(form.lead.top >= form.select.bottom - 1, `${width} px: the presets' words start below "Plan [compare GPUs]"`);
+      assert.ok(Math.abs(form.lead.left - form.formLeft) < 2, `${width} px: and at the form's left edge`);
+      assert.ok(form.boxes.length >= 2);
+      for (const b of form.boxes) assert.ok(Math.abs(b.mid[0] - b.mid[1]) < 8, `${width} px: a checkbox and its price share a line (${JSON.stringify(b)})`);
+      if (width === 390) {
+        await page.selectOption('[data-testid=cap-mode]', 'fleet');
+        await runPanel(page, 'lastCapacity', { ttft: '360', max: '8' });
+        await page.waitForFunction(() => window.kvfleet.lastCapacityAutoscale?.comparison, null, { timeout: 60000 });
+        const plan = await tableBoxes(page);
+        assert.deepEqual(plan.map((t) => t.id), ['cap-table', 'cap-auto-table']);
+        for (const t of plan) assert.ok(t.sw <= t.cw, `${t.id}: ${t.sw} px of table in ${t.cw} px`);
+        await page.selectOption('[data-testid=cap-mode]', 'mix');
+        await runPanel(page, 'lastCapacityMix', { ttft: '360', max: '6' });
+        const mix = await tableBoxes(page);
+        assert.deepEqual(mix.map((t) => t.id), ['cap-mix-table']);
+        for (const t of mix) assert.ok(t.sw <= t.cw, `${t.id}: ${t.sw} px of table in ${t.cw} px`);
+        // Each figure is named on the card: the cell's column header.
+        const named = await page.$$eval('[data-testid=cap-mix-table] tbody tr:first-child > *', (cells) => cells.map((c) => c.dataset.label));
+        const heads = await page.$$eval('[data-testid=cap-mix-table] thead th', (ths) => ths.map((th) => th.textContent));
+        assert.deepEqual(named, heads);
+        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'the page does not scroll sideways');
+        await screenshot(page, 'capacity-mix-390', { fullPage: false });
+      }
+      assert.deepEqual(errors, []);
+    } finally { await close(); }
+  }
+});

@@ -15,11 +15,12 @@
 import { countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { money, count } from './capacity-chart.js';
-import { scrollCue } from './page-bits.js';
+import { labelCells, scrollCue } from './page-bits.js';
 import { chosenPresets, gpuOf } from './capacity-prices.js';
 
-/** A scroll hint above a table while it is wider than its box (a phone), made once per table. */
+/** Labels the table's cells for the phone's cards, and a scroll hint above it while it is wider than its box, made once per table. */
 function cue(els, key, table, testid) {
+  labelCells(table);
   els[key] ||= scrollCue(table.parentElement, testid);
   els[key]();
 }

@@ -21,7 +21,7 @@ import { num, policyColor, orderPolicies, countPct } from './format.js';
 import { fmtMs } from './charts.js';
 import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
-import { scrollCue } from './page-bits.js';
+import { labelCells, scrollCue } from './page-bits.js';
 import { runMix, runAutoscale } from './capacity-more.js';
 import { neverMetWords, noneMetWords } from './capacity-words.js';
 import { fillMixPresets, mixLink, wireMixLink } from './capacity-prices.js';
@@ -339,6 +339,7 @@ export class Capacity {
       tbody.append(tr);
     }
     this.els.table.replaceChildren(thead, tbody);
+    labelCells(this.els.table);
     this.watchOverflow();
   }
 

@@ -102,3 +102,14 @@ export function scrollCue(wrap, testid) {
   new ResizeObserver(fit).observe(wrap);
   return fit;
 }
+
+/**
+ * Names each body cell of `table` by its column's header (data-label) and marks the table
+ * `cap-cards`: on a phone (style.css) each row then reads as a card of labelled figures, so the
+ * table fits the screen instead of scrolling sideways.
+ */
+export function labelCells(table) {
+  const names = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+  for (const tr of table.querySelectorAll('tbody tr')) [...tr.children].forEach((c, i) => { c.dataset.label = names[i] ?? ''; });
+  table.classList.add('cap-cards');
+}
