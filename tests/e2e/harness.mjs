@@ -36,13 +36,16 @@ let nativeBinPath = null;
 
 /**
  * The native CLI (`target/debug/kvfleet`), which several page tests hold the page's numbers
- * against. It is built here first (`cargo build --bin kvfleet`, a no-op when it is fresh),
- * once per test file, so a page test never compares the page with a binary older than the
- * sources (one left by a hand mutation, say). A failed build throws with cargo's message.
+ * against. It is built here first, once per test file, so a page test never compares the page
+ * with a binary older than the sources (one left by a hand mutation, say). A failed build throws
+ * with cargo's message. It is the build `cargo test --features schema` makes (the `test` profile,
+ * the same features), so after the native tests it is a no-op instead of a third compile of the
+ * crate (`cargo build`'s `dev` profile is a build of its own).
  */
 export function nativeBin() {
   if (nativeBinPath === null) {
-    execFileSync('cargo', ['build', '-q', '--locked', '--bin', 'kvfleet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('cargo', ['build', '-q', '--locked', '--profile', 'test', '--features', 'schema', '--bin', 'kvfleet'],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     nativeBinPath = join(ROOT, 'target', 'debug', 'kvfleet');
   }
   return nativeBinPath;
