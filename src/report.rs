@@ -586,7 +586,7 @@ impl Simulation<'_> {
             .collect();
         summary.gpu_hours = gpu_hours;
         summary.slo_attained = series.slo_attained_share();
-        let fleet_lines = self.fleet_lines(&summary, &per_instance);
+        let fleet_lines = self.fleet_lines(&summary, &per_instance, autoscale.as_ref());
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
         let router_cpu = self.router_cpu_report(makespan_us);
@@ -651,16 +651,21 @@ impl Simulation<'_> {
 
     /// The seed's three fleet lines; in a disaggregated run they describe the prefill
     /// pool (its replicas and its cache).
-    fn fleet_lines(&self, summary: &Summary, rows: &[InstanceReport]) -> Vec<String> {
+    fn fleet_lines(
+        &self,
+        summary: &Summary,
+        rows: &[InstanceReport],
+        scaler: Option<&autoscale::AutoscaleReport>,
+    ) -> Vec<String> {
         let Some(d) = self.disagg.as_ref() else {
-            return text::fleet_lines(&self.cfg, &self.source_name, summary);
+            return text::fleet_lines(&self.cfg, &self.source_name, summary, scaler);
         };
         let cfg = Config {
             instances: d.pools.prefill,
             ..self.cfg.clone()
         };
         let s = self.prefill_pool_summary(summary, rows);
-        text::fleet_lines(&cfg, &self.source_name, &s)
+        text::fleet_lines(&cfg, &self.source_name, &s, scaler)
     }
 
     fn findings(&self, rows: &[InstanceReport], series: &Series, makespan_us: u64) -> Vec<Finding> {
