@@ -680,10 +680,7 @@ impl Simulation<'_> {
                 peak_queue: r.peak_queue,
             })
             .collect();
-        let window = Window {
-            start_us: self.first_arrival_us.unwrap_or(0),
-            end_us: self.last_arrival_us,
-        };
+        let window = self.growth_window();
         let mut out = match self.disagg.as_ref() {
             Some(d) => findings::pooled_findings(&facts, d.pools.prefill as usize, series, window),
             None => findings::findings(&facts, series, window),
@@ -704,6 +701,27 @@ impl Simulation<'_> {
             out.retain(|f| !matches!(f.kind, FindingKind::LoadUneven | FindingKind::HitUneven));
         }
         out
+    }
+
+    /// The window over which the overload finding judges backlog growth: the arrivals',
+    /// from the start of the rate schedule's last piece before the last arrival (where
+    /// the offered rate was steady), each replica from its first admission under an
+    /// autoscaler.
+    fn growth_window(&self) -> Window {
+        let first_us = self.first_arrival_us.unwrap_or(0);
+        let synthetic = matches!(self.source_name.as_str(), "synthetic" | "sessions");
+        let piece_us = crate::workload::schedule::of(&self.cfg)
+            .filter(|_| synthetic)
+            .map_or(0, |s| {
+                libm::round(s.piece_start_s(self.last_arrival_us as f64 / 1e6) * 1e6) as u64
+            });
+        let start_us = first_us.max(piece_us.min(self.last_arrival_us));
+        Window {
+            start_us,
+            end_us: self.last_arrival_us,
+            from_first_admission: self.scaler.is_some(),
+            after_change: start_us > first_us,
+        }
     }
 
     /// The engine counters the KV-bound finding reads, per replica.

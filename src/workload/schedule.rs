@@ -206,6 +206,14 @@ impl Schedule {
         r + slope * (t_s - self.times_s[i])
     }
 
+    /// When the piece holding `t_s` began, seconds: the last point at or before it (a
+    /// step's or a ramp's start), in `t_s`'s period for a daily shape.
+    pub fn piece_start_s(&self, t_s: f64) -> f64 {
+        let base = self.periods(t_s) * self.period_s.min(f64::MAX);
+        let i = self.times_s.partition_point(|&t| t <= t_s - base).max(1) - 1;
+        base + self.times_s[i]
+    }
+
     /// Piece i: its start rate, slope (per s²) and length (s; infinite for the last).
     fn piece(&self, i: usize) -> (f64, f64, f64) {
         let Some(&next_s) = self.times_s.get(i + 1) else {
