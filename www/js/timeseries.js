@@ -107,6 +107,48 @@ export function anyHitWords(bins, summary) {
   return `Requests with any cached block per interval: ${range}${whole}.`;
 }
 
+/** A bin completes almost nothing when its served rate is under this share of its offered rate. */
+export const STALL_SHARE = 0.1;
+
+/**
+ * The longest stretch of at least two bins in which requests arrived but the fleet completed under a
+ * tenth of them, in words: served counts completions, and the requests were in flight (the most at once,
+ * from the samples' waiting and running requests); '' when there is none.
+ */
+export function stallWords(series, bins, binS) {
+  let best = null;
+  let from = -1;
+  for (let j = 0; j <= bins.length; j++) {
+    const b = bins[j];
+    const stalled = b && b.offered > 0 && b.served !== null && b.served < STALL_SHARE * b.offered;
+    if (stalled && from < 0) from = j;
+    if (!stalled && from >= 0) {
+      if (j - from >= 2 && (!best || j - from > best[1] - best[0])) best = [from, j];
+      from = -1;
+    }
+  }
+  if (!best) return '';
+  const run = bins.slice(best[0], best[1]);
+  const [start, end] = [run[0].end - binS, run.at(-1).end];
+  const t = series.t_s || [];
+  let most = 0;
+  for (let k = 0; k < t.length; k++) {
+    if (t[k] < start || t[k] > end) continue;
+    const inFlight = (series.queue || []).reduce((a, q) => a + (q[k] ?? 0), 0) + (series.running || []).reduce((a, r) => a + (r[k] ?? 0), 0);
+    most = Math.max(most, inFlight);
+  }
+  const offered = run.map((b) => b.offered);
+  return `From ${fixed1(Math.max(0, start))} to ${fixed1(end)} s the fleet completed at most ${fixed1(Math.max(...run.map((b) => b.served)))} req/s`
+    + ` while ${fixed1(Math.min(...offered))}–${fixed1(Math.max(...offered))} req/s arrived: served counts completions, and up to`
+    + ` ${num(most)} requests were in flight at once (waiting, or running in batches too long to finish yet).`;
+}
+
+/** The TTFT chart's unit: seconds when its largest value is 1 s or more, else ms. */
+export function ttftUnit(bins) {
+  const most = Math.max(0, ...finite(bins.map((b) => b.ttft)));
+  return most >= 1000 ? { name: 's', scale: 1 / 1000 } : { name: 'ms', scale: 1 };
+}
+
 /** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit share and TTFT. */
 export function timeSeriesWords(series, sessions, autoscale, config = null, summary = null) {
   const { bins, binS } = mergeWindows(series);
@@ -119,6 +161,8 @@ export function timeSeriesWords(series, sessions, autoscale, config = null, summ
   const parts = [sched.length
     ? `The schedule ran from ${fixed1(Math.min(...sched))} to ${fixed1(Math.max(...sched))} ${unit}; ${most}`
     : `At a constant offered rate, ${most}`];
+  const stall = stallWords(series, bins, binS);
+  if (stall) parts.push(stall);
   const scaled = replicaWords(series, autoscale);
   if (scaled) parts.push(scaled);
   const anyHit = anyHitWords(bins, summary);
@@ -204,7 +248,11 @@ export class TimeSeries {
     if (s.slo_attained?.length) {
       hit.data.datasets.push(line('SLO attained', at('slo', 100), t.ink, { stepped: true, borderDash: [5, 3] }));
     }
-    ttft.data.datasets = [line('mean TTFT', at('ttft'), t.err, { stepped: true })];
+    // Seconds when the TTFT reaches a second ("50 s", not "50,000 ms").
+    const unit = ttftUnit(bins);
+    ttft.data.datasets = [line('mean TTFT', at('ttft', unit.scale), t.err, { stepped: true })];
+    ttft.options.scales.y.title.text = `Mean TTFT (${unit.name})`;
+    ttft.options.plugins.tooltip.callbacks.label = (item) => ` mean TTFT: ${unit.name === 's' ? item.parsed.y.toFixed(2) : item.parsed.y.toFixed(0)} ${unit.name}`;
     const end = ts.length ? ts[ts.length - 1] : undefined;
     for (const c of [rate, hit, ttft]) { c.options.scales.x.max = end; lazyDraw.draw(c); }
     const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary);
