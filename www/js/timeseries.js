@@ -17,6 +17,10 @@ const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 1
 /** Points {x: t, y} of a column, a gap where it is null. */
 const points = (ts, col, scale = 1) => (col || []).map((v, j) => ({ x: ts[j], y: Number.isFinite(v) ? v * scale : null }));
 
+/** The charts' left axis width, and the rates chart's right (ready replicas) axis width, px. */
+export const TS_Y_PX = 64;
+export const TS_Y2_PX = 48;
+
 /** Most bins the charts draw: the grid's windows (up to 240) merged in runs, so a rate counts enough arrivals. */
 export const MAX_BINS = 48;
 
@@ -182,6 +186,10 @@ export class TimeSeries {
 
   create() {
     const C = window.Chart;
+    // Every chart's left axis is as wide, and the charts without the right axis keep its room free:
+    // their plot areas line up, so one time sits at one x on all three.
+    const leftAxis = (axis) => { axis.width = TS_Y_PX; };
+    const rightAxis = (axis) => { axis.width = axis.options.display ? TS_Y2_PX : 0; };
     const get = (id) => this.card.querySelector(`#${id}`);
     const chart = (id, yTitle, extra = {}, right = null) => new C(get(id), {
       type: 'line',
@@ -195,9 +203,9 @@ export class TimeSeries {
           tooltip: { callbacks: { title: (items) => (items.length ? `t = ${items[0].parsed.x.toFixed(1)} s` : '') } } },
         scales: {
           x: { type: 'linear', min: 0, title: axisTitle('Time (s)'), ticks: { includeBounds: false } },
-          y: { beginAtZero: true, title: axisTitle(yTitle), ...extra },
+          y: { beginAtZero: true, title: axisTitle(yTitle), afterFit: leftAxis, ...extra },
           ...(right ? { y2: { position: 'right', beginAtZero: true, display: 'auto', grid: { drawOnChartArea: false },
-            title: axisTitle(right), ticks: { precision: 0 } } } : {}),
+            title: axisTitle(right), ticks: { precision: 0 }, afterFit: rightAxis } } : {}),
         },
       },
     });
@@ -254,7 +262,15 @@ export class TimeSeries {
     ttft.options.scales.y.title.text = `Mean TTFT (${unit.name})`;
     ttft.options.plugins.tooltip.callbacks.label = (item) => ` mean TTFT: ${unit.name === 's' ? item.parsed.y.toFixed(2) : item.parsed.y.toFixed(0)} ${unit.name}`;
     const end = ts.length ? ts[ts.length - 1] : undefined;
-    for (const c of [rate, hit, ttft]) { c.options.scales.x.max = end; lazyDraw.draw(c); }
+    // One time range on all three; the room of the rates chart's right axis (shown when autoscaled)
+    // left free on the other two.
+    rate.options.scales.y2.display = scaled;
+    for (const c of [rate, hit, ttft]) {
+      c.options.scales.x.min = 0;
+      c.options.scales.x.max = end;
+      if (c !== rate) c.options.layout = { padding: { right: scaled ? TS_Y2_PX : 0 } };
+      lazyDraw.draw(c);
+    }
     const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary);
     this.card.querySelector('#ts-words').textContent = words;
     const unreached = this.card.querySelector('#ts-unreached');
