@@ -43,6 +43,8 @@ pub const GROWTH_FACTOR: f64 = 1.5;
 pub const GROWTH_MIN: f64 = 10.0;
 /// ... or this share of the replica's requests, if larger.
 pub const GROWTH_SHARE: f64 = 0.05;
+/// Below this share of the backlog waiting, the words say the backlog is running requests.
+pub const RUNNING_SHARE: f64 = 0.1;
 /// Share of a replica's requests rejected by its full queue that is overload.
 pub const REJECT_SHARE: f64 = 0.05;
 
@@ -254,6 +256,23 @@ fn count(x: f64) -> String {
 /// Mean backlog (waiting + running) of replica `r` over the two halves of the window, or
 /// `None` when either half has fewer than four samples.
 pub fn backlog_halves(series: &Series, r: usize, window: Window) -> Option<(f64, f64)> {
+    halves(series, r, window, |k| {
+        series.queue[r][k] + series.running[r][k]
+    })
+}
+
+/// The same for the requests waiting (the queue) alone.
+pub fn waiting_halves(series: &Series, r: usize, window: Window) -> Option<(f64, f64)> {
+    halves(series, r, window, |k| series.queue[r][k])
+}
+
+/// Mean of `count` at the samples of replica `r`'s window, per half.
+fn halves(
+    series: &Series,
+    r: usize,
+    window: Window,
+    count: impl Fn(usize) -> u32,
+) -> Option<(f64, f64)> {
     let (mut start_s, end_s) = (window.start_us as f64 / 1e6, window.end_us as f64 / 1e6);
     if window.from_first_admission {
         // The first window with an admission on `r` ends at its sample; it began a grid
@@ -267,9 +286,8 @@ pub fn backlog_halves(series: &Series, r: usize, window: Window) -> Option<(f64,
         if t < start_s || t > end_s {
             continue;
         }
-        let backlog = (series.queue[r][k] + series.running[r][k]) as f64;
         let half = if t < mid_s { &mut first } else { &mut second };
-        half.0 += backlog;
+        half.0 += count(k) as f64;
         half.1 += 1;
     }
     (first.1 >= 4 && second.1 >= 4).then(|| (first.0 / first.1 as f64, second.0 / second.1 as f64))
@@ -298,19 +316,29 @@ pub fn overload_finding(rows: &[ReplicaFacts], series: &Series, window: Window) 
     let &first = hit.first()?;
     let mut evidence = Vec::new();
     if let Some((a, b)) = growth(&rows[first as usize], halves[first as usize]) {
-        evidence.push(format!(
-            "backlog grew from {} to {} requests between the two halves of the arrivals{}",
-            count(a),
-            count(b),
-            if window.after_change {
-                format!(
-                    " after the rate's last change, at {}",
-                    crate::numbers::seconds(window.start_us as f64 / 1e6)
-                )
-            } else {
-                String::new()
-            }
-        ));
+        // Running, not waiting: the replica started its work, but its batch grew and every
+        // step slowed (so its saturated share, steps with work left unstarted, stays low).
+        let waiting = waiting_halves(series, first as usize, window).map_or(0.0, |w| w.1);
+        let running = if waiting < RUNNING_SHARE * b {
+            "; nearly all of it running, not waiting: the batches grew and every step slowed"
+        } else {
+            ""
+        };
+        evidence.push(
+            format!(
+                "backlog grew from {} to {} requests between the two halves of the arrivals{}",
+                count(a),
+                count(b),
+                if window.after_change {
+                    format!(
+                        " after the rate's last change, at {}",
+                        crate::numbers::seconds(window.start_us as f64 / 1e6)
+                    )
+                } else {
+                    String::new()
+                }
+            ) + running,
+        );
     }
     let rejected: u64 = hit.iter().map(|&r| rows[r as usize].rejected).sum();
     if rejected > 0 {

@@ -151,3 +151,42 @@ fn a_schedule_s_piece_starts_at_its_last_point() {
     let d = Schedule::parse("daily:10:24s").unwrap();
     assert_eq!(d.piece_start_s(27.5), 27.0);
 }
+
+#[test]
+fn an_overload_in_running_requests_says_so_beside_a_low_saturated_share() {
+    // 14 req/s on 2 fixed replicas: the backlog grows, in the running batch.
+    let v = report(
+        "batch-grows.json",
+        &["--request-rate", "14", "--des-instances", "2"],
+    );
+    // Every replica was saturated (steps with work left unstarted) under 5% of the run...
+    for row in v["per_instance"].as_array().unwrap() {
+        assert!(row["saturated_share"].as_f64().unwrap() < 0.05, "{row}");
+    }
+    // ...because over the second half of the arrivals under a tenth of replica 0's backlog
+    // was waiting: the rest was running.
+    let last_arrival = 199.0 / v["summary"]["offered_rate"].as_f64().unwrap();
+    let t = v["series"]["t_s"].as_array().unwrap();
+    let (mut waiting, mut running) = (0u64, 0u64);
+    for (k, x) in t.iter().enumerate() {
+        let x = x.as_f64().unwrap();
+        if x >= last_arrival / 2.0 && x <= last_arrival {
+            waiting += v["series"]["queue"][0][k].as_u64().unwrap();
+            running += v["series"]["running"][0][k].as_u64().unwrap();
+        }
+    }
+    assert!(
+        waiting * 10 < waiting + running,
+        "{waiting} waiting, {running} running"
+    );
+    // The finding says so, so the two read together.
+    let texts = overload_texts(&v);
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert!(
+        texts[0].contains(
+            "; nearly all of it running, not waiting: the batches grew and every step slowed)"
+        ),
+        "{}",
+        texts[0]
+    );
+}
