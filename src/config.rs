@@ -362,6 +362,9 @@ pub struct ConfigError {
     pub value: String,
     /// What the field accepts.
     pub allowed: String,
+    /// What is wrong with the value, when saying what is allowed does not show it: a
+    /// schedule's point that is not TIME:RATE. Written in parentheses after the value.
+    pub why: Option<String>,
 }
 
 impl ConfigError {
@@ -372,15 +375,33 @@ impl ConfigError {
             field: field.to_string(),
             value: crate::echo::shown(&value.to_string()),
             allowed: allowed.into(),
+            why: None,
+        }
+    }
+
+    /// The same, saying what is wrong with `value` (`why`) before what is `allowed`.
+    pub fn because(
+        field: &str,
+        value: impl fmt::Display,
+        why: impl Into<String>,
+        allowed: impl Into<String>,
+    ) -> Self {
+        ConfigError {
+            why: Some(why.into()),
+            ..ConfigError::new(field, value, allowed)
         }
     }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = self
+            .why
+            .as_ref()
+            .map_or(String::new(), |w| format!(" ({w})"));
         write!(
             f,
-            "invalid {}: got {}; allowed: {}",
+            "invalid {}: got {}{why}; allowed: {}",
             self.field, self.value, self.allowed
         )
     }

@@ -597,7 +597,7 @@ impl Replica {
                 } else {
                     a.generated = 1;
                     a.first_token_us = now_us;
-                    out.first_tokens.push(a.req.id);
+                    out.first_tokens.push((a.req.id, now_us - a.req.arrival_us));
                 }
                 self.recovered(i, now_us);
             }

@@ -12,9 +12,13 @@
 //!   of that many requests would give. An exactly even split (round robin) never fires.
 //! - **Uneven hit rate.** Token hit rates of the sampled replicas span `HIT_SPREAD` or more.
 //! - **Overloaded.** A replica's backlog (requests waiting or running) grew while arrivals
-//!   lasted: its mean over the second half of the arrival window exceeds the first half's
-//!   by `GROWTH_FACTOR` × and by at least `GROWTH_MIN` requests (or `GROWTH_SHARE` of its
-//!   requests), or its full queue rejected `REJECT_SHARE` of its requests.
+//!   lasted at a steady rate: its mean over the second half of the window exceeds the first
+//!   half's by `GROWTH_FACTOR` × and by at least `GROWTH_MIN` requests (or `GROWTH_SHARE`
+//!   of its requests), or its full queue rejected `REJECT_SHARE` of its requests. The
+//!   window is the arrivals' (under a rate schedule, from the start of the schedule's
+//!   last piece before the last arrival: a backlog that grew with a step up of the rate is
+//!   no overload); under an autoscaler each replica's starts no earlier than its first
+//!   admission (a replica that joined late had no backlog before).
 //! - **KV-bound.** KV capacity, not the slots, held requests back (`kv.rs`).
 
 use serde::Serialize;
@@ -39,6 +43,8 @@ pub const GROWTH_FACTOR: f64 = 1.5;
 pub const GROWTH_MIN: f64 = 10.0;
 /// ... or this share of the replica's requests, if larger.
 pub const GROWTH_SHARE: f64 = 0.05;
+/// Below this share of the backlog waiting, the words say the backlog is running requests.
+pub const RUNNING_SHARE: f64 = 0.1;
 /// Share of a replica's requests rejected by its full queue that is overload.
 pub const REJECT_SHARE: f64 = 0.05;
 
@@ -89,10 +95,16 @@ pub struct ReplicaFacts {
 /// The arrival window, µs, over which backlog growth is judged.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Window {
-    /// First arrival.
+    /// First arrival (under a rate schedule, the start of its last piece before the last
+    /// arrival, if later).
     pub start_us: u64,
     /// Last arrival.
     pub end_us: u64,
+    /// Whether each replica's window starts at its first admission, if later (under an
+    /// autoscaler, where replicas join during the run).
+    pub from_first_admission: bool,
+    /// Whether `start_us` is the rate schedule's last change (the words then name it).
+    pub after_change: bool,
 }
 
 /// Every finding of a run, in a fixed order: load, hit rate, overload.
@@ -244,16 +256,38 @@ fn count(x: f64) -> String {
 /// Mean backlog (waiting + running) of replica `r` over the two halves of the window, or
 /// `None` when either half has fewer than four samples.
 pub fn backlog_halves(series: &Series, r: usize, window: Window) -> Option<(f64, f64)> {
-    let (start_s, end_s) = (window.start_us as f64 / 1e6, window.end_us as f64 / 1e6);
+    halves(series, r, window, |k| {
+        series.queue[r][k] + series.running[r][k]
+    })
+}
+
+/// The same for the requests waiting (the queue) alone.
+pub fn waiting_halves(series: &Series, r: usize, window: Window) -> Option<(f64, f64)> {
+    halves(series, r, window, |k| series.queue[r][k])
+}
+
+/// Mean of `count` at the samples of replica `r`'s window, per half.
+fn halves(
+    series: &Series,
+    r: usize,
+    window: Window,
+    count: impl Fn(usize) -> u32,
+) -> Option<(f64, f64)> {
+    let (mut start_s, end_s) = (window.start_us as f64 / 1e6, window.end_us as f64 / 1e6);
+    if window.from_first_admission {
+        // The first window with an admission on `r` ends at its sample; it began a grid
+        // step earlier.
+        let first = series.hit_rate.get(r)?.iter().position(Option::is_some)?;
+        start_s = start_s.max(series.t_s[first.saturating_sub(1)]);
+    }
     let mid_s = (start_s + end_s) / 2.0;
     let (mut first, mut second) = ((0.0, 0u32), (0.0, 0u32));
     for (k, &t) in series.t_s.iter().enumerate() {
         if t < start_s || t > end_s {
             continue;
         }
-        let backlog = (series.queue[r][k] + series.running[r][k]) as f64;
         let half = if t < mid_s { &mut first } else { &mut second };
-        half.0 += backlog;
+        half.0 += count(k) as f64;
         half.1 += 1;
     }
     (first.1 >= 4 && second.1 >= 4).then(|| (first.0 / first.1 as f64, second.0 / second.1 as f64))
@@ -282,11 +316,29 @@ pub fn overload_finding(rows: &[ReplicaFacts], series: &Series, window: Window) 
     let &first = hit.first()?;
     let mut evidence = Vec::new();
     if let Some((a, b)) = growth(&rows[first as usize], halves[first as usize]) {
-        evidence.push(format!(
-            "backlog grew from {} to {} requests between the two halves of the arrivals",
-            count(a),
-            count(b)
-        ));
+        // Running, not waiting: the replica started its work, but its batch grew and every
+        // step slowed (so its saturated share, steps with work left unstarted, stays low).
+        let waiting = waiting_halves(series, first as usize, window).map_or(0.0, |w| w.1);
+        let running = if waiting < RUNNING_SHARE * b {
+            "; nearly all of it running, not waiting: the batches grew and every step slowed"
+        } else {
+            ""
+        };
+        evidence.push(
+            format!(
+                "backlog grew from {} to {} requests between the two halves of the arrivals{}",
+                count(a),
+                count(b),
+                if window.after_change {
+                    format!(
+                        " after the rate's last change, at {}",
+                        crate::numbers::seconds(window.start_us as f64 / 1e6)
+                    )
+                } else {
+                    String::new()
+                }
+            ) + running,
+        );
     }
     let rejected: u64 = hit.iter().map(|&r| rows[r as usize].rejected).sum();
     if rejected > 0 {

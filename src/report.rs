@@ -586,7 +586,7 @@ impl Simulation<'_> {
             .collect();
         summary.gpu_hours = gpu_hours;
         summary.slo_attained = series.slo_attained_share();
-        let fleet_lines = self.fleet_lines(&summary, &per_instance);
+        let fleet_lines = self.fleet_lines(&summary, &per_instance, autoscale.as_ref());
         let sessions = self.session_report();
         let pools = self.pools_report(&per_instance, makespan_us);
         let router_cpu = self.router_cpu_report(makespan_us);
@@ -651,16 +651,21 @@ impl Simulation<'_> {
 
     /// The seed's three fleet lines; in a disaggregated run they describe the prefill
     /// pool (its replicas and its cache).
-    fn fleet_lines(&self, summary: &Summary, rows: &[InstanceReport]) -> Vec<String> {
+    fn fleet_lines(
+        &self,
+        summary: &Summary,
+        rows: &[InstanceReport],
+        scaler: Option<&autoscale::AutoscaleReport>,
+    ) -> Vec<String> {
         let Some(d) = self.disagg.as_ref() else {
-            return text::fleet_lines(&self.cfg, &self.source_name, summary);
+            return text::fleet_lines(&self.cfg, &self.source_name, summary, scaler);
         };
         let cfg = Config {
             instances: d.pools.prefill,
             ..self.cfg.clone()
         };
         let s = self.prefill_pool_summary(summary, rows);
-        text::fleet_lines(&cfg, &self.source_name, &s)
+        text::fleet_lines(&cfg, &self.source_name, &s, scaler)
     }
 
     fn findings(&self, rows: &[InstanceReport], series: &Series, makespan_us: u64) -> Vec<Finding> {
@@ -675,10 +680,7 @@ impl Simulation<'_> {
                 peak_queue: r.peak_queue,
             })
             .collect();
-        let window = Window {
-            start_us: self.first_arrival_us.unwrap_or(0),
-            end_us: self.last_arrival_us,
-        };
+        let window = self.growth_window();
         let mut out = match self.disagg.as_ref() {
             Some(d) => findings::pooled_findings(&facts, d.pools.prefill as usize, series, window),
             None => findings::findings(&facts, series, window),
@@ -699,6 +701,27 @@ impl Simulation<'_> {
             out.retain(|f| !matches!(f.kind, FindingKind::LoadUneven | FindingKind::HitUneven));
         }
         out
+    }
+
+    /// The window over which the overload finding judges backlog growth: the arrivals',
+    /// from the start of the rate schedule's last piece before the last arrival (where
+    /// the offered rate was steady), each replica from its first admission under an
+    /// autoscaler.
+    fn growth_window(&self) -> Window {
+        let first_us = self.first_arrival_us.unwrap_or(0);
+        let synthetic = matches!(self.source_name.as_str(), "synthetic" | "sessions");
+        let piece_us = crate::workload::schedule::of(&self.cfg)
+            .filter(|_| synthetic)
+            .map_or(0, |s| {
+                libm::round(s.piece_start_s(self.last_arrival_us as f64 / 1e6) * 1e6) as u64
+            });
+        let start_us = first_us.max(piece_us.min(self.last_arrival_us));
+        Window {
+            start_us,
+            end_us: self.last_arrival_us,
+            from_first_admission: self.scaler.is_some(),
+            after_change: start_us > first_us,
+        }
     }
 
     /// The engine counters the KV-bound finding reads, per replica.

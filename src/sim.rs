@@ -467,19 +467,18 @@ impl<'w> Simulation<'w> {
             inflight.end(replica, &x.block_ids[..full], private);
             inflight.end_prefill(x.id);
         }
-        for id in self.outbox.first_tokens.drain(..) {
+        for (id, ttft_us) in self.outbox.first_tokens.drain(..) {
             self.knowledge.inflight().end_prefill(id);
+            if let Some(scaler) = self.scaler.as_mut() {
+                scaler.first_token(ttft_us);
+            }
         }
         for f in self.outbox.finished.drain(..) {
             self.ledger.end(f.id);
             if let Some(scaler) = self.scaler.as_mut() {
                 scaler.in_flight_moved(self.now_us, false);
                 let decode_us = f.done_us - f.first_token_us;
-                scaler.completed(
-                    f.first_token_us - f.arrival_us,
-                    decode_us,
-                    f.output_tokens.saturating_sub(1) as u64,
-                );
+                scaler.completed(decode_us, f.output_tokens.saturating_sub(1) as u64);
             }
             self.recorder.finished(&f);
             if let Some(t) = self.preset_ttft.as_mut() {

@@ -48,10 +48,16 @@ fn steps_ramps_and_units_parse_to_the_rates_written() {
 #[test]
 fn bad_schedules_say_what_is_wrong_and_what_is_allowed() {
     for (text, why) in [
-        ("4", "point '4' is not TIME:RATE"),
+        (
+            "4",
+            "got 4 ('4' is not TIME:RATE); allowed: TIME:RATE points from 0s, times rising,",
+        ),
         ("0:4", "needs a unit"),
         ("1s:4", "first point must be at 0s"),
-        ("0s:4,60s:8,30s:2", "times must increase ('30s:2' does not)"),
+        (
+            "0s:4,60s:8,30s:2",
+            "(times must increase: '30s:2' does not)",
+        ),
         ("0s:4,0s:8", "times must increase"),
         ("0s:-1", "rate '-1' is outside 0 to 100000"),
         ("0s:4,60s:0", "last rate must be above 0"),
@@ -74,6 +80,11 @@ fn bad_schedules_say_what_is_wrong_and_what_is_allowed() {
             "{text}: {msg}"
         );
     }
+    // What is wrong, then what is allowed, each in its place.
+    assert_eq!(
+        Schedule::parse("banana").unwrap_err().to_string(),
+        "invalid request_rate_schedule: got banana ('banana' is not TIME:RATE); allowed: TIME:RATE points from 0s, times rising, joined by ',' (a step) or '~' (a linear ramp), e.g. 0s:4,120s:16,300s:4 or 0s:2~60s:20; or daily:PEAK:PERIOD[:TROUGH], e.g. daily:16:600s"
+    );
     // Validation of a whole config refuses it under the same field.
     let cfg = Config {
         request_rate_schedule: "0s:4,60s:0".into(),

@@ -76,8 +76,8 @@ pub struct Outbox {
     /// Every request that left the replica (completed or dropped), with its blocks, for
     /// the router's count of in-flight blocks.
     pub released: Vec<Released>,
-    /// Ids of the requests whose first token came in this call.
-    pub first_tokens: Vec<u32>,
+    /// The requests whose first token came in this call: (id, TTFT from arrival µs).
+    pub first_tokens: Vec<(u32, u64)>,
     /// Prefill replicas: requests whose prompt is done, to transfer to a decode replica.
     pub handoffs: Vec<Handoff>,
     /// Running requests preempted for want of a KV block (`preempt` rule).

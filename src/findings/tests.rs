@@ -33,6 +33,8 @@ fn series(backlog: &[fn(f64) -> u32]) -> (Series, Window) {
         Window {
             start_us: 0,
             end_us: 10_000_000,
+            from_first_admission: false,
+            after_change: false,
         },
     )
 }
@@ -291,6 +293,8 @@ fn backlog_halves_split_the_arrival_window_at_its_middle() {
     let w = Window {
         start_us: 2_000_000,
         end_us: 8_000_000,
+        from_first_admission: false,
+        after_change: false,
     };
     // [2, 5): 20, 25, ..., 45, mean 32.5; [5, 8]: 50, 55, ..., 80, mean 65.
     assert_eq!(backlog_halves(&s, 0, w), Some((32.5, 65.0)));
@@ -298,6 +302,8 @@ fn backlog_halves_split_the_arrival_window_at_its_middle() {
     let w = Window {
         start_us: 0,
         end_us: 3_000_000,
+        from_first_admission: false,
+        after_change: false,
     };
     assert_eq!(backlog_halves(&s, 0, w), None);
 }

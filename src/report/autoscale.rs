@@ -114,6 +114,34 @@ pub fn report(
     }
 }
 
+/// The fewest and the most replicas ready at once over the run: `initial` at 0, then the
+/// ready count after each change.
+pub fn ready_range(initial: u32, changes: &[Change]) -> (u32, u32) {
+    changes.iter().fold((initial, initial), |(lo, hi), c| {
+        (lo.min(c.ready), hi.max(c.ready))
+    })
+}
+
+/// The text report's fleet size under a scaler: the replicas ready over the run, the
+/// scaler, the starting size and the bounds. `2 to 9 instance(s) ready (autoscaler kpa,
+/// started at 2, bounds 1–16)`; a size that never changed reads `2 instance(s) ready
+/// throughout (autoscaler kpa, bounds 1–16)`.
+pub fn fleet_size(a: &AutoscaleReport, initial: u32) -> String {
+    let (lo, hi) = ready_range(initial, &a.changes);
+    let bounds = format!("bounds {}–{}", a.min_instances, a.max_instances);
+    if lo == hi {
+        format!(
+            "{lo} instance(s) ready throughout (autoscaler {}, {bounds})",
+            a.scaler
+        )
+    } else {
+        format!(
+            "{lo} to {hi} instance(s) ready (autoscaler {}, started at {initial}, {bounds})",
+            a.scaler
+        )
+    }
+}
+
 /// The ready replicas at each sample of `series`, from the changes (`initial` at 0).
 pub fn replicas_series(t_s: &[f64], initial: u32, changes: &[Change]) -> Vec<u32> {
     let mut out = Vec::with_capacity(t_s.len());

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::config::{Config, RouterView};
 use crate::numbers::{duration, seconds};
+use crate::report::autoscale::{fleet_size, AutoscaleReport};
 use crate::report::{Report, Summary};
 
 /// A share as a percentage, or "–" for a statistic over nothing.
@@ -34,8 +35,14 @@ fn spread(lo: f64, hi: f64) -> String {
     }
 }
 
-/// The seed's three fleet lines, word for word in form.
-pub fn fleet_lines(cfg: &Config, source: &str, s: &Summary) -> Vec<String> {
+/// The seed's three fleet lines, word for word in form; under an autoscaler (`scaler`) the
+/// first names the replicas ready over the run instead of the starting size alone.
+pub fn fleet_lines(
+    cfg: &Config,
+    source: &str,
+    s: &Summary,
+    scaler: Option<&AutoscaleReport>,
+) -> Vec<String> {
     let pool = if source == "synthetic" {
         format!("prefix pool: {} prefixes", cfg.num_prefixes)
     } else {
@@ -47,8 +54,12 @@ pub fn fleet_lines(cfg: &Config, source: &str, s: &Summary) -> Vec<String> {
             .kv_blocks
             .map_or("unbounded".to_string(), |b| format!("{b} blocks")),
     };
+    let size = scaler.map_or_else(
+        || format!("{} instance(s)", cfg.instances),
+        |a| fleet_size(a, cfg.instances),
+    );
     let mut lines = vec![
-        format!("  Fleet: {} instance(s), routing={} | {pool}", cfg.instances, cfg.routing.name()),
+        format!("  Fleet: {size}, routing={} | {pool}", cfg.routing.name()),
         format!(
             "  KV block cache: block_size={} tok, capacity/instance={capacity}, evictions={}, block-reuse={}",
             cfg.block_size,

@@ -206,11 +206,18 @@ impl Scaler {
         }
     }
 
-    /// A request completed: its TTFT and its inter-token time over its tokens after the
-    /// first (for the SLO rule).
-    pub fn completed(&mut self, ttft_us: u64, decode_us: u64, decode_tokens: u64) {
+    /// A request's first token came, `ttft_us` after its arrival (for the SLO rule).
+    pub fn first_token(&mut self, ttft_us: u64) {
         if let Decider::Slo(slo) = &mut self.decider {
-            slo.observe(ttft_us, decode_us, decode_tokens);
+            slo.first_token(ttft_us);
+        }
+    }
+
+    /// A request completed: its decode time over its tokens after the first (for the SLO
+    /// rule).
+    pub fn completed(&mut self, decode_us: u64, decode_tokens: u64) {
+        if let Decider::Slo(slo) = &mut self.decider {
+            slo.completed(decode_us, decode_tokens);
         }
     }
 

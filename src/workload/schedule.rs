@@ -19,7 +19,7 @@ use crate::config::{Config, ConfigError};
 use super::Arrivals;
 
 const FIELD: &str = "request_rate_schedule";
-const GRAMMAR: &str = "TIME:RATE points from 0s, joined by ',' (a step) or '~' (a linear ramp), e.g. 0s:4,120s:16,300s:4 or 0s:2~60s:20; or daily:PEAK:PERIOD[:TROUGH], e.g. daily:16:600s";
+const GRAMMAR: &str = "TIME:RATE points from 0s, times rising, joined by ',' (a step) or '~' (a linear ramp), e.g. 0s:4,120s:16,300s:4 or 0s:2~60s:20; or daily:PEAK:PERIOD[:TROUGH], e.g. daily:16:600s";
 /// Most points a schedule may have.
 pub const MAX_POINTS: usize = 1000;
 /// Latest point, and longest daily period, seconds (about 11.6 days).
@@ -45,7 +45,7 @@ pub struct Schedule {
 
 /// The error for `value`: what is wrong, then the grammar.
 fn bad(value: &str, why: &str) -> ConfigError {
-    ConfigError::new(FIELD, value, format!("{why}; a schedule is {GRAMMAR}"))
+    ConfigError::because(FIELD, value, why, GRAMMAR)
 }
 
 fn number(text: &str, value: &str, what: &str) -> Result<f64, ConfigError> {
@@ -146,7 +146,7 @@ impl Schedule {
             let point = rest[..end].trim();
             let (t, r) = point
                 .split_once(':')
-                .ok_or_else(|| bad(value, &format!("point '{point}' is not TIME:RATE")))?;
+                .ok_or_else(|| bad(value, &format!("'{point}' is not TIME:RATE")))?;
             let (t, r) = (time_s(t, value)?, rate(r, value)?);
             if times_s.is_empty() && t != 0.0 {
                 return Err(bad(value, "the first point must be at 0s"));
@@ -154,7 +154,7 @@ impl Schedule {
             if times_s.last().is_some_and(|&last| t <= last) {
                 return Err(bad(
                     value,
-                    &format!("times must increase ('{point}' does not)"),
+                    &format!("times must increase: '{point}' does not"),
                 ));
             }
             times_s.push(t);
@@ -171,7 +171,7 @@ impl Schedule {
         if rates.last().is_some_and(|&r| r <= 0.0) {
             return Err(bad(
                 value,
-                "the last rate must be above 0 (it holds for ever)",
+                "the last rate must be above 0, as it holds for ever",
             ));
         }
         ramp.push(false);
@@ -204,6 +204,14 @@ impl Schedule {
         let i = self.times_s.partition_point(|&t| t <= t_s).max(1) - 1;
         let (r, slope, _) = self.piece(i);
         r + slope * (t_s - self.times_s[i])
+    }
+
+    /// When the piece holding `t_s` began, seconds: the last point at or before it (a
+    /// step's or a ramp's start), in `t_s`'s period for a daily shape.
+    pub fn piece_start_s(&self, t_s: f64) -> f64 {
+        let base = self.periods(t_s) * self.period_s.min(f64::MAX);
+        let i = self.times_s.partition_point(|&t| t <= t_s - base).max(1) - 1;
+        base + self.times_s[i]
     }
 
     /// Piece i: its start rate, slope (per s²) and length (s; infinite for the last).

@@ -663,6 +663,12 @@ export class Controls {
     setProp(f.scheduleNote, 'hidden', !on);
   }
 
+  /** Puts `text` back in a text field's box (a rejected value, to correct) after setAll put the config's there. */
+  keepTyped(name, text) {
+    const box = this.fields.get(name)?.inputs[0];
+    if (box && box.type === 'text' && typeof text === 'string') box.value = text;
+  }
+
   /** Shows an error under a field; returns false when no such field exists. */
   showError(name, message) {
     const f = this.fields.get(name);

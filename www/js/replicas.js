@@ -16,7 +16,7 @@ const COLUMNS = [
   ['Requests', 'Requests routed to the replica (served + rejected + timed out)'],
   ['Rejected', 'Turned away because the queue was full'],
   ['Timed out', 'Dropped: no first token within the caller timeout'],
-  ['Saturated', 'Share of the run spent in steps that began with more work than they could start: a request waiting for a slot or KV room, or prefill beyond the step budget. Highlighted from 50%.'],
+  ['Saturated', 'Share of the run spent in steps that began with more work than they could start: a request waiting for a slot or KV room, or prefill beyond the step budget. Highlighted from 50%. An overloaded replica can read low: its backlog running in a batch that grew, every step slower.'],
   ['Peak queue', 'Most requests waiting for a slot at once'],
   ['Token hit', 'Prompt tokens found in the cache'],
   ['Any hit', 'Admitted requests that reused at least one cached block'],

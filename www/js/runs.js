@@ -192,14 +192,19 @@ function showUnended(report) {
 
 /**
  * A rejected setting in plain words, from the simulator's message ("invalid kv_blocks: got 1;
- * allowed: at least 9 blocks: ..."): the setting by its label, its value, what it must be, and that
+ * allowed: at least 9 blocks: ...", or "got banana ('banana' is not TIME:RATE); allowed: ..." with what
+ * is wrong): the setting by its label, its value, what is wrong, what it must be, and that
  * what is shown is still the last accepted run's, with that run's value.
  */
 export function rejectedWords(message, p, lastReport) {
-  const m = /^invalid [a-z0-9_]+: got (.*?); allowed: (.*)$/s.exec(message);
-  const said = p && m
-    ? `${p.label} ${formatValue(p, parseGot(m[1]))} was rejected: it must be ${plainRule(m[2])}.`
-    : `That setting was rejected: ${message.replace(/\.$/, '')}.`;
+  // The value, what is wrong with it when the simulator says (in parentheses), what is allowed.
+  const m = /^invalid [a-z0-9_]+: got (.*?)(?: \((.*)\))?; allowed: (.*)$/s.exec(message);
+  const rule = m ? plainRule(m[3]) : '';
+  const said = !(p && m)
+    ? `That setting was rejected: ${message.replace(/\.$/, '')}.`
+    : m[2]
+      ? `${p.label} ${formatValue(p, parseGot(m[1]))} was rejected: ${m[2]}. It must be ${rule}.`
+      : `${p.label} ${formatValue(p, parseGot(m[1]))} was rejected: it must be ${rule}.`;
   if (!lastReport) return said;
   const was = p && p.name in (lastReport.config || {}) ? ` (${p.label.toLowerCase()} ${formatValue(p, lastReport.config[p.name])})` : '';
   return `${said} The figure, numbers and sentences still show the last accepted settings${was}.`;
@@ -249,6 +254,14 @@ function onError(msg) {
     app.refresh();
     return;
   }
+  // A rejected rate schedule goes back to the run on screen's (or none), so its readout and the rates
+  // it sets (greyed while one is in force) follow the result shown; the box keeps the text typed.
+  const reverted = REVERTED.has(field);
+  if (reverted) {
+    app.st.config[field] = app.hook.lastReport ? app.configOf(app.hook.lastReport.config)[field] ?? '' : '';
+    app.refresh({ run: false });
+    app.controls?.keepTyped(field, run.config?.[field]);
+  }
   // Said at the field (the settings panel's, when built) and beside the hero's controls, on the
   // first screen; the result on screen, its figure and the address stay the last accepted run's.
   if (field) app.controls?.showError(field, msg.message);
@@ -257,7 +270,19 @@ function onError(msg) {
   app.errBox().hidden = false;
   app.keepGoodLink();
   app.hero?.rejected();
-  $('status-text').textContent = rejectedStatus(p, run.config, !!app.hook.lastReport);
+  $('status-text').textContent = reverted
+    ? revertedStatus(p, run.config, app.st.config)
+    : rejectedStatus(p, run.config, !!app.hook.lastReport);
+}
+
+/** Settings put back to the run on screen's when rejected: the rate schedule, which greys the rates it sets. */
+const REVERTED = new Set(['request_rate_schedule']);
+
+/** The status bar under a rejected setting put back: the value rejected, and the one in force. */
+export function revertedStatus(p, rejected, config) {
+  const kept = String(config[p.name] ?? '').trim();
+  const now = kept ? `${p.label.toLowerCase()} ${formatValue(p, kept)} is still in force` : `no ${p.label.toLowerCase()} is in force`;
+  return `${p.label} ${formatValue(p, rejected[p.name])} was rejected; ${now}, and the previous result is still shown.`;
 }
 
 /**

@@ -17,6 +17,10 @@ const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 1
 /** Points {x: t, y} of a column, a gap where it is null. */
 const points = (ts, col, scale = 1) => (col || []).map((v, j) => ({ x: ts[j], y: Number.isFinite(v) ? v * scale : null }));
 
+/** The charts' left axis width, and the rates chart's right (ready replicas) axis width, px. */
+export const TS_Y_PX = 64;
+export const TS_Y2_PX = 48;
+
 /** Most bins the charts draw: the grid's windows (up to 240) merged in runs, so a rate counts enough arrivals. */
 export const MAX_BINS = 48;
 
@@ -107,6 +111,48 @@ export function anyHitWords(bins, summary) {
   return `Requests with any cached block per interval: ${range}${whole}.`;
 }
 
+/** A bin completes almost nothing when its served rate is under this share of its offered rate. */
+export const STALL_SHARE = 0.1;
+
+/**
+ * The longest stretch of at least two bins in which requests arrived but the fleet completed under a
+ * tenth of them, in words: served counts completions, and the requests were in flight (the most at once,
+ * from the samples' waiting and running requests); '' when there is none.
+ */
+export function stallWords(series, bins, binS) {
+  let best = null;
+  let from = -1;
+  for (let j = 0; j <= bins.length; j++) {
+    const b = bins[j];
+    const stalled = b && b.offered > 0 && b.served !== null && b.served < STALL_SHARE * b.offered;
+    if (stalled && from < 0) from = j;
+    if (!stalled && from >= 0) {
+      if (j - from >= 2 && (!best || j - from > best[1] - best[0])) best = [from, j];
+      from = -1;
+    }
+  }
+  if (!best) return '';
+  const run = bins.slice(best[0], best[1]);
+  const [start, end] = [run[0].end - binS, run.at(-1).end];
+  const t = series.t_s || [];
+  let most = 0;
+  for (let k = 0; k < t.length; k++) {
+    if (t[k] < start || t[k] > end) continue;
+    const inFlight = (series.queue || []).reduce((a, q) => a + (q[k] ?? 0), 0) + (series.running || []).reduce((a, r) => a + (r[k] ?? 0), 0);
+    most = Math.max(most, inFlight);
+  }
+  const offered = run.map((b) => b.offered);
+  return `From ${fixed1(Math.max(0, start))} to ${fixed1(end)} s the fleet completed at most ${fixed1(Math.max(...run.map((b) => b.served)))} req/s`
+    + ` while ${fixed1(Math.min(...offered))}–${fixed1(Math.max(...offered))} req/s arrived: served counts completions, and up to`
+    + ` ${num(most)} requests were in flight at once (waiting, or running in batches too long to finish yet).`;
+}
+
+/** The TTFT chart's unit: seconds when its largest value is 1 s or more, else ms. */
+export function ttftUnit(bins) {
+  const most = Math.max(0, ...finite(bins.map((b) => b.ttft)));
+  return most >= 1000 ? { name: 's', scale: 1 / 1000 } : { name: 'ms', scale: 1 };
+}
+
 /** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit share and TTFT. */
 export function timeSeriesWords(series, sessions, autoscale, config = null, summary = null) {
   const { bins, binS } = mergeWindows(series);
@@ -119,6 +165,8 @@ export function timeSeriesWords(series, sessions, autoscale, config = null, summ
   const parts = [sched.length
     ? `The schedule ran from ${fixed1(Math.min(...sched))} to ${fixed1(Math.max(...sched))} ${unit}; ${most}`
     : `At a constant offered rate, ${most}`];
+  const stall = stallWords(series, bins, binS);
+  if (stall) parts.push(stall);
   const scaled = replicaWords(series, autoscale);
   if (scaled) parts.push(scaled);
   const anyHit = anyHitWords(bins, summary);
@@ -138,6 +186,10 @@ export class TimeSeries {
 
   create() {
     const C = window.Chart;
+    // Every chart's left axis is as wide, and the charts without the right axis keep its room free:
+    // their plot areas line up, so one time sits at one x on all three.
+    const leftAxis = (axis) => { axis.width = TS_Y_PX; };
+    const rightAxis = (axis) => { axis.width = axis.options.display ? TS_Y2_PX : 0; };
     const get = (id) => this.card.querySelector(`#${id}`);
     const chart = (id, yTitle, extra = {}, right = null) => new C(get(id), {
       type: 'line',
@@ -151,9 +203,9 @@ export class TimeSeries {
           tooltip: { callbacks: { title: (items) => (items.length ? `t = ${items[0].parsed.x.toFixed(1)} s` : '') } } },
         scales: {
           x: { type: 'linear', min: 0, title: axisTitle('Time (s)'), ticks: { includeBounds: false } },
-          y: { beginAtZero: true, title: axisTitle(yTitle), ...extra },
+          y: { beginAtZero: true, title: axisTitle(yTitle), afterFit: leftAxis, ...extra },
           ...(right ? { y2: { position: 'right', beginAtZero: true, display: 'auto', grid: { drawOnChartArea: false },
-            title: axisTitle(right), ticks: { precision: 0 } } } : {}),
+            title: axisTitle(right), ticks: { precision: 0 }, afterFit: rightAxis } } : {}),
         },
       },
     });
@@ -204,9 +256,21 @@ export class TimeSeries {
     if (s.slo_attained?.length) {
       hit.data.datasets.push(line('SLO attained', at('slo', 100), t.ink, { stepped: true, borderDash: [5, 3] }));
     }
-    ttft.data.datasets = [line('mean TTFT', at('ttft'), t.err, { stepped: true })];
+    // Seconds when the TTFT reaches a second ("50 s", not "50,000 ms").
+    const unit = ttftUnit(bins);
+    ttft.data.datasets = [line('mean TTFT', at('ttft', unit.scale), t.err, { stepped: true })];
+    ttft.options.scales.y.title.text = `Mean TTFT (${unit.name})`;
+    ttft.options.plugins.tooltip.callbacks.label = (item) => ` mean TTFT: ${unit.name === 's' ? item.parsed.y.toFixed(2) : item.parsed.y.toFixed(0)} ${unit.name}`;
     const end = ts.length ? ts[ts.length - 1] : undefined;
-    for (const c of [rate, hit, ttft]) { c.options.scales.x.max = end; lazyDraw.draw(c); }
+    // One time range on all three; the room of the rates chart's right axis (shown when autoscaled)
+    // left free on the other two.
+    rate.options.scales.y2.display = scaled;
+    for (const c of [rate, hit, ttft]) {
+      c.options.scales.x.min = 0;
+      c.options.scales.x.max = end;
+      if (c !== rate) c.options.layout = { padding: { right: scaled ? TS_Y2_PX : 0 } };
+      lazyDraw.draw(c);
+    }
     const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary);
     this.card.querySelector('#ts-words').textContent = words;
     const unreached = this.card.querySelector('#ts-unreached');

@@ -6,16 +6,19 @@
 //!
 //! ```text
 //! while a scale-up is still starting: observe only
-//! no request completed in the interval: no decision
+//! no first token and no completion in the interval: no decision
 //! TTFT > ttft target  or  ITL > itl target          -> wanted = current + 1
-//! TTFT < pct x ttft target  and  ITL < pct x itl target -> wanted = current - 1
+//! TTFT < pct x ttft target  and  ITL < pct x itl target, both observed -> wanted = current - 1
 //! ```
 //!
 //! Simplified: the planner estimates each engine's next TTFT and ITL from a regression
 //! of its forward passes (scale up when every engine is over, down when every engine,
 //! re-estimated with one replica fewer, is under); here the fleet's observed means over
-//! the interval stand in for the estimates: the mean TTFT of the requests completed in
-//! it and their decode time over their tokens after the first.
+//! the interval stand in for the estimates: the mean TTFT of the first tokens that came
+//! in it (observed when the token comes, as a frontend's TTFT metric is, so a fleet whose
+//! requests stall before completing is still seen), and the decode time over the tokens
+//! after the first of the requests completed in it (0 when none completed: the TTFT
+//! alone decides).
 
 /// The rule's targets and the interval's observations.
 #[derive(Clone, Debug)]
@@ -24,6 +27,7 @@ pub struct Slo {
     itl_us: f64,
     down_share: f64,
     ttft_sum_us: u64,
+    first_tokens: u64,
     completed: u64,
     decode_us: u64,
     decode_tokens: u64,
@@ -37,15 +41,21 @@ impl Slo {
             itl_us: itl_ms * 1000.0,
             down_share,
             ttft_sum_us: 0,
+            first_tokens: 0,
             completed: 0,
             decode_us: 0,
             decode_tokens: 0,
         }
     }
 
-    /// One completed request's TTFT and decode time over its tokens after the first.
-    pub fn observe(&mut self, ttft_us: u64, decode_us: u64, decode_tokens: u64) {
+    /// One request's first token, `ttft_us` after its arrival.
+    pub fn first_token(&mut self, ttft_us: u64) {
         self.ttft_sum_us += ttft_us;
+        self.first_tokens += 1;
+    }
+
+    /// One completed request's decode time over its tokens after the first.
+    pub fn completed(&mut self, decode_us: u64, decode_tokens: u64) {
         self.completed += 1;
         self.decode_us += decode_us;
         self.decode_tokens += decode_tokens;
@@ -54,28 +64,40 @@ impl Slo {
     /// The replicas wanted at the end of an interval with `current` wanted now (ready
     /// and starting); `None` when it holds. Starts the next interval.
     pub fn decide(&mut self, current: u32, starting: bool) -> Option<u32> {
-        let (n, ttft_sum, decode_us, tokens) = (
+        let (firsts, done, ttft_sum, decode_us, tokens) = (
+            self.first_tokens,
             self.completed,
             self.ttft_sum_us,
             self.decode_us,
             self.decode_tokens,
         );
+        self.first_tokens = 0;
         self.completed = 0;
         self.ttft_sum_us = 0;
         self.decode_us = 0;
         self.decode_tokens = 0;
-        if starting || n == 0 {
+        if starting || firsts + done == 0 {
             return None;
         }
-        let ttft = ttft_sum as f64 / n as f64;
+        let ttft = if firsts == 0 {
+            0.0
+        } else {
+            ttft_sum as f64 / firsts as f64
+        };
         let itl = if tokens == 0 {
             0.0
         } else {
             decode_us as f64 / tokens as f64
         };
+        // Down only on both signals observed: an interval with no first token (a queue
+        // that admits nothing) or no completion says nothing about that one.
+        let both = firsts > 0 && done > 0;
         if ttft > self.ttft_us || itl > self.itl_us {
             Some(current + 1)
-        } else if ttft < self.down_share * self.ttft_us && itl < self.down_share * self.itl_us {
+        } else if both
+            && ttft < self.down_share * self.ttft_us
+            && itl < self.down_share * self.itl_us
+        {
             Some(current.saturating_sub(1))
         } else {
             None
@@ -92,19 +114,39 @@ mod tests {
     #[test]
     fn over_up_under_down_between_holds() {
         let mut s = Slo::new(500.0, 50.0, 0.8);
-        s.observe(500_000, 3_000_000, 100);
-        s.observe(700_000, 3_000_000, 100);
+        for ttft_us in [500_000, 700_000] {
+            s.first_token(ttft_us);
+            s.completed(3_000_000, 100);
+        }
         assert_eq!(s.decide(3, false), Some(4));
-        s.observe(300_000, 3_000_000, 100);
+        s.first_token(300_000);
+        s.completed(3_000_000, 100);
         assert_eq!(s.decide(4, false), Some(3));
-        s.observe(450_000, 3_000_000, 100);
+        s.first_token(450_000);
+        s.completed(3_000_000, 100);
         assert_eq!(s.decide(3, false), None);
-        assert_eq!(s.decide(3, false), None, "nothing completed: hold");
-        s.observe(900_000, 3_000_000, 100);
+        assert_eq!(s.decide(3, false), None, "nothing observed: hold");
+        s.first_token(900_000);
         assert_eq!(
             s.decide(3, true),
             None,
             "a scale-up still starting: observe only"
         );
+    }
+
+    /// TTFT is read at the first token: an interval in which requests got their first
+    /// token 2 s late and none completed (they are all still decoding) is over the target.
+    #[test]
+    fn first_tokens_decide_without_a_completion() {
+        let mut s = Slo::new(500.0, 50.0, 0.8);
+        s.first_token(2_000_000);
+        s.first_token(1_000_000);
+        assert_eq!(s.decide(2, false), Some(3), "mean TTFT 1.5 s > 500 ms");
+        // Fast first tokens and no completion: no ITL seen, so no scale-down.
+        s.first_token(100_000);
+        assert_eq!(s.decide(3, false), None);
+        // Completions with a slow ITL and no first token: up on the ITL alone.
+        s.completed(6_000_000, 100);
+        assert_eq!(s.decide(3, false), Some(4), "60 ms per token > 50 ms");
     }
 }
