@@ -72,6 +72,20 @@ for (const show of SHOWS) {
   }
 }
 
+test('embed show=hitrate in a wide frame (1280x900, 1000x700, 800x700): the routing policies are buttons, and no label outgrows its button', async () => {
+  const { page, errors, close } = await openEmbed('show=hitrate', 1280, 900);
+  try {
+    for (const [w, h] of [[1280, 900], [1000, 700], [800, 700]]) {
+      await page.setViewportSize({ width: w, height: h });
+      await nextFrames(page);
+      const buttons = await page.evaluate(() => [...document.querySelectorAll('#embed .seg span')].filter((s) => s.offsetWidth > 0).length);
+      assert.ok(buttons >= 11, `${w}x${h}: the policies are buttons (${buttons} shown)`);
+      assert.deepEqual(await page.evaluate(overflowing), [], `${w}x${h}`);
+    }
+    assert.deepEqual(errors, []);
+  } finally { await close(); }
+});
+
 test('embed controls= picks the controls; they move the figure; bad values get a note', async () => {
   const { page, errors, close } = await openEmbed('show=hitrate&controls=instances,num_prefixes,nope&routing=round_robin', 640, 500);
   try {
