@@ -7,6 +7,7 @@ import { linkTerms } from './terms.js';
 import { isDisagg, fleetGroups } from './layout.js';
 import { SCALES, cacheFloor } from './scales.js';
 import { parsePoly, polyText } from './poly-params.js';
+import { noneWords } from './unset-words.js';
 
 /** The autoscaler's settings, beside the rate schedule (a load that changes is what it answers). */
 const AUTOSCALE = ['autoscale', 'min_instances', 'max_instances', 'startup_s', 'kpa_target', 'kpa_stable_window_s',
@@ -97,23 +98,6 @@ const SHOWN_WHEN = {
 };
 
 // What "no value" means for each optional parameter: the readout and the checkbox's words.
-const NONE = {
-  kv_blocks: ['unbounded', 'Unbounded (no evictions: the ceiling)'], // the cache slider's last stop (SCALES)
-  kv_bytes_per_token: ['preset', "The engine preset's (a custom engine must set it)"],
-  queue_capacity: ['unbounded', 'Unbounded queue (never reject)'],
-  timeout_ms: ['none', 'No timeout (callers wait forever)'],
-  cpu_kv_blocks: ['none', 'No CPU tier (an evicted block is gone)'],
-  shared_kv_blocks: ['none', 'No shared tier (what a replica drops is gone)'],
-  session_affinity: ['policy default', 'Policy default (100% for sticky, 0 otherwise)'],
-  router_vcpu: ['free', 'Free, instant router (its CPU not modelled)'],
-  router_queue: ['unbounded', 'Unbounded router queue (never reject)'],
-  min_instances: ['1', 'Default: 1 replica'],
-  max_instances: ['4 x start', 'Default: 4 x the starting replicas (at most 256)'],
-  startup_s: ['preset', "The engine preset's assumed delay: 30 s + weights / (2 GB/s per GPU)"],
-  slo_ttft_ms: ['no target', 'No TTFT target (the slo scaler uses 500 ms)'],
-  slo_itl_ms: ['no target', 'No ITL target (the slo scaler uses 50 ms)'],
-};
-const noneWords = (p) => NONE[p.name] || ['unset', 'Unset (the simulator\'s default)'];
 // A bounded value to start from when the checkbox is cleared.
 const FIRST_VALUE = { queue_capacity: 16, timeout_ms: 5000, kv_bytes_per_token: 131072, cpu_kv_blocks: 1024, shared_kv_blocks: 8192, router_vcpu: 2, router_queue: 256,
   min_instances: 1, max_instances: 16, startup_s: 30, slo_ttft_ms: 500, slo_itl_ms: 50 };

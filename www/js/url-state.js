@@ -6,6 +6,7 @@
 import { BUILTIN } from './traces.js';
 import { num } from './format.js';
 import { parsePoly, polyText } from './poly-params.js';
+import { noneWords } from './unset-words.js';
 
 // plan_mix: the planner's "compare GPUs" presets and prices (capacity-prices.js).
 const PAGE_KEYS = new Set(['embed', 'trace', 'lesson', 'show', 'controls', 'caption', 'sweep', 'sweep_routing', 'plan_mix']);
@@ -116,7 +117,9 @@ export function fmtValue(v) {
  */
 export function fallbackNote(p, why, used, defaults) {
   const isDefault = JSON.stringify(used) === JSON.stringify(defaults[p.name]);
-  return `The link's value for ${p.label} (${p.name}) ${why}. Using ${isDefault ? 'the default, ' : ''}${fmtValue(used)}${isDefault ? '' : ' instead'}.`;
+  // No value reads as the control reads it ("1" for no minimum replica count), not "unbounded".
+  const shown = (used === null || used === undefined) && p.kind?.startsWith('optional') ? noneWords(p)[0] : fmtValue(used);
+  return `The link's value for ${p.label} (${p.name}) ${why}. Using ${isDefault ? 'the default, ' : ''}${shown}${isDefault ? '' : ' instead'}.`;
 }
 
 /**
