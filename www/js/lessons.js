@@ -390,7 +390,13 @@ export class Lessons {
   syncControls(config, traceMode) {
     this.config = config;
     this.traceMode = traceMode;
+    this.controls?.clearErrors();
     this.controls?.setAll(config, traceMode);
+  }
+
+  /** Says why the simulator rejected a setting under the workbench's own control of it, where it was moved. */
+  showError(name, message) {
+    return this.controls?.showError(name, message) ?? false;
   }
 
   /** The hint button: each click shows the next hint; the last one comes with the fixes. */

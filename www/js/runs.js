@@ -265,6 +265,7 @@ function onError(msg) {
   // Said at the field (the settings panel's, when built) and beside the hero's controls, on the
   // first screen; the result on screen, its figure and the address stay the last accepted run's.
   if (field) app.controls?.showError(field, msg.message);
+  if (field) app.lessons?.showError(field, msg.message); // and under the open lesson's workbench control
   const p = app.st.params.find((x) => x.name === field);
   app.errBox().textContent = rejectedWords(msg.message, p, app.hook.lastReport);
   app.errBox().hidden = false;
