@@ -424,6 +424,11 @@ test('the hero caption: under 40 words, and the model\'s assumption named where 
   // The model at 16 replicas: 8 x 16 = 128 misses of 200, so 0.5 x 72 / 200 = 18%; 24.3% is above it.
   const above = heroCaption({ config: base, traced: false, xs, sweeps: { round_robin: [{ instances: 16, hit_rate_tokens: 0.243 }] } });
   assert.match(above, /which assumes every replica sees every prefix\. Where round robin's points sit above its line, some replicas never drew some prefixes\.$/);
+  // More prefixes than requests: 250 prefixes for 200 requests floor both lines at 0, but 200 uniform
+  // draws find only about 250 x (1 - e^-0.8) = 138 distinct prefixes, so prefix_aware measures about 14%.
+  const many = { ...base, num_prefixes: 250 };
+  const floor = heroCaption({ config: many, traced: false, xs, sweeps: { prefix_aware: [{ instances: 4, hit_rate_tokens: 0.14 }], round_robin: [{ instances: 4, hit_rate_tokens: 0.03 }] } });
+  assert.match(floor, /Black lines: the simple model, which counts a first miss for each prefix; 200 requests drew only some of the 250, so points sit above it\.$/);
   const on = heroCaption({ config: base, traced: false, xs, sweeps: { round_robin: [{ instances: 16, hit_rate_tokens: 0.19 }] } });
   assert.doesNotMatch(on, /sit above/);
   const evicting = heroCaption({ config: { ...base, kv_blocks: 40 }, traced: false, xs, sweeps: {} });
@@ -437,7 +442,7 @@ test('the hero caption: under 40 words, and the model\'s assumption named where 
   const sessions = heroCaption({ config: { ...base, workload: 'sessions' }, traced: false, xs, sweeps: {} });
   assert.match(sessions, /draws none here, as sessions have no prefix pool: each reuses its own earlier turns\.$/);
   for (const c of [none, sessions]) assert.doesNotMatch(c, /trace/, c);
-  for (const c of [above, on, evicting, traced, none, sessions]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);
+  for (const c of [above, floor, on, evicting, traced, none, sessions]) assert.ok(c.split(/\s+/).length <= 40, `${c.split(/\s+/).length} words: ${c}`);
 });
 
 test('one replica, one prefix: singular words in the model sentence', () => {

@@ -382,12 +382,17 @@ export function heroCaption({ config, traced, sweeps = {}, xs = [] }) {
   if (!modelApplies(config, traced)) {
     return `${head} No prediction line: the simple model (misses ≈ prefixes × replicas) draws none here, as ${noModelWhy(config, traced)}.`;
   }
-  const model = predictionCurves(config, traced, xs).round_robin;
-  const above = (sweeps.round_robin || []).some((q) => {
-    const m = model.find((d) => d.x === q.instances);
+  const curves = predictionCurves(config, traced, xs);
+  const above = (policy) => (sweeps[policy] || []).some((q) => {
+    const m = curves[policy].find((d) => d.x === q.instances);
     return m && Number.isFinite(q.hit_rate_tokens) && q.hit_rate_tokens >= m.y + 0.02;
   });
-  const gap = above ? ' Where round robin\'s points sit above its line, some replicas never drew some prefixes.' : '';
+  // prefix_aware above its line: the requests never drew every prefix (more prefixes than requests
+  // floor the line at 0), so fewer first misses than the model's one per prefix.
+  if (above('prefix_aware')) {
+    return `${head} Black lines: the simple model, which counts a first miss for each prefix; ${countText(config.num_requests)} requests drew only some of the ${countText(config.num_prefixes)}, so points sit above it.`;
+  }
+  const gap = above('round_robin') ? ' Where round robin\'s points sit above its line, some replicas never drew some prefixes.' : '';
   return `${head} Black lines: the simple model, which assumes every replica sees every prefix.${gap}`;
 }
 
