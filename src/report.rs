@@ -649,8 +649,8 @@ impl Simulation<'_> {
         }
     }
 
-    /// The seed's three fleet lines; in a disaggregated run they describe the prefill
-    /// pool (its replicas and its cache).
+    /// The seed's three fleet lines; in a disaggregated run the first counts both pools
+    /// (`5 prefill + 3 decode instance(s)`) and the cache lines describe the prefill pool.
     fn fleet_lines(
         &self,
         summary: &Summary,
@@ -665,7 +665,14 @@ impl Simulation<'_> {
             ..self.cfg.clone()
         };
         let s = self.prefill_pool_summary(summary, rows);
-        text::fleet_lines(&cfg, &self.source_name, &s, scaler)
+        let mut lines = text::fleet_lines(&cfg, &self.source_name, &s, scaler);
+        let (p, d) = (d.pools.prefill, d.pools.decode);
+        lines[0] = lines[0].replacen(
+            &format!("Fleet: {p} instance(s)"),
+            &format!("Fleet: {p} prefill + {d} decode instance(s)"),
+            1,
+        );
+        lines
     }
 
     fn findings(&self, rows: &[InstanceReport], series: &Series, makespan_us: u64) -> Vec<Finding> {

@@ -375,6 +375,18 @@ fn disaggregated_runs_are_byte_identical_and_match_their_goldens() {
     }
     let conditional: serde_json::Value =
         serde_json::from_str(&api::run_json(DISAGG_GOLDENS[1].1).unwrap()).unwrap();
+    // The text report's fleet line counts both pools, as the config sets them.
+    let (pre, dec) = (
+        &conditional["config"]["prefill_instances"],
+        &conditional["config"]["decode_instances"],
+    );
+    let line = conditional["fleet_lines"][0].as_str().unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "  Fleet: {pre} prefill + {dec} decode instance(s), "
+        )),
+        "{line}"
+    );
     let p = &conditional["pools"];
     assert!(p["skipped_prefill"].as_u64().unwrap() > 0, "{p}");
     assert!(
