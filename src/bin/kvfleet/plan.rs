@@ -36,6 +36,22 @@ fn check_flags(a: &RunArgs) -> Result<(), String> {
     }
 }
 
+/// Why a plan stopped: a refused combination of flags (a usage error, exit 2, as a
+/// malformed command line) or anything else (exit 1).
+#[derive(Debug)]
+pub enum PlanError {
+    /// Flags that cannot go together.
+    Usage(String),
+    /// A bad value, a failed run or write.
+    Failed(String),
+}
+
+impl From<String> for PlanError {
+    fn from(message: String) -> PlanError {
+        PlanError::Failed(message)
+    }
+}
+
 /// Refuses the plan flags a mix search does not use: each preset names its GPUs, and the
 /// walk is its own search.
 fn check_mix_flags(f: &crate::plan_flags::PlanFlags) -> Result<(), String> {
@@ -60,13 +76,13 @@ const NO_TARGET: &str = "kvfleet plan: no target given; give at least one of \
     --slo-ttft-p99-ms, --slo-tpot-p99-ms, --slo-e2e-p99-ms, --slo-max-rejected";
 
 /// Plans every policy asked for and reports.
-pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
+pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), PlanError> {
     check_flags(&cmd.run)?;
     let (cfg, lesson) = crate::inputs::config(&cmd.run, matches)?;
     let f = &cmd.plan;
     let given = [f.ttft_p99_ms, f.tpot_p99_ms, f.e2e_p99_ms, f.max_rejected];
     if given.iter().all(Option::is_none) {
-        return Err(NO_TARGET.to_string());
+        return Err(NO_TARGET.to_string().into());
     }
     let slo = Slo {
         ttft_p99_ms: f.ttft_p99_ms,
@@ -89,15 +105,15 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     plan::check_plan(&cfg, &limits)?;
     let mix = match &f.mix {
         Some(flag) => {
-            check_mix_flags(f)?;
+            check_mix_flags(f).map_err(PlanError::Usage)?;
             Some(crate::plan_mix::presets(flag, &cfg, f.gpu_hour_usd)?)
         }
         None if !cfg.fleet.is_empty() => {
-            return Err(
+            return Err(PlanError::Usage(
                 "--des-fleet: kvfleet plan sizes a fleet of one preset; to search \
                         mixes, give --plan-mix PRESET,PRESET[,...] or --plan-mix all instead"
                     .to_string(),
-            )
+            ))
         }
         None => None,
     };
@@ -134,11 +150,11 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
             headline: plan::mix_headline(&mixes),
             mixes,
         };
-        return write_out(
+        return Ok(write_out(
             &crate::plan_mix::render(&report),
             &report,
             f.json.as_deref(),
-        );
+        )?);
     }
     let progress = Progress::new("planning", cmd.run.quiet);
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -165,7 +181,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         policies: plans,
     };
     let text = crate::plan_text::render(&report);
-    write_out(&text, &report, f.json.as_deref())
+    Ok(write_out(&text, &report, f.json.as_deref())?)
 }
 
 /// Prints `text` (to standard error when the JSON goes to standard output) and writes
