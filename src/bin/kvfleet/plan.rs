@@ -147,7 +147,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), PlanError> {
             slo,
             limits,
             config: &cfg,
-            headline: plan::mix_headline(&mixes),
+            headline: plan::mix_headline(&mixes, &slo, limits.max_replicas, &plan::Knobs::CLI),
             mixes,
         };
         return Ok(write_out(
@@ -176,7 +176,7 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), PlanError> {
         slo,
         limits,
         config: &cfg,
-        headline: plan::headline(&plans),
+        headline: plan::headline(&plans, &slo, limits.max_replicas, &plan::Knobs::CLI),
         autoscale: crate::plan_autoscale::compare(&cfg, f, &plans, &slo, &limits, runner.as_ref())?,
         policies: plans,
     };
