@@ -70,11 +70,11 @@ pub fn main() -> ExitCode {
             let sub = matches.subcommand_matches("plan").expect("plan's matches");
             crate::plan::run(cmd, sub).map_err(|e| match e {
                 // A refused combination of flags exits 2, as a malformed command line.
-                crate::plan::PlanError::Usage(m) => {
+                crate::plan_flags::PlanError::Usage(m) => {
                     error_code = ExitCode::from(2);
                     m
                 }
-                crate::plan::PlanError::Failed(m) => m,
+                crate::plan_flags::PlanError::Failed(m) => m,
             })
         }
         Some(Command::Bench {

@@ -10,6 +10,7 @@ use kvfleet::Policy;
 use rayon::prelude::*;
 
 use crate::args::{PlanCmd, RunArgs};
+use crate::plan_flags::PlanError;
 use crate::plan_text::PlanReport;
 use crate::progress::Progress;
 
@@ -33,22 +34,6 @@ fn check_flags(a: &RunArgs) -> Result<(), String> {
             "{flag} belongs to a single run or sweep; kvfleet plan writes its results with --plan-json"
         )),
         None => Ok(()),
-    }
-}
-
-/// Why a plan stopped: a refused combination of flags (a usage error, exit 2, as a
-/// malformed command line) or anything else (exit 1).
-#[derive(Debug)]
-pub enum PlanError {
-    /// Flags that cannot go together.
-    Usage(String),
-    /// A bad value, a failed run or write.
-    Failed(String),
-}
-
-impl From<String> for PlanError {
-    fn from(message: String) -> PlanError {
-        PlanError::Failed(message)
     }
 }
 

@@ -10,8 +10,7 @@ use kvfleet::{Config, Policy};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::plan::PlanError;
-use crate::plan_flags::MixFlag;
+use crate::plan_flags::{MixFlag, PlanError};
 
 /// The whole mix plan, as `--plan-json` writes it.
 #[derive(Serialize)]
