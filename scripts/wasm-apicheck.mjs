@@ -53,8 +53,8 @@ const spec = '{"slo":{"ttft_p99_ms":2000,"tpot_p99_ms":null,"e2e_p99_ms":null,"m
 for (const p of ['kv', 'round_robin', 'zz']) rec(`plan ${p}`, () => m.plan_policy_json('{"num_requests":300}', p, spec));
 rec('plan bad spec', () => m.plan_policy_json('{}', 'kv', '{"slo":1}'));
 const plans = ['kv', 'round_robin', 'prefix_aware'].map((p) => m.plan_policy_json('{"num_requests":300}', p, spec));
-rec('headline', () => m.plan_headline('[' + plans.join(',') + ']'));
-rec('headline bad', () => m.plan_headline('{}'));
+rec('headline', () => m.plan_headline('[' + plans.join(',') + ']', spec));
+rec('headline bad', () => m.plan_headline('{}', spec));
 const lessons = JSON.parse(m.lessons_json());
 const traces = {};
 for (const l of lessons) {

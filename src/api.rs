@@ -90,21 +90,45 @@ pub fn presets_json(block_size: u32) -> String {
     crate::json::text(&serde_json::Value::Array(rows))
 }
 
-/// The headline's rows of a JSON array of policy plans (as `plan_policy_json` returns them).
-fn headline_rows_of(plans_json: &str) -> Result<Vec<crate::plan::HeadlineRow>, String> {
+/// A JSON array of policy plans (as `plan_policy_json` returns them).
+fn plans_of(plans_json: &str) -> Result<Vec<serde_json::Value>, String> {
     let v: serde_json::Value =
         serde_json::from_str(plans_json).map_err(|e| format!("invalid plans: {e}"))?;
-    Ok(v.as_array()
-        .ok_or("invalid plans: expected a JSON array")?
+    match v {
+        serde_json::Value::Array(plans) => Ok(plans),
+        _ => Err("invalid plans: expected a JSON array".to_string()),
+    }
+}
+
+/// The headline's rows of a JSON array of policy plans (as `plan_policy_json` returns them).
+fn headline_rows_of(plans_json: &str) -> Result<Vec<crate::plan::HeadlineRow>, String> {
+    Ok(plans_of(plans_json)?
         .iter()
         .map(crate::plan::HeadlineRow::of_json)
         .collect())
 }
 
 /// The planner's headline over a JSON array of policy plans (as `plan_policy_json` returns
-/// them): the cheapest policy, its ties, and what it saves against round robin.
-pub fn plan_headline(plans_json: &str) -> Result<String, String> {
-    Ok(crate::plan::headline_rows(&headline_rows_of(plans_json)?))
+/// them) planned to `spec` (`{"slo": {...}, "limits": {...}}`): the cheapest policy, its
+/// ties, and what it saves against round robin; or, when no policy met the targets, the
+/// best each missed target reached and what to change, naming the page's controls.
+pub fn plan_headline(plans_json: &str, spec_json: &str) -> Result<String, String> {
+    let spec: crate::plan::PlanSpec = serde_json::from_str(spec_json)
+        .map_err(|e| crate::echo::cut_long_lines(&format!("invalid plan: {e}"), 400))?;
+    let plans = plans_of(plans_json)?;
+    let rows: Vec<_> = plans
+        .iter()
+        .map(crate::plan::HeadlineRow::of_json)
+        .collect();
+    Ok(crate::plan::headline_rows(&rows).unwrap_or_else(|| {
+        crate::plan::none_met_sentence(
+            "policy",
+            &crate::plan::Tried::of_json(&plans),
+            &spec.slo,
+            spec.limits.max_replicas,
+            &crate::plan::Knobs::PAGE,
+        )
+    }))
 }
 
 /// The policy the planner's headline names over a JSON array of policy plans ("" when none
@@ -204,7 +228,12 @@ pub fn plan_mix_json(
         &spec.limits,
         runner.as_ref(),
     )?;
-    let headline = crate::plan::mix_headline(std::slice::from_ref(&mix));
+    let headline = crate::plan::mix_headline(
+        std::slice::from_ref(&mix),
+        &spec.slo,
+        spec.limits.max_replicas,
+        &crate::plan::Knobs::PAGE,
+    );
     let mut v = serde_json::Map::new();
     v.insert("mix".into(), crate::json::value_of(&mix));
     v.insert("headline".into(), serde_json::Value::String(headline));

@@ -28,7 +28,10 @@ pub use autoscale::{
     answer as autoscale_answer, compare_autoscale, comparison_configs, fleet_run, fleet_words,
     AutoscaleComparison, FleetRun,
 };
-pub use headline::{cheapest, headline, headline_rows, Answer, HeadlineRow, LEVEL_PRICE_SHARE};
+pub use headline::{
+    cheapest, headline, headline_rows, none_met_sentence, Answer, HeadlineRow, Knobs, Tried,
+    LEVEL_PRICE_SHARE,
+};
 pub use mix::{plan_mix, MixPlan};
 pub use mix_fleet::{check_mix, mix_config, mix_price, model_presets, MixPoint, MixPreset};
 pub use mix_spec::{MixPresetSpec, MixSpec};

@@ -300,10 +300,11 @@ pub fn presets_json(block_size: u32) -> String {
     api::presets_json(block_size)
 }
 
-/// The planner's headline over a JSON array of policy plans.
+/// The planner's headline over a JSON array of policy plans and the spec they were planned
+/// to (when none met the targets: the best reached, naming the page's controls).
 #[wasm_bindgen]
-pub fn plan_headline(plans_json: &str) -> Result<String, JsError> {
-    api::plan_headline(plans_json).map_err(|m| JsError::new(&m))
+pub fn plan_headline(plans_json: &str, spec_json: &str) -> Result<String, JsError> {
+    api::plan_headline(plans_json, spec_json).map_err(|m| JsError::new(&m))
 }
 
 /// The policy the planner's headline names over a JSON array of policy plans ("" for none).

@@ -626,3 +626,44 @@ fn router_queue_unbounded_clears_a_lessons_queue() {
         "{err}"
     );
 }
+
+#[test]
+fn plan_mix_flags_refused_together_exit_2_as_a_malformed_mix_does() {
+    let base = [
+        "plan",
+        "-q",
+        "--slo-ttft-p99-ms",
+        "500",
+        "--des-num-requests",
+        "20",
+    ];
+    // A malformed --plan-mix (one preset) is refused by the flag parser with exit 2.
+    let (code, _, err) = kvfleet(&[&base[..], &["--plan-mix", "llama3-8b-h100"]].concat());
+    assert_eq!(code, 2, "{err}");
+    // Flags that cannot go with --plan-mix are the same kind of error.
+    for extra in [
+        &["--plan-mix", "all", "--des-engine", "custom"][..],
+        &["--plan-mix", "all", "--des-engine", "dynamo-mocker"][..],
+        &[
+            "--plan-mix",
+            "llama3-8b-h100,llama3-8b-b200",
+            "--plan-exhaustive",
+        ][..],
+        &[
+            "--plan-mix",
+            "all",
+            "--des-fleet",
+            "1:llama3-8b-h100,1:llama3-8b-b200",
+        ][..],
+        &["--des-fleet", "1:llama3-8b-h100,1:llama3-8b-b200"][..],
+    ] {
+        let (code, out, err) = kvfleet(&[&base[..], extra].concat());
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.starts_with("error: --"), "{extra:?}: {err}");
+        assert!(out.is_empty(), "{extra:?}: nothing planned");
+    }
+    // A bad value is still exit 1: a price beyond the planner's bound.
+    let (code, _, err) =
+        kvfleet(&[&base[..], &["--plan-mix", "all", "--gpu-hour-usd", "20000"]].concat());
+    assert_eq!(code, 1, "{err}");
+}

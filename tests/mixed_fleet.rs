@@ -443,11 +443,9 @@ fn plan_mix_flags_are_checked_by_name() {
             .unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.contains(says), "{extra:?}: {err}");
-        // A mix that no price can make valid is a malformed command line (exit 2); the
-        // rest are bad values (exit 1).
-        let malformed = extra[0] == "--plan-mix" && extra.len() == 2;
-        let want = if malformed { 2 } else { 1 };
-        assert_eq!(out.status.code(), Some(want), "{extra:?}: {err}");
+        // A mix that no price can make valid is a malformed command line, and flags
+        // refused together are a usage error: both exit 2 (tests/cli.rs).
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
     }
 }
 

@@ -602,3 +602,54 @@ fn a_schedule_is_scaled_whole_and_its_goodput_named_at_its_peak() {
         "{rate} at scale {scale}"
     );
 }
+
+/// A target no fleet meets: the CLI's headline is the one sentence the page shows, with
+/// the lowest p99 TTFT over every policy and size tried (found here from the JSON's points)
+/// and the flags to raise.
+#[test]
+fn an_impossible_target_names_the_best_reached_and_the_flags_to_raise() {
+    let mut args = BY_HAND.to_vec();
+    args.extend([
+        "--slo-ttft-p99-ms",
+        "0.5",
+        "--plan-max-replicas",
+        "3",
+        "--plan-routing",
+        "round_robin,kv",
+    ]);
+    let (plan, out) = plan_json_and_text(&args, "impossible.json");
+    let mut best: Option<(f64, u32, String)> = None;
+    for p in plan["policies"].as_array().unwrap() {
+        assert!(p["min_replicas"].is_null());
+        for q in p["points"].as_array().unwrap() {
+            let ms = q["measured"]["ttft_ms_p99"].as_f64().unwrap();
+            let n = q["instances"].as_u64().unwrap() as u32;
+            let better = best
+                .as_ref()
+                .is_none_or(|(b, bn, _)| ms < *b || (ms == *b && n < *bn));
+            if better {
+                best = Some((ms, n, p["policy"].as_str().unwrap().to_string()));
+            }
+        }
+    }
+    let (ms, n, policy) = best.unwrap();
+    let shown = if ms >= 1000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    };
+    let fleet = if n == 1 {
+        "1 replica".into()
+    } else {
+        format!("{n} replicas")
+    };
+    let want = format!(
+        "No policy meets the targets on up to 3 replicas: the lowest p99 TTFT reached was \
+         {shown} ({policy} on {fleet}) against a target of 0.5 ms; raise --slo-ttft-p99-ms or \
+         --plan-max-replicas above 3 replicas."
+    );
+    assert_eq!(plan["headline"], want.as_str());
+    assert!(out.contains(&format!("  {want}\n")), "{out}");
+}

@@ -8,6 +8,13 @@ use super::*;
 use crate::config::{Config, Policy};
 use crate::report::Summary;
 
+/// The headline of plans of which one at least met the targets (the targets and the most
+/// replicas are only read when none did).
+fn headline(plans: &[PolicyPlan]) -> String {
+    assert!(plans.iter().any(|p| p.at_min.is_some()));
+    super::headline(plans, &slo_ttft(1.0), 64, &Knobs::CLI)
+}
+
 fn limits() -> PlanLimits {
     PlanLimits {
         max_replicas: 64,

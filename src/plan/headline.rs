@@ -4,15 +4,19 @@
 //! higher goodput, then the name) and how it compares with round robin. Over several
 //! seeds, two prices are level when they are within noise (`noise::beyond_noise`: their
 //! 95 % intervals over the seeds overlap) instead of within `LEVEL_PRICE_SHARE`.
-//! `cheapest` is the same choice, for the page's chart to ring. The tie's words: `ties.rs`.
+//! `cheapest` is the same choice, for the page's chart to ring. The tie's words: `ties.rs`;
+//! the one sentence when no policy met the targets: `none_met.rs`.
 
 use std::cmp::Ordering;
 
-use super::{sort_small, PolicyPlan};
+use super::{sort_small, PolicyPlan, Slo};
 use crate::config::Policy;
 use crate::noise::{beyond_noise, spread, Spread};
 
+mod none_met;
 mod ties;
+
+pub use none_met::{none_met_sentence, Knobs, Tried};
 
 /// Two $/M-token figures at the same $/h are level when the higher is within this share of
 /// the lower (0.5%). At the same $/h and with every request served they differ only in
@@ -129,10 +133,14 @@ fn price_spread_of_json(v: &serde_json::Value) -> Option<Spread> {
     (!xs.is_empty()).then(|| spread(&xs))
 }
 
-/// The headline of plans, then its details (`headline_rows` over their rows).
-pub fn headline(plans: &[PolicyPlan]) -> String {
+/// The headline of plans, then its details (`headline_rows` over their rows), or, when
+/// no policy met the targets, the one sentence that says what each reached
+/// (`none_met_sentence`, in `knobs`' words, `max_replicas` the most tried).
+pub fn headline(plans: &[PolicyPlan], slo: &Slo, max_replicas: u32, knobs: &Knobs) -> String {
     let rows: Vec<HeadlineRow> = plans.iter().map(HeadlineRow::of).collect();
-    headline_rows(&rows)
+    headline_rows(&rows).unwrap_or_else(|| {
+        none_met_sentence("policy", &Tried::of_plans(plans), slo, max_replicas, knobs)
+    })
 }
 
 /// An answered row, with the lowest $/M tokens among the answered rows at its $/h.
@@ -367,13 +375,10 @@ fn headline_sentence(best: &Ranked, tied: &[Ranked]) -> String {
 /// broken by the lower $/M tokens when they differ by more than `LEVEL_PRICE_SHARE`, else,
 /// tied on cost, by the lower p99 TTFT, the higher goodput, the name: `rank_order`); then the policies tied
 /// with it and what decided, and how it compares with `round_robin` (the details, empty
-/// when there is nothing to add).
-pub fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
+/// when there is nothing to add); `None` when no row has an answer.
+pub fn headline_parts(rows: &[HeadlineRow]) -> Option<(String, String)> {
     let ranked = rank(rows);
-    let Some(best) = ranked.first() else {
-        let none = "No policy meets the targets within the largest fleet tried.";
-        return (none.to_string(), String::new());
-    };
+    let best = ranked.first()?;
     let usd_h = best.usd_per_hour();
     let tied: Vec<Ranked> = ranked[1..]
         .iter()
@@ -391,17 +396,17 @@ pub fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
         against_round_robin(rows, best)
     };
     details.extend(rr);
-    (headline_sentence(best, &tied), details.join(" "))
+    Some((headline_sentence(best, &tied), details.join(" ")))
 }
 
 /// The headline, then on a line of its own the details when there are any (see
 /// `headline_parts`): the page and the CLI split it at the first newline, and show the
-/// first line in bold, the rest in plain text.
-pub fn headline_rows(rows: &[HeadlineRow]) -> String {
-    match headline_parts(rows) {
+/// first line in bold, the rest in plain text. `None` when no row has an answer.
+pub fn headline_rows(rows: &[HeadlineRow]) -> Option<String> {
+    Some(match headline_parts(rows)? {
         (head, details) if details.is_empty() => head,
         (head, details) => format!("{head}\n{details}"),
-    }
+    })
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The words of a mix plan (`kvfleet plan --plan-mix`'s last line, and the page's "compare
 //! GPUs" headline): the cheapest mix over the policies planned, and what the cheapest fleet
-//! of one preset costs beside it.
+//! of one preset costs beside it; when no mix met, the planner's one sentence on the best
+//! each missed target reached (`none_met_sentence`).
 
-use super::MixPlan;
+use super::{none_met_sentence, Knobs, MixPlan, Slo, Tried};
 
 /// "2 x A + 3 x B": the presets of `c` that have replicas.
 pub fn counts_text(m: &MixPlan, c: &[u32]) -> String {
@@ -17,10 +18,25 @@ fn total(counts: &[u32]) -> u32 {
     counts.iter().sum()
 }
 
+/// Every mix evaluated, under its policy: "kv on 2 x A + 1 x B".
+fn tried(mixes: &[MixPlan]) -> Vec<Tried> {
+    mixes
+        .iter()
+        .flat_map(|m| {
+            m.points.iter().map(|p| {
+                let fleet = counts_text(m, &p.counts);
+                Tried::new(&m.policy, &fleet, total(&p.counts), &p.misses, &p.measured)
+            })
+        })
+        .collect()
+}
+
 /// The cheapest answer over the policies: "Cheapest mix: kv, 2 x A + 3 x B (5 GPUs,
 /// $13.00/h); the cheapest fleet of one preset, ...", or, when the cheapest is one
-/// preset alone, "Cheapest: kv, 7 x A (7 GPUs, $7.00/h), one preset alone; ...".
-pub fn mix_headline(mixes: &[MixPlan]) -> String {
+/// preset alone, "Cheapest: kv, 7 x A (7 GPUs, $7.00/h), one preset alone; ...". When no
+/// mix met: "No mix meets the targets on up to 6 replicas: the lowest p99 TTFT reached was
+/// ... (kv on 2 x A + 3 x B) ...; raise ...", in `knobs`' words.
+pub fn mix_headline(mixes: &[MixPlan], slo: &Slo, max_replicas: u32, knobs: &Knobs) -> String {
     let best = mixes
         .iter()
         .filter_map(|m| m.at_answer.as_ref().map(|a| (m, a)))
@@ -30,7 +46,7 @@ pub fn mix_headline(mixes: &[MixPlan]) -> String {
                 .then(total(&x.1.counts).cmp(&total(&y.1.counts)))
         });
     let Some((m, a)) = best else {
-        return "No mix within the largest fleet meets the targets.".to_string();
+        return none_met_sentence("mix", &tried(mixes), slo, max_replicas, knobs);
     };
     let fleet = format!(
         "{}, {} ({} GPU{}, ${:.2}/h){}",

@@ -417,6 +417,18 @@ test('a router with the hits at round robin\'s speed that crowds one replica: "a
   // Under 1.5 x an even share (4,000 of 11,274 requests, 35.5% < 37.5%): an even load, the plain sentence.
   const even = rows.map((x) => (x.index === 0 ? { ...x, requests: 4000 } : x));
   assert.equal(bothWords(at4, drawn, 4, told, { sglang: even }), `${head} with a p99 first-token time within 6% of round robin's.`);
+  // Under an autoscaler the replicas came and went: no share is even, so none is named (as the hero's
+  // per-replica words), and a replica is crowded above half the requests. R0 with 8,000 of 15,274
+  // (52%) is; its 19.1% of the prompt tokens (the most any replica carried, 27.8%, under half) is not
+  // called "only" anything.
+  const scaled = rows.map((x) => (x.index === 0 ? { ...x, requests: 8000 } : x));
+  assert.equal(bothWords(at4, drawn, 4, told, { sglang: scaled }, null, true), `${head} with a p99 first-token time within 6% of round robin's.`
+    + ' Its busiest replica, R0, takes 52% of the requests, but its requests carry 19.1% of the prompt tokens:'
+    + ' the load is uneven in requests, not in prompt tokens.');
+  // R0's 39.5% is not above half: no crowding under an autoscaler.
+  assert.equal(bothWords(at4, drawn, 4, told, { sglang: rows }, null, true), `${head} with a p99 first-token time within 6% of round robin's.`);
+  const heavyScaled = scaled.map((x) => (x.index === 0 ? { ...x, prompt_tokens: 500000000 } : x));
+  assert.doesNotMatch(bothWords(at4, drawn, 4, told, { sglang: heavyScaled }, null, true), /even share|almost no cost/);
 });
 
 test('the hero caption: under 40 words, and the model\'s assumption named where round robin leaves its line', () => {

@@ -93,7 +93,10 @@ function countsText(mix, c) {
   return c.map((n, i) => [n, i]).filter(([n]) => n > 0).map(([n, i]) => `${n} x ${mix.presets[i].preset}`).join(' + ');
 }
 
-/** The sentences under the mix headline: the walk, the local moves, the verification, inversions (the CLI's words). */
+/**
+ * The sentences under the mix headline: the walk, the local moves, the verification, inversions (the
+ * CLI's words). With no answer the headline itself says what the mixes reached.
+ */
 function mixWords({ mix, spec }) {
   const priced = listed(mix.presets.map((p) => `${p.preset} at ${money(p.gpu_hour_usd)}`));
   const two = mix.presets.length === 2;
@@ -106,7 +109,6 @@ function mixWords({ mix, spec }) {
   const fewer = two ? 'either preset' : 'any preset it has';
   if (mix.answer && mix.verified) out.push(`Verified: ${countsText(mix, mix.answer)} meets; one replica fewer of ${fewer} misses.`);
   else if (mix.answer) out.push(`Not verified: ${countsText(mix, mix.answer)} meets, but one replica fewer of a preset also met (more replicas did worse somewhere on the walk).`);
-  else out.push(`No mix of at most ${count(spec.limits.max_replicas, 'replica')} meets the targets.`);
   for (const [p, q] of mix.non_monotone) out.push(`Not monotone: ${countsText(mix, p)} meets the targets but ${countsText(mix, q)} misses them: more replicas did worse.`);
   return out.join(' ');
 }

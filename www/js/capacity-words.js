@@ -1,7 +1,7 @@
-// www/js/capacity-words.js: the planner's sentences for policies that never met the targets: one
-// per policy (what it reached on the largest fleets tried, and llm_d's known reason), and, when no
-// policy met them, one sentence for the whole plan: the best each missed target reached over every
-// policy and size, and what to change (the target, or the most replicas tried).
+// www/js/capacity-words.js: the planner's sentence for a policy that never met the targets while
+// another did: what it reached on the largest fleets tried, and llm_d's known reason. (When no
+// policy met them, the one sentence for the whole plan is the simulator's headline,
+// src/plan/headline/none_met.rs.)
 
 import { countPct } from './format.js';
 import { fmtMs } from './charts.js';
@@ -75,44 +75,4 @@ export function neverMetWords(plan, spec, config) {
   if (last.misses.includes('rejected')) parts.push(`${countPct(last.measured.rejected_share)} of requests went unserved on ${max}`);
   if (last.misses.includes('overloaded')) parts.push(`its backlog still grew through the run on ${max}`);
   return `${plan.policy} never met the targets within ${max}: ${parts.join('; ')}.${llmdWhy(plan, pts, config)}`;
-}
-
-/** "a", "a or b", "a, b or c". */
-const orList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}`);
-
-/** The point of `pts` lowest in `value` (the smaller fleet on a tie), or null when none is finite. */
-function lowestBy(pts, value) {
-  const finite = pts.filter((q) => Number.isFinite(value(q)));
-  return finite.length ? finite.reduce((a, b) => (value(b) < value(a) || (value(b) === value(a) && b.instances < a.instances) ? b : a)) : null;
-}
-
-/**
- * One sentence for a plan in which no policy met the targets: no fleet meets them within the search's
- * bounds; for each target every point tried missed, the best any policy and size reached; and what to
- * change (that target, and Up to while it is below its most, 256). `plans`: the policies' plans;
- * `spec`: their targets and limits.
- */
-export function noneMetWords(plans, spec) {
-  const pts = plans.flatMap((p) => p.points.map((q) => ({ ...q, policy: p.policy })));
-  const max = spec.limits.max_replicas;
-  const everywhere = (miss) => pts.length > 0 && pts.every((q) => q.misses.includes(miss));
-  const by = (q) => `${q.policy} on ${count(q.instances, 'replica')}`;
-  const parts = [], raise = [];
-  for (const [miss, key, target, words] of LATENCY) {
-    if (!everywhere(miss)) continue;
-    const best = lowestBy(pts, (q) => q.measured[key]);
-    parts.push(best ? `the lowest ${words} reached was ${fmtMs(best.measured[key])} (${by(best)}) against a target of ${fmtMs(spec.slo[target])}` : `no request finished on any fleet tried`);
-    raise.push(`the ${words} target`);
-  }
-  if (everywhere('rejected')) {
-    const best = lowestBy(pts, (q) => q.measured.rejected_share);
-    parts.push(`the fewest unserved were ${countPct(best.measured.rejected_share)} of requests (${by(best)}) against at most ${countPct(spec.slo.max_rejected)}`);
-    raise.push('Unserved');
-  }
-  const grew = everywhere('overloaded');
-  if (grew) parts.push('every fleet\'s backlog grew through its run');
-  if (!parts.length) parts.push('each target was met on some fleet tried, never all of them at once');
-  if (max < 256) raise.push(`Up to above ${count(max, 'replica')}`);
-  const change = [raise.length ? `raise ${orList(raise)}` : 'relax a target', ...(grew ? ['untick "a growing backlog misses"'] : [])].join(', or ');
-  return `No policy meets the targets on up to ${count(max, 'replica')}: ${parts.join('; ')}; ${change}.`;
 }

@@ -3,7 +3,7 @@
 // that meet the targets, checked against one fewer, then the goodput of the current fleet), so
 // policies run in parallel; Cancel terminates the pool. Shows the headline (plan_headline, the CLI's
 // words: its first line in bold, the details under it in plain text; when no policy meets the targets,
-// one sentence for them all instead, capacity-words.js), notes (inversions; for a policy that never
+// one sentence for them all, naming this card's controls), notes (inversions; for a policy that never
 // meets the targets, what it reached and, for llm_d's known case, why), a table (with a
 // hint and edge shadows while it scrolls sideways) and a chart of cost against p99 TTFT with one
 // point per (policy, replicas) evaluated (full size and colour where every target is met, small and
@@ -23,11 +23,11 @@ import { poolSize } from './sweep.js';
 import { money, count, chartSets, chartConfig, updateChart, describeChart } from './capacity-chart.js';
 import { labelCells, scrollCue } from './page-bits.js';
 import { runMix, runAutoscale } from './capacity-more.js';
-import { neverMetWords, noneMetWords } from './capacity-words.js';
+import { neverMetWords } from './capacity-words.js';
 import { fillMixPresets, mixLink, wireMixLink } from './capacity-prices.js';
 
 export { paretoFront, logTicks } from './capacity-chart.js';
-export { neverMetWords, noneMetWords } from './capacity-words.js';
+export { neverMetWords } from './capacity-words.js';
 
 /** An error that names the input to mark invalid. */
 function bad(input, message) {
@@ -248,7 +248,7 @@ export class Capacity {
       for (const w of this.pool) feed(w);
     });
     if (!ok || gen !== this.generation) return;
-    const { headline, cheapest } = await this.headline(plans);
+    const { headline, cheapest } = await this.headline(plans, spec);
     if (gen !== this.generation) return;
     this.setBusy(false);
     const ms = performance.now() - t0;
@@ -262,16 +262,17 @@ export class Capacity {
 
   /**
    * The CLI's headline and its details, and the policy it names, from the simulator (plan_headline
-   * and plan_cheapest in a pool worker): {headline, cheapest}.
+   * and plan_cheapest in a pool worker): {headline, cheapest}. When no policy met `spec`'s targets,
+   * the headline is one sentence on the best reached, naming this card's controls.
    */
-  headline(plans) {
+  headline(plans, spec) {
     const w = this.pool[0];
     return new Promise((resolve) => {
       w.onmessage = (e) => {
         if (e.data.type === 'capacity-headline') resolve({ headline: e.data.headline, cheapest: e.data.cheapest });
         else if (e.data.type === 'capacity-error') resolve({ headline: `(${e.data.message})`, cheapest: '' });
       };
-      w.postMessage({ type: 'capacity-headline', plans: JSON.stringify(plans) });
+      w.postMessage({ type: 'capacity-headline', plans: JSON.stringify(plans), spec });
     });
   }
 
@@ -280,10 +281,10 @@ export class Capacity {
     this.els.out.hidden = false;
     this.els.mixOut.hidden = true;
     // plan_headline's first line is the headline, the rest its details. When no policy met the
-    // targets, one sentence says so for all of them, with the best reached and what to change.
+    // targets, it is one sentence for all of them, with the best reached and what to change.
     const none = plans.every((p) => p.min_replicas === null);
     const [head, ...rest] = headline.split('\n');
-    this.els.headline.textContent = none ? noneMetWords(plans, spec) : head;
+    this.els.headline.textContent = head;
     this.details().textContent = rest.join(' ');
     this.whyEl.hidden = rest.length === 0;
     const notes = [];

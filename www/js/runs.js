@@ -254,11 +254,14 @@ function onError(msg) {
     app.refresh();
     return;
   }
-  // A rejected rate schedule goes back to the run on screen's (or none), so its readout and the rates
-  // it sets (greyed while one is in force) follow the result shown; the box keeps the text typed.
+  // A rejected rate schedule or mixed fleet goes back to the run on screen's (or none), with the
+  // settings it sets, so its readout and the controls it greys while in force follow the result
+  // shown; the box keeps the text typed.
   const reverted = REVERTED.has(field);
   if (reverted) {
-    app.st.config[field] = app.hook.lastReport ? app.configOf(app.hook.lastReport.config)[field] ?? '' : '';
+    const shown = app.hook.lastReport ? app.configOf(app.hook.lastReport.config) : null;
+    app.st.config[field] = shown?.[field] ?? '';
+    if (shown) for (const name of REVERTED.get(field)) app.st.config[name] = shown[name];
     app.refresh({ run: false });
     app.controls?.keepTyped(field, run.config?.[field]);
   }
@@ -276,8 +279,15 @@ function onError(msg) {
     : rejectedStatus(p, run.config, !!app.hook.lastReport);
 }
 
-/** Settings put back to the run on screen's when rejected: the rate schedule, which greys the rates it sets. */
-const REVERTED = new Set(['request_rate_schedule']);
+/**
+ * Settings put back to the run on screen's when rejected, each with the settings it sets (put back
+ * too): the rate schedule, which greys the rates it sets, and the mixed fleet, which sets the replicas
+ * and the engine (greyed while one is in force).
+ */
+const REVERTED = new Map([
+  ['request_rate_schedule', []],
+  ['fleet', ['instances', 'engine', 'prefill_instances', 'decode_instances']],
+]);
 
 /** The status bar under a rejected setting put back: the value rejected, and the one in force. */
 export function revertedStatus(p, rejected, config) {

@@ -222,17 +222,18 @@ const LOAD_AND_CACHE = new Set(['kv', 'dynamo', 'sglang', 'llm_d', 'aibrix']);
  * sentence's, the run's own figure), not repeated. `load` ({policy: [{index, requests,
  * prompt_tokens?}]}): where the router crowds one replica, see crowdedLesson.
  */
-export function bothWords(sweeps, policies, r, said = null, load = {}, warned = null) {
-  return bothLesson(sweeps, policies, r, said, load, warned).words;
+export function bothWords(sweeps, policies, r, said = null, load = {}, warned = null, autoscaled = false) {
+  return bothLesson(sweeps, policies, r, said, load, warned, autoscaled).words;
 }
 
 /**
  * bothWords, and {crowded}: the policy whose busiest share the words gave (or the warning did);
  * {winner}: the policy the words are about.
  * `warned`: the run on screen's policy when its load warning (in the hero's findings) gives its
- * busiest share, which is then not repeated.
+ * busiest share, which is then not repeated. `autoscaled`: the fleet grew and shrank, so no share
+ * is even (see crowding).
  */
-export function bothLesson(sweeps, policies, r, said = null, load = {}, warned = null) {
+export function bothLesson(sweeps, policies, r, said = null, load = {}, warned = null, autoscaled = false) {
   const none = { words: '', crowded: null };
   const pts = pointsAt(sweeps, policies, r);
   if (pts.length < 3) return none;
@@ -252,7 +253,7 @@ export function bothLesson(sweeps, policies, r, said = null, load = {}, warned =
   const paren = told.has(hitter.p) ? '' : ` (${policyName(hitter.p)}'s is ${durationText(p99(hitter))})`;
   const mine = told.has(w.p) ? '' : ` of ${durationText(p99(w))},`;
   const numbers = `${hitsAgainst(w, hitter)}, with a p99 first-token time${mine} ${speedAgainst(p99(w), runner, told.has(runner.p))}${paren}`;
-  const crowd = crowding(load[w.p]);
+  const crowd = crowding(load[w.p], autoscaled);
   if (!crowd) return { words: `${who} gets the hits at almost no cost in latency: ${numbers}.`, crowded: null, winner: w.p };
   return { words: crowdedLesson(who, numbers, crowd, warned === w.p), crowded: w.p, winner: w.p };
 }
@@ -267,9 +268,10 @@ export function bothLesson(sweeps, policies, r, said = null, load = {}, warned =
  */
 function crowdedLesson(who, numbers, crowd, shown) {
   const i = crowd.top.index;
-  const share = `${requestShare(crowd.top.requests, crowd.total)} (an even share is ${smallPct(crowd.even)})`;
+  const even = crowd.even === null ? '' : ` (an even share is ${smallPct(crowd.even)})`;
+  const share = `${requestShare(crowd.top.requests, crowd.total)}${even}`;
   if (crowd.heavy) return `${who} gets the hits ${shown ? 'despite the uneven load in the warning' : `though its busiest replica, R${i}, takes ${share}`}: ${numbers}.`;
-  const tokens = `${crowd.tokenShare < crowd.even ? 'only ' : ''}${pct1(crowd.tokenShare)}`;
+  const tokens = `${crowd.even !== null && crowd.tokenShare < crowd.even ? 'only ' : ''}${pct1(crowd.tokenShare)}`;
   const why = shown ? `The uneven load in the warning is in requests, not in prompt tokens: R${i}'s requests carry ${tokens} of them.`
     : `Its busiest replica, R${i}, takes ${share}, but its requests carry ${tokens} of the prompt tokens: the load is uneven in requests, not in prompt tokens.`;
   return `${who} gets the hits at almost no cost in latency: ${numbers}. ${why}`;
@@ -279,17 +281,21 @@ function crowdedLesson(who, numbers, crowd, shown) {
  * Whether `rows` ([{index, requests, prompt_tokens?}]) crowd one replica: {top, total, even,
  * tokenShare, heavy} when the busiest took UNEVEN times an even share of the requests or more, its
  * share of the prompt tokens as tokenShare; heavy unless the prompt tokens are known and no replica
- * has UNEVEN times an even share of them. Null when no replica is crowded.
+ * has UNEVEN times an even share of them. Null when no replica is crowded. `autoscaled`: replicas
+ * came and went, so no share is even (even is null, as the hero's per-replica words have none): the
+ * busiest is crowded above CROWDED_SHARE of the requests, heavy unless no replica has more than
+ * CROWDED_SHARE of the prompt tokens.
  */
-function crowding(rows) {
+function crowding(rows, autoscaled = false) {
   if (!rows || rows.length < 2) return null;
   const total = rows.reduce((n, x) => n + x.requests, 0);
   const top = rows.reduce((b, x) => (x.requests > b.requests ? x : b));
-  const even = 1 / rows.length;
-  if (!total || top.requests / total < UNEVEN * even) return null;
+  const even = autoscaled ? null : 1 / rows.length;
+  const crowded = (share) => (even === null ? share > CROWDED_SHARE : share >= UNEVEN * even);
+  if (!total || !crowded(top.requests / total)) return null;
   const tokens = rows.every((x) => Number.isFinite(x.prompt_tokens)) ? rows.reduce((n, x) => n + x.prompt_tokens, 0) : 0;
   const most = tokens > 0 ? Math.max(...rows.map((x) => x.prompt_tokens)) / tokens : NaN;
-  return { top, total, even, tokenShare: tokens > 0 ? top.prompt_tokens / tokens : NaN, heavy: !(most < UNEVEN * even) };
+  return { top, total, even, tokenShare: tokens > 0 ? top.prompt_tokens / tokens : NaN, heavy: !Number.isFinite(most) || crowded(most) };
 }
 
 /**

@@ -102,7 +102,7 @@ function fleetLatency({ config, report, sweeps, routed, drawn: shown }) {
   const rows = { ...routed, [policy]: warned ? null : routedRows(report, config) };
   const load = { ...routed, [policy]: loadRows(report, config) };
   // p99s on screen already: the trade-off sentence's, and this run's (the hero's TTFT figure).
-  const both = bothLesson(sweeps, drawn, r, [cost.slow, cost.fast, policy].filter(Boolean), load, warned ? policy : null);
+  const both = bothLesson(sweeps, drawn, r, [cost.slow, cost.fast, policy].filter(Boolean), load, warned ? policy : null, !!report.autoscale);
   // The chosen policy's own lesson ("sglang ... gets the hits at almost no cost") opens the detail,
   // when no trade-off sentence came before it (its numbers then lean on nothing said earlier).
   const lesson = both.winner === policy && !cost.words ? both.words : '';

@@ -51,7 +51,7 @@ pub fn main() -> ExitCode {
         Err(e) => parse_error(e),
     };
     // The lesson command keeps exit 1 for "goal not met", so its errors exit 2.
-    let error_code = match cli.command {
+    let mut error_code = match cli.command {
         // So does calibrate: a bad log exits 2, as a bad flag does.
         Some(Command::Lesson { .. } | Command::Calibrate(_)) => ExitCode::from(2),
         _ => ExitCode::FAILURE,
@@ -68,7 +68,14 @@ pub fn main() -> ExitCode {
         Some(Command::Lesson { id, check, .. }) => crate::lesson::run(id.as_deref(), check),
         Some(Command::Plan(cmd)) => {
             let sub = matches.subcommand_matches("plan").expect("plan's matches");
-            crate::plan::run(cmd, sub)
+            crate::plan::run(cmd, sub).map_err(|e| match e {
+                // A refused combination of flags exits 2, as a malformed command line.
+                crate::plan_flags::PlanError::Usage(m) => {
+                    error_code = ExitCode::from(2);
+                    m
+                }
+                crate::plan_flags::PlanError::Failed(m) => m,
+            })
         }
         Some(Command::Bench {
             hero: Some(rounds),

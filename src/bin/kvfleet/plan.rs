@@ -10,6 +10,7 @@ use kvfleet::Policy;
 use rayon::prelude::*;
 
 use crate::args::{PlanCmd, RunArgs};
+use crate::plan_flags::PlanError;
 use crate::plan_text::PlanReport;
 use crate::progress::Progress;
 
@@ -60,13 +61,13 @@ const NO_TARGET: &str = "kvfleet plan: no target given; give at least one of \
     --slo-ttft-p99-ms, --slo-tpot-p99-ms, --slo-e2e-p99-ms, --slo-max-rejected";
 
 /// Plans every policy asked for and reports.
-pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
+pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), PlanError> {
     check_flags(&cmd.run)?;
     let (cfg, lesson) = crate::inputs::config(&cmd.run, matches)?;
     let f = &cmd.plan;
     let given = [f.ttft_p99_ms, f.tpot_p99_ms, f.e2e_p99_ms, f.max_rejected];
     if given.iter().all(Option::is_none) {
-        return Err(NO_TARGET.to_string());
+        return Err(NO_TARGET.to_string().into());
     }
     let slo = Slo {
         ttft_p99_ms: f.ttft_p99_ms,
@@ -89,15 +90,15 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
     plan::check_plan(&cfg, &limits)?;
     let mix = match &f.mix {
         Some(flag) => {
-            check_mix_flags(f)?;
+            check_mix_flags(f).map_err(PlanError::Usage)?;
             Some(crate::plan_mix::presets(flag, &cfg, f.gpu_hour_usd)?)
         }
         None if !cfg.fleet.is_empty() => {
-            return Err(
+            return Err(PlanError::Usage(
                 "--des-fleet: kvfleet plan sizes a fleet of one preset; to search \
                         mixes, give --plan-mix PRESET,PRESET[,...] or --plan-mix all instead"
                     .to_string(),
-            )
+            ))
         }
         None => None,
     };
@@ -131,14 +132,14 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
             slo,
             limits,
             config: &cfg,
-            headline: plan::mix_headline(&mixes),
+            headline: plan::mix_headline(&mixes, &slo, limits.max_replicas, &plan::Knobs::CLI),
             mixes,
         };
-        return write_out(
+        return Ok(write_out(
             &crate::plan_mix::render(&report),
             &report,
             f.json.as_deref(),
-        );
+        )?);
     }
     let progress = Progress::new("planning", cmd.run.quiet);
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -160,12 +161,12 @@ pub fn run(cmd: &PlanCmd, matches: &ArgMatches) -> Result<(), String> {
         slo,
         limits,
         config: &cfg,
-        headline: plan::headline(&plans),
+        headline: plan::headline(&plans, &slo, limits.max_replicas, &plan::Knobs::CLI),
         autoscale: crate::plan_autoscale::compare(&cfg, f, &plans, &slo, &limits, runner.as_ref())?,
         policies: plans,
     };
     let text = crate::plan_text::render(&report);
-    write_out(&text, &report, f.json.as_deref())
+    Ok(write_out(&text, &report, f.json.as_deref())?)
 }
 
 /// Prints `text` (to standard error when the JSON goes to standard output) and writes

@@ -1,5 +1,6 @@
 //! `kvfleet plan`'s own flags: the SLO targets, the search's limits, the prices and the
-//! policies to plan.
+//! policies to plan; and the error a plan stops with (flags refused together are a usage
+//! error).
 
 use clap::Args;
 use kvfleet::timing::EnginePreset;
@@ -157,4 +158,20 @@ fn policies(text: &str) -> Result<PolicyList, String> {
         }
     }
     Ok(PolicyList(out))
+}
+
+/// Why a plan stopped: a refused combination of flags (a usage error, exit 2, as a
+/// malformed command line) or anything else (exit 1).
+#[derive(Debug)]
+pub enum PlanError {
+    /// Flags that cannot go together.
+    Usage(String),
+    /// A bad value, a failed run or write.
+    Failed(String),
+}
+
+impl From<String> for PlanError {
+    fn from(message: String) -> PlanError {
+        PlanError::Failed(message)
+    }
 }

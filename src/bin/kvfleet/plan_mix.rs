@@ -10,7 +10,7 @@ use kvfleet::{Config, Policy};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::plan_flags::MixFlag;
+use crate::plan_flags::{MixFlag, PlanError};
 
 /// The whole mix plan, as `--plan-json` writes it.
 #[derive(Serialize)]
@@ -27,22 +27,29 @@ pub struct MixReport<'a> {
 
 /// The presets with their prices (where none is given, `--gpu-hour-usd`, else the
 /// preset's GPU's in `cfg`; `all`: every preset with hardware of the engine's model),
-/// checked, and the base config checked as a fleet of one of each.
+/// checked, and the base config checked as a fleet of one of each. Flags that cannot go
+/// with `--plan-mix` (a fleet, a split, `all` on an engine without a model) are usage
+/// errors.
 pub fn presets(
     flag: &MixFlag,
     cfg: &Config,
     all_usd: Option<f64>,
-) -> Result<Vec<MixPreset>, String> {
+) -> Result<Vec<MixPreset>, PlanError> {
     if !cfg.fleet.is_empty() {
-        return Err("--des-fleet: --plan-mix sets the fleet of every point; leave it out".into());
+        return Err(PlanError::Usage(
+            "--des-fleet: --plan-mix sets the fleet of every point; leave it out".into(),
+        ));
     }
     if cfg.pools().is_some() {
-        return Err("--plan-mix: a mix is a colocated fleet; leave out \
+        return Err(PlanError::Usage(
+            "--plan-mix: a mix is a colocated fleet; leave out \
                     --des-prefill-instances and --des-decode-instances"
-            .into());
+                .into(),
+        ));
     }
     let named: Vec<(EnginePreset, Option<f64>)> = match flag {
-        MixFlag::All => plan::model_presets(cfg.engine)?
+        MixFlag::All => plan::model_presets(cfg.engine)
+            .map_err(PlanError::Usage)?
             .into_iter()
             .map(|p| (p, None))
             .collect(),

@@ -25,6 +25,16 @@ fn ttft(r: HeadlineRow, ms: f64) -> HeadlineRow {
     }
 }
 
+/// The headline and its details of rows of which one at least has an answer.
+fn headline_parts(rows: &[HeadlineRow]) -> (String, String) {
+    super::headline_parts(rows).expect("an answer")
+}
+
+/// The headline of rows of which one at least has an answer.
+fn headline_rows(rows: &[HeadlineRow]) -> String {
+    super::headline_rows(rows).expect("an answer")
+}
+
 /// The details under the headline.
 fn details(rows: &[HeadlineRow]) -> String {
     headline_parts(rows).1
