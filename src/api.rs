@@ -138,6 +138,14 @@ pub fn plan_cheapest(plans_json: &str) -> Result<String, String> {
     Ok(crate::plan::cheapest(&rows).unwrap_or_default().to_string())
 }
 
+/// The policies tied on cost with the one the headline names (itself first), as a JSON array
+/// of names: the same $/h and a $/M output tokens level with the lowest. `[]` when none meets
+/// the targets.
+pub fn plan_tied(plans_json: &str) -> Result<String, String> {
+    let rows = headline_rows_of(plans_json)?;
+    serde_json::to_string(&crate::plan::tied_on_cost(&rows)).map_err(|e| e.to_string())
+}
+
 /// Runs a synthetic workload described by a JSON config on `seeds` seeds (`--des-seeds`:
 /// `seed` up) and returns the report as JSON: the first seed's, with the `seeds` section
 /// when there are several; byte for byte what the CLI writes.

@@ -29,8 +29,8 @@ pub use autoscale::{
     AutoscaleComparison, FleetRun,
 };
 pub use headline::{
-    cheapest, headline, headline_rows, none_met_sentence, Answer, HeadlineRow, Knobs, Tried,
-    LEVEL_PRICE_SHARE,
+    cheapest, headline, headline_rows, none_met_sentence, tied_on_cost, Answer, HeadlineRow, Knobs,
+    Tried, LEVEL_PRICE_SHARE,
 };
 pub use mix::{plan_mix, MixPlan};
 pub use mix_fleet::{check_mix, mix_config, mix_price, model_presets, MixPoint, MixPreset};

@@ -313,6 +313,12 @@ pub fn plan_cheapest(plans_json: &str) -> Result<String, JsError> {
     api::plan_cheapest(plans_json).map_err(|m| JsError::new(&m))
 }
 
+/// The policies tied on cost with the one the headline names, itself first (a JSON array).
+#[wasm_bindgen]
+pub fn plan_tied(plans_json: &str) -> Result<String, JsError> {
+    api::plan_tied(plans_json).map_err(|m| JsError::new(&m))
+}
+
 /// Runs a synthetic workload (JSON config) on `seeds` seeds (`--des-seeds`); the report
 /// as JSON, with its `seeds` section when there are several.
 #[wasm_bindgen]

@@ -237,6 +237,24 @@ pub fn cheapest(rows: &[HeadlineRow]) -> Option<&str> {
     rank(rows).first().map(|r| r.row.policy.as_str())
 }
 
+/// The policies tied on cost with the one the headline names, itself first: the same $/h and a
+/// $/M output tokens level with the lowest (within `LEVEL_PRICE_SHARE`, or within noise over
+/// seeds). Empty when none meets the targets; the named policy alone when none ties with it.
+pub fn tied_on_cost(rows: &[HeadlineRow]) -> Vec<&str> {
+    let ranked = rank(rows);
+    let Some(best) = ranked.first() else {
+        return Vec::new();
+    };
+    if !best.level() {
+        return vec![best.row.policy.as_str()];
+    }
+    ranked
+        .iter()
+        .filter(|r| r.usd_per_hour() == best.usd_per_hour() && r.level())
+        .map(|r| r.row.policy.as_str())
+        .collect()
+}
+
 /// The answered rows in the headline's order.
 fn rank(rows: &[HeadlineRow]) -> Vec<Ranked<'_>> {
     let answered: Vec<(&HeadlineRow, Answer)> =

@@ -404,6 +404,11 @@ test("the default plan: a level price goes to the lower p99 TTFT, in the headlin
     assert.ok(headline.split(/\s+/).length <= 32, headline);
     const details = await page.textContent('[data-testid=cap-details]');
     assert.match(details, /^Tied at \$6\.98\/h with /);
+    // The table marks the same tied policies on their $/M cell, and no other, though a policy just
+    // beyond the 0.5% may print the same two decimals.
+    const marked = await page.evaluate(() => [...document.querySelectorAll('[data-testid=cap-table] tbody tr')]
+      .filter((tr) => [...tr.cells].some((c) => c.textContent.endsWith('≈ tied'))).map((tr) => tr.dataset.policy));
+    assert.deepEqual([...marked].sort(), level.map((p) => p.policy).sort());
     // The p99s as the CLI's table writes them (from 100 ms whole ms, from 10 ms to a tenth).
     const ms = (x) => (x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`);
     assert.ok(details.includes(`, so the lower p99 TTFT decides between them. round_robin has the lowest p99 TTFT of those: ${ms(ttftAt(win))} against ${ms(ttftAt(second))} or more.`), details);

@@ -53,6 +53,20 @@ function target(input, label) {
   return x;
 }
 
+/**
+ * The table's $/M output tokens cell: two decimals, and, where the headline calls policies tied on
+ * cost (the same $/h, $/M level with the lowest: plan_tied), "≈ tied" on each of them, so a row
+ * that prints the same $/M but is not tied (more than 0.5% dearer) reads apart from them.
+ */
+function perMCell(a, policy, last) {
+  const tied = last?.tied ?? [];
+  if (tied.length < 2 || !tied.includes(policy)) return [money(a.cost.usd_per_m_tokens)];
+  const first = tied[0];
+  return [`${money(a.cost.usd_per_m_tokens)} ≈ tied`, policy === first
+    ? `The headline's answer: ${tied.length - 1} other polic${tied.length === 2 ? 'y costs' : 'ies cost'} the same per hour and per million output tokens to within 0.5% (or within the noise over seeds)`
+    : `Tied on cost with ${first}: the same $/hour, and a $/M output tokens level with the lowest (within 0.5%, or within the noise over seeds)`];
+}
+
 export class Capacity {
   /**
    * els: ttft, tpot, e2e, rejected, max, price, run, cancel, progress, status, error, out, headline, notes, canvas, table;
@@ -248,11 +262,11 @@ export class Capacity {
       for (const w of this.pool) feed(w);
     });
     if (!ok || gen !== this.generation) return;
-    const { headline, cheapest } = await this.headline(plans, spec);
+    const { headline, cheapest, tied } = await this.headline(plans, spec);
     if (gen !== this.generation) return;
     this.setBusy(false);
     const ms = performance.now() - t0;
-    this.last = { config, spec, plans, headline, cheapest, ms, workers: n };
+    this.last = { config, spec, plans, headline, cheapest, tied, ms, workers: n };
     window.kvfleet = window.kvfleet || {};
     window.kvfleet.lastCapacity = this.last;
     this.els.status.textContent = `Done in ${(ms / 1000).toFixed(1)} s on ${count(n, 'worker')} · seed ${config.seed} · ${source ? source.name : 'synthetic'}.`;
@@ -269,8 +283,8 @@ export class Capacity {
     const w = this.pool[0];
     return new Promise((resolve) => {
       w.onmessage = (e) => {
-        if (e.data.type === 'capacity-headline') resolve({ headline: e.data.headline, cheapest: e.data.cheapest });
-        else if (e.data.type === 'capacity-error') resolve({ headline: `(${e.data.message})`, cheapest: '' });
+        if (e.data.type === 'capacity-headline') resolve({ headline: e.data.headline, cheapest: e.data.cheapest, tied: e.data.tied });
+        else if (e.data.type === 'capacity-error') resolve({ headline: `(${e.data.message})`, cheapest: '', tied: [] });
       };
       w.postMessage({ type: 'capacity-headline', plans: JSON.stringify(plans), spec });
     });
@@ -324,7 +338,7 @@ export class Capacity {
       const least = split ? 2 : 1;
       const cells = a
         ? [[`${a.instances}${split} ✓`, (a.instances === least ? `${count(a.instances, 'replica')} meet every target, the smallest fleet` : `${a.instances} replicas meet every target, ${count(a.instances - 1, 'replica')} do not (both simulated)`) + (split ? `; prefill:decode ${split.slice(2, -1)}, the best split of ${a.instances}` : '')],
-          [a.cost.gpus], [money(a.cost.usd_per_hour)], [money(a.cost.usd_per_m_tokens)], [fmtMs(m.ttft_ms_p99)], [fmtMs(m.tpot_ms_p99)], [countPct(m.rejected_share)], [goodput]]
+          [a.cost.gpus], [money(a.cost.usd_per_hour)], perMCell(a, p.policy, this.last), [fmtMs(m.ttft_ms_p99)], [fmtMs(m.tpot_ms_p99)], [countPct(m.rejected_share)], [goodput]]
         : [[`> ${max}`, neverMetWords(p, this.last.spec, config)], ['–'], ['–'], ['–'], ['–'], ['–'], ['–'], [goodput]];
       for (const [c, title] of cells) {
         const td = document.createElement('td');

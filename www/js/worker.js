@@ -18,7 +18,7 @@
 //          -> {type:'capacity-mix-result', id, result: {mix, headline}} | {type:'capacity-error', id, message}
 //      {type:'capacity-autoscale', id, config, replicas, spec, trace?}  the static fleet against the config's
 //          scaler (plan_autoscale_json) -> {type:'capacity-autoscale-result', id, comparison} | capacity-error
-//      {type:'capacity-headline', plans, spec} -> {type:'capacity-headline', headline, cheapest}  (plan_headline and plan_cheapest over the plans' JSON)
+//      {type:'capacity-headline', plans, spec} -> {type:'capacity-headline', headline, cheapest, tied}  (plan_headline, plan_cheapest and plan_tied over the plans' JSON)
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
 //          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'calibrate', id, log: {name, url} | {name, file}, form, kvCapacityTokens}  fits a step log (calibrate_json)
@@ -401,7 +401,7 @@ async function handleCalibrate(msg) {
 
 function handleCapacityHeadline(msg) {
   try {
-    postMessage({ type: 'capacity-headline', headline: wasm.plan_headline(msg.plans, JSON.stringify(msg.spec)), cheapest: wasm.plan_cheapest(msg.plans) });
+    postMessage({ type: 'capacity-headline', headline: wasm.plan_headline(msg.plans, JSON.stringify(msg.spec)), cheapest: wasm.plan_cheapest(msg.plans), tied: JSON.parse(wasm.plan_tied(msg.plans)) });
   } catch (err) {
     postMessage({ type: 'capacity-error', message: messageOf(err) });
   }

@@ -262,6 +262,12 @@ fn a_worked_tie_on_cost_goes_to_the_lower_p99_ttft() {
     assert!((usd_m(1) - 2.807_511).abs() < 1e-6, "{}", usd_m(1));
     assert!((1.0 - 52.0 / 81.25 - 0.36_f64).abs() < 1e-12);
     assert_eq!(cheapest(&rows), Some("round_robin"));
+    // Tied on cost: $13.96/h and within 0.5% of dynamo's $2.792 (up to $2.80596): round_robin,
+    // least_loaded and dynamo, in p99 order; random's $2.8075 is beyond, kv's 5 replicas cost more.
+    assert_eq!(
+        tied_on_cost(&rows),
+        vec!["round_robin", "least_loaded", "dynamo"]
+    );
     assert_eq!(
         headline_rows(&rows),
         "Cheapest: round_robin on 4 replicas (4 GPUs) at $13.96/h, $2.79 per million output \
