@@ -83,3 +83,35 @@ fn a_step_that_stalls_every_request_is_scaled_up_at_the_next_interval() {
         .map(|c| c["t_s"].as_f64().unwrap());
     assert_eq!(first_start, Some(over));
 }
+
+/// The reported case (2 replicas at 4 req/s, then 30 req/s from 20 s): the planner makes no
+/// decision before its regression has 5 observations, one per ready replica a 5 s interval,
+/// so the first scale-down of the 2 starting replicas is not before the third interval's
+/// end (15 s): 2 observations at 5 s, 4 at 10 s, 6 at 15 s.
+#[test]
+fn no_scale_down_before_the_planner_has_five_observations() {
+    let json = tmp("slo-warmup.json");
+    let (code, _, err) = kvfleet(&[
+        "--des-autoscale",
+        "slo",
+        "--request-rate-schedule",
+        "0s:4,20s:30,60s:4",
+        "--des-num-requests",
+        "1500",
+        "--des-instances",
+        "2",
+        "--des-routing",
+        "least_loaded",
+        "--des-report-json",
+        &json,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    let changes = v["autoscale"]["changes"].as_array().unwrap();
+    let first = changes.first().expect("the scaler acted");
+    assert!(
+        first["t_s"].as_f64().unwrap() >= 3.0 * INTERVAL_S,
+        "first change {first} before 15 s"
+    );
+}

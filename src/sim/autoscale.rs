@@ -130,6 +130,7 @@ impl Scaler {
                     cfg.slo_ttft_ms_or_default(),
                     cfg.slo_itl_ms_or_default(),
                     cfg.slo_scale_down_pct / 100.0,
+                    slo::MIN_OBSERVATIONS,
                 )),
                 s_to_us(cfg.slo_interval_s),
             ),
@@ -265,7 +266,7 @@ impl Scaler {
                 self.panic_ticks += u64::from(kpa.panicking());
                 Some(wanted)
             }
-            Decider::Slo(slo) => slo.decide(ready + starting, starting > 0),
+            Decider::Slo(slo) => slo.decide(ready + starting, ready, starting > 0),
         }
     }
 

@@ -150,6 +150,33 @@ export function stallWords(series, bins, binS) {
     + ` ${num(most)} requests were in flight at once (waiting, or running in batches too long to finish yet).`;
 }
 
+/** A queue counts as stranded from this many requests waiting when the first added replica is ready. */
+export const STRANDED_MIN = 10;
+
+/**
+ * When the first replica the autoscaler added became ready while an older replica still had at least
+ * STRANDED_MIN requests waiting, in words: that queue stays on its replica (each replica keeps its own
+ * queue, as vLLM does; a new replica takes only new arrivals), and when it emptied (from the samples'
+ * waiting requests); '' otherwise.
+ */
+export function strandedWords(series, autoscale) {
+  const ready = (autoscale?.changes || []).find((c) => c.kind === 'ready');
+  const t = series.t_s || [];
+  const k = ready ? t.findIndex((x) => x >= ready.t_s) : -1;
+  if (k < 0) return '';
+  const added = new Set((autoscale.changes || []).filter((c) => c.kind === 'start' && c.t_s <= ready.t_s).map((c) => c.replica));
+  let r = -1;
+  (series.queue || []).forEach((q, i) => {
+    if (!added.has(i) && (q[k] ?? 0) >= STRANDED_MIN && (r < 0 || q[k] > series.queue[r][k])) r = i;
+  });
+  if (r < 0) return '';
+  const q = series.queue[r];
+  const empty = q.findIndex((n, j) => j > k && n === 0);
+  const until = empty < 0 ? ` and still ${num(q.at(-1))} at the run's end (${fixed1(t.at(-1))} s)` : `; R${r}'s queue emptied at ${fixed1(t[empty])} s`;
+  return `When the first added replica became ready (${fixed1(ready.t_s)} s), R${r} still had ${num(q[k])} requests waiting`
+    + ` and kept them: each replica keeps its own queue, as vLLM does, and a new replica takes only new arrivals${until}.`;
+}
+
 /** The TTFT chart's unit: seconds when its largest value is 1 s or more, else ms. */
 export function ttftUnit(bins) {
   const most = Math.max(0, ...finite(bins.map((b) => b.ttft)));
@@ -174,6 +201,8 @@ export function timeSeriesWords(series, sessions, autoscale, config = null, summ
   if (stall) parts.push(stall);
   const scaled = replicaWords(series, autoscale);
   if (scaled) parts.push(scaled);
+  const stranded = strandedWords(series, autoscale);
+  if (stranded) parts.push(stranded);
   const anyHit = anyHitWords(bins, summary);
   if (anyHit) parts.push(anyHit);
   if (ttft.length) parts.push(`Mean TTFT per interval: ${ms(Math.min(...ttft))} to ${ms(Math.max(...ttft))}.`);

@@ -15,6 +15,11 @@
 //! first tick not over it more than a stable window after the last tick that was. In
 //! panic mode the decision is max(desired_stable, desired_panic), and never below the
 //! highest decision of this panic (it does not scale down); otherwise `desired_stable`.
+//!
+//! At the start of a run the windows' averages are over the time since 0 s, as Knative's
+//! `WindowAverage` (`pkg/autoscaler/aggregation/bucketing.go`) averages over the buckets
+//! since its first write rather than a full window of zeros; with `scale-down-delay` 0 s
+//! (its default) the first tick (2 s) may scale down.
 
 /// The KPA's settings (µs and ratios) and its panic state.
 #[derive(Clone, Debug)]

@@ -1,10 +1,14 @@
 //! A Dynamo-planner-style rule on SLO signals: the aggregated planner's load-based
 //! scaling in `components/src/dynamo/planner/core/load_scaling.py` (ai-dynamo/dynamo at
 //! commit 0c6da1ec; defaults `ttft_ms` 500, `itl_ms` 50,
-//! `load_adjustment_interval_seconds` 5, `load_scaling_down_sensitivity` 80). Every
-//! interval:
+//! `load_adjustment_interval_seconds` 5, `load_scaling_down_sensitivity` 80,
+//! `load_min_observations` 5). Every interval, the first at one interval after the start
+//! (`initial_tick` in `core/state_machine.py`):
 //!
 //! ```text
+//! each ready replica adds one observation (one forward-pass sample per engine a tick)
+//! fewer than 5 observations so far: observe only  (`has_sufficient_data` in
+//!                                                   `core/perf_model/base.py`)
 //! while a scale-up is still starting: observe only
 //! no first token and no completion in the interval: no decision
 //! TTFT > ttft target  or  ITL > itl target          -> wanted = current + 1
@@ -20,9 +24,15 @@
 //! after the first of the requests completed in it (0 when none completed: the TTFT
 //! alone decides).
 
+/// Observations the planner's regression needs before its first decision (Dynamo's
+/// `load_min_observations` default).
+pub const MIN_OBSERVATIONS: u64 = 5;
+
 /// The rule's targets and the interval's observations.
 #[derive(Clone, Debug)]
 pub struct Slo {
+    min_observations: u64,
+    observations: u64,
     ttft_us: f64,
     itl_us: f64,
     down_share: f64,
@@ -34,9 +44,12 @@ pub struct Slo {
 }
 
 impl Slo {
-    /// The rule for the targets (ms) and the scale-down share (0.8 = 80 %).
-    pub fn new(ttft_ms: f64, itl_ms: f64, down_share: f64) -> Slo {
+    /// The rule for the targets (ms), the scale-down share (0.8 = 80 %) and the
+    /// observations needed before the first decision.
+    pub fn new(ttft_ms: f64, itl_ms: f64, down_share: f64, min_observations: u64) -> Slo {
         Slo {
+            min_observations,
+            observations: 0,
             ttft_us: ttft_ms * 1000.0,
             itl_us: itl_ms * 1000.0,
             down_share,
@@ -62,8 +75,10 @@ impl Slo {
     }
 
     /// The replicas wanted at the end of an interval with `current` wanted now (ready
-    /// and starting); `None` when it holds. Starts the next interval.
-    pub fn decide(&mut self, current: u32, starting: bool) -> Option<u32> {
+    /// and starting) and `ready` replicas observed; `None` when it holds. Starts the next
+    /// interval.
+    pub fn decide(&mut self, current: u32, ready: u32, starting: bool) -> Option<u32> {
+        self.observations += u64::from(ready);
         let (firsts, done, ttft_sum, decode_us, tokens) = (
             self.first_tokens,
             self.completed,
@@ -76,7 +91,7 @@ impl Slo {
         self.ttft_sum_us = 0;
         self.decode_us = 0;
         self.decode_tokens = 0;
-        if starting || firsts + done == 0 {
+        if self.observations < self.min_observations || starting || firsts + done == 0 {
             return None;
         }
         let ttft = if firsts == 0 {
@@ -113,22 +128,22 @@ mod tests {
     /// an ITL of 30 ms is under both 400 ms and 40 ms (down one); 450 ms is between (hold).
     #[test]
     fn over_up_under_down_between_holds() {
-        let mut s = Slo::new(500.0, 50.0, 0.8);
+        let mut s = Slo::new(500.0, 50.0, 0.8, 0);
         for ttft_us in [500_000, 700_000] {
             s.first_token(ttft_us);
             s.completed(3_000_000, 100);
         }
-        assert_eq!(s.decide(3, false), Some(4));
+        assert_eq!(s.decide(3, 3, false), Some(4));
         s.first_token(300_000);
         s.completed(3_000_000, 100);
-        assert_eq!(s.decide(4, false), Some(3));
+        assert_eq!(s.decide(4, 4, false), Some(3));
         s.first_token(450_000);
         s.completed(3_000_000, 100);
-        assert_eq!(s.decide(3, false), None);
-        assert_eq!(s.decide(3, false), None, "nothing observed: hold");
+        assert_eq!(s.decide(3, 3, false), None);
+        assert_eq!(s.decide(3, 3, false), None, "nothing observed: hold");
         s.first_token(900_000);
         assert_eq!(
-            s.decide(3, true),
+            s.decide(3, 3, true),
             None,
             "a scale-up still starting: observe only"
         );
@@ -138,15 +153,37 @@ mod tests {
     /// token 2 s late and none completed (they are all still decoding) is over the target.
     #[test]
     fn first_tokens_decide_without_a_completion() {
-        let mut s = Slo::new(500.0, 50.0, 0.8);
+        let mut s = Slo::new(500.0, 50.0, 0.8, 0);
         s.first_token(2_000_000);
         s.first_token(1_000_000);
-        assert_eq!(s.decide(2, false), Some(3), "mean TTFT 1.5 s > 500 ms");
+        assert_eq!(s.decide(2, 2, false), Some(3), "mean TTFT 1.5 s > 500 ms");
         // Fast first tokens and no completion: no ITL seen, so no scale-down.
         s.first_token(100_000);
-        assert_eq!(s.decide(3, false), None);
+        assert_eq!(s.decide(3, 3, false), None);
         // Completions with a slow ITL and no first token: up on the ITL alone.
         s.completed(6_000_000, 100);
-        assert_eq!(s.decide(3, false), Some(4), "60 ms per token > 50 ms");
+        assert_eq!(s.decide(3, 3, false), Some(4), "60 ms per token > 50 ms");
+    }
+
+    /// No decision before 5 observations, one per ready replica an interval: with 2 ready
+    /// replicas and a fast fleet (TTFT 100 ms, ITL 10 ms, under 80 % of both targets) the
+    /// intervals ending at 5 s and 10 s have 2 and 4 observations (hold); the one ending at
+    /// 15 s has 6 and scales down to 1. With 1 ready replica the first decision is the
+    /// fifth interval's (25 s).
+    #[test]
+    fn no_decision_before_the_regression_has_five_observations() {
+        for (ready, first_decision) in [(2u32, 3usize), (1, 5)] {
+            let mut s = Slo::new(500.0, 50.0, 0.8, 5);
+            let decisions: Vec<Option<u32>> = (0..first_decision)
+                .map(|_| {
+                    s.first_token(100_000);
+                    s.completed(1_000_000, 100);
+                    s.decide(ready, ready, false)
+                })
+                .collect();
+            let mut expected = vec![None; first_decision - 1];
+            expected.push(Some(ready - 1));
+            assert_eq!(decisions, expected, "{ready} ready");
+        }
     }
 }
