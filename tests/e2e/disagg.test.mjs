@@ -78,7 +78,7 @@ test('the layout control splits the fleet, the run equals the CLI, and the pools
     assert.deepEqual(r.pools, native.pools);
     assert.deepEqual(r.per_instance, native.per_instance);
     assert.deepEqual(r.fleet_lines, native.fleet_lines);
-    assert.match(r.fleet_lines[0], /Fleet: 2 instance\(s\)/, 'the seed\'s fleet lines describe the prefill pool');
+    assert.match(r.fleet_lines[0], /Fleet: 2 prefill \+ 3 decode instance\(s\)/, 'the fleet line counts both pools');
     assert.equal(await page.textContent('[data-testid=fleet-lines]'), [...native.fleet_lines, native.pools.line].join('\n'), 'the pools line follows the three');
 
     // The per-replica charts and table mark the pools.
