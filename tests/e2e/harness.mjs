@@ -21,6 +21,22 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WWW = join(ROOT, 'www');
 export const RESULTS = join(ROOT, 'test-results');
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+/**
+ * Chromium 156 loads its address bar's popups (chrome://omnibox-popup.top-chrome/, as WebUI pages
+ * in renderers of their own) for every browser window, headless too: about 0.5 s of CPU for each new
+ * context, more than a test page's own. These features switch them off.
+ */
+const OMNIBOX_POPUPS = ['WebUIOmniboxAimPopup', 'WebUIOmniboxPopup', 'WebUIOmniboxFullPopup', 'WebUIOmniboxFullPopupV2'];
+/**
+ * Chromium reads only the last --disable-features on its command line, and playwright-core passes
+ * its own list first: so ours repeats that list (playwright-core 1.65's `disabledFeatures`, in
+ * lib/coreBundle.js). tests/e2e/chromium-args.test.mjs fails when the installed playwright-core's
+ * list holds one that this one lacks.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = ['AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable', 'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect', 'TcpPortRandomizationWin', 'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled',
+  'PreconnectToSearch', 'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion'];
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -30,6 +46,7 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--disable-dev-shm-usage',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...OMNIBOX_POPUPS].join(',')}`,
 ];
 
 let nativeBinPath = null;
@@ -188,60 +205,10 @@ export async function screenshot(page, name, opts = {}) {
   return path;
 }
 
-/** A page of a shared context, as a fresh context would give it: empty localStorage at its first document. */
-async function freshPage(context, heroSweep) {
-  const page = await context.newPage();
-  await page.addInitScript((held) => {
-    // sessionStorage lives as long as the tab, so a reload keeps what the page stored.
-    if (!sessionStorage.getItem('kvfleet-e2e-opened')) {
-      sessionStorage.setItem('kvfleet-e2e-opened', '1');
-      localStorage.clear();
-    }
-    if (held) window.kvfleetHeroHeld = true;
-  }, !heroSweep);
-  return page;
-}
-
 /**
- * What open() returns as `context` for a page of a shared context: close() closes the page and the
- * pages opened through newPage(); grantPermissions and newCDPSession act on the shared context;
- * anything else that would change the context for every page of the file throws.
- */
-function pageScope(context, page, newPage) {
-  const pages = [page];
-  const scope = {
-    async close() {
-      for (const p of pages) await p.close().catch(() => {});
-    },
-    async newPage() {
-      const p = await newPage();
-      pages.push(p);
-      return p;
-    },
-    grantPermissions: (...args) => context.grantPermissions(...args),
-    newCDPSession: (p) => context.newCDPSession(p),
-    pages: () => pages.filter((p) => !p.isClosed()),
-  };
-  return new Proxy(scope, {
-    get(target, name) {
-      if (name in target || typeof name === 'symbol' || name === 'then') return target[name];
-      throw new Error(`context.${String(name)} on a page of a shared context: open it with { ownContext: true }`);
-    },
-  });
-}
-
-/**
- * The server, the browser, and `open(path, options)`: a fresh page at `url + path`, with errors
- * collected. `options`: viewport, colorScheme, waitUntil, heroSweep, ownContext. `close()` tears
- * everything down (call it in after()).
- *
- * The pages of one file share a browser context per viewport and colour scheme: a new context cost
- * about 0.6 s more of Chromium's CPU than a new page in one (a page test opens hundreds of pages).
- * Each page still starts as in a fresh context: its localStorage is cleared before its first
- * document runs (not at a reload, which keeps what the page stored). What a page does to the
- * context as a whole (a route on every request, workers' included) needs `ownContext: true`; the `context` that
- * open() returns for a shared page refuses those calls, naming the option, and its close() closes
- * the page (with the pages it opened) rather than the context.
+ * The server, the browser, and `open(path, options)`: a fresh context and page at
+ * `url + path`, with errors collected. `options`: viewport, colorScheme, waitUntil, heroSweep.
+ * `close()` tears everything down (call it in after()).
  *
  * heroSweep (startSite's default for every open, or one open's): false keeps the full page's
  * first-screen sweep held (window.kvfleetHeroHeld, hero-panel.js), for a test file that never
@@ -258,33 +225,15 @@ export async function startSite({ heroSweep: sweepDefault = true } = {}) {
     throw e;
   }
   const contexts = [];
-  const shared = new Map(); // `${width}x${height} ${colorScheme}` -> a browser context
-  const sharedContext = async (viewport, colorScheme) => {
-    const key = `${viewport.width}x${viewport.height} ${colorScheme}`;
-    if (!shared.has(key)) {
-      const context = await browser.newContext({ viewport, colorScheme });
-      contexts.push(context);
-      shared.set(key, context);
-    }
-    return shared.get(key);
-  };
   return {
     url: server.url,
     server,
     browser,
-    async open(path = '/', { viewport = { width: 1280, height: 900 }, colorScheme = 'light', waitUntil = 'load', heroSweep = sweepDefault, ownContext = false } = {}) {
-      let context;
-      let page;
-      if (ownContext) {
-        context = await browser.newContext({ viewport, colorScheme });
-        contexts.push(context);
-        if (!heroSweep) await context.addInitScript(() => { window.kvfleetHeroHeld = true; });
-        page = await context.newPage();
-      } else {
-        const real = await sharedContext(viewport, colorScheme);
-        page = await freshPage(real, heroSweep);
-        context = pageScope(real, page, () => freshPage(real, heroSweep));
-      }
+    async open(path = '/', { viewport = { width: 1280, height: 900 }, colorScheme = 'light', waitUntil = 'load', heroSweep = sweepDefault } = {}) {
+      const context = await browser.newContext({ viewport, colorScheme });
+      contexts.push(context);
+      if (!heroSweep) await context.addInitScript(() => { window.kvfleetHeroHeld = true; });
+      const page = await context.newPage();
       const errors = collectErrors(page);
       await page.goto(server.url + path, { waitUntil });
       return { page, errors, context };

@@ -297,7 +297,7 @@ test('a bad spec is named next to the input and the last curve stays; a newer sw
 });
 
 test('a sweep worker that cannot load the simulator is named, and the last curve stays', async () => {
-  const { page, errors, context } = await site.open('/', { viewport: { width: 1280, height: 900 }, ownContext: true });
+  const { page, errors, context } = await site.open('/', { viewport: { width: 1280, height: 900 } });
   await page.waitForFunction(() => window.kvfleet && window.kvfleet.runCount > 0 && window.kvfleet.panelsBuilt, null, { timeout: 30000 });
   try {
     const good = await runSweep(page, { param: 'overlap_weight', spec: '0:1:0.5', workers: 1 });
