@@ -253,7 +253,7 @@ function startLatePanels() {
   // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
   // still cold), they held up the page's handling of its `ready` message.
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
-  timeSeries = new TimeSeries($('timeseries'));
+  timeSeries = new TimeSeries($('timeseries'), st.simDefaults);
   if (hook.lastReport) { charts.update(hook.lastReport); timeSeries.update(hook.lastReport); }
   late = buildLatePanels({
     before: replicaTable.el, runCompare, loadConfig, requestDecisions,

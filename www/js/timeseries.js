@@ -9,6 +9,7 @@ import { themeInk, num, countPct, msText } from './format.js';
 import { lazyDraw } from './lazy-draw.js';
 import { axisTitle, hexAlpha } from './charts.js';
 import { unreachedWords } from './schedule-reach.js';
+import { earlyDrainWords } from './kpa-words.js';
 
 const finite = (xs) => xs.filter(Number.isFinite);
 const fixed1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
@@ -185,7 +186,7 @@ export function ttftUnit(bins) {
 }
 
 /** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit share and TTFT. */
-export function timeSeriesWords(series, sessions, autoscale, config = null, summary = null) {
+export function timeSeriesWords(series, sessions, autoscale, config = null, summary = null, defaults = null) {
   const { bins, binS } = mergeWindows(series);
   const sched = finite(series.schedule_rate || []);
   const served = finite(bins.map((b) => b.served));
@@ -202,6 +203,9 @@ export function timeSeriesWords(series, sessions, autoscale, config = null, summ
   if (stall) parts.push(stall);
   const scaled = replicaWords(series, autoscale);
   if (scaled) parts.push(scaled);
+  // The report's config leaves out settings at their defaults (the KPA's stable window among them).
+  const early = earlyDrainWords(autoscale, config?.kpa_stable_window_s ?? defaults?.kpa_stable_window_s);
+  if (early) parts.push(early);
   const stranded = strandedWords(series, autoscale);
   if (stranded) parts.push(stranded);
   const anyHit = anyHitWords(bins, summary);
@@ -213,9 +217,13 @@ export function timeSeriesWords(series, sessions, autoscale, config = null, summ
 }
 
 export class TimeSeries {
-  /** `card`: the figure holding canvases #ts-rate, #ts-hit, #ts-ttft, a caption #ts-words and a warning #ts-unreached. */
-  constructor(card) {
+  /**
+   * `card`: the figure holding canvases #ts-rate, #ts-hit, #ts-ttft, a caption #ts-words and a warning
+   * #ts-unreached; `defaults`: the simulator's settings, for those a report's config leaves out.
+   */
+  constructor(card, defaults = null) {
     this.card = card;
+    this.defaults = defaults;
     this.charts = null;
   }
 
@@ -306,7 +314,7 @@ export class TimeSeries {
       if (c !== rate) c.options.layout = { padding: { right: scaled ? TS_Y2_PX : 0 } };
       lazyDraw.draw(c);
     }
-    const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary);
+    const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary, this.defaults);
     this.card.querySelector('#ts-words').textContent = words;
     const unreached = this.card.querySelector('#ts-unreached');
     unreached.textContent = unreachedWords(report);
