@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::report::Summary;
 
 mod autoscale;
+mod floor;
 mod headline;
 mod mix;
 mod mix_fleet;
@@ -28,6 +29,7 @@ pub use autoscale::{
     answer as autoscale_answer, compare_autoscale, comparison_configs, fleet_run, fleet_words,
     AutoscaleComparison, FleetRun,
 };
+pub use floor::{presets_floor_ms, ttft_floor_ms};
 pub use headline::{
     cheapest, headline, headline_rows, none_met_sentence, tied_on_cost, Answer, HeadlineRow, Knobs,
     Tried, LEVEL_PRICE_SHARE,

@@ -605,7 +605,7 @@ fn a_schedule_is_scaled_whole_and_its_goodput_named_at_its_peak() {
 
 /// A target no fleet meets: the CLI's headline is the one sentence the page shows, with
 /// the lowest p99 TTFT over every policy and size tried (found here from the JSON's points)
-/// and the flags to raise.
+/// and the flag to raise (the target alone: it is below any first token's least time).
 #[test]
 fn an_impossible_target_names_the_best_reached_and_the_flags_to_raise() {
     let mut args = BY_HAND.to_vec();
@@ -645,10 +645,16 @@ fn an_impossible_target_names_the_best_reached_and_the_flags_to_raise() {
     } else {
         format!("{n} replicas")
     };
+    // 0.5 ms is below one H100 step of one prompt token (6,000 µs fixed + 32 µs per
+    // token = 6.032 ms, "6.0 ms"), the least any first token takes: only the target can change.
+    for p in plan["policies"].as_array().unwrap() {
+        assert_eq!(p["ttft_floor_ms"], 6.032);
+    }
     let want = format!(
         "No policy meets the targets on up to 3 replicas: the lowest p99 TTFT reached was \
-         {shown} ({policy} on {fleet}) against a target of 0.5 ms; raise --slo-ttft-p99-ms or \
-         --plan-max-replicas above 3 replicas."
+         {shown} ({policy} on {fleet}) against a target of 0.5 ms, which no fleet size \
+         reaches: a first token takes at least one engine step, 6.0 ms for a lone request \
+         with its prompt cached; raise --slo-ttft-p99-ms."
     );
     assert_eq!(plan["headline"], want.as_str());
     assert!(out.contains(&format!("  {want}\n")), "{out}");

@@ -44,6 +44,9 @@ pub struct MixPlan {
     pub non_monotone: Vec<[Vec<u32>; 2]>,
     /// Every mix evaluated, by counts.
     pub points: Vec<MixPoint>,
+    /// The least time a first token can take on any mix of these presets, ms
+    /// (`floor::presets_floor_ms`).
+    pub ttft_floor_ms: f64,
 }
 
 /// Every (p, q) among `points` with q >= p in every count, p meeting and q failing.
@@ -142,5 +145,8 @@ pub fn plan_mix(
         local_moves,
         non_monotone: inversions(&points),
         points,
+        ttft_floor_ms: super::floor::presets_floor_ms(
+            &presets.iter().map(|p| p.preset).collect::<Vec<_>>(),
+        ),
     })
 }

@@ -25,7 +25,15 @@ fn tried(mixes: &[MixPlan]) -> Vec<Tried> {
         .flat_map(|m| {
             m.points.iter().map(|p| {
                 let fleet = counts_text(m, &p.counts);
-                Tried::new(&m.policy, &fleet, total(&p.counts), &p.misses, &p.measured)
+                let floor = m.ttft_floor_ms;
+                Tried::new(
+                    &m.policy,
+                    &fleet,
+                    total(&p.counts),
+                    &p.misses,
+                    &p.measured,
+                    floor,
+                )
             })
         })
         .collect()

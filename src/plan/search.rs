@@ -86,6 +86,9 @@ pub struct PolicyPlan {
     /// The highest rate the config's own fleet size sustains (`None`: not even at the
     /// smallest scale tried).
     pub goodput: Option<Goodput>,
+    /// The least time a first token can take on any fleet of this engine, ms
+    /// (`floor::ttft_floor_ms`).
+    pub ttft_floor_ms: f64,
 }
 
 /// A fleet to evaluate: its replicas and, when disaggregated, the prefill ones among them.
@@ -304,6 +307,7 @@ pub fn plan_policy(
         non_monotone: inversions(&points),
         points,
         goodput,
+        ttft_floor_ms: super::floor::ttft_floor_ms(&cfg),
     })
 }
 

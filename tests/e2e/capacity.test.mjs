@@ -518,6 +518,13 @@ test('autoscaled against static and the cheapest GPU mix of three presets equal 
     const at = mixRows.filter((r) => r.slice(0, 3).join() === answer.join());
     assert.equal(at.length, 1, mixRows.join('\n'));
     assert.ok(at[0].at(-2).includes('← cheapest') && at[0].at(-1) === 'meets', at[0].join(' | '));
+    // Only the answer's row stands out: its first cell bold, every other row's first cell plain.
+    const weights = await page.$$eval('[data-testid=cap-mix-table] tbody tr', (trs) => trs.map((tr) => [
+      [...tr.children].slice(0, 3).map((c) => c.textContent).join(), Number(getComputedStyle(tr.children[0]).fontWeight)]));
+    for (const [counts, w] of weights) {
+      if (counts === answer.join()) assert.ok(w >= 600, `the answer ${counts}: weight ${w}`);
+      else assert.ok(w < 600, `${counts} is not the answer, yet its first cell weighs ${w}`);
+    }
     const mixSays = await page.textContent('[data-testid=cap-mix-words]');
     assert.match(mixSays, /for each pair of presets/);
     assert.match(mixSays, /one replica fewer of any preset it has misses|Not verified/);

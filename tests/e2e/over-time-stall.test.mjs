@@ -80,3 +80,18 @@ test('the mean-TTFT axis reads in seconds once the TTFT reaches a second, in ms 
   assert.ok(Math.max(...quick.drawn) > 10, 'drawn in ms');
   assert.deepEqual([...errors, ...fast.errors], []);
 });
+
+test('the words give the mean TTFT per interval as the card gives its times: seconds to one decimal', async () => {
+  const { page, errors } = await openCard(STALLED, () => window.kvfleet?.lastReport?.config.autoscale === 'slo');
+  const slow = await ttftAxis(page); // the chart's values, in seconds on this run
+  const words = await page.textContent('[data-testid=ts-words]');
+  const m = /Mean TTFT per interval: (\S+) (ms|s) to (\S+) (ms|s)\./.exec(words);
+  assert.ok(m, words);
+  // The largest interval's mean, from the chart's own points, to one decimal of a second ("101.7 s").
+  const top = Math.max(...slow.drawn);
+  assert.ok(top >= 1, `${top} s`);
+  assert.equal(`${m[3]} ${m[4]}`, `${top.toFixed(1)} s`, words);
+  const low = Math.min(...slow.drawn);
+  assert.equal(`${m[1]} ${m[2]}`, low >= 1 ? `${low.toFixed(1)} s` : `${(low * 1000).toFixed(low * 1000 < 10 ? 1 : 0)} ms`, words);
+  assert.deepEqual(errors, []);
+});

@@ -122,3 +122,27 @@ for (const width of [1280, 900]) {
     } finally { await context.close(); }
   });
 }
+
+for (const width of [1280, 900]) {
+  test(`every card of the results brought into view (element.scrollIntoView()) starts below the sticky bar, at ${width}x800`, async () => {
+    // A schedule shows the load-over-time card too (a figure inside the charts' grid, as the charts are).
+    const { page, errors, context } = await openPage('/?request_rate_schedule=0s:2,20s:6&num_requests=300', { width, height: 800 });
+    try {
+      const cards = await page.evaluate(() => [...document.querySelectorAll('.results .card')].filter((c) => c.offsetParent)
+        .map((c, i) => { c.dataset.cardProbe = String(i); return c.id || c.dataset.testid || c.className; }));
+      assert.ok(cards.length >= 8 && cards.includes('timeseries'), cards.join(', '));
+      for (const [i, name] of cards.entries()) {
+        await page.evaluate((k) => document.querySelector(`[data-card-probe="${k}"]`).scrollIntoView(), i);
+        await scrollSettled(page);
+        const b = await page.evaluate((k) => {
+          const box = (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; };
+          return { bar: box(document.querySelector('.results > .status')), card: box(document.querySelector(`[data-card-probe="${k}"]`)), end: innerHeight + scrollY >= document.documentElement.scrollHeight - 1 };
+        }, i);
+        // A card near the page's end cannot reach the top; it is then lower still, never under the bar.
+        if (!b.end) assert.ok(b.bar.top <= 1, `${name}: the bar is stuck at the top (${b.bar.top})`);
+        assert.ok(b.card.top >= b.bar.bottom + 4, `${name}: its top ${b.card.top} is under or against the bar (bottom ${b.bar.bottom})`);
+      }
+      assert.deepEqual(errors, []);
+    } finally { await context.close(); }
+  });
+}

@@ -3,6 +3,7 @@
 // and renders them.
 
 import { fitPools, withFleet } from './layout.js';
+import { fleetEngine, hasFleet, layoutNote, showLayoutNote } from './fleet-words.js';
 import { Controls } from './controls.js';
 import { readUrl, writeUrl, flushUrl, urlPending, queryFor, fallbackNote, pageDefaults } from './url-state.js';
 import { Charts, applyChartDefaults } from './charts.js';
@@ -55,6 +56,8 @@ const st = {
   goodSource: null,  // the source of the result on screen
   nextId: 1, shownId: 0, inflight: null, dirty: false, raf: 0, userCancel: 0, progressTimer: 0,
   compareId: 0, lastKey: null, refreshMs: 0, // lastKey: the settings of the last run sent (null after a failure)
+  engineBeforeFleet: null, // the Engine in force when a mixed fleet was set, given back when it is cleared
+  fleetLaid: null,         // {text, fleet}: the Replicas slider's note after it laid a mixed fleet out again
 };
 let early = null; // the full page's charts, made while the simulator boots (they need no settings)
 let timeSeries = null; // the load-over-time card (a rate schedule's runs), made with the charts
@@ -148,6 +151,8 @@ function onReady(msg) {
   st.linkBase = { ...st.defaults };
   if (fromUrl.trace) st.source = builtin(fromUrl.trace);
   const lesson = openLesson(msg.lessons || [], fromUrl.lesson);
+  // A link's mixed fleet replaces its Engine, which clearing the fleet gives back.
+  if (hasFleet(st.config)) st.engineBeforeFleet = st.config.engine;
   st.config = withFleet(st.config, enginePresets());
   // Each dropped value's note names what the page now runs with (settled above, a lesson's included).
   showNotes([...fromUrl.notes, ...fromUrl.rejected.map(({ p, error }) => fallbackNote(p, `was not valid: ${error}`, st.config[p.name], st.defaults))]);
@@ -253,7 +258,7 @@ function startLatePanels() {
   // The dashboard's five charts, 2,000 px down: made while the simulator booted (Chart.js's code
   // still cold), they held up the page's handling of its `ready` message.
   charts = new Charts({ hit: 'chart-hit', load: 'chart-load', latency: 'chart-latency', queue: 'chart-queue', cache: 'chart-cache' });
-  timeSeries = new TimeSeries($('timeseries'));
+  timeSeries = new TimeSeries($('timeseries'), st.simDefaults);
   if (hook.lastReport) { charts.update(hook.lastReport); timeSeries.update(hook.lastReport); }
   late = buildLatePanels({
     before: replicaTable.el, runCompare, loadConfig, requestDecisions,
@@ -309,7 +314,14 @@ const enginePresets = () => st.params.find((p) => p.name === 'engine')?.choices 
 function onControl(name, value) {
   hideScenarioNote();
   const before = st.config;
-  st.config = withFleet(fitPools(st.config, name, value), enginePresets());
+  const fitted = fleetEngine(before, fitPools(st.config, name, value), st.engineBeforeFleet, st.linkBase.engine ?? st.defaults.engine);
+  st.engineBeforeFleet = fitted.engineBefore;
+  st.config = withFleet(fitted.config, enginePresets());
+  // The slider resized a mixed fleet: said beside it while that fleet is the one set (refresh).
+  if (name === 'instances') {
+    const text = layoutNote(before, st.config);
+    st.fleetLaid = text ? { text, fleet: st.config.fleet } : null;
+  }
   for (const k of Object.keys(st.config)) if (st.config[k] !== before[k]) st.fromUrl.delete(k);
   refresh();
 }
@@ -321,6 +333,8 @@ function refresh({ run = true } = {}) {
   // Cheap: puts every control at the config, and keeps visibility rules and readouts in step.
   controls?.setAll(st.config, traceLabel());
   lessons?.syncControls(st.config, traceLabel());
+  // The note of the last layout, while its fleet is the one set.
+  const laid = hasFleet(st.config) && st.fleetLaid?.fleet === st.config.fleet ? st.fleetLaid.text : '';
   const traceKey = st.source && st.source.builtin ? st.source.name : null;
   if (embedView) {
     writeLink(st.config);
@@ -332,6 +346,8 @@ function refresh({ run = true } = {}) {
     writeLink(st.config);
     compare?.markStale();
     hero.sync(st.config, st.source);
+    showLayoutNote(hero.controls, laid);
+    showLayoutNote(controls, laid);
   }
   lazyDraw.postpone(); // a redraw is on its way: the charts off the screen wait for it
   st.refreshMs = performance.now() - t0;

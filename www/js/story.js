@@ -9,6 +9,7 @@ import { cacheReplicas, isDisagg, startBounds } from './layout.js';
 import { autoscaled, expectedRepeats, predictedMisses, modelApplies, predictionCurves } from './predict.js';
 import { at, compareWord, countText, durationText, pct1, pctText, policyName, SAME, smallPct, UNEVEN } from './story-words.js';
 import { captureWords, dipWords } from './story-capture.js';
+import { mixWords } from './fleet-words.js';
 import { bothLesson, bothWords, crowdedTop, crowdedWords, CROWDED_SHARE, medianJump, timesWords, tradeoff, tradeoffWords } from './story-speed.js';
 
 export { bothWords, crowdedWords, CROWDED_SHARE, durationText, timesWords, tradeoff, tradeoffWords };
@@ -72,6 +73,8 @@ function oneReplicaLead(s, config) {
 function fleetLead({ config, report, sweeps, drawn }) {
   const s = report.summary, r = cacheReplicas(config), policy = config.routing;
   const unit = isDisagg(config) ? `prefill replicas (and ${config.decode_instances} decode)` : 'replicas';
+  // A mixed fleet is named by its GPUs ("On 2 H100 + 2 B200 replicas"), as its bars are.
+  const mix = mixWords(report.config ?? config);
   // Every other curve on screen at this count: round robin, prefix_aware, then the policy chosen before.
   const others = [...new Set(['round_robin', 'prefix_aware', ...(drawn || [])])].filter((p) => p !== policy)
     .map((p) => [p, at(sweeps[p], r)?.hit_rate_tokens]).filter(([, y]) => Number.isFinite(y))
@@ -82,7 +85,7 @@ function fleetLead({ config, report, sweeps, drawn }) {
   const ready = report.series?.replicas || [];
   const on = ready.length
     ? `Starting on ${r} ${unit} (${report.autoscale?.scaler} autoscaled, ${Math.min(...ready)}–${Math.max(...ready)} ready)`
-    : `On ${r} ${unit}`;
+    : `On ${mix ?? r} ${unit}`;
   return `${on}, ${policyName(policy)} serves ${pct1(s.hit_rate_tokens)} of prompt tokens from cache${compared}.`;
 }
 

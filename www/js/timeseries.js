@@ -5,14 +5,16 @@
 // into at most 48), as three charts on one time axis, with a caption computed from the same numbers
 // and a warning when the run's arrivals end before the schedule's later changes.
 
-import { themeInk, num, countPct } from './format.js';
+import { themeInk, num, countPct, msText } from './format.js';
 import { lazyDraw } from './lazy-draw.js';
 import { axisTitle, hexAlpha } from './charts.js';
 import { unreachedWords } from './schedule-reach.js';
+import { earlyDrainWords } from './kpa-words.js';
 
 const finite = (xs) => xs.filter(Number.isFinite);
 const fixed1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
-const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 10 ? 1 : 0)} ms`);
+/** A measured duration in the card's words: seconds to one decimal, as its times and rates ("101.7 s"), else "85 ms". */
+export const cardMs = (x) => (x >= 1000 ? `${fixed1(x / 1000)} s` : `${x.toFixed(x < 10 ? 1 : 0)} ms`);
 
 /** Points {x: t, y} of a column, a gap where it is null. */
 const points = (ts, col, scale = 1) => (col || []).map((v, j) => ({ x: ts[j], y: Number.isFinite(v) ? v * scale : null }));
@@ -84,7 +86,7 @@ export function replicaWords(series, autoscale) {
 export function sloTargetWords(config, autoscale) {
   const scaler = autoscale?.scaler === 'slo';
   const parts = [['TTFT', config?.slo_ttft_ms], ['TPOT', config?.slo_itl_ms]]
-    .filter(([, v]) => Number.isFinite(v)).map(([name, v]) => `${name} ≤ ${ms(v)}`);
+    .filter(([, v]) => Number.isFinite(v)).map(([name, v]) => `${name} ≤ ${msText(v)}`);
   if (scaler && parts.length < 2) parts.push(parts.length ? 'the slo scaler\'s default for the other' : 'the slo scaler\'s default targets');
   return parts.join(' and ');
 }
@@ -184,7 +186,7 @@ export function ttftUnit(bins) {
 }
 
 /** The caption, from the merged bins the charts draw: the schedule's range, the most served, hit share and TTFT. */
-export function timeSeriesWords(series, sessions, autoscale, config = null, summary = null) {
+export function timeSeriesWords(series, sessions, autoscale, config = null, summary = null, defaults = null) {
   const { bins, binS } = mergeWindows(series);
   const sched = finite(series.schedule_rate || []);
   const served = finite(bins.map((b) => b.served));
@@ -201,20 +203,27 @@ export function timeSeriesWords(series, sessions, autoscale, config = null, summ
   if (stall) parts.push(stall);
   const scaled = replicaWords(series, autoscale);
   if (scaled) parts.push(scaled);
+  // The report's config leaves out settings at their defaults (the KPA's stable window among them).
+  const early = earlyDrainWords(autoscale, config?.kpa_stable_window_s ?? defaults?.kpa_stable_window_s);
+  if (early) parts.push(early);
   const stranded = strandedWords(series, autoscale);
   if (stranded) parts.push(stranded);
   const anyHit = anyHitWords(bins, summary);
   if (anyHit) parts.push(anyHit);
-  if (ttft.length) parts.push(`Mean TTFT per interval: ${ms(Math.min(...ttft))} to ${ms(Math.max(...ttft))}.`);
+  if (ttft.length) parts.push(`Mean TTFT per interval: ${cardMs(Math.min(...ttft))} to ${cardMs(Math.max(...ttft))}.`);
   const slo = sloWords(bins, config, autoscale);
   if (slo) parts.push(slo);
   return parts.join(' ');
 }
 
 export class TimeSeries {
-  /** `card`: the figure holding canvases #ts-rate, #ts-hit, #ts-ttft, a caption #ts-words and a warning #ts-unreached. */
-  constructor(card) {
+  /**
+   * `card`: the figure holding canvases #ts-rate, #ts-hit, #ts-ttft, a caption #ts-words and a warning
+   * #ts-unreached; `defaults`: the simulator's settings, for those a report's config leaves out.
+   */
+  constructor(card, defaults = null) {
     this.card = card;
+    this.defaults = defaults;
     this.charts = null;
   }
 
@@ -305,7 +314,7 @@ export class TimeSeries {
       if (c !== rate) c.options.layout = { padding: { right: scaled ? TS_Y2_PX : 0 } };
       lazyDraw.draw(c);
     }
-    const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary);
+    const words = timeSeriesWords(s, sessions, report.autoscale, report.config, report.summary, this.defaults);
     this.card.querySelector('#ts-words').textContent = words;
     const unreached = this.card.querySelector('#ts-unreached');
     unreached.textContent = unreachedWords(report);

@@ -1,8 +1,10 @@
 //! The planner's one sentence when nothing met the targets (no policy, or no mix of GPUs):
 //! for each target that every fleet tried missed, the best any of them reached and where,
 //! and what to change: that target, or the most replicas tried while below the most a run
-//! takes. The CLI names its flags, the page its controls (`Knobs`); the sentence is the
-//! same otherwise.
+//! takes. A p99 TTFT target below the least time a first token can take (`floor.rs`) is
+//! out of reach of any fleet size: the sentence says so and advises the targets alone.
+//! The CLI names its flags, the page its controls (`Knobs`); the sentence is the same
+//! otherwise.
 
 use super::count;
 use crate::plan::{max_instances, Measured, PolicyPlan, Slo};
@@ -59,17 +61,29 @@ pub struct Tried {
     pub latency_ms: [f64; 3],
     /// Requests unserved, a share of all.
     pub rejected_share: f64,
+    /// The least time a first token can take on any fleet of its engine, ms (NaN:
+    /// unknown).
+    pub ttft_floor_ms: f64,
 }
 
 impl Tried {
-    /// A fleet of `replicas` tried under `policy`, named `fleet` ("4 replicas").
-    pub fn new(policy: &str, fleet: &str, replicas: u32, misses: &[String], m: &Measured) -> Tried {
+    /// A fleet of `replicas` tried under `policy`, named `fleet` ("4 replicas"), whose
+    /// engine's first token takes at least `ttft_floor_ms`.
+    pub fn new(
+        policy: &str,
+        fleet: &str,
+        replicas: u32,
+        misses: &[String],
+        m: &Measured,
+        ttft_floor_ms: f64,
+    ) -> Tried {
         Tried {
             by: format!("{policy} on {fleet}"),
             replicas,
             misses: misses.to_vec(),
             latency_ms: [m.ttft_ms_p99, m.tpot_ms_p99, m.e2e_ms_p99],
             rejected_share: m.rejected_share,
+            ttft_floor_ms,
         }
     }
 
@@ -80,7 +94,15 @@ impl Tried {
             .flat_map(|p| {
                 p.points.iter().map(|q| {
                     let fleet = count(q.instances.into(), "replica");
-                    Tried::new(&p.policy, &fleet, q.instances, &q.misses, &q.measured)
+                    let floor = p.ttft_floor_ms;
+                    Tried::new(
+                        &p.policy,
+                        &fleet,
+                        q.instances,
+                        &q.misses,
+                        &q.measured,
+                        floor,
+                    )
                 })
             })
             .collect()
@@ -110,6 +132,7 @@ impl Tried {
                         f(&m["e2e_ms_p99"]),
                     ],
                     rejected_share: f(&m["rejected_share"]),
+                    ttft_floor_ms: f(&p["ttft_floor_ms"]),
                 });
             }
         }
@@ -175,6 +198,19 @@ fn lowest(tried: &[Tried], value: impl Fn(&Tried) -> f64) -> Option<&Tried> {
         })
 }
 
+/// The least time a first token can take on every fleet tried, when the p99 TTFT target
+/// is below it (so no fleet size reaches the target); `None` otherwise or when a fleet's is
+/// unknown.
+fn ttft_out_of_reach(tried: &[Tried], slo: &Slo) -> Option<f64> {
+    let target = slo.ttft_p99_ms?;
+    let floors: Vec<f64> = tried.iter().map(|t| t.ttft_floor_ms).collect();
+    if floors.is_empty() || !floors.iter().all(|f| f.is_finite()) {
+        return None;
+    }
+    let floor = floors.into_iter().fold(f64::INFINITY, f64::min);
+    (target < floor).then_some(floor)
+}
+
 /// The sentence: "No policy meets the targets on up to 4 replicas: the lowest p99 TTFT
 /// reached was 143 ms (kv on 4 replicas) against a target of 5.0 ms; raise ... ."
 /// `subject`: "policy" or "mix"; `tried`: every fleet tried; `max_replicas`: the most
@@ -199,11 +235,12 @@ pub fn none_met_sentence(
         ),
     ];
     let (mut parts, mut raise) = (Vec::new(), Vec::new());
+    let out_of_reach = ttft_out_of_reach(tried, slo).filter(|_| everywhere("ttft_p99"));
     for (i, (miss, words, target, knob)) in latency.into_iter().enumerate() {
         if !everywhere(miss) {
             continue;
         }
-        parts.push(match lowest(tried, |t| t.latency_ms[i]) {
+        let mut part = match lowest(tried, |t| t.latency_ms[i]) {
             Some(b) => format!(
                 "the lowest {words} reached was {} ({}) against a target of {}",
                 ms(b.latency_ms[i]),
@@ -211,7 +248,15 @@ pub fn none_met_sentence(
                 ms(target.unwrap_or(f64::NAN))
             ),
             None => "no request finished on any fleet tried".to_string(),
-        });
+        };
+        if let (0, Some(floor)) = (i, out_of_reach) {
+            part.push_str(&format!(
+                ", which no fleet size reaches: a first token takes at least one engine \
+                 step, {} for a lone request with its prompt cached",
+                ms(floor)
+            ));
+        }
+        parts.push(part);
         raise.push(knob.to_string());
     }
     if everywhere("rejected") {
@@ -233,7 +278,8 @@ pub fn none_met_sentence(
         parts.push("each target was met on some fleet tried, never all of them at once".into());
     }
     let most = count(max_replicas.into(), "replica");
-    if max_replicas < max_instances() {
+    // More replicas cannot bring a first token under the floor.
+    if max_replicas < max_instances() && out_of_reach.is_none() {
         raise.push(format!("{} above {most}", knobs.max_replicas));
     }
     let mut change = vec![if raise.is_empty() {

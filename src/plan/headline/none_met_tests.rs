@@ -12,6 +12,7 @@ fn pt(policy: &str, n: u32, ttft: f64, misses: &[&str], rejected: f64) -> Tried 
         misses: misses.iter().map(|m| m.to_string()).collect(),
         latency_ms: [ttft, 10.0, 900.0],
         rejected_share: rejected,
+        ttft_floor_ms: f64::NAN,
     }
 }
 
@@ -103,4 +104,37 @@ fn a_share_reads_as_neither_none_nor_all_when_it_is_neither() {
     assert_eq!(share(12_027.0 / 12_031.0), "99.97%");
     assert_eq!(ms(5.0), "5.0 ms");
     assert_eq!(ms(1250.0), "1.25 s");
+}
+
+/// round_robin on 1, 2 and 4 H100 replicas reaches 150, 144 and 143 ms against a target
+/// of 1 ms. A first token takes at least one H100 step of one prompt token: 6,000 µs
+/// fixed + 32 µs = 6.032 ms, printed "6.0 ms", above the target, so no fleet size reaches
+/// it: the sentence says so and advises the target alone (not Up to). A target of 10 ms,
+/// above the floor, keeps the advice to try more replicas.
+#[test]
+fn a_ttft_target_below_one_engine_step_advises_the_target_alone() {
+    let on_h100 = |n: u32, ttft: f64| Tried {
+        ttft_floor_ms: 6.032,
+        ..pt("round_robin", n, ttft, &["ttft_p99"], 0.0)
+    };
+    let tried = [on_h100(1, 150.0), on_h100(2, 144.0), on_h100(4, 143.0)];
+    assert_eq!(
+        none_met_sentence("policy", &tried, &slo_ttft(1.0), 4, &Knobs::PAGE),
+        "No policy meets the targets on up to 4 replicas: the lowest p99 TTFT reached was \
+         143 ms (round_robin on 4 replicas) against a target of 1.0 ms, which no fleet size \
+         reaches: a first token takes at least one engine step, 6.0 ms for a lone request \
+         with its prompt cached; raise the p99 TTFT target."
+    );
+    assert_eq!(
+        none_met_sentence("policy", &tried, &slo_ttft(10.0), 4, &Knobs::PAGE),
+        "No policy meets the targets on up to 4 replicas: the lowest p99 TTFT reached was \
+         143 ms (round_robin on 4 replicas) against a target of 10 ms; raise the p99 TTFT \
+         target or Up to above 4 replicas."
+    );
+    // A fleet whose floor is unknown (NaN) leaves the advice as it was.
+    let unknown = [on_h100(4, 143.0), pt("kv", 4, 150.0, &["ttft_p99"], 0.0)];
+    assert!(
+        none_met_sentence("policy", &unknown, &slo_ttft(1.0), 4, &Knobs::PAGE)
+            .ends_with("raise the p99 TTFT target or Up to above 4 replicas.")
+    );
 }
