@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 mod admit;
+mod batch;
 mod budget;
 mod deadline;
 mod disagg;
@@ -73,6 +74,9 @@ struct Active {
     /// When the load of its blocks from the CPU tier ends, µs (0: none): it computes
     /// nothing before.
     loaded_at_us: u64,
+    /// Its place in the running order: the replica's count of requests that joined the
+    /// batch before it (given by `push_running`).
+    seq: u64,
 }
 
 impl Active {
@@ -158,6 +162,10 @@ pub struct Replica {
     /// 6 % longer unboxed).
     #[allow(clippy::vec_box)]
     running: Vec<Box<Active>>,
+    /// Totals over `running`, kept as it changes (`batch.rs`).
+    batch: batch::BatchTotals,
+    /// The next request to join the batch gets this `Active::seq`.
+    next_seq: u64,
     prompt_private_blocks: u64,
     plan: Plan,
     generation: u64,
@@ -200,6 +208,8 @@ impl Replica {
             cache: BlockCache::new(capacity_blocks),
             waiting: VecDeque::new(),
             running: Vec::new(),
+            batch: batch::BatchTotals::new(),
+            next_seq: 0,
             prompt_private_blocks: 0,
             plan: Plan::Idle,
             generation: 0,
@@ -464,25 +474,23 @@ impl Replica {
         let mut budget = self.spec.max_batched_tokens;
         let mut chunks = std::mem::take(&mut self.spare_chunks);
         chunks.clear();
-        let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
         let mut saturated = false;
-        for (i, a) in self.running.iter().enumerate() {
+        for i in self.prefilling_positions() {
+            let a = &self.running[i];
             if a.loading(now_us) {
                 continue;
             }
-            if a.prefilled_tokens < a.prompt_end() {
-                let left = a.prompt_end() - a.prefilled_tokens;
-                let c = left.min(budget);
-                saturated |= c < left;
-                if c > 0 {
-                    budget -= c;
-                    chunks.push((i, c));
-                }
-            } else {
-                decode_seqs += 1;
-                kv_tokens += a.req.prompt_tokens as u64 + a.generated as u64;
+            let left = a.prompt_end() - a.prefilled_tokens;
+            let c = left.min(budget);
+            saturated |= c < left;
+            if c > 0 {
+                budget -= c;
+                chunks.push((i, c));
             }
         }
+        // A request loading from the CPU tier is still prefilling: every decoding request
+        // decodes.
+        let (decode_seqs, kv_tokens) = (self.batch.decoding, self.batch.decode_kv_tokens);
         if in_budget {
             self.admit_in_budget(now_us, admits, &mut budget, &mut chunks, out);
             if self.running.is_empty() {
@@ -580,6 +588,7 @@ impl Replica {
                 a.generated += 1;
             }
         }
+        self.count_decode_steps(1);
         for &(i, c) in chunks {
             let a = &mut self.running[i];
             debug_assert!(a.prefilled_tokens < a.prompt_end(), "a chunk of prefill");
@@ -599,6 +608,7 @@ impl Replica {
                     a.first_token_us = now_us;
                     out.first_tokens.push((a.req.id, now_us - a.req.arrival_us));
                 }
+                self.start_decoding(i);
                 self.recovered(i, now_us);
             }
         }
@@ -612,6 +622,7 @@ impl Replica {
                 a.generated += steps as u32;
             }
         }
+        self.count_decode_steps(steps);
         self.retire_finished(now_us, out);
     }
 
@@ -619,14 +630,28 @@ impl Replica {
         if self.role == Role::Prefill {
             return self.hand_off_prefilled(out);
         }
+        if self.batch.min_left_tokens > 0 {
+            // No decoding request can have made its last token (and a prefilling one has
+            // tokens left).
+            return;
+        }
         // In one pass, in running order (removing each from the middle would move the
         // rest every time).
+        let mut min_left = u64::MAX;
         let done: Vec<Box<Active>> = self
             .running
-            .extract_if(.., |a| a.generated >= a.req.output_tokens)
+            .extract_if(.., |a| {
+                let done = a.generated >= a.req.output_tokens;
+                if !done {
+                    min_left = min_left.min(Self::decoding_left(a));
+                }
+                done
+            })
             .collect();
+        self.batch.min_left_tokens = min_left;
         for a in done {
             let a = *a;
+            self.uncount(&a);
             self.cache.release_with_output(
                 &a.req.block_ids[..a.full_blocks],
                 a.private_blocks,

@@ -195,7 +195,8 @@ pub struct Material {
     pub quiz: Vec<CheckedQuiz>,
 }
 
-/// Runs of a lesson's configs, each distinct change set once.
+/// Runs of a lesson's configs, each distinct config once (two change sets that give the
+/// same config, `{}` and the broken setup's own replica count, share a run).
 struct Runs<'a> {
     lesson: &'a Lesson,
     trace: Option<&'a ParsedTrace>,
@@ -204,9 +205,9 @@ struct Runs<'a> {
 
 impl Runs<'_> {
     fn report(&mut self, changes: &Value) -> Result<&Value, String> {
-        let key = crate::json::text(changes);
+        let cfg = apply(&broken_config(self.lesson), changes)?;
+        let key = crate::json::text(&crate::json::value_of(&cfg));
         if !self.done.contains_key(&key) {
-            let cfg = apply(&broken_config(self.lesson), changes)?;
             let report = crate::run::report_of(&cfg, self.trace)?;
             let v = crate::json::value_of(&report);
             self.done.insert(key.clone(), v);
@@ -423,8 +424,19 @@ fn measure_metric(d: &Diagram, metric: &str, runs: &mut Runs) -> Result<Vec<Vec<
 /// Runs everything a lesson's material needs and renders it. A lesson that replays a
 /// built-in trace (`Lesson::trace`) needs that trace, parsed: `trace`.
 pub fn material(lesson: &Lesson, trace: Option<&ParsedTrace>) -> Result<Material, String> {
+    material_with(lesson, trace, &mut |_| {})
+}
+
+/// `material`, handing the figure to `on_diagram` as soon as it is measured (its runs come
+/// first), before the interview's and the check's runs.
+pub fn material_with(
+    lesson: &Lesson,
+    trace: Option<&ParsedTrace>,
+    on_diagram: &mut dyn FnMut(&RenderedDiagram),
+) -> Result<Material, String> {
     let mut runs = runs_of(lesson, trace)?;
     let diagram = measure(&lesson.diagram, &mut runs)?;
+    on_diagram(&diagram);
     let interview = lesson
         .interview
         .iter()
@@ -483,3 +495,6 @@ fn runs_of<'a>(lesson: &'a Lesson, trace: Option<&'a ParsedTrace>) -> Result<Run
         done: BTreeMap::new(),
     })
 }
+
+#[cfg(test)]
+mod tests;
