@@ -2,6 +2,7 @@
 //! figure handed out before the rest is measured.
 
 use super::*;
+use crate::lessons::broken_config;
 use serde_json::json;
 
 #[test]
