@@ -14,9 +14,21 @@ pub fn lessons_json() -> String {
 /// verified by runs), as JSON (`lessons::material::Material`). A lesson that replays a
 /// built-in trace (`Lesson::trace`) needs it parsed: `trace`.
 pub fn lesson_material_json(id: &str, trace: Option<&ParsedTrace>) -> Result<String, String> {
+    lesson_material_json_with(id, trace, &mut |_| {})
+}
+
+/// `lesson_material_json`, handing the figure's JSON (the material's `diagram`) to
+/// `on_diagram` as soon as its runs are done, before the rest is measured.
+pub fn lesson_material_json_with(
+    id: &str,
+    trace: Option<&ParsedTrace>,
+    on_diagram: &mut dyn FnMut(String),
+) -> Result<String, String> {
     let lesson = crate::lessons::lesson(id)
         .ok_or_else(|| format!("lesson: unknown lesson \"{}\"", crate::echo::shown(id)))?;
-    let m = crate::lessons::material::material(&lesson, trace)?;
+    let m = crate::lessons::material::material_with(&lesson, trace, &mut |d| {
+        on_diagram(serde_json::to_string(d).expect("a diagram serialises"))
+    })?;
     Ok(serde_json::to_string(&m).expect("material serialises"))
 }
 

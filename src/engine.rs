@@ -5,6 +5,8 @@
 use std::collections::VecDeque;
 
 mod admit;
+mod apply;
+mod batch;
 mod budget;
 mod deadline;
 mod disagg;
@@ -73,6 +75,9 @@ struct Active {
     /// When the load of its blocks from the CPU tier ends, µs (0: none): it computes
     /// nothing before.
     loaded_at_us: u64,
+    /// Its place in the running order: the replica's count of requests that joined the
+    /// batch before it (given by `push_running`).
+    seq: u64,
 }
 
 impl Active {
@@ -158,6 +163,10 @@ pub struct Replica {
     /// 6 % longer unboxed).
     #[allow(clippy::vec_box)]
     running: Vec<Box<Active>>,
+    /// Totals over `running`, kept as it changes (`batch.rs`).
+    batch: batch::BatchTotals,
+    /// The next request to join the batch gets this `Active::seq`.
+    next_seq: u64,
     prompt_private_blocks: u64,
     plan: Plan,
     generation: u64,
@@ -200,6 +209,8 @@ impl Replica {
             cache: BlockCache::new(capacity_blocks),
             waiting: VecDeque::new(),
             running: Vec::new(),
+            batch: batch::BatchTotals::new(),
+            next_seq: 0,
             prompt_private_blocks: 0,
             plan: Plan::Idle,
             generation: 0,
@@ -464,25 +475,23 @@ impl Replica {
         let mut budget = self.spec.max_batched_tokens;
         let mut chunks = std::mem::take(&mut self.spare_chunks);
         chunks.clear();
-        let (mut decode_seqs, mut kv_tokens) = (0u64, 0u64);
         let mut saturated = false;
-        for (i, a) in self.running.iter().enumerate() {
+        for i in self.prefilling_positions() {
+            let a = &self.running[i];
             if a.loading(now_us) {
                 continue;
             }
-            if a.prefilled_tokens < a.prompt_end() {
-                let left = a.prompt_end() - a.prefilled_tokens;
-                let c = left.min(budget);
-                saturated |= c < left;
-                if c > 0 {
-                    budget -= c;
-                    chunks.push((i, c));
-                }
-            } else {
-                decode_seqs += 1;
-                kv_tokens += a.req.prompt_tokens as u64 + a.generated as u64;
+            let left = a.prompt_end() - a.prefilled_tokens;
+            let c = left.min(budget);
+            saturated |= c < left;
+            if c > 0 {
+                budget -= c;
+                chunks.push((i, c));
             }
         }
+        // A request loading from the CPU tier is still prefilling: every decoding request
+        // decodes.
+        let (decode_seqs, kv_tokens) = (self.batch.decoding, self.batch.decode_kv_tokens);
         if in_budget {
             self.admit_in_budget(now_us, admits, &mut budget, &mut chunks, out);
             if self.running.is_empty() {
@@ -568,93 +577,6 @@ impl Replica {
             if self.running.len() == before || self.waiting.is_empty() {
                 return;
             }
-        }
-    }
-
-    fn apply_step(&mut self, chunks: &[(usize, u32)], now_us: u64, out: &mut Outbox) {
-        let bs = self.spec.block_size;
-        // The requests already decoding make a token; none of them has a chunk (a chunk
-        // is prefill), so this may come before the chunks make their first tokens.
-        for a in &mut self.running {
-            if a.prefilled_tokens >= a.prompt_end() {
-                a.generated += 1;
-            }
-        }
-        for &(i, c) in chunks {
-            let a = &mut self.running[i];
-            debug_assert!(a.prefilled_tokens < a.prompt_end(), "a chunk of prefill");
-            a.prefilled_tokens += c;
-            let ready = ((a.prefilled_tokens / bs) as usize).min(a.full_blocks);
-            if ready > a.ready_blocks {
-                self.cache
-                    .mark_ready(&a.req.block_ids[a.ready_blocks..ready]);
-                a.ready_blocks = ready;
-            }
-            if a.prefilled_tokens == a.prompt_end() {
-                if a.resume_tokens > 0 {
-                    // A resumed request's recomputation makes its next token.
-                    a.generated += 1;
-                } else {
-                    a.generated = 1;
-                    a.first_token_us = now_us;
-                    out.first_tokens.push((a.req.id, now_us - a.req.arrival_us));
-                }
-                self.recovered(i, now_us);
-            }
-        }
-        self.drop_late_first_tokens(now_us, out);
-        self.retire_finished(now_us, out);
-    }
-
-    fn apply_decode_run(&mut self, steps: u64, now_us: u64, out: &mut Outbox) {
-        for a in &mut self.running {
-            if a.prefilled_tokens >= a.prompt_end() {
-                a.generated += steps as u32;
-            }
-        }
-        self.retire_finished(now_us, out);
-    }
-
-    fn retire_finished(&mut self, now_us: u64, out: &mut Outbox) {
-        if self.role == Role::Prefill {
-            return self.hand_off_prefilled(out);
-        }
-        // In one pass, in running order (removing each from the middle would move the
-        // rest every time).
-        let done: Vec<Box<Active>> = self
-            .running
-            .extract_if(.., |a| a.generated >= a.req.output_tokens)
-            .collect();
-        for a in done {
-            let a = *a;
-            self.cache.release_with_output(
-                &a.req.block_ids[..a.full_blocks],
-                a.private_blocks,
-                &a.req.output_block_ids,
-            );
-            self.prompt_private_blocks -= a.prompt_private_blocks;
-            out.finished.push(Finished {
-                id: a.req.id,
-                replica: self.index,
-                arrival_us: a.req.arrival_us,
-                admit_us: a.admit_us,
-                first_token_us: a.first_token_us,
-                done_us: now_us,
-                output_tokens: a.req.output_tokens,
-                session: a.req.session,
-            });
-            self.release_request(a.req, out);
-        }
-    }
-
-    fn hand_off_prefilled(&mut self, out: &mut Outbox) {
-        let mut i = 0;
-        while i < self.running.len() {
-            if self.running[i].generated == 0 {
-                i += 1;
-                continue;
-            }
-            self.hand_off(i, out);
         }
     }
 }

@@ -184,10 +184,22 @@ pub fn lesson_material_json(id: &str) -> Result<String, JsError> {
     api::lesson_material_json(id, None).map_err(|m| JsError::new(&m))
 }
 
-/// `lesson_material_json` for a lesson that replays a built-in trace, parsed earlier.
+/// `lesson_material_json` for a lesson that replays a built-in trace, parsed earlier;
+/// `on_diagram`, when given, is called with the figure's JSON as soon as its runs are done
+/// (before the interview's and the check's runs).
 #[wasm_bindgen]
-pub fn lesson_material_trace_json(id: &str, trace: &Trace) -> Result<String, JsError> {
-    api::lesson_material_json(id, Some(&trace.inner)).map_err(|m| JsError::new(&m))
+pub fn lesson_material_trace_json(
+    id: &str,
+    trace: &Trace,
+    on_diagram: Option<js_sys::Function>,
+) -> Result<String, JsError> {
+    let mut hand = |d: String| {
+        if let Some(f) = &on_diagram {
+            // What the page does with it is the page's: an exception there is not the run's.
+            let _ = f.call1(&JsValue::NULL, &JsValue::from_str(&d));
+        }
+    };
+    api::lesson_material_json_with(id, Some(&trace.inner), &mut hand).map_err(|m| JsError::new(&m))
 }
 
 /// The points of a sweep spec over a JSON config, as JSON `{param, points: [{value, config}]}`.

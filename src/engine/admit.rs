@@ -192,7 +192,7 @@ impl Replica {
                 hit_blocks: hit as u32,
                 turn: req.session.map(|t| t.turn),
             });
-            self.running.push(Box::new(Active {
+            self.push_running(Active {
                 full_blocks: full,
                 private_blocks: private,
                 prompt_private_blocks: prompt_private,
@@ -204,8 +204,9 @@ impl Replica {
                 resume_tokens: 0,
                 lost_from_us: None,
                 loaded_at_us: if hit > hbm_hit { loaded_at_us } else { 0 },
+                seq: 0,
                 req,
-            }));
+            });
         }
     }
 
@@ -225,9 +226,10 @@ impl Replica {
             resume_tokens: 0,
             lost_from_us: None,
             loaded_at_us: 0,
+            seq: 0,
             req,
         };
         self.admit_prefilled(&mut a);
-        self.running.push(Box::new(a));
+        self.push_running(a);
     }
 }

@@ -45,7 +45,7 @@ impl Replica {
                 i += 1;
                 continue;
             }
-            let a = *self.running.remove(i);
+            let a = self.take_running(i);
             self.abort(a, out);
         }
     }
@@ -64,7 +64,7 @@ impl Replica {
                 i += 1;
                 continue;
             }
-            let a = *self.running.remove(i);
+            let a = self.take_running(i);
             self.abort(a, out);
         }
     }

@@ -56,7 +56,7 @@ impl Replica {
     /// A prefill replica's request whose prompt is done leaves its slot: its blocks stay
     /// pinned (in `held`) and the simulator is told through `handoffs`.
     pub(super) fn hand_off(&mut self, i: usize, out: &mut Outbox) {
-        let a = *self.running.remove(i);
+        let a = self.take_running(i);
         out.handoffs.push(Handoff {
             id: a.req.id,
             replica: self.index,

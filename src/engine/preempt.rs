@@ -117,12 +117,19 @@ impl Replica {
             self.give_back_unused();
         }
         self.run_growth_blocks = 0;
+        // A prefilling request holds its prefill's blocks; a decoding one needs a block
+        // only when it has no room left for the step's token.
+        if self.batch.min_room_tokens >= 1 {
+            return false;
+        }
         let mut preempted = false;
+        let mut min_room = u64::MAX;
         let mut i = 0;
         while i < self.running.len() {
             let need = self.more_blocks(&self.running[i], 1);
             if self.cache.grow_private(need).is_ok() {
                 self.running[i].private_blocks += need;
+                min_room = min_room.min(self.decoding_room(&self.running[i]));
                 i += 1;
                 continue;
             }
@@ -130,28 +137,36 @@ impl Replica {
             let victim = self.running.len() - 1;
             self.preempt(victim, now_us, out);
         }
+        self.batch.min_room_tokens = min_room;
         preempted
     }
 
     /// Gives back the blocks a run cut short took ahead of need.
     fn give_back_unused(&mut self) {
+        let mut min_room = u64::MAX;
         for i in 0..self.running.len() {
             let a = &self.running[i];
             let held = a.full_blocks as u64 + a.private_blocks;
             let extra = held.saturating_sub(self.blocks_through(a, 0));
             self.cache.shrink_private(extra);
             self.running[i].private_blocks -= extra;
+            min_room = min_room.min(self.decoding_room(&self.running[i]));
         }
+        self.batch.min_room_tokens = min_room;
     }
 
     /// Before a decode run of `steps` steps (the first step's blocks already taken):
     /// takes the blocks of as many of them as fit, and returns that many (at least 1).
     pub(super) fn reserve_run(&mut self, steps: u64) -> u64 {
+        if steps <= self.batch.min_room_tokens {
+            // Every decoding request has room for the whole run's tokens.
+            return steps;
+        }
         let spare = self.cache.spare_blocks();
         let extra = |k: u64| -> u64 { self.running.iter().map(|a| self.more_blocks(a, k)).sum() };
         // The largest k in 1..=steps whose extra blocks fit (extra(1) is 0): most often the
         // whole run, checked first.
-        let (mut lo, mut hi) = if extra(steps) <= spare {
+        let (mut lo, mut hi) = if spare == u64::MAX || extra(steps) <= spare {
             (steps, steps)
         } else {
             (1u64, steps - 1)
@@ -165,23 +180,25 @@ impl Replica {
             }
         }
         let k = lo;
-        let mut total = 0;
+        let (mut total, mut min_room) = (0, u64::MAX);
         for i in 0..self.running.len() {
             let more = self.more_blocks(&self.running[i], k);
             self.running[i].private_blocks += more;
             total += more;
+            min_room = min_room.min(self.decoding_room(&self.running[i]));
         }
         self.cache
             .grow_private(total)
             .expect("a run's blocks were counted against the spare ones");
         self.run_growth_blocks = total;
+        self.batch.min_room_tokens = min_room;
         k
     }
 
     /// Preempts running request `i`: frees its blocks and puts it at the front of the
     /// waiting queue, to resume with a prefill of its prompt and generated tokens.
     fn preempt(&mut self, i: usize, now_us: u64, out: &mut Outbox) {
-        let a = *self.running.remove(i);
+        let a = self.take_running(i);
         let held = a.full_blocks as u64 + a.private_blocks;
         self.cache
             .release(&a.req.block_ids[..a.full_blocks], a.private_blocks);
@@ -240,7 +257,7 @@ impl Replica {
             recomputed_tokens: recomputed,
         });
         let (full, private, prompt_private) = needs;
-        self.running.push(Box::new(Active {
+        self.push_running(Active {
             full_blocks: full,
             private_blocks: private,
             prompt_private_blocks: prompt_private,
@@ -252,8 +269,9 @@ impl Replica {
             resume_tokens: r.generated,
             lost_from_us: Some(r.lost_from_us),
             loaded_at_us: 0,
+            seq: 0,
             req,
-        }));
+        });
     }
 
     /// A resumed request's recomputation is done at `now_us` (its next token is out):

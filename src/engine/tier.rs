@@ -136,6 +136,10 @@ impl Replica {
 impl Replica {
     /// The earliest end of a pending load from the CPU tier after `now_us`.
     pub(super) fn next_load_end(&self, now_us: u64) -> Option<u64> {
+        if self.tier.is_none() && self.shared.is_none() {
+            // Only a load from a tier below makes a request wait.
+            return None;
+        }
         self.running
             .iter()
             .filter(|a| a.loading(now_us))

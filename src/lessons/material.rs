@@ -3,12 +3,10 @@
 //! answers about behaviour are verified by runs. `material` runs what they need (each
 //! distinct config once) and renders them; the tests and the page use the same result.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{apply, broken_config, evaluate_json, metric_of, Changes, Lesson};
+use super::{Changes, Lesson};
 use crate::run::ParsedTrace;
 
 /// How a measured number is written into an answer.
@@ -193,37 +191,6 @@ pub struct Material {
     pub interview: Vec<RenderedInterview>,
     /// The short check, verified.
     pub quiz: Vec<CheckedQuiz>,
-}
-
-/// Runs of a lesson's configs, each distinct change set once.
-struct Runs<'a> {
-    lesson: &'a Lesson,
-    trace: Option<&'a ParsedTrace>,
-    done: BTreeMap<String, Value>,
-}
-
-impl Runs<'_> {
-    fn report(&mut self, changes: &Value) -> Result<&Value, String> {
-        let key = crate::json::text(changes);
-        if !self.done.contains_key(&key) {
-            let cfg = apply(&broken_config(self.lesson), changes)?;
-            let report = crate::run::report_of(&cfg, self.trace)?;
-            let v = crate::json::value_of(&report);
-            self.done.insert(key.clone(), v);
-        }
-        Ok(&self.done[&key])
-    }
-
-    fn metric(&mut self, changes: &Value, path: &str) -> Result<f64, String> {
-        Ok(metric_of(self.report(changes)?, path))
-    }
-
-    fn meets(&mut self, changes: &Value) -> Result<bool, String> {
-        let lesson = self.lesson;
-        Ok(evaluate_json(lesson, self.report(changes)?)
-            .iter()
-            .all(|c| c.met))
-    }
 }
 
 /// `x` written as `format` says.
@@ -423,8 +390,19 @@ fn measure_metric(d: &Diagram, metric: &str, runs: &mut Runs) -> Result<Vec<Vec<
 /// Runs everything a lesson's material needs and renders it. A lesson that replays a
 /// built-in trace (`Lesson::trace`) needs that trace, parsed: `trace`.
 pub fn material(lesson: &Lesson, trace: Option<&ParsedTrace>) -> Result<Material, String> {
+    material_with(lesson, trace, &mut |_| {})
+}
+
+/// `material`, handing the figure to `on_diagram` as soon as it is measured (its runs come
+/// first), before the interview's and the check's runs.
+pub fn material_with(
+    lesson: &Lesson,
+    trace: Option<&ParsedTrace>,
+    on_diagram: &mut dyn FnMut(&RenderedDiagram),
+) -> Result<Material, String> {
     let mut runs = runs_of(lesson, trace)?;
     let diagram = measure(&lesson.diagram, &mut runs)?;
+    on_diagram(&diagram);
     let interview = lesson
         .interview
         .iter()
@@ -452,34 +430,8 @@ fn check_all(lesson: &Lesson, runs: &mut Runs) -> Result<Vec<CheckedQuiz>, Strin
     lesson.quiz.iter().map(|q| check(q, runs)).collect()
 }
 
-/// The runs of a lesson's configs, once its trace is the one it replays.
-fn runs_of<'a>(lesson: &'a Lesson, trace: Option<&'a ParsedTrace>) -> Result<Runs<'a>, String> {
-    match (lesson.trace, trace) {
-        ("", Some(_)) => {
-            return Err(format!(
-                "lesson {} runs the synthetic workload, not a trace",
-                lesson.id
-            ))
-        }
-        ("", None) => {}
-        (name, None) => {
-            return Err(format!(
-                "lesson {} replays the trace {name}: parse it and pass it",
-                lesson.id
-            ))
-        }
-        (name, Some(t)) if t.name() != name => {
-            return Err(format!(
-                "lesson {} replays the trace {name}, not {}",
-                lesson.id,
-                t.name()
-            ))
-        }
-        _ => {}
-    }
-    Ok(Runs {
-        lesson,
-        trace,
-        done: BTreeMap::new(),
-    })
-}
+mod runs;
+#[cfg(test)]
+mod tests;
+
+use runs::{runs_of, Runs};

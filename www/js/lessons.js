@@ -6,7 +6,9 @@
 // rulePlaces, in lesson-settings.js with the "Its settings" list); then three interview questions
 // (model answers behind a disclosure, their numbers measured by runs in a worker of its own:
 // lesson_material_json) and a four-question check whose first answers count (lesson-quiz.js).
-// Test hook: window.kvfleet.lessonMaterial = {id, material} once a lesson's material has arrived.
+// On a trace the figure comes first, drawn as soon as its runs are done, before the interview's and the check's.
+// Test hooks: window.kvfleet.lessonMaterial = {id, material, at_ms} once a lesson's material has arrived;
+// window.kvfleet.lessonFigure = {id, beforeMaterial, at_ms} when its figure is drawn.
 
 import { num, msText, countPct } from './format.js';
 import { drawLessonFigure, markRun, runSeries } from './lesson-figure.js';
@@ -92,6 +94,7 @@ export class Lessons {
     this.hooks = hooks;
     this.workerUrl = workerUrl;
     this.materials = new Map(); // id -> material, once measured
+    this.diagrams = new Map(); // id -> the measured figure (on a trace it comes before the rest of the material)
     this.list = [];
     this.active = null;
     this.hintsShown = 0;
@@ -199,16 +202,21 @@ export class Lessons {
   /** The measured "how it works" figure, with the active lesson's goal across it. */
   drawDiagram(d) {
     if (!this.diagramEl) return;
+    // Drawn already (it came ahead of the rest of the material): kept as it is.
+    if (this.diagramShown?.el === this.diagramEl && this.diagramShown.d === d) return;
     this.diagramChart?.destroy();
     this.diagramChart = drawLessonFigure(this.diagramEl, d, this.active?.checks || []);
+    this.diagramShown = { el: this.diagramEl, d };
+    // Test hook: whether the figure was drawn before the rest of the lesson's material had come.
+    const id = this.active?.id;
+    window.kvfleet = Object.assign(window.kvfleet || {}, { lessonFigure: { id, beforeMaterial: !this.materials.has(id), at_ms: performance.now() } });
     if (this.lastReport) this.markRun(this.lastReport);
   }
 
   /** "You are here": the run on screen ringed on the lesson's figure when it is one of the figure's runs. */
   markRun(report) {
-    const l = this.active, m = l && this.materials.get(l.id), charts = this.diagramChart?.charts;
-    if (!m || !charts || !report.config) return;
-    const d = m.diagram;
+    const l = this.active, d = l && this.diagrams.get(l.id), charts = this.diagramChart?.charts;
+    if (!d || !charts || !report.config) return;
     const i = runSeries(d, report.config, { ...this.defaults, ...l.broken });
     markRun(charts, d, i, report.config[d.x_key], (path) => valueAt(report, path));
     window.kvfleet = Object.assign(window.kvfleet || {}, { lessonRunSeries: i });
@@ -217,6 +225,7 @@ export class Lessons {
   /** Measures a lesson's interview answers and check in a worker of its own (once per lesson). */
   requestMaterial(id) {
     if (this.materials.has(id)) { this.showMaterial(id); return; }
+    if (this.diagrams.has(id)) this.drawDiagram(this.diagrams.get(id));
     if (!this.workerUrl) return;
     if (!this.materialWorker) {
       this.materialWorker = new Worker(this.workerUrl, { type: 'module' });
@@ -230,10 +239,14 @@ export class Lessons {
 
   /** The material worker's message: a lesson's measured material, its error, or the worker's failure. */
   onMaterial(m) {
-    if (m.type === 'lesson-material') {
+    if (m.type === 'lesson-diagram') {
+      this.diagrams.set(m.id, m.diagram);
+      if (this.active?.id === m.id && !this.materials.has(m.id)) this.drawDiagram(m.diagram);
+    } else if (m.type === 'lesson-material') {
       this.materials.set(m.id, m.material);
+      if (!this.diagrams.has(m.id)) this.diagrams.set(m.id, m.material.diagram);
       window.kvfleet = window.kvfleet || {};
-      window.kvfleet.lessonMaterial = { id: m.id, material: m.material };
+      window.kvfleet.lessonMaterial = { id: m.id, material: m.material, at_ms: performance.now() };
       if (this.active?.id === m.id) this.showMaterial(m.id);
     } else if (m.type === 'lesson-material-error' && this.active?.id === m.id && this.materialEl) {
       this.materialEl.replaceChildren(el('p', 'run-error', `The interview answers could not be measured: ${m.message}`));
@@ -249,7 +262,7 @@ export class Lessons {
   showMaterial(id) {
     const m = this.materials.get(id);
     if (!m || !this.materialEl) return;
-    this.drawDiagram(m.diagram);
+    this.drawDiagram(this.diagrams.get(id));
     const iv = el('section', 'lesson-interview');
     iv.dataset.testid = 'lesson-interview';
     iv.append(el('h3', 'sub-h', 'Interview questions'), el('p', 'hint', 'Answer aloud first, then open the model answer. Its numbers were measured just now by runs of this lesson’s setups.'));

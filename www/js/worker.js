@@ -20,7 +20,8 @@
 //          scaler (plan_autoscale_json) -> {type:'capacity-autoscale-result', id, comparison} | capacity-error
 //      {type:'capacity-headline', plans, spec} -> {type:'capacity-headline', headline, cheapest, tied}  (plan_headline, plan_cheapest and plan_tied over the plans' JSON)
 //      {type:'lesson-material', id, trace?}  a lesson's interview answers and short check (runs the lesson's configs)
-//          -> {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
+//          -> on a trace first {type:'lesson-diagram', id, diagram} (the figure, measured first), then
+//          {type:'lesson-material', id, material} | {type:'lesson-material-error', id, message}
 //      {type:'calibrate', id, log: {name, url} | {name, file}, form, kvCapacityTokens}  fits a step log (calibrate_json)
 //          -> {type:'calibrate-result', id, fit, name} | {type:'calibrate-error', id, message}
 //      {type:'reqfit-*', ...}  the fit by simulation of a request log, a batch at a time: worker-reqfit.js
@@ -224,7 +225,8 @@ async function handleSeeds(msg) {
       const { config, base } = jobs[i];
       const rows = base ? [base] : [];
       for (let j = rows.length; j < k; j++) {
-        const report = await runJob(lane, id, { ...config, seed: config.seed + j }, msg.trace, () => {});
+        // The point's report (no time series or latency distributions): the band reads two figures of its summary.
+        const report = await runJob(lane, id, { ...config, seed: config.seed + j }, msg.trace, () => {}, null, true);
         if (report === null) { postMessage({ type: 'cancelled', id, lane }); return; }
         const s = JSON.parse(report).summary || {};
         rows.push(Object.fromEntries(SEED_FIGURES.map((f) => [f, s[f] ?? NaN])));
@@ -370,8 +372,10 @@ async function handleCapacityMore(msg) {
 
 async function handleLessonMaterial(msg) {
   try {
+    // The figure goes out as soon as its runs are done, ahead of the interview's and the check's.
+    const onDiagram = (text) => postMessage({ type: 'lesson-diagram', id: msg.id, diagram: JSON.parse(text) });
     const text = msg.trace
-      ? wasm.lesson_material_trace_json(msg.id, await parsedTrace(msg.trace, msg.blockSize ?? 512))
+      ? wasm.lesson_material_trace_json(msg.id, await parsedTrace(msg.trace, msg.blockSize ?? 512), onDiagram)
       : wasm.lesson_material_json(msg.id);
     postMessage({ type: 'lesson-material', id: msg.id, material: JSON.parse(text) });
   } catch (err) {
