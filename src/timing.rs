@@ -511,10 +511,14 @@ impl Timing {
         ((c0 + c1 * t + c2 * t * t) * 1000.0).max(0.0)
     }
 
-    /// The KV utilisation of `kv_tokens` context tokens (0 when the cache is unbounded).
+    /// The KV utilisation of `kv_tokens` context tokens: a fraction of the cache, at most 1
+    /// (0 when the cache is unbounded). The decoding sequences' tokens count a prefix they
+    /// share once per sequence, so they can add up past the cache's size; Dynamo's mocker
+    /// reads the fraction of its blocks in use, which cannot (and its decode polynomial
+    /// turns negative past about 2.2).
     pub fn utilisation(&self, kv_tokens: f64) -> f64 {
         if self.kv_capacity_tokens > 0.0 {
-            kv_tokens / self.kv_capacity_tokens
+            (kv_tokens / self.kv_capacity_tokens).min(1.0)
         } else {
             0.0
         }
@@ -535,11 +539,18 @@ impl Timing {
     /// grows by `seqs` a step, summed in closed form: with u_k = a + b·k (a = kv / C,
     /// b = seqs / C), Σu_k = n·a + b·n(n-1)/2 and Σu_k² = n·a² + 2ab·n(n-1)/2 +
     /// b²·(n-1)n(2n-1)/6, microseconds.
+    /// Once the utilisation reaches 1 it stays there: those steps' phases are each the
+    /// full cache's.
     fn decode_phases_us(&self, steps: u64, seqs: u64, kv_tokens: u64) -> f64 {
         if self.decode_poly_ms == NO_POLY {
             return 0.0;
         }
-        let n = steps as f64;
+        let below = self.steps_below_full(steps, seqs, kv_tokens);
+        let full_us = (steps - below) as f64 * self.decode_phase_us(self.kv_capacity_tokens);
+        if below == 0 {
+            return full_us;
+        }
+        let n = below as f64;
         let (a, b) = (
             self.utilisation(kv_tokens as f64),
             self.utilisation(seqs as f64),
@@ -549,7 +560,22 @@ impl Timing {
         let sum_u = n * a + b * k1;
         let sum_u2 = n * a * a + 2.0 * a * b * k1 + b * b * k2;
         let [d0, d1, d2] = self.decode_poly_ms;
-        (d0 * n + d1 * sum_u + d2 * sum_u2) * 1000.0
+        (d0 * n + d1 * sum_u + d2 * sum_u2) * 1000.0 + full_us
+    }
+
+    /// How many of a decode run's `steps` start below a full cache: step k reads
+    /// `kv_tokens + k × seqs` tokens (every step when the cache is unbounded).
+    fn steps_below_full(&self, steps: u64, seqs: u64, kv_tokens: u64) -> u64 {
+        let cap = self.kv_capacity_tokens;
+        if cap <= 0.0 || (kv_tokens + steps.saturating_sub(1) * seqs) as f64 / cap < 1.0 {
+            return steps;
+        }
+        if kv_tokens as f64 >= cap {
+            return 0;
+        }
+        // The first k with kv_tokens + k × seqs >= cap (seqs > 0 here, as the run grows).
+        let k = ((cap - kv_tokens as f64) / seqs as f64).ceil() as u64;
+        k.min(steps)
     }
 
     /// Total duration of `steps` pure-decode steps of `seqs` sequences whose KV starts at

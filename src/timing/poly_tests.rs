@@ -115,3 +115,24 @@ fn polynomials_parse_and_bad_ones_are_named() {
     assert!(poly_problem([f64::NAN, 0.0, 0.0], false).is_some());
     assert!(poly_problem([0.0, 2e6, 0.0], false).is_some());
 }
+
+#[test]
+fn the_decode_utilisation_stops_at_a_full_cache() {
+    // 768 tokens of cache. Decoding sequences sharing a prefix can read 2,450 tokens
+    // (u = 3.19 uncapped, where −25.74·u² + 54.01·u + 5.74 = −84.2 ms): the mocker's
+    // fraction of blocks in use is at most 1, so the phase is 5.74 + 54.01 − 25.74 = 34.01 ms.
+    let t = mocker(768.0);
+    assert_eq!(t.utilisation(2450.0), 1.0);
+    assert!((t.decode_phase_us(2450.0) - 34_010.0).abs() < 1e-6);
+    // A run of 10 steps of 4 sequences from 740 tokens: steps 0..=6 read 740..764 (u < 1),
+    // steps 7..=9 read 768, 772 and 776 (u = 1). Summed step by step, by hand's rule.
+    let phase = |kv: f64| {
+        let u: f64 = (kv / 768.0).min(1.0);
+        (5.74 + 54.01 * u - 25.74 * u * u) * 1000.0
+    };
+    let want: f64 = (0..10).map(|k| phase(740.0 + 4.0 * k as f64)).sum();
+    let got = t.decode_run_us(10, 4, 740) as f64;
+    assert!((got - want).abs() <= 1.0, "{got} against {want}");
+    // Wholly past the cache: every step a full cache's phase.
+    assert_eq!(t.decode_run_us(5, 4, 5000), 5 * 34_010);
+}

@@ -346,7 +346,8 @@ pub struct RunArgs {
     pub prefill_poly_ms: [f64; 3],
     /// Custom engine: the decode phase of a step in which a sequence emits a token,
     /// D0 + D1·u + D2·u² milliseconds, u the KV utilisation (decoding sequences' context
-    /// over the KV capacity; 0 when unbounded); dynamo-mocker's is 5.74,54.01,-25.74.
+    /// over the KV capacity, at most 1; 0 when unbounded); dynamo-mocker's is
+    /// 5.74,54.01,-25.74.
     #[arg(long = "des-decode-poly-ms", value_name = "D0,D1,D2", default_value = "0,0,0", value_parser = poly, allow_hyphen_values = true)]
     pub decode_poly_ms: [f64; 3],
     /// The one seed behind every random draw (0 .. 2^53), or `random`: a seed drawn from
