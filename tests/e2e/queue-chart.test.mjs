@@ -188,8 +188,10 @@ test('the run\'s last sliver of time is no bin of its own: "served up to" is a r
   });
   const binS = Number(got.words.match(/over intervals of ([0-9.]+) s/)?.[1]);
   assert.ok(binS > 0, got.words);
-  got.served.forEach((p, i) => {
-    const len = p.x - (i ? got.served[i - 1].x : 0);
+  // The line's first point is the first bin's start (0 s); each other point ends a bin.
+  assert.equal(got.served[0].x, 0);
+  got.served.slice(1).forEach((p, i) => {
+    const len = p.x - got.served[i].x;
     assert.ok(len >= binS / 2 - 1e-9, `bin ${i} spans ${len} s, under half of ${binS} s`);
   });
   // At 4 requests a second nothing queues on the default fleet: a bin serves about what it was offered.

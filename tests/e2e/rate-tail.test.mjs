@@ -41,7 +41,10 @@ test('a last interval shorter than the others joins the one before: its served r
   const binS = Number(/over intervals of ([0-9.]+) s/.exec(got.words)?.[1]);
   assert.ok(binS > 0, got.words);
   // Every interval drawn spans at least binS; the last ends with the run.
-  const ends = got.served.map((p) => p.x);
+  // The line's first point is the first interval's start (0 s); each other point ends an interval.
+  assert.equal(got.served[0].x, 0);
+  assert.equal(got.served[0].y, got.served[1].y, 'the first interval drawn from its start');
+  const ends = got.served.slice(1).map((p) => p.x);
   ends.forEach((x, i) => assert.ok(x - (i ? ends[i - 1] : 0) >= binS - 0.01, `interval ${i} ends at ${x} s, under ${binS} s after the one before`));
   const [from, to] = ends.slice(-2);
   assert.ok(Math.abs(to - got.makespan) < 1e-6);

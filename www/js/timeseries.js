@@ -278,12 +278,16 @@ export class TimeSeries {
     const line = (label, data, color, more = {}) => ({ label, data, borderColor: color, backgroundColor: color,
       borderWidth: 1.75, pointRadius: 0, ...more });
     const { rate, hit, ttft } = this.charts;
-    // Each bin's value holds over the bin that ends at its point (stepped: the step before it).
+    // Each bin's value holds over the whole bin, from its start to its end: a point at each end, and
+    // the first bin's start too, drawn stepped 'after' (Chart.js's `true` would hold the bin before's).
     const { bins } = mergeWindows(s);
-    const at = (key, scale = 1) => bins.map((b) => ({ x: b.end, y: b[key] === null ? null : b[key] * scale }));
+    const at = (key, scale = 1) => {
+      const y = (b) => (b[key] === null ? null : b[key] * scale);
+      return bins.length ? [{ x: bins[0].start, y: y(bins[0]) }, ...bins.map((b) => ({ x: b.end, y: y(b) }))] : [];
+    };
     rate.data.datasets = [
-      line('offered', at('offered'), t.accent, { stepped: true }),
-      line('served', at('served'), t.warn, { stepped: true }),
+      line('offered', at('offered'), t.accent, { stepped: 'after' }),
+      line('served', at('served'), t.warn, { stepped: 'after' }),
     ];
     if (s.schedule_rate?.length) {
       rate.data.datasets.push(line(sessions ? 'schedule (tasks/s)' : 'schedule', points(ts, s.schedule_rate), t.ink,
@@ -295,13 +299,13 @@ export class TimeSeries {
       rate.data.datasets.push(line('ready replicas', points(ts, s.replicas), t.muted,
         { stepped: 'after', yAxisID: 'y2', borderWidth: 2.5, fill: 'origin', backgroundColor: hexAlpha(t.muted, 0.14), order: 5 }));
     }
-    hit.data.datasets = [line(ANY_HIT_LABEL, at('hit', 100), t.accent, { stepped: true })];
+    hit.data.datasets = [line(ANY_HIT_LABEL, at('hit', 100), t.accent, { stepped: 'after' })];
     if (s.slo_attained?.length) {
-      hit.data.datasets.push(line('SLO attained', at('slo', 100), t.ink, { stepped: true, borderDash: [5, 3] }));
+      hit.data.datasets.push(line('SLO attained', at('slo', 100), t.ink, { stepped: 'after', borderDash: [5, 3] }));
     }
     // Seconds when the TTFT reaches a second ("50 s", not "50,000 ms").
     const unit = ttftUnit(bins);
-    ttft.data.datasets = [line('mean TTFT', at('ttft', unit.scale), t.err, { stepped: true })];
+    ttft.data.datasets = [line('mean TTFT', at('ttft', unit.scale), t.err, { stepped: 'after' })];
     ttft.options.scales.y.title.text = `Mean TTFT (${unit.name})`;
     ttft.options.plugins.tooltip.callbacks.label = (item) => ` mean TTFT: ${unit.name === 's' ? item.parsed.y.toFixed(2) : item.parsed.y.toFixed(0)} ${unit.name}`;
     const end = ts.length ? ts[ts.length - 1] : undefined;
