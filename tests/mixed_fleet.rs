@@ -197,6 +197,14 @@ fn a_bad_fleet_says_what_is_allowed() {
         assert!(e.contains(allowed), "{fleet}: {e}");
         assert!(e.contains("llama3-8b-mi300x"), "{fleet}: {e}");
     }
+    // More replicas in all than a run takes: named as the fleet, which sets them, with the bound.
+    let e = error_of("150:llama3-8b-h100,150:llama3-8b-b200", 300);
+    assert!(
+        e.starts_with("invalid fleet: got 150:llama3-8b-h100,150:llama3-8b-b200")
+            && e.contains("1 to 256 replicas in all")
+            && e.contains("this fleet has 300"),
+        "{e}"
+    );
     let e = error_of("1:llama3-8b-h100,1:llama3-70b-2xh200", 2);
     assert!(e.contains("presets of one model"), "{e}");
     let e = error_of("2:llama3-8b-h100,2:llama3-8b-mi300x", 3);

@@ -258,6 +258,7 @@ pub fn validate_fleet(cfg: &Config) -> Result<(), ConfigError> {
         ));
     }
     check_pools_fit(cfg)?;
+    check_fleet_size(cfg)?;
     for (name, value) in [
         ("instances", cfg.instances as f64),
         ("overlap_weight", cfg.overlap_weight),
@@ -407,6 +408,23 @@ fn validate_router_cpu(cfg: &Config) -> Result<(), ConfigError> {
 
 /// Two pools larger together than a fleet may be, blamed on the pool sizes (the fleet's
 /// size is their sum, not a flag the user gave).
+/// A mixed fleet's replicas in all, named as the fleet (it sets the replicas).
+fn check_fleet_size(cfg: &Config) -> Result<(), ConfigError> {
+    if cfg.fleet.is_empty() || check_range("instances", cfg.instances as f64).is_ok() {
+        return Ok(());
+    }
+    let s = limits_of("instances");
+    let (min, max) = (s.min.unwrap_or(1.0), s.max.unwrap_or(f64::MAX));
+    Err(ConfigError::new(
+        "fleet",
+        &cfg.fleet,
+        format!(
+            "{min} to {max} replicas in all, counting every preset's; this fleet has {}",
+            cfg.instances
+        ),
+    ))
+}
+
 fn check_pools_fit(cfg: &Config) -> Result<(), ConfigError> {
     let Some(pools) = cfg.pools() else {
         return Ok(());

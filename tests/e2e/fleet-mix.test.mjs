@@ -11,6 +11,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSite, screenshot, ROOT, nativeBin } from './harness.mjs';
+import { statusLine } from '../../www/js/status-bar.js';
+import { heroCaption } from '../../www/js/story.js';
 
 const BIN = nativeBin();
 let site;
@@ -132,4 +134,16 @@ test('at 390 px the note sits under the hero\'s slider, inside the controls', as
     await screenshot(page, 'fleet-mix-laid-out-390', { fullPage: false });
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
+});
+
+test('a mixed fleet in the status bar and the hero\'s caption: its GPUs, and each count of the figure laid out in its proportions', () => {
+  const fleet = '2:llama3-8b-h100,2:llama3-8b-b200';
+  const report = { summary: { requests: 200 }, per_instance: [{}, {}, {}, {}], config: { routing: 'kv', fleet }, seed: 42 };
+  assert.equal(statusLine(report, 57), '200 requests on 2 H100 + 2 B200 replicas, routing=kv · seed 42 · simulated in 57 ms');
+  assert.equal(statusLine({ ...report, config: { routing: 'kv', fleet: '' } }, 57), '200 requests on 4 replicas, routing=kv · seed 42 · simulated in 57 ms');
+  const config = { workload: 'pool', num_requests: 200, num_prefixes: 8, prefix_len: 2048, input_len: 4096, block_size: 512, kv_blocks: null,
+    instances: 4, routing: 'kv', fleet };
+  const caption = heroCaption({ config, traced: false });
+  assert.ok(caption.startsWith('Points: your settings simulated at each replica count, each laid out in the mixed fleet\'s proportions (here 2 H100 + 2 B200); click one to load it.'), caption);
+  assert.ok(heroCaption({ config: { ...config, fleet: '' }, traced: false }).startsWith('Points: your settings simulated at each replica count; click one'));
 });

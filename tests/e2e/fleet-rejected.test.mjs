@@ -81,3 +81,16 @@ test('a rejected mixed fleet under an accepted one: the greyed engine and the re
   await page.waitForFunction((n) => window.kvfleet.runCount > n && !(window.kvfleet.lastReport.config.fleet ?? ''), got.runs, { timeout: PAGE_TIMEOUT });
   assert.deepEqual(errors, []);
 });
+
+test('a mixed fleet of more replicas than a run takes is rejected as the fleet, with the bound, not as the Replicas slider', async () => {
+  const { page, errors } = await site.open('/?num_requests=100', { viewport: { width: 1280, height: 900 } });
+  await page.waitForFunction(() => window.kvfleet?.lastReport?.config.num_requests === 100, null, { timeout: PAGE_TIMEOUT });
+  const before = await seen(page);
+  await typeFleet(page, '150:llama3-8b-h100,150:llama3-8b-b200');
+  const got = await seen(page);
+  assert.match(got.status, /^Mixed fleet 150:llama3-8b-h100,150:llama3-8b-b200 was rejected/);
+  const err = await page.evaluate(() => window.kvfleet.errors.at(-1));
+  assert.match(String(err?.message ?? err), /invalid fleet: .*1 to 256 replicas in all, counting every preset's; this fleet has 300/);
+  assert.equal(got.instances, before.instances, 'the Replicas setting is the run on screen\'s');
+  assert.deepEqual(errors, []);
+});

@@ -75,7 +75,7 @@ test('a schedule whose changes come after the run\'s last arrival says which, wh
   assert.ok(last < 60, `the default run ends its arrivals at ${last} s`);
   // 4/s for 60 s and 16/s for the next 60: 1,200 requests expected by 120 s, and a tenth more, to two figures.
   assert.equal(got.hidden, false);
-  assert.equal(got.text, `⚠ The run's 200 requests arrived by ${last.toFixed(1)} s; the schedule's changes at 60 s and 120 s are never reached: raise Requests to about 1,400 to reach them.`);
+  assert.equal(got.text, `⚠ The run's 200 requests arrived by ${last.toFixed(1)} s; the schedule's changes at 60 s and 120 s are never reached: raise Requests to about 1,400 to reach them (1,200 arrive by 120 s on average; a tenth more, as arrivals are random).`);
   // The suggestion holds: 1,400 requests arrive past 120 s, and the warning is gone.
   const more = await openCard(`${link}&num_requests=1400`, () => window.kvfleet?.lastReport?.config.num_requests === 1400);
   const then = await more.page.evaluate(() => {
@@ -91,7 +91,7 @@ test('a schedule whose changes come after the run\'s last arrival says which, wh
   const last1 = (s1.requests - 1) / s1.offered_rate;
   assert.ok(last1 > 30 && last1 < 100, `${last1}`);
   // 4 × 30 + 8 × 70 = 680 expected by 100 s; 748 with a tenth more, up to 750.
-  assert.equal(oneText, `⚠ The run's 200 requests arrived by ${last1.toFixed(1)} s; the schedule's change at 100 s is never reached: raise Requests to about 750 to reach it.`);
+  assert.equal(oneText, `⚠ The run's 200 requests arrived by ${last1.toFixed(1)} s; the schedule's change at 100 s is never reached: raise Requests to about 750 to reach it (680 arrive by 100 s on average; a tenth more, as arrivals are random).`);
   assert.deepEqual([...errors, ...more.errors, ...one.errors], []);
 });
 

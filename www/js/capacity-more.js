@@ -231,7 +231,7 @@ export function boundsWords(config, c) {
   const { min_replicas: aMin, max_replicas: aMax } = c.autoscaled;
   const n = c.static.max_replicas;
   const range = (lo, hi) => (lo === hi ? count(hi, 'replica') : `${lo}–${hi} replicas`);
-  if (aMin === sMin && aMax === sMax) return `The autoscaler runs the same ${range(aMin, aMax)} as the run on screen.`;
+  if (aMin === sMin && aMax === sMax) return `The autoscaler here has the same bounds as the run on screen's, ${range(aMin, aMax)}.`;
   const why = [];
   if (aMax !== sMax && config.max_instances == null) {
     why.push(`with Most replicas unset, the planner lets it grow only to the static fleet's ${count(n, 'replica')}, so it never runs more than the fleet it is compared with (the run on screen may grow to 4 x its ${count(config.instances, 'starting replica')})`);
@@ -239,7 +239,7 @@ export function boundsWords(config, c) {
     why.push(`its most is Most replicas, ${config.max_instances}, or its fewest when that is more, where the run on screen's is never below its ${count(config.instances, 'starting replica')}`);
   }
   if (aMin !== sMin) why.push(`its fewest is cut to the static fleet's ${count(n, 'replica')}`);
-  return `The autoscaler here runs ${range(aMin, aMax)}, not the ${range(sMin, sMax)} of the run on screen: ${why.join('; and ')}.`;
+  return `The autoscaler here may run ${range(aMin, aMax)}, where the run on screen's bounds are ${range(sMin, sMax)} (the replicas it may use, not those it kept ready): ${why.join('; and ')}.`;
 }
 
 /** "kpa, 1–4 replicas" or "static, 4 replicas" (the CLI's words). */

@@ -73,7 +73,10 @@ export function unreachedWords(report) {
   // Sessions: the schedule starts tasks, so its expected arrivals are tasks.
   const setting = report.source === 'sessions' ? 'Tasks' : 'Requests';
   const what = missed.length === 1 ? 'change' : 'changes';
-  const raise = `raise ${setting} to about ${requestsToReach(points, missed.at(-1).t_s).toLocaleString('en-US')} to reach ${missed.length === 1 ? 'it' : 'them'}`;
+  const lastT = missed.at(-1).t_s;
+  const expected = Math.round(expectedArrivals(points, lastT)).toLocaleString('en-US');
+  const raise = `raise ${setting} to about ${requestsToReach(points, lastT).toLocaleString('en-US')} to reach ${missed.length === 1 ? 'it' : 'them'}`
+    + ` (${expected} arrive by ${secs(lastT)} on average; a tenth more, as arrivals are random)`;
   return `⚠ The run's ${s.requests.toLocaleString('en-US')} requests arrived by ${secs(lastS)}; the schedule's ${what} at `
     + `${listed(missed.map((p) => secs(p.t_s)))} ${missed.length === 1 ? 'is' : 'are'} never reached: ${raise}.`;
 }

@@ -373,6 +373,12 @@ export function noModelWhy(config, traced) {
   return 'it assumes caches that never evict';
 }
 
+/** ", each laid out in the mixed fleet's proportions (here 2 H100 + 2 B200)", or '' without a fleet. */
+function mixedLayout(config) {
+  const mix = mixWords(config);
+  return mix ? `, each laid out in the mixed fleet's proportions (here ${mix})` : '';
+}
+
 /**
  * The hero's caption: how to read the figure, and what the model line assumes. Where round robin
  * sits 2 points or more above its model line (fewer misses than prefixes x replicas), it says so.
@@ -381,7 +387,7 @@ export function heroCaption({ config, traced, sweeps = {}, xs = [] }) {
   const b = startBounds(config);
   const head = b
     ? `Points: your settings simulated from each starting replica count the autoscaler's bounds allow (${b.hi === null ? `${countText(b.lo)} or more` : `${countText(b.lo)} to ${countText(b.hi)}`}); click one to load it.`
-    : 'Points: your settings simulated at each replica count; click one to load it.';
+    : `Points: your settings simulated at each replica count${mixedLayout(config)}; click one to load it.`;
   if (!modelApplies(config, traced)) {
     return `${head} No prediction line: the simple model (misses ≈ prefixes × replicas) draws none here, as ${noModelWhy(config, traced)}.`;
   }
