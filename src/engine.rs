@@ -287,6 +287,11 @@ impl Replica {
     }
 
     /// Counters.
+    /// The step-time coefficients this replica runs on.
+    pub fn timing(&self) -> &Timing {
+        &self.spec.timing
+    }
+
     pub fn stats(&self) -> &ReplicaStats {
         &self.stats
     }

@@ -105,6 +105,11 @@ pub struct Window {
     pub from_first_admission: bool,
     /// Whether `start_us` is the rate schedule's last change (the words then name it).
     pub after_change: bool,
+    /// How long a replica's backlog grows from its start whatever its speed: until its
+    /// first requests can have finished (a request's time on an idle replica), every
+    /// arrival adds to it. Growth is judged from the window's start (or the replica's
+    /// first admission) plus this; a queue of waiting requests, from the start.
+    pub settle_us: u64,
 }
 
 /// Every finding of a run, in a fixed order: load, hit rate, overload.
@@ -261,9 +266,14 @@ pub fn backlog_halves(series: &Series, r: usize, window: Window) -> Option<(f64,
     })
 }
 
-/// The same for the requests waiting (the queue) alone.
+/// The same for the requests waiting (the queue) alone, from the window's start: a queue
+/// grows only when arrivals outrun the admissions, however soon.
 pub fn waiting_halves(series: &Series, r: usize, window: Window) -> Option<(f64, f64)> {
-    halves(series, r, window, |k| series.queue[r][k])
+    let whole = Window {
+        settle_us: 0,
+        ..window
+    };
+    halves(series, r, whole, |k| series.queue[r][k])
 }
 
 /// Mean of `count` at the samples of replica `r`'s window, per half.
@@ -280,6 +290,7 @@ fn halves(
         let first = series.hit_rate.get(r)?.iter().position(Option::is_some)?;
         start_s = start_s.max(series.t_s[first.saturating_sub(1)]);
     }
+    start_s += window.settle_us as f64 / 1e6;
     let mid_s = (start_s + end_s) / 2.0;
     let (mut first, mut second) = ((0.0, 0u32), (0.0, 0u32));
     for (k, &t) in series.t_s.iter().enumerate() {
@@ -299,23 +310,37 @@ fn growth(row: &ReplicaFacts, halves: Option<(f64, f64)>) -> Option<(f64, f64)> 
     halves.filter(|&(a, b)| b >= GROWTH_FACTOR * a && b - a >= GROWTH_MIN.max(GROWTH_SHARE * n))
 }
 
-fn overloaded(row: &ReplicaFacts, halves: Option<(f64, f64)>) -> bool {
+/// Replica `r`'s growth, if any: of its backlog (judged after its settling time), else of
+/// its queue of waiting requests (judged from its start), with the words for which.
+fn grown(
+    series: &Series,
+    r: usize,
+    row: &ReplicaFacts,
+    window: Window,
+) -> Option<(&'static str, (f64, f64))> {
+    growth(row, backlog_halves(series, r, window))
+        .map(|g| ("backlog", g))
+        .or_else(|| {
+            growth(row, waiting_halves(series, r, window)).map(|g| ("queue of waiting requests", g))
+        })
+}
+
+fn overloaded(row: &ReplicaFacts, grew: bool) -> bool {
     let n = row.requests as f64;
-    n >= MIN_REQUESTS_PER_REPLICA
-        && (row.rejected as f64 >= REJECT_SHARE * n || growth(row, halves).is_some())
+    n >= MIN_REQUESTS_PER_REPLICA && (row.rejected as f64 >= REJECT_SHARE * n || grew)
 }
 
 /// Replicas whose backlog grew without bound (or whose full queue rejected work).
 pub fn overload_finding(rows: &[ReplicaFacts], series: &Series, window: Window) -> Option<Finding> {
-    let halves: Vec<Option<(f64, f64)>> = (0..rows.len())
-        .map(|r| backlog_halves(series, r, window))
+    let grew: Vec<Option<(&str, (f64, f64))>> = (0..rows.len())
+        .map(|r| grown(series, r, &rows[r], window))
         .collect();
     let hit: Vec<u32> = (0..rows.len() as u32)
-        .filter(|&r| overloaded(&rows[r as usize], halves[r as usize]))
+        .filter(|&r| overloaded(&rows[r as usize], grew[r as usize].is_some()))
         .collect();
     let &first = hit.first()?;
     let mut evidence = Vec::new();
-    if let Some((a, b)) = growth(&rows[first as usize], halves[first as usize]) {
+    if let Some((what, (a, b))) = grew[first as usize] {
         // Running, not waiting: the replica started its work, but its batch grew and every
         // step slowed (so its saturated share, steps with work left unstarted, stays low).
         let waiting = waiting_halves(series, first as usize, window).map_or(0.0, |w| w.1);
@@ -326,7 +351,7 @@ pub fn overload_finding(rows: &[ReplicaFacts], series: &Series, window: Window) 
         };
         evidence.push(
             format!(
-                "backlog grew from {} to {} requests between the two halves of the arrivals{}",
+                "{what} grew from {} to {} requests between the two halves of the arrivals{}",
                 count(a),
                 count(b),
                 if window.after_change {

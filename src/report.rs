@@ -687,7 +687,10 @@ impl Simulation<'_> {
                 peak_queue: r.peak_queue,
             })
             .collect();
-        let window = self.growth_window();
+        let window = Window {
+            settle_us: self.idle_request_us(rows),
+            ..self.growth_window()
+        };
         let mut out = match self.disagg.as_ref() {
             Some(d) => findings::pooled_findings(&facts, d.pools.prefill as usize, series, window),
             None => findings::findings(&facts, series, window),
@@ -728,7 +731,31 @@ impl Simulation<'_> {
             end_us: self.last_arrival_us,
             from_first_admission: self.scaler.is_some(),
             after_change: start_us > first_us,
+            settle_us: 0,
         }
+    }
+
+    /// How long a request of the run's mean size (its uncached prompt tokens, its output
+    /// tokens) takes on an idle replica of the fastest preset, µs: until then no request
+    /// can have finished, so every replica's backlog grows whatever its speed.
+    fn idle_request_us(&self, rows: &[InstanceReport]) -> u64 {
+        let admitted: u64 = rows.iter().map(|r| r.admitted).sum();
+        let completed = self.recorder.completed;
+        if admitted == 0 || completed == 0 {
+            return 0;
+        }
+        let new_tokens: u64 = rows.iter().map(|r| r.prompt_tokens - r.cached_tokens).sum();
+        let prompt_tokens: u64 = rows.iter().map(|r| r.prompt_tokens).sum();
+        let (new, prompt) = (new_tokens / admitted, prompt_tokens / admitted);
+        let steps = (self.recorder.output_tokens / completed).saturating_sub(1);
+        self.replicas
+            .iter()
+            .map(|rep| {
+                let t = rep.timing();
+                t.pass_us(new, 0, 0, 1) + t.decode_run_us(steps, 1, prompt)
+            })
+            .min()
+            .unwrap_or(0)
     }
 
     /// The engine counters the KV-bound finding reads, per replica.

@@ -289,8 +289,13 @@ fn real_reports_fit_the_schema_and_write_every_field() {
     let reports = [
         ("colocated", with(&[])),
         (
+            // 200 requests: 60 are too few for the uneven-load finding.
             "hot prefix (a finding)",
-            with(&[
+            cli_json(&[
+                "--des-report-json",
+                "-",
+                "--des-num-requests",
+                "200",
                 "--des-routing",
                 "prefix_aware",
                 "--des-prefix-popularity",

@@ -35,6 +35,7 @@ fn series(backlog: &[fn(f64) -> u32]) -> (Series, Window) {
             end_us: 10_000_000,
             from_first_admission: false,
             after_change: false,
+            settle_us: 0,
         },
     )
 }
@@ -295,6 +296,7 @@ fn backlog_halves_split_the_arrival_window_at_its_middle() {
         end_us: 8_000_000,
         from_first_admission: false,
         after_change: false,
+        settle_us: 0,
     };
     // [2, 5): 20, 25, ..., 45, mean 32.5; [5, 8]: 50, 55, ..., 80, mean 65.
     assert_eq!(backlog_halves(&s, 0, w), Some((32.5, 65.0)));
@@ -304,6 +306,7 @@ fn backlog_halves_split_the_arrival_window_at_its_middle() {
         end_us: 3_000_000,
         from_first_admission: false,
         after_change: false,
+        settle_us: 0,
     };
     assert_eq!(backlog_halves(&s, 0, w), None);
 }
