@@ -101,15 +101,16 @@ fn a_recorded_result_changes_its_rows() {
     assert!(after.contains(
         "| **1,666 ms** (median of 3, load average 1.2 to 2.5) (over the target) (machine "
     ));
-    // A machine of its own: it is described, and the rows name it.
-    let label = if before.contains("- **b**:") {
-        'c'
-    } else {
-        'b'
-    };
-    assert!(after.contains(&format!(
-        "- **{label}**: a machine with 4 cores (Test CPU 9000), Test OS 1\n"
-    )));
+    // A machine of its own: it is described under a letter of its own (the machines are
+    // lettered in the order the rows first name them), and the rows name it.
+    let label = ('a'..='z')
+        .find(|ch| {
+            after.contains(&format!(
+                "- **{ch}**: a machine with 4 cores (Test CPU 9000), Test OS 1\n"
+            ))
+        })
+        .expect("the test machine is described");
+    assert!(!before.contains("Test CPU 9000"));
     assert!(after.contains(&format!("(over the target) (machine {label}) | the same |")));
     // The embed rows were not recorded: their figures stand.
     assert!(after.contains(&embed_row), "{embed_row}");
